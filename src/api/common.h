@@ -1,0 +1,74 @@
+// Shared helpers of the C API layer (the only layer that knows MPI error codes).
+//
+// Every MPI function is written once as PMPI_X and aliased to MPI_X with FTMPI_ALIAS(X) (weak, so a
+// profiling library can interpose MPI_X and call PMPI_X).
+//
+// Shape of an API function:
+//   extern "C" int PMPI_Foo(MPI_Comm comm, ...) {
+//     FTMPI_ENTER("MPI_Foo");                 // fails with MPI_ERR_OTHER before MPI_Init/after Finalize
+//     FTMPI_CHECK_COMM(comm);                  // invalid/freed handle -> error through MPI_COMM_WORLD's handler
+//     ftmpi::Status st = ...core call...;
+//     return ftmpi::api::ret(comm, st, "MPI_Foo");  // MPI_SUCCESS or the error handler's outcome
+//   }
+#pragma once
+#include <mutex>
+
+#include "mpi.h"
+#include "comm/communicator.h"
+#include "runtime/runtime.h"
+#include "util/status.h"
+
+namespace ftmpi::api {
+
+// Process-wide API state. The one pointer through which the C API reaches the Runtime.
+struct ApiState {
+  Runtime* rt = nullptr;
+  bool initialized = false;
+  bool finalized = false;
+};
+extern ApiState g_api;
+
+inline Runtime& rt() { return *g_api.rt; }
+
+// Map an internal error kind to its MPI error class.
+int error_class_of(Errc e);
+
+// Turn `st` into the value an MPI function returns: MPI_SUCCESS if ok; otherwise remember the message
+// (for MPI_Error_string), and apply `comm`'s error handler (MPI_COMM_WORLD's when comm is null or
+// invalid): fatal → print and abort the job; return → return the code; user → call it, return the code.
+int ret(ftmpi_comm_s* comm, const Status& st, const char* fn);
+
+// Handle checks: true when the handle is a live object of its kind.
+bool valid_comm(const ftmpi_comm_s* c);
+bool valid_type(const ftmpi_datatype_s* t);   // live and committed, usable for communication
+bool valid_group(const ftmpi_group_s* g);
+
+// RAII: the big lock for MPI_THREAD_MULTIPLE (no lock taken below MULTIPLE).
+class ApiLock {
+ public:
+  ApiLock() {
+    if (g_api.rt && g_api.rt->thread_level() == MPI_THREAD_MULTIPLE) {
+      lock_ = std::unique_lock<std::recursive_mutex>(g_api.rt->lock());
+    }
+  }
+
+ private:
+  std::unique_lock<std::recursive_mutex> lock_;
+};
+
+Status not_initialized(const char* fn);
+
+}  // namespace ftmpi::api
+
+#define FTMPI_ALIAS(name) \
+  extern "C" __attribute__((weak, alias("PMPI_" #name), visibility("default"))) decltype(PMPI_##name) MPI_##name;
+
+// Fails unless MPI is initialised and not finalised; takes the THREAD_MULTIPLE lock.
+#define FTMPI_ENTER(fn)                                                                   \
+  if (!::ftmpi::api::g_api.initialized || ::ftmpi::api::g_api.finalized)                 \
+    return ::ftmpi::api::ret(nullptr, ::ftmpi::api::not_initialized(fn), fn);             \
+  ::ftmpi::api::ApiLock ftmpi_api_lock_
+
+#define FTMPI_CHECK_COMM(comm, fn)                                                        \
+  if (!::ftmpi::api::valid_comm(comm))                                                     \
+  return ::ftmpi::api::ret(nullptr, ::ftmpi::Status(::ftmpi::Errc::comm, "invalid communicator"), fn)

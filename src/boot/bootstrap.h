@@ -1,0 +1,43 @@
+// The bootstrap: how a rank learns who it is and exchanges business cards with the others.
+//
+// Implementations: PmiClient (PMI-1 wire protocol to our mpiexec or MPICH's Hydra, boot/pmi_client.*)
+// and SingletonBootstrap (a program started without a launcher: size 1, a private key-value space).
+#pragma once
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "util/status.h"
+
+namespace ftmpi::boot {
+
+class Bootstrap {
+ public:
+  virtual ~Bootstrap() = default;
+
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // A name unique to this job (the PMI kvsname); used to name shared-memory segments.
+  virtual const std::string& job_id() const = 0;
+  // True when launched by ftmpi's own mpiexec (it exports FTMPI_LAUNCHER=ftmpi), which offers extras
+  // (failure notices in later issues).
+  virtual bool launched_by_ftmpi() const = 0;
+
+  // Publish key=value in the job's key-value space. Visible to others after the next fence().
+  // Keys and values must not contain spaces, '=' or newlines (PMI-1 limits); values <= 1024 bytes.
+  virtual Status put(std::string_view key, std::string_view value) = 0;
+  // Read a key published by any rank before the last fence(). Errc::arg if absent.
+  virtual Result<std::string> get(std::string_view key) = 0;
+  // Collective over all ranks of the job: commit puts, wait for everybody (PMI barrier).
+  virtual Status fence() = 0;
+  // Ask the launcher to end the whole job with `code`. Does not return on success.
+  virtual void abort(int code, std::string_view message) = 0;
+  // Tell the launcher this rank finalized cleanly (its later exit is not a failure).
+  virtual Status finalize() = 0;
+};
+
+// Picks the bootstrap from the environment: PMI_FD or PMI_PORT (with PMI_RANK/PMI_SIZE) → PmiClient;
+// nothing → singleton. Errc::other with a message if the environment is inconsistent.
+Result<std::unique_ptr<Bootstrap>> make_bootstrap();
+
+}  // namespace ftmpi::boot

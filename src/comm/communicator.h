@@ -1,0 +1,38 @@
+// Communicators. An intracommunicator is a group plus two context ids (point-to-point and collective
+// traffic never match each other) plus per-communicator state (error handler, name, later: revoked flag,
+// acknowledged failures, topology, attributes).
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "comm/errhandler.h"
+#include "comm/group.h"
+#include "util/magic.h"
+
+struct ftmpi_comm_s {
+  std::uint32_t magic = 0;          // kMagicComm once initialised (predefined ones at MPI_Init)
+  ftmpi_group_s *group = nullptr;   // local group (owned reference)
+  int rank = -1;                    // my rank in `group`
+  int size = 0;
+  std::uint32_t ctx_pt2pt = 0;      // context id of point-to-point traffic
+  std::uint32_t ctx_coll = 0;       // context id of collective traffic (= ctx_pt2pt + 1)
+  ftmpi_errhandler_s *errhandler = nullptr;
+  std::string name;
+  bool predefined = false;
+  std::uint32_t coll_seq = 0;       // collectives issued on this communicator (used for internal tags)
+  std::atomic<bool> revoked{false}; // ULFM (issue 3); read by every blocking loop
+
+  // World rank of communicator rank `r` (0 <= r < size).
+  int world_rank(int r) const { return group->world_ranks[static_cast<size_t>(r)]; }
+};
+
+namespace ftmpi::comm {
+using Communicator = ftmpi_comm_s;
+
+// Context ids: each communicator takes an even id for point-to-point and id+1 for collectives.
+// World = 0/1, self = 2/3. New ids come from ContextAllocator (comm/context_alloc.h).
+inline constexpr std::uint32_t kCtxWorld = 0;
+inline constexpr std::uint32_t kCtxSelf = 2;
+}  // namespace ftmpi::comm

@@ -1,0 +1,64 @@
+// Datatype descriptors. One representation for every type: the element's size/extent/bounds plus a
+// flattened list of (offset, length) byte blocks, merged where adjacent. `contiguous` marks the fast path
+// (one block starting at 0 with length == extent): p2p and collectives then copy raw bytes.
+//
+// Predefined types are global objects (ftmpi_dt_int, ...) initialised at load time (datatype/builtin.cpp).
+// Derived types (issue 4) use the same struct, with `blocks` describing one element.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "util/magic.h"
+#include "util/status.h"
+
+namespace ftmpi::dt {
+
+// The basic element kinds reductions and Get_elements need. `none` for types that mix kinds.
+enum class Basic : std::uint8_t {
+  none, char_, schar, uchar, byte, short_, ushort, int_, uint, long_, ulong, llong, ullong, float_, double_,
+  ldouble, wchar, bool_, i8, i16, i32, i64, u8, u16, u32, u64, aint, offset, count, cfloat, cdouble,
+  cldouble, packed,
+  // pair types for MAXLOC/MINLOC
+  float_int, double_int, long_int, int_int, short_int, ldouble_int,
+  lb, ub,
+};
+
+struct Block {
+  std::ptrdiff_t offset;  // from the element's start (may be negative for derived types)
+  std::size_t length;     // bytes
+};
+
+}  // namespace ftmpi::dt
+
+struct ftmpi_datatype_s {
+  std::uint32_t magic = ftmpi::kMagicDatatype;
+  ftmpi::dt::Basic basic = ftmpi::dt::Basic::none;  // for predefined types and types built of one kind
+  std::size_t size = 0;           // bytes of data in one element
+  std::ptrdiff_t lb = 0, extent = 0;
+  std::ptrdiff_t true_lb = 0, true_extent = 0;
+  bool contiguous = true;         // one block [0, size) and size == extent
+  bool predefined = false;
+  bool committed = true;
+  std::size_t basic_count = 1;    // basic elements per element (for Get_elements)
+  std::vector<ftmpi::dt::Block> blocks;  // one element's bytes; empty when contiguous
+  std::string name;
+  int refs = 1;
+};
+
+namespace ftmpi::dt {
+using Datatype = ftmpi_datatype_s;
+
+// Bytes of packed data for `count` elements.
+inline std::size_t packed_size(const Datatype* t, std::size_t count) { return t->size * count; }
+
+// Copy `count` elements at `src` (laid out per the type) into contiguous `dst` (packed_size bytes).
+void pack(const void* src, std::size_t count, const Datatype* t, void* dst);
+// Inverse of pack: scatter `bytes` packed bytes into `dst` laid out per the type. `bytes` may be less than
+// a whole number of elements (a short message): only complete blocks and a partial last block are written.
+void unpack(const void* src, std::size_t bytes, const Datatype* t, void* dst);
+
+// True for a type the user may communicate with (committed, not freed, not MPI_LB/UB).
+bool usable(const Datatype* t);
+}  // namespace ftmpi::dt

@@ -1,0 +1,34 @@
+// Reduction operations: predefined ops over basic kinds and user functions.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "datatype/datatype.h"
+#include "util/magic.h"
+#include "util/status.h"
+
+typedef void ftmpi_user_fn(void*, void*, int*, ftmpi_datatype_s**);
+
+namespace ftmpi::dt {
+enum class OpKind : std::uint8_t {
+  max, min, sum, prod, land, band, lor, bor, lxor, bxor, maxloc, minloc, replace, no_op, user
+};
+}
+
+struct ftmpi_op_s {
+  std::uint32_t magic = ftmpi::kMagicOp;
+  ftmpi::dt::OpKind kind = ftmpi::dt::OpKind::sum;
+  bool commutative = true;
+  bool predefined = false;
+  ftmpi_user_fn* user_fn = nullptr;
+  int refs = 1;
+};
+
+namespace ftmpi::dt {
+using Op = ftmpi_op_s;
+// Errc::op when `op` is not defined for type `t` (e.g. BAND on float), ok otherwise.
+Status check_op(const Op* op, const Datatype* t);
+// inout[i] = in[i] (op) inout[i] for `count` elements of type `t` (MPI's order: in is the left operand).
+// Precondition: check_op(op, t).ok().
+void apply(const Op* op, const void* in, void* inout, std::size_t count, const Datatype* t);
+}  // namespace ftmpi::dt

@@ -1,0 +1,107 @@
+// The point-to-point engine: envelopes, matching (posted / unexpected queues per context, wildcards,
+// non-overtaking per sender and context), eager and rendezvous protocols.
+//
+// Contracts:
+//  * Single-threaded: every call comes from the application thread holding the runtime lock (if any).
+//  * Non-blocking calls never report peer failures at initiation; errors appear at completion.
+//  * All buffers follow MPI rules: a send buffer must not change until the request completes.
+//  * Ranks in the arguments are communicator ranks; the engine translates to world ranks.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "comm/communicator.h"
+#include "datatype/datatype.h"
+#include "p2p/request.h"
+#include "transport/transport.h"
+#include "util/status.h"
+
+namespace ftmpi::transport {
+class Router;
+}
+
+namespace ftmpi::p2p {
+
+struct SendArgs {
+  const void* buf;
+  std::size_t count;
+  const ftmpi_datatype_s* type;
+  int dest;                      // communicator rank or MPI_PROC_NULL
+  int tag;
+  ftmpi_comm_s* comm;
+  SendMode mode = SendMode::standard;
+  bool coll = false;             // true: use the communicator's collective context
+};
+
+struct RecvArgs {
+  void* buf;
+  std::size_t count;
+  const ftmpi_datatype_s* type;
+  int source;                    // communicator rank, MPI_ANY_SOURCE or MPI_PROC_NULL
+  int tag;                       // or MPI_ANY_TAG
+  ftmpi_comm_s* comm;
+  bool coll = false;
+};
+
+// A message removed from the unexpected queue by Mprobe/Improbe, waiting for Mrecv/Imrecv.
+struct Message;
+
+class Engine final : public transport::FrameSink {
+ public:
+  Engine(transport::Router& router, int my_world_rank, int world_size);
+  ~Engine() override;
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Start a send / receive. On success *out is a pending (or already complete) request owned by the
+  // engine; the caller completes it with test()/the progress loop and then release()s it.
+  // Argument errors (Errc::rank, tag, count, type) are returned immediately with *out untouched.
+  Status isend(const SendArgs& a, Request** out);
+  Status irecv(const RecvArgs& a, Request** out);
+
+  // Persistent requests: build an inactive request; start() activates it (again).
+  Status send_init(const SendArgs& a, Request** out);
+  Status recv_init(const RecvArgs& a, Request** out);
+  Status start(Request* r);
+
+  // Probe without receiving. *flag true when a matching message is queued (status filled).
+  Status iprobe(int source, int tag, ftmpi_comm_s* comm, bool coll, bool* flag, MsgStatus* st);
+  // Matched probe: removes the message from matching; *msg is nullptr when none matched.
+  Status improbe(int source, int tag, ftmpi_comm_s* comm, bool* flag, Message** msg, MsgStatus* st);
+  // Receive a message obtained by improbe (msg is consumed).
+  Status imrecv(void* buf, std::size_t count, const ftmpi_datatype_s* type, Message* msg, Request** out);
+
+  // A request for a GenericOp (takes ownership of op).
+  Request* start_generic(std::unique_ptr<GenericOp> op);
+
+  // Cancel: an unmatched receive is removed and completes as cancelled; anything else is left to complete
+  // normally (MPI allows a cancel to fail).
+  Status cancel(Request* r);
+
+  // Return a completed request to the pool (or mark it to be released at completion if still pending).
+  void release(Request* r);
+
+  // One pass of progress: poll every transport, deliver frames, retry queued frames, advance generic ops.
+  // Returns the amount of work done (0 = nothing happened).
+  int progress();
+
+  // True while frames wait in the engine's send backlog (the progress loop must not sleep long then).
+  bool has_backlog() const;
+
+  // Buffered-send buffer (MPI_Buffer_attach/detach).
+  Status buffer_attach(void* buf, std::size_t size);
+  Status buffer_detach(void** buf, std::size_t* size);
+
+  // FrameSink
+  void on_frame(int src, std::span<const std::byte> hdr, std::span<const std::byte> payload) override;
+  void on_peer_lost(int peer) override;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ftmpi::p2p

@@ -1,0 +1,76 @@
+// Requests: one object per pending operation, owned by the p2p engine's pool. MPI_Request handles point
+// at these. Completion is observed by the owner thread only (the service thread never touches requests).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "comm/communicator.h"
+#include "datatype/datatype.h"
+#include "util/magic.h"
+#include "util/status.h"
+
+namespace ftmpi::p2p {
+enum class SendMode : std::uint8_t { standard, sync, ready, buffered };
+enum class ReqKind : std::uint8_t { send, recv, generic };
+
+// What a completed receive (or probe) reports: MPI_Status minus the error.
+struct MsgStatus {
+  int source = -1;   // communicator rank of the sender (MPI_ANY_SOURCE=-1 never appears once matched)
+  int tag = -1;
+  std::size_t bytes = 0;  // bytes received (after truncation)
+  bool cancelled = false;
+};
+
+// A non-blocking operation that is not a plain send/receive (collectives in issue 4, agreement in
+// issue 3) implements this; the engine calls progress() from the progress loop until it returns true.
+class GenericOp {
+ public:
+  virtual ~GenericOp() = default;
+  // Advance; return true when finished (then `result` holds the outcome).
+  virtual bool progress() = 0;
+  Status result;
+};
+}  // namespace ftmpi::p2p
+
+struct ftmpi_request_s {
+  std::uint32_t magic = ftmpi::kMagicRequest;
+  ftmpi::p2p::ReqKind kind = ftmpi::p2p::ReqKind::send;
+  ftmpi::p2p::SendMode mode = ftmpi::p2p::SendMode::standard;
+  bool complete = false;
+  bool persistent = false;     // created by *_init; survives completion until Request_free
+  bool active = false;         // persistent: started and not yet completed by Wait/Test
+  bool user_freed = false;     // MPI_Request_free called while pending: release on completion
+  bool is_coll_ctx = false;    // uses the communicator's collective context
+
+  // Arguments.
+  const void* sbuf = nullptr;
+  void* rbuf = nullptr;
+  std::size_t count = 0;
+  const ftmpi_datatype_s* type = nullptr;
+  ftmpi_comm_s* comm = nullptr;
+  int peer = -1;               // communicator rank, MPI_ANY_SOURCE (-1) or MPI_PROC_NULL (-2)
+  int tag = 0;
+
+  // Outcome.
+  ftmpi::Status error;
+  ftmpi::p2p::MsgStatus status;
+
+  // Protocol state (owned by p2p/engine.cpp).
+  std::uint32_t ctx = 0;
+  int peer_world = -1;
+  std::size_t bytes_total = 0;   // message length (send) / receive capacity (recv)
+  std::size_t bytes_done = 0;
+  std::uint64_t remote_id = 0;   // peer's request id in rendezvous
+  std::byte* staging = nullptr;  // packed copy for non-contiguous types / buffered sends
+  bool staging_owned = false;
+  std::uint8_t proto_state = 0;
+  ftmpi::p2p::GenericOp* generic = nullptr;  // ReqKind::generic
+
+  // Intrusive links for the engine's queues.
+  ftmpi_request_s* next = nullptr;
+  ftmpi_request_s* prev = nullptr;
+};
+
+namespace ftmpi::p2p {
+using Request = ftmpi_request_s;
+}

@@ -1,0 +1,56 @@
+// The one progress loop. Every blocking MPI call ends up in Progress::wait_until: it drives the engine
+// (poll transports, deliver frames, retry backlog) and backs off when there is nothing to do — spin, then
+// sched_yield, then sleep in the transport (futex doorbell / poll) — so that jobs with more ranks than
+// cores do not burn the CPU their peers need.
+//
+// Failure awareness (issue 3) plugs in through the engine: engine.progress() notices a moved failure
+// epoch and completes affected requests with errors, so a done() predicate on a request always becomes
+// true; nothing here waits without re-checking.
+#pragma once
+#include "p2p/engine.h"
+#include "transport/router.h"
+
+namespace ftmpi::progress {
+
+struct BackoffPolicy {
+  int spin_iterations;   // idle passes before the first yield
+  int yield_iterations;  // idle passes with sched_yield before sleeping
+  int sleep_us;          // longest single sleep in a transport's wait()
+  // Oversubscribed (more ranks than cores on this host): yield almost at once and sleep soon.
+  static BackoffPolicy for_load(int local_ranks, int cores);
+};
+
+class Progress {
+ public:
+  Progress(p2p::Engine& engine, transport::Router& router, BackoffPolicy policy)
+      : engine_(engine), router_(router), policy_(policy) {}
+
+  // Drive progress until done() returns true. done() is evaluated after every progress pass.
+  template <class Done>
+  void wait_until(Done&& done) {
+    int idle = 0;
+    for (;;) {
+      int work = engine_.progress();
+      if (done()) return;
+      if (work > 0) {
+        idle = 0;
+      } else {
+        back_off(idle++);
+      }
+    }
+  }
+
+  // One non-blocking pass (MPI_Test*, MPI_Iprobe).
+  int poll() { return engine_.progress(); }
+
+  const BackoffPolicy& policy() const { return policy_; }
+
+ private:
+  void back_off(int idle_passes);
+
+  p2p::Engine& engine_;
+  transport::Router& router_;
+  BackoffPolicy policy_;
+};
+
+}  // namespace ftmpi::progress

@@ -1,0 +1,64 @@
+// The Runtime owns every component of a rank's MPI library: bootstrap, transports (router), p2p engine,
+// progress loop, predefined communicators. No singletons: the C API reaches it through one pointer
+// (api/context.h), set by MPI_Init and cleared by MPI_Finalize.
+#pragma once
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "boot/bootstrap.h"
+#include "comm/communicator.h"
+#include "p2p/engine.h"
+#include "progress/progress.h"
+#include "transport/router.h"
+#include "util/status.h"
+
+namespace ftmpi::comm {
+class ContextAllocator;
+}
+
+namespace ftmpi {
+
+class Runtime {
+ public:
+  // Collective over the job. Brings up bootstrap, transports, engine; initialises MPI_COMM_WORLD/SELF.
+  static Result<std::unique_ptr<Runtime>> init(int required_thread_level);
+  ~Runtime();
+
+  // Collective: drain, fence, tell the launcher we finalized, tear down transports.
+  Status finalize();
+
+  int world_rank() const { return world_rank_; }
+  int world_size() const { return world_size_; }
+  int thread_level() const { return thread_level_; }
+  bool is_main_thread() const;
+
+  boot::Bootstrap& boot() { return *boot_; }
+  transport::Router& router() { return *router_; }
+  p2p::Engine& engine() { return *engine_; }
+  progress::Progress& progress() { return *progress_; }
+  comm::ContextAllocator& contexts() { return *contexts_; }
+
+  // Block until `r` completes (drives progress). Does not release the request.
+  void wait(p2p::Request* r) {
+    progress_->wait_until([r] { return r->complete; });
+  }
+
+  // MPI_THREAD_MULTIPLE: the big lock every API entry takes (a no-op below MULTIPLE).
+  std::recursive_mutex& lock() { return lock_; }
+
+ private:
+  Runtime() = default;
+  int world_rank_ = 0;
+  int world_size_ = 1;
+  int thread_level_ = 0;
+  std::unique_ptr<boot::Bootstrap> boot_;
+  std::unique_ptr<transport::Router> router_;
+  std::unique_ptr<p2p::Engine> engine_;
+  std::unique_ptr<progress::Progress> progress_;
+  std::unique_ptr<comm::ContextAllocator> contexts_;
+  std::recursive_mutex lock_;
+  unsigned long main_thread_ = 0;
+};
+
+}  // namespace ftmpi

@@ -1,0 +1,44 @@
+// The one place that decides which transport carries traffic to a peer: self for our own rank, shared
+// memory for ranks on this host, TCP for the others — or TCP for everybody when FTMPI_TRANSPORT=tcp
+// (mpiexec --transport tcp). Sets the transports up through the bootstrap (business cards, fences).
+#pragma once
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "boot/bootstrap.h"
+#include "transport/transport.h"
+#include "util/status.h"
+
+namespace ftmpi::transport {
+
+enum class Choice { automatic, shm, tcp };
+
+struct RouterOptions {
+  Choice choice = Choice::automatic;  // from FTMPI_TRANSPORT=auto|shm|tcp
+};
+
+class Router {
+ public:
+  // Collective over the job: every rank calls it with the same options.
+  static Result<std::unique_ptr<Router>> create(boot::Bootstrap& boot, const RouterOptions& opts);
+  ~Router();
+
+  Transport& for_peer(int world_rank) { return *by_peer_[static_cast<size_t>(world_rank)]; }
+  // The distinct transports in use (self first), for polling and sleeping.
+  std::span<Transport* const> transports() const { return active_; }
+
+  int local_ranks() const { return local_ranks_; }    // ranks on this host, including me
+  const std::string& hostname() const { return hostname_; }
+
+ private:
+  Router() = default;
+  std::vector<std::unique_ptr<Transport>> owned_;
+  std::vector<Transport*> active_;
+  std::vector<Transport*> by_peer_;
+  int local_ranks_ = 1;
+  std::string hostname_;
+};
+
+}  // namespace ftmpi::transport

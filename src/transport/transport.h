@@ -1,0 +1,67 @@
+// The byte-moving layer. It knows nothing of MPI semantics: it moves frames (a small opaque header plus a
+// payload) between world ranks, in FIFO order per (sender, receiver) pair.
+//
+// Contracts common to every transport:
+//  * All calls are made from the progress loop of the owning rank (one thread at a time; the caller holds
+//    the runtime lock when MPI_THREAD_MULTIPLE is active). Implementations need no locks of their own.
+//  * Frames from one sender to one receiver are delivered in the order try_send() accepted them.
+//  * A header is at most kMaxHeader bytes; a payload at most max_payload() bytes.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "util/status.h"
+
+namespace ftmpi::transport {
+
+inline constexpr size_t kMaxHeader = 64;
+
+// Where frames go. Implemented by the p2p engine.
+class FrameSink {
+ public:
+  virtual ~FrameSink() = default;
+  // One frame from world rank `src`. `hdr` and `payload` are valid only during the call: the sink copies
+  // what it keeps. The sink may call try_send() on any transport from inside this callback.
+  virtual void on_frame(int src, std::span<const std::byte> hdr, std::span<const std::byte> payload) = 0;
+  // The transport lost its connection to `peer` (EOF, reset, bad data from a known peer). The FT layer
+  // treats this as a failure of `peer`.
+  virtual void on_peer_lost(int peer) = 0;
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual const char* name() const = 0;
+
+  // Largest payload one frame can carry.
+  virtual size_t max_payload() const = 0;
+
+  // Hand one frame to the transport. Returns true when accepted: the bytes have been copied (or written)
+  // and the caller may reuse both buffers. Returns false when the transport cannot take it now (ring full,
+  // socket backlog over its limit): the caller keeps the frame, keeps later frames to that peer behind it,
+  // and retries after poll(). Never blocks.
+  virtual bool try_send(int peer, std::span<const std::byte> hdr, std::span<const std::byte> payload) = 0;
+
+  // Deliver arriving frames to `sink` (and push queued output). Returns the number of frames delivered.
+  // Never blocks.
+  virtual int poll(FrameSink& sink) = 0;
+
+  // Single-copy read of `len` bytes at address `remote_addr` in the peer's address space into `dst`
+  // (process_vm_readv for shared memory, memcpy for self). Only when supports_remote_read().
+  virtual bool supports_remote_read() const { return false; }
+  virtual Status remote_read(int peer, void* dst, std::uint64_t remote_addr, size_t len) {
+    return Status(Errc::unsupported, "remote read not supported by this transport");
+  }
+
+  // Sleep up to `timeout_us` microseconds or until a frame for this rank may have arrived (futex doorbell
+  // for shared memory, poll(2) for sockets). Spurious returns are allowed. Used by the progress loop's
+  // back-off; must be cheap to call when nothing arrives.
+  virtual void wait(int timeout_us) = 0;
+
+  // A file descriptor that becomes readable when input arrives, or -1 (used to sleep on several
+  // transports at once).
+  virtual int wait_fd() const { return -1; }
+};
+
+}  // namespace ftmpi::transport

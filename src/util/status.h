@@ -1,0 +1,62 @@
+// Errors as values inside the library. Only src/api/ maps these to MPI error codes.
+#pragma once
+#include <string>
+#include <utility>
+
+namespace ftmpi {
+
+// Internal error kinds. Kept 1:1 with the MPI error classes the library can raise; the mapping to
+// MPI_ERR_* lives in api/error_codes.cpp (the only place that knows MPI numbers).
+enum class Errc : int {
+  ok = 0,
+  buffer, count, type, tag, comm, rank, root, group, op, arg, truncate, other, intern, request,
+  pending, in_status, no_mem, unsupported, errhandler, info, keyval, topology, dims, not_same,
+  proc_failed,          // seed 000 §1.2: a process involved in the operation failed
+  proc_failed_pending,  // ANY_SOURCE receive not matched while a potential sender failed
+  revoked,              // the communicator was revoked (seed: invalidated)
+};
+
+// A cheap status: a kind plus an optional static or owned message for MPI_Error_string / logs.
+class [[nodiscard]] Status {
+ public:
+  Status() = default;
+  Status(Errc code) : code_(code) {}                        // NOLINT: implicit on purpose
+  Status(Errc code, std::string msg) : code_(code), msg_(std::move(msg)) {}
+  static Status Ok() { return {}; }
+
+  bool ok() const { return code_ == Errc::ok; }
+  explicit operator bool() const { return ok(); }
+  Errc code() const { return code_; }
+  const std::string& message() const { return msg_; }
+
+ private:
+  Errc code_ = Errc::ok;
+  std::string msg_;
+};
+
+// Result<T>: a value or a Status.
+template <class T>
+class [[nodiscard]] Result {
+ public:
+  Result(T v) : value_(std::move(v)) {}  // NOLINT
+  Result(Status s) : status_(std::move(s)) {}  // NOLINT
+  Result(Errc c) : status_(c) {}  // NOLINT
+  bool ok() const { return status_.ok(); }
+  const Status& status() const { return status_; }
+  T& value() { return value_; }
+  const T& value() const { return value_; }
+  T* operator->() { return &value_; }
+  T& operator*() { return value_; }
+
+ private:
+  T value_{};
+  Status status_;
+};
+
+#define FTMPI_TRY(expr)                      \
+  do {                                       \
+    ::ftmpi::Status ftmpi_st_ = (expr);      \
+    if (!ftmpi_st_.ok()) return ftmpi_st_;   \
+  } while (0)
+
+}  // namespace ftmpi
