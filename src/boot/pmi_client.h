@@ -1,0 +1,70 @@
+// Bootstrap over PMI-1 (MPICH's simple PMI wire protocol, version 1.1), spoken to ftmpi's mpiexec or to
+// MPICH's Hydra (mpiexec.mpich).
+//
+// Environment read (as Hydra and our mpiexec export it):
+//   PMI_FD=<fd>            an already connected stream socket, or
+//   PMI_PORT=<host>:<port> a TCP address to connect to;
+//   PMI_RANK, PMI_SIZE     this rank and the job size, or
+//   PMI_ID=<id>            instead of rank/size: ask the server (cmd=initack pmiid=<id>).
+//   FTMPI_LAUNCHER=ftmpi   launched_by_ftmpi() is true.
+//
+// Thread safety: every request/response exchange holds an internal mutex, so the object may be used from
+// several threads; calls are blocking.
+#pragma once
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "boot/bootstrap.h"
+#include "boot/pmi_wire.h"
+#include "util/status.h"
+
+namespace ftmpi::boot {
+
+class PmiClient final : public Bootstrap {
+ public:
+  // Connect using the environment and perform init, get_maxes and get_my_kvsname.
+  // Errc::other with a message on any failure (bad environment, unreachable server, protocol error).
+  static Result<std::unique_ptr<PmiClient>> connect_from_env();
+  // Same, on an already connected socket `fd` (taken over: closed by the destructor). rank/size < 0
+  // means "ask the server with PMI_ID `pmi_id`".
+  static Result<std::unique_ptr<PmiClient>> connect_on_fd(int fd, int rank, int size, int pmi_id,
+                                                          bool launched_by_ftmpi);
+  ~PmiClient() override;
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  const std::string& job_id() const override { return kvsname_; }
+  bool launched_by_ftmpi() const override { return launched_by_ftmpi_; }
+
+  Status put(std::string_view key, std::string_view value) override;
+  Result<std::string> get(std::string_view key) override;
+  Status fence() override;
+  void abort(int code, std::string_view message) override;
+  Status finalize() override;
+
+  // Application number (PMI get_appnum); 0 for a single-program job.
+  Result<int> appnum();
+  // The socket to the launcher (for a later service thread that reads failure notices).
+  int fd() const { return fd_; }
+
+ private:
+  PmiClient(int fd, int rank, int size, bool ftmpi) : fd_(fd), rank_(rank), size_(size), launched_by_ftmpi_(ftmpi) {}
+  Status handshake(int pmi_id);
+  // Send `request` (an encoded line) and read lines until one whose cmd is `expect`. Caller holds mu_.
+  Result<pmi::Message> transact(const std::string& request, std::string_view expect);
+  Status send_line(const std::string& line);
+  Result<pmi::Message> read_message();
+
+  std::mutex mu_;
+  int fd_ = -1;
+  int rank_ = -1;
+  int size_ = 0;
+  bool launched_by_ftmpi_ = false;
+  bool finalized_ = false;
+  std::string kvsname_;
+  pmi::LineSplitter in_;
+};
+
+}  // namespace ftmpi::boot

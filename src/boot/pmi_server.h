@@ -1,0 +1,56 @@
+// The launcher's side of PMI-1: the job's key-value space and barrier, as a plain state machine.
+//
+// It knows nothing of sockets or processes: the launcher feeds it one request line from one rank and
+// sends back the replies it returns (a barrier's completion answers every rank at once). That keeps the
+// protocol unit-testable without processes (tests/unit/pmi_server_test.cpp).
+#pragma once
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ftmpi::boot {
+
+class PmiServer {
+ public:
+  // `size` ranks, numbered 0..size-1, all in one key-value space named `kvsname` (a valid PMI value).
+  PmiServer(int size, std::string kvsname);
+
+  enum class Event {
+    none,
+    initialized,     // the rank sent cmd=init (it is now an MPI process: exiting without finalize is a failure)
+    finalized,       // the rank sent cmd=finalize (its later exit is never a failure)
+    aborted,         // the rank sent cmd=abort; abort_code holds its exitcode
+    protocol_error,  // malformed or unknown request; `error` says what (an error reply was queued)
+  };
+  struct Reply {
+    int rank;          // whom to send `line` to
+    std::string line;  // one encoded PMI line, '\n'-terminated
+  };
+  struct Outcome {
+    Event event = Event::none;
+    int abort_code = 0;
+    std::string error;
+    std::vector<Reply> replies;
+  };
+
+  // Handle one request line (without '\n') from `rank` (0 <= rank < size). Never throws or crashes on
+  // malformed input.
+  Outcome handle(int rank, std::string_view line);
+
+  const std::string& kvsname() const { return kvsname_; }
+  int size() const { return size_; }
+  // Ranks currently waiting in a barrier (for diagnostics and, later, failure-aware barriers).
+  int barrier_waiting() const { return barrier_count_; }
+
+ private:
+  void barrier_in(int rank, Outcome& out);
+
+  int size_;
+  std::string kvsname_;
+  std::map<std::string, std::string, std::less<>> kvs_;
+  std::vector<char> in_barrier_;
+  int barrier_count_ = 0;
+};
+
+}  // namespace ftmpi::boot
