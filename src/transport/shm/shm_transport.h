@@ -5,20 +5,40 @@
 //   attach()   — after fence 1: map the segments of the local peers.
 //   unlink()   — after fence 2 (everybody has mapped): remove our segment's name, so a killed job
 //                leaves nothing in /dev/shm.
+//
+// Design (details in shm_layout.h, shm_ring.h, shm_doorbell.h): each rank owns one segment holding one
+// single-producer/single-consumer ring of fixed-size cells per potential sender; a frame is copied into
+// one cell (header and payload inline; a 56-byte header plus up to 4 payload bytes fit in one cache
+// line). The receiver polls the cell at each ring's head. Large messages go around the rings: remote_read()
+// is process_vm_readv. wait() sleeps on a futex doorbell in the receiver's segment.
 #pragma once
 #include <memory>
 #include <span>
 
 #include "boot/bootstrap.h"
+#include "transport/shm/shm_layout.h"
 #include "transport/transport.h"
 
 namespace ftmpi::transport {
 
+struct ShmOptions {
+  shm::Geometry geometry{};  // must be the same on every rank of the job (attach() checks)
+};
+
 class ShmTransport : public Transport {
  public:
+  // Collective phase 1 (before fence 1). Uses boot.rank(), size(), job_id(); puts "shm.<rank>".
   static Result<std::unique_ptr<ShmTransport>> create(boot::Bootstrap& boot);
-  virtual Status attach(std::span<const int> local_world_ranks) = 0;  // includes my own rank
+  static Result<std::unique_ptr<ShmTransport>> create(boot::Bootstrap& boot, const ShmOptions& opts);
+  // Phase 2 (after fence 1): map the segments of `local_world_ranks` (includes my own rank; world ranks of
+  // the job, each at most once). Probes process_vm_readv once against a peer (see supports_remote_read()).
+  // try_send() to a rank not attached returns false.
+  virtual Status attach(std::span<const int> local_world_ranks) = 0;
+  // Phase 3 (after fence 2): remove our segment's name. Idempotent. The destructor does it too.
   virtual void unlink() = 0;
+  // Interrupt a wait() in progress, or make the next wait() return at once. Safe to call from any thread
+  // of this process (the ULFM service thread uses it), concurrently with the owner's calls.
+  virtual void wake_self() = 0;
 };
 
 }  // namespace ftmpi::transport

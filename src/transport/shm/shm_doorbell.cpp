@@ -1,0 +1,48 @@
+#include "transport/shm/shm_doorbell.h"
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <climits>
+
+#include "transport/shm/shm_ring.h"
+
+namespace ftmpi::transport::shm {
+
+namespace {
+long futex(std::uint32_t* addr, int op, std::uint32_t val, const struct timespec* ts) {
+  return ::syscall(SYS_futex, addr, op, val, ts, nullptr, 0);
+}
+}  // namespace
+
+void ring_doorbell(SegmentHeader& hdr) {
+  atomic_at(hdr.doorbell).fetch_add(1, std::memory_order_seq_cst);
+  futex(&hdr.doorbell, FUTEX_WAKE, INT_MAX, nullptr);
+}
+
+void ring_doorbell_if_sleeping(SegmentHeader& hdr) {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (atomic_at(hdr.sleeping).load(std::memory_order_relaxed) != 0) ring_doorbell(hdr);
+}
+
+std::uint32_t load_doorbell(SegmentHeader& hdr) {
+  return atomic_at(hdr.doorbell).load(std::memory_order_acquire);
+}
+
+void set_sleeping(SegmentHeader& hdr, bool on) {
+  atomic_at(hdr.sleeping).store(on ? 1u : 0u, std::memory_order_relaxed);
+  if (on) std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+void futex_wait_doorbell(SegmentHeader& hdr, std::uint32_t seen, int timeout_us) {
+  struct timespec ts;
+  ts.tv_sec = timeout_us / 1000000;
+  ts.tv_nsec = static_cast<long>(timeout_us % 1000000) * 1000;
+  // EAGAIN (doorbell moved), EINTR and ETIMEDOUT all mean "go and look": the caller re-polls.
+  futex(&hdr.doorbell, FUTEX_WAIT, seen, &ts);
+}
+
+}  // namespace ftmpi::transport::shm

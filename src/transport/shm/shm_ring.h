@@ -1,0 +1,120 @@
+// The single-producer / single-consumer ring of fixed-size cells that carries frames from one sender to one
+// receiver (layout and cell word in shm_layout.h). Lock-free, no syscalls: release/acquire atomics only.
+//
+// RingProducer lives in the sender process, RingConsumer in the receiver process; both are views over the
+// same RingControl and cell array in the receiver's segment, and each keeps its position privately.
+// Exactly one producer and one consumer may exist per ring at any time.
+#pragma once
+#include <atomic>
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+
+#include "transport/shm/shm_layout.h"
+
+namespace ftmpi::transport::shm {
+
+template <class T>
+inline std::atomic_ref<T> atomic_at(T& v) {
+  return std::atomic_ref<T>(v);
+}
+
+class RingProducer {
+ public:
+  RingProducer() = default;
+  // `ctl` and `cells` (cells * cell_bytes bytes, cache-line aligned) must stay mapped while in use.
+  RingProducer(RingControl* ctl, std::byte* cells, const Geometry& g)
+      : ctl_(ctl),
+        cells_(cells),
+        mask_(g.cells - 1),
+        cell_bytes_(g.cell_bytes),
+        tail_(atomic_at(ctl->tail).load(std::memory_order_relaxed)),
+        head_cache_(atomic_at(ctl->head).load(std::memory_order_acquire)) {}
+
+  bool attached() const { return ctl_ != nullptr; }
+
+  // Copy one frame into the next cell. Expects hdr.size() <= kMaxHeader and
+  // hdr.size() + payload.size() <= cell_bytes - kCellMeta. Returns false (and changes nothing) when all
+  // cells are still held by the consumer.
+  bool try_push(std::span<const std::byte> hdr, std::span<const std::byte> payload) {
+    assert(hdr.size() <= kMaxHeader);
+    assert(kCellMeta + hdr.size() + payload.size() <= cell_bytes_);
+    if (tail_ - head_cache_ > mask_) {
+      head_cache_ = atomic_at(ctl_->head).load(std::memory_order_acquire);
+      if (tail_ - head_cache_ > mask_) return false;
+    }
+    std::byte* cell = cells_ + static_cast<std::size_t>(tail_ & mask_) * cell_bytes_;
+    std::byte* data = cell + kCellMeta;
+    if (!hdr.empty()) std::memcpy(data, hdr.data(), hdr.size());
+    if (!payload.empty()) std::memcpy(data + hdr.size(), payload.data(), payload.size());
+    auto* word = reinterpret_cast<std::uint32_t*>(cell);
+    atomic_at(*word).store(cell_word(tail_, hdr.size(), payload.size()), std::memory_order_release);
+    ++tail_;
+    atomic_at(ctl_->tail).store(tail_, std::memory_order_relaxed);
+    return true;
+  }
+
+  std::uint64_t produced() const { return tail_; }
+
+ private:
+  RingControl* ctl_ = nullptr;
+  std::byte* cells_ = nullptr;
+  std::uint64_t mask_ = 0;
+  std::size_t cell_bytes_ = 0;
+  std::uint64_t tail_ = 0;        // next position to write
+  std::uint64_t head_cache_ = 0;  // last head we read from the consumer
+};
+
+class RingConsumer {
+ public:
+  RingConsumer() = default;
+  RingConsumer(RingControl* ctl, std::byte* cells, const Geometry& g)
+      : ctl_(ctl),
+        cells_(cells),
+        mask_(g.cells - 1),
+        cell_bytes_(g.cell_bytes),
+        head_(atomic_at(ctl->head).load(std::memory_order_relaxed)) {}
+
+  // True when a frame waits at the head (acquire load of one cell word).
+  bool nonempty() const {
+    return cell_word_full(atomic_at(*word_at(head_)).load(std::memory_order_acquire), head_);
+  }
+
+  // Deliver up to `max` frames in order: deliver(hdr, payload) with spans into the cell, valid only
+  // during the call. The cell is released to the producer after deliver() returns. Returns the number
+  // delivered. deliver() may push into other rings, but must not drain this one.
+  template <class Deliver>
+  int drain(int max, Deliver&& deliver) {
+    int n = 0;
+    while (n < max) {
+      std::uint32_t* wp = word_at(head_);
+      std::uint32_t w = atomic_at(*wp).load(std::memory_order_acquire);
+      if (!cell_word_full(w, head_)) break;
+      const std::byte* data = reinterpret_cast<const std::byte*>(wp) + kCellMeta;
+      std::size_t hl = cell_word_hdr_len(w);
+      std::size_t pl = cell_word_payload_len(w);
+      deliver(std::span<const std::byte>(data, hl), std::span<const std::byte>(data + hl, pl));
+      ++head_;
+      atomic_at(ctl_->head).store(head_, std::memory_order_release);
+      ++n;
+    }
+    return n;
+  }
+
+  std::uint64_t consumed() const { return head_; }
+
+ private:
+  std::uint32_t* word_at(std::uint64_t pos) const {
+    return reinterpret_cast<std::uint32_t*>(cells_ + static_cast<std::size_t>(pos & mask_) * cell_bytes_);
+  }
+
+  RingControl* ctl_ = nullptr;
+  std::byte* cells_ = nullptr;
+  std::uint64_t mask_ = 0;
+  std::size_t cell_bytes_ = 0;
+  std::uint64_t head_ = 0;  // next position to read
+};
+
+}  // namespace ftmpi::transport::shm
