@@ -61,4 +61,20 @@ void unpack(const void* src, std::size_t bytes, const Datatype* t, void* dst);
 
 // True for a type the user may communicate with (committed, not freed, not MPI_LB/UB).
 bool usable(const Datatype* t);
+
+// True when `t` points at a live datatype object (predefined or derived, committed or not, not freed).
+inline bool live(const Datatype* t) { return t != nullptr && t->magic == kMagicDatatype; }
+
+// Bytes of one basic unit of kind `b` in packed form (pair types: value + int without padding, e.g.
+// 12 for double_int). 0 for none/lb/ub.
+std::size_t unit_size(Basic b);
+// True for the MAXLOC/MINLOC pair kinds.
+bool is_pair(Basic b);
+
+// Basic elements (MPI_Get_elements) contained in `bytes` packed bytes of type `t`: whole elements count
+// `basic_count` each, a trailing partial element counts the basic units it fully holds. Requires
+// t->basic != none for partial elements (returns the whole-element part only otherwise).
+std::size_t elements_in(const Datatype* t, std::size_t bytes);
+// Inverse of elements_in: packed bytes holding `elements` basic elements of `t` (MPI_Status_set_elements).
+std::size_t bytes_for_elements(const Datatype* t, std::size_t elements);
 }  // namespace ftmpi::dt

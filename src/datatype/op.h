@@ -28,6 +28,15 @@ namespace ftmpi::dt {
 using Op = ftmpi_op_s;
 // Errc::op when `op` is not defined for type `t` (e.g. BAND on float), ok otherwise.
 Status check_op(const Op* op, const Datatype* t);
+// True when `op` points at a live op object (predefined or user, not freed).
+inline bool live(const Op* op) { return op != nullptr && op->magic == kMagicOp; }
+
+// MPI_Op_create: a user op (kind user) owned by the caller, given back with retire().
+Result<Op*> make_user_op(ftmpi_user_fn* fn, bool commutative);
+// MPI_Op_free: the handle becomes invalid (magic = kMagicFreed); the object is kept so that stale
+// handles are rejected and reductions already started keep working. Errc::op for predefined/freed ops.
+Status retire(Op* op);
+
 // inout[i] = in[i] (op) inout[i] for `count` elements of type `t` (MPI's order: in is the left operand).
 // Precondition: check_op(op, t).ok().
 void apply(const Op* op, const void* in, void* inout, std::size_t count, const Datatype* t);

@@ -1,0 +1,14 @@
+// The predefined datatype objects (MPI_INT, ...) live in datatype/builtin.cpp as the global objects that
+// include/mpi.h declares (ftmpi_dt_*). Their order in mpi.h is the order of dt::Basic.
+//
+// Every predefined type has the real layout of its C type on this platform (sizeof/offsetof): basic types
+// are contiguous; the MAXLOC/MINLOC pair types (MPI_DOUBLE_INT = struct { double; int; }) carry their
+// padding in `extent`, so most of them are not contiguous and their `blocks` hold the fields (merged where
+// the fields touch). MPI_LB and MPI_UB are size-0 markers that cannot be used for communication.
+#pragma once
+#include "datatype/datatype.h"
+
+namespace ftmpi::dt {
+// The predefined datatype of kind `b`; nullptr for Basic::none.
+const Datatype* builtin(Basic b);
+}  // namespace ftmpi::dt

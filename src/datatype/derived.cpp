@@ -1,0 +1,136 @@
+// Derived datatype constructors (see derived.h).
+#include "datatype/derived.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+#include <new>
+
+namespace ftmpi::dt {
+namespace {
+
+constexpr std::size_t kMaxBytes = static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max()) / 4;
+
+bool mul_ok(std::size_t a, std::size_t b, std::size_t* out) {
+  return !__builtin_mul_overflow(a, b, out) && *out <= kMaxBytes;
+}
+
+}  // namespace
+
+void TypeBuilder::add_block(std::ptrdiff_t offset, std::size_t length) {
+  if (length == 0) return;
+  if (!blocks_.empty()) {
+    Block& last = blocks_.back();
+    if (last.offset + static_cast<std::ptrdiff_t>(last.length) == offset) {
+      last.length += length;
+      return;
+    }
+  }
+  blocks_.push_back(Block{offset, length});
+}
+
+Status TypeBuilder::add(const Datatype* old, std::ptrdiff_t disp, std::size_t n) {
+  if (n == 0) {
+    if (!any_ && basic_ == Basic::none) basic_ = old->basic;  // an empty type still has a kind
+    return {};
+  }
+  std::size_t bytes = 0, span = 0, units = 0;
+  if (!mul_ok(n, old->size, &bytes) || !mul_ok(n, static_cast<std::size_t>(std::abs(old->extent)), &span) ||
+      !mul_ok(n, old->basic_count, &units) || size_ + bytes > kMaxBytes ||
+      std::abs(disp) > static_cast<std::ptrdiff_t>(kMaxBytes)) {
+    return Status(Errc::arg, "datatype too large");
+  }
+  const std::ptrdiff_t last = disp + static_cast<std::ptrdiff_t>(n - 1) * old->extent;
+  const std::ptrdiff_t first_lo = std::min(disp, last), first_hi = std::max(disp, last);
+  const std::ptrdiff_t lb = first_lo + old->lb, ub = first_hi + old->lb + old->extent;
+  const std::ptrdiff_t tlb = first_lo + old->true_lb, tub = first_hi + old->true_lb + old->true_extent;
+  if (!any_) {
+    lb_ = lb, ub_ = ub, true_lb_ = tlb, true_ub_ = tub;
+    if (basic_ != Basic::none && basic_ != old->basic) mixed_ = true;
+    basic_ = old->basic;
+    any_ = true;
+  } else {
+    lb_ = std::min(lb_, lb), ub_ = std::max(ub_, ub);
+    true_lb_ = std::min(true_lb_, tlb), true_ub_ = std::max(true_ub_, tub);
+    if (basic_ != old->basic) mixed_ = true;
+  }
+  size_ += bytes;
+  basic_count_ += units;
+
+  if (old->size == 0) return {};
+  std::ptrdiff_t at = disp;
+  for (std::size_t k = 0; k < n; ++k, at += old->extent) {
+    if (old->contiguous) {
+      add_block(at, old->size);
+    } else {
+      for (const Block& b : old->blocks) add_block(at + b.offset, b.length);
+    }
+  }
+  return {};
+}
+
+Result<Datatype*> TypeBuilder::finish() {
+  auto* t = new (std::nothrow) Datatype;
+  if (t == nullptr) return Status(Errc::no_mem, "out of memory building a datatype");
+  t->basic = mixed_ ? Basic::none : basic_;
+  t->size = size_;
+  if (any_) {
+    t->lb = lb_, t->extent = ub_ - lb_;
+    t->true_lb = true_lb_, t->true_extent = true_ub_ - true_lb_;
+  }
+  t->predefined = false;
+  t->committed = false;
+  t->basic_count = basic_count_;
+  t->contiguous = blocks_.empty() ||
+                  (blocks_.size() == 1 && blocks_[0].offset == 0 && blocks_[0].length == size_ &&
+                   t->extent == static_cast<std::ptrdiff_t>(size_) && t->lb == 0);
+  if (!t->contiguous) {
+    t->blocks = std::move(blocks_);
+    t->blocks.shrink_to_fit();
+  }
+  *this = TypeBuilder{};
+  return t;
+}
+
+Result<Datatype*> make_contiguous(std::size_t count, const Datatype* old) {
+  TypeBuilder b;
+  FTMPI_TRY(b.add(old, 0, count));
+  return b.finish();
+}
+
+Result<Datatype*> make_hvector(std::size_t count, std::size_t blocklen, std::ptrdiff_t stride_bytes,
+                               const Datatype* old) {
+  TypeBuilder b;
+  std::ptrdiff_t at = 0;
+  for (std::size_t j = 0; j < count; ++j, at += stride_bytes) FTMPI_TRY(b.add(old, at, blocklen));
+  return b.finish();
+}
+
+Result<Datatype*> make_vector(std::size_t count, std::size_t blocklen, std::ptrdiff_t stride,
+                              const Datatype* old) {
+  std::ptrdiff_t stride_bytes = 0;
+  if (__builtin_mul_overflow(stride, old->extent, &stride_bytes)) return Status(Errc::arg, "stride too large");
+  return make_hvector(count, blocklen, stride_bytes, old);
+}
+
+Result<Datatype*> make_dup(const Datatype* old) {
+  auto* t = new (std::nothrow) Datatype(*old);
+  if (t == nullptr) return Status(Errc::no_mem, "out of memory duplicating a datatype");
+  t->magic = kMagicDatatype;
+  t->predefined = false;
+  t->name.clear();
+  t->refs = 1;
+  return t;
+}
+
+void commit(Datatype* t) { t->committed = true; }
+
+Status retire(Datatype* t) {
+  if (!live(t)) return Status(Errc::type, "invalid datatype");
+  if (t->predefined) return Status(Errc::type, "cannot free a predefined datatype");
+  t->magic = kMagicFreed;
+  t->refs -= 1;
+  return {};
+}
+
+}  // namespace ftmpi::dt

@@ -1,0 +1,62 @@
+// Derived datatypes: constructors that flatten an old type's blocks into a new descriptor.
+//
+// Contracts:
+//  * `old` is live (dt::live) and not MPI_LB/UB; the result is a new uncommitted type (committed = false)
+//    owned by the caller, who gives it back with retire().
+//  * Blocks keep type-map order (that is the pack order) and are merged only with the block just before
+//    them when they touch. A result that is one block at 0 of length size == extent is `contiguous`
+//    (no blocks stored).
+//  * Counts and byte sizes are checked for overflow: Errc::count for a negative/huge count, Errc::arg
+//    for a type whose size or extent does not fit.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "datatype/datatype.h"
+#include "util/status.h"
+
+namespace ftmpi::dt {
+
+// Builds one element of a new type from copies of old elements placed at byte displacements, in order.
+// Usable for contiguous, vector, hvector, indexed and (with one kind per call) struct constructors.
+class TypeBuilder {
+ public:
+  // Append `n` copies of `old`, the k-th at byte displacement `disp + k * old->extent`.
+  Status add(const Datatype* old, std::ptrdiff_t disp, std::size_t n = 1);
+  // The finished type (uncommitted, refs = 1). The builder is empty afterwards.
+  Result<Datatype*> finish();
+
+ private:
+  void add_block(std::ptrdiff_t offset, std::size_t length);
+
+  std::vector<Block> blocks_;
+  std::size_t size_ = 0;
+  std::size_t basic_count_ = 0;
+  Basic basic_ = Basic::none;
+  bool any_ = false;        // at least one old element placed
+  bool mixed_ = false;      // elements of different basic kinds
+  std::ptrdiff_t lb_ = 0, ub_ = 0, true_lb_ = 0, true_ub_ = 0;
+};
+
+// MPI_Type_contiguous: `count` old elements back to back.
+Result<Datatype*> make_contiguous(std::size_t count, const Datatype* old);
+// MPI_Type_vector: `count` blocks of `blocklen` old elements, block starts `stride` old extents apart.
+Result<Datatype*> make_vector(std::size_t count, std::size_t blocklen, std::ptrdiff_t stride,
+                              const Datatype* old);
+// MPI_Type_create_hvector: as vector, with the stride in bytes.
+Result<Datatype*> make_hvector(std::size_t count, std::size_t blocklen, std::ptrdiff_t stride_bytes,
+                               const Datatype* old);
+// MPI_Type_dup: same type map and committed state, not predefined, no name.
+Result<Datatype*> make_dup(const Datatype* old);
+
+// MPI_Type_commit: a derived type becomes usable for communication. Predefined types are already.
+void commit(Datatype* t);
+
+// MPI_Type_free on a derived type: the handle becomes invalid (magic = kMagicFreed, so stale handles are
+// rejected). The object itself and its blocks are kept, because operations started before the free may
+// still read them (MPI allows freeing a type that pending communication uses). Errc::type for
+// predefined or already freed types.
+Status retire(Datatype* t);
+
+}  // namespace ftmpi::dt
