@@ -381,6 +381,10 @@ FTMPI_DECL(int, Type_vector, (int count, int blocklength, int stride, MPI_Dataty
                               MPI_Datatype *newtype));
 FTMPI_DECL(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype));
 FTMPI_DECL(int, Get_address, (const void *location, MPI_Aint *address));
+FTMPI_DECL(int, Op_create, (MPI_User_function * user_fn, int commute, MPI_Op *op));
+FTMPI_DECL(int, Op_free, (MPI_Op * op));
+FTMPI_DECL(int, Op_commutative, (MPI_Op op, int *commute));
+FTMPI_DECL(int, Reduce_local, (const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op));
 
 /* communicators and groups */
 FTMPI_DECL(int, Comm_rank, (MPI_Comm comm, int *rank));
