@@ -3,10 +3,18 @@
 // dropped and logged, never believed.
 //
 // Set-up phases (see router.cpp):
-//   listen()   — before fence 1: bind a listening socket, publish "host:port" in the KVS.
-//   connect()  — after fence 1: connect to / accept from every peer in `peers` (all-to-all, lower rank
-//                accepts from higher), handshake with `secret`; returns when all are up or on timeout.
+//   listen()   — before fence 1: bind a listening socket, publish "tcp.<rank>" = "host:port" in the KVS.
+//   connect()  — after fence 1: connect to every peer with a lower rank, accept from every peer with a
+//                higher rank (all non-blocking in one poll loop, so no ordering deadlock), handshake with
+//                `secret`; returns when all are up, or an error Status on timeout. Strangers (wrong
+//                secret, unexpected or duplicate rank) are logged and closed while waiting for the real
+//                peers. The listening socket is closed once connect() succeeds.
+//
+// Wire format and frame checks: tcp_wire.h. Per-connection buffering: tcp_connection.h.
+// Frames to a peer whose connection is lost are accepted and dropped (try_send returns true): the loss is
+// reported once through FrameSink::on_peer_lost at the next poll(), and the FT layer takes it from there.
 #pragma once
+#include <cstddef>
 #include <memory>
 #include <span>
 #include <string>
@@ -16,10 +24,26 @@
 
 namespace ftmpi::transport {
 
+struct TcpOptions {
+  std::string if_addr = "127.0.0.1";     // address to bind and publish (env FTMPI_TCP_IF_ADDR)
+  int connect_timeout_ms = 60'000;       // connect() gives up after this (env FTMPI_TCP_CONNECT_TIMEOUT, s)
+  size_t max_payload = 512 * 1024;       // largest frame payload (env FTMPI_TCP_MAX_PAYLOAD, bytes)
+  size_t queue_limit = 8u << 20;         // try_send() refuses once this much output is queued to a peer
+  int socket_buffer = 4 << 20;           // SO_SNDBUF/SO_RCVBUF when the system allows it (FTMPI_TCP_SOCKBUF)
+  static TcpOptions from_env();
+};
+
 class TcpTransport : public Transport {
  public:
   static Result<std::unique_ptr<TcpTransport>> listen(boot::Bootstrap& boot);
+  static Result<std::unique_ptr<TcpTransport>> listen(boot::Bootstrap& boot, const TcpOptions& opts);
+  // `peers`: world ranks, never including our own. Call once, after the fence that follows listen().
   virtual Status connect(std::span<const int> peers, const std::string& secret) = 0;
+  // Makes a concurrent or the next wait() return promptly. The only call that may be made from another
+  // thread of the process (the ULFM service thread uses it); async-signal-safe.
+  virtual void wake_self() = 0;
+  // The address published for this rank ("host:port").
+  virtual const std::string& address() const = 0;
 };
 
 }  // namespace ftmpi::transport

@@ -1,0 +1,228 @@
+#include "transport/tcp/tcp_transport.h"
+
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "transport/tcp/tcp_connection.h"
+#include "transport/tcp/tcp_handshake.h"
+#include "transport/tcp/tcp_socket.h"
+#include "transport/tcp/tcp_wire.h"
+#include "util/log.h"
+
+namespace ftmpi::transport {
+
+TcpOptions TcpOptions::from_env() {
+  TcpOptions o;
+  if (const char* a = std::getenv("FTMPI_TCP_IF_ADDR"); a && *a) o.if_addr = a;
+  long t = tcp::env_long("FTMPI_TCP_CONNECT_TIMEOUT", 60);
+  if (t > 0) o.connect_timeout_ms = static_cast<int>(t * 1000);
+  long mp = tcp::env_long("FTMPI_TCP_MAX_PAYLOAD", static_cast<long>(o.max_payload));
+  if (mp >= 4096 && mp <= (64l << 20)) o.max_payload = static_cast<size_t>(mp);
+  long sb = tcp::env_long("FTMPI_TCP_SOCKBUF", o.socket_buffer);
+  if (sb >= 0 && sb <= (256l << 20)) o.socket_buffer = static_cast<int>(sb);
+  return o;
+}
+
+namespace {
+
+using tcp::Connection;
+
+// With few peers, reading each socket is cheaper than asking epoll which ones are ready.
+constexpr size_t kDirectReadPeers = 4;
+
+class TcpTransportImpl final : public TcpTransport {
+ public:
+  TcpTransportImpl(boot::Bootstrap& boot, const TcpOptions& opts, int listen_fd, std::string address,
+                   int wake_fd, int epoll_fd)
+      : boot_(&boot), rank_(boot.rank()), opts_(opts), listen_fd_(listen_fd), address_(std::move(address)), wake_fd_(wake_fd),
+        epoll_fd_(epoll_fd), by_rank_(static_cast<size_t>(boot.size()), nullptr) {}
+
+  ~TcpTransportImpl() override {
+    conns_.clear();
+    if (listen_fd_ >= 0) ::close(listen_fd_);
+    ::close(wake_fd_);
+    ::close(epoll_fd_);
+  }
+
+  const char* name() const override { return "tcp"; }
+  size_t max_payload() const override { return opts_.max_payload; }
+  const std::string& address() const override { return address_; }
+  int wait_fd() const override { return epoll_fd_; }
+
+  Status connect(std::span<const int> peers, const std::string& secret) override;
+  bool try_send(int peer, std::span<const std::byte> hdr, std::span<const std::byte> payload) override;
+  int poll(FrameSink& sink) override;
+  void wait(int timeout_us) override;
+
+  void wake_self() override {
+    wake_pending_.store(true, std::memory_order_release);
+    std::uint64_t one = 1;
+    ssize_t w = ::write(wake_fd_, &one, sizeof one);
+    (void)w;
+  }
+
+ private:
+  void drain_wake() {
+    wake_pending_.store(false, std::memory_order_relaxed);
+    std::uint64_t v;
+    ssize_t r = ::read(wake_fd_, &v, sizeof v);  // non-blocking eventfd: EAGAIN when already drained
+    (void)r;
+  }
+  // Closes a broken connection and reports it; returns true if it did.
+  bool reap(Connection& c, FrameSink& sink) {
+    if (c.state() != Connection::State::broken) return false;
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c.fd(), nullptr);
+    c.close();
+    sink.on_peer_lost(c.peer());
+    return true;
+  }
+
+  boot::Bootstrap* boot_;  // used by connect() only, then forgotten
+  int rank_;
+  TcpOptions opts_;
+  int listen_fd_;
+  std::string address_;
+  int wake_fd_;
+  int epoll_fd_;
+  std::atomic<bool> wake_pending_{false};
+  std::vector<std::unique_ptr<Connection>> conns_;
+  std::vector<Connection*> by_rank_;  // world rank → connection (nullptr: not a peer)
+  bool connected_ = false;
+};
+
+Status TcpTransportImpl::connect(std::span<const int> peers, const std::string& secret) {
+  if (connected_) return Status(Errc::intern, "tcp: connect() called twice");
+  if (secret.size() > tcp::kMaxSecret) return Status(Errc::arg, "tcp: job secret longer than 64 bytes");
+  tcp::HandshakePlan plan;
+  plan.my_rank = rank_;
+  plan.listen_fd = listen_fd_;
+  plan.secret = secret;
+  plan.socket_buffer = opts_.socket_buffer;
+  plan.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(opts_.connect_timeout_ms);
+  for (int p : peers) {
+    if (p < 0 || static_cast<size_t>(p) >= by_rank_.size() || p == rank_)
+      return Status(Errc::intern, "tcp: bad peer rank " + std::to_string(p));
+    if (p > rank_) {
+      plan.accept.push_back(p);
+      continue;
+    }
+    auto card = boot_->get("tcp." + std::to_string(p));
+    if (!card.ok()) return Status(Errc::other, "tcp: rank " + std::to_string(p) + " published no address");
+    auto ep = tcp::parse_endpoint(card.value());
+    if (!ep.ok()) return ep.status();
+    plan.dial.push_back({p, ep.value()});
+  }
+  auto sockets = tcp::run_handshake(plan);
+  if (!sockets.ok()) return sockets.status();
+  for (auto& ps : sockets.value()) {
+    conns_.push_back(std::make_unique<Connection>(ps.fd, ps.rank, opts_.max_payload));
+    Connection* c = conns_.back().get();
+    by_rank_[static_cast<size_t>(ps.rank)] = c;
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.ptr = c;
+    if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, ps.fd, &ev) != 0)
+      return Status(Errc::other, std::string("tcp: epoll_ctl: ") + std::strerror(errno));
+  }
+  connected_ = true;
+  ::close(listen_fd_);  // everybody expected is here; later strangers are refused by the kernel
+  listen_fd_ = -1;
+  boot_ = nullptr;
+  log::debug("tcp: rank %d connected to %zu peers", rank_, conns_.size());
+  return Status::Ok();
+}
+
+bool TcpTransportImpl::try_send(int peer, std::span<const std::byte> hdr,
+                                std::span<const std::byte> payload) {
+  Connection* c = (peer >= 0 && static_cast<size_t>(peer) < by_rank_.size())
+                      ? by_rank_[static_cast<size_t>(peer)] : nullptr;
+  if (!c || hdr.size() > kMaxHeader || payload.size() > opts_.max_payload) {
+    log::error("tcp: try_send to rank %d with hdr %zu / payload %zu bytes breaks the contract; dropped", peer,
+               hdr.size(), payload.size());
+    return true;
+  }
+  return c->send(hdr, payload, opts_.queue_limit) == Connection::Send::accepted;
+}
+
+int TcpTransportImpl::poll(FrameSink& sink) {
+  if (wake_pending_.load(std::memory_order_relaxed)) drain_wake();
+  int delivered = 0;
+  if (conns_.size() <= kDirectReadPeers) {
+    for (auto& c : conns_) {
+      if (c->state() == Connection::State::closed) continue;
+      if (c->has_output()) c->flush();
+      delivered += c->receive(sink);
+      reap(*c, sink);
+    }
+    return delivered;
+  }
+  // Many peers: flush those with output, then read only the sockets epoll says are readable.
+  for (auto& c : conns_) {
+    if (c->has_output()) c->flush();
+    reap(*c, sink);
+  }
+  epoll_event ev[32];
+  int n = ::epoll_wait(epoll_fd_, ev, 32, 0);
+  for (int i = 0; i < n; ++i) {
+    auto* c = static_cast<Connection*>(ev[i].data.ptr);
+    if (!c) continue;  // the wake eventfd
+    if (c->state() != Connection::State::open) continue;
+    delivered += c->receive(sink);
+    reap(*c, sink);
+  }
+  return delivered;
+}
+
+void TcpTransportImpl::wait(int timeout_us) {
+  std::vector<pollfd> fds;
+  fds.reserve(conns_.size() + 1);
+  fds.push_back({wake_fd_, POLLIN, 0});
+  for (auto& c : conns_) {
+    if (c->state() == Connection::State::closed) continue;
+    // A broken connection is reported by the next poll(): return at once.
+    if (c->state() == Connection::State::broken) return;
+    fds.push_back({c->fd(), static_cast<short>(POLLIN | (c->has_output() ? POLLOUT : 0)), 0});
+  }
+  timespec ts{timeout_us / 1'000'000, static_cast<long>(timeout_us % 1'000'000) * 1000};
+  int n = ::ppoll(fds.data(), fds.size(), timeout_us < 0 ? nullptr : &ts, nullptr);
+  if (n > 0 && (fds[0].revents & POLLIN)) drain_wake();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<TcpTransport>> TcpTransport::listen(boot::Bootstrap& boot, const TcpOptions& opts) {
+  tcp::Endpoint bound;
+  auto lfd = tcp::open_listener(opts.if_addr, opts.socket_buffer, bound);
+  if (!lfd.ok()) return lfd.status();
+  int wake_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  int epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.ptr = nullptr;  // nullptr marks the wake eventfd
+  if (wake_fd < 0 || epoll_fd < 0 || ::epoll_ctl(epoll_fd, EPOLL_CTL_ADD, wake_fd, &ev) != 0) {
+    Status st(Errc::other, std::string("tcp: eventfd/epoll: ") + std::strerror(errno));
+    ::close(lfd.value());
+    if (wake_fd >= 0) ::close(wake_fd);
+    if (epoll_fd >= 0) ::close(epoll_fd);
+    return st;
+  }
+  std::string address = tcp::format_endpoint(bound);
+  std::unique_ptr<TcpTransport> t = std::make_unique<TcpTransportImpl>(boot, opts, lfd.value(), address,
+                                                                       wake_fd, epoll_fd);
+  FTMPI_TRY(boot.put("tcp." + std::to_string(boot.rank()), address));
+  log::debug("tcp: rank %d listening on %s", boot.rank(), address.c_str());
+  return t;
+}
+
+Result<std::unique_ptr<TcpTransport>> TcpTransport::listen(boot::Bootstrap& boot) {
+  return listen(boot, TcpOptions::from_env());
+}
+
+}  // namespace ftmpi::transport
