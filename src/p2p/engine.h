@@ -45,8 +45,12 @@ struct RecvArgs {
   bool coll = false;
 };
 
+struct Unexpected;
 // A message removed from the unexpected queue by Mprobe/Improbe, waiting for Mrecv/Imrecv.
-struct Message;
+struct Message {
+  Unexpected* msg = nullptr;
+  ftmpi_comm_s* comm = nullptr;
+};
 
 class Engine final : public transport::FrameSink {
  public:
@@ -93,6 +97,10 @@ class Engine final : public transport::FrameSink {
   // Buffered-send buffer (MPI_Buffer_attach/detach).
   Status buffer_attach(void* buf, std::size_t size);
   Status buffer_detach(void** buf, std::size_t* size);
+  bool bsend_pending() const;  // buffered sends not yet handed to a transport
+
+  // A request that is already complete (MPI_Ibsend's user-visible request, MPI_PROC_NULL cases).
+  Request* completed_request();
 
   // FrameSink
   void on_frame(int src, std::span<const std::byte> hdr, std::span<const std::byte> payload) override;

@@ -1,0 +1,90 @@
+// Environment management: MPI_Init, Init_thread, Finalize, Initialized, Finalized, Query_thread,
+// Is_thread_main, Abort.
+#include <cstdio>
+#include <cstdlib>
+
+#include "api/common.h"
+#include "api/errors.h"
+#include "util/log.h"
+
+using ftmpi::Errc;
+using ftmpi::Status;
+using ftmpi::api::g_api;
+using ftmpi::api::ret;
+
+extern "C" int PMPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  if (g_api.initialized)
+    return ret(nullptr, Status(Errc::other, g_api.finalized ? "MPI cannot be initialised again after MPI_Finalize"
+                                                           : "MPI_Init called twice"),
+               "MPI_Init");
+  auto rt = ftmpi::Runtime::init(required);
+  if (!rt.ok()) {
+    ftmpi::log::error("MPI_Init failed: %s", rt.status().message().c_str());
+    return ftmpi::api::error_class_of(rt.status().code());
+  }
+  g_api.rt = rt.value().release();
+  g_api.initialized = true;
+  if (provided) *provided = g_api.rt->thread_level();
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Init_thread)
+
+extern "C" int PMPI_Init(int* argc, char*** argv) {
+  int provided;
+  return PMPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, &provided);
+}
+FTMPI_ALIAS(Init)
+
+extern "C" int PMPI_Finalize(void) {
+  if (!g_api.initialized || g_api.finalized)
+    return ret(nullptr, ftmpi::api::not_initialized("MPI_Finalize"), "MPI_Finalize");
+  // No ApiLock here: the lock lives in the Runtime we are about to destroy. MPI requires that no other
+  // thread is inside MPI during MPI_Finalize.
+  Status st = g_api.rt->finalize();
+  g_api.finalized = true;
+  delete g_api.rt;
+  g_api.rt = nullptr;
+  if (!st.ok()) {
+    ftmpi::log::error("MPI_Finalize: %s", st.message().c_str());
+    return ftmpi::api::error_class_of(st.code());
+  }
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Finalize)
+
+extern "C" int PMPI_Initialized(int* flag) {
+  if (!flag) return MPI_ERR_ARG;
+  *flag = g_api.initialized;
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Initialized)
+
+extern "C" int PMPI_Finalized(int* flag) {
+  if (!flag) return MPI_ERR_ARG;
+  *flag = g_api.finalized;
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Finalized)
+
+extern "C" int PMPI_Query_thread(int* provided) {
+  FTMPI_ENTER("MPI_Query_thread");
+  if (!provided) return ret(nullptr, Status(Errc::arg, "provided is NULL"), "MPI_Query_thread");
+  *provided = g_api.rt->thread_level();
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Query_thread)
+
+extern "C" int PMPI_Is_thread_main(int* flag) {
+  FTMPI_ENTER("MPI_Is_thread_main");
+  if (!flag) return ret(nullptr, Status(Errc::arg, "flag is NULL"), "MPI_Is_thread_main");
+  *flag = g_api.rt->is_main_thread();
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Is_thread_main)
+
+extern "C" int PMPI_Abort(MPI_Comm comm, int errorcode) {
+  char why[128];
+  std::snprintf(why, sizeof why, "MPI_Abort called with error code %d", errorcode);
+  ftmpi::api::abort_job(errorcode, why);
+}
+FTMPI_ALIAS(Abort)

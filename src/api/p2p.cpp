@@ -1,0 +1,373 @@
+// Point-to-point C functions: sends of every mode, receives, Sendrecv(_replace), probes, buffered-send
+// buffers, persistent requests.
+#include <cstdlib>
+#include <cstring>
+
+#include "api/common.h"
+#include "api/p2p_args.h"
+
+using ftmpi::Errc;
+using ftmpi::Status;
+using ftmpi::api::check_buffer;
+using ftmpi::api::fill_status;
+using ftmpi::api::recv_args;
+using ftmpi::api::ret;
+using ftmpi::api::rt;
+using ftmpi::api::send_args;
+using ftmpi::p2p::Request;
+using ftmpi::p2p::SendMode;
+
+// Matched-probe messages (MPI_Message handles).
+struct ftmpi_message_s {
+  std::uint32_t magic = ftmpi::kMagicMessage;
+  ftmpi::p2p::Message* msg = nullptr;  // nullptr for MPI_MESSAGE_NO_PROC
+};
+FTMPI_API ftmpi_message_s ftmpi_message_no_proc;
+
+namespace {
+
+int blocking_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, SendMode mode,
+                  const char* fn) {
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  Status st = check_buffer(buf, count, type);
+  if (!st.ok()) return ret(comm, st, fn);
+  Request* r = nullptr;
+  st = rt().engine().isend(send_args(buf, count, type, dest, tag, comm, mode), &r);
+  if (!st.ok()) return ret(comm, st, fn);
+  if (mode == SendMode::buffered) {  // the data is copied: complete locally, let the engine finish it
+    rt().engine().release(r);
+    return MPI_SUCCESS;
+  }
+  rt().wait(r);
+  st = r->error;
+  rt().engine().release(r);
+  return ret(comm, st, fn);
+}
+
+int nonblocking_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                     SendMode mode, MPI_Request* request, const char* fn) {
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  if (!request) return ret(comm, Status(Errc::arg, "request is NULL"), fn);
+  Status st = check_buffer(buf, count, type);
+  if (!st.ok()) return ret(comm, st, fn);
+  Request* r = nullptr;
+  st = rt().engine().isend(send_args(buf, count, type, dest, tag, comm, mode), &r);
+  if (!st.ok()) return ret(comm, st, fn);
+  if (mode == SendMode::buffered) {
+    rt().engine().release(r);
+    r = rt().engine().completed_request();
+    r->comm = comm;
+  }
+  *request = r;
+  return MPI_SUCCESS;
+}
+
+int persistent_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                    SendMode mode, MPI_Request* request, const char* fn) {
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  if (!request) return ret(comm, Status(Errc::arg, "request is NULL"), fn);
+  Status st = check_buffer(buf, count, type);
+  if (!st.ok()) return ret(comm, st, fn);
+  Request* r = nullptr;
+  st = rt().engine().send_init(send_args(buf, count, type, dest, tag, comm, mode), &r);
+  if (!st.ok()) return ret(comm, st, fn);
+  *request = r;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" int PMPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return blocking_send(buf, count, type, dest, tag, comm, SendMode::standard, "MPI_Send");
+}
+FTMPI_ALIAS(Send)
+extern "C" int PMPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return blocking_send(buf, count, type, dest, tag, comm, SendMode::sync, "MPI_Ssend");
+}
+FTMPI_ALIAS(Ssend)
+extern "C" int PMPI_Rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return blocking_send(buf, count, type, dest, tag, comm, SendMode::ready, "MPI_Rsend");
+}
+FTMPI_ALIAS(Rsend)
+extern "C" int PMPI_Bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return blocking_send(buf, count, type, dest, tag, comm, SendMode::buffered, "MPI_Bsend");
+}
+FTMPI_ALIAS(Bsend)
+
+extern "C" int PMPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                          MPI_Request* request) {
+  return nonblocking_send(buf, count, type, dest, tag, comm, SendMode::standard, request, "MPI_Isend");
+}
+FTMPI_ALIAS(Isend)
+extern "C" int PMPI_Issend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                           MPI_Request* request) {
+  return nonblocking_send(buf, count, type, dest, tag, comm, SendMode::sync, request, "MPI_Issend");
+}
+FTMPI_ALIAS(Issend)
+extern "C" int PMPI_Irsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                           MPI_Request* request) {
+  return nonblocking_send(buf, count, type, dest, tag, comm, SendMode::ready, request, "MPI_Irsend");
+}
+FTMPI_ALIAS(Irsend)
+extern "C" int PMPI_Ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                           MPI_Request* request) {
+  return nonblocking_send(buf, count, type, dest, tag, comm, SendMode::buffered, request, "MPI_Ibsend");
+}
+FTMPI_ALIAS(Ibsend)
+
+extern "C" int PMPI_Send_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                              MPI_Request* request) {
+  return persistent_send(buf, count, type, dest, tag, comm, SendMode::standard, request, "MPI_Send_init");
+}
+FTMPI_ALIAS(Send_init)
+extern "C" int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                               MPI_Request* request) {
+  return persistent_send(buf, count, type, dest, tag, comm, SendMode::sync, request, "MPI_Ssend_init");
+}
+FTMPI_ALIAS(Ssend_init)
+extern "C" int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                               MPI_Request* request) {
+  return persistent_send(buf, count, type, dest, tag, comm, SendMode::ready, request, "MPI_Rsend_init");
+}
+FTMPI_ALIAS(Rsend_init)
+extern "C" int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                               MPI_Request* request) {
+  return persistent_send(buf, count, type, dest, tag, comm, SendMode::buffered, request, "MPI_Bsend_init");
+}
+FTMPI_ALIAS(Bsend_init)
+
+extern "C" int PMPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                         MPI_Status* status) {
+  FTMPI_ENTER("MPI_Recv");
+  FTMPI_CHECK_COMM(comm, "MPI_Recv");
+  Status st = check_buffer(buf, count, type);
+  if (!st.ok()) return ret(comm, st, "MPI_Recv");
+  Request* r = nullptr;
+  st = rt().engine().irecv(recv_args(buf, count, type, source, tag, comm), &r);
+  if (!st.ok()) return ret(comm, st, "MPI_Recv");
+  rt().wait(r);
+  fill_status(status, r);
+  st = r->error;
+  rt().engine().release(r);
+  return ret(comm, st, "MPI_Recv");
+}
+FTMPI_ALIAS(Recv)
+
+extern "C" int PMPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                          MPI_Request* request) {
+  FTMPI_ENTER("MPI_Irecv");
+  FTMPI_CHECK_COMM(comm, "MPI_Irecv");
+  if (!request) return ret(comm, Status(Errc::arg, "request is NULL"), "MPI_Irecv");
+  Status st = check_buffer(buf, count, type);
+  if (!st.ok()) return ret(comm, st, "MPI_Irecv");
+  Request* r = nullptr;
+  st = rt().engine().irecv(recv_args(buf, count, type, source, tag, comm), &r);
+  if (!st.ok()) return ret(comm, st, "MPI_Irecv");
+  *request = r;
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Irecv)
+
+extern "C" int PMPI_Recv_init(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                              MPI_Request* request) {
+  FTMPI_ENTER("MPI_Recv_init");
+  FTMPI_CHECK_COMM(comm, "MPI_Recv_init");
+  if (!request) return ret(comm, Status(Errc::arg, "request is NULL"), "MPI_Recv_init");
+  Status st = check_buffer(buf, count, type);
+  if (!st.ok()) return ret(comm, st, "MPI_Recv_init");
+  Request* r = nullptr;
+  st = rt().engine().recv_init(recv_args(buf, count, type, source, tag, comm), &r);
+  if (!st.ok()) return ret(comm, st, "MPI_Recv_init");
+  *request = r;
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Recv_init)
+
+extern "C" int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                             void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                             MPI_Comm comm, MPI_Status* status) {
+  FTMPI_ENTER("MPI_Sendrecv");
+  FTMPI_CHECK_COMM(comm, "MPI_Sendrecv");
+  Status st = check_buffer(sendbuf, sendcount, sendtype);
+  if (st.ok()) st = check_buffer(recvbuf, recvcount, recvtype);
+  if (!st.ok()) return ret(comm, st, "MPI_Sendrecv");
+  Request *rr = nullptr, *sr = nullptr;
+  st = rt().engine().irecv(recv_args(recvbuf, recvcount, recvtype, source, recvtag, comm), &rr);
+  if (!st.ok()) return ret(comm, st, "MPI_Sendrecv");
+  st = rt().engine().isend(send_args(sendbuf, sendcount, sendtype, dest, sendtag, comm, SendMode::standard), &sr);
+  if (!st.ok()) {
+    rt().engine().cancel(rr);
+    rt().wait(rr);
+    rt().engine().release(rr);
+    return ret(comm, st, "MPI_Sendrecv");
+  }
+  rt().progress().wait_until([&] { return rr->complete && sr->complete; });
+  fill_status(status, rr);
+  st = !sr->error.ok() ? sr->error : rr->error;
+  rt().engine().release(rr);
+  rt().engine().release(sr);
+  return ret(comm, st, "MPI_Sendrecv");
+}
+FTMPI_ALIAS(Sendrecv)
+
+extern "C" int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag, int source,
+                                     int recvtag, MPI_Comm comm, MPI_Status* status) {
+  FTMPI_ENTER("MPI_Sendrecv_replace");
+  FTMPI_CHECK_COMM(comm, "MPI_Sendrecv_replace");
+  Status st = check_buffer(buf, count, type);
+  if (!st.ok()) return ret(comm, st, "MPI_Sendrecv_replace");
+  // Send from a packed copy, receive in place.
+  std::size_t bytes = ftmpi::dt::packed_size(type, static_cast<std::size_t>(count));
+  void* copy = std::malloc(bytes ? bytes : 1);
+  if (!copy) return ret(comm, Status(Errc::no_mem, "out of memory"), "MPI_Sendrecv_replace");
+  ftmpi::dt::pack(buf, static_cast<std::size_t>(count), type, copy);
+  int rc = PMPI_Sendrecv(copy, static_cast<int>(bytes), MPI_BYTE, dest, sendtag, buf, count, type, source,
+                         recvtag, comm, status);
+  std::free(copy);
+  return rc;
+}
+FTMPI_ALIAS(Sendrecv_replace)
+
+extern "C" int PMPI_Buffer_attach(void* buffer, int size) {
+  FTMPI_ENTER("MPI_Buffer_attach");
+  if (size < 0 || (!buffer && size > 0))
+    return ret(nullptr, Status(Errc::buffer, "invalid buffer or size"), "MPI_Buffer_attach");
+  return ret(nullptr, rt().engine().buffer_attach(buffer, static_cast<std::size_t>(size)), "MPI_Buffer_attach");
+}
+FTMPI_ALIAS(Buffer_attach)
+
+extern "C" int PMPI_Buffer_detach(void* buffer_addr, int* size) {
+  FTMPI_ENTER("MPI_Buffer_detach");
+  if (!buffer_addr || !size) return ret(nullptr, Status(Errc::arg, "NULL argument"), "MPI_Buffer_detach");
+  // Blocks until every buffered message has been handed to a transport.
+  rt().progress().wait_until([] { return !rt().engine().bsend_pending(); });
+  void* buf = nullptr;
+  std::size_t n = 0;
+  Status st = rt().engine().buffer_detach(&buf, &n);
+  if (!st.ok()) return ret(nullptr, st, "MPI_Buffer_detach");
+  *static_cast<void**>(buffer_addr) = buf;
+  *size = static_cast<int>(n);
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Buffer_detach)
+
+// ---- probes ---------------------------------------------------------------------------------------------
+
+namespace {
+Status check_probe(int source, int tag, MPI_Comm comm) {
+  if (source != MPI_ANY_SOURCE && source != MPI_PROC_NULL && (source < 0 || source >= comm->size))
+    return Status(Errc::rank, "invalid source rank");
+  if (tag < 0 && tag != MPI_ANY_TAG) return Status(Errc::tag, "invalid tag");
+  return Status::Ok();
+}
+void probe_status(MPI_Status* status, const ftmpi::p2p::MsgStatus& m) {
+  if (!status) return;
+  status->MPI_SOURCE = m.source;
+  status->MPI_TAG = m.tag;
+  status->ftmpi_count = static_cast<MPI_Count>(m.bytes);
+  status->ftmpi_cancelled = 0;
+}
+}  // namespace
+
+extern "C" int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+  FTMPI_ENTER("MPI_Iprobe");
+  FTMPI_CHECK_COMM(comm, "MPI_Iprobe");
+  if (!flag) return ret(comm, Status(Errc::arg, "flag is NULL"), "MPI_Iprobe");
+  Status st = check_probe(source, tag, comm);
+  if (!st.ok()) return ret(comm, st, "MPI_Iprobe");
+  bool f = false;
+  ftmpi::p2p::MsgStatus m;
+  st = rt().engine().iprobe(source, tag, comm, false, &f, &m);
+  *flag = f;
+  if (f) probe_status(status, m);
+  return ret(comm, st, "MPI_Iprobe");
+}
+FTMPI_ALIAS(Iprobe)
+
+extern "C" int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  FTMPI_ENTER("MPI_Probe");
+  FTMPI_CHECK_COMM(comm, "MPI_Probe");
+  Status st = check_probe(source, tag, comm);
+  if (!st.ok()) return ret(comm, st, "MPI_Probe");
+  bool f = false;
+  ftmpi::p2p::MsgStatus m;
+  rt().progress().wait_until([&] {
+    st = rt().engine().iprobe(source, tag, comm, false, &f, &m);
+    return f || !st.ok();
+  });
+  if (f) probe_status(status, m);
+  return ret(comm, st, "MPI_Probe");
+}
+FTMPI_ALIAS(Probe)
+
+extern "C" int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
+                            MPI_Status* status) {
+  FTMPI_ENTER("MPI_Improbe");
+  FTMPI_CHECK_COMM(comm, "MPI_Improbe");
+  if (!flag || !message) return ret(comm, Status(Errc::arg, "NULL argument"), "MPI_Improbe");
+  Status st = check_probe(source, tag, comm);
+  if (!st.ok()) return ret(comm, st, "MPI_Improbe");
+  bool f = false;
+  ftmpi::p2p::MsgStatus m;
+  ftmpi::p2p::Message* msg = nullptr;
+  st = rt().engine().improbe(source, tag, comm, &f, &msg, &m);
+  *flag = f;
+  if (f) {
+    probe_status(status, m);
+    if (msg) {
+      auto* h = new ftmpi_message_s;
+      h->msg = msg;
+      *message = h;
+    } else {
+      *message = MPI_MESSAGE_NO_PROC;
+    }
+  }
+  return ret(comm, st, "MPI_Improbe");
+}
+FTMPI_ALIAS(Improbe)
+
+extern "C" int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
+  FTMPI_ENTER("MPI_Mprobe");
+  FTMPI_CHECK_COMM(comm, "MPI_Mprobe");
+  if (!message) return ret(comm, Status(Errc::arg, "message is NULL"), "MPI_Mprobe");
+  int flag = 0;
+  int rc = MPI_SUCCESS;
+  rt().progress().wait_until([&] {
+    rc = PMPI_Improbe(source, tag, comm, &flag, message, status);
+    return flag || rc != MPI_SUCCESS;
+  });
+  return rc;
+}
+FTMPI_ALIAS(Mprobe)
+
+extern "C" int PMPI_Imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Request* request) {
+  FTMPI_ENTER("MPI_Imrecv");
+  if (!message || !*message || (*message)->magic != ftmpi::kMagicMessage || !request)
+    return ret(nullptr, Status(Errc::arg, "invalid message handle"), "MPI_Imrecv");
+  Status st = check_buffer(buf, count, type);
+  ftmpi_message_s* h = *message;
+  MPI_Comm comm = h->msg ? h->msg->comm : nullptr;
+  if (!st.ok()) return ret(comm, st, "MPI_Imrecv");
+  Request* r = nullptr;
+  st = rt().engine().imrecv(buf, static_cast<std::size_t>(count), type, h->msg, &r);
+  if (!st.ok()) return ret(comm, st, "MPI_Imrecv");
+  if (h != &ftmpi_message_no_proc) {
+    h->magic = ftmpi::kMagicFreed;  // message handles are one-shot; the small object is leaked on purpose
+  }
+  *message = MPI_MESSAGE_NULL;
+  *request = r;
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Imrecv)
+
+extern "C" int PMPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Status* status) {
+  FTMPI_ENTER("MPI_Mrecv");
+  MPI_Request req = MPI_REQUEST_NULL;
+  int rc = PMPI_Imrecv(buf, count, type, message, &req);
+  if (rc != MPI_SUCCESS) return rc;
+  return PMPI_Wait(&req, status);
+}
+FTMPI_ALIAS(Mrecv)

@@ -1,0 +1,310 @@
+// Completion: Wait/Test and their any/all/some forms, Request_free, Request_get_status, Cancel,
+// Test_cancelled, Start/Startall.
+//
+// Request life cycle as the application sees it: a non-persistent request is released by the call that
+// reports its completion and the handle set to MPI_REQUEST_NULL; a persistent one becomes inactive and
+// keeps its handle until MPI_Request_free.
+#include <vector>
+
+#include "api/common.h"
+#include "api/p2p_args.h"
+
+using ftmpi::Errc;
+using ftmpi::Status;
+using ftmpi::api::empty_status;
+using ftmpi::api::fill_status;
+using ftmpi::api::ret;
+using ftmpi::api::rt;
+using ftmpi::p2p::Request;
+
+namespace {
+
+bool valid_request(const Request* r) { return r && r->magic == ftmpi::kMagicRequest; }
+
+// A request that Wait/Test treat as "nothing to wait for": null or an inactive persistent request.
+bool inert(const Request* r) { return !r || (r->persistent && !r->active); }
+
+// Completion of one request already known to be complete: status out, handle released or deactivated.
+// Returns the request's own error.
+Status finish(MPI_Request* handle, MPI_Status* status) {
+  Request* r = *handle;
+  fill_status(status, r);
+  Status st = r->error;
+  if (r->persistent) {
+    r->active = false;
+  } else {
+    rt().engine().release(r);
+    *handle = MPI_REQUEST_NULL;
+  }
+  return st;
+}
+
+Status check_requests(int count, MPI_Request reqs[]) {
+  if (count < 0) return Status(Errc::count, "negative request count");
+  if (count > 0 && !reqs) return Status(Errc::arg, "request array is NULL");
+  for (int i = 0; i < count; ++i)
+    if (reqs[i] && !valid_request(reqs[i])) return Status(Errc::request, "invalid or freed request");
+  return Status::Ok();
+}
+
+MPI_Comm comm_of(MPI_Request r) { return r ? r->comm : nullptr; }
+
+}  // namespace
+
+extern "C" int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
+  FTMPI_ENTER("MPI_Wait");
+  if (!request) return ret(nullptr, Status(Errc::request, "request is NULL"), "MPI_Wait");
+  if (*request && !valid_request(*request))
+    return ret(nullptr, Status(Errc::request, "invalid or freed request"), "MPI_Wait");
+  if (inert(*request)) {
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  Request* r = *request;
+  MPI_Comm comm = r->comm;
+  rt().wait(r);
+  return ret(comm, finish(request, status), "MPI_Wait");
+}
+FTMPI_ALIAS(Wait)
+
+extern "C" int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  FTMPI_ENTER("MPI_Test");
+  if (!request || !flag) return ret(nullptr, Status(Errc::arg, "NULL argument"), "MPI_Test");
+  if (*request && !valid_request(*request))
+    return ret(nullptr, Status(Errc::request, "invalid or freed request"), "MPI_Test");
+  if (inert(*request)) {
+    *flag = 1;
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  Request* r = *request;
+  if (!r->complete) rt().progress().poll();
+  *flag = r->complete;
+  if (!r->complete) return MPI_SUCCESS;
+  MPI_Comm comm = r->comm;
+  return ret(comm, finish(request, status), "MPI_Test");
+}
+FTMPI_ALIAS(Test)
+
+extern "C" int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
+  FTMPI_ENTER("MPI_Waitall");
+  Status st = check_requests(count, reqs);
+  if (!st.ok()) return ret(nullptr, st, "MPI_Waitall");
+  rt().progress().wait_until([&] {
+    for (int i = 0; i < count; ++i)
+      if (!inert(reqs[i]) && !reqs[i]->complete) return false;
+    return true;
+  });
+  bool any_error = false;
+  MPI_Comm err_comm = nullptr;
+  for (int i = 0; i < count; ++i) {
+    MPI_Status* s = statuses ? &statuses[i] : nullptr;
+    if (inert(reqs[i])) {
+      empty_status(s);
+      if (s) s->MPI_ERROR = MPI_SUCCESS;
+      continue;
+    }
+    MPI_Comm c = reqs[i]->comm;
+    Status e = finish(&reqs[i], s);
+    if (s) s->MPI_ERROR = ftmpi::api::error_class_of(e.code());
+    if (!e.ok() && !any_error) {
+      any_error = true;
+      err_comm = c;
+    }
+  }
+  if (any_error) return ret(err_comm, Status(Errc::in_status, "an operation failed: see the statuses"), "MPI_Waitall");
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Waitall)
+
+extern "C" int PMPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
+  FTMPI_ENTER("MPI_Testall");
+  if (!flag) return ret(nullptr, Status(Errc::arg, "flag is NULL"), "MPI_Testall");
+  Status st = check_requests(count, reqs);
+  if (!st.ok()) return ret(nullptr, st, "MPI_Testall");
+  rt().progress().poll();
+  for (int i = 0; i < count; ++i)
+    if (!inert(reqs[i]) && !reqs[i]->complete) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+  *flag = 1;
+  return PMPI_Waitall(count, reqs, statuses);  // all complete: Waitall only collects
+}
+FTMPI_ALIAS(Testall)
+
+namespace {
+// Index of a completed active request, -1 if some are active but none complete, MPI_UNDEFINED if none
+// is active.
+int find_completed(int count, MPI_Request reqs[]) {
+  bool any_active = false;
+  for (int i = 0; i < count; ++i) {
+    if (inert(reqs[i])) continue;
+    any_active = true;
+    if (reqs[i]->complete) return i;
+  }
+  return any_active ? -1 : MPI_UNDEFINED;
+}
+}  // namespace
+
+extern "C" int PMPI_Waitany(int count, MPI_Request reqs[], int* index, MPI_Status* status) {
+  FTMPI_ENTER("MPI_Waitany");
+  if (!index) return ret(nullptr, Status(Errc::arg, "index is NULL"), "MPI_Waitany");
+  Status st = check_requests(count, reqs);
+  if (!st.ok()) return ret(nullptr, st, "MPI_Waitany");
+  int i = -1;
+  rt().progress().wait_until([&] { return (i = find_completed(count, reqs)) != -1; });
+  *index = i;
+  if (i == MPI_UNDEFINED) {
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  MPI_Comm comm = comm_of(reqs[i]);
+  return ret(comm, finish(&reqs[i], status), "MPI_Waitany");
+}
+FTMPI_ALIAS(Waitany)
+
+extern "C" int PMPI_Testany(int count, MPI_Request reqs[], int* index, int* flag, MPI_Status* status) {
+  FTMPI_ENTER("MPI_Testany");
+  if (!index || !flag) return ret(nullptr, Status(Errc::arg, "NULL argument"), "MPI_Testany");
+  Status st = check_requests(count, reqs);
+  if (!st.ok()) return ret(nullptr, st, "MPI_Testany");
+  rt().progress().poll();
+  int i = find_completed(count, reqs);
+  if (i == -1) {
+    *flag = 0;
+    *index = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  }
+  *flag = 1;
+  *index = i;
+  if (i == MPI_UNDEFINED) {
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  MPI_Comm comm = comm_of(reqs[i]);
+  return ret(comm, finish(&reqs[i], status), "MPI_Testany");
+}
+FTMPI_ALIAS(Testany)
+
+namespace {
+// Collect every completed active request (Waitsome/Testsome). outcount MPI_UNDEFINED if none is active.
+int collect_some(int count, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[],
+                 const char* fn) {
+  int n = 0;
+  bool any_active = false;
+  bool any_error = false;
+  MPI_Comm err_comm = nullptr;
+  for (int i = 0; i < count; ++i) {
+    if (inert(reqs[i])) continue;
+    any_active = true;
+    if (!reqs[i]->complete) continue;
+    MPI_Status* s = statuses ? &statuses[n] : nullptr;
+    MPI_Comm c = reqs[i]->comm;
+    Status e = finish(&reqs[i], s);
+    if (s) s->MPI_ERROR = ftmpi::api::error_class_of(e.code());
+    if (!e.ok() && !any_error) {
+      any_error = true;
+      err_comm = c;
+    }
+    indices[n++] = i;
+  }
+  *outcount = any_active ? n : MPI_UNDEFINED;
+  if (any_error) return ret(err_comm, Status(Errc::in_status, "an operation failed: see the statuses"), fn);
+  return MPI_SUCCESS;
+}
+}  // namespace
+
+extern "C" int PMPI_Waitsome(int incount, MPI_Request reqs[], int* outcount, int indices[],
+                             MPI_Status statuses[]) {
+  FTMPI_ENTER("MPI_Waitsome");
+  if (!outcount || (incount > 0 && !indices))
+    return ret(nullptr, Status(Errc::arg, "NULL argument"), "MPI_Waitsome");
+  Status st = check_requests(incount, reqs);
+  if (!st.ok()) return ret(nullptr, st, "MPI_Waitsome");
+  rt().progress().wait_until([&] { return find_completed(incount, reqs) != -1; });
+  return collect_some(incount, reqs, outcount, indices, statuses, "MPI_Waitsome");
+}
+FTMPI_ALIAS(Waitsome)
+
+extern "C" int PMPI_Testsome(int incount, MPI_Request reqs[], int* outcount, int indices[],
+                             MPI_Status statuses[]) {
+  FTMPI_ENTER("MPI_Testsome");
+  if (!outcount || (incount > 0 && !indices))
+    return ret(nullptr, Status(Errc::arg, "NULL argument"), "MPI_Testsome");
+  Status st = check_requests(incount, reqs);
+  if (!st.ok()) return ret(nullptr, st, "MPI_Testsome");
+  rt().progress().poll();
+  return collect_some(incount, reqs, outcount, indices, statuses, "MPI_Testsome");
+}
+FTMPI_ALIAS(Testsome)
+
+extern "C" int PMPI_Request_free(MPI_Request* request) {
+  FTMPI_ENTER("MPI_Request_free");
+  if (!request || !valid_request(*request))
+    return ret(nullptr, Status(Errc::request, "invalid or freed request"), "MPI_Request_free");
+  Request* r = *request;
+  r->persistent = false;  // an active persistent request is released when its operation completes
+  rt().engine().release(r);
+  *request = MPI_REQUEST_NULL;
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Request_free)
+
+extern "C" int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  FTMPI_ENTER("MPI_Request_get_status");
+  if (!flag) return ret(nullptr, Status(Errc::arg, "flag is NULL"), "MPI_Request_get_status");
+  if (request && !valid_request(request))
+    return ret(nullptr, Status(Errc::request, "invalid or freed request"), "MPI_Request_get_status");
+  if (inert(request)) {
+    *flag = 1;
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  if (!request->complete) rt().progress().poll();
+  *flag = request->complete;
+  if (request->complete) {
+    fill_status(status, request);
+    return ret(request->comm, request->error, "MPI_Request_get_status");
+  }
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Request_get_status)
+
+extern "C" int PMPI_Cancel(MPI_Request* request) {
+  FTMPI_ENTER("MPI_Cancel");
+  if (!request || !valid_request(*request))
+    return ret(nullptr, Status(Errc::request, "invalid or freed request"), "MPI_Cancel");
+  return ret((*request)->comm, rt().engine().cancel(*request), "MPI_Cancel");
+}
+FTMPI_ALIAS(Cancel)
+
+extern "C" int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
+  FTMPI_ENTER("MPI_Test_cancelled");
+  if (!status || !flag) return ret(nullptr, Status(Errc::arg, "NULL argument"), "MPI_Test_cancelled");
+  *flag = status->ftmpi_cancelled;
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Test_cancelled)
+
+extern "C" int PMPI_Start(MPI_Request* request) {
+  FTMPI_ENTER("MPI_Start");
+  if (!request || !valid_request(*request) || !(*request)->persistent)
+    return ret(nullptr, Status(Errc::request, "not a persistent request"), "MPI_Start");
+  Request* r = *request;
+  if (r->active) return ret(r->comm, Status(Errc::request, "request is already active"), "MPI_Start");
+  return ret(r->comm, rt().engine().start(r), "MPI_Start");
+}
+FTMPI_ALIAS(Start)
+
+extern "C" int PMPI_Startall(int count, MPI_Request reqs[]) {
+  FTMPI_ENTER("MPI_Startall");
+  Status st = check_requests(count, reqs);
+  if (!st.ok()) return ret(nullptr, st, "MPI_Startall");
+  for (int i = 0; i < count; ++i) {
+    int rc = PMPI_Start(&reqs[i]);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Startall)

@@ -1,0 +1,133 @@
+// API state, error classes and the error-handler machinery (the only place that knows MPI error codes).
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "api/common.h"
+#include "api/errors.h"
+#include "datatype/datatype.h"
+#include "util/log.h"
+
+namespace ftmpi::api {
+
+ApiState g_api;
+
+int error_class_of(Errc e) {
+  switch (e) {
+    case Errc::ok: return MPI_SUCCESS;
+    case Errc::buffer: return MPI_ERR_BUFFER;
+    case Errc::count: return MPI_ERR_COUNT;
+    case Errc::type: return MPI_ERR_TYPE;
+    case Errc::tag: return MPI_ERR_TAG;
+    case Errc::comm: return MPI_ERR_COMM;
+    case Errc::rank: return MPI_ERR_RANK;
+    case Errc::root: return MPI_ERR_ROOT;
+    case Errc::group: return MPI_ERR_GROUP;
+    case Errc::op: return MPI_ERR_OP;
+    case Errc::arg: return MPI_ERR_ARG;
+    case Errc::truncate: return MPI_ERR_TRUNCATE;
+    case Errc::other: return MPI_ERR_OTHER;
+    case Errc::intern: return MPI_ERR_INTERN;
+    case Errc::request: return MPI_ERR_REQUEST;
+    case Errc::pending: return MPI_ERR_PENDING;
+    case Errc::in_status: return MPI_ERR_IN_STATUS;
+    case Errc::no_mem: return MPI_ERR_NO_MEM;
+    case Errc::unsupported: return MPI_ERR_UNSUPPORTED_OPERATION;
+    case Errc::errhandler: return MPI_ERR_ERRHANDLER;
+    case Errc::info: return MPI_ERR_INFO;
+    case Errc::keyval: return MPI_ERR_KEYVAL;
+    case Errc::topology: return MPI_ERR_TOPOLOGY;
+    case Errc::dims: return MPI_ERR_DIMS;
+    case Errc::not_same: return MPI_ERR_NOT_SAME;
+    case Errc::proc_failed: return MPI_ERR_PROC_FAILED;
+    case Errc::proc_failed_pending: return MPI_ERR_PROC_FAILED_PENDING;
+    case Errc::revoked: return MPI_ERR_REVOKED;
+  }
+  return MPI_ERR_UNKNOWN;
+}
+
+Status not_initialized(const char* fn) {
+  if (g_api.finalized) return Status(Errc::other, "called after MPI_Finalize");
+  return Status(Errc::other, "MPI_Init has not been called");
+}
+
+bool valid_comm(const ftmpi_comm_s* c) { return c && c->magic == kMagicComm; }
+bool valid_type(const ftmpi_datatype_s* t) { return t && dt::usable(t); }
+bool valid_group(const ftmpi_group_s* g) { return g && g->magic == kMagicGroup; }
+
+[[noreturn]] void abort_job(int code, const char* why) {
+  if (g_api.rt) g_api.rt->boot().abort(code, why);
+  std::_Exit(code);  // singleton, or the launcher did not end us
+}
+
+int invoke_errhandler(ftmpi_comm_s* comm, int code, const std::string& detail, const char* fn) {
+  if (!valid_comm(comm)) comm = valid_comm(&ftmpi_comm_world) ? &ftmpi_comm_world : nullptr;
+  ftmpi_errhandler_s* eh = comm ? comm->errhandler : nullptr;
+  auto kind = eh ? eh->kind : ftmpi_errhandler_s::Kind::fatal;
+  if (kind == ftmpi_errhandler_s::Kind::return_) return code;
+  if (kind == ftmpi_errhandler_s::Kind::user && eh->fn) {
+    MPI_Comm handle = comm;
+    int c = code;
+    eh->fn(&handle, &c);
+    return code;
+  }
+  char line[MPI_MAX_ERROR_STRING + 256];
+  std::snprintf(line, sizeof line, "%s: %s (%s)", fn, detail.c_str(), error_class_sentence(code));
+  log::error("%s; aborting the job (MPI_ERRORS_ARE_FATAL on %s)", line,
+             comm ? comm->name.c_str() : "no communicator");
+  abort_job(code, line);
+}
+
+int ret(ftmpi_comm_s* comm, const Status& st, const char* fn) {
+  if (st.ok()) return MPI_SUCCESS;
+  int code = error_class_of(st.code());
+  const std::string& detail = st.message().empty() ? std::string(error_class_sentence(code)) : st.message();
+  return invoke_errhandler(comm, code, detail, fn);
+}
+
+const char* error_class_sentence(int cls) {
+  switch (cls) {
+    case MPI_SUCCESS: return "MPI_SUCCESS: no error";
+    case MPI_ERR_BUFFER: return "MPI_ERR_BUFFER: invalid buffer pointer";
+    case MPI_ERR_COUNT: return "MPI_ERR_COUNT: invalid count argument";
+    case MPI_ERR_TYPE: return "MPI_ERR_TYPE: invalid datatype";
+    case MPI_ERR_TAG: return "MPI_ERR_TAG: invalid tag";
+    case MPI_ERR_COMM: return "MPI_ERR_COMM: invalid communicator";
+    case MPI_ERR_RANK: return "MPI_ERR_RANK: invalid rank";
+    case MPI_ERR_ROOT: return "MPI_ERR_ROOT: invalid root";
+    case MPI_ERR_GROUP: return "MPI_ERR_GROUP: invalid group";
+    case MPI_ERR_OP: return "MPI_ERR_OP: invalid reduction operation";
+    case MPI_ERR_TOPOLOGY: return "MPI_ERR_TOPOLOGY: invalid topology";
+    case MPI_ERR_DIMS: return "MPI_ERR_DIMS: invalid dimension argument";
+    case MPI_ERR_ARG: return "MPI_ERR_ARG: invalid argument";
+    case MPI_ERR_UNKNOWN: return "MPI_ERR_UNKNOWN: unknown error";
+    case MPI_ERR_TRUNCATE: return "MPI_ERR_TRUNCATE: message truncated on receive";
+    case MPI_ERR_OTHER: return "MPI_ERR_OTHER: other error";
+    case MPI_ERR_INTERN: return "MPI_ERR_INTERN: internal error in the MPI library";
+    case MPI_ERR_IN_STATUS: return "MPI_ERR_IN_STATUS: error code is in the status";
+    case MPI_ERR_PENDING: return "MPI_ERR_PENDING: pending request";
+    case MPI_ERR_REQUEST: return "MPI_ERR_REQUEST: invalid request";
+    case MPI_ERR_NO_MEM: return "MPI_ERR_NO_MEM: out of memory";
+    case MPI_ERR_UNSUPPORTED_OPERATION: return "MPI_ERR_UNSUPPORTED_OPERATION: operation not supported";
+    case MPI_ERR_ERRHANDLER: return "MPI_ERR_ERRHANDLER: invalid error handler";
+    case MPI_ERR_INFO: return "MPI_ERR_INFO: invalid info object";
+    case MPI_ERR_INFO_KEY: return "MPI_ERR_INFO_KEY: invalid info key";
+    case MPI_ERR_INFO_VALUE: return "MPI_ERR_INFO_VALUE: invalid info value";
+    case MPI_ERR_INFO_NOKEY: return "MPI_ERR_INFO_NOKEY: info key not defined";
+    case MPI_ERR_KEYVAL: return "MPI_ERR_KEYVAL: invalid attribute key";
+    case MPI_ERR_NOT_SAME: return "MPI_ERR_NOT_SAME: arguments differ across processes";
+    case MPI_ERR_PROC_FAILED:
+      return "MPI_ERR_PROC_FAILED: a process involved in the operation has failed";
+    case MPI_ERR_PROC_FAILED_PENDING:
+      return "MPI_ERR_PROC_FAILED_PENDING: a potential sender of this ANY_SOURCE receive has failed; the "
+             "request is still pending";
+    case MPI_ERR_REVOKED: return "MPI_ERR_REVOKED: the communicator has been revoked";
+    default: break;
+  }
+  if (cls > MPI_SUCCESS && cls <= MPI_ERR_ERRHANDLER) return "MPI error (no further description)";
+  return nullptr;
+}
+
+}  // namespace ftmpi::api

@@ -1,0 +1,225 @@
+// Receive side of the p2p protocols: posting, matching against unexpected messages, eager delivery,
+// rendezvous (single copy through Transport::remote_read, or cts + data chunks), probes.
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "p2p/engine_impl.h"
+#include "util/log.h"
+
+namespace ftmpi::p2p {
+
+namespace {
+Status check_recv_args(const RecvArgs& a) {
+  if (a.source != kAnySource && a.source != -2 && (a.source < 0 || a.source >= a.comm->size))
+    return Status(Errc::rank, "invalid source rank");
+  if (a.tag < 0 && a.tag != kAnyTag) return Status(Errc::tag, "invalid tag (must be >= 0 or MPI_ANY_TAG)");
+  return Status::Ok();
+}
+
+void fill_recv(Request* r, const RecvArgs& a) {
+  r->kind = ReqKind::recv;
+  r->rbuf = a.buf;
+  r->count = a.count;
+  r->type = a.type;
+  r->comm = a.comm;
+  r->peer = a.source;
+  r->tag = a.tag;
+  r->is_coll_ctx = a.coll;
+}
+
+// Where received bytes land: the user buffer (contiguous type) or a staging buffer unpacked at the end.
+std::byte* landing(Request* r, std::size_t bytes) {
+  if (r->type->contiguous) return static_cast<std::byte*>(r->rbuf);
+  if (!r->staging) {
+    r->staging = static_cast<std::byte*>(std::malloc(bytes ? bytes : 1));
+    r->staging_owned = true;
+  }
+  return r->staging;
+}
+}  // namespace
+
+Status Engine::Impl::start_recv(Request* r) {
+  r->complete = false;
+  r->error = Status::Ok();
+  r->status = MsgStatus{};
+  r->bytes_done = 0;
+  if (r->peer == -2) {  // MPI_PROC_NULL: completes at once with source PROC_NULL, tag ANY_TAG, count 0
+    r->status.source = -2;
+    r->status.tag = kAnyTag;
+    complete(r);
+    return Status::Ok();
+  }
+  r->ctx = r->is_coll_ctx ? r->comm->ctx_coll : r->comm->ctx_pt2pt;
+  r->bytes_total = dt::packed_size(r->type, r->count);  // capacity
+  if (Unexpected* u = matcher.match_unexpected(r->ctx, r->peer, r->tag)) {
+    deliver(r, u);
+    return Status::Ok();
+  }
+  r->proto_state = kRecvPosted;
+  matcher.add_posted(r);
+  return Status::Ok();
+}
+
+void Engine::Impl::deliver(Request* r, Unexpected* u) {
+  if (u->env.kind == FrameKind::eager)
+    deliver_eager(r, u->env, u->src_world, u->data);
+  else
+    start_rndv_recv(r, u->env, u->src_world);
+  delete u;
+}
+
+void Engine::Impl::deliver_eager(Request* r, const Envelope& env, int src_world,
+                                 std::span<const std::byte> data) {
+  r->status.source = env.src;
+  r->status.tag = env.tag;
+  r->peer_world = src_world;
+  std::size_t n = std::min<std::size_t>(data.size(), r->bytes_total);
+  if (n) std::memcpy(landing(r, n), data.data(), n);
+  r->status.bytes = n;
+  if (data.size() > r->bytes_total)
+    r->error = Status(Errc::truncate, "message truncated: receive buffer too small");
+  if (env.flags & kFlagSync) {
+    Envelope ack{};
+    ack.kind = FrameKind::sync_ack;
+    ack.context = env.context;
+    ack.sreq = env.sreq;
+    send_frame(src_world, ack, nullptr, 0, nullptr);
+  }
+  finish_recv(r);
+}
+
+void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_world) {
+  r->status.source = env.src;
+  r->status.tag = env.tag;
+  r->peer_world = src_world;
+  std::size_t n = std::min<std::size_t>(env.len, r->bytes_total);
+  if (env.len > r->bytes_total)
+    r->error = Status(Errc::truncate, "message truncated: receive buffer too small");
+  transport::Transport& t = router.for_peer(src_world);
+  if (n == 0 || t.supports_remote_read()) {
+    Status st = n ? t.remote_read(src_world, landing(r, n), env.addr, n) : Status::Ok();
+    if (st.ok()) {
+      Envelope fin{};
+      fin.kind = FrameKind::fin;
+      fin.context = env.context;
+      fin.sreq = env.sreq;
+      send_frame(src_world, fin, nullptr, 0, nullptr);
+      r->status.bytes = n;
+      finish_recv(r);
+      return;
+    }
+    log::debug("remote read from rank %d failed (%s); falling back to chunked transfer", src_world,
+               st.message().c_str());
+  }
+  r->proto_state = kRecvData;
+  r->remote_id = env.len;  // expected total, kept for on_data
+  r->bytes_done = 0;
+  r->status.bytes = n;
+  landing(r, n);
+  Envelope cts{};
+  cts.kind = FrameKind::cts;
+  cts.context = env.context;
+  cts.sreq = env.sreq;
+  cts.rreq = RequestPool::id_of(r);
+  cts.len = n;
+  send_frame(src_world, cts, nullptr, 0, nullptr);
+}
+
+void Engine::Impl::on_data(const Envelope& env, std::span<const std::byte> payload) {
+  Request* r = pool.lookup(env.rreq);
+  if (!r || r->kind != ReqKind::recv || r->proto_state != kRecvData) {
+    log::warn("dropping data for an unknown receive request");
+    return;
+  }
+  std::size_t wanted = r->status.bytes;
+  if (env.addr > wanted || payload.size() > wanted - env.addr) {
+    log::warn("dropping out-of-range data chunk (offset %llu, %zu bytes)",
+              static_cast<unsigned long long>(env.addr), payload.size());
+    return;
+  }
+  std::byte* dst = r->type->contiguous ? static_cast<std::byte*>(r->rbuf) : r->staging;
+  std::memcpy(dst + env.addr, payload.data(), payload.size());
+  r->bytes_done += payload.size();
+  if (r->bytes_done >= wanted) finish_recv(r);
+}
+
+void Engine::Impl::finish_recv(Request* r) {
+  if (r->staging_owned) {
+    dt::unpack(r->staging, r->status.bytes, r->type, r->rbuf);
+    std::free(r->staging);
+    r->staging = nullptr;
+    r->staging_owned = false;
+  }
+  complete(r);
+}
+
+Status Engine::irecv(const RecvArgs& a, Request** out) {
+  FTMPI_TRY(check_recv_args(a));
+  Request* r = impl_->pool.get();
+  fill_recv(r, a);
+  FTMPI_TRY(impl_->start_recv(r));
+  *out = r;
+  return Status::Ok();
+}
+
+Status Engine::recv_init(const RecvArgs& a, Request** out) {
+  FTMPI_TRY(check_recv_args(a));
+  Request* r = impl_->pool.get();
+  fill_recv(r, a);
+  r->persistent = true;
+  r->complete = true;
+  *out = r;
+  return Status::Ok();
+}
+
+Status Engine::iprobe(int source, int tag, ftmpi_comm_s* comm, bool coll, bool* flag, MsgStatus* st) {
+  if (source == -2) {
+    *flag = true;
+    *st = MsgStatus{-2, kAnyTag, 0, false};
+    return Status::Ok();
+  }
+  progress();
+  std::uint32_t ctx = coll ? comm->ctx_coll : comm->ctx_pt2pt;
+  Unexpected* u = impl_->matcher.match_unexpected(ctx, source, tag, /*peek=*/true);
+  *flag = u != nullptr;
+  if (u) *st = MsgStatus{u->env.src, u->env.tag, static_cast<std::size_t>(u->env.len), false};
+  return Status::Ok();
+}
+
+Status Engine::improbe(int source, int tag, ftmpi_comm_s* comm, bool* flag, Message** msg, MsgStatus* st) {
+  *msg = nullptr;
+  if (source == -2) {
+    *flag = true;
+    *st = MsgStatus{-2, kAnyTag, 0, false};
+    return Status::Ok();
+  }
+  progress();
+  Unexpected* u = impl_->matcher.match_unexpected(comm->ctx_pt2pt, source, tag);
+  *flag = u != nullptr;
+  if (u) {
+    *st = MsgStatus{u->env.src, u->env.tag, static_cast<std::size_t>(u->env.len), false};
+    *msg = new Message{u, comm};
+  }
+  return Status::Ok();
+}
+
+Status Engine::imrecv(void* buf, std::size_t count, const ftmpi_datatype_s* type, Message* msg, Request** out) {
+  Request* r = impl_->pool.get();
+  RecvArgs a{buf, count, type, msg ? msg->msg->env.src : -2, kAnyTag, msg ? msg->comm : nullptr, false};
+  fill_recv(r, a);
+  if (!msg) {  // MPI_MESSAGE_NO_PROC
+    r->peer = -2;
+    FTMPI_TRY(impl_->start_recv(r));
+    *out = r;
+    return Status::Ok();
+  }
+  r->ctx = msg->comm->ctx_pt2pt;
+  r->bytes_total = dt::packed_size(type, count);
+  impl_->deliver(r, msg->msg);
+  delete msg;
+  *out = r;
+  return Status::Ok();
+}
+
+}  // namespace ftmpi::p2p

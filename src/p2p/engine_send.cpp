@@ -1,0 +1,164 @@
+// Send side of the p2p protocols.
+//   eager:      len <= eager limit → one frame; complete when the transport takes it (sync mode: when
+//               the receiver's sync_ack arrives).
+//   rendezvous: rts {len, sreq, addr}; the receiver either reads the data itself (single copy) and answers
+//               fin, or answers cts {rreq, wanted} and we stream data frames; complete after the last one.
+#include <cstdlib>
+#include <cstring>
+
+#include "p2p/engine_impl.h"
+#include "util/log.h"
+
+namespace ftmpi::p2p {
+
+namespace {
+Status check_send_args(const SendArgs& a) {
+  if (a.dest != -2 /*PROC_NULL*/ && (a.dest < 0 || a.dest >= a.comm->size))
+    return Status(Errc::rank, "invalid destination rank");
+  if (a.tag < 0) return Status(Errc::tag, "invalid tag (must be >= 0)");
+  return Status::Ok();
+}
+
+void fill_send(Request* r, const SendArgs& a) {
+  r->kind = ReqKind::send;
+  r->mode = a.mode;
+  r->sbuf = a.buf;
+  r->count = a.count;
+  r->type = a.type;
+  r->comm = a.comm;
+  r->peer = a.dest;
+  r->tag = a.tag;
+  r->is_coll_ctx = a.coll;
+}
+}  // namespace
+
+Status Engine::Impl::start_send(Request* r) {
+  r->complete = false;
+  r->error = Status::Ok();
+  r->status = MsgStatus{};
+  r->bytes_done = 0;
+  if (r->peer == -2) {  // MPI_PROC_NULL
+    r->status.source = -2;
+    r->status.tag = -1;
+    complete(r);
+    return Status::Ok();
+  }
+  ftmpi_comm_s* comm = r->comm;
+  r->ctx = r->is_coll_ctx ? comm->ctx_coll : comm->ctx_pt2pt;
+  r->peer_world = comm->world_rank(r->peer);
+  const std::size_t bytes = dt::packed_size(r->type, r->count);
+  r->bytes_total = bytes;
+
+  // Data source: the user buffer when contiguous, else a packed staging copy. Buffered mode always copies
+  // (into space accounted against the attached buffer) so the user's buffer is free at once.
+  const std::byte* data = static_cast<const std::byte*>(r->sbuf);
+  if (r->mode == SendMode::buffered) {
+    if (bsend_used + bytes + 96 > bsend_size)
+      return Status(Errc::buffer, "buffered send does not fit in the attached buffer (MPI_Buffer_attach)");
+    bsend_used += bytes;
+    bsend_active.push_back(r);
+  }
+  if (r->mode == SendMode::buffered || (!r->type->contiguous && bytes > 0)) {
+    r->staging = static_cast<std::byte*>(std::malloc(bytes ? bytes : 1));
+    if (!r->staging) return Status(Errc::no_mem, "out of memory for send staging");
+    r->staging_owned = true;
+    dt::pack(r->sbuf, r->count, r->type, r->staging);
+    data = r->staging;
+  }
+
+  Envelope env{};
+  env.context = r->ctx;
+  env.src = comm->rank;
+  env.tag = r->tag;
+  env.len = bytes;
+  env.sreq = RequestPool::id_of(r);
+
+  transport::Transport& t = router.for_peer(r->peer_world);
+  if (bytes <= eager_limit(t)) {
+    env.kind = FrameKind::eager;
+    if (r->mode == SendMode::sync) {
+      env.flags = kFlagSync;
+      r->proto_state = kSendWaitAck;
+      send_frame(r->peer_world, env, data, bytes, nullptr);
+    } else {
+      r->proto_state = kSendQueued;
+      send_frame(r->peer_world, env, data, bytes, r);
+    }
+  } else {
+    env.kind = FrameKind::rts;
+    env.addr = reinterpret_cast<std::uint64_t>(data);
+    r->proto_state = kSendWaitRndv;
+    send_frame(r->peer_world, env, nullptr, 0, nullptr);
+  }
+  return Status::Ok();
+}
+
+void Engine::Impl::on_cts(int src, const Envelope& env) {
+  Request* r = pool.lookup(env.sreq);
+  if (!r || r->kind != ReqKind::send || r->proto_state != kSendWaitRndv || r->peer_world != src) {
+    log::warn("dropping clear-to-send for an unknown send request from rank %d", src);
+    return;
+  }
+  const std::byte* data = r->staging ? r->staging : static_cast<const std::byte*>(r->sbuf);
+  std::size_t wanted = std::min<std::size_t>(env.len, r->bytes_total);
+  std::size_t chunk = router.for_peer(src).max_payload();
+  r->proto_state = kSendStreaming;
+  Envelope d{};
+  d.kind = FrameKind::data;
+  d.context = r->ctx;
+  d.src = r->comm->rank;
+  d.tag = r->tag;
+  d.sreq = env.sreq;
+  d.rreq = env.rreq;
+  if (wanted == 0) {
+    complete(r);
+    return;
+  }
+  for (std::size_t off = 0; off < wanted; off += chunk) {
+    std::size_t n = std::min(chunk, wanted - off);
+    d.addr = off;
+    d.len = n;
+    send_frame(src, d, data + off, n, off + n == wanted ? r : nullptr);
+  }
+}
+
+void Engine::Impl::on_sender_done(const Envelope& env) {
+  Request* r = pool.lookup(env.sreq);
+  if (!r || r->kind != ReqKind::send || (r->proto_state != kSendWaitRndv && r->proto_state != kSendWaitAck)) {
+    log::warn("dropping completion notice for an unknown send request");
+    return;
+  }
+  complete(r);
+}
+
+Status Engine::isend(const SendArgs& a, Request** out) {
+  FTMPI_TRY(check_send_args(a));
+  Request* r = impl_->pool.get();
+  fill_send(r, a);
+  Status st = impl_->start_send(r);
+  if (!st.ok()) {
+    impl_->pool.put(r);
+    return st;
+  }
+  *out = r;
+  return Status::Ok();
+}
+
+Status Engine::send_init(const SendArgs& a, Request** out) {
+  FTMPI_TRY(check_send_args(a));
+  Request* r = impl_->pool.get();
+  fill_send(r, a);
+  r->persistent = true;
+  r->complete = true;  // inactive persistent requests count as complete
+  *out = r;
+  return Status::Ok();
+}
+
+Status Engine::start(Request* r) {
+  r->active = true;
+  r->user_freed = false;
+  if (r->kind == ReqKind::send) return impl_->start_send(r);
+  return impl_->start_recv(r);
+}
+
+}  // namespace ftmpi::p2p

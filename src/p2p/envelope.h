@@ -1,0 +1,51 @@
+// The wire header every p2p frame carries (the opaque `hdr` of a transport frame). Fixed layout, 56 bytes,
+// encoded by memcpy (all ranks of a job run on the same architecture; the TCP transport checks lengths).
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <span>
+
+#include "transport/transport.h"
+
+namespace ftmpi::p2p {
+
+enum class FrameKind : std::uint8_t {
+  eager = 1,     // whole message in the payload; flags may carry kSync (receiver must answer sync_ack)
+  rts = 2,       // rendezvous request-to-send: len, sender request id, sender buffer address
+  cts = 3,       // clear-to-send (no single copy): receiver request id, bytes wanted; sender streams data
+  data = 4,      // a chunk of rendezvous data at `offset` for receiver request `rreq`
+  fin = 5,       // receiver pulled the data itself (single copy): sender request `sreq` is complete
+  sync_ack = 6,  // synchronous-mode eager message was matched: sender request `sreq` is complete
+};
+
+inline constexpr std::uint8_t kFlagSync = 1;
+
+struct Envelope {
+  FrameKind kind;
+  std::uint8_t flags;
+  std::uint16_t reserved;
+  std::uint32_t epoch;    // job epoch (Reinit bumps it; frames of an old epoch are dropped)
+  std::uint32_t context;  // communicator context id
+  std::int32_t src;       // sender's rank in the communicator
+  std::int32_t tag;
+  std::uint32_t reserved2;
+  std::uint64_t len;      // message length in bytes (eager, rts); bytes wanted (cts)
+  std::uint64_t sreq;     // sender's request id
+  std::uint64_t rreq;     // receiver's request id (cts, data)
+  std::uint64_t addr;     // rts: sender buffer address; data: offset of this chunk
+};
+static_assert(sizeof(Envelope) <= transport::kMaxHeader);
+static_assert(sizeof(Envelope) == 56);
+
+inline std::span<const std::byte> as_bytes(const Envelope& e) {
+  return {reinterpret_cast<const std::byte*>(&e), sizeof e};
+}
+
+// Decode; false when the header is too short (malformed frame).
+inline bool decode(std::span<const std::byte> hdr, Envelope* out) {
+  if (hdr.size() < sizeof(Envelope)) return false;
+  std::memcpy(out, hdr.data(), sizeof(Envelope));
+  return true;
+}
+
+}  // namespace ftmpi::p2p

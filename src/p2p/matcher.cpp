@@ -1,0 +1,65 @@
+#include "p2p/matcher.h"
+
+namespace ftmpi::p2p {
+
+Matcher::~Matcher() {
+  for (auto& q : by_context_) {
+    while (Unexpected* u = q.unexpected.front()) {
+      q.unexpected.erase(u);
+      delete u;
+    }
+  }
+}
+
+Matcher::Queues& Matcher::queues(std::uint32_t context) {
+  if (context >= by_context_.size()) by_context_.resize(static_cast<size_t>(context) + 16);
+  return by_context_[context];
+}
+
+Request* Matcher::match_posted(std::uint32_t context, int src, int tag) {
+  if (context >= by_context_.size()) return nullptr;
+  auto& posted = by_context_[context].posted;
+  for (Request* r = posted.front(); r; r = r->next) {
+    if (matches(r->peer, r->tag, src, tag)) {
+      posted.erase(r);
+      return r;
+    }
+  }
+  return nullptr;
+}
+
+void Matcher::add_unexpected(std::uint32_t context, Unexpected* u) {
+  queues(context).unexpected.push_back(u);
+  ++unexpected_total_;
+}
+
+Unexpected* Matcher::match_unexpected(std::uint32_t context, int source, int tag, bool peek) {
+  if (context >= by_context_.size()) return nullptr;
+  auto& unexpected = by_context_[context].unexpected;
+  for (Unexpected* u = unexpected.front(); u; u = u->next) {
+    if (matches(source, tag, u->env.src, u->env.tag)) {
+      if (!peek) {
+        unexpected.erase(u);
+        --unexpected_total_;
+      }
+      return u;
+    }
+  }
+  return nullptr;
+}
+
+void Matcher::add_posted(Request* r) { queues(r->ctx).posted.push_back(r); }
+
+bool Matcher::remove_posted(Request* r) {
+  if (r->ctx >= by_context_.size()) return false;
+  auto& posted = by_context_[r->ctx].posted;
+  for (Request* x = posted.front(); x; x = x->next) {
+    if (x == r) {
+      posted.erase(r);
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace ftmpi::p2p

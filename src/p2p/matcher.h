@@ -1,0 +1,87 @@
+// The matching engine: per context, a queue of posted receives and a queue of unexpected messages, both
+// in arrival order. Matching follows MPI: a message (src, tag) matches a receive (source, tag) when
+// source ∈ {src, ANY_SOURCE} and tag ∈ {tag, ANY_TAG}; the earliest posted receive wins for an arriving
+// message, the earliest arrived message wins for a new receive. Because transports deliver frames of one
+// sender in order and both queues are FIFO, messages from one sender on one communicator never overtake.
+//
+// Plain data structure: no I/O, no transports; unit-tested in tests/unit/matcher_test.cpp.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "p2p/envelope.h"
+#include "p2p/request.h"
+
+namespace ftmpi::p2p {
+
+inline constexpr int kAnySource = -1;
+inline constexpr int kAnyTag = -1;
+
+// A message that arrived before its receive was posted.
+struct Unexpected {
+  Envelope env{};                // kind is eager or rts
+  int src_world = -1;            // sender's world rank
+  std::vector<std::byte> data;   // eager payload (copied)
+  Unexpected* next = nullptr;
+  Unexpected* prev = nullptr;
+};
+
+template <class T>
+class IntrusiveList {
+ public:
+  bool empty() const { return head_ == nullptr; }
+  T* front() const { return head_; }
+  void push_back(T* x) {
+    x->next = nullptr;
+    x->prev = tail_;
+    if (tail_) tail_->next = x; else head_ = x;
+    tail_ = x;
+  }
+  void erase(T* x) {
+    if (x->prev) x->prev->next = x->next; else head_ = x->next;
+    if (x->next) x->next->prev = x->prev; else tail_ = x->prev;
+    x->next = x->prev = nullptr;
+  }
+
+ private:
+  T* head_ = nullptr;
+  T* tail_ = nullptr;
+};
+
+class Matcher {
+ public:
+  ~Matcher();
+
+  // An arriving message: the earliest posted receive of `context` that matches (src, tag), removed from
+  // the posted queue, or nullptr.
+  Request* match_posted(std::uint32_t context, int src, int tag);
+  // Queue an unexpected message (takes ownership).
+  void add_unexpected(std::uint32_t context, Unexpected* u);
+
+  // A new receive: the earliest unexpected message of `context` matching (source, tag), removed from the
+  // queue (caller owns it), or nullptr. `peek` leaves it queued (probe).
+  Unexpected* match_unexpected(std::uint32_t context, int source, int tag, bool peek = false);
+  // Queue a posted receive (r->ctx, r->peer, r->tag are the pattern).
+  void add_posted(Request* r);
+  // Remove a posted receive (cancel). False if it is not queued (already matched).
+  bool remove_posted(Request* r);
+
+  std::size_t unexpected_count() const { return unexpected_total_; }
+
+  static bool matches(int want_src, int want_tag, int src, int tag) {
+    return (want_src == kAnySource || want_src == src) && (want_tag == kAnyTag || want_tag == tag);
+  }
+
+ private:
+  struct Queues {
+    IntrusiveList<Request> posted;
+    IntrusiveList<Unexpected> unexpected;
+  };
+  Queues& queues(std::uint32_t context);
+
+  std::vector<Queues> by_context_;
+  std::size_t unexpected_total_ = 0;
+};
+
+}  // namespace ftmpi::p2p

@@ -1,0 +1,41 @@
+#include "p2p/request_pool.h"
+
+#include <new>
+
+namespace ftmpi::p2p {
+
+Request* RequestPool::get() {
+  if (free_.empty()) {
+    chunks_.push_back(std::make_unique<Request[]>(kChunk));
+    Request* base = chunks_.back().get();
+    for (std::size_t i = kChunk; i-- > 0;) {
+      base[i].magic = kMagicFreed;
+      free_.push_back(&base[i]);
+    }
+  }
+  Request* r = free_.back();
+  free_.pop_back();
+  r->~Request();
+  new (r) Request();
+  return r;
+}
+
+void RequestPool::put(Request* r) {
+  r->magic = kMagicFreed;
+  r->generic = nullptr;
+  free_.push_back(r);
+}
+
+Request* RequestPool::lookup(std::uint64_t id) const {
+  auto p = reinterpret_cast<std::uintptr_t>(id);
+  for (const auto& c : chunks_) {
+    auto base = reinterpret_cast<std::uintptr_t>(c.get());
+    if (p >= base && p < base + kChunk * sizeof(Request) && (p - base) % sizeof(Request) == 0) {
+      Request* r = reinterpret_cast<Request*>(p);
+      return r->magic == kMagicRequest ? r : nullptr;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace ftmpi::p2p

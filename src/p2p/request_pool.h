@@ -1,0 +1,34 @@
+// A pool of request objects. Memory is never returned while the engine lives, so a stale MPI_Request (or
+// a request id arriving in a frame) points at a real object whose `magic` tells whether it is live.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "p2p/request.h"
+
+namespace ftmpi::p2p {
+
+class RequestPool {
+ public:
+  RequestPool() = default;
+  RequestPool(const RequestPool&) = delete;
+  RequestPool& operator=(const RequestPool&) = delete;
+
+  // A fresh request (all fields reset, magic = kMagicRequest).
+  Request* get();
+  // Back to the pool (magic = kMagicFreed). The caller has released staging buffers.
+  void put(Request* r);
+
+  // The live request with id `id` (from Engine::id_of), or nullptr when `id` is not a live request of
+  // this pool — defends against stale or malformed ids in frames.
+  Request* lookup(std::uint64_t id) const;
+  static std::uint64_t id_of(const Request* r) { return reinterpret_cast<std::uint64_t>(r); }
+
+ private:
+  static constexpr std::size_t kChunk = 256;
+  std::vector<std::unique_ptr<Request[]>> chunks_;
+  std::vector<Request*> free_;
+};
+
+}  // namespace ftmpi::p2p

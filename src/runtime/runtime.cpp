@@ -1,0 +1,98 @@
+#include "runtime/runtime.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+
+#include "comm/context_alloc.h"
+#include "mpi.h"
+#include "util/log.h"
+
+// The predefined communicators (declared in mpi.h). Filled in by Runtime::init.
+FTMPI_API ftmpi_comm_s ftmpi_comm_world;
+FTMPI_API ftmpi_comm_s ftmpi_comm_self;
+
+namespace ftmpi {
+
+namespace {
+transport::RouterOptions router_options_from_env() {
+  transport::RouterOptions o;
+  if (const char* t = std::getenv("FTMPI_TRANSPORT")) {
+    if (std::strcmp(t, "tcp") == 0) o.choice = transport::Choice::tcp;
+    else if (std::strcmp(t, "shm") == 0) o.choice = transport::Choice::shm;
+  }
+  return o;
+}
+
+int online_cores() {
+  if (const char* c = std::getenv("FTMPI_NUM_CORES")) {
+    int n = std::atoi(c);
+    if (n > 0) return n;
+  }
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<int>(n) : 1;
+}
+
+void init_predefined_comm(ftmpi_comm_s& c, std::vector<int> members, int my_world, std::uint32_t ctx,
+                          const char* name) {
+  c.group = comm::make_group(std::move(members), my_world);
+  c.group->predefined = true;
+  c.rank = c.group->my_rank;
+  c.size = c.group->size();
+  c.ctx_pt2pt = ctx;
+  c.ctx_coll = ctx + 1;
+  c.errhandler = &ftmpi_errors_are_fatal;
+  c.name = name;
+  c.predefined = true;
+  c.coll_seq = 0;
+  c.revoked.store(false);
+  c.magic = kMagicComm;
+}
+}  // namespace
+
+Result<std::unique_ptr<Runtime>> Runtime::init(int required_thread_level) {
+  std::unique_ptr<Runtime> rt(new Runtime());
+  rt->main_thread_ = static_cast<unsigned long>(pthread_self());
+  rt->thread_level_ = std::min(std::max(required_thread_level, MPI_THREAD_SINGLE), MPI_THREAD_MULTIPLE);
+
+  auto boot = boot::make_bootstrap();
+  if (!boot.ok()) return boot.status();
+  rt->boot_ = std::move(boot.value());
+  rt->world_rank_ = rt->boot_->rank();
+  rt->world_size_ = rt->boot_->size();
+  log::set_rank(rt->world_rank_);
+
+  auto router = transport::Router::create(*rt->boot_, router_options_from_env());
+  if (!router.ok()) return router.status();
+  rt->router_ = std::move(router.value());
+  rt->engine_ = std::make_unique<p2p::Engine>(*rt->router_, rt->world_rank_, rt->world_size_);
+  rt->progress_ = std::make_unique<progress::Progress>(
+      *rt->engine_, *rt->router_,
+      progress::BackoffPolicy::for_load(rt->router_->local_ranks(), online_cores()));
+  rt->contexts_ = std::make_unique<comm::ContextAllocator>();
+
+  std::vector<int> all(static_cast<size_t>(rt->world_size_));
+  std::iota(all.begin(), all.end(), 0);
+  init_predefined_comm(ftmpi_comm_world, std::move(all), rt->world_rank_, comm::kCtxWorld, "MPI_COMM_WORLD");
+  init_predefined_comm(ftmpi_comm_self, {rt->world_rank_}, rt->world_rank_, comm::kCtxSelf, "MPI_COMM_SELF");
+  return rt;
+}
+
+Runtime::~Runtime() = default;
+
+bool Runtime::is_main_thread() const { return static_cast<unsigned long>(pthread_self()) == main_thread_; }
+
+Status Runtime::finalize() {
+  // Drain: frames still waiting for a transport (and buffered sends) must reach their peers first.
+  progress_->wait_until([this] { return !engine_->has_backlog() && !engine_->bsend_pending(); });
+  FTMPI_TRY(boot_->fence());
+  Status st = boot_->finalize();
+  ftmpi_comm_world.magic = kMagicFreed;
+  ftmpi_comm_self.magic = kMagicFreed;
+  return st;
+}
+
+}  // namespace ftmpi

@@ -1,0 +1,112 @@
+// Transport selection and set-up. The only file that decides shm vs tcp vs self for a peer.
+#include "transport/router.h"
+
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+#include "transport/self/self_transport.h"
+#include "transport/shm/shm_transport.h"
+#include "transport/tcp/tcp_transport.h"
+#include "util/log.h"
+
+namespace ftmpi::transport {
+
+namespace {
+std::string random_secret() {
+  unsigned char raw[16] = {};
+  if (getrandom(raw, sizeof raw, 0) != static_cast<ssize_t>(sizeof raw)) {
+    // getrandom cannot fail for 16 bytes once the pool is initialised; fall back to pid/time noise.
+    auto x = static_cast<unsigned long long>(getpid()) * 0x9E3779B97F4A7C15ull ^
+             static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(raw));
+    for (auto& b : raw) b = static_cast<unsigned char>(x >>= 3);
+  }
+  char hex[33];
+  for (int i = 0; i < 16; ++i) std::snprintf(hex + 2 * i, 3, "%02x", raw[i]);
+  return std::string(hex, 32);
+}
+
+std::string local_hostname() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "localhost";
+  return buf;
+}
+}  // namespace
+
+Router::~Router() = default;
+
+Result<std::unique_ptr<Router>> Router::create(boot::Bootstrap& boot, const RouterOptions& opts) {
+  std::unique_ptr<Router> r(new Router());
+  const int n = boot.size();
+  const int me = boot.rank();
+  r->hostname_ = local_hostname();
+  r->owned_.push_back(make_self_transport(me));
+  Transport* self = r->owned_.back().get();
+  r->by_peer_.assign(static_cast<size_t>(n), nullptr);
+  r->by_peer_[static_cast<size_t>(me)] = self;
+  r->active_.push_back(self);
+  if (n == 1) return r;
+
+  // Phase 1: create endpoints and publish business cards.
+  std::unique_ptr<TcpTransport> tcp;
+  std::unique_ptr<ShmTransport> shm;
+  if (opts.choice != Choice::shm) {
+    auto t = TcpTransport::listen(boot);
+    if (!t.ok()) return t.status();
+    tcp = std::move(t.value());
+  }
+  if (opts.choice != Choice::tcp) {
+    auto s = ShmTransport::create(boot);
+    if (!s.ok()) return s.status();
+    shm = std::move(s.value());
+  }
+  FTMPI_TRY(boot.put("host." + std::to_string(me), r->hostname_));
+  if (me == 0) FTMPI_TRY(boot.put("secret", random_secret()));
+  FTMPI_TRY(boot.fence());
+
+  // Phase 2: decide per peer, connect.
+  std::vector<int> local, remote;
+  for (int p = 0; p < n; ++p) {
+    auto h = boot.get("host." + std::to_string(p));
+    if (!h.ok()) return Status(Errc::other, "bootstrap: no host entry for rank " + std::to_string(p));
+    (h.value() == r->hostname_ ? local : remote).push_back(p);
+  }
+  r->local_ranks_ = static_cast<int>(local.size());
+  std::vector<int> tcp_peers;
+  if (opts.choice == Choice::tcp) {
+    for (int p = 0; p < n; ++p)
+      if (p != me) tcp_peers.push_back(p);
+  } else {
+    tcp_peers = remote;
+    if (opts.choice == Choice::shm && !remote.empty())
+      return Status(Errc::other, "FTMPI_TRANSPORT=shm but some ranks run on other hosts");
+  }
+  if (shm && local.size() > 1) {
+    FTMPI_TRY(shm->attach(local));
+    for (int p : local)
+      if (p != me) r->by_peer_[static_cast<size_t>(p)] = shm.get();
+  }
+  if (tcp && !tcp_peers.empty()) {
+    auto secret = boot.get("secret");
+    if (!secret.ok()) return Status(Errc::other, "bootstrap: job secret missing");
+    FTMPI_TRY(tcp->connect(tcp_peers, secret.value()));
+    for (int p : tcp_peers) r->by_peer_[static_cast<size_t>(p)] = tcp.get();
+  }
+  FTMPI_TRY(boot.fence());
+  if (shm) shm->unlink();  // everybody has mapped our segment: remove its name
+
+  if (shm && local.size() > 1 && opts.choice != Choice::tcp) {
+    r->active_.push_back(shm.get());
+    r->owned_.push_back(std::move(shm));
+  }
+  if (tcp && !tcp_peers.empty()) {
+    r->active_.push_back(tcp.get());
+    r->owned_.push_back(std::move(tcp));
+  }
+  log::debug("router: %d local ranks, %zu over tcp", r->local_ranks_, tcp_peers.size());
+  return r;
+}
+
+}  // namespace ftmpi::transport
