@@ -1,0 +1,26 @@
+// Local data movement used by the collective algorithms.
+#pragma once
+#include <cstddef>
+
+#include "coll/schedule.h"
+#include "datatype/datatype.h"
+
+namespace ftmpi::coll {
+
+// Copy `scount` elements of `stype` at `src` into `dst` laid out as `rtype` (type signatures match, as
+// MPI requires of the two sides of a collective; at most rcount elements' worth of bytes is written).
+void copy_typed(const void* src, std::size_t scount, const ftmpi_datatype_s* stype, void* dst, std::size_t rcount,
+                const ftmpi_datatype_s* rtype);
+
+// A scratch buffer of `s` holding `count` elements of `type` at `src`, packed (contiguous bytes).
+std::byte* packed_scratch(Schedule& s, const void* src, std::size_t count, const ftmpi_datatype_s* type);
+
+// Address of block `i` of a buffer of blocks of `count` elements of `type` each (gather/scatter layouts).
+inline char* block_at(void* base, std::size_t i, std::size_t count, const ftmpi_datatype_s* type) {
+  return static_cast<char*>(base) + static_cast<std::ptrdiff_t>(i * count) * type->extent;
+}
+inline const char* block_at(const void* base, std::size_t i, std::size_t count, const ftmpi_datatype_s* type) {
+  return static_cast<const char*>(base) + static_cast<std::ptrdiff_t>(i * count) * type->extent;
+}
+
+}  // namespace ftmpi::coll

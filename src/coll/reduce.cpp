@@ -1,0 +1,56 @@
+// Reduce: binomial tree.
+//  * Commutative ops: the tree is rooted at `root` (ranks renumbered relative to it); each rank folds its
+//    children's partial results into its own and passes the sum up.
+//  * Non-commutative ops: the tree is rooted at rank 0 without renumbering, so that every partial result
+//    covers a contiguous range of ranks [r, r + 2^k) and operands are combined in rank order
+//    (x0 op x1 op ... op x(p-1)); rank 0 then sends the result to `root` if that is another rank.
+// Data travels packed (scratch buffers); reductions assume predefined, contiguous types.
+#include <cstring>
+
+#include "coll/coll.h"
+#include "coll/local_copy.h"
+#include "coll/schedule.h"
+
+namespace ftmpi::coll {
+
+Status reduce(Runtime& rt, ftmpi_comm_s* comm, const void* sendbuf, void* recvbuf, std::size_t count,
+              const Datatype* type, const Op* op, int root) {
+  Schedule s(comm);
+  const int p = comm->size, me = comm->rank;
+  const std::size_t bytes = dt::packed_size(type, count);
+  const bool am_root = me == root;
+  const void* mine = (am_root && is_in_place(sendbuf)) ? recvbuf : sendbuf;
+  std::byte* acc = packed_scratch(s, mine, count, type);
+  std::byte* tmp = s.scratch(bytes);
+  const bool commute = op->commutative;
+  const int tree_root = commute ? root : 0;
+  const int rel = (me - tree_root + p) % p;
+
+  for (int mask = 1; mask < p; mask <<= 1) {
+    if ((rel & mask) == 0) {
+      const int child = rel | mask;
+      if (child >= p) continue;
+      s.recv_bytes((child + tree_root) % p, tmp, bytes);
+      if (commute) {
+        s.local([=] { dt::apply(op, tmp, acc, count, type); });
+      } else {
+        s.local([=] {  // acc covers lower ranks: acc = acc op tmp
+          dt::apply(op, acc, tmp, count, type);
+          std::memcpy(acc, tmp, bytes);
+        });
+      }
+    } else {
+      s.send_bytes(((rel & ~mask) + tree_root) % p, acc, bytes);
+      break;
+    }
+  }
+  if (tree_root != root) {  // non-commutative with root != 0: hand the result from rank 0 to root
+    s.fence();  // root's own partial result may still be on its way to its parent
+    if (me == 0) s.send_bytes(root, acc, bytes);
+    if (am_root) s.recv_bytes(0, acc, bytes);
+  }
+  if (am_root) s.local([=] { dt::unpack(acc, bytes, type, recvbuf); });
+  return run(rt, s);
+}
+
+}  // namespace ftmpi::coll

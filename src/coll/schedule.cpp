@@ -1,0 +1,132 @@
+// Schedule execution (see schedule.h).
+#include "coll/schedule.h"
+
+#include "mpi.h"
+#include "runtime/runtime.h"
+
+namespace ftmpi::coll {
+
+int next_coll_tag(ftmpi_comm_s* comm) { return static_cast<int>(comm->coll_seq++ & 0x3fffffffu); }
+
+Schedule::Schedule(ftmpi_comm_s* comm) : comm_(comm), tag_(next_coll_tag(comm)) {}
+
+Schedule::~Schedule() {
+  // A finished schedule has no outstanding requests; an abandoned one (never driven to the end) must
+  // not leak them either, but we have no engine here: callers always drive schedules to completion.
+}
+
+void Schedule::send(int peer, const void* buf, std::size_t count, const ftmpi_datatype_s* type) {
+  Step s;
+  s.kind = Step::Kind::send;
+  s.peer = peer;
+  s.sbuf = buf;
+  s.count = count;
+  s.type = type;
+  steps_.push_back(std::move(s));
+}
+
+void Schedule::recv(int peer, void* buf, std::size_t count, const ftmpi_datatype_s* type) {
+  Step s;
+  s.kind = Step::Kind::recv;
+  s.peer = peer;
+  s.rbuf = buf;
+  s.count = count;
+  s.type = type;
+  steps_.push_back(std::move(s));
+}
+
+void Schedule::send_bytes(int peer, const void* buf, std::size_t bytes) { send(peer, buf, bytes, &ftmpi_dt_byte); }
+void Schedule::recv_bytes(int peer, void* buf, std::size_t bytes) { recv(peer, buf, bytes, &ftmpi_dt_byte); }
+
+void Schedule::local(std::function<void()> fn) {
+  Step s;
+  s.kind = Step::Kind::local;
+  s.fn = std::move(fn);
+  steps_.push_back(std::move(s));
+}
+
+void Schedule::fence() {
+  Step s;
+  s.kind = Step::Kind::fence;
+  steps_.push_back(std::move(s));
+}
+
+std::byte* Schedule::scratch(std::size_t bytes) {
+  scratch_.push_back(std::make_unique<std::byte[]>(bytes == 0 ? 1 : bytes));
+  return scratch_.back().get();
+}
+
+Status Schedule::post(p2p::Engine& engine, const Step& s) {
+  p2p::Request* r = nullptr;
+  if (s.kind == Step::Kind::send) {
+    p2p::SendArgs a{s.sbuf, s.count, s.type, s.peer, tag_, comm_};
+    a.coll = true;
+    FTMPI_TRY(engine.isend(a, &r));
+  } else {
+    p2p::RecvArgs a{s.rbuf, s.count, s.type, s.peer, tag_, comm_};
+    a.coll = true;
+    FTMPI_TRY(engine.irecv(a, &r));
+  }
+  outstanding_.push_back(r);
+  return {};
+}
+
+void Schedule::fail(p2p::Engine& engine, Status st) {
+  for (p2p::Request* r : outstanding_) {
+    if (!r->complete && r->kind == p2p::ReqKind::recv) (void)engine.cancel(r);
+    engine.release(r);  // a still-pending request is released by the engine when it completes
+  }
+  outstanding_.clear();
+  status_ = std::move(st);
+  done_ = true;
+}
+
+bool Schedule::advance(p2p::Engine& engine) {
+  while (!done_) {
+    if (comm_->revoked.load(std::memory_order_acquire)) {
+      fail(engine, Status(Errc::revoked, "communicator revoked during a collective"));
+      break;
+    }
+    // Harvest: stop at the first error; wait while anything posted is still pending.
+    bool pending = false;
+    for (p2p::Request* r : outstanding_) {
+      if (!r->complete) {
+        pending = true;
+      } else if (!r->error.ok()) {
+        fail(engine, r->error);
+        return true;
+      }
+    }
+    if (pending) return false;
+    for (p2p::Request* r : outstanding_) engine.release(r);
+    outstanding_.clear();
+
+    // Issue: post communication until a local step or fence needs the posted work finished.
+    while (pc_ < steps_.size()) {
+      Step& s = steps_[pc_];
+      if (s.kind == Step::Kind::send || s.kind == Step::Kind::recv) {
+        Status st = post(engine, s);
+        if (!st.ok()) {
+          fail(engine, std::move(st));
+          return true;
+        }
+        ++pc_;
+        continue;
+      }
+      if (!outstanding_.empty()) break;
+      if (s.kind == Step::Kind::local) s.fn();
+      ++pc_;
+    }
+    if (pc_ == steps_.size() && outstanding_.empty()) done_ = true;
+  }
+  return true;
+}
+
+Status run(Runtime& rt, Schedule& s) {
+  p2p::Engine& engine = rt.engine();
+  if (s.advance(engine)) return s.status();
+  rt.progress().wait_until([&] { return s.advance(engine); });
+  return s.status();
+}
+
+}  // namespace ftmpi::coll

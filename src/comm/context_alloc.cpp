@@ -1,0 +1,52 @@
+// Context id allocation by the mask method (see context_alloc.h): the local, pure part. The collective
+// allocate() lives in context_alloc_collective.cpp so this file links without the p2p engine.
+#include "comm/context_alloc.h"
+
+#include <bit>
+
+namespace ftmpi::comm {
+
+namespace {
+constexpr std::uint32_t kReservedSlots = 2;  // world (ids 0/1) and self (ids 2/3)
+}
+
+ContextAllocator::ContextAllocator() {
+  free_.fill(~std::uint64_t{0});
+  for (std::uint32_t s = 0; s < kReservedSlots; ++s) free_[s / 64] &= ~(std::uint64_t{1} << (s % 64));
+}
+
+Result<std::uint32_t> ContextAllocator::lowest_common(const Mask& common) {
+  for (std::size_t w = 0; w < kWords; ++w) {
+    if (common[w] != 0) {
+      const auto slot = static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(common[w])));
+      return slot * 2;
+    }
+  }
+  return Status(Errc::no_mem, "out of communicator context ids");
+}
+
+Status ContextAllocator::claim(std::uint32_t id) {
+  const std::uint32_t slot = id / 2;
+  if (id % 2 != 0 || slot < kReservedSlots || slot >= kSlots)
+    return Status(Errc::intern, "bad context id");
+  std::uint64_t& word = free_[slot / 64];
+  const std::uint64_t bit = std::uint64_t{1} << (slot % 64);
+  if ((word & bit) == 0) return Status(Errc::intern, "context id already in use");
+  word &= ~bit;
+  return {};
+}
+
+void ContextAllocator::release(std::uint32_t id) {
+  const std::uint32_t slot = id / 2;
+  if (slot < kReservedSlots || slot >= kSlots) return;
+  free_[slot / 64] |= std::uint64_t{1} << (slot % 64);
+}
+
+bool ContextAllocator::in_use(std::uint32_t id) const {
+  const std::uint32_t slot = id / 2;
+  if (slot >= kSlots) return false;
+  if (slot < kReservedSlots) return true;
+  return (free_[slot / 64] & (std::uint64_t{1} << (slot % 64))) == 0;
+}
+
+}  // namespace ftmpi::comm

@@ -1,0 +1,67 @@
+// Context-id mask logic (comm/context_alloc.h): the local half of the mask method.
+#include <gtest/gtest.h>
+
+#include "comm/communicator.h"
+#include "comm/context_alloc.h"
+
+using namespace ftmpi;
+using ftmpi::comm::ContextAllocator;
+
+TEST(ContextAlloc, ReservedIdsAreNeverFree) {
+  ContextAllocator a;
+  EXPECT_TRUE(a.in_use(comm::kCtxWorld));
+  EXPECT_TRUE(a.in_use(comm::kCtxSelf));
+  auto first = ContextAllocator::lowest_common(a.free_mask());
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(*first, 4u);  // slot 2: the first after world (0/1) and self (2/3)
+  EXPECT_FALSE(a.claim(0).ok());
+  EXPECT_FALSE(a.claim(2).ok());
+  a.release(0);  // ignored
+  EXPECT_TRUE(a.in_use(0));
+}
+
+TEST(ContextAlloc, ClaimReleaseAndOddIds) {
+  ContextAllocator a;
+  ASSERT_TRUE(a.claim(4).ok());
+  EXPECT_TRUE(a.in_use(4));
+  EXPECT_EQ(a.claim(4).code(), Errc::intern);
+  EXPECT_EQ(a.claim(7).code(), Errc::intern);  // odd ids are the collective half of a pair
+  EXPECT_EQ(*ContextAllocator::lowest_common(a.free_mask()), 6u);
+  a.release(4);
+  EXPECT_FALSE(a.in_use(4));
+  EXPECT_EQ(*ContextAllocator::lowest_common(a.free_mask()), 4u);
+}
+
+// Three processes with different histories agree on the lowest id free on all of them: the AND of
+// their masks (what the allreduce computes) never yields an id any of them uses.
+TEST(ContextAlloc, CommonMaskAvoidsEveryMembersIds) {
+  ContextAllocator p0, p1, p2;
+  ASSERT_TRUE(p0.claim(4).ok());
+  ASSERT_TRUE(p1.claim(6).ok());
+  ASSERT_TRUE(p2.claim(8).ok());
+  ASSERT_TRUE(p2.claim(12).ok());
+  ContextAllocator::Mask common = p0.free_mask();
+  for (const auto* p : {&p1, &p2})
+    for (std::size_t w = 0; w < ContextAllocator::kWords; ++w) common[w] &= p->free_mask()[w];
+  auto id = ContextAllocator::lowest_common(common);
+  ASSERT_TRUE(id.ok());
+  EXPECT_EQ(*id, 10u);
+  for (auto* p : {&p0, &p1, &p2}) EXPECT_TRUE(p->claim(*id).ok());
+}
+
+TEST(ContextAlloc, Exhaustion) {
+  ContextAllocator a;
+  std::uint32_t n = 0;
+  for (;;) {
+    auto id = ContextAllocator::lowest_common(a.free_mask());
+    if (!id.ok()) {
+      EXPECT_EQ(id.status().code(), Errc::no_mem);
+      break;
+    }
+    ASSERT_TRUE(a.claim(*id).ok());
+    ++n;
+  }
+  EXPECT_EQ(n, ContextAllocator::kSlots - 2);
+  a.release(100);
+  EXPECT_EQ(*ContextAllocator::lowest_common(a.free_mask()), 100u);
+}
