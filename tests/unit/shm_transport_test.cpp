@@ -589,8 +589,9 @@ TEST(ShmTransport, RemoteReadBetweenProcesses) {
 namespace {
 
 // Ping-pong of 1-byte frames with a 56-byte header between two ranks pinned to different cores.
-// Rank 0 prints the one-way latency (half the median-free mean round trip).
-int ping_pong(FakeBoot& boot, int iterations) {
+// Rank 0 prints the one-way latency (half the mean round trip). Rank 0 ends the run after `iterations`
+// round trips or `budget_s` seconds (a loaded machine), by setting hdr[0] = 1 in its last ping.
+int ping_pong(FakeBoot& boot, int iterations, double budget_s) {
   pin_to_cpu(boot.rank());
   auto t = setup(boot);
   CHILD_CHECK(t != nullptr);
@@ -598,33 +599,40 @@ int ping_pong(FakeBoot& boot, int iterations) {
   std::uint64_t hdr[7] = {};
   std::byte one{0x5a};
   int arrived = 0;
-  auto sink = make_sink([&](int, std::span<const std::byte>, std::span<const std::byte>) { ++arrived; });
-  auto round = [&](int n) {
-    for (int i = 0; i < n; ++i) {
-      if (me == 0) {
-        while (!t->try_send(peer, bytes_of(hdr, sizeof hdr), {&one, 1})) t->poll(sink);
-        while (arrived == 0) t->poll(sink);
-        arrived = 0;
-      } else {
-        while (arrived == 0) t->poll(sink);
-        arrived = 0;
-        while (!t->try_send(peer, bytes_of(hdr, sizeof hdr), {&one, 1})) t->poll(sink);
-      }
-    }
+  bool last = false;
+  auto sink = make_sink([&](int, std::span<const std::byte> h, std::span<const std::byte>) {
+    ++arrived;
+    last = h[0] != std::byte{0};
+  });
+  auto send = [&] {
+    while (!t->try_send(peer, bytes_of(hdr, sizeof hdr), {&one, 1})) t->poll(sink);
   };
-  round(iterations / 10);  // warm up
-  auto t0 = Clock::now();
-  round(iterations);
-  double dt = seconds_since(t0);
-  if (me == 0)
-    std::printf("[shm] 1-byte one-way latency: %.0f ns (%d round trips)\n", dt / iterations / 2 * 1e9,
-                iterations);
+  auto await = [&] {
+    while (arrived == 0) t->poll(sink);
+    arrived = 0;
+  };
+  if (me == 0) {
+    int warmup = iterations / 10, done = 0;
+    for (int i = 0; i < warmup; ++i) send(), await();
+    auto t0 = Clock::now();
+    for (; done < iterations; ++done) {
+      if ((done & 1023) == 0 && seconds_since(t0) > budget_s) break;
+      send(), await();
+    }
+    double dt = seconds_since(t0);
+    hdr[0] = 1;
+    send(), await();
+    std::printf("[shm] 1-byte one-way latency: %.0f ns (%d round trips)\n", dt / done / 2 * 1e9, done);
+  } else {
+    while (!last) await(), send();
+  }
   CHILD_CHECK(boot.fence().ok());
   return 0;
 }
 
 // Stream max-size frames from rank 0 to rank 1, which copies each payload out (as a receive would).
-int stream(FakeBoot& boot, const ShmOptions& opts, std::size_t total_bytes) {
+// The sender stops after `total_bytes` or `budget_s` seconds and marks its last frame with hdr[0] = 1.
+int stream(FakeBoot& boot, const ShmOptions& opts, std::size_t total_bytes, double budget_s) {
   pin_to_cpu(boot.rank());
   auto t = setup(boot, opts);
   CHILD_CHECK(t != nullptr);
@@ -634,18 +642,26 @@ int stream(FakeBoot& boot, const ShmOptions& opts, std::size_t total_bytes) {
   std::uint64_t hdr[7] = {};
   auto t0 = Clock::now();
   if (boot.rank() == 0) {
-    for (std::uint64_t i = 0; i < frames;)
-      if (t->try_send(1, bytes_of(hdr, sizeof hdr), buf)) ++i;
+    for (std::uint64_t i = 0; i < frames;) {
+      if (i + 1 == frames || ((i & 255) == 0 && seconds_since(t0) > budget_s)) hdr[0] = 1;
+      if (t->try_send(1, bytes_of(hdr, sizeof hdr), buf)) {
+        if (hdr[0] == 1) break;
+        ++i;
+      }
+    }
   } else {
     std::uint64_t got = 0;
-    auto sink = make_sink([&](int, std::span<const std::byte>, std::span<const std::byte> p) {
+    bool last = false;
+    auto sink = make_sink([&](int, std::span<const std::byte> h, std::span<const std::byte> p) {
       std::memcpy(buf.data(), p.data(), p.size());
       ++got;
+      last = h[0] != std::byte{0};
     });
-    while (got < frames) t->poll(sink);
+    while (!last) t->poll(sink);
     double dt = seconds_since(t0);
-    std::printf("[shm] stream %u x %u B cells, %zu B frames: %.2f GB/s\n", opts.geometry.cells,
-                opts.geometry.cell_bytes, max, static_cast<double>(frames * max) / dt / 1e9);
+    std::printf("[shm] stream %u x %u B cells, %zu B frames: %.2f GB/s (%.0f MB)\n", opts.geometry.cells,
+                opts.geometry.cell_bytes, max, static_cast<double>(got * max) / dt / 1e9,
+                static_cast<double>(got * max) / 1e6);
   }
   CHILD_CHECK(boot.fence().ok());
   return 0;
@@ -654,12 +670,12 @@ int stream(FakeBoot& boot, const ShmOptions& opts, std::size_t total_bytes) {
 }  // namespace
 
 TEST(ShmTransportPerf, PingPongLatencyOneByte) {
-  auto res = run_job(2, 40, [](FakeBoot& boot) { return ping_pong(boot, 200000); });
+  auto res = run_job(2, 40, [](FakeBoot& boot) { return ping_pong(boot, 200000, 3.0); });
   EXPECT_TRUE(res.all_exited_zero());
 }
 
 TEST(ShmTransportPerf, StreamMaxSizeFrames) {
-  auto res = run_job(2, 40, [](FakeBoot& boot) { return stream(boot, ShmOptions{}, 1u << 30); });
+  auto res = run_job(2, 40, [](FakeBoot& boot) { return stream(boot, ShmOptions{}, 1u << 30, 3.0); });
   EXPECT_TRUE(res.all_exited_zero());
 }
 
@@ -667,7 +683,7 @@ TEST(ShmTransportPerf, StreamMaxSizeFrames) {
 TEST(ShmTransportPerf, DISABLED_GeometrySweep) {
   for (shm::Geometry g : {shm::Geometry{64, 4096}, shm::Geometry{64, 8192}, shm::Geometry{32, 16384},
                           shm::Geometry{64, 16384}, shm::Geometry{16, 32768}, shm::Geometry{32, 65536}}) {
-    auto res = run_job(2, 60, [&](FakeBoot& boot) { return stream(boot, ShmOptions{g}, 2u << 30); });
+    auto res = run_job(2, 60, [&](FakeBoot& boot) { return stream(boot, ShmOptions{g}, 2u << 30, 4.0); });
     EXPECT_TRUE(res.all_exited_zero());
   }
 }
