@@ -1,0 +1,545 @@
+#include "job.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/random.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+#include "shm_cleanup.h"
+#include "spawn.h"
+#include "util/log.h"
+
+extern char** environ;
+
+namespace ftmpi::mpiexec {
+namespace {
+
+constexpr auto kGrace = std::chrono::milliseconds(1000);       // SIGTERM → SIGKILL
+constexpr auto kDrainLimit = std::chrono::milliseconds(1000);  // wait for output EOF after the last exit
+constexpr std::size_t kStdinBufferMax = 64 * 1024;
+
+// One line on stderr, "mpiexec: ..." in a single write.
+void say(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+void say(const char* fmt, ...) {
+  char line[1024];
+  int n = snprintf(line, sizeof line, "mpiexec: ");
+  va_list ap;
+  va_start(ap, fmt);
+  int m = vsnprintf(line + n, sizeof line - static_cast<std::size_t>(n) - 1, fmt, ap);
+  va_end(ap);
+  if (m < 0) return;
+  std::size_t len = strnlen(line, sizeof line - 2);
+  line[len++] = '\n';
+  (void)!::write(2, line, len);
+}
+
+void set_nonblocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+std::string random_hex() {
+  unsigned v = 0;
+  if (getrandom(&v, sizeof v, 0) != static_cast<ssize_t>(sizeof v))
+    v = static_cast<unsigned>(Clock::now().time_since_epoch().count());
+  char buf[16];
+  snprintf(buf, sizeof buf, "%08x", v);
+  return buf;
+}
+
+std::vector<int> allowed_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> out;
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set)) out.push_back(c);
+  return out;
+}
+
+int ms_until(Clock::time_point now, Clock::time_point t) {
+  if (t <= now) return 0;
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t - now).count() + 1;
+  return static_cast<int>(std::min<long long>(ms, 60000));
+}
+
+}  // namespace
+
+Job::Job(Options options, std::string program_path)
+    : opt_(std::move(options)), program_path_(std::move(program_path)) {
+  kvsname_ = "ftmpi-" + std::to_string(getpid()) + "-" + random_hex();
+  server_ = std::make_unique<boot::PmiServer>(opt_.np, kvsname_);
+}
+
+Job::~Job() {
+  for (PmiConn& c : pmi_)
+    if (c.fd >= 0) ::close(c.fd);
+  if (stdin_pipe_ >= 0) ::close(stdin_pipe_);
+  if (sigfd_ >= 0) ::close(sigfd_);
+}
+
+bool Job::setup_signals() {
+  signal(SIGPIPE, SIG_IGN);
+  sigset_t set;
+  sigemptyset(&set);
+  for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&set, s);
+  if (sigprocmask(SIG_BLOCK, &set, nullptr) != 0) return false;
+  sigfd_ = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+  return sigfd_ >= 0;
+}
+
+std::vector<std::string> Job::rank_environment(int rank, int cpu) const {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    std::string_view kv(*e);
+    if (kv.rfind("PMI_", 0) == 0) continue;  // a nested launch must not see its parent's PMI
+    env.emplace_back(kv);
+  }
+  auto set = [&env](const std::string& name, const std::string& value) {
+    std::string prefix = name + "=";
+    std::erase_if(env, [&](const std::string& e) { return e.rfind(prefix, 0) == 0; });
+    env.push_back(prefix + value);
+  };
+  for (const auto& [name, value] : opt_.env) {
+    if (value) {
+      set(name, *value);
+    } else if (const char* v = getenv(name.c_str())) {
+      set(name, v);
+    }
+  }
+  set("PMI_FD", std::to_string(-1));  // replaced by run() once the socket exists
+  set("PMI_RANK", std::to_string(rank));
+  set("PMI_SIZE", std::to_string(opt_.np));
+  set("PMI_SPAWNED", "0");
+  set("FTMPI_LAUNCHER", "ftmpi");
+  set("FTMPI_LOCAL_RANK", std::to_string(rank));
+  set("FTMPI_LOCAL_SIZE", std::to_string(opt_.np));
+  set("FTMPI_NUM_CORES", std::to_string(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))));
+  set("FTMPI_TRANSPORT", opt_.transport);
+  if (cpu >= 0) set("FTMPI_BOUND_CPU", std::to_string(cpu));
+  if (opt_.ft.mode != "no") set("FTMPI_FT_MODE", opt_.ft.mode);
+  if (!opt_.ft.initial_errhandler.empty()) set("FTMPI_INITIAL_ERRHANDLER", opt_.ft.initial_errhandler);
+  if (opt_.ft.detector_period_ms > 0)
+    set("FTMPI_DETECTOR_PERIOD_MS", std::to_string(opt_.ft.detector_period_ms));
+  if (opt_.ft.detector_timeout_ms > 0)
+    set("FTMPI_DETECTOR_TIMEOUT_MS", std::to_string(opt_.ft.detector_timeout_ms));
+  if (opt_.ft.max_restarts >= 0) set("FTMPI_MAX_RESTARTS", std::to_string(opt_.ft.max_restarts));
+  for (const InjectSpec& s : opt_.ft.injections)
+    if (s.kind == InjectSpec::Kind::at && s.rank == rank)
+      set("FTMPI_INJECT_AT", s.function + ":" + std::to_string(s.call));
+  return env;
+}
+
+bool Job::launch() {
+  std::vector<int> cpus = allowed_cpus();
+  bool bind = false;
+  if (opt_.bind_to == BindTo::core) bind = !cpus.empty();
+  else if (opt_.bind_to == BindTo::unset) bind = !cpus.empty() && opt_.np <= static_cast<int>(cpus.size());
+
+  // Forward our stdin to rank 0 unless it is a terminal we do not own (reading it would stop us).
+  forward_stdin_ = !isatty(0) || tcgetpgrp(0) == getpgrp();
+
+  ranks_.resize(static_cast<std::size_t>(opt_.np));
+  pmi_.resize(static_cast<std::size_t>(opt_.np));
+  streams_.reserve(2 * static_cast<std::size_t>(opt_.np));
+  for (int r = 0; r < opt_.np; ++r) {
+    int sv[2], out[2], err[2], in[2] = {-1, -1};
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 || pipe2(out, O_CLOEXEC) != 0 ||
+        pipe2(err, O_CLOEXEC) != 0 || (r == 0 && forward_stdin_ && pipe2(in, O_CLOEXEC) != 0)) {
+      say("cannot create the pipes for rank %d: %s", r, strerror(errno));
+      return false;
+    }
+    int cpu = bind ? cpus[static_cast<std::size_t>(r) % cpus.size()] : -1;
+    SpawnRequest req;
+    req.path = program_path_;
+    req.argv = opt_.program;
+    req.env = rank_environment(r, cpu);
+    for (std::string& e : req.env)
+      if (e.rfind("PMI_FD=", 0) == 0) e = "PMI_FD=" + std::to_string(sv[1]);
+    req.pmi_fd = sv[1];
+    req.stdin_fd = in[0];
+    req.stdout_fd = out[1];
+    req.stderr_fd = err[1];
+    req.cpu = cpu;
+
+    RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
+    rec.rank = r;
+    rec.started = Clock::now();
+    auto pid = spawn_rank(req);
+    ::close(sv[1]);
+    ::close(out[1]);
+    ::close(err[1]);
+    if (in[0] >= 0) ::close(in[0]);
+    if (!pid.ok()) {
+      ::close(sv[0]);
+      ::close(out[0]);
+      ::close(err[0]);
+      if (in[1] >= 0) ::close(in[1]);
+      say("cannot start rank %d: %s", r, pid.status().message().c_str());
+      ranks_.resize(static_cast<std::size_t>(r));
+      return false;
+    }
+    rec.pid = pid.value();
+    set_nonblocking(sv[0]);
+    set_nonblocking(out[0]);
+    set_nonblocking(err[0]);
+    pmi_[static_cast<std::size_t>(r)].fd = sv[0];
+    streams_.emplace_back(r, 1, out[0], opt_.tag_output);
+    streams_.emplace_back(r, 2, err[0], opt_.tag_output);
+    if (in[1] >= 0) {
+      set_nonblocking(in[1]);
+      stdin_pipe_ = in[1];
+    }
+    log::debug("mpiexec: rank %d is pid %d (cpu %d)", r, static_cast<int>(rec.pid), cpu);
+  }
+  return true;
+}
+
+int Job::run() {
+  if (!setup_signals()) {
+    say("cannot set up signal handling: %s", strerror(errno));
+    return kExitUsage;
+  }
+  auto now = Clock::now();
+  if (opt_.timeout_seconds > 0) {
+    have_timeout_ = true;
+    timeout_deadline_ = now + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(opt_.timeout_seconds));
+  }
+  for (const InjectSpec& s : opt_.ft.injections)
+    if (s.kind == InjectSpec::Kind::after)
+      timers_.push_back({now + std::chrono::duration_cast<Clock::duration>(
+                                   std::chrono::duration<double>(s.after_seconds)),
+                         s.rank, s.signal});
+  if (!launch()) {
+    // Some ranks may be running: end them like any failed job.
+    fail_job(kExitUsage, "");
+  }
+  if (stdin_pipe_ < 0) forward_stdin_ = false;
+  supervise();
+  remove_job_shm_segments(kvsname_);
+  return exit_status_;
+}
+
+void Job::supervise() {
+  enum class Src { signal, pmi, stream, stdin_read, stdin_write };
+  struct Tag {
+    Src src;
+    int index;
+  };
+  std::vector<pollfd> fds;
+  std::vector<Tag> tags;
+  bool draining = false;
+  Clock::time_point drain_deadline{};
+
+  for (;;) {
+    auto now = Clock::now();
+    if (!draining && all_reaped()) {
+      // Nothing may outlive the job: leftover children of the ranks go now, then their output drains.
+      for (const RankRecord& r : ranks_)
+        if (r.pid > 0) kill(-r.pid, SIGKILL);
+      draining = true;
+      drain_deadline = now + kDrainLimit;
+    }
+    if (draining) {
+      bool open = std::any_of(streams_.begin(), streams_.end(), [](const RankStream& s) { return s.open(); });
+      if (!open || now >= drain_deadline) break;
+    }
+
+    fds.clear();
+    tags.clear();
+    auto add = [&](int fd, short events, Src src, int index) {
+      fds.push_back({fd, events, 0});
+      tags.push_back({src, index});
+    };
+    add(sigfd_, POLLIN, Src::signal, 0);
+    for (std::size_t i = 0; i < streams_.size(); ++i)
+      if (streams_[i].open()) add(streams_[i].fd(), POLLIN, Src::stream, static_cast<int>(i));
+    if (!draining) {
+      for (std::size_t r = 0; r < pmi_.size(); ++r)
+        if (pmi_[r].fd >= 0)
+          add(pmi_[r].fd, static_cast<short>(POLLIN | (pmi_[r].out.empty() ? 0 : POLLOUT)), Src::pmi,
+              static_cast<int>(r));
+      if (forward_stdin_ && !stdin_eof_ && stdin_buf_.size() < kStdinBufferMax)
+        add(0, POLLIN, Src::stdin_read, 0);
+      if (stdin_pipe_ >= 0 && !stdin_buf_.empty()) add(stdin_pipe_, POLLOUT, Src::stdin_write, 0);
+    }
+
+    int timeout_ms = -1;
+    auto consider = [&](Clock::time_point t) {
+      int ms = ms_until(now, t);
+      if (timeout_ms < 0 || ms < timeout_ms) timeout_ms = ms;
+    };
+    if (draining) consider(drain_deadline);
+    if (phase_ == Phase::running && have_timeout_) consider(timeout_deadline_);
+    if (phase_ == Phase::terminating && have_kill_deadline_) consider(kill_deadline_);
+    if (phase_ == Phase::running)
+      for (const Timer& t : timers_)
+        if (!t.done) consider(t.when);
+
+    int n = ::poll(fds.data(), fds.size(), timeout_ms);
+    if (n < 0 && errno != EINTR) {
+      say("poll failed: %s", strerror(errno));
+      fail_job(1, "");
+      break;
+    }
+    if (n > 0) {
+      for (std::size_t i = 0; i < fds.size(); ++i) {
+        short re = fds[i].revents;
+        if (!re) continue;
+        const Tag& t = tags[i];
+        switch (t.src) {
+          case Src::signal: on_signalfd(); break;
+          case Src::stream: streams_[static_cast<std::size_t>(t.index)].pump(); break;
+          case Src::pmi:
+            if (re & POLLOUT) flush_pmi(t.index);
+            if (re & (POLLIN | POLLHUP | POLLERR)) on_pmi_readable(t.index);
+            break;
+          case Src::stdin_read: on_stdin_readable(); break;
+          case Src::stdin_write: on_stdin_writable(); break;
+        }
+      }
+    }
+    check_timers(Clock::now());
+  }
+  for (RankStream& s : streams_) s.close_now();
+}
+
+void Job::on_signalfd() {
+  signalfd_siginfo si;
+  bool child = false;
+  while (::read(sigfd_, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
+    int sig = static_cast<int>(si.ssi_signo);
+    if (sig == SIGCHLD) {
+      child = true;
+      continue;
+    }
+    if (phase_ == Phase::running) {
+      say("received signal %d (%s); terminating the job", sig, strsignal(sig));
+      status_set_ = true;
+      exit_status_ = 128 + sig;
+      phase_ = Phase::terminating;
+      signal_all(sig == SIGHUP ? SIGTERM : sig);
+      have_kill_deadline_ = true;
+      kill_deadline_ = Clock::now() + kGrace;
+    } else {
+      signal_all(SIGKILL);  // a second signal: no more grace
+      have_kill_deadline_ = false;
+    }
+  }
+  if (child) reap_children();
+}
+
+void Job::reap_children() {
+  for (;;) {
+    int st = 0;
+    pid_t pid = waitpid(-1, &st, WNOHANG);
+    if (pid <= 0) return;
+    int r = find_rank_by_pid(pid);
+    if (r >= 0) on_rank_exit(r, st);
+  }
+}
+
+void Job::on_rank_exit(int r, int wait_status) {
+  RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
+  // The rank is gone: whatever it sent before dying is already buffered. Read it first, so that a
+  // finalize or abort it sent is known and its last output appears before our verdict.
+  if (pmi_[static_cast<std::size_t>(r)].fd >= 0) on_pmi_readable(r);
+  streams_[2 * static_cast<std::size_t>(r)].pump();
+  streams_[2 * static_cast<std::size_t>(r) + 1].pump();
+
+  rec.ended_at = Clock::now();
+  if (WIFSIGNALED(wait_status)) {
+    rec.state = RankRecord::State::signaled;
+    rec.term_signal = WTERMSIG(wait_status);
+  } else {
+    rec.state = RankRecord::State::exited;
+    rec.exit_code = WEXITSTATUS(wait_status);
+  }
+  close_pmi(r);
+  if (r == 0) close_stdin_forwarding();
+  log::debug("mpiexec: rank %d (pid %d) %s", r, static_cast<int>(rec.pid), rec.cause().c_str());
+  if (phase_ != Phase::running || rec.aborted || !rec.failed()) return;
+  char line[256];
+  snprintf(line, sizeof line, "rank %d (pid %d) %s; terminating the job", r, static_cast<int>(rec.pid),
+           rec.cause().c_str());
+  fail_job(rec.job_exit_status(), line);
+}
+
+void Job::on_pmi_readable(int r) {
+  PmiConn& c = pmi_[static_cast<std::size_t>(r)];
+  RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
+  char buf[4096];
+  for (;;) {
+    if (c.fd < 0) return;
+    ssize_t n = ::read(c.fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return;
+    if (n <= 0) {  // EOF or error: the rank closed its PMI socket (or died)
+      close_pmi(r);
+      return;
+    }
+    c.in.append(buf, static_cast<std::size_t>(n));
+    while (auto line = c.in.next()) {
+      boot::PmiServer::Outcome o = server_->handle(r, *line);
+      for (auto& rep : o.replies) {
+        pmi_[static_cast<std::size_t>(rep.rank)].out += rep.line;
+        flush_pmi(rep.rank);
+      }
+      auto now = Clock::now();
+      switch (o.event) {
+        case boot::PmiServer::Event::none: break;
+        case boot::PmiServer::Event::initialized:
+          rec.pmi_initialized = true;
+          rec.initialized_at = now;
+          break;
+        case boot::PmiServer::Event::finalized:
+          rec.pmi_finalized = true;
+          rec.finalized_at = now;
+          break;
+        case boot::PmiServer::Event::aborted:
+          if (!rec.aborted) {
+            rec.aborted = true;
+            rec.abort_code = o.abort_code;
+            if (phase_ == Phase::running) {
+              char msg[256];
+              snprintf(msg, sizeof msg, "rank %d (pid %d) called MPI_Abort with code %d; terminating the job", r,
+                       static_cast<int>(rec.pid), o.abort_code);
+              fail_job(o.abort_code & 0xff, msg);
+            }
+          }
+          break;
+        case boot::PmiServer::Event::protocol_error:
+          say("warning: rank %d sent a bad PMI request: %s", r, o.error.c_str());
+          break;
+      }
+    }
+    if (c.in.overflowed()) {
+      say("warning: rank %d sent an over-long PMI line; closing its PMI connection", r);
+      close_pmi(r);
+      return;
+    }
+  }
+}
+
+void Job::flush_pmi(int r) {
+  PmiConn& c = pmi_[static_cast<std::size_t>(r)];
+  while (c.fd >= 0 && !c.out.empty()) {
+    ssize_t n = ::send(c.fd, c.out.data(), c.out.size(), MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN) return;  // poll for POLLOUT
+      c.out.clear();                // the rank is gone
+      return;
+    }
+    c.out.erase(0, static_cast<std::size_t>(n));
+  }
+}
+
+void Job::close_pmi(int r) {
+  PmiConn& c = pmi_[static_cast<std::size_t>(r)];
+  if (c.fd >= 0) ::close(c.fd);
+  c.fd = -1;
+  c.out.clear();
+}
+
+void Job::on_stdin_readable() {
+  char buf[16384];
+  ssize_t n = ::read(0, buf, sizeof buf);
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+  if (n <= 0) {
+    stdin_eof_ = true;
+    if (stdin_buf_.empty()) close_stdin_forwarding();
+    return;
+  }
+  stdin_buf_.append(buf, static_cast<std::size_t>(n));
+  on_stdin_writable();
+}
+
+void Job::on_stdin_writable() {
+  if (stdin_pipe_ < 0) {
+    stdin_buf_.clear();
+    return;
+  }
+  while (!stdin_buf_.empty()) {
+    ssize_t n = ::write(stdin_pipe_, stdin_buf_.data(), stdin_buf_.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN) return;
+      close_stdin_forwarding();  // rank 0 closed its stdin
+      return;
+    }
+    stdin_buf_.erase(0, static_cast<std::size_t>(n));
+  }
+  if (stdin_eof_) close_stdin_forwarding();
+}
+
+void Job::close_stdin_forwarding() {
+  if (stdin_pipe_ >= 0) ::close(stdin_pipe_);
+  stdin_pipe_ = -1;
+  stdin_buf_.clear();
+  forward_stdin_ = false;
+}
+
+void Job::check_timers(Clock::time_point now) {
+  if (phase_ == Phase::running && have_timeout_ && now >= timeout_deadline_) {
+    char msg[128];
+    snprintf(msg, sizeof msg, "job timed out after %g seconds; terminating the job", opt_.timeout_seconds);
+    fail_job(kExitTimeout, msg);
+  }
+  if (phase_ == Phase::running)
+    for (Timer& t : timers_) {
+      if (t.done || now < t.when) continue;
+      t.done = true;
+      const RankRecord& rec = ranks_[static_cast<std::size_t>(t.rank)];
+      if (!rec.alive()) continue;
+      log::debug("mpiexec: injecting signal %d into rank %d (pid %d)", t.signal, t.rank, static_cast<int>(rec.pid));
+      kill(rec.pid, t.signal);
+    }
+  if (phase_ == Phase::terminating && have_kill_deadline_ && now >= kill_deadline_) {
+    signal_all(SIGKILL);
+    have_kill_deadline_ = false;
+  }
+}
+
+void Job::fail_job(int status, const std::string& message) {
+  if (phase_ != Phase::running) return;
+  if (!message.empty()) say("%s", message.c_str());
+  if (!status_set_) {
+    status_set_ = true;
+    exit_status_ = status;
+  }
+  phase_ = Phase::terminating;
+  signal_all(SIGTERM);
+  have_kill_deadline_ = true;
+  kill_deadline_ = Clock::now() + kGrace;
+}
+
+void Job::signal_all(int sig) {
+  for (const RankRecord& r : ranks_)
+    if (r.alive() && r.pid > 0) {
+      if (kill(-r.pid, sig) != 0) kill(r.pid, sig);
+      if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT) kill(-r.pid, SIGCONT);  // a stopped rank must see it
+    }
+}
+
+bool Job::all_reaped() const {
+  return std::none_of(ranks_.begin(), ranks_.end(), [](const RankRecord& r) { return r.alive(); });
+}
+
+int Job::find_rank_by_pid(pid_t pid) const {
+  for (const RankRecord& r : ranks_)
+    if (r.pid == pid) return r.rank;
+  return -1;
+}
+
+}  // namespace ftmpi::mpiexec

@@ -1,0 +1,330 @@
+#include "options.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+
+namespace ftmpi::mpiexec {
+namespace {
+
+std::optional<int> parse_int(std::string_view s, int min, int max) {
+  int v = 0;
+  if (s.empty()) return std::nullopt;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || v < min || v > max) return std::nullopt;
+  return v;
+}
+
+// A positive number of seconds ("10", "0.5"); nullopt if not a finite positive number.
+std::optional<double> parse_seconds(const std::string& s) {
+  if (s.empty() || s[0] == '-' || s[0] == '+' || isspace(static_cast<unsigned char>(s[0]))) return std::nullopt;
+  char* end = nullptr;
+  double v = strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size() || !std::isfinite(v) || v <= 0 || v > 1e9) return std::nullopt;
+  return v;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (;;) {
+    std::size_t p = s.find(sep, start);
+    out.push_back(s.substr(start, p == std::string::npos ? std::string::npos : p - start));
+    if (p == std::string::npos) break;
+    start = p + 1;
+  }
+  return out;
+}
+
+bool valid_env_name(std::string_view name) {
+  if (name.empty() || isdigit(static_cast<unsigned char>(name[0]))) return false;
+  for (char c : name)
+    if (!(isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+enum class Opt {
+  np, oversubscribe, allow_root, bind_to, x, tag_output, timeout, transport, host, hostfile, help, version,
+  with_ft, am, initial_errhandler, detector_period, detector_timeout, inject, max_restarts,
+};
+
+struct OptSpec {
+  const char* name;  // without leading dashes
+  Opt opt;
+  bool takes_value;
+};
+
+constexpr OptSpec kOptions[] = {
+    {"n", Opt::np, true},
+    {"np", Opt::np, true},
+    {"oversubscribe", Opt::oversubscribe, false},
+    {"allow-run-as-root", Opt::allow_root, false},
+    {"bind-to", Opt::bind_to, true},
+    {"x", Opt::x, true},
+    {"tag-output", Opt::tag_output, false},
+    {"timeout", Opt::timeout, true},
+    {"transport", Opt::transport, true},
+    {"host", Opt::host, true},
+    {"H", Opt::host, true},
+    {"hostfile", Opt::hostfile, true},
+    {"machinefile", Opt::hostfile, true},
+    {"h", Opt::help, false},
+    {"help", Opt::help, false},
+    {"version", Opt::version, false},
+    {"with-ft", Opt::with_ft, true},
+    {"ft", Opt::with_ft, true},
+    {"am", Opt::am, true},
+    {"initial-errhandler", Opt::initial_errhandler, true},
+    {"detector-period", Opt::detector_period, true},
+    {"detector-timeout", Opt::detector_timeout, true},
+    {"inject", Opt::inject, true},
+    {"max-restarts", Opt::max_restarts, true},
+};
+
+const OptSpec* find_option(std::string_view name) {
+  for (const OptSpec& o : kOptions)
+    if (name == o.name) return &o;
+  return nullptr;
+}
+
+// Apply one option with its value. Returns an error message, or empty on success.
+std::string apply(Options& o, const OptSpec& spec, const std::string& shown, const std::string& v,
+                  ParsedCommandLine::Action& action) {
+  auto bad = [&](const char* what) { return "bad value '" + v + "' for " + shown + ": " + what; };
+  switch (spec.opt) {
+    case Opt::np: {
+      auto n = parse_int(v, 1, 1 << 20);
+      if (!n) return bad("expected a number of processes >= 1");
+      o.np = *n;
+      o.np_given = true;
+      return {};
+    }
+    case Opt::oversubscribe: o.oversubscribe = true; return {};
+    case Opt::allow_root: o.allow_run_as_root = true; return {};
+    case Opt::bind_to:
+      if (v == "core" || v == "cores") o.bind_to = BindTo::core;
+      else if (v == "none") o.bind_to = BindTo::none;
+      else return bad("expected core or none");
+      return {};
+    case Opt::x: {
+      std::size_t eq = v.find('=');
+      std::string name = v.substr(0, eq);
+      if (!valid_env_name(name)) return bad("expected VAR or VAR=value");
+      if (eq == std::string::npos) o.env.emplace_back(name, std::nullopt);
+      else o.env.emplace_back(name, v.substr(eq + 1));
+      return {};
+    }
+    case Opt::tag_output: o.tag_output = true; return {};
+    case Opt::timeout: {
+      auto s = parse_seconds(v);
+      if (!s) return bad("expected a positive number of seconds");
+      o.timeout_seconds = *s;
+      return {};
+    }
+    case Opt::transport:
+      if (v != "auto" && v != "shm" && v != "tcp") return bad("expected auto, shm or tcp");
+      o.transport = v;
+      return {};
+    case Opt::host:
+      for (const std::string& h : split(v, ','))
+        if (!h.empty()) o.hosts.push_back(h);
+      return {};
+    case Opt::hostfile:
+      if (v.empty()) return bad("expected a file name");
+      o.hostfile = v;
+      return {};
+    case Opt::help: action = ParsedCommandLine::Action::help; return {};
+    case Opt::version: action = ParsedCommandLine::Action::version; return {};
+    case Opt::with_ft:
+      if (v != "ulfm" && v != "mpi" && v != "reinit" && v != "no") return bad("expected ulfm, mpi, reinit or no");
+      o.ft.mode = v;
+      return {};
+    case Opt::am:
+      if (v != "ft-enable-mpi") return bad("only ft-enable-mpi is supported");
+      o.ft.mode = "mpi";
+      return {};
+    case Opt::initial_errhandler:
+      if (v != "mpi_errors_return" && v != "mpi_errors_are_fatal" && v != "mpi_errors_abort")
+        return bad("expected mpi_errors_return, mpi_errors_are_fatal or mpi_errors_abort");
+      o.ft.initial_errhandler = v;
+      return {};
+    case Opt::detector_period:
+    case Opt::detector_timeout: {
+      auto ms = parse_int(v, 1, 86400000);
+      if (!ms) return bad("expected milliseconds >= 1");
+      (spec.opt == Opt::detector_period ? o.ft.detector_period_ms : o.ft.detector_timeout_ms) = *ms;
+      return {};
+    }
+    case Opt::inject: {
+      std::string err;
+      auto spec_ok = parse_inject_spec(v, err);
+      if (!spec_ok) return bad(err.c_str());
+      o.ft.injections.push_back(*spec_ok);
+      return {};
+    }
+    case Opt::max_restarts: {
+      auto n = parse_int(v, 0, 1000000);
+      if (!n) return bad("expected a number >= 0");
+      o.ft.max_restarts = *n;
+      return {};
+    }
+  }
+  return "internal error: unhandled option " + shown;
+}
+
+}  // namespace
+
+std::optional<InjectSpec> parse_inject_spec(const std::string& spec, std::string& error) {
+  InjectSpec out;
+  out.text = spec;
+  bool have_rank = false, have_after = false, have_at = false, have_signal = false;
+  for (const std::string& item : split(spec, ',')) {
+    std::size_t eq = item.find('=');
+    if (eq == std::string::npos) {
+      error = "expected key=value items, got '" + item + "'";
+      return std::nullopt;
+    }
+    std::string key = item.substr(0, eq), val = item.substr(eq + 1);
+    if (key == "rank" && !have_rank) {
+      auto r = parse_int(val, 0, 1 << 20);
+      if (!r) { error = "rank must be a number >= 0"; return std::nullopt; }
+      out.rank = *r;
+      have_rank = true;
+    } else if (key == "after" && !have_after) {
+      auto s = parse_seconds(val);
+      if (!s && val != "0") { error = "after must be a number of seconds"; return std::nullopt; }
+      out.after_seconds = s.value_or(0);
+      out.kind = InjectSpec::Kind::after;
+      have_after = true;
+    } else if (key == "signal" && !have_signal) {
+      if (val == "KILL" || val == "SIGKILL") out.signal = 9;
+      else if (val == "STOP" || val == "SIGSTOP") out.signal = 19;
+      else if (val == "TERM" || val == "SIGTERM") out.signal = 15;
+      else { error = "signal must be KILL, STOP or TERM"; return std::nullopt; }
+      have_signal = true;
+    } else if (key == "at" && !have_at) {
+      std::size_t colon = val.rfind(':');
+      if (colon == std::string::npos || colon == 0 || val.compare(0, 4, "MPI_") != 0) {
+        error = "at must be MPI_Function:N";
+        return std::nullopt;
+      }
+      std::string fn = val.substr(0, colon);
+      for (char c : fn)
+        if (!(isalnum(static_cast<unsigned char>(c)) || c == '_')) {
+          error = "at must be MPI_Function:N";
+          return std::nullopt;
+        }
+      auto n = parse_int(std::string_view(val).substr(colon + 1), 1, 1 << 30);
+      if (!n) { error = "the call number in at=MPI_Function:N must be >= 1"; return std::nullopt; }
+      out.function = fn;
+      out.call = *n;
+      out.kind = InjectSpec::Kind::at;
+      have_at = true;
+    } else {
+      error = "unknown or repeated item '" + key + "'";
+      return std::nullopt;
+    }
+  }
+  if (!have_rank) { error = "rank=R is required"; return std::nullopt; }
+  if (have_after == have_at) { error = "exactly one of after=SECONDS or at=MPI_Function:N is required"; return std::nullopt; }
+  if (have_at && have_signal) { error = "signal= only goes with after="; return std::nullopt; }
+  return out;
+}
+
+ParsedCommandLine parse_command_line(int argc, char** argv) {
+  ParsedCommandLine r;
+  r.action = ParsedCommandLine::Action::run;
+  Options& o = r.options;
+  int i = 1;
+  for (; i < argc; ++i) {
+    std::string word = argv[i];
+    if (word == "--") { ++i; break; }
+    if (word.size() < 2 || word[0] != '-') break;  // the program
+    std::string body = word.substr(word[1] == '-' ? 2 : 1);
+    std::string value;
+    bool inline_value = false;
+    std::size_t eq = body.find('=');
+    if (eq != std::string::npos && word[1] == '-') {  // --name=value
+      value = body.substr(eq + 1);
+      body = body.substr(0, eq);
+      inline_value = true;
+    }
+    const OptSpec* spec = find_option(body);
+    if (!spec) {
+      r.action = ParsedCommandLine::Action::error;
+      r.error = "unknown option '" + word + "' (see mpiexec --help)";
+      return r;
+    }
+    std::string shown = word.substr(0, word.find('='));
+    if (spec->takes_value && !inline_value) {
+      if (i + 1 >= argc) {
+        r.action = ParsedCommandLine::Action::error;
+        r.error = "option " + shown + " needs a value";
+        return r;
+      }
+      value = argv[++i];
+    } else if (!spec->takes_value && inline_value) {
+      r.action = ParsedCommandLine::Action::error;
+      r.error = "option " + shown + " takes no value";
+      return r;
+    }
+    ParsedCommandLine::Action act = r.action;
+    std::string err = apply(o, *spec, shown, value, act);
+    if (!err.empty()) {
+      r.action = ParsedCommandLine::Action::error;
+      r.error = err;
+      return r;
+    }
+    if (act != ParsedCommandLine::Action::run) r.action = act;
+  }
+  if (r.action != ParsedCommandLine::Action::run) return r;  // --help / --version win
+  for (; i < argc; ++i) o.program.emplace_back(argv[i]);
+  if (o.program.empty()) {
+    r.action = ParsedCommandLine::Action::error;
+    r.error = "no program to run (usage: mpiexec [options] program [args...])";
+    return r;
+  }
+  for (const InjectSpec& s : o.ft.injections)
+    if (s.rank >= o.np) {
+      r.action = ParsedCommandLine::Action::error;
+      r.error = "--inject names rank " + std::to_string(s.rank) + " but the job has " + std::to_string(o.np) +
+                " ranks";
+      return r;
+    }
+  return r;
+}
+
+const char* usage_text() {
+  return R"(Usage: mpiexec [options] program [args...]        (mpirun is the same program)
+
+Start N copies of program on this host, connected by ftmpi's PMI-1 bootstrap.
+
+  -n, -np N                 number of ranks (default 1)
+  --oversubscribe           allow more ranks than cores (always allowed; accepted for compatibility)
+  --allow-run-as-root       accepted for compatibility (running as root is always allowed)
+  --bind-to core|none       bind rank i to core i (default when ranks <= cores) or not at all
+  -x VAR[=value]            export VAR (with mpiexec's value, or the one given) to every rank; repeatable
+  --tag-output              prefix every output line with [1,<rank>]<stdout>: or [1,<rank>]<stderr>:
+  --timeout SECONDS         kill the job after SECONDS and exit with status 124
+  --transport auto|shm|tcp  transport between ranks (exported as FTMPI_TRANSPORT)
+  -H, --host LIST           hosts to use (only this host is supported for now)
+  --hostfile FILE           file of hosts to use (only this host is supported for now)
+  --with-ft, --ft MODE      fault tolerance: ulfm|mpi|reinit|no (default no); -am ft-enable-mpi = mpi
+  --initial-errhandler EH   mpi_errors_return|mpi_errors_are_fatal|mpi_errors_abort
+  --detector-period MS      heartbeat period of the failure detector
+  --detector-timeout MS     heartbeat timeout of the failure detector
+  --inject SPEC             rank=R,after=SECONDS[,signal=KILL|STOP|TERM] or rank=R,at=MPI_Func:N
+  --max-restarts N          respawn limit for --with-ft reinit
+  -h, --help                this text
+  --version                 print the version
+
+Single-dash long options (-np, -host, -timeout) work too. Options end at the program name or "--".
+Exit status: 0 success; the failed rank's exit code, or 128+signal; 1 for a rank that exited 0 after
+initializing MPI without finalizing; MPI_Abort's code; 124 timeout; 128+signal when mpiexec itself is
+signalled (130 for Ctrl-C); 2 for usage errors and programs that cannot be started. See docs/mpiexec.md.
+)";
+}
+
+}  // namespace ftmpi::mpiexec

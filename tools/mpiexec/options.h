@@ -1,0 +1,69 @@
+// mpiexec's command line: what the user asked for, parsed by hand (single-dash long options such as
+// -np, -x and -am work as in Open MPI and MPICH). See docs/mpiexec.md for every option.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ftmpi::mpiexec {
+
+// One --inject SPEC: either "rank=R,after=SECONDS[,signal=KILL|STOP|TERM]" (the launcher signals the rank)
+// or "rank=R,at=MPI_Func:N" (the rank kills itself at its Nth call of MPI_Func; done by the library).
+struct InjectSpec {
+  enum class Kind { after, at };
+  Kind kind = Kind::after;
+  int rank = 0;
+  double after_seconds = 0;  // Kind::after
+  int signal = 9;            // Kind::after: SIGKILL, SIGSTOP or SIGTERM
+  std::string function;      // Kind::at: e.g. "MPI_Allreduce"
+  int call = 0;              // Kind::at: 1-based call number
+  std::string text;          // the spec as given (exported to ranks for Kind::at)
+};
+
+enum class BindTo { unset, core, none };
+
+// Fault-tolerance options. Recorded now; the FT issues give them behaviour.
+struct FtOptions {
+  std::string mode = "no";          // --with-ft / --ft / -am ft-enable-mpi: ulfm|mpi|reinit|no
+  std::string initial_errhandler;   // --initial-errhandler (empty: library default)
+  int detector_period_ms = -1;      // --detector-period (-1: default)
+  int detector_timeout_ms = -1;     // --detector-timeout (-1: default)
+  int max_restarts = -1;            // --max-restarts (-1: default)
+  std::vector<InjectSpec> injections;
+};
+
+struct Options {
+  int np = 1;
+  bool np_given = false;
+  bool oversubscribe = false;
+  bool allow_run_as_root = false;
+  BindTo bind_to = BindTo::unset;
+  // -x VAR (value taken from mpiexec's environment) or -x VAR=value, in order.
+  std::vector<std::pair<std::string, std::optional<std::string>>> env;
+  bool tag_output = false;
+  double timeout_seconds = 0;  // 0: no timeout
+  std::string transport = "auto";
+  std::vector<std::string> hosts;  // --host/-H entries (host or host:slots), comma lists split
+  std::string hostfile;
+  FtOptions ft;
+  std::vector<std::string> program;  // program and its arguments (program[0] as typed)
+};
+
+struct ParsedCommandLine {
+  enum class Action { run, help, version, error };
+  Action action = Action::error;
+  Options options;
+  std::string error;  // for Action::error: one line, without "mpiexec: " prefix
+};
+
+// Parse argv (argv[0] is mpiexec itself). Options end at the first word that is not an option (the
+// program) or after "--". Never exits; errors are returned.
+ParsedCommandLine parse_command_line(int argc, char** argv);
+
+// Parse one --inject SPEC strictly. nullopt and `error` filled when malformed.
+std::optional<InjectSpec> parse_inject_spec(const std::string& spec, std::string& error);
+
+// The text printed by -h/--help.
+const char* usage_text();
+
+}  // namespace ftmpi::mpiexec

@@ -1,0 +1,36 @@
+// Forwards the ranks' stdout/stderr pipes to mpiexec's own stdout/stderr, whole lines only, so that
+// lines of different ranks never mix; optionally tagged "[1,<rank>]<stdout>: " like Open MPI.
+#pragma once
+#include <string>
+
+namespace ftmpi::mpiexec {
+
+// One rank's stdout or stderr pipe (read end, non-blocking).
+class RankStream {
+ public:
+  RankStream(int rank, int target_fd, int pipe_fd, bool tag);
+  ~RankStream();
+  RankStream(RankStream&&) noexcept;
+  RankStream(const RankStream&) = delete;
+  RankStream& operator=(const RankStream&) = delete;
+  RankStream& operator=(RankStream&&) = delete;
+
+  int fd() const { return fd_; }
+  bool open() const { return fd_ >= 0; }
+  // Read what the pipe holds (until it would block), write every complete line to the target.
+  // At EOF: write the partial line (ended with '\n') and close the pipe.
+  void pump();
+  // Close the pipe now, writing out any partial line (used when giving up waiting for EOF).
+  void close_now();
+
+ private:
+  void emit(const char* data, std::size_t n);  // n bytes of whole lines, each ending '\n'
+  int rank_;
+  int target_;
+  int fd_;
+  bool tag_;
+  std::string prefix_;
+  std::string partial_;
+};
+
+}  // namespace ftmpi::mpiexec

@@ -1,0 +1,44 @@
+// What mpiexec knows about each rank of the job: the per-rank table the fault-tolerance issue uses to
+// notify survivors instead of killing the job.
+#pragma once
+#include <sys/types.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace ftmpi::mpiexec {
+
+using Clock = std::chrono::steady_clock;
+
+struct RankRecord {
+  enum class State { running, exited, signaled };
+
+  int rank = 0;
+  pid_t pid = -1;  // also the rank's process group id
+  State state = State::running;
+  int exit_code = 0;    // State::exited
+  int term_signal = 0;  // State::signaled
+  bool pmi_initialized = false;  // sent cmd=init: it is an MPI process now
+  bool pmi_finalized = false;    // sent cmd=finalize: its exit is never a failure
+  bool aborted = false;          // sent cmd=abort
+  int abort_code = 0;
+  Clock::time_point started{}, initialized_at{}, finalized_at{}, ended_at{};
+
+  bool alive() const { return state == State::running; }
+  // An exit that ends the job in non-FT mode: non-zero code, a signal, or exit 0 after PMI init without
+  // PMI finalize. A program that never spoke PMI and exited 0 is fine.
+  bool failed() const {
+    if (state == State::signaled) return true;
+    if (state == State::exited) return exit_code != 0 || (pmi_initialized && !pmi_finalized);
+    return false;
+  }
+  // One phrase describing how the rank ended, e.g. "exited with code 3", "was killed by signal 9 (Killed)".
+  std::string cause() const;
+  // The exit status mpiexec reports for this failure: the code, 128+signal, or 1 for a missing finalize.
+  int job_exit_status() const;
+};
+
+using RankTable = std::vector<RankRecord>;
+
+}  // namespace ftmpi::mpiexec
