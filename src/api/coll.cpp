@@ -1,0 +1,145 @@
+// Collective C functions (MPI-3.1 §5): Barrier, Bcast, Reduce, Allreduce, Gather, Scatter, Allgather.
+// Argument checking here; algorithms in src/coll/. Errors go through the communicator's handler.
+#include "api/common.h"
+#include "coll/coll.h"
+#include "coll/schedule.h"
+#include "datatype/op.h"
+
+using ftmpi::Errc;
+using ftmpi::Status;
+using ftmpi::api::ret;
+using ftmpi::api::rt;
+using ftmpi::api::valid_type;
+using ftmpi::coll::is_in_place;
+
+namespace {
+
+// count >= 0 and a usable datatype; a NULL buffer with data to move is MPI_ERR_BUFFER.
+Status check_data(const void* buf, int count, MPI_Datatype type) {
+  if (count < 0) return Status(Errc::count, "count must be non-negative");
+  if (!valid_type(type)) return Status(Errc::type, "invalid or uncommitted datatype");
+  if (!buf && count > 0 && type->size > 0 && type->true_lb == 0)
+    return Status(Errc::buffer, "NULL buffer with a non-zero count");
+  return {};
+}
+
+Status check_root(int root, MPI_Comm comm) {
+  if (root < 0 || root >= comm->size) return Status(Errc::root, "root is not a rank of the communicator");
+  return {};
+}
+
+Status check_op(MPI_Op op, MPI_Datatype type) {
+  if (!op || op->magic != ftmpi::kMagicOp) return Status(Errc::op, "invalid reduction operation");
+  return ftmpi::dt::check_op(op, type);
+}
+
+std::size_t sz(int n) { return static_cast<std::size_t>(n); }
+
+#define FTMPI_COLL_TRY(expr, comm, fn)       \
+  do {                                    \
+    Status st_ = (expr);                  \
+    if (!st_.ok()) return ret(comm, st_, fn); \
+  } while (0)
+
+}  // namespace
+
+extern "C" int PMPI_Barrier(MPI_Comm comm) {
+  FTMPI_ENTER("MPI_Barrier");
+  FTMPI_CHECK_COMM(comm, "MPI_Barrier");
+  return ret(comm, ftmpi::coll::barrier(rt(), comm), "MPI_Barrier");
+}
+FTMPI_ALIAS(Barrier)
+
+extern "C" int PMPI_Bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  static constexpr const char* fn = "MPI_Bcast";
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  FTMPI_COLL_TRY(check_data(buffer, count, type), comm, fn);
+  FTMPI_COLL_TRY(check_root(root, comm), comm, fn);
+  return ret(comm, ftmpi::coll::bcast(rt(), comm, buffer, sz(count), type, root), fn);
+}
+FTMPI_ALIAS(Bcast)
+
+extern "C" int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+                           MPI_Comm comm) {
+  static constexpr const char* fn = "MPI_Reduce";
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  FTMPI_COLL_TRY(check_root(root, comm), comm, fn);
+  const bool am_root = comm->rank == root;
+  if (is_in_place(sendbuf) && !am_root)
+    return ret(comm, Status(Errc::buffer, "MPI_IN_PLACE is only valid at the root"), fn);
+  if (!is_in_place(sendbuf)) FTMPI_COLL_TRY(check_data(sendbuf, count, type), comm, fn);
+  if (am_root) FTMPI_COLL_TRY(check_data(recvbuf, count, type), comm, fn);
+  if (am_root && is_in_place(recvbuf)) return ret(comm, Status(Errc::buffer, "recvbuf is MPI_IN_PLACE"), fn);
+  FTMPI_COLL_TRY(check_data(nullptr, 0, type), comm, fn);  // the type must be valid before check_op reads it
+  FTMPI_COLL_TRY(check_op(op, type), comm, fn);
+  return ret(comm, ftmpi::coll::reduce(rt(), comm, sendbuf, recvbuf, sz(count), type, op, root), fn);
+}
+FTMPI_ALIAS(Reduce)
+
+extern "C" int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                              MPI_Comm comm) {
+  static constexpr const char* fn = "MPI_Allreduce";
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  if (is_in_place(recvbuf)) return ret(comm, Status(Errc::buffer, "recvbuf is MPI_IN_PLACE"), fn);
+  if (!is_in_place(sendbuf)) FTMPI_COLL_TRY(check_data(sendbuf, count, type), comm, fn);
+  FTMPI_COLL_TRY(check_data(recvbuf, count, type), comm, fn);
+  FTMPI_COLL_TRY(check_op(op, type), comm, fn);
+  return ret(comm, ftmpi::coll::allreduce(rt(), comm, sendbuf, recvbuf, sz(count), type, op), fn);
+}
+FTMPI_ALIAS(Allreduce)
+
+extern "C" int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                           MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  static constexpr const char* fn = "MPI_Gather";
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  FTMPI_COLL_TRY(check_root(root, comm), comm, fn);
+  const bool am_root = comm->rank == root;
+  if (is_in_place(sendbuf) && !am_root)
+    return ret(comm, Status(Errc::buffer, "MPI_IN_PLACE is only valid at the root"), fn);
+  if (!is_in_place(sendbuf)) FTMPI_COLL_TRY(check_data(sendbuf, sendcount, sendtype), comm, fn);
+  if (am_root) {
+    if (is_in_place(recvbuf)) return ret(comm, Status(Errc::buffer, "recvbuf is MPI_IN_PLACE"), fn);
+    FTMPI_COLL_TRY(check_data(recvbuf, recvcount, recvtype), comm, fn);
+  }
+  return ret(comm,
+             ftmpi::coll::gather(rt(), comm, sendbuf, sz(sendcount), sendtype, recvbuf, sz(recvcount), recvtype, root),
+             fn);
+}
+FTMPI_ALIAS(Gather)
+
+extern "C" int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                            MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  static constexpr const char* fn = "MPI_Scatter";
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  FTMPI_COLL_TRY(check_root(root, comm), comm, fn);
+  const bool am_root = comm->rank == root;
+  if (is_in_place(recvbuf) && !am_root)
+    return ret(comm, Status(Errc::buffer, "MPI_IN_PLACE is only valid at the root"), fn);
+  if (am_root) {
+    if (is_in_place(sendbuf)) return ret(comm, Status(Errc::buffer, "sendbuf is MPI_IN_PLACE"), fn);
+    FTMPI_COLL_TRY(check_data(sendbuf, sendcount, sendtype), comm, fn);
+  }
+  if (!is_in_place(recvbuf)) FTMPI_COLL_TRY(check_data(recvbuf, recvcount, recvtype), comm, fn);
+  return ret(comm,
+             ftmpi::coll::scatter(rt(), comm, sendbuf, sz(sendcount), sendtype, recvbuf, sz(recvcount), recvtype, root),
+             fn);
+}
+FTMPI_ALIAS(Scatter)
+
+extern "C" int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                              int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  static constexpr const char* fn = "MPI_Allgather";
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  if (is_in_place(recvbuf)) return ret(comm, Status(Errc::buffer, "recvbuf is MPI_IN_PLACE"), fn);
+  if (!is_in_place(sendbuf)) FTMPI_COLL_TRY(check_data(sendbuf, sendcount, sendtype), comm, fn);
+  FTMPI_COLL_TRY(check_data(recvbuf, recvcount, recvtype), comm, fn);
+  return ret(comm, ftmpi::coll::allgather(rt(), comm, sendbuf, sz(sendcount), sendtype, recvbuf, sz(recvcount), recvtype),
+             fn);
+}
+FTMPI_ALIAS(Allgather)

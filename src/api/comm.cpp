@@ -1,0 +1,171 @@
+// Communicator C functions (MPI-3.1 §6.4, §6.7.2, §6.8, §8.1.2): rank/size, dup/split/create/free,
+// compare, test_inter, group, the predefined attributes, names.
+#include <cstring>
+
+#include "api/common.h"
+#include "comm/comm_ops.h"
+#include "comm/group.h"
+
+using ftmpi::Errc;
+using ftmpi::Status;
+using ftmpi::api::ret;
+using ftmpi::api::rt;
+namespace cops = ftmpi::comm;
+
+namespace {
+
+// Storage for the values of the predefined attributes (MPI hands out pointers to them). Constants, or
+// values fixed for the life of the job once MPI_Init ran.
+//  MPI_TAG_UB = 2^31-1 (the envelope carries a 32-bit signed tag); MPI_HOST = MPI_PROC_NULL and
+//  MPI_IO = MPI_ANY_SOURCE (every process can do I/O), as MPICH does; MPI_WTIME_IS_GLOBAL = 0;
+//  MPI_UNIVERSE_SIZE = the size of MPI_COMM_WORLD; MPI_APPNUM = 0; MPI_LASTUSEDCODE = MPI_ERR_LASTCODE
+//  (no user error classes yet).
+struct PredefinedAttrs {
+  int tag_ub = 2147483647;
+  int host = MPI_PROC_NULL;
+  int io = MPI_ANY_SOURCE;
+  int wtime_is_global = 0;
+  int universe_size = 1;
+  int lastusedcode = MPI_ERR_LASTCODE;
+  int appnum = 0;
+};
+PredefinedAttrs g_attrs;  // the C API needs addresses that outlive the call
+
+int* predefined_attr(int keyval) {
+  switch (keyval) {
+    case MPI_TAG_UB: return &g_attrs.tag_ub;
+    case MPI_HOST: return &g_attrs.host;
+    case MPI_IO: return &g_attrs.io;
+    case MPI_WTIME_IS_GLOBAL: return &g_attrs.wtime_is_global;
+    case MPI_UNIVERSE_SIZE:
+      g_attrs.universe_size = rt().world_size();
+      return &g_attrs.universe_size;
+    case MPI_LASTUSEDCODE: return &g_attrs.lastusedcode;
+    case MPI_APPNUM: return &g_attrs.appnum;
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+extern "C" int PMPI_Comm_rank(MPI_Comm comm, int* rank) {
+  FTMPI_ENTER("MPI_Comm_rank");
+  FTMPI_CHECK_COMM(comm, "MPI_Comm_rank");
+  if (!rank) return ret(comm, Status(Errc::arg, "rank is NULL"), "MPI_Comm_rank");
+  *rank = comm->rank;
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Comm_rank)
+
+extern "C" int PMPI_Comm_size(MPI_Comm comm, int* size) {
+  FTMPI_ENTER("MPI_Comm_size");
+  FTMPI_CHECK_COMM(comm, "MPI_Comm_size");
+  if (!size) return ret(comm, Status(Errc::arg, "size is NULL"), "MPI_Comm_size");
+  *size = comm->size;
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Comm_size)
+
+extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  FTMPI_ENTER("MPI_Comm_dup");
+  FTMPI_CHECK_COMM(comm, "MPI_Comm_dup");
+  if (!newcomm) return ret(comm, Status(Errc::arg, "newcomm is NULL"), "MPI_Comm_dup");
+  *newcomm = MPI_COMM_NULL;
+  return ret(comm, cops::dup(rt(), comm, newcomm), "MPI_Comm_dup");
+}
+FTMPI_ALIAS(Comm_dup)
+
+extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+  FTMPI_ENTER("MPI_Comm_split");
+  FTMPI_CHECK_COMM(comm, "MPI_Comm_split");
+  if (!newcomm) return ret(comm, Status(Errc::arg, "newcomm is NULL"), "MPI_Comm_split");
+  *newcomm = MPI_COMM_NULL;
+  return ret(comm, cops::split(rt(), comm, color, key, newcomm), "MPI_Comm_split");
+}
+FTMPI_ALIAS(Comm_split)
+
+extern "C" int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+  FTMPI_ENTER("MPI_Comm_create");
+  FTMPI_CHECK_COMM(comm, "MPI_Comm_create");
+  if (!ftmpi::api::valid_group(group)) return ret(comm, Status(Errc::group, "invalid group"), "MPI_Comm_create");
+  if (!newcomm) return ret(comm, Status(Errc::arg, "newcomm is NULL"), "MPI_Comm_create");
+  *newcomm = MPI_COMM_NULL;
+  return ret(comm, cops::create(rt(), comm, group, newcomm), "MPI_Comm_create");
+}
+FTMPI_ALIAS(Comm_create)
+
+extern "C" int PMPI_Comm_free(MPI_Comm* comm) {
+  FTMPI_ENTER("MPI_Comm_free");
+  if (!comm) return ret(nullptr, Status(Errc::arg, "comm is NULL"), "MPI_Comm_free");
+  MPI_Comm old = *comm;
+  if (!ftmpi::api::valid_comm(old)) return ret(nullptr, Status(Errc::comm, "invalid communicator"), "MPI_Comm_free");
+  Status st = cops::free(rt(), old);
+  if (!st.ok()) return ret(old, st, "MPI_Comm_free");
+  *comm = MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Comm_free)
+
+extern "C" int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
+  FTMPI_ENTER("MPI_Comm_compare");
+  if (!ftmpi::api::valid_comm(comm1) || !ftmpi::api::valid_comm(comm2))
+    return ret(nullptr, Status(Errc::comm, "invalid communicator"), "MPI_Comm_compare");
+  if (!result) return ret(comm1, Status(Errc::arg, "result is NULL"), "MPI_Comm_compare");
+  *result = cops::compare(comm1, comm2);
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Comm_compare)
+
+extern "C" int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
+  FTMPI_ENTER("MPI_Comm_test_inter");
+  FTMPI_CHECK_COMM(comm, "MPI_Comm_test_inter");
+  if (!flag) return ret(comm, Status(Errc::arg, "flag is NULL"), "MPI_Comm_test_inter");
+  *flag = 0;  // intercommunicators come with the breadth issue
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Comm_test_inter)
+
+extern "C" int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
+  FTMPI_ENTER("MPI_Comm_group");
+  FTMPI_CHECK_COMM(comm, "MPI_Comm_group");
+  if (!group) return ret(comm, Status(Errc::arg, "group is NULL"), "MPI_Comm_group");
+  // Groups are immutable and shared: the user's handle is one more reference to the communicator's group
+  // (predefined groups are not counted; MPI_Group_free only clears the handle then).
+  cops::group_retain(comm->group);
+  *group = comm->group;
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Comm_group)
+
+extern "C" int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+  FTMPI_ENTER("MPI_Comm_get_attr");
+  FTMPI_CHECK_COMM(comm, "MPI_Comm_get_attr");
+  if (!attribute_val || !flag) return ret(comm, Status(Errc::arg, "NULL argument"), "MPI_Comm_get_attr");
+  int* value = predefined_attr(keyval);
+  if (!value) return ret(comm, Status(Errc::keyval, "invalid attribute key"), "MPI_Comm_get_attr");
+  *static_cast<int**>(attribute_val) = value;
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Comm_get_attr)
+
+extern "C" int PMPI_Comm_set_name(MPI_Comm comm, const char* name) {
+  FTMPI_ENTER("MPI_Comm_set_name");
+  FTMPI_CHECK_COMM(comm, "MPI_Comm_set_name");
+  if (!name) return ret(comm, Status(Errc::arg, "name is NULL"), "MPI_Comm_set_name");
+  comm->name.assign(name, strnlen(name, MPI_MAX_OBJECT_NAME - 1));
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Comm_set_name)
+
+extern "C" int PMPI_Comm_get_name(MPI_Comm comm, char* name, int* resultlen) {
+  FTMPI_ENTER("MPI_Comm_get_name");
+  FTMPI_CHECK_COMM(comm, "MPI_Comm_get_name");
+  if (!name || !resultlen) return ret(comm, Status(Errc::arg, "NULL argument"), "MPI_Comm_get_name");
+  const std::size_t n = std::min<std::size_t>(comm->name.size(), MPI_MAX_OBJECT_NAME - 1);
+  std::memcpy(name, comm->name.data(), n);
+  name[n] = '\0';
+  *resultlen = static_cast<int>(n);
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Comm_get_name)

@@ -1,0 +1,112 @@
+// Communicator constructors and destructor (see comm_ops.h).
+#include "comm/comm_ops.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "coll/coll.h"
+#include "comm/context_alloc.h"
+#include "comm/group_algebra.h"
+#include "mpi.h"
+#include "runtime/runtime.h"
+
+namespace ftmpi::comm {
+
+Status allocate_context(Runtime& rt, Communicator* parent, std::uint32_t* ctx) {
+  return rt.contexts().allocate(rt, parent, ctx);
+}
+
+Communicator* make_comm(Group* group, std::uint32_t ctx, const Communicator* parent) {
+  auto* c = new Communicator;
+  c->group = group;
+  c->rank = group->my_rank;
+  c->size = group->size();
+  c->ctx_pt2pt = ctx;
+  c->ctx_coll = ctx + 1;
+  c->errhandler = parent->errhandler;
+  if (c->errhandler && !c->errhandler->predefined) ++c->errhandler->refs;
+  c->magic = kMagicComm;
+  return c;
+}
+
+Status dup(Runtime& rt, Communicator* parent, Communicator** out) {
+  std::uint32_t ctx = 0;
+  FTMPI_TRY(allocate_context(rt, parent, &ctx));
+  Group* g = make_group(parent->group->world_ranks, rt.world_rank());
+  *out = make_comm(g, ctx, parent);
+  return {};
+}
+
+Status split(Runtime& rt, Communicator* parent, int color, int key, Communicator** out) {
+  *out = nullptr;
+  if (color < 0 && color != kUndefined) return Status(Errc::arg, "color must be non-negative or MPI_UNDEFINED");
+  // Everybody learns everybody's (color, key).
+  const auto p = static_cast<std::size_t>(parent->size);
+  std::vector<int> all(2 * p);
+  const int mine[2] = {color, key};
+  FTMPI_TRY(coll::allgather(rt, parent, mine, 2, &ftmpi_dt_int, all.data(), 2, &ftmpi_dt_int));
+  // One context id serves every color: the new communicators are disjoint.
+  std::uint32_t ctx = 0;
+  FTMPI_TRY(allocate_context(rt, parent, &ctx));
+  if (color == kUndefined) {
+    rt.contexts().release(ctx);
+    return {};
+  }
+  struct Member {
+    int key, old_rank;
+  };
+  std::vector<Member> members;
+  for (std::size_t r = 0; r < p; ++r)
+    if (all[2 * r] == color) members.push_back({all[2 * r + 1], static_cast<int>(r)});
+  std::stable_sort(members.begin(), members.end(), [](const Member& a, const Member& b) {
+    return a.key != b.key ? a.key < b.key : a.old_rank < b.old_rank;
+  });
+  std::vector<int> world;
+  world.reserve(members.size());
+  for (const Member& m : members) world.push_back(parent->world_rank(m.old_rank));
+  *out = make_comm(make_group(std::move(world), rt.world_rank()), ctx, parent);
+  return {};
+}
+
+Status create(Runtime& rt, Communicator* parent, const Group* group, Communicator** out) {
+  *out = nullptr;
+  for (int w : group->world_ranks)
+    if (parent->group->rank_of_world(w) < 0) return Status(Errc::group, "group is not a subset of the communicator's group");
+  std::uint32_t ctx = 0;
+  FTMPI_TRY(allocate_context(rt, parent, &ctx));
+  const int me = group->rank_of_world(rt.world_rank());
+  if (me < 0) {
+    rt.contexts().release(ctx);
+    return {};
+  }
+  *out = make_comm(make_group(group->world_ranks, rt.world_rank()), ctx, parent);
+  return {};
+}
+
+Status free(Runtime& rt, Communicator* comm) {
+  if (comm->predefined) return Status(Errc::comm, "cannot free a predefined communicator");
+  rt.contexts().release(comm->ctx_pt2pt);
+  group_release(comm->group);
+  comm->group = nullptr;
+  if (comm->errhandler && !comm->errhandler->predefined && --comm->errhandler->refs == 0)
+    comm->errhandler->magic = kMagicFreed;
+  comm->errhandler = nullptr;
+  comm->magic = kMagicFreed;
+  comm->rank = -1;
+  comm->size = 0;
+  std::string().swap(comm->name);
+  return {};
+}
+
+int compare(const Communicator* a, const Communicator* b) {
+  if (a == b) return 0;
+  switch (group_compare(a->group->world_ranks, b->group->world_ranks)) {
+    case Compare::ident: return 1;    // congruent
+    case Compare::similar: return 2;  // similar
+    case Compare::unequal: break;
+  }
+  return 3;
+}
+
+}  // namespace ftmpi::comm

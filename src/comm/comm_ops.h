@@ -1,0 +1,47 @@
+// Creating and destroying intracommunicators (MPI-3.1 §6.4): dup, split, create, free, compare.
+//
+// Contracts:
+//  * `parent` is a live intracommunicator; dup/split/create are collective over it: every member calls
+//    the same function, in the same order relative to its other collectives on parent.
+//  * A new communicator gets a fresh context-id pair from the mask allocator (comm/context_alloc.h),
+//    the parent's error handler (one more reference), rank/size from its group, an empty name.
+//  * On error nothing is created and no context id stays claimed.
+//  * Communicator objects are never returned to the system: free() stamps kMagicFreed so that a stale
+//    handle is rejected by valid_comm() (see util/magic.h).
+#pragma once
+#include "comm/communicator.h"
+#include "util/status.h"
+
+namespace ftmpi {
+class Runtime;
+}
+
+namespace ftmpi::comm {
+
+// MPI_Comm_dup: same group, new context.
+Status dup(Runtime& rt, Communicator* parent, Communicator** out);
+
+// MPI_Comm_split: ranks with the same `color` form a communicator ordered by (key, parent rank).
+// color == kUndefined (MPI_UNDEFINED) yields *out == nullptr. Errc::arg for a negative color.
+Status split(Runtime& rt, Communicator* parent, int color, int key, Communicator** out);
+
+// MPI_Comm_create: the members of `group` (a subset of parent's group; Errc::group otherwise) get a
+// communicator in group order; everybody else gets nullptr.
+Status create(Runtime& rt, Communicator* parent, const Group* group, Communicator** out);
+
+// MPI_Comm_free (local): release the group, the error handler and the context id; stamp kMagicFreed.
+// Errc::comm for a predefined communicator.
+Status free(Runtime& rt, Communicator* comm);
+
+// MPI_Comm_compare: IDENT (0) same object, CONGRUENT (1) same members in the same order, SIMILAR (2)
+// same members, UNEQUAL (3) otherwise.
+int compare(const Communicator* a, const Communicator* b);
+
+// The collective context-id allocation the three constructors share (exposed for shrink, issue 3).
+Status allocate_context(Runtime& rt, Communicator* parent, std::uint32_t* ctx);
+
+// Build a communicator object around `group` (reference taken over) with context pair (ctx, ctx+1),
+// inheriting `parent`'s error handler. Does no communication.
+Communicator* make_comm(Group* group, std::uint32_t ctx, const Communicator* parent);
+
+}  // namespace ftmpi::comm
