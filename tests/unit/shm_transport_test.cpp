@@ -250,7 +250,9 @@ void pin_to_cpu(int rank) {
   sched_setaffinity(0, sizeof set, &set);
 }
 
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 }  // namespace
 
@@ -326,8 +328,9 @@ TEST(ShmTransport, MillionSmallFramesBothWays) {
     SmallFrame expect{};
     auto sink = make_sink([&](int src, std::span<const std::byte> h, std::span<const std::byte> p) {
       make_small(received, src, &expect);
-      if (src != peer || h.size() != sizeof expect.words || std::memcmp(h.data(), expect.words, h.size()) != 0 ||
-          p.size() != expect.payload_len || std::memcmp(p.data(), expect.payload, p.size()) != 0)
+      if (src != peer || h.size() != sizeof expect.words ||
+          std::memcmp(h.data(), expect.words, h.size()) != 0 || p.size() != expect.payload_len ||
+          std::memcmp(p.data(), expect.payload, p.size()) != 0)
         bad = true;
       ++received;
     });

@@ -23,11 +23,6 @@ void ring_doorbell(SegmentHeader& hdr) {
   futex(&hdr.doorbell, FUTEX_WAKE, INT_MAX, nullptr);
 }
 
-void ring_doorbell_if_sleeping(SegmentHeader& hdr) {
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (atomic_at(hdr.sleeping).load(std::memory_order_relaxed) != 0) ring_doorbell(hdr);
-}
-
 std::uint32_t load_doorbell(SegmentHeader& hdr) {
   return atomic_at(hdr.doorbell).load(std::memory_order_acquire);
 }

@@ -64,8 +64,13 @@ class ShmTransportImpl final : public ShmTransport {
  public:
   // `boot` must stay valid until attach() has returned (it is used only there).
   ShmTransportImpl(boot::Bootstrap& boot, int rank, int size, const Geometry& g, Segment own)
-      : boot_(boot), rank_(rank), size_(size), geometry_(g), layout_(shm::layout_for(static_cast<std::uint32_t>(size), g)),
-        own_(std::move(own)), links_(static_cast<std::size_t>(size)) {}
+      : boot_(boot),
+        rank_(rank),
+        size_(size),
+        geometry_(g),
+        layout_(shm::layout_for(static_cast<std::uint32_t>(size), g)),
+        own_(std::move(own)),
+        links_(static_cast<std::size_t>(size)) {}
 
   const char* name() const override { return "shm"; }
   size_t max_payload() const override { return shm::max_payload(geometry_); }
@@ -86,6 +91,8 @@ class ShmTransportImpl final : public ShmTransport {
     return true;
   }
 
+  // Round-robin over the attached senders, at most kBurstPerRing frames each. The sink may try_send() from
+  // on_frame(), but must not call poll() again (the ring being drained is not re-entrant).
   int poll(FrameSink& sink) override {
     int delivered = 0;
     std::size_t n = inbound_.size();
@@ -93,9 +100,7 @@ class ShmTransportImpl final : public ShmTransport {
       std::size_t k = next_ + i;
       if (k >= n) k -= n;
       Inbound& in = inbound_[k];
-      delivered += in.ring.drain(kBurstPerRing, [&](std::span<const std::byte> h, std::span<const std::byte> p) {
-        sink.on_frame(in.src, h, p);
-      });
+      delivered += in.ring.drain(kBurstPerRing, [&](auto h, auto p) { sink.on_frame(in.src, h, p); });
     }
     if (n > 0 && ++next_ >= n) next_ = 0;
     return delivered;
@@ -108,7 +113,8 @@ class ShmTransportImpl final : public ShmTransport {
       return Status(Errc::arg, "shm remote_read: peer " + std::to_string(peer) + " is not attached");
     int err = read_process_memory(links_[static_cast<std::size_t>(peer)].pid, dst, remote_addr, len);
     if (err != 0)
-      return Status(Errc::other, "shm remote_read from rank " + std::to_string(peer) + ": " + std::strerror(err));
+      return Status(Errc::other,
+                    "shm remote_read from rank " + std::to_string(peer) + ": " + std::strerror(err));
     return Status::Ok();
   }
 
