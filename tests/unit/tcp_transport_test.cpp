@@ -351,6 +351,31 @@ TEST(TcpTransport, BackpressureEngagesAndReleases) {
   for (int s : st) EXPECT_TRUE(exited_ok(s)) << "status " << s;
 }
 
+TEST(TcpTransport, QueuedOutputIsFlushedBeforeClose) {
+  auto st = run_procs(2, 2, 0, [](FakeBoot& boot) {
+    TcpOptions opts;
+    opts.queue_limit = 64u << 20;
+    auto t = setup(boot, opts);
+    REQUIRE(t);
+    RecordingSink sink;
+    const std::uint64_t frames = 48;  // 24 MiB: more than the socket buffers hold
+    if (boot.rank() == 0) {
+      std::vector<std::byte> hdr, pl;
+      for (std::uint64_t k = 0; k < frames; ++k) {
+        make_frame(0, k, t->max_payload(), hdr, pl);
+        REQUIRE(t->try_send(1, hdr, pl));  // the limit is high: all accepted, much of it queued
+      }
+      t.reset();  // must push the queue out before closing
+    } else {
+      REQUIRE(poll_until(*t, sink, [&] { return sink.frames.size() >= frames; }));
+      for (std::uint64_t k = 0; k < frames; ++k) REQUIRE(frame_ok(sink.frames[k], 0, k));
+    }
+    boot.sync();
+    return 0;
+  });
+  for (int s : st) EXPECT_TRUE(exited_ok(s)) << "status " << s;
+}
+
 namespace {
 
 // A raw client socket (blocking, with a receive timeout) connected to the address rank `rank` published.

@@ -123,7 +123,11 @@ class Handshake {
   }
 
   void drop_stranger(Attempt& a, const char* why) {
-    log::warn("tcp: rejected a connection during set-up: %s", why);
+    Endpoint from;
+    from.len = sizeof from.addr;
+    std::string who = ::getpeername(a.fd, reinterpret_cast<sockaddr*>(&from.addr), &from.len) == 0
+                          ? format_endpoint(from) : std::string("unknown address");
+    log::warn("tcp: rejected a connection from %s during set-up: %s", who.c_str(), why);
     ::close(a.fd);
     a.fd = -1;
     a.stage = Attempt::Stage::done;  // inert: never handed out since fd < 0

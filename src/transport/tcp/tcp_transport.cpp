@@ -7,6 +7,8 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -45,6 +47,7 @@ class TcpTransportImpl final : public TcpTransport {
         epoll_fd_(epoll_fd), by_rank_(static_cast<size_t>(boot.size()), nullptr) {}
 
   ~TcpTransportImpl() override {
+    drain_output(std::chrono::seconds(10));
     conns_.clear();
     if (listen_fd_ >= 0) ::close(listen_fd_);
     ::close(wake_fd_);
@@ -69,6 +72,34 @@ class TcpTransportImpl final : public TcpTransport {
   }
 
  private:
+  // Before closing: frames accepted by try_send() may still sit in output queues, and MPI considers them
+  // sent. Push them out for up to `limit`, discarding input meanwhile so a peer that does the same cannot
+  // deadlock with us on full socket buffers.
+  void drain_output(std::chrono::milliseconds limit) {
+    struct Discard : FrameSink {
+      void on_frame(int, std::span<const std::byte>, std::span<const std::byte>) override {}
+      void on_peer_lost(int) override {}
+    } discard;
+    auto deadline = std::chrono::steady_clock::now() + limit;
+    for (;;) {
+      bool pending = false;
+      for (auto& c : conns_) {
+        if (c->state() != Connection::State::open || !c->has_output()) continue;
+        c->flush();
+        if (c->state() == Connection::State::open && c->has_output()) {
+          pending = true;
+          c->receive(discard);
+        }
+      }
+      if (!pending) return;
+      if (std::chrono::steady_clock::now() >= deadline) {
+        log::warn("tcp: closing with unsent output to some peers");
+        return;
+      }
+      wait(10'000);
+    }
+  }
+
   void drain_wake() {
     wake_pending_.store(false, std::memory_order_relaxed);
     std::uint64_t v;
@@ -94,6 +125,7 @@ class TcpTransportImpl final : public TcpTransport {
   std::atomic<bool> wake_pending_{false};
   std::vector<std::unique_ptr<Connection>> conns_;
   std::vector<Connection*> by_rank_;  // world rank → connection (nullptr: not a peer)
+  std::vector<pollfd> wait_fds_;
   bool connected_ = false;
 };
 
@@ -181,8 +213,8 @@ int TcpTransportImpl::poll(FrameSink& sink) {
 }
 
 void TcpTransportImpl::wait(int timeout_us) {
-  std::vector<pollfd> fds;
-  fds.reserve(conns_.size() + 1);
+  auto& fds = wait_fds_;  // kept between calls: no allocation on the back-off path
+  fds.clear();
   fds.push_back({wake_fd_, POLLIN, 0});
   for (auto& c : conns_) {
     if (c->state() == Connection::State::closed) continue;
