@@ -1,0 +1,216 @@
+#!/bin/bash
+# mpiexec behaviour tests. Usage: launcher_test.sh CASE MPIEXEC TESTBINDIR
+# Each case prints what it checks and exits 0 on PASS, 1 on FAIL. Every job gets a unique TOKEN in its
+# command line; after the job, no process may still carry it (nothing outlives mpiexec).
+set -u
+CASE=$1
+MPIEXEC=$2
+BIN=$3
+HELPER=$BIN/launcher_helper
+PROBE=$BIN/boot_probe
+TOKEN="lt-$$-$RANDOM$RANDOM"
+TMP=$(mktemp -d /tmp/ftmpi-launcher-test.XXXXXX)
+# On the way out, kill by pid whatever still carries this run's unique token (only after a failure).
+trap 'for p in $(pgrep -f -- "$TOKEN"); do kill -KILL "$p" 2>/dev/null; done; rm -rf "$TMP"' EXIT
+
+fail() { echo "FAIL [$CASE]: $*"; echo "--- stdout:"; cat "$TMP/out" 2>/dev/null; echo "--- stderr:"; cat "$TMP/err" 2>/dev/null; exit 1; }
+# run ARGS...: runs with stdin from /dev/null; sets RC and ELAPSED (seconds, float)
+run() {
+  local t0 t1
+  t0=$(date +%s.%N)
+  "$@" </dev/null >"$TMP/out" 2>"$TMP/err"
+  RC=$?
+  t1=$(date +%s.%N)
+  ELAPSED=$(echo "$t1 - $t0" | bc)
+}
+expect_rc() { [ "$RC" = "$1" ] || fail "exit status $RC, expected $1"; }
+expect_err() { grep -qE -- "$1" "$TMP/err" || fail "stderr lacks /$1/"; }
+expect_out() { grep -qE -- "$1" "$TMP/out" || fail "stdout lacks /$1/"; }
+expect_faster() { (( $(echo "$ELAPSED < $1" | bc) )) || fail "took ${ELAPSED}s, expected < $1 s"; }
+expect_no_leftovers() {
+  sleep 0.1
+  if pgrep -f -- "$TOKEN" >/dev/null; then ps -ef | grep -- "$TOKEN" | grep -v grep; fail "processes left over"; fi
+}
+count_err_lines() { grep -c "^mpiexec:" "$TMP/err"; }
+
+case "$CASE" in
+exit_code)
+  run "$MPIEXEC" -n 4 "$HELPER" exit 2 3 "$TOKEN"
+  expect_rc 3
+  expect_err '^mpiexec: rank 2 \(pid [0-9]+\) exited with code 3; terminating the job$'
+  [ "$(count_err_lines)" = 1 ] || fail "expected exactly one mpiexec line"
+  expect_faster 5
+  expect_no_leftovers ;;
+signal_kill)
+  run "$MPIEXEC" -np 3 "$HELPER" kill 1 "$TOKEN"
+  expect_rc 137
+  expect_err '^mpiexec: rank 1 \(pid [0-9]+\) was killed by signal 9 \(Killed\); terminating the job$'
+  [ "$(count_err_lines)" = 1 ] || fail "expected exactly one mpiexec line"
+  expect_faster 5
+  expect_no_leftovers ;;
+timeout)
+  run "$MPIEXEC" --timeout 1 -n 2 "$HELPER" sleep 30 "$TOKEN"
+  expect_rc 124
+  expect_err 'timed out after 1 seconds'
+  expect_faster 5
+  expect_no_leftovers ;;
+usage_errors)
+  touch "$TMP/notexec"; chmod 644 "$TMP/notexec"
+  while IFS= read -r line; do
+    # shellcheck disable=SC2086
+    run "$MPIEXEC" $line
+    expect_rc 2
+    [ "$(wc -l <"$TMP/err")" = 1 ] || fail "expected one line on stderr for: $line"
+    expect_err '^mpiexec: '
+  done <<LIST
+--bogus-option -n 2 $HELPER ok
+-n 2
+-n abc $HELPER ok
+-n 0 $HELPER ok
+--timeout soon $HELPER ok
+--bind-to socket $HELPER ok
+--inject rank=0,after=x $HELPER ok
+--inject rank=9,after=1 -n 2 $HELPER ok
+--inject rank=0,at=Allreduce $HELPER ok
+--with-ft maybe $HELPER ok
+-H some.other.host -n 1 $HELPER ok
+-n 2 /nonexistent/program
+-n 2 no-such-program-$TOKEN
+-n 1 $TMP/notexec
+-x 1BAD $HELPER ok
+LIST
+  run "$MPIEXEC" -n 2 --bogus "$HELPER" ok
+  expect_err "unknown option '--bogus'"
+  run "$MPIEXEC" -n 1 --hostfile "$TMP/none" "$HELPER" ok
+  expect_rc 2
+  echo "localhost slots=2" >"$TMP/hosts"
+  run "$MPIEXEC" -n 2 --hostfile "$TMP/hosts" -H localhost "$HELPER" ok
+  expect_rc 0
+  run "$MPIEXEC" --help
+  expect_rc 0; expect_out '^Usage: mpiexec'
+  run "$MPIEXEC" --version
+  expect_rc 0; expect_out 'ftmpi' ;;
+tag_output)
+  run "$MPIEXEC" --tag-output -n 2 "$HELPER" ok "$TOKEN"
+  expect_rc 0
+  expect_out '^\[1,0\]<stdout>: rank 0 ok$'
+  expect_out '^\[1,1\]<stdout>: rank 1 ok$'
+  expect_err '^\[1,0\]<stderr>: rank 0 err$'
+  expect_err '^\[1,1\]<stderr>: rank 1 err$'
+  run "$MPIEXEC" -n 2 "$HELPER" ok "$TOKEN"
+  expect_out '^rank 1 ok$'
+  expect_no_leftovers ;;
+env_passing)
+  export FTMPI_TEST_FROM_MPIEXEC=inherited-value
+  run "$MPIEXEC" -x FOO=bar -n 3 "$HELPER" env FOO "$TOKEN"
+  expect_rc 0
+  [ "$(grep -c '=bar$' "$TMP/out")" = 3 ] || fail "FOO=bar not seen by 3 ranks"
+  run "$MPIEXEC" -x FTMPI_TEST_FROM_MPIEXEC -n 2 "$HELPER" env FTMPI_TEST_FROM_MPIEXEC "$TOKEN"
+  [ "$(grep -c '=inherited-value$' "$TMP/out")" = 2 ] || fail "-x VAR without value not passed"
+  for kv in FTMPI_LAUNCHER=ftmpi PMI_SIZE=2 PMI_SPAWNED=0 FTMPI_LOCAL_SIZE=2 FTMPI_TRANSPORT=tcp; do
+    run "$MPIEXEC" -n 2 --transport tcp "$HELPER" env "${kv%%=*}" "$TOKEN"
+    [ "$(grep -c "${kv}\$" "$TMP/out")" = 2 ] || fail "$kv not exported"
+  done
+  run "$MPIEXEC" -n 2 "$HELPER" env PMI_RANK "$TOKEN"
+  expect_out '^rank 1 PMI_RANK=1$'
+  run "$MPIEXEC" -n 2 --bind-to none "$HELPER" env FTMPI_BOUND_CPU "$TOKEN"
+  expect_out 'FTMPI_BOUND_CPU=\(unset\)'
+  run "$MPIEXEC" --with-ft ulfm -n 1 "$HELPER" env FTMPI_FT_MODE "$TOKEN"
+  expect_out 'FTMPI_FT_MODE=ulfm'
+  expect_no_leftovers ;;
+no_interleave)
+  run "$MPIEXEC" -n 4 "$HELPER" lines 2000 "$TOKEN"
+  expect_rc 0
+  total=$(wc -l <"$TMP/out")
+  [ "$total" = 8000 ] || fail "expected 8000 lines, got $total"
+  bad=$(grep -cvE '^rank ([0-3]) line [0-9]+ (a{300}|b{300}|c{300}|d{300}) end$' "$TMP/out")
+  [ "$bad" = 0 ] || fail "$bad mixed lines"
+  for r in 0 1 2 3; do
+    [ "$(grep -c "^rank $r line" "$TMP/out")" = 2000 ] || fail "rank $r lines missing"
+  done
+  expect_no_leftovers ;;
+stdin_forward)
+  printf 'first line\nsecond line\n' | "$MPIEXEC" -n 2 sh -c 'cat; echo "rank $PMI_RANK done"' >"$TMP/out" 2>"$TMP/err"
+  RC=$?
+  expect_rc 0
+  [ "$(grep -c 'second line' "$TMP/out")" = 1 ] || fail "stdin not forwarded to rank 0 only"
+  expect_out '^rank 1 done$' ;;
+hostname)
+  run "$MPIEXEC" -n 2 hostname
+  expect_rc 0
+  [ "$(wc -l <"$TMP/out")" = 2 ] || fail "expected two lines" ;;
+pmi_probe)
+  for n in 1 4; do
+    run "$MPIEXEC" -n $n "$PROBE" --token "$TOKEN"
+    expect_rc 0
+    [ "$(grep -c "ok (job ftmpi-.*launcher ftmpi)" "$TMP/out")" = $n ] || fail "expected $n ok lines"
+  done
+  run "$MPIEXEC" -n 9 "$PROBE" --token "$TOKEN"
+  expect_rc 0
+  [ "$(grep -c "of 9 ok" "$TMP/out")" = 9 ] || fail "expected 9 ok lines (oversubscribed)"
+  run "$PROBE"
+  expect_rc 0
+  expect_out 'rank 0 of 1 ok \(job singleton-'
+  expect_no_leftovers ;;
+pmi_no_finalize)
+  run "$MPIEXEC" -n 3 "$PROBE" --no-finalize --token "$TOKEN"
+  [ "$RC" != 0 ] || fail "exit status 0"
+  expect_err '^mpiexec: rank [0-2] \(pid [0-9]+\) exited with code 0 without calling MPI_Finalize; terminating the job$'
+  expect_no_leftovers ;;
+pmi_abort)
+  run "$MPIEXEC" -n 3 "$PROBE" --abort 1:5 --token "$TOKEN"
+  expect_rc 5
+  expect_err '^mpiexec: rank 1 \(pid [0-9]+\) called MPI_Abort with code 5; terminating the job$'
+  [ "$(count_err_lines)" = 1 ] || fail "expected exactly one mpiexec line"
+  expect_faster 5
+  expect_no_leftovers ;;
+shm_cleanup)
+  run "$MPIEXEC" -n 2 "$PROBE" --leak-shm --token "$TOKEN"
+  expect_rc 0
+  job=$(sed -n 's/.*(job \([^,]*\),.*/\1/p' "$TMP/out" | head -1)
+  [ -n "$job" ] || fail "no job id printed"
+  [ ! -e "/dev/shm/ftmpi-$job-probe" ] || { rm -f "/dev/shm/ftmpi-$job-probe"; fail "/dev/shm/ftmpi-$job-probe left behind"; } ;;
+sigint)
+  "$MPIEXEC" -n 3 "$HELPER" sleep 30 "$TOKEN" </dev/null >"$TMP/out" 2>"$TMP/err" &
+  pid=$!
+  for _ in $(seq 50); do [ "$(pgrep -fc -- "$TOKEN")" -ge 4 ] && break; sleep 0.1; done
+  kill -INT $pid
+  wait $pid
+  RC=$?
+  expect_rc 130
+  expect_no_leftovers
+  "$MPIEXEC" -n 2 "$HELPER" sleep 30 "$TOKEN" </dev/null >"$TMP/out" 2>"$TMP/err" &
+  pid=$!
+  for _ in $(seq 50); do [ "$(pgrep -fc -- "$TOKEN")" -ge 3 ] && break; sleep 0.1; done
+  kill -TERM $pid
+  wait $pid
+  RC=$?
+  expect_rc 143
+  expect_no_leftovers
+  # mpiexec killed outright: its ranks must die with it (PR_SET_PDEATHSIG)
+  "$MPIEXEC" -n 2 "$HELPER" sleep 30 "$TOKEN" </dev/null >"$TMP/out" 2>"$TMP/err" &
+  pid=$!
+  for _ in $(seq 50); do [ "$(pgrep -fc -- "$TOKEN")" -ge 3 ] && break; sleep 0.1; done
+  kill -KILL $pid
+  wait $pid 2>/dev/null
+  sleep 0.3
+  expect_no_leftovers ;;
+mpi_abort)
+  run "$MPIEXEC" -n 3 "$BIN/launcher_mpi_abort" "$TOKEN"
+  expect_rc 7
+  expect_err '^mpiexec: rank 1 \(pid [0-9]+\) called MPI_Abort with code 7; terminating the job$'
+  expect_no_leftovers ;;
+mpi_no_finalize)
+  run "$MPIEXEC" -n 2 --timeout 30 "$BIN/launcher_mpi_no_finalize" "$TOKEN"
+  [ "$RC" != 0 ] || fail "exit status 0"
+  expect_err '^mpiexec: rank 0 \(pid [0-9]+\) exited with code 0 without calling MPI_Finalize; terminating the job$'
+  expect_no_leftovers ;;
+hydra)
+  run timeout 30 mpiexec.mpich -n 4 "$PROBE" --token "$TOKEN"
+  expect_rc 0
+  [ "$(grep -c "of 4 ok (job .*launcher other)" "$TMP/out")" = 4 ] || fail "expected 4 ok lines under Hydra"
+  expect_no_leftovers ;;
+*)
+  echo "unknown case $CASE"; exit 1 ;;
+esac
+echo "PASS [$CASE]"
