@@ -365,8 +365,10 @@ TEST(TcpTransport, QueuedOutputIsFlushedBeforeClose) {
         make_frame(0, k, t->max_payload(), hdr, pl);
         REQUIRE(t->try_send(1, hdr, pl));  // the limit is high: all accepted, much of it queued
       }
+      boot.area()->flags[1].store(1);  // rank 1 starts reading only now
       t.reset();  // must push the queue out before closing
     } else {
+      while (boot.area()->flags[1].load() == 0) usleep(1000);
       REQUIRE(poll_until(*t, sink, [&] { return sink.frames.size() >= frames; }));
       for (std::uint64_t k = 0; k < frames; ++k) REQUIRE(frame_ok(sink.frames[k], 0, k));
     }
