@@ -9,12 +9,13 @@
 
 #include <cstring>
 
+#include "coll/builders.h"
 #include "coll/coll.h"
 #include "coll/local_copy.h"
 
 namespace ftmpi::coll {
 
-void build_allreduce(Schedule& s, std::byte* acc, std::size_t bytes, bool commutative, const Combine& combine) {
+void build_allreduce_bytes(Schedule& s, std::byte* acc, std::size_t bytes, bool commutative, const Combine& combine) {
   const int p = s.comm()->size, me = s.comm()->rank;
   std::byte* tmp = s.scratch(bytes);
   int pof2 = 1;
@@ -63,14 +64,19 @@ void build_allreduce(Schedule& s, std::byte* acc, std::size_t bytes, bool commut
   }
 }
 
+void build_allreduce(Schedule& s, const void* sendbuf, void* recvbuf, std::size_t count,
+                     const ftmpi_datatype_s* type, const ftmpi_op_s* op) {
+  const std::size_t bytes = dt::packed_size(type, count);
+  std::byte* acc = packed_scratch(s, is_in_place(sendbuf) ? recvbuf : sendbuf, count, type);
+  build_allreduce_bytes(s, acc, bytes, op->commutative,
+                  [=](const void* in, void* inout) { dt::apply(op, in, inout, count, type); });
+  s.local([=] { dt::unpack(acc, bytes, type, recvbuf); });
+}
+
 Status allreduce(Runtime& rt, ftmpi_comm_s* comm, const void* sendbuf, void* recvbuf, std::size_t count,
                  const Datatype* type, const Op* op) {
   Schedule s(comm);
-  const std::size_t bytes = dt::packed_size(type, count);
-  std::byte* acc = packed_scratch(s, is_in_place(sendbuf) ? recvbuf : sendbuf, count, type);
-  build_allreduce(s, acc, bytes, op->commutative,
-                  [=](const void* in, void* inout) { dt::apply(op, in, inout, count, type); });
-  s.local([=] { dt::unpack(acc, bytes, type, recvbuf); });
+  build_allreduce(s, sendbuf, recvbuf, count, type, op);
   return run(rt, s);
 }
 

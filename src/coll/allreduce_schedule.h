@@ -13,6 +13,6 @@ using Combine = std::function<void(const void* in, void* inout)>;
 // Append to `s` an allreduce of the `bytes` packed bytes at `acc` (a buffer owned by the caller or by
 // `s`) over s.comm(): when the schedule finishes, `acc` holds the combination of every member's value,
 // in rank order unless `commutative`.
-void build_allreduce(Schedule& s, std::byte* acc, std::size_t bytes, bool commutative, const Combine& combine);
+void build_allreduce_bytes(Schedule& s, std::byte* acc, std::size_t bytes, bool commutative, const Combine& combine);
 
 }  // namespace ftmpi::coll

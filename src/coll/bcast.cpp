@@ -1,15 +1,15 @@
 // Bcast: binomial tree rooted at `root` (ranks renumbered relative to the root). A rank receives once
 // from its parent, then forwards to its children, largest subtree first. log2 p rounds on the critical path.
 // The engine handles the datatype, so non-contiguous types need no packing here.
+#include "coll/builders.h"
 #include "coll/coll.h"
 #include "coll/schedule.h"
 
 namespace ftmpi::coll {
 
-Status bcast(Runtime& rt, ftmpi_comm_s* comm, void* buf, std::size_t count, const Datatype* type, int root) {
-  Schedule s(comm);
-  const int p = comm->size;
-  const int rel = (comm->rank - root + p) % p;
+void build_bcast(Schedule& s, void* buf, std::size_t count, const ftmpi_datatype_s* type, int root) {
+  const int p = s.comm()->size;
+  const int rel = (s.comm()->rank - root + p) % p;
   int mask = 1;
   while (mask < p) {
     if (rel & mask) {
@@ -22,6 +22,11 @@ Status bcast(Runtime& rt, ftmpi_comm_s* comm, void* buf, std::size_t count, cons
   for (mask >>= 1; mask > 0; mask >>= 1) {
     if (rel + mask < p) s.send((rel + mask + root) % p, buf, count, type);
   }
+}
+
+Status bcast(Runtime& rt, ftmpi_comm_s* comm, void* buf, std::size_t count, const Datatype* type, int root) {
+  Schedule s(comm);
+  build_bcast(s, buf, count, type, root);
   return run(rt, s);
 }
 

@@ -8,7 +8,7 @@ namespace ftmpi::coll {
 Status allreduce_band(Runtime& rt, ftmpi_comm_s* comm, std::span<std::uint64_t> words) {
   Schedule s(comm);
   const std::size_t n = words.size();
-  build_allreduce(s, reinterpret_cast<std::byte*>(words.data()), n * sizeof(std::uint64_t), true,
+  build_allreduce_bytes(s, reinterpret_cast<std::byte*>(words.data()), n * sizeof(std::uint64_t), true,
                   [n](const void* in, void* inout) {
                     const auto* a = static_cast<const std::uint64_t*>(in);
                     auto* b = static_cast<std::uint64_t*>(inout);

@@ -7,16 +7,16 @@
 // Data travels packed (scratch buffers); reductions assume predefined, contiguous types.
 #include <cstring>
 
+#include "coll/builders.h"
 #include "coll/coll.h"
 #include "coll/local_copy.h"
 #include "coll/schedule.h"
 
 namespace ftmpi::coll {
 
-Status reduce(Runtime& rt, ftmpi_comm_s* comm, const void* sendbuf, void* recvbuf, std::size_t count,
-              const Datatype* type, const Op* op, int root) {
-  Schedule s(comm);
-  const int p = comm->size, me = comm->rank;
+void build_reduce(Schedule& s, const void* sendbuf, void* recvbuf, std::size_t count, const ftmpi_datatype_s* type,
+                  const ftmpi_op_s* op, int root) {
+  const int p = s.comm()->size, me = s.comm()->rank;
   const std::size_t bytes = dt::packed_size(type, count);
   const bool am_root = me == root;
   const void* mine = (am_root && is_in_place(sendbuf)) ? recvbuf : sendbuf;
@@ -50,6 +50,12 @@ Status reduce(Runtime& rt, ftmpi_comm_s* comm, const void* sendbuf, void* recvbu
     if (am_root) s.recv_bytes(0, acc, bytes);
   }
   if (am_root) s.local([=] { dt::unpack(acc, bytes, type, recvbuf); });
+}
+
+Status reduce(Runtime& rt, ftmpi_comm_s* comm, const void* sendbuf, void* recvbuf, std::size_t count,
+              const Datatype* type, const Op* op, int root) {
+  Schedule s(comm);
+  build_reduce(s, sendbuf, recvbuf, count, type, op, root);
   return run(rt, s);
 }
 

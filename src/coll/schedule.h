@@ -64,7 +64,7 @@ class Schedule {
   ftmpi_comm_s* comm() const { return comm_; }
   int tag() const { return tag_; }
 
- private:
+  // What the schedule holds, for tests and tracing: one entry per building call, in order.
   struct Step {
     enum class Kind : std::uint8_t { send, recv, local, fence };
     Kind kind = Kind::fence;
@@ -75,6 +75,9 @@ class Schedule {
     const ftmpi_datatype_s* type = nullptr;
     std::function<void()> fn;
   };
+  const std::vector<Step>& steps() const { return steps_; }
+
+ private:
   void fail(p2p::Engine& engine, Status st);
   Status post(p2p::Engine& engine, const Step& s);
 
