@@ -83,8 +83,9 @@ class RingConsumer {
   }
 
   // Deliver up to `max` frames in order: deliver(hdr, payload) with spans into the cell, valid only
-  // during the call. The cell is released to the producer after deliver() returns. Returns the number
-  // delivered. deliver() may push into other rings, but must not drain this one.
+  // during the call. The delivered cells are released to the producer together when drain() returns (one
+  // store to the shared head line per call, not per frame). Returns the number delivered. deliver() may
+  // push into other rings, but must not drain this one.
   template <class Deliver>
   int drain(int max, Deliver&& deliver) {
     int n = 0;
@@ -97,9 +98,9 @@ class RingConsumer {
       std::size_t pl = cell_word_payload_len(w);
       deliver(std::span<const std::byte>(data, hl), std::span<const std::byte>(data + hl, pl));
       ++head_;
-      atomic_at(ctl_->head).store(head_, std::memory_order_release);
       ++n;
     }
+    if (n > 0) atomic_at(ctl_->head).store(head_, std::memory_order_release);
     return n;
   }
 
