@@ -673,12 +673,12 @@ int stream(FakeBoot& boot, const ShmOptions& opts, std::size_t total_bytes, doub
 }  // namespace
 
 TEST(ShmTransportPerf, PingPongLatencyOneByte) {
-  auto res = run_job(2, 40, [](FakeBoot& boot) { return ping_pong(boot, 200000, 3.0); });
+  auto res = run_job(2, 40, [](FakeBoot& boot) { return ping_pong(boot, 200000, 1.5); });
   EXPECT_TRUE(res.all_exited_zero());
 }
 
 TEST(ShmTransportPerf, StreamMaxSizeFrames) {
-  auto res = run_job(2, 40, [](FakeBoot& boot) { return stream(boot, ShmOptions{}, 1u << 30, 3.0); });
+  auto res = run_job(2, 40, [](FakeBoot& boot) { return stream(boot, ShmOptions{}, 1u << 30, 1.5); });
   EXPECT_TRUE(res.all_exited_zero());
 }
 
