@@ -40,4 +40,9 @@ Status retire(Op* op);
 // inout[i] = in[i] (op) inout[i] for `count` elements of type `t` (MPI's order: in is the left operand).
 // Precondition: check_op(op, t).ok().
 void apply(const Op* op, const void* in, void* inout, std::size_t count, const Datatype* t);
+// The same reduction on PACKED data (dt::pack's output: packed_size(t, count) bytes each), which is what
+// collectives move around. For contiguous types this is apply(). Predefined ops reduce the packed basic
+// units directly; user ops see the typed layout (the data is unpacked into scratch, reduced, packed back).
+// Precondition: check_op(op, t).ok().
+void apply_packed(const Op* op, const void* in, void* inout, std::size_t count, const Datatype* t);
 }  // namespace ftmpi::dt

@@ -2,6 +2,7 @@
 // indexed loop over arrays that GCC vectorises. Pair types (MAXLOC/MINLOC) use a strided kernel that knows
 // where the index sits. Non-contiguous derived types are reduced block by block, or through packed copies
 // when the kind is a pair.
+#include <algorithm>
 #include <climits>
 #include <complex>
 #include <cstring>
@@ -257,6 +258,34 @@ void apply(const Op* op, const void* in, void* inout, std::size_t count, const D
   pack(inout, count, t, pio.data());
   reduce_packed(op, b, pin.data(), pio.data(), bytes / unit);
   unpack(pio.data(), bytes, t, inout);
+}
+
+void apply_packed(const Op* op, const void* in, void* inout, std::size_t count, const Datatype* t) {
+  if (count == 0 || op->kind == OpKind::no_op || t->size == 0) return;
+  if (t->contiguous) return apply(op, in, inout, count, t);
+  const std::size_t bytes = t->size * count;
+  if (op->kind == OpKind::replace) {
+    if (in != inout) std::memmove(inout, in, bytes);
+    return;
+  }
+  if (op->kind != OpKind::user) {
+    const std::size_t unit = unit_size(t->basic);
+    if (unit != 0) reduce_packed(op, t->basic, in, inout, bytes / unit);
+    return;
+  }
+  // A user function wants the typed layout: lay both operands out in scratch covering every byte the
+  // `count` elements touch, call it, and pack the result back.
+  const std::ptrdiff_t last = static_cast<std::ptrdiff_t>(count - 1) * t->extent;
+  const std::ptrdiff_t lo = std::min<std::ptrdiff_t>(t->true_lb, t->true_lb + last);
+  const std::ptrdiff_t hi = std::max<std::ptrdiff_t>(t->true_lb + t->true_extent, t->true_lb + t->true_extent + last);
+  const std::size_t span = static_cast<std::size_t>(hi - lo);
+  std::vector<std::byte> tin(span), tio(span);
+  std::byte* base_in = tin.data() - lo;   // element 0 starts here
+  std::byte* base_io = tio.data() - lo;
+  unpack(in, bytes, t, base_in);
+  unpack(inout, bytes, t, base_io);
+  call_user(op, base_in, base_io, count, t);
+  pack(base_io, count, t, inout);
 }
 
 }  // namespace ftmpi::dt
