@@ -2,12 +2,11 @@
 // 2005). With pof2 the largest power of two <= p and rem = p - pof2, the first 2*rem ranks pair up
 // (even sends to odd, odd keeps the combined value), the pof2 remaining ranks exchange-and-combine over
 // log2(pof2) rounds, and the odd ranks hand the result back to their even partners.
-// Operand order is kept (the lower-ranked side is always the left operand), so non-commutative ops are
+// Scratch buffers have the type's layout (not packed), so pair types like MPI_DOUBLE_INT and later
+// derived types reduce in place. Operand order is kept (the lower-ranked side is always the left operand), so non-commutative ops are
 // correct too. The combine step is a parameter so that context-id allocation can reuse the algorithm on
 // bit masks (coll/mask_allreduce.h).
 #include "coll/allreduce_schedule.h"
-
-#include <cstring>
 
 #include "coll/builders.h"
 #include "coll/coll.h"
@@ -15,9 +14,10 @@
 
 namespace ftmpi::coll {
 
-void build_allreduce_bytes(Schedule& s, std::byte* acc, std::size_t bytes, bool commutative, const Combine& combine) {
+void build_allreduce_into(Schedule& s, void* acc, std::size_t count, const ftmpi_datatype_s* type, bool commutative,
+                          const Combine& combine) {
   const int p = s.comm()->size, me = s.comm()->rank;
-  std::byte* tmp = s.scratch(bytes);
+  void* tmp = typed_scratch(s, count, type);
   int pof2 = 1;
   while (pof2 * 2 <= p) pof2 *= 2;
   const int rem = p - pof2;
@@ -25,11 +25,11 @@ void build_allreduce_bytes(Schedule& s, std::byte* acc, std::size_t bytes, bool 
   int newrank;
   if (me < 2 * rem) {
     if (me % 2 == 0) {
-      s.send_bytes(me + 1, acc, bytes);
+      s.send(me + 1, acc, count, type);
       s.fence();
       newrank = -1;
     } else {
-      s.recv_bytes(me - 1, tmp, bytes);
+      s.recv(me - 1, tmp, count, type);
       s.local([=] { combine(tmp, acc); });  // acc = tmp(lower rank) op acc
       newrank = me / 2;
     }
@@ -41,14 +41,14 @@ void build_allreduce_bytes(Schedule& s, std::byte* acc, std::size_t bytes, bool 
     for (int mask = 1; mask < pof2; mask <<= 1) {
       const int newdst = newrank ^ mask;
       const int dst = newdst < rem ? newdst * 2 + 1 : newdst + rem;
-      s.send_bytes(dst, acc, bytes);
-      s.recv_bytes(dst, tmp, bytes);
+      s.send(dst, acc, count, type);
+      s.recv(dst, tmp, count, type);
       if (commutative || dst < me) {
         s.local([=] { combine(tmp, acc); });
       } else {
         s.local([=] {  // acc = acc op tmp, keeping rank order
           combine(acc, tmp);
-          std::memcpy(acc, tmp, bytes);
+          copy_typed(tmp, count, type, acc, count, type);
         });
       }
     }
@@ -56,9 +56,9 @@ void build_allreduce_bytes(Schedule& s, std::byte* acc, std::size_t bytes, bool 
 
   if (me < 2 * rem) {
     if (me % 2 == 1) {
-      s.send_bytes(me - 1, acc, bytes);
+      s.send(me - 1, acc, count, type);
     } else {
-      s.recv_bytes(me + 1, acc, bytes);
+      s.recv(me + 1, acc, count, type);
     }
     s.fence();
   }
@@ -66,11 +66,11 @@ void build_allreduce_bytes(Schedule& s, std::byte* acc, std::size_t bytes, bool 
 
 void build_allreduce(Schedule& s, const void* sendbuf, void* recvbuf, std::size_t count,
                      const ftmpi_datatype_s* type, const ftmpi_op_s* op) {
-  const std::size_t bytes = dt::packed_size(type, count);
-  std::byte* acc = packed_scratch(s, is_in_place(sendbuf) ? recvbuf : sendbuf, count, type);
-  build_allreduce_bytes(s, acc, bytes, op->commutative,
-                  [=](const void* in, void* inout) { dt::apply(op, in, inout, count, type); });
-  s.local([=] { dt::unpack(acc, bytes, type, recvbuf); });
+  void* acc = typed_scratch(s, count, type);
+  copy_typed(is_in_place(sendbuf) ? recvbuf : sendbuf, count, type, acc, count, type);
+  build_allreduce_into(s, acc, count, type, op->commutative,
+                       [=](const void* in, void* inout) { dt::apply(op, in, inout, count, type); });
+  s.local([=] { copy_typed(acc, count, type, recvbuf, count, type); });
 }
 
 Status allreduce(Runtime& rt, ftmpi_comm_s* comm, const void* sendbuf, void* recvbuf, std::size_t count,

@@ -3,8 +3,8 @@
 //
 // Contracts (checked by the C API before calling, not here): `comm` is a live intracommunicator, counts
 // are non-negative, types are usable, `op` is valid for `type` (dt::check_op), `root` is a rank of comm.
-// Send buffers may be MPI_IN_PLACE ((void*)-1) where MPI allows it. Reductions work on predefined
-// (contiguous) types; derived types in reductions come with the breadth issue.
+// Send buffers may be MPI_IN_PLACE ((void*)-1) where MPI allows it. Reductions keep intermediate values
+// in scratch buffers laid out like the user's type, so any type dt::apply accepts works.
 //
 // Every function returns the first error a point-to-point operation of the collective completed with
 // (e.g. Errc::proc_failed, Errc::revoked); it never waits forever on a failed peer.

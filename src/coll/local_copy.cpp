@@ -20,16 +20,10 @@ void copy_typed(const void* src, std::size_t scount, const ftmpi_datatype_s* sty
   dt::unpack(packed.data(), bytes, rtype, dst);
 }
 
-std::byte* packed_scratch(Schedule& s, const void* src, std::size_t count, const ftmpi_datatype_s* type) {
-  const std::size_t bytes = dt::packed_size(type, count);
-  std::byte* buf = s.scratch(bytes);
-  if (bytes == 0) return buf;
-  if (type->contiguous) {
-    std::memcpy(buf, src, bytes);
-  } else {
-    dt::pack(src, count, type, buf);
-  }
-  return buf;
+void* typed_scratch(Schedule& s, std::size_t count, const ftmpi_datatype_s* type) {
+  const std::size_t span =
+      count == 0 ? 0 : static_cast<std::size_t>(type->true_extent + static_cast<std::ptrdiff_t>(count - 1) * type->extent);
+  return s.scratch(span) - type->true_lb;
 }
 
 }  // namespace ftmpi::coll

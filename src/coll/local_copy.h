@@ -12,8 +12,10 @@ namespace ftmpi::coll {
 void copy_typed(const void* src, std::size_t scount, const ftmpi_datatype_s* stype, void* dst, std::size_t rcount,
                 const ftmpi_datatype_s* rtype);
 
-// A scratch buffer of `s` holding `count` elements of `type` at `src`, packed (contiguous bytes).
-std::byte* packed_scratch(Schedule& s, const void* src, std::size_t count, const ftmpi_datatype_s* type);
+// A scratch buffer owned by `s`, big enough for `count` elements of `type` laid out as the type says
+// (true extent, holes included), so that reductions and the engine can use it like a user buffer.
+// Returns the address of element 0 (the buffer start minus the type's true lower bound).
+void* typed_scratch(Schedule& s, std::size_t count, const ftmpi_datatype_s* type);
 
 // Address of block `i` of a buffer of blocks of `count` elements of `type` each (gather/scatter layouts).
 inline char* block_at(void* base, std::size_t i, std::size_t count, const ftmpi_datatype_s* type) {

@@ -2,14 +2,15 @@
 #include "coll/mask_allreduce.h"
 
 #include "coll/allreduce_schedule.h"
+#include "mpi.h"
 
 namespace ftmpi::coll {
 
 Status allreduce_band(Runtime& rt, ftmpi_comm_s* comm, std::span<std::uint64_t> words) {
   Schedule s(comm);
   const std::size_t n = words.size();
-  build_allreduce_bytes(s, reinterpret_cast<std::byte*>(words.data()), n * sizeof(std::uint64_t), true,
-                  [n](const void* in, void* inout) {
+  build_allreduce_into(s, words.data(), n * sizeof(std::uint64_t), &ftmpi_dt_byte, true,
+                       [n](const void* in, void* inout) {
                     const auto* a = static_cast<const std::uint64_t*>(in);
                     auto* b = static_cast<std::uint64_t*>(inout);
                     for (std::size_t i = 0; i < n; ++i) b[i] &= a[i];

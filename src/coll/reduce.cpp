@@ -4,9 +4,8 @@
 //  * Non-commutative ops: the tree is rooted at rank 0 without renumbering, so that every partial result
 //    covers a contiguous range of ranks [r, r + 2^k) and operands are combined in rank order
 //    (x0 op x1 op ... op x(p-1)); rank 0 then sends the result to `root` if that is another rank.
-// Data travels packed (scratch buffers); reductions assume predefined, contiguous types.
-#include <cstring>
-
+// Scratch buffers have the type's own layout (holes included), so pair types such as MPI_DOUBLE_INT
+// reduce correctly.
 #include "coll/builders.h"
 #include "coll/coll.h"
 #include "coll/local_copy.h"
@@ -17,11 +16,11 @@ namespace ftmpi::coll {
 void build_reduce(Schedule& s, const void* sendbuf, void* recvbuf, std::size_t count, const ftmpi_datatype_s* type,
                   const ftmpi_op_s* op, int root) {
   const int p = s.comm()->size, me = s.comm()->rank;
-  const std::size_t bytes = dt::packed_size(type, count);
   const bool am_root = me == root;
   const void* mine = (am_root && is_in_place(sendbuf)) ? recvbuf : sendbuf;
-  std::byte* acc = packed_scratch(s, mine, count, type);
-  std::byte* tmp = s.scratch(bytes);
+  void* acc = typed_scratch(s, count, type);
+  copy_typed(mine, count, type, acc, count, type);
+  void* tmp = typed_scratch(s, count, type);
   const bool commute = op->commutative;
   const int tree_root = commute ? root : 0;
   const int rel = (me - tree_root + p) % p;
@@ -30,26 +29,26 @@ void build_reduce(Schedule& s, const void* sendbuf, void* recvbuf, std::size_t c
     if ((rel & mask) == 0) {
       const int child = rel | mask;
       if (child >= p) continue;
-      s.recv_bytes((child + tree_root) % p, tmp, bytes);
+      s.recv((child + tree_root) % p, tmp, count, type);
       if (commute) {
         s.local([=] { dt::apply(op, tmp, acc, count, type); });
       } else {
         s.local([=] {  // acc covers lower ranks: acc = acc op tmp
           dt::apply(op, acc, tmp, count, type);
-          std::memcpy(acc, tmp, bytes);
+          copy_typed(tmp, count, type, acc, count, type);
         });
       }
     } else {
-      s.send_bytes(((rel & ~mask) + tree_root) % p, acc, bytes);
+      s.send(((rel & ~mask) + tree_root) % p, acc, count, type);
       break;
     }
   }
   if (tree_root != root) {  // non-commutative with root != 0: hand the result from rank 0 to root
     s.fence();  // root's own partial result may still be on its way to its parent
-    if (me == 0) s.send_bytes(root, acc, bytes);
-    if (am_root) s.recv_bytes(0, acc, bytes);
+    if (me == 0) s.send(root, acc, count, type);
+    if (am_root) s.recv(0, acc, count, type);
   }
-  if (am_root) s.local([=] { dt::unpack(acc, bytes, type, recvbuf); });
+  if (am_root) s.local([=] { copy_typed(acc, count, type, recvbuf, count, type); });
 }
 
 Status reduce(Runtime& rt, ftmpi_comm_s* comm, const void* sendbuf, void* recvbuf, std::size_t count,
