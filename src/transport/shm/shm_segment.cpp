@@ -23,7 +23,8 @@ Segment::Segment(Segment&& o) noexcept
     : base_(std::exchange(o.base_, nullptr)),
       size_(std::exchange(o.size_, 0)),
       name_(std::move(o.name_)),
-      owns_name_(std::exchange(o.owns_name_, false)) {}
+      owns_name_(std::exchange(o.owns_name_, false)),
+      fd_(std::exchange(o.fd_, -1)) {}
 
 Segment& Segment::operator=(Segment&& o) noexcept {
   if (this != &o) {
@@ -32,6 +33,7 @@ Segment& Segment::operator=(Segment&& o) noexcept {
     size_ = std::exchange(o.size_, 0);
     name_ = std::move(o.name_);
     owns_name_ = std::exchange(o.owns_name_, false);
+    fd_ = std::exchange(o.fd_, -1);
   }
   return *this;
 }
@@ -39,6 +41,8 @@ Segment& Segment::operator=(Segment&& o) noexcept {
 void Segment::release() {
   unlink_name();
   if (base_ != nullptr) ::munmap(base_, size_);
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
   base_ = nullptr;
   size_ = 0;
 }
@@ -59,10 +63,9 @@ Result<Segment> Segment::create(const std::string& name, std::size_t bytes) {
     ::close(fd);
     return sys_error("cannot size", name, err);
   }
+  s.fd_ = fd;
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  int err = errno;
-  ::close(fd);
-  if (p == MAP_FAILED) return sys_error("cannot map", name, err);
+  if (p == MAP_FAILED) return sys_error("cannot map", name, errno);
   s.base_ = static_cast<std::byte*>(p);
   s.size_ = bytes;
   return s;
@@ -77,15 +80,24 @@ Result<Segment> Segment::open(const std::string& name, std::size_t min_bytes) {
     return Status(Errc::other, "shm: segment " + name + " is smaller than its header says");
   }
   std::size_t bytes = static_cast<std::size_t>(st.st_size);
-  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  int err = errno;
-  ::close(fd);
-  if (p == MAP_FAILED) return sys_error("cannot map", name, err);
   Segment s;
+  s.fd_ = fd;
+  s.name_ = name;
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) return sys_error("cannot map", name, errno);
   s.base_ = static_cast<std::byte*>(p);
   s.size_ = bytes;
-  s.name_ = name;
   return s;
+}
+
+Status Segment::reserve(std::size_t offset, std::size_t len) {
+  if (fd_ < 0 || offset + len > size_) return Status(Errc::intern, "shm: reserve outside the segment");
+  int err = ::posix_fallocate(fd_, static_cast<off_t>(offset), static_cast<off_t>(len));
+  if (err == 0 || err == EOPNOTSUPP || err == EINVAL) return Status::Ok();  // not supported: stay lazy
+  if (err == ENOSPC)
+    return Status(Errc::no_mem, "shm: /dev/shm is full (need " + std::to_string(len >> 10) +
+                                    " KiB more for " + name_ + ")");
+  return sys_error("cannot reserve memory in", name_, err);
 }
 
 std::string segment_name(const std::string& job_id, int rank) {

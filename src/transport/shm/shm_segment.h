@@ -27,6 +27,10 @@ class Segment {
   // Remove the name from /dev/shm (the mapping stays valid). Idempotent; only for created segments.
   void unlink_name();
 
+  // Allocate the backing pages of [offset, offset + len) now (fallocate), so that a full /dev/shm is an
+  // error here instead of a SIGBUS at the first store into those pages. Errc::no_mem when it is full.
+  Status reserve(std::size_t offset, std::size_t len);
+
   std::byte* base() const { return base_; }
   std::size_t size() const { return size_; }
   const std::string& name() const { return name_; }
@@ -38,6 +42,7 @@ class Segment {
   std::size_t size_ = 0;
   std::string name_;
   bool owns_name_ = false;
+  int fd_ = -1;  // kept open for reserve()
 };
 
 // "/ftmpi-<job>-<rank>", with characters other than [A-Za-z0-9_.-] in the job id replaced by '_'.

@@ -175,7 +175,13 @@ Status ShmTransportImpl::map_peer(int peer, Link& link) {
     link.segment = std::move(*seg);
     link.peer_header = &header_of(link.segment);
   }
-  const Segment& s = peer == rank_ ? own_ : link.segment;
+  Segment& s = peer == rank_ ? own_ : link.segment;
+  // Back the ring we will write into now: a full /dev/shm must be an error here, not a SIGBUS later.
+  std::size_t ctl_page = shm::round_up(layout_.ctrl_offset + (static_cast<std::size_t>(rank_) + 1) *
+                                           sizeof(RingControl), shm::kPage) - shm::kPage;
+  FTMPI_TRY(s.reserve(ctl_page, shm::kPage));
+  FTMPI_TRY(s.reserve(layout_.cells_offset + static_cast<std::size_t>(rank_) * layout_.ring_bytes,
+                      layout_.ring_bytes));
   link.pid = link.peer_header->owner_pid;
   link.out = RingProducer(ring_control(s, layout_, rank_), ring_cells(s, layout_, rank_), geometry_);
   return Status::Ok();
