@@ -7,6 +7,7 @@
 // handshake and a killed peer end in on_peer_lost without a crash, wake_self() interrupts wait().
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -471,6 +472,62 @@ TEST(TcpTransport, StrangersRejectedRealPeersConnect) {
     REQUIRE(send_blocking(tr, sink, peers[0], hdr, pl));
     REQUIRE(poll_until(tr, sink, [&] { return !sink.frames.empty(); }));
     REQUIRE(frame_ok(sink.frames[0], peers[0], 0));
+    boot.sync();
+    return 0;
+  });
+  for (int s : st) EXPECT_TRUE(exited_ok(s)) << "status " << s;
+}
+
+// Rank 1 speaks the protocol by hand and dribbles a valid stream in random pieces (1 byte to a few KiB,
+// with pauses): rank 0 must reassemble every frame across partial reads, buffer compaction and growth.
+TEST(TcpTransport, DribbledStreamReassembles) {
+  auto st = run_procs(2, 2, 0, [](FakeBoot& boot) {
+    const std::uint64_t frames = 300;
+    const size_t mp = TcpOptions{}.max_payload;
+    auto size_of = [mp](std::uint64_t k) -> size_t {
+      return k == 150 ? mp : k % 40 == 39 ? 70'000 + k : (k * 131) % 2000;
+    };
+    if (boot.rank() == 1) {
+      boot.sync();
+      int fd = raw_connect(boot, 0);
+      REQUIRE(fd >= 0);
+      std::array<std::byte, tcp::kHelloSize> hello{}, answer{};
+      REQUIRE(tcp::encode_hello({1, kSecret}, hello).ok());
+      REQUIRE(write_all(fd, hello.data(), hello.size()));
+      REQUIRE(recv(fd, answer.data(), answer.size(), MSG_WAITALL) == static_cast<ssize_t>(answer.size()));
+      std::vector<std::byte> stream, hdr, pl;
+      for (std::uint64_t k = 0; k < frames; ++k) {
+        make_frame(1, k, size_of(k), hdr, pl);
+        std::byte fh[tcp::kFrameHeaderSize];
+        tcp::encode_frame_header({static_cast<std::uint16_t>(hdr.size()), pl.size()}, fh);
+        stream.insert(stream.end(), fh, fh + sizeof fh);
+        stream.insert(stream.end(), hdr.begin(), hdr.end());
+        stream.insert(stream.end(), pl.begin(), pl.end());
+      }
+      int one = 1;
+      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      unsigned seed = 12345;
+      for (size_t off = 0; off < stream.size();) {
+        seed = seed * 1103515245 + 12345;
+        size_t piece = std::min<size_t>(stream.size() - off, 1 + (seed >> 8) % ((seed & 1) ? 7 : 5000));
+        REQUIRE(write_all(fd, stream.data() + off, piece));
+        off += piece;
+        if ((seed >> 4) % 64 == 0) usleep(200);
+      }
+      boot.sync();
+      close(fd);
+      return 0;
+    }
+    auto t = setup(boot);
+    REQUIRE(t);
+    RecordingSink sink;
+    REQUIRE(poll_until(*t, sink, [&] { return sink.frames.size() >= frames || !sink.lost.empty(); }));
+    REQUIRE(sink.lost.empty());
+    REQUIRE(sink.frames.size() == frames);
+    for (std::uint64_t k = 0; k < frames; ++k) {
+      REQUIRE(frame_ok(sink.frames[k], 1, k));
+      REQUIRE(sink.frames[k].payload.size() == size_of(k));
+    }
     boot.sync();
     return 0;
   });
