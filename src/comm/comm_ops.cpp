@@ -38,6 +38,22 @@ Status dup(Runtime& rt, Communicator* parent, Communicator** out) {
   return {};
 }
 
+std::vector<int> split_members(std::span<const int> color_key, std::span<const int> parent_world, int color) {
+  struct Member {
+    int key, old_rank;
+  };
+  std::vector<Member> members;
+  for (std::size_t r = 0; r < parent_world.size(); ++r)
+    if (color_key[2 * r] == color) members.push_back({color_key[2 * r + 1], static_cast<int>(r)});
+  std::sort(members.begin(), members.end(), [](const Member& a, const Member& b) {
+    return a.key != b.key ? a.key < b.key : a.old_rank < b.old_rank;
+  });
+  std::vector<int> world;
+  world.reserve(members.size());
+  for (const Member& m : members) world.push_back(parent_world[static_cast<std::size_t>(m.old_rank)]);
+  return world;
+}
+
 Status split(Runtime& rt, Communicator* parent, int color, int key, Communicator** out) {
   *out = nullptr;
   if (color < 0 && color != kUndefined) return Status(Errc::arg, "color must be non-negative or MPI_UNDEFINED");
@@ -53,18 +69,7 @@ Status split(Runtime& rt, Communicator* parent, int color, int key, Communicator
     rt.contexts().release(ctx);
     return {};
   }
-  struct Member {
-    int key, old_rank;
-  };
-  std::vector<Member> members;
-  for (std::size_t r = 0; r < p; ++r)
-    if (all[2 * r] == color) members.push_back({all[2 * r + 1], static_cast<int>(r)});
-  std::stable_sort(members.begin(), members.end(), [](const Member& a, const Member& b) {
-    return a.key != b.key ? a.key < b.key : a.old_rank < b.old_rank;
-  });
-  std::vector<int> world;
-  world.reserve(members.size());
-  for (const Member& m : members) world.push_back(parent->world_rank(m.old_rank));
+  std::vector<int> world = split_members(all, parent->group->world_ranks, color);
   *out = make_comm(make_group(std::move(world), rt.world_rank()), ctx, parent);
   return {};
 }

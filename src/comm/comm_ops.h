@@ -9,6 +9,9 @@
 //  * Communicator objects are never returned to the system: free() stamps kMagicFreed so that a stale
 //    handle is rejected by valid_comm() (see util/magic.h).
 #pragma once
+#include <span>
+#include <vector>
+
 #include "comm/communicator.h"
 #include "util/status.h"
 
@@ -36,6 +39,11 @@ Status free(Runtime& rt, Communicator* comm);
 // MPI_Comm_compare: IDENT (0) same object, CONGRUENT (1) same members in the same order, SIMILAR (2)
 // same members, UNEQUAL (3) otherwise.
 int compare(const Communicator* a, const Communicator* b);
+
+// Pure part of split: given every parent rank's (color, key) as a flat array [c0, k0, c1, k1, ...] and
+// the parent's group (parent rank -> world rank), the world ranks of `color`'s communicator ordered by
+// key, ties broken by parent rank.
+std::vector<int> split_members(std::span<const int> color_key, std::span<const int> parent_world, int color);
 
 // The collective context-id allocation the three constructors share (exposed for shrink, issue 3).
 Status allocate_context(Runtime& rt, Communicator* parent, std::uint32_t* ctx);

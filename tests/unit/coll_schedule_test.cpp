@@ -221,6 +221,31 @@ TEST(CollSchedule, AllreduceCommutativeNonCommutativeInPlace) {
   }
 }
 
+// MPI_DOUBLE_INT has holes (size 12, extent 16): intermediate values must keep the type's layout.
+TEST(CollSchedule, MaxlocOnPairTypeWithHoles) {
+  struct DI {
+    double v;
+    int i;
+  };
+  for (int p : kSizes) {
+    Sim sim(p);
+    std::vector<DI> in(static_cast<size_t>(p)), out(static_cast<size_t>(p));
+    for (int r = 0; r < p; ++r) in[static_cast<size_t>(r)] = {static_cast<double>((r * 7) % p), r};
+    sim.build([&](Schedule& s, int r) {
+      coll::build_allreduce(s, &in[static_cast<size_t>(r)], &out[static_cast<size_t>(r)], 1, &ftmpi_dt_double_int,
+                            &ftmpi_op_maxloc);
+    });
+    ASSERT_TRUE(sim.run());
+    int best = 0;
+    for (int r = 0; r < p; ++r)
+      if (in[static_cast<size_t>(r)].v > in[static_cast<size_t>(best)].v) best = r;
+    for (int r = 0; r < p; ++r) {
+      EXPECT_EQ(out[static_cast<size_t>(r)].v, in[static_cast<size_t>(best)].v);
+      EXPECT_EQ(out[static_cast<size_t>(r)].i, best);
+    }
+  }
+}
+
 TEST(CollSchedule, GatherScatterAllgather) {
   for (int p : kSizes) {
     const auto n = static_cast<size_t>(p);
