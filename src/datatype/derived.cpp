@@ -58,13 +58,13 @@ Status TypeBuilder::add(const Datatype* old, std::ptrdiff_t disp, std::size_t n)
   basic_count_ += units;
 
   if (old->size == 0) return {};
+  if (old->contiguous) {  // copies touch: one block, however many there are
+    add_block(disp, bytes);
+    return {};
+  }
   std::ptrdiff_t at = disp;
   for (std::size_t k = 0; k < n; ++k, at += old->extent) {
-    if (old->contiguous) {
-      add_block(at, old->size);
-    } else {
-      for (const Block& b : old->blocks) add_block(at + b.offset, b.length);
-    }
+    for (const Block& b : old->blocks) add_block(at + b.offset, b.length);
   }
   return {};
 }
