@@ -47,6 +47,14 @@ signal_kill)
   expect_err '^mpiexec: rank 1 \(pid [0-9]+\) was killed by signal 9 \(Killed\); terminating the job$'
   [ "$(count_err_lines)" = 1 ] || fail "expected exactly one mpiexec line"
   expect_faster 5
+  expect_no_leftovers
+  # the same failure injected by mpiexec itself
+  run "$MPIEXEC" -n 2 --inject rank=1,after=0.3 "$HELPER" sleep 30 "$TOKEN"
+  expect_rc 137
+  expect_err '^mpiexec: rank 1 \(pid [0-9]+\) was killed by signal 9'
+  run "$MPIEXEC" -n 2 --inject rank=0,after=0.3,signal=TERM "$HELPER" sleep 30 "$TOKEN"
+  expect_rc 143
+  expect_err '^mpiexec: rank 0 \(pid [0-9]+\) was killed by signal 15'
   expect_no_leftovers ;;
 timeout)
   run "$MPIEXEC" --timeout 1 -n 2 "$HELPER" sleep 30 "$TOKEN"
@@ -115,6 +123,10 @@ env_passing)
   expect_out '^rank 1 PMI_RANK=1$'
   run "$MPIEXEC" -n 2 --bind-to none "$HELPER" env FTMPI_BOUND_CPU "$TOKEN"
   expect_out 'FTMPI_BOUND_CPU=\(unset\)'
+  # default binding: one rank on one CPU, and the CPU it is bound to is the one it was told
+  run "$MPIEXEC" -n 1 sh -c 'echo "bound=$FTMPI_BOUND_CPU allowed=$(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status)"'
+  expect_rc 0
+  expect_out '^bound=([0-9]+) allowed=\1$'
   run "$MPIEXEC" --with-ft ulfm -n 1 "$HELPER" env FTMPI_FT_MODE "$TOKEN"
   expect_out 'FTMPI_FT_MODE=ulfm'
   expect_no_leftovers ;;
