@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -720,13 +721,13 @@ TEST(TcpTransport, DISABLED_BenchLatencyAndBandwidth) {
     auto spin_for = [&](size_t n) {
       while (sink.n < n) t->poll(sink);
     };
-    // 1-byte ping-pong, busy-polled.
-    const int warm = 2000, iters = 20000;
-    double half_rtt_us = 0;
-    for (int phase = 0; phase < 2; ++phase) {
-      int count = phase == 0 ? warm : iters;
+    // 1-byte ping-pong, busy-polled: rounds of 2000 round trips; the machine is shared, so report the best
+    // and the median round.
+    const int rounds = 12, iters = 2000;
+    std::vector<double> half_rtt_us;
+    for (int r = 0; r < rounds; ++r) {
       auto t0 = Clock::now();
-      for (int i = 0; i < count; ++i) {
+      for (int i = 0; i < iters; ++i) {
         if (me == 0) {
           while (!t->try_send(other, hdr, one)) t->poll(sink);
           spin_for(sink.n + 1);
@@ -735,27 +736,35 @@ TEST(TcpTransport, DISABLED_BenchLatencyAndBandwidth) {
           while (!t->try_send(other, hdr, one)) t->poll(sink);
         }
       }
-      half_rtt_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / count / 2;
+      if (r > 0)  // the first round is the warm-up
+        half_rtt_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / iters / 2);
     }
-    if (me == 0) std::printf("tcp 1-byte latency (half round trip): %.2f us\n", half_rtt_us);
-    boot.sync();
-    // Streaming: rank 0 sends max_payload frames, rank 1 acknowledges the end.
+    std::sort(half_rtt_us.begin(), half_rtt_us.end());
+    if (me == 0)
+      std::printf("tcp 1-byte latency (half round trip): best %.2f us, median %.2f us\n", half_rtt_us.front(),
+                  half_rtt_us[half_rtt_us.size() / 2]);
+    // Streaming: rank 0 sends max_payload frames, rank 1 acknowledges the end of each round.
     const size_t mp = t->max_payload();
-    const size_t total = size_t{1} << 30;
+    const size_t total = size_t{128} << 20;
     std::vector<std::byte> big(mp, std::byte{7});
-    sink.n = 0;
-    sink.bytes = 0;
-    auto t0 = Clock::now();
-    if (me == 0) {
-      for (size_t sent = 0; sent < total; sent += mp)
-        while (!t->try_send(other, hdr, big)) t->poll(sink);
-      spin_for(1);
-      double s = std::chrono::duration<double>(Clock::now() - t0).count();
-      std::printf("tcp streaming %zu KiB frames: %.0f MB/s\n", mp / 1024, static_cast<double>(total) / s / 1e6);
-    } else {
-      while (sink.bytes < total) t->poll(sink);
-      while (!t->try_send(other, hdr, one)) t->poll(sink);
+    double best = 0;
+    for (int r = 0; r < 5; ++r) {
+      boot.sync();
+      sink.n = 0;
+      sink.bytes = 0;
+      auto t0 = Clock::now();
+      if (me == 0) {
+        for (size_t sent = 0; sent < total; sent += mp)
+          while (!t->try_send(other, hdr, big)) t->poll(sink);
+        spin_for(1);
+        double sec = std::chrono::duration<double>(Clock::now() - t0).count();
+        best = std::max(best, static_cast<double>(total) / sec / 1e6);
+      } else {
+        while (sink.bytes < total) t->poll(sink);
+        while (!t->try_send(other, hdr, one)) t->poll(sink);
+      }
     }
+    if (me == 0) std::printf("tcp streaming %zu KiB frames: best %.0f MB/s\n", mp / 1024, best);
     boot.sync();
     return 0;
   }, 120);

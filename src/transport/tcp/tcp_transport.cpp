@@ -43,8 +43,8 @@ class TcpTransportImpl final : public TcpTransport {
  public:
   TcpTransportImpl(boot::Bootstrap& boot, const TcpOptions& opts, int listen_fd, std::string address,
                    int wake_fd, int epoll_fd)
-      : boot_(&boot), rank_(boot.rank()), opts_(opts), listen_fd_(listen_fd), address_(std::move(address)), wake_fd_(wake_fd),
-        epoll_fd_(epoll_fd), by_rank_(static_cast<size_t>(boot.size()), nullptr) {}
+      : boot_(&boot), rank_(boot.rank()), opts_(opts), listen_fd_(listen_fd), address_(std::move(address)),
+        wake_fd_(wake_fd), epoll_fd_(epoll_fd), by_rank_(static_cast<size_t>(boot.size()), nullptr) {}
 
   ~TcpTransportImpl() override {
     drain_output(std::chrono::seconds(10));
@@ -64,11 +64,13 @@ class TcpTransportImpl final : public TcpTransport {
   int poll(FrameSink& sink) override;
   void wait(int timeout_us) override;
 
+  // Write first, then raise the flag: whenever the eventfd is readable after a wake, the flag is set too,
+  // so poll() (which drains only when the flag is up) never leaves wait_fd() readable behind it.
   void wake_self() override {
-    wake_pending_.store(true, std::memory_order_release);
     std::uint64_t one = 1;
     ssize_t w = ::write(wake_fd_, &one, sizeof one);
     (void)w;
+    wake_pending_.store(true, std::memory_order_release);
   }
 
  private:
@@ -184,7 +186,7 @@ bool TcpTransportImpl::try_send(int peer, std::span<const std::byte> hdr,
 }
 
 int TcpTransportImpl::poll(FrameSink& sink) {
-  if (wake_pending_.load(std::memory_order_relaxed)) drain_wake();
+  if (wake_pending_.load(std::memory_order_acquire)) drain_wake();
   int delivered = 0;
   if (conns_.size() <= kDirectReadPeers) {
     for (auto& c : conns_) {
