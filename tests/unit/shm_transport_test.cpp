@@ -514,6 +514,37 @@ TEST(ShmTransport, DoorbellWakesSleepingReceiver) {
   EXPECT_TRUE(res.all_exited_zero());
 }
 
+// Both ranks sleep on their doorbell whenever idle; every frame must wake its receiver. A lost wake-up
+// would show as a round trip of about the wait timeout (1 s).
+TEST(ShmTransport, DoorbellNeverLosesWakeUpsInPingPong) {
+  auto res = run_job(2, 40, [](FakeBoot& boot) {
+    auto t = setup(boot);
+    CHILD_CHECK(t != nullptr);
+    int me = boot.rank(), peer = 1 - me;
+    constexpr int kRounds = 3000;
+    int arrived = 0;
+    auto sink = make_sink([&](int, std::span<const std::byte>, std::span<const std::byte>) { ++arrived; });
+    double worst = 0;
+    auto t0 = Clock::now();
+    for (int i = 0; i < kRounds && seconds_since(t0) < 30; ++i) {
+      auto r0 = Clock::now();
+      if (me == 0) CHILD_CHECK(t->try_send(peer, bytes_of(&i, sizeof i), {}));
+      while (arrived == 0)
+        if (t->poll(sink) == 0) t->wait(1000000);
+      arrived = 0;
+      if (me == 1) CHILD_CHECK(t->try_send(peer, bytes_of(&i, sizeof i), {}));
+      worst = std::max(worst, seconds_since(r0));
+    }
+    if (me == 0)
+      std::printf("[shm] doorbell ping-pong: %d rounds in %.3f s, slowest %.1f ms\n", kRounds,
+                  seconds_since(t0), worst * 1e3);
+    CHILD_CHECK(worst < 0.9);
+    CHILD_CHECK(boot.fence().ok());
+    return 0;
+  });
+  EXPECT_TRUE(res.all_exited_zero());
+}
+
 TEST(ShmTransport, WakeSelfInterruptsWaitFromAnotherThread) {
   auto res = run_job(1, 20, [](FakeBoot& boot) {
     auto t = setup(boot);
