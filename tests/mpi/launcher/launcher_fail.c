@@ -11,7 +11,7 @@
  * leaves no process behind.  The program never prints FAIL itself in these modes. */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
-#include <unistd.h>
+#include <time.h>
 
 #include "common/check.h"
 
@@ -30,7 +30,8 @@ int main(int argc, char **argv) {
     printf("rank %d: the receive returned, which it should not\n", rank);
     return 0;
   }
-  usleep(100 * 1000); /* let the others block first */
+  struct timespec ts = {0, 100 * 1000 * 1000};
+  nanosleep(&ts, NULL); /* let the others block first */
   if (strcmp(mode, "abort") == 0) MPI_Abort(MPI_COMM_WORLD, 7);
   if (strcmp(mode, "exit3") == 0) exit(3);
   if (strcmp(mode, "kill") == 0) raise(SIGKILL);
