@@ -5,7 +5,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <atomic>
+#include <chrono>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "transport/shm/shm_layout.h"
@@ -172,4 +175,43 @@ TEST(ShmRing, ProducerAndConsumerResumeFromSharedState) {
   EXPECT_EQ(drain_into(c, 10, got), 2);
   EXPECT_EQ(got[0].payload, pattern(4, 2));
   EXPECT_EQ(got[1].payload, pattern(4, 3));
+}
+
+// Producer and consumer on two threads (also the configuration a ThreadSanitizer build checks).
+TEST(ShmRing, TwoThreadsKeepOrderAndContent) {
+  shm::Geometry g{16, 256};
+  TestRing r(g);
+  constexpr std::uint32_t kFrames = 200000;
+  std::atomic<bool> stop{false};  // the consumer gave up: the producer must not wait for room forever
+  std::thread producer([&] {
+    auto p = r.producer();
+    for (std::uint32_t i = 0; i < kFrames && !stop.load();) {
+      std::uint32_t hdr[2] = {i, ~i};
+      auto payload = pattern(i % 150, i);
+      if (p.try_push({reinterpret_cast<const std::byte*>(hdr), sizeof hdr}, payload))
+        ++i;
+      else
+        std::this_thread::yield();
+    }
+  });
+  auto c = r.consumer();
+  std::uint32_t next = 0;
+  bool bad = false;
+  auto t0 = std::chrono::steady_clock::now();
+  while (next < kFrames && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30)) {
+    int n = c.drain(8, [&](std::span<const std::byte> h, std::span<const std::byte> p) {
+      std::uint32_t hdr[2];
+      std::memcpy(hdr, h.data(), sizeof hdr);
+      auto want = pattern(next % 150, next);
+      if (h.size() != sizeof hdr || hdr[0] != next || hdr[1] != ~next || p.size() != want.size() ||
+          std::memcmp(p.data(), want.data(), want.size()) != 0)
+        bad = true;
+      ++next;
+    });
+    if (n == 0) std::this_thread::yield();
+  }
+  stop.store(true);
+  producer.join();
+  EXPECT_FALSE(bad);
+  EXPECT_EQ(next, kFrames);
 }
