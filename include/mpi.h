@@ -407,6 +407,11 @@ FTMPI_DECL(int, Group_translate_ranks, (MPI_Group group1, int n, const int ranks
                                         int ranks2[]));
 FTMPI_DECL(int, Group_compare, (MPI_Group group1, MPI_Group group2, int *result));
 FTMPI_DECL(int, Group_free, (MPI_Group * group));
+FTMPI_DECL(int, Group_union, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup));
+FTMPI_DECL(int, Group_intersection, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup));
+FTMPI_DECL(int, Group_difference, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup));
+FTMPI_DECL(int, Group_range_incl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup));
+FTMPI_DECL(int, Group_range_excl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup));
 
 /* collectives */
 FTMPI_DECL(int, Barrier, (MPI_Comm comm));

@@ -130,3 +130,57 @@ extern "C" int PMPI_Group_free(MPI_Group* group) {
   return MPI_SUCCESS;
 }
 FTMPI_ALIAS(Group_free)
+
+namespace {
+
+using SetOp = comm::RankList (*)(std::span<const int>, std::span<const int>);
+
+int set_operation(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup, SetOp f, const char* fn) {
+  FTMPI_CHECK_GROUP(group1, fn);
+  FTMPI_CHECK_GROUP(group2, fn);
+  if (!newgroup) return group_error(Status(Errc::arg, "newgroup is NULL"), fn);
+  *newgroup = new_group(f(members(group1), members(group2)));
+  return MPI_SUCCESS;
+}
+
+using RangeOp = ftmpi::Result<comm::RankList> (*)(std::span<const int>, std::span<const std::array<int, 3>>);
+
+int range_operation(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup, RangeOp f, const char* fn) {
+  FTMPI_CHECK_GROUP(group, fn);
+  if (n < 0 || (n > 0 && !ranges) || !newgroup) return group_error(Status(Errc::arg, "bad arguments"), fn);
+  std::vector<std::array<int, 3>> triplets(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) triplets[static_cast<size_t>(i)] = {ranges[i][0], ranges[i][1], ranges[i][2]};
+  return finish(f(members(group), triplets), newgroup, fn);
+}
+
+}  // namespace
+
+extern "C" int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
+  FTMPI_ENTER("MPI_Group_union");
+  return set_operation(group1, group2, newgroup, comm::group_union, "MPI_Group_union");
+}
+FTMPI_ALIAS(Group_union)
+
+extern "C" int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
+  FTMPI_ENTER("MPI_Group_intersection");
+  return set_operation(group1, group2, newgroup, comm::group_intersection, "MPI_Group_intersection");
+}
+FTMPI_ALIAS(Group_intersection)
+
+extern "C" int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
+  FTMPI_ENTER("MPI_Group_difference");
+  return set_operation(group1, group2, newgroup, comm::group_difference, "MPI_Group_difference");
+}
+FTMPI_ALIAS(Group_difference)
+
+extern "C" int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
+  FTMPI_ENTER("MPI_Group_range_incl");
+  return range_operation(group, n, ranges, newgroup, comm::group_range_incl, "MPI_Group_range_incl");
+}
+FTMPI_ALIAS(Group_range_incl)
+
+extern "C" int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
+  FTMPI_ENTER("MPI_Group_range_excl");
+  return range_operation(group, n, ranges, newgroup, comm::group_range_excl, "MPI_Group_range_excl");
+}
+FTMPI_ALIAS(Group_range_excl)
