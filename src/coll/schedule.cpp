@@ -10,10 +10,9 @@ int next_coll_tag(ftmpi_comm_s* comm) { return static_cast<int>(comm->coll_seq++
 
 Schedule::Schedule(ftmpi_comm_s* comm) : comm_(comm), tag_(next_coll_tag(comm)) {}
 
-Schedule::~Schedule() {
-  // A finished schedule has no outstanding requests; an abandoned one (never driven to the end) must
-  // not leak them either, but we have no engine here: callers always drive schedules to completion.
-}
+// Contract: a schedule is destroyed only after advance() returned true (run() and ScheduleOp guarantee
+// it), so no request of ours is outstanding any more.
+Schedule::~Schedule() = default;
 
 void Schedule::send(int peer, const void* buf, std::size_t count, const ftmpi_datatype_s* type) {
   Step s;

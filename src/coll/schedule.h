@@ -9,7 +9,9 @@
 // (a p2p::GenericOp that calls advance() from the progress loop).
 //
 // Buffers named in steps must stay valid until the schedule finishes; scratch() gives buffers that live
-// as long as the schedule.
+// as long as the schedule. After an error, a send still in flight to a live peer is released to the
+// engine (it completes on its own) while the schedule and its scratch go away: that peer may receive
+// garbage, which MPI permits once a collective has failed (results are undefined after an error).
 #pragma once
 #include <cstddef>
 #include <cstdint>
