@@ -69,6 +69,6 @@ Status not_initialized(const char* fn);
     return ::ftmpi::api::ret(nullptr, ::ftmpi::api::not_initialized(fn), fn);             \
   ::ftmpi::api::ApiLock ftmpi_api_lock_
 
-#define FTMPI_CHECK_COMM(comm, fn)                                                        \
-  if (!::ftmpi::api::valid_comm(comm))                                                     \
+#define FTMPI_CHECK_COMM(c_, fn)                                                          \
+  if (!::ftmpi::api::valid_comm(c_))                                                       \
   return ::ftmpi::api::ret(nullptr, ::ftmpi::Status(::ftmpi::Errc::comm, "invalid communicator"), fn)

@@ -1,0 +1,72 @@
+// What this process knows about failed processes of the job: a set of world ranks and an epoch that moves
+// every time the set grows. Written only by the service thread (ft/service.*) — or by the engine when a
+// transport loses a peer — and read by the application thread; no locks, only atomics.
+//
+// Fault-free cost: the progress loop does one relaxed load of `epoch()` per pass and compares it with the
+// last epoch it handled.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace ftmpi::ft {
+
+enum class Cause : std::uint8_t { exited = 1, signaled = 2, hung = 3, node_lost = 4, disappeared = 5 };
+
+struct FailureRecord {
+  int world_rank;
+  Cause cause;
+  int code;      // exit code or signal number
+  double time;   // seconds (CLOCK_REALTIME) when the launcher saw it
+};
+
+class FailureState {
+ public:
+  explicit FailureState(int world_size)
+      : n_(world_size), bits_(std::make_unique<std::atomic<std::uint64_t>[]>((world_size + 63) / 64)) {}
+
+  int world_size() const { return n_; }
+  std::uint64_t epoch() const { return epoch_.load(std::memory_order_relaxed); }
+  // Acquire-load: pairs with the release in mark_failed so the bits are visible once the epoch is.
+  std::uint64_t epoch_acquire() const { return epoch_.load(std::memory_order_acquire); }
+
+  bool failed(int world_rank) const {
+    return (bits_[static_cast<std::size_t>(world_rank) / 64].load(std::memory_order_acquire) >>
+            (world_rank % 64)) & 1u;
+  }
+
+  // Record a failure (idempotent). Returns true when it was new. Any thread.
+  bool mark_failed(const FailureRecord& rec) {
+    if (rec.world_rank < 0 || rec.world_rank >= n_) return false;
+    auto& w = bits_[static_cast<std::size_t>(rec.world_rank) / 64];
+    std::uint64_t bit = std::uint64_t{1} << (rec.world_rank % 64);
+    if (w.fetch_or(bit, std::memory_order_acq_rel) & bit) return false;
+    {
+      // Records are appended under a tiny spin lock (rare: once per failure); readers copy under it.
+      while (records_lock_.test_and_set(std::memory_order_acquire)) {
+      }
+      records_.push_back(rec);
+      records_lock_.clear(std::memory_order_release);
+    }
+    epoch_.fetch_add(1, std::memory_order_release);
+    return true;
+  }
+
+  std::vector<FailureRecord> records() const {
+    while (records_lock_.test_and_set(std::memory_order_acquire)) {
+    }
+    std::vector<FailureRecord> copy = records_;
+    records_lock_.clear(std::memory_order_release);
+    return copy;
+  }
+
+ private:
+  int n_;
+  std::unique_ptr<std::atomic<std::uint64_t>[]> bits_;
+  std::atomic<std::uint64_t> epoch_{0};
+  mutable std::atomic_flag records_lock_ = ATOMIC_FLAG_INIT;
+  std::vector<FailureRecord> records_;
+};
+
+}  // namespace ftmpi::ft

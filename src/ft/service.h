@@ -1,0 +1,30 @@
+// The rank's service thread (fault-tolerant mode only): talks to mpiexec over the control socket
+// (env FTMPI_CTRL_FD; protocol in docs/ft-protocol.md), sends heartbeats every detector period, receives
+// failure notices and publishes them in the FailureState, then calls `wake` so a sleeping progress loop
+// notices at once. It never touches MPI data structures.
+#pragma once
+#include <functional>
+#include <memory>
+
+#include "ft/failure_state.h"
+#include "util/status.h"
+
+namespace ftmpi::ft {
+
+struct ServiceConfig {
+  int ctrl_fd = -1;            // FTMPI_CTRL_FD
+  int heartbeat_period_ms = 0; // FTMPI_DETECTOR_PERIOD_MS (0: no heartbeats)
+};
+
+class Service {
+ public:
+  virtual ~Service() = default;
+  // Stop the thread (MPI_Finalize); tells mpiexec "bye" first so that heartbeats may stop.
+  virtual void stop() = 0;
+};
+
+// Starts the service thread. `wake` is called (from the service thread) after each new failure.
+Result<std::unique_ptr<Service>> start_service(const ServiceConfig& cfg, FailureState& state,
+                                               std::function<void()> wake);
+
+}  // namespace ftmpi::ft
