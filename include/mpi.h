@@ -427,6 +427,14 @@ FTMPI_DECL(int, Scatter, (const void *sendbuf, int sendcount, MPI_Datatype sendt
 FTMPI_DECL(int, Allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                             int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
 
+/* process fault tolerance, seed spelling (seed 000 §1.3; Open MPI's MPIX_ names are in mpi-ext.h) */
+FTMPI_DECL(int, Comm_invalidate, (MPI_Comm comm));
+FTMPI_DECL(int, Comm_shrink, (MPI_Comm comm, MPI_Comm *newcomm));
+FTMPI_DECL(int, Comm_failure_ack, (MPI_Comm comm));
+FTMPI_DECL(int, Comm_failure_get_acked, (MPI_Comm comm, MPI_Group *failedgroup));
+FTMPI_DECL(int, Comm_agreement, (MPI_Comm comm, int *flag));
+FTMPI_DECL(int, Icomm_agreement, (MPI_Comm comm, int *flag, MPI_Request *req));
+
 /* info (minimal in the foundation) */
 FTMPI_DECL(int, Info_get, (MPI_Info info, const char *key, int valuelen, char *value, int *flag));
 
