@@ -316,6 +316,29 @@ TEST(ShmTransport, DestructorUnlinksWhenSetupIsAbandoned) {
   EXPECT_TRUE(res.leftovers.empty());
 }
 
+TEST(ShmOptions, DefaultsScaleWithJobAndEnvironmentOverrides) {
+  unsetenv("FTMPI_SHM_CELLS");
+  unsetenv("FTMPI_SHM_CELL_BYTES");
+  auto small = ShmOptions::for_job(4);
+  ASSERT_TRUE(small.ok());
+  EXPECT_GE(shm::max_payload(small->geometry), 16384u);  // a 16 KiB eager message fits one cell
+  auto big = ShmOptions::for_job(256);
+  ASSERT_TRUE(big.ok());
+  EXPECT_LT(big->geometry.cells, small->geometry.cells);
+  setenv("FTMPI_SHM_CELLS", "8", 1);
+  setenv("FTMPI_SHM_CELL_BYTES", "4096", 1);
+  auto env = ShmOptions::for_job(4);
+  ASSERT_TRUE(env.ok());
+  EXPECT_EQ(env->geometry.cells, 8u);
+  EXPECT_EQ(env->geometry.cell_bytes, 4096u);
+  setenv("FTMPI_SHM_CELLS", "12", 1);
+  EXPECT_FALSE(ShmOptions::for_job(4).ok());
+  setenv("FTMPI_SHM_CELLS", "8x", 1);
+  EXPECT_FALSE(ShmOptions::for_job(4).ok());
+  unsetenv("FTMPI_SHM_CELLS");
+  unsetenv("FTMPI_SHM_CELL_BYTES");
+}
+
 // ---- Correctness under load ---------------------------------------------------------------------------
 
 TEST(ShmTransport, MillionSmallFramesBothWays) {
@@ -742,8 +765,9 @@ TEST(ShmTransportPerf, StreamMaxSizeFrames) {
 
 // Geometry sweep used to choose the default (run with --gtest_also_run_disabled_tests).
 TEST(ShmTransportPerf, DISABLED_GeometrySweep) {
-  for (shm::Geometry g : {shm::Geometry{64, 4096}, shm::Geometry{64, 8192}, shm::Geometry{32, 16384},
-                          shm::Geometry{64, 16384}, shm::Geometry{16, 32768}, shm::Geometry{32, 65536}}) {
+  for (shm::Geometry g : {shm::Geometry{64, 8192}, shm::Geometry{64, 8320}, shm::Geometry{32, 16512},
+                          shm::Geometry{64, 16384}, shm::Geometry{64, 16512}, shm::Geometry{32, 32896},
+                          shm::Geometry{32, 65536}}) {
     auto res = run_job(2, 60, [&](FakeBoot& boot) { return stream(boot, ShmOptions{g}, 2u << 30, 4.0); });
     EXPECT_TRUE(res.all_exited_zero());
   }

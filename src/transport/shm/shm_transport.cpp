@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -86,6 +87,8 @@ class ShmTransportImpl final : public ShmTransport {
     if (peer < 0 || peer >= size_) return false;
     Link& l = links_[static_cast<std::size_t>(peer)];
     if (!l.out.attached() || hdr.size() > kMaxHeader || payload.size() > max_payload()) return false;
+    if (!l.reserved) [[unlikely]]
+      reserve_ring(peer, l);
     if (!l.out.try_push(hdr, payload)) return false;
     shm::ring_doorbell_if_sleeping(*l.peer_header);
     return true;
@@ -137,6 +140,7 @@ class ShmTransportImpl final : public ShmTransport {
     SegmentHeader* peer_header = nullptr;
     RingProducer out;
     pid_t pid = 0;
+    bool reserved = false;  // reserve_ring() ran
   };
   struct Inbound {
     int src;
@@ -144,6 +148,7 @@ class ShmTransportImpl final : public ShmTransport {
   };
 
   Status map_peer(int peer, Link& link);
+  void reserve_ring(int peer, Link& link);
   void probe_remote_read();
 
   boot::Bootstrap& boot_;
@@ -175,16 +180,28 @@ Status ShmTransportImpl::map_peer(int peer, Link& link) {
     link.segment = std::move(*seg);
     link.peer_header = &header_of(link.segment);
   }
-  Segment& s = peer == rank_ ? own_ : link.segment;
-  // Back the ring we will write into now: a full /dev/shm must be an error here, not a SIGBUS later.
-  std::size_t ctl_page = shm::round_up(layout_.ctrl_offset + (static_cast<std::size_t>(rank_) + 1) *
-                                           sizeof(RingControl), shm::kPage) - shm::kPage;
-  FTMPI_TRY(s.reserve(ctl_page, shm::kPage));
-  FTMPI_TRY(s.reserve(layout_.cells_offset + static_cast<std::size_t>(rank_) * layout_.ring_bytes,
-                      layout_.ring_bytes));
+  const Segment& s = peer == rank_ ? own_ : link.segment;
   link.pid = link.peer_header->owner_pid;
   link.out = RingProducer(ring_control(s, layout_, rank_), ring_cells(s, layout_, rank_), geometry_);
   return Status::Ok();
+}
+
+// First frame to `peer`: allocate the backing pages of our ring in its segment (one fallocate per peer
+// and job, so pairs that never talk cost nothing). A full /dev/shm is reported here, clearly, instead of
+// only as a SIGBUS at some later store into the ring.
+void ShmTransportImpl::reserve_ring(int peer, Link& link) {
+  link.reserved = true;
+  Segment& s = peer == rank_ ? own_ : link.segment;
+  std::size_t ctl_page =
+      (layout_.ctrl_offset + static_cast<std::size_t>(rank_) * sizeof(RingControl)) / shm::kPage * shm::kPage;
+  Status st = s.reserve(ctl_page, shm::kPage);
+  if (st.ok())
+    st = s.reserve(layout_.cells_offset + static_cast<std::size_t>(rank_) * layout_.ring_bytes,
+                   layout_.ring_bytes);
+  if (!st.ok())
+    log::error("%s; sending to rank %d may crash with SIGBUS (make /dev/shm larger, or set "
+               "FTMPI_SHM_CELLS / FTMPI_SHM_CELL_BYTES lower)",
+               st.message().c_str(), peer);
 }
 
 Status ShmTransportImpl::attach(std::span<const int> local_world_ranks) {
@@ -219,8 +236,33 @@ void ShmTransportImpl::probe_remote_read() {
 
 }  // namespace
 
+Result<ShmOptions> ShmOptions::for_job(int job_size) {
+  ShmOptions o;
+  // Each talking pair touches up to cells * cell_bytes; with many ranks per host, shorter rings.
+  if (job_size > 64)
+    o.geometry.cells = 16;
+  else if (job_size > 16)
+    o.geometry.cells = 32;
+  auto from_env = [](const char* name, std::uint32_t* out) {
+    const char* v = std::getenv(name);
+    if (v == nullptr || *v == '\0') return true;
+    char* end = nullptr;
+    unsigned long n = std::strtoul(v, &end, 10);
+    if (*end != '\0' || n > (1u << 20)) return false;
+    *out = static_cast<std::uint32_t>(n);
+    return true;
+  };
+  if (!from_env("FTMPI_SHM_CELLS", &o.geometry.cells) ||
+      !from_env("FTMPI_SHM_CELL_BYTES", &o.geometry.cell_bytes) || !shm::valid(o.geometry))
+    return Status(Errc::arg, "shm: FTMPI_SHM_CELLS must be a power of two in 2..128 and FTMPI_SHM_CELL_BYTES "
+                             "a multiple of 64 in 128..131072");
+  return o;
+}
+
 Result<std::unique_ptr<ShmTransport>> ShmTransport::create(boot::Bootstrap& boot) {
-  return create(boot, ShmOptions{});
+  auto opts = ShmOptions::for_job(boot.size());
+  if (!opts.ok()) return opts.status();
+  return create(boot, *opts);
 }
 
 Result<std::unique_ptr<ShmTransport>> ShmTransport::create(boot::Bootstrap& boot, const ShmOptions& opts) {

@@ -23,11 +23,16 @@ namespace ftmpi::transport {
 
 struct ShmOptions {
   shm::Geometry geometry{};  // must be the same on every rank of the job (attach() checks)
+
+  // The default for a job of `job_size` ranks, overridden by FTMPI_SHM_CELLS / FTMPI_SHM_CELL_BYTES (the
+  // launcher gives every rank the same environment). Errc::arg when the variables make no valid geometry.
+  static Result<ShmOptions> for_job(int job_size);
 };
 
 class ShmTransport : public Transport {
  public:
   // Collective phase 1 (before fence 1). Uses boot.rank(), size(), job_id(); puts "shm.<rank>".
+  // The first form uses ShmOptions::for_job(boot.size()).
   static Result<std::unique_ptr<ShmTransport>> create(boot::Bootstrap& boot);
   static Result<std::unique_ptr<ShmTransport>> create(boot::Bootstrap& boot, const ShmOptions& opts);
   // Phase 2 (after fence 1): map the segments of `local_world_ranks` (includes my own rank; world ranks of
