@@ -421,7 +421,69 @@ bool closed_by_peer(int fd) {
   }
 }
 
+// Connects to `target` and completes the handshake as `as_rank`; -1 if the other side does not answer
+// with a good hello.
+int raw_handshake(FakeBoot& boot, int target, int as_rank) {
+  int fd = raw_connect(boot, target);
+  if (fd < 0) return -1;
+  std::array<std::byte, tcp::kHelloSize> hello{}, answer{};
+  if (!tcp::encode_hello({as_rank, kSecret}, hello).ok() || !write_all(fd, hello.data(), hello.size()) ||
+      recv(fd, answer.data(), answer.size(), MSG_WAITALL) != static_cast<ssize_t>(answer.size()) ||
+      !tcp::check_hello(answer, kSecret).ok()) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+bool raw_send_frame(int fd, int src, std::uint64_t seq, size_t len) {
+  std::vector<std::byte> hdr, pl;
+  make_frame(src, seq, len, hdr, pl);
+  std::byte fh[tcp::kFrameHeaderSize];
+  tcp::encode_frame_header({static_cast<std::uint16_t>(hdr.size()), pl.size()}, fh);
+  return write_all(fd, fh, sizeof fh) && write_all(fd, hdr.data(), hdr.size()) &&
+         write_all(fd, pl.data(), pl.size());
+}
+
 }  // namespace
+
+// Rank 0 waits for ranks 1 and 2. Rank 1 (by hand) connects; then someone holding the secret claims rank 1
+// again: that second connection must be refused and must not disturb the first; then rank 2 connects.
+TEST(TcpTransport, DuplicateRankRefused) {
+  auto st = run_procs(3, 3, 2, [](FakeBoot& boot) {
+    if (boot.rank() == 0) {
+      auto t = setup(boot);
+      REQUIRE(t);
+      RecordingSink sink;
+      REQUIRE(poll_until(*t, sink, [&] { return sink.frames.size() >= 2 || !sink.lost.empty(); }));
+      REQUIRE(sink.lost.empty() && sink.frames.size() == 2);
+      for (const auto& f : sink.frames) REQUIRE(frame_ok(f, f.src, 0));
+      boot.sync();
+      return 0;
+    }
+    boot.sync();  // addresses published
+    if (boot.rank() == 1) {
+      int fd = raw_handshake(boot, 0, 1);
+      REQUIRE(fd >= 0);
+      boot.side_wait();  // the impostor may go
+      boot.side_wait();  // the impostor was refused
+      REQUIRE(raw_send_frame(fd, 1, 0, 300));
+      boot.sync();
+      close(fd);
+      return 0;
+    }
+    boot.side_wait();
+    REQUIRE(raw_handshake(boot, 0, 1) < 0);  // rank 1 is already connected
+    boot.side_wait();
+    int fd = raw_handshake(boot, 0, 2);
+    REQUIRE(fd >= 0);
+    REQUIRE(raw_send_frame(fd, 2, 0, 300));
+    boot.sync();
+    close(fd);
+    return 0;
+  });
+  for (int s : st) EXPECT_TRUE(exited_ok(s)) << "status " << s;
+}
 
 TEST(TcpTransport, StrangersRejectedRealPeersConnect) {
   // Processes 0 and 1 are the job (boot size 2); process 2 is a stranger who knows the address.
