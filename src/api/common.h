@@ -48,12 +48,18 @@ class ApiLock {
  public:
   ApiLock() {
     if (g_api.rt && g_api.rt->thread_level() == MPI_THREAD_MULTIPLE) {
-      lock_ = std::unique_lock<std::recursive_mutex>(g_api.rt->lock());
+      lock_ = &g_api.rt->lock();
+      lock_->lock();
     }
   }
+  ~ApiLock() {
+    if (lock_) lock_->unlock();
+  }
+  ApiLock(const ApiLock&) = delete;
+  ApiLock& operator=(const ApiLock&) = delete;
 
  private:
-  std::unique_lock<std::recursive_mutex> lock_;
+  BigLock* lock_ = nullptr;
 };
 
 Status not_initialized(const char* fn);

@@ -11,6 +11,10 @@
 #include "comm/group.h"
 #include "util/magic.h"
 
+namespace ftmpi::ft {
+struct CommFt;
+}
+
 struct ftmpi_comm_s {
   std::uint32_t magic = 0;          // kMagicComm once initialised (predefined ones at MPI_Init)
   ftmpi_group_s *group = nullptr;   // local group (owned reference)
@@ -23,6 +27,7 @@ struct ftmpi_comm_s {
   bool predefined = false;
   std::uint32_t coll_seq = 0;       // collectives issued on this communicator (used for internal tags)
   std::atomic<bool> revoked{false}; // ULFM (issue 3); read by every blocking loop
+  ftmpi::ft::CommFt *ft = nullptr;   // fault-tolerance state (acknowledged failures, agreements), ft/
 
   // World rank of communicator rank `r` (0 <= r < size).
   int world_rank(int r) const { return group->world_ranks[static_cast<size_t>(r)]; }

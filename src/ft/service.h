@@ -21,6 +21,9 @@ class Service {
   virtual ~Service() = default;
   // Stop the thread (MPI_Finalize); tells mpiexec "bye" first so that heartbeats may stop.
   virtual void stop() = 0;
+  // Report that a transport lost world rank `world` (cmd=suspect): mpiexec kills it and announces it.
+  // Thread-safe.
+  virtual void report_suspect(int world) = 0;
 };
 
 // Starts the service thread. `wake` is called (from the service thread) after each new failure.

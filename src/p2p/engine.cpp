@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "ft/failure_state.h"
 #include "p2p/engine_impl.h"
 #include "util/log.h"
 
@@ -30,7 +31,7 @@ bool Engine::Impl::send_frame(int peer, const Envelope& env, const std::byte* pa
     return true;
   }
   if (q.empty()) backlog_peers.push_back(peer);
-  q.push_back(PendingFrame{env, payload, len, complete_on_accept});
+  q.push_back(PendingFrame{env, payload, len, complete_on_accept, {}});
   return false;
 }
 
@@ -58,7 +59,14 @@ int Engine::Impl::flush_backlog() {
   return work;
 }
 
+namespace {
+bool tracked_state(std::uint8_t s) {
+  return s == kSendWaitAck || s == kSendWaitRndv || s == kSendStreaming || s == kRecvData;
+}
+}  // namespace
+
 void Engine::Impl::complete(Request* r) {
+  if (tracked_state(r->proto_state)) untrack(r);
   r->complete = true;
   r->proto_state = kIdle;
   if (r->staging_owned && r->kind == ReqKind::send) {
@@ -84,6 +92,115 @@ void Engine::Impl::release(Request* r) {
   pool.put(r);
 }
 
+// --- fault tolerance ---------------------------------------------------------------------------------
+
+bool Engine::Impl::peer_failed(int world) const {
+  return world >= 0 && failures && failures->epoch() != 0 && failures->failed(world);
+}
+
+Status Engine::Impl::start_check(const Request* r, int peer_world) const {
+  if (r->comm->revoked.load(std::memory_order_relaxed))
+    return Status(Errc::revoked, "the communicator has been revoked");
+  if (failures && failures->epoch() != 0) {
+    if (peer_failed(peer_world))
+      return Status(Errc::proc_failed, "peer process " + std::to_string(r->peer) + " has failed");
+    if (r->is_coll_ctx && ft && ft->comm_has_failure(r->comm))
+      return Status(Errc::proc_failed, "a member of the communicator has failed");
+  }
+  return Status::Ok();
+}
+
+void Engine::Impl::fail(Request* r, const Status& why) {
+  if (r->complete) return;
+  if (r->proto_state == kRecvPosted) matcher.remove_posted(r);
+  if (r->kind == ReqKind::send && r->peer_world >= 0 && r->proto_state != kIdle) {
+    // Frames of this send still waiting for the transport point into the user's buffer: drop them.
+    auto& q = backlog[static_cast<size_t>(r->peer_world)];
+    const std::uint64_t id = RequestPool::id_of(r);
+    for (auto it = q.begin(); it != q.end();) {
+      if (it->env.sreq == id && it->env.kind != FrameKind::fin && it->env.kind != FrameKind::sync_ack)
+        it = q.erase(it);
+      else
+        ++it;
+    }
+  }
+  r->error = why;
+  if (r->kind == ReqKind::recv) r->status.bytes = 0;
+  complete(r);
+}
+
+void Engine::Impl::sweep_failures() {
+  // Frames waiting for a dead peer will never be taken: drop them (their sends fail below or here).
+  for (std::size_t i = 0; i < backlog_peers.size();) {
+    int peer = backlog_peers[i];
+    if (!peer_failed(peer)) {
+      ++i;
+      continue;
+    }
+    auto& q = backlog[static_cast<size_t>(peer)];
+    while (!q.empty()) {
+      Request* r = q.front().complete_on_accept;
+      q.pop_front();
+      if (r) fail(r, Status(Errc::proc_failed, "the destination process has failed"));
+    }
+    backlog_peers[i] = backlog_peers.back();
+    backlog_peers.pop_back();
+  }
+  // Operations in flight with a dead peer.
+  std::vector<Request*> doomed;
+  for (Request* r = inflight.front(); r; r = r->next)
+    if (peer_failed(r->peer_world) || (r->is_coll_ctx && ft && ft->comm_has_failure(r->comm))) doomed.push_back(r);
+  // Posted receives naming a dead peer, and collective traffic on a communicator with a failure.
+  matcher.for_each_posted([&](Request* r) {
+    if (r->peer >= 0 && peer_failed(r->comm->world_rank(r->peer))) doomed.push_back(r);
+    else if (r->is_coll_ctx && ft && ft->comm_has_failure(r->comm)) doomed.push_back(r);
+  });
+  for (Request* r : doomed)
+    fail(r, Status(Errc::proc_failed, r->is_coll_ctx ? "a member of the communicator has failed"
+                                                     : "the peer process has failed"));
+}
+
+void Engine::set_ft(FtHandler* ft, const ft::FailureState* failures) {
+  impl_->ft = ft;
+  impl_->failures = failures;
+}
+
+void Engine::send_ft_frame(int peer_world, std::uint32_t context, int kind, std::span<const std::byte> payload) {
+  Impl& m = *impl_;
+  if (m.peer_failed(peer_world)) return;
+  Envelope env{};
+  env.kind = FrameKind::ft;
+  env.context = context;
+  env.tag = kind;
+  env.len = payload.size();
+  auto& q = m.backlog[static_cast<size_t>(peer_world)];
+  if (q.empty() && m.router.for_peer(peer_world).try_send(peer_world, as_bytes(env), payload)) return;
+  if (q.empty()) m.backlog_peers.push_back(peer_world);
+  PendingFrame f;
+  f.env = env;
+  f.owned.assign(payload.begin(), payload.end());
+  f.len = f.owned.size();
+  q.push_back(std::move(f));
+  q.back().payload = q.back().owned.data();
+}
+
+void Engine::purge_contexts(std::uint32_t ctx_a, std::uint32_t ctx_b, const Status& why) {
+  Impl& m = *impl_;
+  std::vector<Request*> doomed;
+  m.matcher.for_each_posted([&](Request* r) {
+    if (r->ctx == ctx_a || r->ctx == ctx_b) doomed.push_back(r);
+  });
+  for (Request* r = m.inflight.front(); r; r = r->next)
+    if (r->ctx == ctx_a || r->ctx == ctx_b) doomed.push_back(r);
+  for (Request* r : doomed) m.fail(r, why);
+  m.matcher.drop_unexpected(ctx_a);
+  m.matcher.drop_unexpected(ctx_b);
+}
+
+void Engine::abandon_recv(Request* r, const Status& why) {
+  if (!r->complete && r->proto_state == kRecvPosted) impl_->fail(r, why);
+}
+
 // --- public surface -------------------------------------------------------------------------------
 
 Engine::Engine(transport::Router& router, int my_world_rank, int world_size)
@@ -95,6 +212,12 @@ int Engine::progress() {
   Impl& m = *impl_;
   int work = 0;
   for (transport::Transport* t : m.router.transports()) work += t->poll(*this);
+  if (m.failures && m.failures->epoch() != m.seen_epoch) {  // the one relaxed load of the fault-free path
+    m.seen_epoch = m.failures->epoch_acquire();
+    m.sweep_failures();
+    if (m.ft) m.ft->on_failures();
+    ++work;
+  }
   if (!m.backlog_peers.empty()) work += m.flush_backlog();
   for (std::size_t i = 0; i < m.generic_active.size();) {
     Request* r = m.generic_active[i];
@@ -191,13 +314,18 @@ void Engine::on_frame(int src, std::span<const std::byte> hdr, std::span<const s
     case FrameKind::sync_ack:
       m.on_sender_done(env);
       return;
+    case FrameKind::ft:
+      if (m.ft && env.len == payload.size()) m.ft->on_ft_frame(src, env.context, env.tag, payload);
+      return;
   }
   log::warn("dropping frame of unknown kind %u from rank %d", static_cast<unsigned>(env.kind), src);
 }
 
 void Engine::on_peer_lost(int peer) {
-  // Failure handling arrives with the ULFM issue; without FT mode the launcher ends the job.
+  // Not a failure by itself: the launcher decides (fail-stop: it kills the peer, then tells everybody).
+  // Without FT mode the launcher ends the job when a rank dies.
   log::debug("transport lost peer %d", peer);
+  if (impl_->ft) impl_->ft->on_peer_lost(peer);
 }
 
 }  // namespace ftmpi::p2p

@@ -21,6 +21,9 @@
 namespace ftmpi::transport {
 class Router;
 }
+namespace ftmpi::ft {
+class FailureState;
+}
 
 namespace ftmpi::p2p {
 
@@ -50,6 +53,21 @@ struct Unexpected;
 struct Message {
   Unexpected* msg = nullptr;
   ftmpi_comm_s* comm = nullptr;
+};
+
+// The fault-tolerance layer's hooks into the engine (implemented by ft::FtManager).
+class FtHandler {
+ public:
+  virtual ~FtHandler() = default;
+  // A protocol frame (revoke, agreement) for communicator context `context`. `kind` is the frame's
+  // sub-kind (Envelope::tag). Called from the progress loop.
+  virtual void on_ft_frame(int src_world, std::uint32_t context, int kind, std::span<const std::byte> payload) = 0;
+  // The failure epoch moved; the engine has already failed the p2p requests it affects.
+  virtual void on_failures() = 0;
+  // True when `comm` has a member known to have failed (collectives on it fail).
+  virtual bool comm_has_failure(const ftmpi_comm_s* comm) = 0;
+  // A transport lost its connection to `world` (TCP EOF/reset): a suspicion to report to the launcher.
+  virtual void on_peer_lost(int world) = 0;
 };
 
 class Engine final : public transport::FrameSink {
@@ -101,6 +119,18 @@ class Engine final : public transport::FrameSink {
 
   // A request that is already complete (MPI_Ibsend's user-visible request, MPI_PROC_NULL cases).
   Request* completed_request();
+
+  // Fault tolerance. `failures` outlives the engine; `ft` may be null (then FT frames are dropped).
+  void set_ft(FtHandler* ft, const ft::FailureState* failures);
+  // Send a protocol frame that bypasses matching (copied: the caller's buffer is free at return). Frames
+  // to a failed peer are dropped.
+  void send_ft_frame(int peer_world, std::uint32_t context, int kind, std::span<const std::byte> payload);
+  // Revoke support: complete every pending operation on the two contexts with `why` and drop their
+  // unexpected messages.
+  void purge_contexts(std::uint32_t ctx_a, std::uint32_t ctx_b, const Status& why);
+  // Remove a posted receive that a failure interrupted (blocking ANY_SOURCE receive): it completes with
+  // `why`. No effect if it was matched meanwhile.
+  void abandon_recv(Request* r, const Status& why);
 
   // FrameSink
   void on_frame(int src, std::span<const std::byte> hdr, std::span<const std::byte> payload) override;

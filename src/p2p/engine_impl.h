@@ -21,6 +21,7 @@ struct PendingFrame {
   const std::byte* payload = nullptr;
   std::size_t len = 0;
   Request* complete_on_accept = nullptr;  // completed when this frame is accepted
+  std::vector<std::byte> owned;           // payload storage for frames that own their bytes (ft frames)
 };
 
 // States of ftmpi_request_s::proto_state.
@@ -50,6 +51,22 @@ struct Engine::Impl {
 
   std::vector<Request*> generic_active;
 
+  // Requests waiting on a peer outside the matcher: sends waiting for sync_ack/cts/fin or streaming,
+  // receives waiting for rendezvous data. Linked through Request::next/prev (a request is never in the
+  // matcher and here at once). The failure sweep walks this list.
+  IntrusiveList<Request> inflight;
+
+  // Fault tolerance.
+  FtHandler* ft = nullptr;
+  const ft::FailureState* failures = nullptr;
+  std::uint64_t seen_epoch = 0;
+  bool peer_failed(int world) const;
+  // Error for starting an operation with world peer `peer_world` (or -1) on r's communicator now:
+  // revoked, failed peer, failed member for collective traffic. Ok when it may proceed.
+  Status start_check(const Request* r, int peer_world) const;
+  void sweep_failures();
+  void fail(Request* r, const Status& why);  // complete with an error, leaving any queue it is in
+
   // Buffered sends (MPI_Buffer_attach).
   void* bsend_buf = nullptr;
   std::size_t bsend_size = 0;
@@ -64,6 +81,8 @@ struct Engine::Impl {
                   Request* complete_on_accept);
   int flush_backlog();
   void complete(Request* r);
+  void track(Request* r) { inflight.push_back(r); }
+  void untrack(Request* r) { inflight.erase(r); }
   void release(Request* r);
 
   // send side

@@ -52,8 +52,18 @@ Status Engine::Impl::start_recv(Request* r) {
   }
   r->ctx = r->is_coll_ctx ? r->comm->ctx_coll : r->comm->ctx_pt2pt;
   r->bytes_total = dt::packed_size(r->type, r->count);  // capacity
-  if (Unexpected* u = matcher.match_unexpected(r->ctx, r->peer, r->tag)) {
-    deliver(r, u);
+  const int peer_world = r->peer >= 0 ? r->comm->world_rank(r->peer) : -1;
+  Status why = start_check(r, -1);  // revoked / collective on a communicator with a failure
+  if (why.ok()) {
+    // A message that fully arrived before its sender died is still delivered (docs/fault-tolerance.md).
+    if (Unexpected* u = matcher.match_unexpected(r->ctx, r->peer, r->tag)) {
+      deliver(r, u);
+      return Status::Ok();
+    }
+    why = start_check(r, peer_world);
+  }
+  if (!why.ok()) {
+    fail(r, why);
     return Status::Ok();
   }
   r->proto_state = kRecvPosted;
@@ -93,6 +103,10 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
   r->status.source = env.src;
   r->status.tag = env.tag;
   r->peer_world = src_world;
+  if (peer_failed(src_world)) {  // the sender died: its buffer is gone
+    fail(r, Status(Errc::proc_failed, "the sending process failed before the message was transferred"));
+    return;
+  }
   std::size_t n = std::min<std::size_t>(env.len, r->bytes_total);
   if (env.len > r->bytes_total)
     r->error = Status(Errc::truncate, "message truncated: receive buffer too small");
@@ -113,8 +127,9 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
                st.message().c_str());
   }
   r->proto_state = kRecvData;
-  r->remote_id = env.len;  // expected total, kept for on_data
+  r->remote_id = env.sreq;  // data frames must carry the sender request this receive matched
   r->bytes_done = 0;
+  track(r);
   r->status.bytes = n;
   landing(r, n);
   Envelope cts{};
@@ -128,7 +143,7 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
 
 void Engine::Impl::on_data(const Envelope& env, std::span<const std::byte> payload) {
   Request* r = pool.lookup(env.rreq);
-  if (!r || r->kind != ReqKind::recv || r->proto_state != kRecvData) {
+  if (!r || r->kind != ReqKind::recv || r->proto_state != kRecvData || r->remote_id != env.sreq) {
     log::warn("dropping data for an unknown receive request");
     return;
   }

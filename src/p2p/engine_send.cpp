@@ -48,6 +48,10 @@ Status Engine::Impl::start_send(Request* r) {
   r->peer_world = comm->world_rank(r->peer);
   const std::size_t bytes = dt::packed_size(r->type, r->count);
   r->bytes_total = bytes;
+  if (Status why = start_check(r, r->peer_world); !why.ok()) {  // reported at completion (seed 000 §1.2)
+    fail(r, why);
+    return Status::Ok();
+  }
 
   // Data source: the user buffer when contiguous, else a packed staging copy. Buffered mode always copies
   // (into space accounted against the attached buffer) so the user's buffer is free at once.
@@ -79,6 +83,7 @@ Status Engine::Impl::start_send(Request* r) {
     if (r->mode == SendMode::sync) {
       env.flags = kFlagSync;
       r->proto_state = kSendWaitAck;
+      track(r);
       send_frame(r->peer_world, env, data, bytes, nullptr);
     } else {
       r->proto_state = kSendQueued;
@@ -88,6 +93,7 @@ Status Engine::Impl::start_send(Request* r) {
     env.kind = FrameKind::rts;
     env.addr = reinterpret_cast<std::uint64_t>(data);
     r->proto_state = kSendWaitRndv;
+    track(r);
     send_frame(r->peer_world, env, nullptr, 0, nullptr);
   }
   return Status::Ok();

@@ -16,6 +16,7 @@ enum class FrameKind : std::uint8_t {
   data = 4,      // a chunk of rendezvous data at `offset` for receiver request `rreq`
   fin = 5,       // receiver pulled the data itself (single copy): sender request `sreq` is complete
   sync_ack = 6,  // synchronous-mode eager message was matched: sender request `sreq` is complete
+  ft = 7,        // fault-tolerance protocol frame (revoke, agreement): bypasses matching; tag = sub-kind
 };
 
 inline constexpr std::uint8_t kFlagSync = 1;

@@ -63,3 +63,15 @@ bool Matcher::remove_posted(Request* r) {
 }
 
 }  // namespace ftmpi::p2p
+
+namespace ftmpi::p2p {
+void Matcher::drop_unexpected(std::uint32_t context) {
+  if (context >= by_context_.size()) return;
+  auto& q = by_context_[context].unexpected;
+  while (Unexpected* u = q.front()) {
+    q.erase(u);
+    --unexpected_total_;
+    delete u;
+  }
+}
+}  // namespace ftmpi::p2p

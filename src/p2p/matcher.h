@@ -69,6 +69,15 @@ class Matcher {
 
   std::size_t unexpected_count() const { return unexpected_total_; }
 
+  // Visit every posted receive (fn may not modify the queues; collect and act afterwards).
+  template <class Fn>
+  void for_each_posted(Fn&& fn) {
+    for (auto& q : by_context_)
+      for (Request* r = q.posted.front(); r; r = r->next) fn(r);
+  }
+  // Discard every unexpected message of `context` (revoke).
+  void drop_unexpected(std::uint32_t context);
+
   static bool matches(int want_src, int want_tag, int src, int tag) {
     return (want_src == kAnySource || want_src == src) && (want_tag == kAnyTag || want_tag == tag);
   }

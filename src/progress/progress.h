@@ -8,6 +8,7 @@
 // true; nothing here waits without re-checking.
 #pragma once
 #include "p2p/engine.h"
+#include "util/big_lock.h"
 #include "transport/router.h"
 
 namespace ftmpi::progress {
@@ -35,6 +36,7 @@ class Progress {
       if (work > 0) {
         idle = 0;
       } else {
+        if (lock_ && lock_->held_by_me()) lock_->let_others_in();
         back_off(idle++);
       }
     }
@@ -45,12 +47,16 @@ class Progress {
 
   const BackoffPolicy& policy() const { return policy_; }
 
+  // MPI_THREAD_MULTIPLE: waiting threads release this lock between passes.
+  void set_lock(BigLock* lock) { lock_ = lock; }
+
  private:
   void back_off(int idle_passes);
 
   p2p::Engine& engine_;
   transport::Router& router_;
   BackoffPolicy policy_;
+  BigLock* lock_ = nullptr;
 };
 
 }  // namespace ftmpi::progress

@@ -73,6 +73,7 @@ Result<std::unique_ptr<Runtime>> Runtime::init(int required_thread_level) {
       *rt->engine_, *rt->router_,
       progress::BackoffPolicy::for_load(rt->router_->local_ranks(), online_cores()));
   rt->contexts_ = std::make_unique<comm::ContextAllocator>();
+  if (rt->thread_level_ == MPI_THREAD_MULTIPLE) rt->progress_->set_lock(&rt->lock_);
 
   std::vector<int> all(static_cast<size_t>(rt->world_size_));
   std::iota(all.begin(), all.end(), 0);

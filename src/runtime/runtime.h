@@ -11,6 +11,7 @@
 #include "p2p/engine.h"
 #include "progress/progress.h"
 #include "transport/router.h"
+#include "util/big_lock.h"
 #include "util/status.h"
 
 namespace ftmpi::comm {
@@ -45,7 +46,7 @@ class Runtime {
   }
 
   // MPI_THREAD_MULTIPLE: the big lock every API entry takes (a no-op below MULTIPLE).
-  std::recursive_mutex& lock() { return lock_; }
+  BigLock& lock() { return lock_; }
 
  private:
   Runtime() = default;
@@ -57,7 +58,7 @@ class Runtime {
   std::unique_ptr<p2p::Engine> engine_;
   std::unique_ptr<progress::Progress> progress_;
   std::unique_ptr<comm::ContextAllocator> contexts_;
-  std::recursive_mutex lock_;
+  BigLock lock_;
   unsigned long main_thread_ = 0;
 };
 

@@ -29,6 +29,11 @@ class Router {
   // The distinct transports in use (self first), for polling and sleeping.
   std::span<Transport* const> transports() const { return active_; }
 
+  // Wake a progress loop sleeping in any transport (thread-safe).
+  void wake_all() {
+    for (Transport* t : active_) t->wake_self();
+  }
+
   int local_ranks() const { return local_ranks_; }    // ranks on this host, including me
   const std::string& hostname() const { return hostname_; }
 

@@ -62,6 +62,10 @@ class Transport {
   // A file descriptor that becomes readable when input arrives, or -1 (used to sleep on several
   // transports at once).
   virtual int wait_fd() const { return -1; }
+
+  // Interrupt a wait() in progress (or make the next one return at once). Thread-safe: the service
+  // thread calls it after publishing a failure notice.
+  virtual void wake_self() {}
 };
 
 }  // namespace ftmpi::transport

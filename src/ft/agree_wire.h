@@ -1,0 +1,16 @@
+// Wire form of agreement messages inside FT frames: [u64 instance][u8 kind][u8 decided][view][value]
+// [failed], where a rank set is [u32 n][n × i32] and a bit vector [u32 n][n × u64]. Little-endian (same
+// architecture on every rank). decode() checks every length against the buffer: malformed input gives
+// false, never a read out of bounds.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "ft/agreement.h"
+
+namespace ftmpi::ft {
+std::vector<std::byte> encode(std::uint64_t instance, const AgreeMsg& m);
+bool decode(std::span<const std::byte> in, std::uint64_t* instance, AgreeMsg* m, int comm_size);
+}  // namespace ftmpi::ft
