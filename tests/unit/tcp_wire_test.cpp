@@ -74,3 +74,13 @@ TEST(TcpSocket, ParseEndpoint) {
                           "127.0.0.1:12x", "host.example:80", ":80", "1.2.3.4:99999999999999"})
     EXPECT_FALSE(parse_endpoint(bad).ok()) << bad;
 }
+
+TEST(TcpSocket, InterfaceAddress) {
+  auto ip = resolve_interface_address("127.0.0.1");
+  ASSERT_TRUE(ip.ok());
+  EXPECT_EQ(ip.value(), "127.0.0.1");
+  auto lo = resolve_interface_address("lo");
+  ASSERT_TRUE(lo.ok()) << lo.status().message();
+  EXPECT_EQ(lo.value(), "127.0.0.1");
+  EXPECT_FALSE(resolve_interface_address("no-such-if0").ok());
+}

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <unistd.h>
@@ -133,6 +134,29 @@ int connect_result(int fd) {
   socklen_t len = sizeof err;
   if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) return errno;
   return err;
+}
+
+Result<std::string> resolve_interface_address(std::string_view name_or_ip) {
+  Endpoint probe;
+  if (parse_ip(name_or_ip, probe)) return std::string(name_or_ip);
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) return errno_status("getifaddrs");
+  std::string v4, v6;
+  for (ifaddrs* i = list; i; i = i->ifa_next) {
+    if (!i->ifa_addr || name_or_ip != i->ifa_name) continue;
+    char ip[INET6_ADDRSTRLEN] = {};
+    if (i->ifa_addr->sa_family == AF_INET && v4.empty()) {
+      inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr, ip, sizeof ip);
+      v4 = ip;
+    } else if (i->ifa_addr->sa_family == AF_INET6 && v6.empty()) {
+      inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(i->ifa_addr)->sin6_addr, ip, sizeof ip);
+      v6 = ip;
+    }
+  }
+  ::freeifaddrs(list);
+  if (!v4.empty()) return v4;
+  if (!v6.empty()) return v6;
+  return Status(Errc::arg, "tcp: '" + std::string(name_or_ip) + "' is neither an address nor an interface with one");
 }
 
 long env_long(const char* name, long fallback) {

@@ -37,6 +37,10 @@ int connect_result(int fd);
 // kernel's auto-tuning is left alone, since a clamped fixed size would be worse).
 void tune_socket(int fd, int buffer_bytes);
 
+// A numeric address as is; otherwise the name of a network interface ("eth0"), resolved to its first IPv4
+// address (or IPv6 when it has none). Errc::arg if there is no such interface or it has no address.
+Result<std::string> resolve_interface_address(std::string_view name_or_ip);
+
 // Integer from the environment, or `fallback` when unset or not a number.
 long env_long(const char* name, long fallback);
 

@@ -232,8 +232,10 @@ void TcpTransportImpl::wait(int timeout_us) {
 }  // namespace
 
 Result<std::unique_ptr<TcpTransport>> TcpTransport::listen(boot::Bootstrap& boot, const TcpOptions& opts) {
+  auto ip = tcp::resolve_interface_address(opts.if_addr);
+  if (!ip.ok()) return ip.status();
   tcp::Endpoint bound;
-  auto lfd = tcp::open_listener(opts.if_addr, opts.socket_buffer, bound);
+  auto lfd = tcp::open_listener(ip.value(), opts.socket_buffer, bound);
   if (!lfd.ok()) return lfd.status();
   int wake_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   int epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);

@@ -25,7 +25,9 @@
 namespace ftmpi::transport {
 
 struct TcpOptions {
-  std::string if_addr = "127.0.0.1";     // address to bind and publish (env FTMPI_TCP_IF_ADDR)
+  // Address to bind and publish, or an interface name (env FTMPI_TCP_IF_ADDR). The default suits one host;
+  // a job across hosts must name an address or interface the other hosts reach.
+  std::string if_addr = "127.0.0.1";
   int connect_timeout_ms = 60'000;       // connect() gives up after this (env FTMPI_TCP_CONNECT_TIMEOUT, s)
   size_t max_payload = 512 * 1024;       // largest frame payload (env FTMPI_TCP_MAX_PAYLOAD, bytes)
   size_t queue_limit = 8u << 20;         // try_send() refuses once this much output is queued to a peer
