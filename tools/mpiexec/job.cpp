@@ -152,10 +152,13 @@ bool Job::launch() {
   pmi_.resize(static_cast<std::size_t>(opt_.np));
   streams_.reserve(2 * static_cast<std::size_t>(opt_.np));
   for (int r = 0; r < opt_.np; ++r) {
-    int sv[2], out[2], err[2], in[2] = {-1, -1};
+    int sv[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1}, in[2] = {-1, -1};
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 || pipe2(out, O_CLOEXEC) != 0 ||
         pipe2(err, O_CLOEXEC) != 0 || (r == 0 && forward_stdin_ && pipe2(in, O_CLOEXEC) != 0)) {
       say("cannot create the pipes for rank %d: %s", r, strerror(errno));
+      for (int fd : {sv[0], sv[1], out[0], out[1], err[0], err[1], in[0], in[1]})
+        if (fd >= 0) ::close(fd);
+      ranks_.resize(static_cast<std::size_t>(r));  // only launched ranks are supervised
       return false;
     }
     int cpu = bind ? cpus[static_cast<std::size_t>(r) % cpus.size()] : -1;
@@ -500,6 +503,7 @@ void Job::check_timers(Clock::time_point now) {
     for (Timer& t : timers_) {
       if (t.done || now < t.when) continue;
       t.done = true;
+      if (t.rank >= static_cast<int>(ranks_.size())) continue;
       const RankRecord& rec = ranks_[static_cast<std::size_t>(t.rank)];
       if (!rec.alive()) continue;
       log::debug("mpiexec: injecting signal %d into rank %d (pid %d)", t.signal, t.rank, static_cast<int>(rec.pid));
@@ -533,7 +537,7 @@ void Job::signal_all(int sig) {
 }
 
 bool Job::all_reaped() const {
-  return std::none_of(ranks_.begin(), ranks_.end(), [](const RankRecord& r) { return r.alive(); });
+  return std::none_of(ranks_.begin(), ranks_.end(), [](const RankRecord& r) { return r.alive() && r.pid > 0; });
 }
 
 int Job::find_rank_by_pid(pid_t pid) const {
