@@ -697,6 +697,38 @@ TEST(TcpTransport, KilledPeerIsReportedLost) {
   EXPECT_TRUE(st[1] != -1 && WIFSIGNALED(st[1]) && WTERMSIG(st[1]) == SIGKILL) << "status " << st[1];
 }
 
+TEST(TcpTransport, ClosingTransportSaysGoodbyeNotLost) {
+  auto st = run_procs(2, 2, 0, [](FakeBoot& boot) {
+    auto t = setup(boot);
+    REQUIRE(t);
+    RecordingSink sink;
+    std::vector<std::byte> hdr, pl;
+    if (boot.rank() == 1) {
+      for (std::uint64_t k = 0; k < 10; ++k) {
+        make_frame(1, k, 5000, hdr, pl);
+        REQUIRE(send_blocking(*t, sink, 0, hdr, pl));
+      }
+      t.reset();  // like MPI_Finalize: goodbye, then close
+      boot.sync();
+      return 0;
+    }
+    boot.sync();
+    REQUIRE(poll_until(*t, sink, [&] { return sink.frames.size() >= 10; }));
+    for (int i = 0; i < 100; ++i) {  // the EOF after the goodbye must not be reported
+      t->poll(sink);
+      t->wait(2000);
+    }
+    REQUIRE(sink.lost.empty());
+    for (std::uint64_t k = 0; k < 10; ++k) REQUIRE(frame_ok(sink.frames[k], 1, k));
+    make_frame(0, 0, 10, hdr, pl);
+    REQUIRE(t->try_send(1, hdr, pl));  // to a departed peer: accepted and dropped
+    t->poll(sink);
+    REQUIRE(sink.lost.empty());
+    return 0;
+  });
+  for (int s : st) EXPECT_TRUE(exited_ok(s)) << "status " << s;
+}
+
 TEST(TcpTransport, ConnectTimesOutWhenPeerNeverComes) {
   auto st = run_procs(2, 2, 0, [](FakeBoot& boot) {
     TcpOptions opts;

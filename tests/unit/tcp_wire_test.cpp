@@ -63,6 +63,19 @@ TEST(TcpWire, FrameHeaderBounds) {
   EXPECT_FALSE(decode_frame_header(b, 64, 1 << 20).ok());
 }
 
+TEST(TcpWire, Goodbye) {
+  std::byte b[kFrameHeaderSize];
+  encode_bye(b);
+  auto fh = decode_frame_header(b, 64, 1000);
+  ASSERT_TRUE(fh.ok());
+  EXPECT_TRUE(fh->bye);
+  EXPECT_EQ(fh->total(), kFrameHeaderSize);
+  b[8] = std::byte{1};  // a goodbye carries nothing
+  EXPECT_FALSE(decode_frame_header(b, 64, 1000).ok());
+  encode_frame_header({1, 2}, b);
+  EXPECT_FALSE(decode_frame_header(b, 64, 1000)->bye);
+}
+
 TEST(TcpSocket, ParseEndpoint) {
   auto a = parse_endpoint("127.0.0.1:5000");
   ASSERT_TRUE(a.ok());

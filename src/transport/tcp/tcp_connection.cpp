@@ -44,6 +44,20 @@ void Connection::close() {
   queued_bytes_ = 0;
 }
 
+void Connection::say_goodbye() {
+  if (state_ == State::open && queued_bytes_ == 0) {
+    std::byte bye[kFrameHeaderSize];
+    encode_bye(bye);
+    iovec iov{bye, sizeof bye};
+    (void)send_iov(fd_, &iov, 1);
+    ::shutdown(fd_, SHUT_WR);
+    char sink[4096];
+    for (int i = 0; i < 64 && ::recv(fd_, sink, sizeof sink, MSG_DONTWAIT) > 0; ++i) {
+    }
+  }
+  close();
+}
+
 void Connection::fail(const char* why, int err) {
   if (state_ != State::open) return;
   if (err != 0)
@@ -161,6 +175,11 @@ int Connection::deliver_complete(FrameSink& sink) {
       log::warn("tcp: malformed frame from rank %d (%s); closing the connection", peer_,
                 fh.status().message().c_str());
       state_ = State::broken;
+      break;
+    }
+    if (fh->bye) {
+      log::debug("tcp: rank %d closed its connection (goodbye)", peer_);
+      state_ = State::finished;
       break;
     }
     if (end_ - begin_ < fh->total()) break;

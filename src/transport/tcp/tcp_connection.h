@@ -1,8 +1,9 @@
 // One established, greeted TCP connection to a peer: its output queue and its receive buffer.
 //
 // States: open → broken (an error was seen; the loss is not yet reported) → closed (fd closed, loss
-// reported by the transport). Frames are never delivered from a broken or closed connection, except those
-// that were complete before the error was seen.
+// reported by the transport); or open → finished (the peer said goodbye: no loss) → closed. Frames are
+// never delivered from a broken, finished or closed connection, except those complete before the error
+// or the goodbye.
 #pragma once
 #include <sys/types.h>
 
@@ -18,7 +19,7 @@ namespace ftmpi::transport::tcp {
 
 class Connection {
  public:
-  enum class State { open, broken, closed };
+  enum class State { open, broken, finished, closed };
   enum class Send { accepted, full };
 
   // Takes ownership of `fd` (non-blocking, greeted).
@@ -47,8 +48,12 @@ class Connection {
   // Returns the number of frames delivered.
   int receive(FrameSink& sink);
 
-  // Closes the socket; state becomes closed. The transport reports the loss.
+  // Closes the socket; state becomes closed. The transport reports the loss (unless finished).
   void close();
+
+  // Ends an open connection on purpose: sends a goodbye (best effort, never blocks), stops writing,
+  // discards pending input (so closing does not send a reset over data the peer has not read), closes.
+  void say_goodbye();
 
  private:
   void fail(const char* why, int err);

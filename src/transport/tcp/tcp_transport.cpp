@@ -48,6 +48,7 @@ class TcpTransportImpl final : public TcpTransport {
 
   ~TcpTransportImpl() override {
     drain_output(std::chrono::seconds(10));
+    for (auto& c : conns_) c->say_goodbye();
     conns_.clear();
     if (listen_fd_ >= 0) ::close(listen_fd_);
     ::close(wake_fd_);
@@ -108,13 +109,13 @@ class TcpTransportImpl final : public TcpTransport {
     ssize_t r = ::read(wake_fd_, &v, sizeof v);  // non-blocking eventfd: EAGAIN when already drained
     (void)r;
   }
-  // Closes a broken connection and reports it; returns true if it did.
-  bool reap(Connection& c, FrameSink& sink) {
-    if (c.state() != Connection::State::broken) return false;
+  // Closes a broken connection and reports it, or a finished one (goodbye) silently.
+  void reap(Connection& c, FrameSink& sink) {
+    auto state = c.state();
+    if (state != Connection::State::broken && state != Connection::State::finished) return;
     ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c.fd(), nullptr);
     c.close();
-    sink.on_peer_lost(c.peer());
-    return true;
+    if (state == Connection::State::broken) sink.on_peer_lost(c.peer());
   }
 
   boot::Bootstrap* boot_;  // used by connect() only, then forgotten
@@ -220,8 +221,8 @@ void TcpTransportImpl::wait(int timeout_us) {
   fds.push_back({wake_fd_, POLLIN, 0});
   for (auto& c : conns_) {
     if (c->state() == Connection::State::closed) continue;
-    // A broken connection is reported by the next poll(): return at once.
-    if (c->state() == Connection::State::broken) return;
+    // A broken or finished connection is reaped by the next poll(): return at once.
+    if (c->state() != Connection::State::open) return;
     fds.push_back({c->fd(), static_cast<short>(POLLIN | (c->has_output() ? POLLOUT : 0)), 0});
   }
   timespec ts{timeout_us / 1'000'000, static_cast<long>(timeout_us % 1'000'000) * 1000};

@@ -57,10 +57,22 @@ void encode_frame_header(const FrameHeader& fh, std::byte* out) {
   put<std::uint64_t>(out + 8, fh.payload_len);
 }
 
+void encode_bye(std::byte* out) {
+  std::memset(out, 0, kFrameHeaderSize);
+  put<std::uint32_t>(out, kFrameBye);
+}
+
 Result<FrameHeader> decode_frame_header(const std::byte* in, size_t max_hdr, size_t max_payload) {
-  if (get<std::uint32_t>(in) != kFrameCheck || get<std::uint16_t>(in + 6) != 0)
+  std::uint32_t check = get<std::uint32_t>(in);
+  if ((check != kFrameCheck && check != kFrameBye) || get<std::uint16_t>(in + 6) != 0)
     return Status(Errc::other, "bad frame header check word");
   FrameHeader fh;
+  if (check == kFrameBye) {
+    if (get<std::uint16_t>(in + 4) != 0 || get<std::uint64_t>(in + 8) != 0)
+      return Status(Errc::other, "bad goodbye");
+    fh.bye = true;
+    return fh;
+  }
   fh.hdr_len = get<std::uint16_t>(in + 4);
   fh.payload_len = get<std::uint64_t>(in + 8);
   if (fh.hdr_len > max_hdr)

@@ -39,15 +39,23 @@ Result<int> check_hello(std::span<const std::byte, kHelloSize> in, std::string_v
 inline constexpr std::uint32_t kFrameCheck = 0x46544652;  // "FTFR"
 inline constexpr size_t kFrameHeaderSize = 16;
 
+// A goodbye is a frame header with the check word kFrameBye and no header or payload: the sender closes
+// the connection on purpose (its transport is being destroyed, e.g. in MPI_Finalize), so the EOF that
+// follows is not a loss.
+inline constexpr std::uint32_t kFrameBye = 0x46544259;  // "FTBY"
+
 struct FrameHeader {
   std::uint16_t hdr_len = 0;
   std::uint64_t payload_len = 0;
+  bool bye = false;
   size_t total() const { return kFrameHeaderSize + hdr_len + payload_len; }
 };
 
 void encode_frame_header(const FrameHeader& fh, std::byte* out /* kFrameHeaderSize bytes */);
+void encode_bye(std::byte* out /* kFrameHeaderSize bytes */);
 
-// Decodes and validates a frame header: the check word and reserved field must match, hdr_len must be
+// Decodes and validates a frame header (or a goodbye, with .bye set): the check word and reserved field
+// must match, hdr_len must be
 // <= max_hdr and payload_len <= max_payload. Errc::other with a message otherwise (the connection is then
 // treated as corrupt).
 Result<FrameHeader> decode_frame_header(const std::byte* in /* kFrameHeaderSize bytes */, size_t max_hdr,
