@@ -41,9 +41,10 @@ class ShmTransport : public Transport {
   virtual Status attach(std::span<const int> local_world_ranks) = 0;
   // Phase 3 (after fence 2): remove our segment's name. Idempotent. The destructor does it too.
   virtual void unlink() = 0;
-  // Interrupt a wait() in progress, or make the next wait() return at once. Safe to call from any thread
-  // of this process (the ULFM service thread uses it), concurrently with the owner's calls.
-  virtual void wake_self() = 0;
+  // Transport::wake_self: interrupt a wait() in progress, or make the next wait() return at once. Safe to
+  // call from any thread of this process (the ULFM service thread uses it), concurrently with the owner.
+  // Implemented by bumping our own futex doorbell plus a process-local "pending" flag.
+  void wake_self() override = 0;
 };
 
 }  // namespace ftmpi::transport
