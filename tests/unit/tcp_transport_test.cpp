@@ -786,6 +786,27 @@ TEST(TcpTransport, WakeSelfInterruptsWait) {
   munmap(area, sizeof(SharedArea));
 }
 
+TEST(TcpTransport, ContractViolationsAreDroppedNotFatal) {
+  SharedArea* area = make_area(1, 1);
+  ASSERT_NE(area, nullptr);
+  {
+    FakeBoot boot(area, 0, 1);
+    auto t = setup(boot);
+    ASSERT_TRUE(t);
+    std::vector<std::byte> hdr(8), big_hdr(kMaxHeader + 1), pl(1);
+    EXPECT_TRUE(t->try_send(0, hdr, pl));    // ourselves: not a tcp peer
+    EXPECT_TRUE(t->try_send(7, hdr, pl));    // out of range
+    EXPECT_TRUE(t->try_send(-1, hdr, pl));
+    EXPECT_TRUE(t->try_send(0, big_hdr, pl));
+    RecordingSink sink;
+    EXPECT_EQ(t->poll(sink), 0);
+    EXPECT_TRUE(sink.lost.empty());
+    std::vector<int> again;
+    EXPECT_FALSE(t->connect(again, kSecret).ok());  // connect() twice
+  }
+  munmap(area, sizeof(SharedArea));
+}
+
 // ---- measurements (run by hand: --gtest_also_run_disabled_tests --gtest_filter='*Bench*') -------------
 
 namespace {
@@ -800,7 +821,7 @@ void pin_to_cpu(int cpu) {
 TEST(TcpTransport, DISABLED_BenchLatencyAndBandwidth) {
   auto st = run_procs(2, 2, 0, [](FakeBoot& boot) {
     pin_to_cpu(boot.rank());
-    auto t = setup(boot);
+    auto t = setup(boot, TcpOptions::from_env());  // FTMPI_TCP_MAX_PAYLOAD etc. apply here
     REQUIRE(t);
     const int me = boot.rank(), other = 1 - me;
     struct Counter : FrameSink {
