@@ -8,7 +8,13 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -636,6 +642,34 @@ TEST(ShmTransport, RemoteReadBetweenProcesses) {
       std::uint64_t done[2] = {1, 1};
       CHILD_CHECK(t->try_send(0, bytes_of(done, sizeof done), {}));
     }
+    CHILD_CHECK(boot.fence().ok());
+    return 0;
+  });
+  EXPECT_TRUE(res.all_exited_zero());
+}
+
+namespace {
+// Make process_vm_readv fail with EPERM in this process, as a container's seccomp profile may.
+bool forbid_process_vm_readv() {
+  struct sock_filter filter[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_readv, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog prog = {static_cast<unsigned short>(sizeof filter / sizeof filter[0]), filter};
+  return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
+}
+}  // namespace
+
+// Where process_vm_readv is forbidden, the attach-time probe notices and the transport says it cannot do
+// remote reads (the engine then pipelines large messages through the rings).
+TEST(ShmTransport, RemoteReadProbeFallsBackWhenForbidden) {
+  auto res = run_job(2, 20, [](FakeBoot& boot) {
+    if (boot.rank() == 1) CHILD_CHECK(forbid_process_vm_readv());
+    auto t = setup(boot);
+    CHILD_CHECK(t != nullptr);
+    CHILD_CHECK(t->supports_remote_read() == (boot.rank() == 0));
     CHILD_CHECK(boot.fence().ok());
     return 0;
   });
