@@ -13,6 +13,10 @@
 // Wire format and frame checks: tcp_wire.h. Per-connection buffering: tcp_connection.h.
 // Frames to a peer whose connection is lost are accepted and dropped (try_send returns true): the loss is
 // reported once through FrameSink::on_peer_lost at the next poll(), and the FT layer takes it from there.
+// EOF, reset, or a malformed frame (bad check word, header > kMaxHeader, payload > max_payload) is a loss.
+// Destroying the transport first pushes out queued output (up to 10 s, discarding input meanwhile), then
+// sends each peer a goodbye: the EOF that follows a goodbye is a clean departure, not a loss.
+// All ranks must use the same max_payload (FTMPI_TCP_MAX_PAYLOAD): a larger frame is malformed input.
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -39,7 +43,8 @@ class TcpTransport : public Transport {
  public:
   static Result<std::unique_ptr<TcpTransport>> listen(boot::Bootstrap& boot);
   static Result<std::unique_ptr<TcpTransport>> listen(boot::Bootstrap& boot, const TcpOptions& opts);
-  // `peers`: world ranks, never including our own. Call once, after the fence that follows listen().
+  // `peers`: world ranks, never including our own. Call once, after the fence that follows listen(); the
+  // Bootstrap given to listen() must still be alive (connect() reads the peers' addresses from it).
   virtual Status connect(std::span<const int> peers, const std::string& secret) = 0;
   // Makes a concurrent or the next wait() return promptly. The only call that may be made from another
   // thread of the process (the ULFM service thread uses it); async-signal-safe.
