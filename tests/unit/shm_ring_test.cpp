@@ -215,3 +215,19 @@ TEST(ShmRing, TwoThreadsKeepOrderAndContent) {
   EXPECT_FALSE(bad);
   EXPECT_EQ(next, kFrames);
 }
+
+TEST(ShmRing, CorruptedCellStopsTheRing) {
+  shm::Geometry g{4, 256};
+  TestRing r(g);
+  auto p = r.producer();
+  auto c = r.consumer();
+  ASSERT_TRUE(p.try_push({}, pattern(8, 0)));
+  ASSERT_TRUE(p.try_push({}, pattern(8, 1)));
+  // Overwrite the second cell's word with a payload length larger than the cell.
+  auto* word = reinterpret_cast<std::uint32_t*>(r.cells + g.cell_bytes);
+  *word = shm::cell_word(1, 0, 1000);
+  std::vector<Frame> got;
+  EXPECT_EQ(drain_into(c, 10, got), 1);
+  EXPECT_TRUE(c.broken());
+  EXPECT_EQ(drain_into(c, 10, got), 0);
+}

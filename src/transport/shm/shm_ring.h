@@ -89,13 +89,17 @@ class RingConsumer {
   template <class Deliver>
   int drain(int max, Deliver&& deliver) {
     int n = 0;
-    while (n < max) {
+    while (n < max && !broken_) {
       std::uint32_t* wp = word_at(head_);
       std::uint32_t w = atomic_at(*wp).load(std::memory_order_acquire);
       if (!cell_word_full(w, head_)) break;
       const std::byte* data = reinterpret_cast<const std::byte*>(wp) + kCellMeta;
       std::size_t hl = cell_word_hdr_len(w);
       std::size_t pl = cell_word_payload_len(w);
+      if (hl > kMaxHeader || kCellMeta + hl + pl > cell_bytes_) [[unlikely]] {
+        broken_ = true;  // a corrupted cell: never read past it (nor past the cell)
+        break;
+      }
       deliver(std::span<const std::byte>(data, hl), std::span<const std::byte>(data + hl, pl));
       ++head_;
       ++n;
@@ -105,6 +109,9 @@ class RingConsumer {
   }
 
   std::uint64_t consumed() const { return head_; }
+  // True once drain() met a cell whose lengths cannot be right (a buggy or corrupted sender); the ring
+  // delivers nothing more.
+  bool broken() const { return broken_; }
 
  private:
   std::uint32_t* word_at(std::uint64_t pos) const {
@@ -116,6 +123,7 @@ class RingConsumer {
   std::uint64_t mask_ = 0;
   std::size_t cell_bytes_ = 0;
   std::uint64_t head_ = 0;  // next position to read
+  bool broken_ = false;
 };
 
 }  // namespace ftmpi::transport::shm

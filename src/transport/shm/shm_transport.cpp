@@ -104,6 +104,11 @@ class ShmTransportImpl final : public ShmTransport {
       if (k >= n) k -= n;
       Inbound& in = inbound_[k];
       delivered += in.ring.drain(kBurstPerRing, [&](auto h, auto p) { sink.on_frame(in.src, h, p); });
+      if (in.ring.broken() && !in.reported) [[unlikely]] {
+        in.reported = true;
+        log::error("shm: corrupted frame from rank %d; dropping its ring", in.src);
+        sink.on_peer_lost(in.src);
+      }
     }
     if (n > 0 && ++next_ >= n) next_ = 0;
     return delivered;
@@ -145,6 +150,7 @@ class ShmTransportImpl final : public ShmTransport {
   struct Inbound {
     int src;
     RingConsumer ring;
+    bool reported = false;  // on_peer_lost() was called for a broken ring
   };
 
   Status map_peer(int peer, Link& link);
@@ -210,8 +216,8 @@ Status ShmTransportImpl::attach(std::span<const int> local_world_ranks) {
     Link& link = links_[static_cast<std::size_t>(peer)];
     if (link.peer_header != nullptr) continue;
     FTMPI_TRY(map_peer(peer, link));
-    inbound_.push_back({peer, RingConsumer(ring_control(own_, layout_, peer), ring_cells(own_, layout_, peer),
-                                           geometry_)});
+    inbound_.push_back(
+        {peer, RingConsumer(ring_control(own_, layout_, peer), ring_cells(own_, layout_, peer), geometry_)});
   }
   probe_remote_read();
   return Status::Ok();
