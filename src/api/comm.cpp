@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "api/common.h"
+#include "mpi-ext.h"
 #include "comm/comm_ops.h"
 #include "comm/group.h"
 
@@ -28,6 +29,7 @@ struct PredefinedAttrs {
   int universe_size = 1;
   int lastusedcode = MPI_ERR_LASTCODE;
   int appnum = 0;
+  int ft = 0;  // MPIX_FT: 1 in fault-tolerant mode (mpiexec --with-ft ulfm)
 };
 PredefinedAttrs g_attrs;  // the C API needs addresses that outlive the call
 
@@ -42,6 +44,9 @@ int* predefined_attr(int keyval) {
       return &g_attrs.universe_size;
     case MPI_LASTUSEDCODE: return &g_attrs.lastusedcode;
     case MPI_APPNUM: return &g_attrs.appnum;
+    case MPIX_FT:
+      g_attrs.ft = rt().ft_mode() ? 1 : 0;
+      return &g_attrs.ft;
     default: return nullptr;
   }
 }

@@ -15,6 +15,7 @@
 
 #include "mpi.h"
 #include "comm/communicator.h"
+#include "api/inject.h"
 #include "runtime/runtime.h"
 #include "util/status.h"
 
@@ -73,6 +74,7 @@ Status not_initialized(const char* fn);
 #define FTMPI_ENTER(fn)                                                                   \
   if (!::ftmpi::api::g_api.initialized || ::ftmpi::api::g_api.finalized)                 \
     return ::ftmpi::api::ret(nullptr, ::ftmpi::api::not_initialized(fn), fn);             \
+  if (__builtin_expect(::ftmpi::api::g_inject.armed, 0)) ::ftmpi::api::injection_check(fn); \
   ::ftmpi::api::ApiLock ftmpi_api_lock_
 
 #define FTMPI_CHECK_COMM(c_, fn)                                                          \

@@ -24,6 +24,7 @@ extern "C" int PMPI_Init_thread(int* argc, char*** argv, int required, int* prov
   }
   g_api.rt = rt.value().release();
   g_api.initialized = true;
+  ftmpi::api::arm_injection_from_env();
   if (provided) *provided = g_api.rt->thread_level();
   return MPI_SUCCESS;
 }

@@ -148,7 +148,9 @@ extern "C" int PMPI_Recv(void* buf, int count, MPI_Datatype type, int source, in
   Request* r = nullptr;
   st = rt().engine().irecv(recv_args(buf, count, type, source, tag, comm), &r);
   if (!st.ok()) return ret(comm, st, "MPI_Recv");
-  rt().wait(r);
+  if (!rt().wait_or_pending(r)) {  // blocking ANY_SOURCE receive with an unacknowledged failure
+    rt().engine().abandon_recv(r, Status(Errc::proc_failed, "a potential sender failed (MPI_ANY_SOURCE receive)"));
+  }
   fill_status(status, r);
   st = r->error;
   rt().engine().release(r);
@@ -199,7 +201,7 @@ extern "C" int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype se
   if (!st.ok()) return ret(comm, st, "MPI_Sendrecv");
   st = rt().engine().isend(send_args(sendbuf, sendcount, sendtype, dest, sendtag, comm, SendMode::standard), &sr);
   if (!st.ok()) {
-    rt().engine().cancel(rr);
+    (void)rt().engine().cancel(rr);
     rt().wait(rr);
     rt().engine().release(rr);
     return ret(comm, st, "MPI_Sendrecv");

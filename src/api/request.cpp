@@ -49,6 +49,15 @@ Status check_requests(int count, MPI_Request reqs[]) {
 
 MPI_Comm comm_of(MPI_Request r) { return r ? r->comm : nullptr; }
 
+Status pending_error() {
+  return Status(Errc::proc_failed_pending,
+                "a potential sender of this MPI_ANY_SOURCE receive failed; acknowledge it (MPIX_Comm_failure_ack) "
+                "to continue");
+}
+
+// Done for the purpose of a multiple-completion wait: complete, or blocked by a failure (pending).
+bool settled(MPI_Request r) { return inert(r) || r->complete || rt().pending_by_failure(r); }
+
 }  // namespace
 
 extern "C" int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
@@ -62,7 +71,7 @@ extern "C" int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
   }
   Request* r = *request;
   MPI_Comm comm = r->comm;
-  rt().wait(r);
+  if (!rt().wait_or_pending(r)) return ret(comm, pending_error(), "MPI_Wait");  // request stays valid
   return ret(comm, finish(request, status), "MPI_Wait");
 }
 FTMPI_ALIAS(Wait)
@@ -80,7 +89,7 @@ extern "C" int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   Request* r = *request;
   if (!r->complete) rt().progress().poll();
   *flag = r->complete;
-  if (!r->complete) return MPI_SUCCESS;
+  if (!r->complete) return rt().pending_by_failure(r) ? ret(r->comm, pending_error(), "MPI_Test") : MPI_SUCCESS;
   MPI_Comm comm = r->comm;
   return ret(comm, finish(request, status), "MPI_Test");
 }
@@ -92,7 +101,7 @@ extern "C" int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]
   if (!st.ok()) return ret(nullptr, st, "MPI_Waitall");
   rt().progress().wait_until([&] {
     for (int i = 0; i < count; ++i)
-      if (!inert(reqs[i]) && !reqs[i]->complete) return false;
+      if (!settled(reqs[i])) return false;
     return true;
   });
   bool any_error = false;
@@ -102,6 +111,12 @@ extern "C" int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]
     if (inert(reqs[i])) {
       empty_status(s);
       if (s) s->MPI_ERROR = MPI_SUCCESS;
+      continue;
+    }
+    if (!reqs[i]->complete) {  // pending because of a failure: stays valid
+      if (s) s->MPI_ERROR = MPI_ERR_PROC_FAILED_PENDING;
+      if (!any_error) err_comm = reqs[i]->comm;
+      any_error = true;
       continue;
     }
     MPI_Comm c = reqs[i]->comm;
@@ -153,7 +168,20 @@ extern "C" int PMPI_Waitany(int count, MPI_Request reqs[], int* index, MPI_Statu
   Status st = check_requests(count, reqs);
   if (!st.ok()) return ret(nullptr, st, "MPI_Waitany");
   int i = -1;
-  rt().progress().wait_until([&] { return (i = find_completed(count, reqs)) != -1; });
+  int blocked = -1;
+  rt().progress().wait_until([&] {
+    if ((i = find_completed(count, reqs)) != -1) return true;
+    for (int k = 0; k < count; ++k)
+      if (!inert(reqs[k]) && rt().pending_by_failure(reqs[k])) {
+        blocked = k;
+        return true;
+      }
+    return false;
+  });
+  if (i == -1) {  // an ANY_SOURCE receive is blocked by an unacknowledged failure
+    *index = blocked;
+    return ret(reqs[blocked]->comm, pending_error(), "MPI_Waitany");
+  }
   *index = i;
   if (i == MPI_UNDEFINED) {
     empty_status(status);
@@ -222,7 +250,20 @@ extern "C" int PMPI_Waitsome(int incount, MPI_Request reqs[], int* outcount, int
     return ret(nullptr, Status(Errc::arg, "NULL argument"), "MPI_Waitsome");
   Status st = check_requests(incount, reqs);
   if (!st.ok()) return ret(nullptr, st, "MPI_Waitsome");
-  rt().progress().wait_until([&] { return find_completed(incount, reqs) != -1; });
+  int blocked = -1;
+  rt().progress().wait_until([&] {
+    if (find_completed(incount, reqs) != -1) return true;
+    for (int k = 0; k < incount; ++k)
+      if (!inert(reqs[k]) && rt().pending_by_failure(reqs[k])) {
+        blocked = k;
+        return true;
+      }
+    return false;
+  });
+  if (find_completed(incount, reqs) == -1 && blocked >= 0) {
+    *outcount = 0;
+    return ret(reqs[blocked]->comm, pending_error(), "MPI_Waitsome");
+  }
   return collect_some(incount, reqs, outcount, indices, statuses, "MPI_Waitsome");
 }
 FTMPI_ALIAS(Waitsome)

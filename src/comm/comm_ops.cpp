@@ -1,5 +1,6 @@
 // Communicator constructors and destructor (see comm_ops.h).
 #include "comm/comm_ops.h"
+#include "ft/ft_manager.h"
 
 #include <algorithm>
 #include <cstring>
@@ -35,6 +36,7 @@ Status dup(Runtime& rt, Communicator* parent, Communicator** out) {
   FTMPI_TRY(allocate_context(rt, parent, &ctx));
   Group* g = make_group(parent->group->world_ranks, rt.world_rank());
   *out = make_comm(g, ctx, parent);
+  rt.ft().register_comm(*out);
   return {};
 }
 
@@ -71,6 +73,7 @@ Status split(Runtime& rt, Communicator* parent, int color, int key, Communicator
   }
   std::vector<int> world = split_members(all, parent->group->world_ranks, color);
   *out = make_comm(make_group(std::move(world), rt.world_rank()), ctx, parent);
+  rt.ft().register_comm(*out);
   return {};
 }
 
@@ -86,11 +89,13 @@ Status create(Runtime& rt, Communicator* parent, const Group* group, Communicato
     return {};
   }
   *out = make_comm(make_group(group->world_ranks, rt.world_rank()), ctx, parent);
+  rt.ft().register_comm(*out);
   return {};
 }
 
 Status free(Runtime& rt, Communicator* comm) {
   if (comm->predefined) return Status(Errc::comm, "cannot free a predefined communicator");
+  rt.ft().unregister_comm(comm);
   rt.contexts().release(comm->ctx_pt2pt);
   group_release(comm->group);
   comm->group = nullptr;

@@ -197,6 +197,10 @@ void Engine::purge_contexts(std::uint32_t ctx_a, std::uint32_t ctx_b, const Stat
   m.matcher.drop_unexpected(ctx_b);
 }
 
+bool Engine::is_unmatched_recv(const Request* r) const {
+  return r->kind == ReqKind::recv && !r->complete && r->proto_state == kRecvPosted;
+}
+
 void Engine::abandon_recv(Request* r, const Status& why) {
   if (!r->complete && r->proto_state == kRecvPosted) impl_->fail(r, why);
 }

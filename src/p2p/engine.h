@@ -128,6 +128,8 @@ class Engine final : public transport::FrameSink {
   // Revoke support: complete every pending operation on the two contexts with `why` and drop their
   // unexpected messages.
   void purge_contexts(std::uint32_t ctx_a, std::uint32_t ctx_b, const Status& why);
+  // True for a receive still waiting in the posted queue (not matched yet).
+  bool is_unmatched_recv(const Request* r) const;
   // Remove a posted receive that a failure interrupted (blocking ANY_SOURCE receive): it completes with
   // `why`. No effect if it was matched meanwhile.
   void abandon_recv(Request* r, const Status& why);

@@ -8,6 +8,9 @@
 #include <numeric>
 
 #include "comm/context_alloc.h"
+#include "ft/failure_state.h"
+#include "ft/ft_manager.h"
+#include "ft/service.h"
 #include "mpi.h"
 #include "util/log.h"
 
@@ -27,6 +30,24 @@ transport::RouterOptions router_options_from_env() {
   return o;
 }
 
+bool ft_mode_from_env() {
+  const char* f = std::getenv("FTMPI_FT");
+  return f && (std::strcmp(f, "ulfm") == 0 || std::strcmp(f, "mpi") == 0);
+}
+
+int env_int(const char* name, int dflt) {
+  const char* v = std::getenv(name);
+  return v ? std::atoi(v) : dflt;
+}
+
+ftmpi_errhandler_s* initial_errhandler() {
+  const char* e = std::getenv("FTMPI_INITIAL_ERRHANDLER");
+  if (!e) return &ftmpi_errors_are_fatal;
+  if (std::strcmp(e, "mpi_errors_return") == 0) return &ftmpi_errors_return;
+  if (std::strcmp(e, "mpi_errors_abort") == 0) return &ftmpi_errors_abort;
+  return &ftmpi_errors_are_fatal;
+}
+
 int online_cores() {
   if (const char* c = std::getenv("FTMPI_NUM_CORES")) {
     int n = std::atoi(c);
@@ -44,7 +65,7 @@ void init_predefined_comm(ftmpi_comm_s& c, std::vector<int> members, int my_worl
   c.size = c.group->size();
   c.ctx_pt2pt = ctx;
   c.ctx_coll = ctx + 1;
-  c.errhandler = &ftmpi_errors_are_fatal;
+  c.errhandler = initial_errhandler();
   c.name = name;
   c.predefined = true;
   c.coll_seq = 0;
@@ -73,16 +94,44 @@ Result<std::unique_ptr<Runtime>> Runtime::init(int required_thread_level) {
       *rt->engine_, *rt->router_,
       progress::BackoffPolicy::for_load(rt->router_->local_ranks(), online_cores()));
   rt->contexts_ = std::make_unique<comm::ContextAllocator>();
+  rt->ft_mode_ = ft_mode_from_env();
+  rt->failures_ = std::make_unique<ft::FailureState>(rt->world_size_);
+  rt->ft_ = std::make_unique<ft::FtManager>(*rt, *rt->failures_, rt->ft_mode_);
+  rt->engine_->set_ft(rt->ft_.get(), rt->failures_.get());
+  if (rt->ft_mode_ && std::getenv("FTMPI_CTRL_FD")) {
+    ft::ServiceConfig cfg;
+    cfg.ctrl_fd = env_int("FTMPI_CTRL_FD", -1);
+    cfg.heartbeat_period_ms = env_int("FTMPI_DETECTOR_PERIOD_MS", 0);
+    transport::Router* router_ptr = rt->router_.get();
+    auto svc = ft::start_service(cfg, *rt->failures_, [router_ptr] { router_ptr->wake_all(); });
+    if (!svc.ok()) return svc.status();
+    rt->service_ = std::move(svc.value());
+    rt->ft_->set_service(rt->service_.get());
+  }
   if (rt->thread_level_ == MPI_THREAD_MULTIPLE) rt->progress_->set_lock(&rt->lock_);
 
   std::vector<int> all(static_cast<size_t>(rt->world_size_));
   std::iota(all.begin(), all.end(), 0);
   init_predefined_comm(ftmpi_comm_world, std::move(all), rt->world_rank_, comm::kCtxWorld, "MPI_COMM_WORLD");
   init_predefined_comm(ftmpi_comm_self, {rt->world_rank_}, rt->world_rank_, comm::kCtxSelf, "MPI_COMM_SELF");
+  rt->ft_->register_comm(&ftmpi_comm_world);
+  rt->ft_->register_comm(&ftmpi_comm_self);
   return rt;
 }
 
-Runtime::~Runtime() = default;
+Runtime::~Runtime() {
+  if (service_) service_->stop();
+}
+
+bool Runtime::pending_by_failure(const p2p::Request* r) {
+  return failures_->epoch() != 0 && ft_->any_source_blocked(r);
+}
+
+bool Runtime::wait_or_pending(p2p::Request* r) {
+  bool pending = false;
+  progress_->wait_until([&] { return r->complete || (pending = pending_by_failure(r)); });
+  return !pending;
+}
 
 bool Runtime::is_main_thread() const { return static_cast<unsigned long>(pthread_self()) == main_thread_; }
 
@@ -90,6 +139,7 @@ Status Runtime::finalize() {
   // Drain: frames still waiting for a transport (and buffered sends) must reach their peers first.
   progress_->wait_until([this] { return !engine_->has_backlog() && !engine_->bsend_pending(); });
   FTMPI_TRY(boot_->fence());
+  if (service_) service_->stop();
   Status st = boot_->finalize();
   ftmpi_comm_world.magic = kMagicFreed;
   ftmpi_comm_self.magic = kMagicFreed;

@@ -17,6 +17,11 @@
 namespace ftmpi::comm {
 class ContextAllocator;
 }
+namespace ftmpi::ft {
+class FailureState;
+class FtManager;
+class Service;
+}
 
 namespace ftmpi {
 
@@ -39,11 +44,19 @@ class Runtime {
   p2p::Engine& engine() { return *engine_; }
   progress::Progress& progress() { return *progress_; }
   comm::ContextAllocator& contexts() { return *contexts_; }
+  ft::FtManager& ft() { return *ft_; }
+  ft::FailureState& failures() { return *failures_; }
+  bool ft_mode() const { return ft_mode_; }
 
   // Block until `r` completes (drives progress). Does not release the request.
   void wait(p2p::Request* r) {
     progress_->wait_until([r] { return r->complete; });
   }
+  // Like wait(), but an unmatched ANY_SOURCE receive also stops waiting when a failure it cannot rule out
+  // is not acknowledged (seed 000 §1.2.1). Returns false in that case (r still pending).
+  bool wait_or_pending(p2p::Request* r);
+  // True when `r` is an unmatched ANY_SOURCE receive blocked by an unacknowledged failure.
+  bool pending_by_failure(const p2p::Request* r);
 
   // MPI_THREAD_MULTIPLE: the big lock every API entry takes (a no-op below MULTIPLE).
   BigLock& lock() { return lock_; }
@@ -58,6 +71,10 @@ class Runtime {
   std::unique_ptr<p2p::Engine> engine_;
   std::unique_ptr<progress::Progress> progress_;
   std::unique_ptr<comm::ContextAllocator> contexts_;
+  std::unique_ptr<ft::FailureState> failures_;
+  std::unique_ptr<ft::FtManager> ft_;
+  std::unique_ptr<ft::Service> service_;
+  bool ft_mode_ = false;
   BigLock lock_;
   unsigned long main_thread_ = 0;
 };

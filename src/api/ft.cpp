@@ -1,0 +1,252 @@
+// Process fault tolerance, both spellings (seed 000 §1.3 and Open MPI 5's MPIX_ in mpi-ext.h).
+// Behavioural differences between the spellings are listed in docs/api.md:
+//  * MPI_Comm_shrink rejects a communicator that was not invalidated (MPI_ERR_ARG); MPIX_Comm_shrink
+//    accepts any communicator.
+//  * MPI_Comm_agreement never reports a process failure; MPIX_Comm_agree returns MPI_ERR_PROC_FAILED when
+//    the agreed failed set holds processes this caller had not acknowledged before the call (the flag is
+//    still the agreed value).
+#include <vector>
+
+#include "api/common.h"
+#include "comm/comm_ops.h"
+#include "comm/context_alloc.h"
+#include "ft/ft_manager.h"
+#include "mpi-ext.h"
+
+using ftmpi::Errc;
+using ftmpi::Status;
+using ftmpi::api::ret;
+using ftmpi::api::rt;
+using ftmpi::ft::AgreeOutcome;
+using ftmpi::ft::Bits;
+
+namespace {
+
+MPI_Group group_of(const ftmpi_comm_s* c, const std::vector<int>& comm_ranks) {
+  if (comm_ranks.empty()) return MPI_GROUP_EMPTY;
+  std::vector<int> world;
+  world.reserve(comm_ranks.size());
+  for (int r : comm_ranks) world.push_back(c->world_rank(r));
+  return ftmpi::comm::make_group(std::move(world), rt().world_rank());
+}
+
+// --- agreement (flag) ---------------------------------------------------------------------------------
+
+// A non-blocking agreement on an int flag: the request's generic op fills `outcome`; completion writes
+// the flag and decides the error (see file comment).
+class FlagAgreement final : public ftmpi::p2p::GenericOp {
+ public:
+  FlagAgreement(ftmpi_comm_s* c, int* flag, bool report_failures, std::vector<int> acked_before)
+      : c_(c), flag_(flag), report_(report_failures), acked_before_(std::move(acked_before)) {
+    inner_ = rt().ft().start_agreement(c, Bits{0xffffffff00000000ull | static_cast<std::uint32_t>(*flag)}, &out_);
+  }
+  ~FlagAgreement() override {
+    if (inner_) rt().engine().release(inner_);
+  }
+  bool progress() override {
+    if (!inner_->complete) return false;
+    *flag_ = static_cast<int>(static_cast<std::uint32_t>(out_.value.empty() ? 0 : out_.value[0]));
+    if (report_) {
+      for (int r : out_.failed.ranks()) {
+        bool acked = false;
+        for (int a : acked_before_) acked |= (a == r);
+        if (!acked) {
+          result = Status(Errc::proc_failed, "processes of the communicator failed and were not acknowledged");
+          break;
+        }
+      }
+    }
+    return true;
+  }
+
+ private:
+  ftmpi_comm_s* c_;
+  int* flag_;
+  bool report_;
+  std::vector<int> acked_before_;
+  AgreeOutcome out_;
+  ftmpi::p2p::Request* inner_ = nullptr;
+};
+
+int iagree(MPI_Comm comm, int* flag, MPI_Request* request, bool report, const char* fn) {
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  if (!flag || !request) return ret(comm, Status(Errc::arg, "NULL argument"), fn);
+  auto op = std::make_unique<FlagAgreement>(comm, flag, report, rt().ft().acked_members(comm));
+  ftmpi::p2p::Request* r = rt().engine().start_generic(std::move(op));
+  r->comm = comm;
+  *request = r;
+  return MPI_SUCCESS;
+}
+
+int agree(MPI_Comm comm, int* flag, bool report, const char* fn) {
+  MPI_Request req = MPI_REQUEST_NULL;
+  int rc = iagree(comm, flag, &req, report, fn);
+  if (rc != MPI_SUCCESS) return rc;
+  rt().wait(req);
+  Status st = req->error;
+  rt().engine().release(req);
+  return ret(comm, st, fn);
+}
+
+// --- shrink -------------------------------------------------------------------------------------------
+
+// Agree on the failed set and on a context id (the AND of every survivor's free-id mask), then build the
+// same communicator everywhere: the survivors in their old order, the parent's error handler.
+class Shrink final : public ftmpi::p2p::GenericOp {
+ public:
+  Shrink(ftmpi_comm_s* c, MPI_Comm* out) : c_(c), out_(out) {
+    const auto& mask = rt().contexts().free_mask();
+    inner_ = rt().ft().start_agreement(c, Bits(mask.begin(), mask.end()), &agreed_);
+  }
+  ~Shrink() override {
+    if (inner_) rt().engine().release(inner_);
+  }
+  bool progress() override {
+    if (!inner_->complete) return false;
+    ftmpi::comm::ContextAllocator::Mask common{};
+    for (std::size_t i = 0; i < common.size() && i < agreed_.value.size(); ++i) common[i] = agreed_.value[i];
+    auto slot = ftmpi::comm::ContextAllocator::lowest_common(common);
+    if (!slot.ok()) {
+      result = slot.status();
+      return true;
+    }
+    std::uint32_t ctx = slot.value();
+    if (Status st = rt().contexts().claim(ctx); !st.ok()) {
+      result = st;
+      return true;
+    }
+    std::vector<int> world;
+    for (int r = 0; r < c_->size; ++r)
+      if (!agreed_.failed.contains(r)) world.push_back(c_->world_rank(r));
+    ftmpi_comm_s* n = ftmpi::comm::make_comm(ftmpi::comm::make_group(std::move(world), rt().world_rank()), ctx, c_);
+    rt().ft().register_comm(n);
+    *out_ = n;
+    return true;
+  }
+
+ private:
+  ftmpi_comm_s* c_;
+  MPI_Comm* out_;
+  AgreeOutcome agreed_;
+  ftmpi::p2p::Request* inner_ = nullptr;
+};
+
+int ishrink(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request, bool need_revoked, const char* fn) {
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  if (!newcomm || !request) return ret(comm, Status(Errc::arg, "NULL argument"), fn);
+  if (need_revoked && !comm->revoked.load())
+    return ret(comm, Status(Errc::arg, "MPI_Comm_shrink needs an invalidated communicator (seed 000 §1.3.1)"), fn);
+  *newcomm = MPI_COMM_NULL;
+  ftmpi::p2p::Request* r = rt().engine().start_generic(std::make_unique<Shrink>(comm, newcomm));
+  r->comm = comm;
+  *request = r;
+  return MPI_SUCCESS;
+}
+
+int shrink(MPI_Comm comm, MPI_Comm* newcomm, bool need_revoked, const char* fn) {
+  MPI_Request req = MPI_REQUEST_NULL;
+  int rc = ishrink(comm, newcomm, &req, need_revoked, fn);
+  if (rc != MPI_SUCCESS) return rc;
+  rt().wait(req);
+  Status st = req->error;
+  rt().engine().release(req);
+  return ret(comm, st, fn);
+}
+
+int revoke(MPI_Comm comm, const char* fn) {
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  rt().ft().revoke(comm);
+  return MPI_SUCCESS;
+}
+
+int failure_ack(MPI_Comm comm, const char* fn) {
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  rt().ft().acknowledge(comm, -1);
+  return MPI_SUCCESS;
+}
+
+int get_acked(MPI_Comm comm, MPI_Group* group, const char* fn) {
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  if (!group) return ret(comm, Status(Errc::arg, "group is NULL"), fn);
+  *group = group_of(comm, rt().ft().acked_members(comm));
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+// Seed 000 spelling (mpi.h).
+extern "C" int PMPI_Comm_invalidate(MPI_Comm comm) { return revoke(comm, "MPI_Comm_invalidate"); }
+FTMPI_ALIAS(Comm_invalidate)
+extern "C" int PMPI_Comm_shrink(MPI_Comm comm, MPI_Comm* newcomm) {
+  return shrink(comm, newcomm, true, "MPI_Comm_shrink");
+}
+FTMPI_ALIAS(Comm_shrink)
+extern "C" int PMPI_Comm_failure_ack(MPI_Comm comm) { return failure_ack(comm, "MPI_Comm_failure_ack"); }
+FTMPI_ALIAS(Comm_failure_ack)
+extern "C" int PMPI_Comm_failure_get_acked(MPI_Comm comm, MPI_Group* g) {
+  return get_acked(comm, g, "MPI_Comm_failure_get_acked");
+}
+FTMPI_ALIAS(Comm_failure_get_acked)
+extern "C" int PMPI_Comm_agreement(MPI_Comm comm, int* flag) { return agree(comm, flag, false, "MPI_Comm_agreement"); }
+FTMPI_ALIAS(Comm_agreement)
+extern "C" int PMPI_Icomm_agreement(MPI_Comm comm, int* flag, MPI_Request* req) {
+  return iagree(comm, flag, req, false, "MPI_Icomm_agreement");
+}
+FTMPI_ALIAS(Icomm_agreement)
+
+// Open MPI 5 / ULFM spelling (mpi-ext.h).
+#define FTMPIX_ALIAS(name) \
+  extern "C" __attribute__((weak, alias("PMPIX_" #name), visibility("default"))) decltype(PMPIX_##name) MPIX_##name;
+
+extern "C" int PMPIX_Comm_revoke(MPI_Comm comm) { return revoke(comm, "MPIX_Comm_revoke"); }
+FTMPIX_ALIAS(Comm_revoke)
+extern "C" int PMPIX_Comm_is_revoked(MPI_Comm comm, int* flag) {
+  FTMPI_ENTER("MPIX_Comm_is_revoked");
+  FTMPI_CHECK_COMM(comm, "MPIX_Comm_is_revoked");
+  if (!flag) return ret(comm, Status(Errc::arg, "flag is NULL"), "MPIX_Comm_is_revoked");
+  *flag = comm->revoked.load() ? 1 : 0;
+  return MPI_SUCCESS;
+}
+FTMPIX_ALIAS(Comm_is_revoked)
+extern "C" int PMPIX_Comm_shrink(MPI_Comm comm, MPI_Comm* newcomm) {
+  return shrink(comm, newcomm, false, "MPIX_Comm_shrink");
+}
+FTMPIX_ALIAS(Comm_shrink)
+extern "C" int PMPIX_Comm_ishrink(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* req) {
+  return ishrink(comm, newcomm, req, false, "MPIX_Comm_ishrink");
+}
+FTMPIX_ALIAS(Comm_ishrink)
+extern "C" int PMPIX_Comm_failure_ack(MPI_Comm comm) { return failure_ack(comm, "MPIX_Comm_failure_ack"); }
+FTMPIX_ALIAS(Comm_failure_ack)
+extern "C" int PMPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group* g) {
+  return get_acked(comm, g, "MPIX_Comm_failure_get_acked");
+}
+FTMPIX_ALIAS(Comm_failure_get_acked)
+extern "C" int PMPIX_Comm_get_failed(MPI_Comm comm, MPI_Group* g) {
+  FTMPI_ENTER("MPIX_Comm_get_failed");
+  FTMPI_CHECK_COMM(comm, "MPIX_Comm_get_failed");
+  if (!g) return ret(comm, Status(Errc::arg, "group is NULL"), "MPIX_Comm_get_failed");
+  rt().progress().poll();  // pick up notices that arrived
+  *g = group_of(comm, rt().ft().failed_members(comm));
+  return MPI_SUCCESS;
+}
+FTMPIX_ALIAS(Comm_get_failed)
+extern "C" int PMPIX_Comm_ack_failed(MPI_Comm comm, int num_to_ack, int* num_acked) {
+  FTMPI_ENTER("MPIX_Comm_ack_failed");
+  FTMPI_CHECK_COMM(comm, "MPIX_Comm_ack_failed");
+  if (!num_acked || num_to_ack < 0) return ret(comm, Status(Errc::arg, "invalid argument"), "MPIX_Comm_ack_failed");
+  *num_acked = rt().ft().acknowledge(comm, num_to_ack);
+  return MPI_SUCCESS;
+}
+FTMPIX_ALIAS(Comm_ack_failed)
+extern "C" int PMPIX_Comm_agree(MPI_Comm comm, int* flag) { return agree(comm, flag, true, "MPIX_Comm_agree"); }
+FTMPIX_ALIAS(Comm_agree)
+extern "C" int PMPIX_Comm_iagree(MPI_Comm comm, int* flag, MPI_Request* req) {
+  return iagree(comm, flag, req, true, "MPIX_Comm_iagree");
+}
+FTMPIX_ALIAS(Comm_iagree)

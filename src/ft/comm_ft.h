@@ -1,0 +1,21 @@
+// Per-communicator fault-tolerance state (owned by FtManager, reached through ftmpi_comm_s::ft).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "ft/agreement.h"
+
+namespace ftmpi::ft {
+
+struct CommFt {
+  std::vector<int> acked;           // world ranks acknowledged by failure_ack/ack_failed, in order
+  std::uint64_t next_instance = 0;  // agreement instances started here (agree, shrink) — same order everywhere
+  std::map<std::uint64_t, std::unique_ptr<Agreement>> agreements;
+  // Cache for comm_has_failure(): valid while the failure epoch is `cached_epoch`.
+  std::uint64_t cached_epoch = ~std::uint64_t{0};
+  bool cached_has_failure = false;
+};
+
+}  // namespace ftmpi::ft

@@ -1,0 +1,213 @@
+#include "ft/ft_manager.h"
+
+#include <algorithm>
+
+#include "ft/agree_wire.h"
+#include "ft/service.h"
+#include "runtime/runtime.h"
+#include "util/log.h"
+
+namespace ftmpi::ft {
+
+namespace {
+// The request of an agreement: done when the instance has decided.
+class AgreeOp final : public p2p::GenericOp {
+ public:
+  AgreeOp(const Agreement& a, AgreeOutcome* out) : a_(a), out_(out) {}
+  bool progress() override {
+    if (!a_.decided()) return false;
+    out_->value = a_.value();
+    out_->failed = a_.failed();
+    return true;
+  }
+
+ private:
+  const Agreement& a_;
+  AgreeOutcome* out_;
+};
+}  // namespace
+
+FtManager::FtManager(Runtime& rt, FailureState& failures, bool ft_mode)
+    : rt_(rt), failures_(failures), ft_mode_(ft_mode) {}
+
+FtManager::~FtManager() = default;
+
+CommFt& FtManager::state(ftmpi_comm_s* c) {
+  if (!c->ft) {
+    owned_.push_back(std::make_unique<CommFt>());
+    c->ft = owned_.back().get();
+  }
+  return *c->ft;
+}
+
+void FtManager::register_comm(ftmpi_comm_s* c) {
+  state(c);
+  by_ctx_[c->ctx_pt2pt] = c;
+  auto it = early_.find(c->ctx_pt2pt);
+  if (it == early_.end()) return;
+  std::vector<Early> frames = std::move(it->second);
+  early_.erase(it);
+  for (auto& f : frames) on_ft_frame(f.src_world, c->ctx_pt2pt, f.kind, f.payload);
+}
+
+void FtManager::unregister_comm(ftmpi_comm_s* c) {
+  auto it = by_ctx_.find(c->ctx_pt2pt);
+  if (it != by_ctx_.end() && it->second == c) by_ctx_.erase(it);
+}
+
+// --- revoke (seed 000 §1.3.1) -------------------------------------------------------------------------
+
+void FtManager::revoke(ftmpi_comm_s* c) {
+  // 1. mark
+  if (c->revoked.exchange(true)) return;
+  // 2. purge pending matching on both contexts, 3. wake waiters (their requests complete now)
+  rt_.engine().purge_contexts(c->ctx_pt2pt, c->ctx_coll, Status(Errc::revoked, "the communicator has been revoked"));
+  // 4. reliable broadcast: every member forwards on first receipt, so the revoke reaches every survivor
+  //    even if this process dies half-way.
+  for (int r = 0; r < c->size; ++r)
+    if (r != c->rank) rt_.engine().send_ft_frame(c->world_rank(r), c->ctx_pt2pt, kRevoke, {});
+}
+
+// --- failure knowledge --------------------------------------------------------------------------------
+
+std::vector<int> FtManager::failed_members(const ftmpi_comm_s* c) const {
+  std::vector<int> out;
+  if (failures_.epoch() == 0) return out;
+  for (const FailureRecord& rec : failures_.records()) {
+    int r = c->group->rank_of_world(rec.world_rank);
+    if (r >= 0) out.push_back(r);
+  }
+  return out;
+}
+
+int FtManager::acknowledge(ftmpi_comm_s* c, int n) {
+  CommFt& s = state(c);
+  std::vector<int> failed = failed_members(c);
+  std::size_t upto = n < 0 ? failed.size() : std::min(failed.size(), static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < upto; ++i) {
+    int w = c->world_rank(failed[i]);
+    if (std::find(s.acked.begin(), s.acked.end(), w) == s.acked.end()) s.acked.push_back(w);
+  }
+  return static_cast<int>(s.acked.size());
+}
+
+std::vector<int> FtManager::acked_members(const ftmpi_comm_s* c) const {
+  std::vector<int> out;
+  if (!c->ft) return out;
+  for (int w : c->ft->acked) out.push_back(c->group->rank_of_world(w));
+  return out;
+}
+
+bool FtManager::comm_has_failure(const ftmpi_comm_s* comm) {
+  std::uint64_t e = failures_.epoch();
+  if (e == 0) return false;
+  auto* c = const_cast<ftmpi_comm_s*>(comm);
+  CommFt& s = state(c);
+  if (s.cached_epoch != e) {
+    s.cached_epoch = e;
+    s.cached_has_failure = std::any_of(c->group->world_ranks.begin(), c->group->world_ranks.end(),
+                                       [this](int w) { return failures_.failed(w); });
+  }
+  return s.cached_has_failure;
+}
+
+bool FtManager::any_source_blocked(const p2p::Request* r) {
+  if (failures_.epoch() == 0 || r->complete || r->kind != p2p::ReqKind::recv || r->peer != -1) return false;
+  if (!rt_.engine().is_unmatched_recv(r)) return false;
+  ftmpi_comm_s* c = r->comm;
+  const CommFt& s = state(c);
+  for (int w : c->group->world_ranks)
+    if (failures_.failed(w) && std::find(s.acked.begin(), s.acked.end(), w) == s.acked.end()) return true;
+  return false;
+}
+
+// --- agreement ----------------------------------------------------------------------------------------
+
+Agreement& FtManager::instance(ftmpi_comm_s* c, std::uint64_t id) {
+  CommFt& s = state(c);
+  auto& slot = s.agreements[id];
+  if (!slot) {
+    slot = std::make_unique<Agreement>(c->rank, c->size);
+    feed_failures(c, *slot);
+  }
+  return *slot;
+}
+
+void FtManager::feed_failures(ftmpi_comm_s* c, Agreement& a) {
+  for (int r : failed_members(c)) a.on_failure(r);
+}
+
+void FtManager::flush(ftmpi_comm_s* c, Agreement& a, std::uint64_t id) {
+  for (Outgoing& o : a.take_outgoing()) {
+    std::vector<std::byte> bytes = encode(id, o.msg);
+    rt_.engine().send_ft_frame(c->world_rank(o.dest), c->ctx_pt2pt, kAgree, bytes);
+  }
+}
+
+p2p::Request* FtManager::start_agreement(ftmpi_comm_s* c, Bits contribution, AgreeOutcome* out) {
+  CommFt& s = state(c);
+  std::uint64_t id = s.next_instance++;
+  Agreement& a = instance(c, id);
+  std::vector<int> known = failed_members(c);
+  a.start(std::move(contribution), RankSet(known));
+  flush(c, a, id);
+  p2p::Request* r = rt_.engine().start_generic(std::make_unique<AgreeOp>(a, out));
+  r->comm = c;
+  return r;
+}
+
+void FtManager::handle_agree(ftmpi_comm_s* c, int src_world, std::span<const std::byte> payload) {
+  std::uint64_t id;
+  AgreeMsg m;
+  int src = c->group->rank_of_world(src_world);
+  if (src < 0 || !decode(payload, &id, &m, c->size)) {
+    log::warn("dropping malformed agreement message from rank %d", src_world);
+    return;
+  }
+  if (id > c->ft->next_instance + 1024) {
+    log::warn("dropping agreement message for implausible instance %llu", static_cast<unsigned long long>(id));
+    return;
+  }
+  Agreement& a = instance(c, id);
+  a.on_message(src, m);
+  flush(c, a, id);
+}
+
+// --- FtHandler ----------------------------------------------------------------------------------------
+
+void FtManager::on_ft_frame(int src_world, std::uint32_t context, int kind, std::span<const std::byte> payload) {
+  auto it = by_ctx_.find(context);
+  if (it == by_ctx_.end()) {
+    // The communicator does not exist here yet (a fast peer created and revoked it): keep the frame.
+    if (early_[context].size() < 4096) early_[context].push_back(Early{src_world, kind, {payload.begin(), payload.end()}});
+    return;
+  }
+  ftmpi_comm_s* c = it->second;
+  switch (kind) {
+    case kRevoke:
+      revoke(c);
+      return;
+    case kAgree:
+      handle_agree(c, src_world, payload);
+      return;
+    default:
+      log::warn("dropping FT frame of unknown kind %d from rank %d", kind, src_world);
+  }
+}
+
+void FtManager::on_failures() {
+  for (auto& [ctx, c] : by_ctx_) {
+    if (!c->ft) continue;
+    for (auto& [id, a] : c->ft->agreements) {
+      // Decided instances keep running too: they answer late UPs and spread the decision in new trees.
+      feed_failures(c, *a);
+      flush(c, *a, id);
+    }
+  }
+}
+
+void FtManager::on_peer_lost(int world) {
+  if (service_) service_->report_suspect(world);
+}
+
+}  // namespace ftmpi::ft

@@ -1,0 +1,94 @@
+// The fault-tolerance layer of one process: failure knowledge per communicator (acknowledgements), revoke
+// (seed 000 §1.3.1 MPI_Comm_invalidate / MPIX_Comm_revoke), and the agreement instances behind agree and
+// shrink. It plugs into the p2p engine as its FtHandler.
+//
+// Contracts: every method runs on the application thread holding the runtime lock (if any), like the
+// engine. Communicators are registered by their constructors and unregistered by MPI_Comm_free, so FT
+// frames can be routed by context id; frames for a context not registered yet are kept until it is.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "comm/communicator.h"
+#include "ft/agreement.h"
+#include "ft/comm_ft.h"
+#include "ft/failure_state.h"
+#include "p2p/engine.h"
+
+namespace ftmpi {
+class Runtime;
+}
+
+namespace ftmpi::ft {
+
+class Service;
+
+// FT frame sub-kinds (Envelope::tag of FrameKind::ft).
+enum FtFrame : int { kRevoke = 1, kAgree = 2 };
+
+// Outcome of an agreement, filled when its request completes.
+struct AgreeOutcome {
+  Bits value;
+  RankSet failed;  // communicator ranks
+};
+
+class FtManager final : public p2p::FtHandler {
+ public:
+  FtManager(Runtime& rt, FailureState& failures, bool ft_mode);
+  ~FtManager() override;
+
+  bool ft_mode() const { return ft_mode_; }
+  void set_service(Service* s) { service_ = s; }
+
+  void register_comm(ftmpi_comm_s* c);
+  void unregister_comm(ftmpi_comm_s* c);
+
+  // Revoke (four steps: mark, purge, wake, broadcast). Idempotent.
+  void revoke(ftmpi_comm_s* c);
+
+  // Members of `c` known to have failed, as communicator ranks in the order the failures were detected.
+  std::vector<int> failed_members(const ftmpi_comm_s* c) const;
+  // Acknowledge the first `n` of failed_members(c) (all when n < 0). Returns how many are acknowledged.
+  int acknowledge(ftmpi_comm_s* c, int n);
+  // Acknowledged members, as communicator ranks.
+  std::vector<int> acked_members(const ftmpi_comm_s* c) const;
+  // True for an unmatched ANY_SOURCE receive while `c` has a failed member not acknowledged (seed 000
+  // §1.2.1: the receive reports MPI_ERR_PROC_FAILED_PENDING and stays valid).
+  bool any_source_blocked(const p2p::Request* r);
+
+  // Start this process's part of the next agreement instance on `c` with `contribution`. Returns a request
+  // that completes when the instance decides; `*out` is then filled.
+  p2p::Request* start_agreement(ftmpi_comm_s* c, Bits contribution, AgreeOutcome* out);
+
+  // FtHandler
+  void on_ft_frame(int src_world, std::uint32_t context, int kind, std::span<const std::byte> payload) override;
+  void on_failures() override;
+  bool comm_has_failure(const ftmpi_comm_s* comm) override;
+  void on_peer_lost(int world) override;
+
+ private:
+  CommFt& state(ftmpi_comm_s* c);
+  Agreement& instance(ftmpi_comm_s* c, std::uint64_t id);
+  void flush(ftmpi_comm_s* c, Agreement& a, std::uint64_t id);
+  void feed_failures(ftmpi_comm_s* c, Agreement& a);
+  void handle_agree(ftmpi_comm_s* c, int src_world, std::span<const std::byte> payload);
+
+  struct Early {
+    int src_world;
+    int kind;
+    std::vector<std::byte> payload;
+  };
+
+  Runtime& rt_;
+  FailureState& failures_;
+  bool ft_mode_;
+  Service* service_ = nullptr;
+  std::unordered_map<std::uint32_t, ftmpi_comm_s*> by_ctx_;
+  std::unordered_map<std::uint32_t, std::vector<Early>> early_;  // frames for contexts not registered yet
+  std::vector<std::unique_ptr<CommFt>> owned_;
+};
+
+}  // namespace ftmpi::ft
