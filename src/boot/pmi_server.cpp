@@ -8,19 +8,40 @@
 namespace ftmpi::boot {
 
 PmiServer::PmiServer(int size, std::string kvsname)
-    : size_(size), kvsname_(std::move(kvsname)), in_barrier_(static_cast<std::size_t>(size), 0) {}
+    : size_(size),
+      kvsname_(std::move(kvsname)),
+      in_barrier_(static_cast<std::size_t>(size), 0),
+      gone_(static_cast<std::size_t>(size), 0) {}
 
 void PmiServer::barrier_in(int rank, Outcome& out) {
-  if (!in_barrier_[static_cast<std::size_t>(rank)]) {
+  if (!in_barrier_[static_cast<std::size_t>(rank)] && !gone_[static_cast<std::size_t>(rank)]) {
     in_barrier_[static_cast<std::size_t>(rank)] = 1;
     ++barrier_count_;
   }
-  if (barrier_count_ < size_) return;
+  complete_barrier_if_ready(out);
+}
+
+void PmiServer::complete_barrier_if_ready(Outcome& out) {
+  if (barrier_count_ == 0 || barrier_count_ < size_ - gone_count_) return;
   for (int r = 0; r < size_; ++r) {
-    out.replies.push_back({r, pmi::encode("barrier_out", {{"rc", "0"}})});
+    if (in_barrier_[static_cast<std::size_t>(r)])
+      out.replies.push_back({r, pmi::encode("barrier_out", {{"rc", "0"}})});
     in_barrier_[static_cast<std::size_t>(r)] = 0;
   }
   barrier_count_ = 0;
+}
+
+PmiServer::Outcome PmiServer::rank_gone(int rank) {
+  Outcome out;
+  if (rank < 0 || rank >= size_ || gone_[static_cast<std::size_t>(rank)]) return out;
+  gone_[static_cast<std::size_t>(rank)] = 1;
+  ++gone_count_;
+  if (in_barrier_[static_cast<std::size_t>(rank)]) {
+    in_barrier_[static_cast<std::size_t>(rank)] = 0;
+    --barrier_count_;
+  }
+  complete_barrier_if_ready(out);
+  return out;
 }
 
 PmiServer::Outcome PmiServer::handle(int rank, std::string_view line) {

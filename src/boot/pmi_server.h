@@ -40,17 +40,25 @@ class PmiServer {
 
   const std::string& kvsname() const { return kvsname_; }
   int size() const { return size_; }
-  // Ranks currently waiting in a barrier (for diagnostics and, later, failure-aware barriers).
+  // Ranks currently waiting in a barrier (for diagnostics and failure-aware barriers).
   int barrier_waiting() const { return barrier_count_; }
+
+  // Fault-tolerant mode: `rank` is gone for good (it failed, or exited). From now on barriers complete
+  // when every rank not gone has entered; if that is already the case, the returned Outcome holds the
+  // barrier_out replies for the waiting ranks (none for a gone rank). Idempotent.
+  Outcome rank_gone(int rank);
 
  private:
   void barrier_in(int rank, Outcome& out);
+  void complete_barrier_if_ready(Outcome& out);
 
   int size_;
   std::string kvsname_;
   std::map<std::string, std::string, std::less<>> kvs_;
   std::vector<char> in_barrier_;
-  int barrier_count_ = 0;
+  std::vector<char> gone_;  // rank_gone() was called
+  int barrier_count_ = 0;   // ranks in the barrier, gone ones excluded
+  int gone_count_ = 0;
 };
 
 }  // namespace ftmpi::boot
