@@ -665,7 +665,16 @@ TEST_P(TcpGarbage, AfterHandshakeMeansPeerLost) {
 
 INSTANTIATE_TEST_SUITE_P(Kinds, TcpGarbage,
                          ::testing::Values(Garbage::bad_check, Garbage::long_header, Garbage::huge_payload,
-                                           Garbage::reserved_bits));
+                                           Garbage::reserved_bits),
+                         [](const ::testing::TestParamInfo<Garbage>& info) -> std::string {
+                           switch (info.param) {
+                             case Garbage::bad_check: return "BadCheckWord";
+                             case Garbage::long_header: return "HeaderTooLong";
+                             case Garbage::huge_payload: return "PayloadTooLarge";
+                             case Garbage::reserved_bits: return "ReservedBits";
+                           }
+                           return "Unknown";
+                         });
 
 TEST(TcpTransport, KilledPeerIsReportedLost) {
   auto st = run_procs(2, 2, 0, [](FakeBoot& boot) {
