@@ -706,6 +706,35 @@ TEST(TcpTransport, KilledPeerIsReportedLost) {
   EXPECT_TRUE(st[1] != -1 && WIFSIGNALED(st[1]) && WTERMSIG(st[1]) == SIGKILL) << "status " << st[1];
 }
 
+// The peer dies with our data unread in its socket: the kernel answers with a reset, not an EOF.
+TEST(TcpTransport, KilledPeerWithUnreadDataIsReportedLost) {
+  auto st = run_procs(2, 2, 0, [](FakeBoot& boot) {
+    auto t = setup(boot);
+    RecordingSink sink;
+    REQUIRE(t);
+    std::vector<std::byte> hdr, pl;
+    if (boot.rank() == 1) {
+      boot.sync();  // rank 0 has sent; we never read it
+      raise(SIGKILL);
+    }
+    make_frame(0, 0, t->max_payload(), hdr, pl);
+    for (int i = 0; i < 4; ++i) REQUIRE(t->try_send(1, hdr, pl));
+    t->poll(sink);
+    boot.sync();
+    REQUIRE(poll_until(*t, sink, [&] { return !sink.lost.empty(); }, 10000));
+    REQUIRE(sink.lost.size() == 1 && sink.lost[0] == 1);
+    for (int i = 0; i < 20; ++i) {
+      REQUIRE(t->try_send(1, hdr, pl));
+      t->poll(sink);
+    }
+    REQUIRE(sink.lost.size() == 1);
+    return 0;
+  });
+  ASSERT_EQ(st.size(), 2u);
+  EXPECT_TRUE(exited_ok(st[0])) << "status " << st[0];
+  EXPECT_TRUE(st[1] != -1 && WIFSIGNALED(st[1]) && WTERMSIG(st[1]) == SIGKILL) << "status " << st[1];
+}
+
 TEST(TcpTransport, ClosingTransportSaysGoodbyeNotLost) {
   auto st = run_procs(2, 2, 0, [](FakeBoot& boot) {
     auto t = setup(boot);
