@@ -13,10 +13,10 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdarg>
 #include <cstdio>
 #include <cstring>
 
+#include "say.h"
 #include "shm_cleanup.h"
 #include "spawn.h"
 #include "util/log.h"
@@ -29,21 +29,6 @@ namespace {
 constexpr auto kGrace = std::chrono::milliseconds(1000);       // SIGTERM → SIGKILL
 constexpr auto kDrainLimit = std::chrono::milliseconds(1000);  // wait for output EOF after the last exit
 constexpr std::size_t kStdinBufferMax = 64 * 1024;
-
-// One line on stderr, "mpiexec: ..." in a single write.
-void say(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-void say(const char* fmt, ...) {
-  char line[1024];
-  int n = snprintf(line, sizeof line, "mpiexec: ");
-  va_list ap;
-  va_start(ap, fmt);
-  int m = vsnprintf(line + n, sizeof line - static_cast<std::size_t>(n) - 1, fmt, ap);
-  va_end(ap);
-  if (m < 0) return;
-  std::size_t len = strnlen(line, sizeof line - 2);
-  line[len++] = '\n';
-  (void)!::write(2, line, len);
-}
 
 void set_nonblocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
@@ -75,7 +60,7 @@ int ms_until(Clock::time_point now, Clock::time_point t) {
 }  // namespace
 
 Job::Job(Options options, std::string program_path)
-    : opt_(std::move(options)), program_path_(std::move(program_path)) {
+    : opt_(std::move(options)), program_path_(std::move(program_path)), ft_(opt_.ft.enabled()) {
   kvsname_ = "ftmpi-" + std::to_string(getpid()) + "-" + random_hex();
   server_ = std::make_unique<boot::PmiServer>(opt_.np, kvsname_);
 }
@@ -83,6 +68,7 @@ Job::Job(Options options, std::string program_path)
 Job::~Job() {
   for (PmiConn& c : pmi_)
     if (c.fd >= 0) ::close(c.fd);
+  for (ControlConn& c : ctrl_) c.close();
   if (stdin_pipe_ >= 0) ::close(stdin_pipe_);
   if (sigfd_ >= 0) ::close(sigfd_);
 }
@@ -126,12 +112,18 @@ std::vector<std::string> Job::rank_environment(int rank, int cpu) const {
   set("FTMPI_NUM_CORES", std::to_string(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))));
   set("FTMPI_TRANSPORT", opt_.transport);
   if (cpu >= 0) set("FTMPI_BOUND_CPU", std::to_string(cpu));
-  if (opt_.ft.mode != "no") set("FTMPI_FT_MODE", opt_.ft.mode);
+  if (ft_) {
+    set("FTMPI_FT", opt_.ft.rank_mode());
+    set("FTMPI_CTRL_FD", "-1");  // replaced by launch() once the socket exists
+    set("FTMPI_DETECTOR_PERIOD_MS", std::to_string(opt_.ft.period_ms()));
+    set("FTMPI_DETECTOR_TIMEOUT_MS", std::to_string(opt_.ft.timeout_ms()));
+  } else {
+    // Not fault-tolerant, even if mpiexec itself runs inside an FT job.
+    std::erase_if(env, [](const std::string& e) {
+      return e.rfind("FTMPI_FT=", 0) == 0 || e.rfind("FTMPI_CTRL_FD=", 0) == 0;
+    });
+  }
   if (!opt_.ft.initial_errhandler.empty()) set("FTMPI_INITIAL_ERRHANDLER", opt_.ft.initial_errhandler);
-  if (opt_.ft.detector_period_ms > 0)
-    set("FTMPI_DETECTOR_PERIOD_MS", std::to_string(opt_.ft.detector_period_ms));
-  if (opt_.ft.detector_timeout_ms > 0)
-    set("FTMPI_DETECTOR_TIMEOUT_MS", std::to_string(opt_.ft.detector_timeout_ms));
   if (opt_.ft.max_restarts >= 0) set("FTMPI_MAX_RESTARTS", std::to_string(opt_.ft.max_restarts));
   for (const InjectSpec& s : opt_.ft.injections)
     if (s.kind == InjectSpec::Kind::at && s.rank == rank)
@@ -150,13 +142,15 @@ bool Job::launch() {
 
   ranks_.resize(static_cast<std::size_t>(opt_.np));
   pmi_.resize(static_cast<std::size_t>(opt_.np));
+  if (ft_) ctrl_.resize(static_cast<std::size_t>(opt_.np));
   streams_.reserve(2 * static_cast<std::size_t>(opt_.np));
   for (int r = 0; r < opt_.np; ++r) {
-    int sv[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1}, in[2] = {-1, -1};
+    int sv[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1}, in[2] = {-1, -1}, cv[2] = {-1, -1};
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 || pipe2(out, O_CLOEXEC) != 0 ||
-        pipe2(err, O_CLOEXEC) != 0 || (r == 0 && forward_stdin_ && pipe2(in, O_CLOEXEC) != 0)) {
+        pipe2(err, O_CLOEXEC) != 0 || (r == 0 && forward_stdin_ && pipe2(in, O_CLOEXEC) != 0) ||
+        (ft_ && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, cv) != 0)) {
       say("cannot create the pipes for rank %d: %s", r, strerror(errno));
-      for (int fd : {sv[0], sv[1], out[0], out[1], err[0], err[1], in[0], in[1]})
+      for (int fd : {sv[0], sv[1], out[0], out[1], err[0], err[1], in[0], in[1], cv[0], cv[1]})
         if (fd >= 0) ::close(fd);
       ranks_.resize(static_cast<std::size_t>(r));  // only launched ranks are supervised
       return false;
@@ -166,9 +160,12 @@ bool Job::launch() {
     req.path = program_path_;
     req.argv = opt_.program;
     req.env = rank_environment(r, cpu);
-    for (std::string& e : req.env)
+    for (std::string& e : req.env) {
       if (e.rfind("PMI_FD=", 0) == 0) e = "PMI_FD=" + std::to_string(sv[1]);
+      if (e.rfind("FTMPI_CTRL_FD=", 0) == 0) e = "FTMPI_CTRL_FD=" + std::to_string(cv[1]);
+    }
     req.pmi_fd = sv[1];
+    req.ctrl_fd = cv[1];
     req.stdin_fd = in[0];
     req.stdout_fd = out[1];
     req.stderr_fd = err[1];
@@ -182,7 +179,9 @@ bool Job::launch() {
     ::close(out[1]);
     ::close(err[1]);
     if (in[0] >= 0) ::close(in[0]);
+    if (cv[1] >= 0) ::close(cv[1]);
     if (!pid.ok()) {
+      if (cv[0] >= 0) ::close(cv[0]);
       ::close(sv[0]);
       ::close(out[0]);
       ::close(err[0]);
@@ -196,6 +195,10 @@ bool Job::launch() {
     set_nonblocking(out[0]);
     set_nonblocking(err[0]);
     pmi_[static_cast<std::size_t>(r)].fd = sv[0];
+    if (ft_) {
+      set_nonblocking(cv[0]);
+      ctrl_[static_cast<std::size_t>(r)].fd = cv[0];
+    }
     streams_.emplace_back(r, 1, out[0], opt_.tag_output);
     streams_.emplace_back(r, 2, err[0], opt_.tag_output);
     if (in[1] >= 0) {
@@ -223,6 +226,7 @@ int Job::run() {
       timers_.push_back({now + std::chrono::duration_cast<Clock::duration>(
                                    std::chrono::duration<double>(s.after_seconds)),
                          s.rank, s.signal});
+  start_realtime_ = realtime_seconds();
   if (!launch()) {
     // Some ranks may be running: end them like any failed job.
     fail_job(kExitUsage, "");
@@ -230,11 +234,15 @@ int Job::run() {
   if (stdin_pipe_ < 0) forward_stdin_ = false;
   supervise();
   remove_job_shm_segments(kvsname_);
+  if (ft_) {
+    print_ft_summary();
+    if (!status_set_) exit_status_ = ft_exit_status();
+  }
   return exit_status_;
 }
 
 void Job::supervise() {
-  enum class Src { signal, pmi, stream, stdin_read, stdin_write };
+  enum class Src { signal, pmi, ctrl, stream, stdin_read, stdin_write };
   struct Tag {
     Src src;
     int index;
@@ -272,6 +280,10 @@ void Job::supervise() {
         if (pmi_[r].fd >= 0)
           add(pmi_[r].fd, static_cast<short>(POLLIN | (pmi_[r].out.empty() ? 0 : POLLOUT)), Src::pmi,
               static_cast<int>(r));
+      for (std::size_t r = 0; r < ctrl_.size(); ++r)
+        if (ctrl_[r].fd >= 0)
+          add(ctrl_[r].fd, static_cast<short>(POLLIN | (ctrl_[r].out.empty() ? 0 : POLLOUT)), Src::ctrl,
+              static_cast<int>(r));
       if (forward_stdin_ && !stdin_eof_ && stdin_buf_.size() < kStdinBufferMax)
         add(0, POLLIN, Src::stdin_read, 0);
       if (stdin_pipe_ >= 0 && !stdin_buf_.empty()) add(stdin_pipe_, POLLOUT, Src::stdin_write, 0);
@@ -288,6 +300,9 @@ void Job::supervise() {
     if (phase_ == Phase::running)
       for (const Timer& t : timers_)
         if (!t.done) consider(t.when);
+    if (phase_ == Phase::running && ft_)
+      for (const RankRecord& rec : ranks_)
+        if (heartbeat_watched(rec)) consider(rec.last_heartbeat + std::chrono::milliseconds(opt_.ft.timeout_ms()));
 
     int n = ::poll(fds.data(), fds.size(), timeout_ms);
     if (n < 0 && errno != EINTR) {
@@ -306,6 +321,10 @@ void Job::supervise() {
           case Src::pmi:
             if (re & POLLOUT) flush_pmi(t.index);
             if (re & (POLLIN | POLLHUP | POLLERR)) on_pmi_readable(t.index);
+            break;
+          case Src::ctrl:
+            if (re & POLLOUT) on_ctrl_writable(t.index);
+            if (re & (POLLIN | POLLHUP | POLLERR)) on_ctrl_readable(t.index);
             break;
           case Src::stdin_read: on_stdin_readable(); break;
           case Src::stdin_write: on_stdin_writable(); break;
@@ -357,6 +376,7 @@ void Job::on_rank_exit(int r, int wait_status) {
   // The rank is gone: whatever it sent before dying is already buffered. Read it first, so that a
   // finalize or abort it sent is known and its last output appears before our verdict.
   if (pmi_[static_cast<std::size_t>(r)].fd >= 0) on_pmi_readable(r);
+  if (ft_ && ctrl_[static_cast<std::size_t>(r)].fd >= 0) on_ctrl_readable(r);
   streams_[2 * static_cast<std::size_t>(r)].pump();
   streams_[2 * static_cast<std::size_t>(r) + 1].pump();
 
@@ -369,9 +389,15 @@ void Job::on_rank_exit(int r, int wait_status) {
     rec.exit_code = WEXITSTATUS(wait_status);
   }
   close_pmi(r);
+  if (ft_) ctrl_[static_cast<std::size_t>(r)].close();
   if (r == 0) close_stdin_forwarding();
   log::debug("mpiexec: rank %d (pid %d) %s", r, static_cast<int>(rec.pid), rec.cause().c_str());
-  if (phase_ != Phase::running || rec.aborted || !rec.failed()) return;
+  if (phase_ != Phase::running || rec.aborted) return;
+  if (ft_) {
+    on_rank_exit_ft(r);
+    return;
+  }
+  if (!rec.failed()) return;
   char line[256];
   snprintf(line, sizeof line, "rank %d (pid %d) %s; terminating the job", r, static_cast<int>(rec.pid),
            rec.cause().c_str());
@@ -394,10 +420,7 @@ void Job::on_pmi_readable(int r) {
     c.in.append(buf, static_cast<std::size_t>(n));
     while (auto line = c.in.next()) {
       boot::PmiServer::Outcome o = server_->handle(r, *line);
-      for (auto& rep : o.replies) {
-        pmi_[static_cast<std::size_t>(rep.rank)].out += rep.line;
-        flush_pmi(rep.rank);
-      }
+      send_pmi_replies(o);
       auto now = Clock::now();
       switch (o.event) {
         case boot::PmiServer::Event::none: break;
@@ -431,6 +454,15 @@ void Job::on_pmi_readable(int r) {
       close_pmi(r);
       return;
     }
+  }
+}
+
+void Job::send_pmi_replies(const boot::PmiServer::Outcome& o) {
+  for (const auto& rep : o.replies) {
+    PmiConn& c = pmi_[static_cast<std::size_t>(rep.rank)];
+    if (c.fd < 0) continue;  // the rank is gone
+    c.out += rep.line;
+    flush_pmi(rep.rank);
   }
 }
 
@@ -509,6 +541,7 @@ void Job::check_timers(Clock::time_point now) {
       log::debug("mpiexec: injecting signal %d into rank %d (pid %d)", t.signal, t.rank, static_cast<int>(rec.pid));
       kill(rec.pid, t.signal);
     }
+  if (phase_ == Phase::running && ft_) check_heartbeats(now);
   if (phase_ == Phase::terminating && have_kill_deadline_ && now >= kill_deadline_) {
     signal_all(SIGKILL);
     have_kill_deadline_ = false;

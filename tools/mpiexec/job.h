@@ -6,6 +6,12 @@
 // States: running → (first abnormal exit, abort, timeout or signal) terminating → every rank reaped →
 // output drained → done. Nothing outlives the job: ranks run in their own process groups which are
 // SIGKILLed at the end, and die with mpiexec (PR_SET_PDEATHSIG).
+//
+// Fault-tolerant mode (--with-ft, docs/ft-protocol.md): each rank also has a control channel, polled in
+// the same loop. A rank's failure (signal, exit without PMI finalize, heartbeat silence, a peer's
+// suspicion) does not end the job: it is recorded, announced at once to every rank still alive and not
+// finalized, and PMI barriers stop waiting for it. Ranks mpiexec itself declares failed (hung, suspected)
+// are SIGKILLed first and announced when the kernel confirms the death (fail-stop).
 #pragma once
 #include <chrono>
 #include <memory>
@@ -14,6 +20,7 @@
 
 #include "boot/pmi_server.h"
 #include "boot/pmi_wire.h"
+#include "control_channel.h"
 #include "options.h"
 #include "output_forwarder.h"
 #include "rank_table.h"
@@ -61,6 +68,7 @@ class Job {
   void reap_children();
   void on_rank_exit(int rank, int wait_status);
   void on_pmi_readable(int rank);
+  void send_pmi_replies(const boot::PmiServer::Outcome& o);
   void flush_pmi(int rank);
   void close_pmi(int rank);
   void on_stdin_readable();
@@ -68,6 +76,20 @@ class Job {
   void close_stdin_forwarding();
   void check_timers(Clock::time_point now);
 
+  // Fault-tolerant mode.
+  void on_ctrl_readable(int rank);
+  void on_ctrl_writable(int rank);
+  void on_suspect(int reporter, int suspect);
+  void check_heartbeats(Clock::time_point now);
+  bool heartbeat_watched(const RankRecord& rec) const;
+  // Kill `rank` on mpiexec's own verdict; it is announced once reaped.
+  void condemn(int rank, RankRecord::Verdict verdict, const char* why);
+  // A rank was reaped while the job runs: failure or clean end, notices, barrier release.
+  void on_rank_exit_ft(int rank);
+  bool is_ft_failure(const RankRecord& rec) const;
+  void announce_failure(int rank);
+  int ft_exit_status() const;
+  void print_ft_summary() const;
   // First failure wins: record the exit status, then terminate the remaining ranks.
   void fail_job(int status, const std::string& message);
   void signal_all(int sig);
@@ -96,6 +118,13 @@ class Job {
   bool have_timeout_ = false;
   Clock::time_point timeout_deadline_{};
   std::vector<Timer> timers_;  // --inject rank=R,after=S
+
+  // Fault-tolerant mode.
+  bool ft_ = false;
+  std::vector<ControlConn> ctrl_;   // one per rank (FT mode only)
+  std::vector<int> failed_order_;   // failed ranks, in the order mpiexec saw them
+  int first_survivor_error_ = -1;   // rank of the first survivor that exited non-zero
+  double start_realtime_ = 0;       // CLOCK_REALTIME at launch, for the summary's times
 };
 
 }  // namespace ftmpi::mpiexec

@@ -286,6 +286,12 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
     r.error = "no program to run (usage: mpiexec [options] program [args...])";
     return r;
   }
+  if (o.ft.enabled() && o.ft.timeout_ms() <= o.ft.period_ms()) {
+    r.action = ParsedCommandLine::Action::error;
+    r.error = "--detector-timeout (" + std::to_string(o.ft.timeout_ms()) + " ms) must be longer than --detector-period (" +
+              std::to_string(o.ft.period_ms()) + " ms)";
+    return r;
+  }
   for (const InjectSpec& s : o.ft.injections)
     if (s.rank >= o.np) {
       r.action = ParsedCommandLine::Action::error;
@@ -311,10 +317,11 @@ Start N copies of program on this host, connected by ftmpi's PMI-1 bootstrap.
   --transport auto|shm|tcp  transport between ranks (exported as FTMPI_TRANSPORT)
   -H, --host LIST           hosts to use (only this host is supported for now)
   --hostfile FILE           file of hosts to use (only this host is supported for now)
-  --with-ft, --ft MODE      fault tolerance: ulfm|mpi|reinit|no (default no); -am ft-enable-mpi = mpi
+  --with-ft, --ft MODE      fault tolerance: ulfm|mpi|reinit|no (default no); -am ft-enable-mpi = mpi.
+                            In FT mode a failed rank does not end the job: the others are told
   --initial-errhandler EH   mpi_errors_return|mpi_errors_are_fatal|mpi_errors_abort
-  --detector-period MS      heartbeat period of the failure detector
-  --detector-timeout MS     heartbeat timeout of the failure detector
+  --detector-period MS      FT mode: heartbeat period of each rank (default 100)
+  --detector-timeout MS     FT mode: silence after which a rank is declared hung and killed (default 1000)
   --inject SPEC             rank=R,after=SECONDS[,signal=KILL|STOP|TERM] or rank=R,at=MPI_Func:N
   --max-restarts N          respawn limit for --with-ft reinit
   -h, --help                this text
@@ -323,7 +330,9 @@ Start N copies of program on this host, connected by ftmpi's PMI-1 bootstrap.
 Single-dash long options (-np, -host, -timeout) work too. Options end at the program name or "--".
 Exit status: 0 success; the failed rank's exit code, or 128+signal; 1 for a rank that exited 0 after
 initializing MPI without finalizing; MPI_Abort's code; 124 timeout; 128+signal when mpiexec itself is
-signalled (130 for Ctrl-C); 2 for usage errors and programs that cannot be started. See docs/mpiexec.md.
+signalled (130 for Ctrl-C); 2 for usage errors and programs that cannot be started. In FT mode: 0 when
+every rank that did not fail exited 0 after MPI_Finalize, else the first non-zero exit code of a
+surviving rank. See docs/mpiexec.md.
 )";
 }
 

@@ -22,7 +22,10 @@ struct InjectSpec {
 
 enum class BindTo { unset, core, none };
 
-// Fault-tolerance options. Recorded now; the FT issues give them behaviour.
+inline constexpr int kDefaultDetectorPeriodMs = 100;
+inline constexpr int kDefaultDetectorTimeoutMs = 1000;
+
+// Fault-tolerance options (docs/mpiexec.md, docs/ft-protocol.md).
 struct FtOptions {
   std::string mode = "no";          // --with-ft / --ft / -am ft-enable-mpi: ulfm|mpi|reinit|no
   std::string initial_errhandler;   // --initial-errhandler (empty: library default)
@@ -30,6 +33,14 @@ struct FtOptions {
   int detector_timeout_ms = -1;     // --detector-timeout (-1: default)
   int max_restarts = -1;            // --max-restarts (-1: default)
   std::vector<InjectSpec> injections;
+
+  // FT mode is on: a failed rank no longer ends the job (mode ulfm, mpi; reinit behaves as ulfm until
+  // respawning exists).
+  bool enabled() const { return mode != "no"; }
+  // The value of FTMPI_FT for the ranks: "ulfm" for ulfm and mpi, "reinit" for reinit.
+  const char* rank_mode() const { return mode == "reinit" ? "reinit" : "ulfm"; }
+  int period_ms() const { return detector_period_ms > 0 ? detector_period_ms : kDefaultDetectorPeriodMs; }
+  int timeout_ms() const { return detector_timeout_ms > 0 ? detector_timeout_ms : kDefaultDetectorTimeoutMs; }
 };
 
 struct Options {

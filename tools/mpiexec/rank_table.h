@@ -25,6 +25,16 @@ struct RankRecord {
   int abort_code = 0;
   Clock::time_point started{}, initialized_at{}, finalized_at{}, ended_at{};
 
+  // Fault-tolerant mode (docs/ft-protocol.md).
+  bool heartbeating = false;      // sent at least one cmd=hb: its silence can mean a hang
+  bool said_bye = false;          // sent cmd=bye: heartbeats stop, silence is fine
+  Clock::time_point last_heartbeat{};
+  // Set when mpiexec kills the rank on its own verdict (hung, or suspected by a peer): the cause its
+  // notice gives once the kernel confirms the death. 0: none.
+  enum class Verdict { none, hung, disappeared } verdict = Verdict::none;
+  bool failure_announced = false;  // its cmd=failed notice went out
+  double failed_realtime = 0;      // CLOCK_REALTIME seconds when mpiexec saw the failure
+
   bool alive() const { return state == State::running; }
   // An exit that ends the job in non-FT mode: non-zero code, a signal, or exit 0 after PMI init without
   // PMI finalize. A program that never spoke PMI and exited 0 is fine.

@@ -32,11 +32,21 @@ bool executable_file(const std::string& p) {
 
   int in = req.stdin_fd >= 0 ? req.stdin_fd : open("/dev/null", O_RDONLY);
   if (in < 0 || dup2(in, 0) < 0 || dup2(req.stdout_fd, 1) < 0 || dup2(req.stderr_fd, 2) < 0) _exit(127);
-  // The PMI socket must survive exec: clear its close-on-exec flag. Descriptors mpiexec itself
+  // The PMI socket and the control channel must survive exec: clear their close-on-exec flags. Descriptors mpiexec itself
   // inherited (a make jobserver, a test harness's pipes) are not the rank's business: close them.
-  fcntl(req.pmi_fd, F_SETFD, 0);
-  if (req.pmi_fd > 3) close_range(3, static_cast<unsigned>(req.pmi_fd) - 1, 0);
-  close_range(static_cast<unsigned>(req.pmi_fd) + 1, ~0U, 0);
+  int keep[2] = {req.pmi_fd, req.ctrl_fd};
+  if (keep[1] >= 0 && keep[1] < keep[0]) {
+    keep[1] = req.pmi_fd;
+    keep[0] = req.ctrl_fd;
+  }
+  unsigned next = 3;  // first fd not yet known to be closed or kept
+  for (int fd : keep) {
+    if (fd < 0) continue;
+    fcntl(fd, F_SETFD, 0);
+    if (static_cast<unsigned>(fd) > next) close_range(next, static_cast<unsigned>(fd) - 1, 0);
+    next = static_cast<unsigned>(fd) + 1;
+  }
+  close_range(next, ~0U, 0);
 
   if (req.cpu >= 0) {
     cpu_set_t set;

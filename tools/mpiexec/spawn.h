@@ -15,6 +15,7 @@ struct SpawnRequest {
   std::vector<std::string> argv;  // argv[0] as the user typed it
   std::vector<std::string> env;   // the complete environment, "NAME=value"
   int pmi_fd = -1;     // the rank's end of its PMI socket; stays open across exec (as PMI_FD)
+  int ctrl_fd = -1;    // FT mode: the rank's end of its control channel (FTMPI_CTRL_FD); -1: none
   int stdin_fd = -1;   // becomes fd 0; -1 means /dev/null
   int stdout_fd = -1;  // becomes fd 1
   int stderr_fd = -1;  // becomes fd 2
@@ -27,7 +28,7 @@ Result<std::string> resolve_program(const std::string& name);
 
 // Fork and exec. The child: own process group (pgid == pid), SIGKILL if mpiexec dies, default signal
 // dispositions and an empty signal mask, fds 0/1/2 as given, all other fds of mpiexec closed (they are
-// close-on-exec) except pmi_fd. Expects the fds in `req` to be distinct from 0, 1 and 2.
+// close-on-exec) except pmi_fd and ctrl_fd. Expects the fds in `req` to be distinct from 0, 1 and 2.
 // Returns the pid; the caller owns reaping it.
 Result<pid_t> spawn_rank(const SpawnRequest& req);
 

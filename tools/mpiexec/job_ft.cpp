@@ -1,0 +1,177 @@
+// Job, fault-tolerant mode: the control channels, the heartbeat watch, failure notices, failure-aware
+// PMI barriers, the exit status and the summary line (rules: docs/ft-protocol.md).
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "job.h"
+#include "say.h"
+#include "util/log.h"
+
+namespace ftmpi::mpiexec {
+
+bool Job::heartbeat_watched(const RankRecord& rec) const {
+  return rec.alive() && rec.heartbeating && !rec.said_bye && !rec.pmi_finalized &&
+         rec.verdict == RankRecord::Verdict::none;
+}
+
+void Job::on_ctrl_readable(int r) {
+  ControlConn& c = ctrl_[static_cast<std::size_t>(r)];
+  RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
+  char buf[4096];
+  for (;;) {
+    if (c.fd < 0) return;
+    ssize_t n = ::read(c.fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return;
+    if (n <= 0) {  // the rank closed its channel (it is exiting) or died
+      c.close();
+      return;
+    }
+    c.in.append(buf, static_cast<std::size_t>(n));
+    while (auto line = c.in.next()) {
+      ControlMessage m = parse_control_line(*line);
+      switch (m.kind) {
+        case ControlMessage::Kind::hb:
+          rec.heartbeating = true;
+          rec.last_heartbeat = Clock::now();
+          break;
+        case ControlMessage::Kind::bye: rec.said_bye = true; break;
+        case ControlMessage::Kind::suspect: on_suspect(r, m.rank); break;
+        case ControlMessage::Kind::unknown:
+          log::debug("mpiexec: rank %d sent an unknown control line '%.80s'", r, line->c_str());
+          break;
+      }
+    }
+    if (c.in.overflowed()) {
+      say("warning: rank %d sent an over-long control line; closing its control channel", r);
+      c.close();
+      return;
+    }
+  }
+}
+
+void Job::on_ctrl_writable(int r) {
+  ControlConn& c = ctrl_[static_cast<std::size_t>(r)];
+  if (!c.flush()) c.close();
+}
+
+void Job::on_suspect(int reporter, int suspect) {
+  if (phase_ != Phase::running) return;
+  if (suspect < 0 || suspect >= static_cast<int>(ranks_.size()) || suspect == reporter) {
+    log::debug("mpiexec: rank %d suspects rank %d: ignored", reporter, suspect);
+    return;
+  }
+  const RankRecord& rec = ranks_[static_cast<std::size_t>(suspect)];
+  if (!rec.alive() || rec.pmi_finalized || rec.verdict != RankRecord::Verdict::none) return;
+  log::debug("mpiexec: rank %d reports rank %d lost", reporter, suspect);
+  condemn(suspect, RankRecord::Verdict::disappeared, "suspected by a peer");
+}
+
+void Job::check_heartbeats(Clock::time_point now) {
+  const auto timeout = std::chrono::milliseconds(opt_.ft.timeout_ms());
+  for (std::size_t r = 0; r < ranks_.size(); ++r) {
+    if (!heartbeat_watched(ranks_[r]) || now < ranks_[r].last_heartbeat + timeout) continue;
+    // mpiexec itself may have been slow to read: drain the channel before judging.
+    on_ctrl_readable(static_cast<int>(r));
+    if (heartbeat_watched(ranks_[r]) && Clock::now() >= ranks_[r].last_heartbeat + timeout)
+      condemn(static_cast<int>(r), RankRecord::Verdict::hung, "no heartbeat within the detector timeout");
+  }
+}
+
+void Job::condemn(int r, RankRecord::Verdict verdict, const char* why) {
+  RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
+  rec.verdict = verdict;
+  rec.failed_realtime = realtime_seconds();
+  log::debug("mpiexec: rank %d (pid %d) declared failed: %s; killing it", r, static_cast<int>(rec.pid), why);
+  // Fail-stop: the rank is announced only once reaped, so a suspect never comes back.
+  if (kill(-rec.pid, SIGKILL) != 0) kill(rec.pid, SIGKILL);
+}
+
+bool Job::is_ft_failure(const RankRecord& rec) const {
+  if (rec.verdict != RankRecord::Verdict::none) return true;
+  if (rec.pmi_finalized) return false;  // after MPI_Finalize nothing is a failure of the computation
+  if (rec.state == RankRecord::State::signaled) return true;
+  return rec.state == RankRecord::State::exited && (rec.exit_code != 0 || rec.pmi_initialized);
+}
+
+void Job::on_rank_exit_ft(int r) {
+  RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
+  if (is_ft_failure(rec)) {
+    if (rec.failed_realtime == 0) rec.failed_realtime = realtime_seconds();
+    failed_order_.push_back(r);
+    announce_failure(r);
+  } else if (first_survivor_error_ < 0 && (rec.state == RankRecord::State::signaled || rec.exit_code != 0)) {
+    first_survivor_error_ = r;
+  }
+  // Barriers no longer wait for it, and one it held up completes now.
+  send_pmi_replies(server_->rank_gone(r));
+}
+
+void Job::announce_failure(int r) {
+  RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
+  FailureCause cause = FailureCause::exited;
+  int code = rec.exit_code;
+  if (rec.verdict == RankRecord::Verdict::hung) cause = FailureCause::hung;
+  else if (rec.verdict == RankRecord::Verdict::disappeared) cause = FailureCause::disappeared;
+  else if (rec.state == RankRecord::State::signaled) cause = FailureCause::signaled;
+  if (rec.state == RankRecord::State::signaled) code = rec.term_signal;
+  std::string line = format_failed_notice(r, cause, code, rec.failed_realtime);
+  for (std::size_t q = 0; q < ranks_.size(); ++q) {
+    const RankRecord& other = ranks_[q];
+    ControlConn& c = ctrl_[q];
+    if (static_cast<int>(q) == r || !other.alive() || other.pmi_finalized || other.said_bye || c.fd < 0) continue;
+    c.out += line;
+    if (!c.flush()) c.close();
+  }
+  rec.failure_announced = true;
+}
+
+int Job::ft_exit_status() const {
+  if (first_survivor_error_ >= 0) {
+    const RankRecord& rec = ranks_[static_cast<std::size_t>(first_survivor_error_)];
+    return rec.state == RankRecord::State::signaled ? 128 + rec.term_signal : rec.exit_code;
+  }
+  if (!failed_order_.empty() && failed_order_.size() == ranks_.size())  // nobody survived
+    return ranks_[static_cast<std::size_t>(failed_order_.front())].job_exit_status();
+  return 0;
+}
+
+void Job::print_ft_summary() const {
+  if (failed_order_.empty()) return;
+  constexpr std::size_t kMaxListed = 16;
+  std::string text = std::to_string(failed_order_.size()) +
+                     (failed_order_.size() == 1 ? " rank failed" : " ranks failed") + " during the job: ";
+  for (std::size_t i = 0; i < failed_order_.size() && i < kMaxListed; ++i) {
+    const RankRecord& rec = ranks_[static_cast<std::size_t>(failed_order_[i])];
+    std::string how;
+    if (rec.verdict == RankRecord::Verdict::hung) how = "hung, killed";
+    else if (rec.verdict == RankRecord::Verdict::disappeared) how = "disappeared, killed";
+    else if (rec.state == RankRecord::State::signaled) how = "killed by signal " + std::to_string(rec.term_signal);
+    else if (rec.exit_code != 0) how = "exited with code " + std::to_string(rec.exit_code);
+    else how = "exited with code 0 without MPI_Finalize";
+    char at[48];
+    snprintf(at, sizeof at, " at %.3f s", rec.failed_realtime - start_realtime_);
+    if (i) text += ", ";
+    text += "rank " + std::to_string(rec.rank) + " (" + how + ")" + at;
+  }
+  if (failed_order_.size() > kMaxListed)
+    text += " and " + std::to_string(failed_order_.size() - kMaxListed) + " more";
+  if (status_set_) {
+    text += "; the job was terminated";
+  } else if (first_survivor_error_ >= 0) {
+    const RankRecord& rec = ranks_[static_cast<std::size_t>(first_survivor_error_)];
+    text += "; surviving rank " + std::to_string(rec.rank) + " " + rec.cause();
+  } else if (failed_order_.size() == ranks_.size()) {
+    text += "; no rank survived";
+  } else {
+    text += "; survivors completed";
+  }
+  say("%s", text.c_str());
+}
+
+}  // namespace ftmpi::mpiexec
