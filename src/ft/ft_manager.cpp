@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ft/agree_wire.h"
+#include "ft/revoke.h"
 #include "ft/service.h"
 #include "runtime/runtime.h"
 #include "util/log.h"
@@ -57,15 +58,15 @@ void FtManager::unregister_comm(ftmpi_comm_s* c) {
 
 // --- revoke (seed 000 §1.3.1) -------------------------------------------------------------------------
 
-void FtManager::revoke(ftmpi_comm_s* c) {
-  // 1. mark
+void FtManager::revoke(ftmpi_comm_s* c, int from) {
+  // 1. mark (the flood decides whether this is the first time and whom to forward to)
+  std::vector<int> forward = RevokeFlood(c->rank, c->size).trigger(from);
   if (c->revoked.exchange(true)) return;
   // 2. purge pending matching on both contexts, 3. wake waiters (their requests complete now)
   rt_.engine().purge_contexts(c->ctx_pt2pt, c->ctx_coll, Status(Errc::revoked, "the communicator has been revoked"));
   // 4. reliable broadcast: every member forwards on first receipt, so the revoke reaches every survivor
   //    even if this process dies half-way.
-  for (int r = 0; r < c->size; ++r)
-    if (r != c->rank) rt_.engine().send_ft_frame(c->world_rank(r), c->ctx_pt2pt, kRevoke, {});
+  for (int r : forward) rt_.engine().send_ft_frame(c->world_rank(r), c->ctx_pt2pt, kRevoke, {});
 }
 
 // --- failure knowledge --------------------------------------------------------------------------------
@@ -185,7 +186,7 @@ void FtManager::on_ft_frame(int src_world, std::uint32_t context, int kind, std:
   ftmpi_comm_s* c = it->second;
   switch (kind) {
     case kRevoke:
-      revoke(c);
+      revoke(c, c->group->rank_of_world(src_world));
       return;
     case kAgree:
       handle_agree(c, src_world, payload);

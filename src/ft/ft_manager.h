@@ -46,8 +46,9 @@ class FtManager final : public p2p::FtHandler {
   void register_comm(ftmpi_comm_s* c);
   void unregister_comm(ftmpi_comm_s* c);
 
-  // Revoke (four steps: mark, purge, wake, broadcast). Idempotent.
-  void revoke(ftmpi_comm_s* c);
+  // Revoke (four steps: mark, purge, wake, broadcast; ft/revoke.h). Idempotent. `from` is the member whose
+  // revoke message triggered it, or -1 for the local call.
+  void revoke(ftmpi_comm_s* c, int from = -1);
 
   // Members of `c` known to have failed, as communicator ranks in the order the failures were detected.
   std::vector<int> failed_members(const ftmpi_comm_s* c) const;
