@@ -789,6 +789,25 @@ TEST(TcpTransport, ConnectTimesOutWhenPeerNeverComes) {
   for (int s : st) EXPECT_TRUE(exited_ok(s)) << "status " << s;
 }
 
+// A rank started with another job's secret never gets in: both sides give up at their deadline with an
+// error, nobody crashes or accepts the impostor.
+TEST(TcpTransport, MismatchedSecretFailsBothSidesCleanly) {
+  auto st = run_procs(2, 2, 0, [](FakeBoot& boot) {
+    TcpOptions opts;
+    opts.connect_timeout_ms = 700;
+    auto t = TcpTransport::listen(boot, opts);
+    REQUIRE(t.ok());
+    boot.sync();
+    std::vector<int> peers = {1 - boot.rank()};
+    Status cs = t.value()->connect(peers, boot.rank() == 0 ? kSecret : "another-jobs-secret");
+    REQUIRE(!cs.ok());
+    REQUIRE(cs.message().find("timed out") != std::string::npos);
+    boot.sync();
+    return 0;
+  });
+  for (int s : st) EXPECT_TRUE(exited_ok(s)) << "status " << s;
+}
+
 TEST(TcpTransport, WakeSelfInterruptsWait) {
   SharedArea* area = make_area(1, 1);
   ASSERT_NE(area, nullptr);

@@ -16,7 +16,8 @@ namespace ftmpi::transport::tcp {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr auto kRetryDelay = std::chrono::milliseconds(20);
+constexpr auto kFirstRetryDelay = std::chrono::milliseconds(20);
+constexpr auto kMaxRetryDelay = std::chrono::milliseconds(1000);
 
 // One socket being set up. Outgoing: connecting → sending hello → receiving the answer → done.
 // Incoming: receiving hello → (checked) sending our hello → done. `retry_wait` is an outgoing attempt that
@@ -29,6 +30,7 @@ struct Attempt {
   Stage stage = Stage::receiving;
   const DialTarget* target = nullptr;
   Clock::time_point retry_at{};
+  std::chrono::milliseconds retry_delay = kFirstRetryDelay;  // doubles per failed attempt, up to 1 s
   std::array<std::byte, kHelloSize> buf{};
   size_t off = 0;
 };
@@ -106,7 +108,7 @@ class Handshake {
     auto fd = start_connect(a.target->endpoint, plan_.socket_buffer);
     if (!fd.ok()) {
       log::debug("tcp: connect to rank %d: %s (retrying)", a.rank, fd.status().message().c_str());
-      a.retry_at = Clock::now() + kRetryDelay;
+      schedule_retry(a);
       return;
     }
     a.fd = fd.value();
@@ -119,7 +121,12 @@ class Handshake {
     ::close(a.fd);
     a.fd = -1;
     a.stage = Attempt::Stage::retry_wait;
-    a.retry_at = Clock::now() + kRetryDelay;
+    schedule_retry(a);
+  }
+
+  static void schedule_retry(Attempt& a) {
+    a.retry_at = Clock::now() + a.retry_delay;
+    a.retry_delay = std::min(a.retry_delay * 2, kMaxRetryDelay);
   }
 
   void drop_stranger(Attempt& a, const char* why) {
