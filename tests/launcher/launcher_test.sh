@@ -8,6 +8,7 @@ MPIEXEC=$2
 BIN=$3
 HELPER=$BIN/launcher_helper
 PROBE=$BIN/boot_probe
+FTHELPER=$BIN/ft_helper
 TOKEN="lt-$$-$RANDOM$RANDOM"
 TMP=$(mktemp -d /tmp/ftmpi-launcher-test.XXXXXX)
 # On the way out, kill by pid whatever still carries this run's unique token (only after a failure).
@@ -81,6 +82,8 @@ usage_errors)
 --inject rank=9,after=1 -n 2 $HELPER ok
 --inject rank=0,at=Allreduce $HELPER ok
 --with-ft maybe $HELPER ok
+--with-ft ulfm --detector-period 500 --detector-timeout 400 $HELPER ok
+--detector-timeout 0 $HELPER ok
 -H some.other.host -n 1 $HELPER ok
 -n 2 /nonexistent/program
 -n 2 no-such-program-$TOKEN
@@ -127,8 +130,8 @@ env_passing)
   run "$MPIEXEC" -n 1 sh -c 'echo "bound=$FTMPI_BOUND_CPU allowed=$(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status)"'
   expect_rc 0
   expect_out '^bound=([0-9]+) allowed=\1$'
-  run "$MPIEXEC" --with-ft ulfm -n 1 "$HELPER" env FTMPI_FT_MODE "$TOKEN"
-  expect_out 'FTMPI_FT_MODE=ulfm'
+  run "$MPIEXEC" --with-ft ulfm -n 1 "$HELPER" env FTMPI_FT "$TOKEN"
+  expect_out 'FTMPI_FT=ulfm'
   expect_no_leftovers ;;
 no_interleave)
   run "$MPIEXEC" -n 4 "$HELPER" lines 2000 "$TOKEN"
@@ -216,6 +219,124 @@ mpi_no_finalize)
   run "$MPIEXEC" -n 2 --timeout 30 "$BIN/launcher_mpi_no_finalize" "$TOKEN"
   [ "$RC" != 0 ] || fail "exit status 0"
   expect_err '^mpiexec: rank 0 \(pid [0-9]+\) exited with code 0 without calling MPI_Finalize; terminating the job$'
+  expect_no_leftovers ;;
+ft_env)
+  # FT mode exports the control channel and the detector settings; without it nothing FT is exported.
+  for kv in FTMPI_FT=ulfm FTMPI_DETECTOR_PERIOD_MS=100 FTMPI_DETECTOR_TIMEOUT_MS=1000; do
+    run "$MPIEXEC" --with-ft ulfm -n 2 "$HELPER" env "${kv%%=*}" "$TOKEN"
+    [ "$(grep -c "${kv}\$" "$TMP/out")" = 2 ] || fail "$kv not exported"
+  done
+  for opt in "--with-ft mpi" "--ft ulfm" "-am ft-enable-mpi"; do
+    # shellcheck disable=SC2086
+    run "$MPIEXEC" $opt -n 1 "$HELPER" env FTMPI_FT "$TOKEN"
+    expect_out 'FTMPI_FT=ulfm'
+  done
+  run "$MPIEXEC" --ft ulfm --detector-period 50 --detector-timeout 300 --initial-errhandler mpi_errors_return \
+      -n 1 sh -c 'echo "$FTMPI_DETECTOR_PERIOD_MS $FTMPI_DETECTOR_TIMEOUT_MS $FTMPI_INITIAL_ERRHANDLER"; \
+                  [ -e /proc/self/fd/$FTMPI_CTRL_FD ] && echo ctrl-open'
+  expect_out '^50 300 mpi_errors_return$'
+  expect_out '^ctrl-open$'
+  run "$MPIEXEC" -n 2 --inject rank=1,at=MPI_Allreduce:5 "$HELPER" env FTMPI_INJECT_AT "$TOKEN"
+  expect_out '^rank 1 FTMPI_INJECT_AT=MPI_Allreduce:5$'
+  expect_out '^rank 0 FTMPI_INJECT_AT=\(unset\)$'
+  FTMPI_FT=ulfm FTMPI_CTRL_FD=9 run "$MPIEXEC" -n 1 sh -c 'echo "ft=${FTMPI_FT-unset} ctrl=${FTMPI_CTRL_FD-unset}"'
+  expect_out '^ft=unset ctrl=unset$'
+  expect_no_leftovers ;;
+ft_notice)
+  # A rank raise(SIGKILL)s: the job goes on, every survivor gets the notice (rank, cause, code, time),
+  # exit status 0, one summary line.
+  run "$MPIEXEC" --with-ft ulfm -n 4 "$FTHELPER" notices 1 2 300 "$TOKEN"
+  expect_rc 0
+  for r in 0 1 3; do
+    expect_out "^rank $r notice cmd=failed rank=2 cause=signaled code=9 time=[0-9]+\\.[0-9]{6} after [0-9]+\$"
+  done
+  [ "$(grep -c notice "$TMP/out")" = 3 ] || fail "expected 3 notices"
+  expect_err '^mpiexec: 1 rank failed during the job: rank 2 \(killed by signal 9\) at 0\.[0-9]{3} s; survivors completed$'
+  [ "$(count_err_lines)" = 1 ] || fail "expected exactly one mpiexec line"
+  expect_faster 5
+  # the notice's time is when mpiexec saw the death: within a second of now
+  t=$(sed -n 's/.*time=\([0-9.]*\).*/\1/p' "$TMP/out" | head -1)
+  (( $(echo "$(date +%s.%N) - $t < 5" | bc) )) || fail "notice time $t is not CLOCK_REALTIME"
+  # the same death injected by mpiexec, and an exit without finalize (code 0 after PMI init is a failure)
+  run "$MPIEXEC" --ft ulfm -n 3 --inject rank=0,after=0.3 "$FTHELPER" notices 1 -1 0 "$TOKEN"
+  expect_rc 0
+  [ "$(grep -c 'notice cmd=failed rank=0 cause=signaled code=9' "$TMP/out")" = 2 ] || fail "injected kill not announced"
+  # two failures in one job: both announced, in order
+  run "$MPIEXEC" --ft ulfm -n 4 --inject rank=1,after=0.2 --inject rank=3,after=0.5,signal=TERM \
+      "$FTHELPER" notices 2 -1 0 "$TOKEN"
+  expect_rc 0
+  for r in 0 2; do
+    expect_out "^rank $r notice cmd=failed rank=1 cause=signaled code=9 "
+    expect_out "^rank $r notice cmd=failed rank=3 cause=signaled code=15 "
+  done
+  expect_err '^mpiexec: 2 ranks failed during the job: rank 1 \(killed by signal 9\) at 0\.[0-9]+ s, rank 3 \(killed by signal 15\) at 0\.[0-9]+ s; survivors completed$'
+  # a rank that exits non-zero without finalize: cause exited, code N
+  run "$MPIEXEC" --ft ulfm -n 3 sh -c 'if [ "$PMI_RANK" = 1 ]; then sleep 0.3; exit 4; fi; exec "$0" notices 1 -1 0' "$FTHELPER" "$TOKEN"
+  expect_rc 0
+  [ "$(grep -c 'notice cmd=failed rank=1 cause=exited code=4 ' "$TMP/out")" = 2 ] || fail "exit 4 not announced"
+  expect_err 'rank 1 \(exited with code 4\) at '
+  expect_no_leftovers ;;
+ft_hang)
+  # A SIGSTOPped rank stops heartbeating: declared hung within timeout + period (+ scheduling slack),
+  # SIGKILLed, then announced with cause hung.
+  run "$MPIEXEC" --ft ulfm --detector-period 100 --detector-timeout 600 -n 3 --inject rank=1,after=0.5,signal=STOP \
+      "$FTHELPER" notices 1 -1 0 "$TOKEN"
+  expect_rc 0
+  for r in 0 2; do
+    expect_out "^rank $r notice cmd=failed rank=1 cause=hung code=9 "
+    after=$(sed -n "s/^rank $r notice .* after \\([0-9]*\\)\$/\\1/p" "$TMP/out")
+    # stopped at 500 ms, last heartbeat 400..500 ms: declared in [1000, 1100] ms; slack for a loaded machine
+    [ "$after" -ge 900 ] && [ "$after" -le 1600 ] || fail "rank $r got the hang notice after $after ms"
+  done
+  expect_err '^mpiexec: 1 rank failed during the job: rank 1 \(hung, killed\) at 1\.[0-9]{3} s; survivors completed$'
+  # cmd=bye stops the watch: a silent rank after bye is not hung
+  run "$MPIEXEC" --ft ulfm --detector-timeout 300 -n 2 "$FTHELPER" bye "$TOKEN"
+  expect_rc 0
+  [ ! -s "$TMP/err" ] || fail "unexpected stderr"
+  # a rank that never heartbeats is never declared hung
+  run "$MPIEXEC" --ft ulfm --detector-timeout 200 -n 2 "$HELPER" sleep 1 "$TOKEN"
+  expect_rc 0
+  [ ! -s "$TMP/err" ] || fail "unexpected stderr"
+  expect_no_leftovers ;;
+ft_suspect)
+  # Rank 0 reports rank 2 lost: mpiexec kills rank 2 and announces it as disappeared.
+  run "$MPIEXEC" --ft ulfm -n 3 "$FTHELPER" suspect 2 "$TOKEN"
+  expect_rc 0
+  for r in 0 1; do expect_out "^rank $r notice cmd=failed rank=2 cause=disappeared code=9 "; done
+  expect_err 'rank 2 \(disappeared, killed\) at 0\.[0-9]{3} s; survivors completed$'
+  expect_no_leftovers ;;
+ft_barrier)
+  # A rank dies while the others wait in a PMI barrier: they are released, finalize, and the job
+  # succeeds. Without FT mode the same death ends the job.
+  run "$MPIEXEC" --ft ulfm -n 4 "$FTHELPER" barrier 1 -1 0 "$TOKEN"
+  expect_rc 0
+  for r in 0 2 3; do expect_out "^rank $r released\$"; done
+  expect_err 'rank 1 \(killed by signal 9\)'
+  expect_faster 5
+  run "$MPIEXEC" -n 3 "$FTHELPER" barrier 1 -1 0 "$TOKEN"
+  expect_rc 137
+  expect_err '^mpiexec: rank 1 \(pid [0-9]+\) was killed by signal 9 \(Killed\); terminating the job$'
+  expect_no_leftovers ;;
+ft_exit_status)
+  # The first non-zero exit of a survivor (after finalize) is the job's status; the summary names it.
+  run "$MPIEXEC" --ft ulfm -n 3 "$FTHELPER" barrier 0 2 5 "$TOKEN"
+  expect_rc 5
+  expect_err '^mpiexec: 1 rank failed during the job: rank 0 \(killed by signal 9\) at [0-9.]+ s; surviving rank 2 exited with code 5$'
+  # nobody survives: the first failure's status
+  run "$MPIEXEC" --ft ulfm -n 2 sh -c 'exit 3' "$TOKEN"
+  expect_rc 3
+  expect_err 'no rank survived$'
+  # no failure: no summary line, status 0
+  run "$MPIEXEC" --ft ulfm -n 3 "$FTHELPER" barrier -1 -1 0 "$TOKEN"
+  expect_rc 0
+  [ ! -s "$TMP/err" ] || fail "unexpected stderr"
+  # MPI_Abort (PMI abort) still ends the whole job with its code
+  run "$MPIEXEC" --ft ulfm -n 3 "$PROBE" --abort 1:6 --token "$TOKEN"
+  expect_rc 6
+  expect_err '^mpiexec: rank 1 \(pid [0-9]+\) called MPI_Abort with code 6; terminating the job$'
+  # --timeout still ends an FT job
+  run "$MPIEXEC" --ft ulfm --timeout 1 -n 2 "$HELPER" sleep 30 "$TOKEN"
+  expect_rc 124
   expect_no_leftovers ;;
 hydra)
   run timeout 30 mpiexec.mpich -n 4 "$PROBE" --token "$TOKEN"
