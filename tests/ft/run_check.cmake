@@ -1,0 +1,31 @@
+# cmake -DCMD=<cmd|arg|...> [-DCOMPILE=<cmd|arg|...>] [-DEXPECT=<code>] [-DMATCH=<regex>] [-DMATCH2=<regex>]
+#       -P run_check.cmake
+# Optionally runs COMPILE first (it must exit 0), then CMD ("|" separates the words). Succeeds when CMD exits
+# with EXPECT (default 0), its output (stdout + stderr) matches MATCH and MATCH2 when given, and contains no
+# "FAIL". The output is echoed for the CTest log.
+if(DEFINED COMPILE)
+  string(REPLACE "|" ";" ccmd "${COMPILE}")
+  execute_process(COMMAND ${ccmd} RESULT_VARIABLE crc OUTPUT_VARIABLE cout ERROR_VARIABLE cout)
+  message("${cout}")
+  if(NOT "${crc}" STREQUAL "0")
+    message(FATAL_ERROR "compile step exited '${crc}'")
+  endif()
+endif()
+if(NOT DEFINED EXPECT)
+  set(EXPECT 0)
+endif()
+string(REPLACE "|" ";" cmd "${CMD}")
+execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+message("${out}")
+if(NOT "${rc}" STREQUAL "${EXPECT}")
+  message(FATAL_ERROR "expected exit status ${EXPECT}, got '${rc}'")
+endif()
+foreach(m MATCH MATCH2)
+  if(DEFINED ${m} AND NOT out MATCHES "${${m}}")
+    message(FATAL_ERROR "output does not match '${${m}}'")
+  endif()
+endforeach()
+if(out MATCHES "FAIL")
+  message(FATAL_ERROR "output contains FAIL")
+endif()
+message(STATUS "exit status ${rc} and output as expected")
