@@ -338,6 +338,19 @@ ft_exit_status)
   run "$MPIEXEC" --ft ulfm --timeout 1 -n 2 "$HELPER" sleep 30 "$TOKEN"
   expect_rc 124
   expect_no_leftovers ;;
+ft_mpi)
+  # The same with the real library: its service thread heartbeats, MPI_Finalize's fence does not wait
+  # for the dead.
+  run "$MPIEXEC" --ft ulfm --timeout 30 -n 4 "$BIN/launcher_ft_mpi_finalize" 1 300 "$TOKEN"
+  expect_rc 0
+  [ "$(grep -c finalizing "$TMP/out")" = 3 ] || fail "expected 3 ranks to finalize"
+  expect_err '^mpiexec: 1 rank failed during the job: rank 1 \(killed by signal 9\) at [0-9.]+ s; survivors completed$'
+  run "$MPIEXEC" --ft ulfm --timeout 30 --detector-timeout 500 -n 3 --inject rank=2,after=0.5,signal=STOP \
+      "$BIN/launcher_ft_mpi_finalize" -1 2000 "$TOKEN"
+  expect_rc 0
+  [ "$(grep -c finalizing "$TMP/out")" = 2 ] || fail "expected 2 ranks to finalize"
+  expect_err 'rank 2 \(hung, killed\) at [0-9.]+ s; survivors completed$'
+  expect_no_leftovers ;;
 hydra)
   run timeout 30 mpiexec.mpich -n 4 "$PROBE" --token "$TOKEN"
   expect_rc 0

@@ -1,0 +1,23 @@
+/* ft_mpi_finalize: a real MPI program under mpiexec --with-ft ulfm. Usage: ft_mpi_finalize VICTIM MS [TOKEN]
+ * Rank VICTIM raise(SIGKILL)s right after MPI_Init; every rank else sleeps MS milliseconds (its service
+ * thread heartbeats meanwhile), prints "rank R finalizing" and calls MPI_Finalize.
+ * PASS (decided by launcher_test.sh, case ft_mpi): exit status 0, every other rank finalizes, the summary
+ * line names the victim; with --inject signal=STOP instead, the stopped rank is declared hung. */
+#include <mpi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (argc < 3) return 64;
+  if (rank == atoi(argv[1])) raise(SIGKILL);
+  usleep((useconds_t)atoi(argv[2]) * 1000);
+  printf("rank %d finalizing\n", rank);
+  fflush(stdout);
+  MPI_Finalize();
+  return 0;
+}
