@@ -2,7 +2,8 @@
  *
  * Three modes:
  *  -s         (default) the last rank stops itself with raise(SIGSTOP) at an instant rank 0 chose (200 ms
- *             ahead, host-wide monotonic clock, see ft_bench.h). A stopped process sends no heartbeats, so
+ *             ahead plus a random 0 .. -j ms, default 100, so that the stop falls anywhere between two
+ *             heartbeats; host-wide monotonic clock, see ft_bench.h). A stopped process sends no heartbeats, so
  *             mpiexec must declare it hung after the detector timeout and kill it. The survivors poll
  *             MPIX_Comm_get_failed every millisecond and note when the failure appears; then they shrink
  *             and reduce. Prints
@@ -15,7 +16,7 @@
  *  -l SECONDS load run: all ranks do MPI_Allreduce(1 int) back to back for SECONDS (optionally sleeping -g µs
  *             between calls) and count errors and failures noticed; a healthy run has none. Prints
  *               <ranks> load <seconds> <allreduces> <failed_ranks_seen> <errors>
- * Other options: -T MS (the configured detector timeout, only printed), -W SECONDS (give up waiting for a
+ * Other options: -j JITTER_MS (see -s), -T MS (the configured detector timeout, only printed), -W SECONDS (give up waiting for a
  * detection after this long, default 20). */
 #include <signal.h>
 
@@ -75,9 +76,9 @@ int main(int argc, char **argv) {
 
   char mode = 's';
   double external_after = 0.0, load_seconds = 0.0, give_up = 20.0;
-  long timeout_ms = 0, gap_us = 0, victim = size - 1;
+  long timeout_ms = 0, gap_us = 0, victim = size - 1, jitter_ms = 100;
   int c;
-  while ((c = getopt(argc, argv, "se:l:T:W:g:v:")) != -1) {
+  while ((c = getopt(argc, argv, "se:l:T:W:g:v:j:")) != -1) {
     switch (c) {
       case 's': mode = 's'; break;
       case 'e': mode = 'e'; external_after = ftb_double_arg(argv[0], c, optarg); break;
@@ -86,9 +87,10 @@ int main(int argc, char **argv) {
       case 'W': give_up = ftb_double_arg(argv[0], c, optarg); break;
       case 'g': gap_us = ftb_long_arg(argv[0], c, optarg); break;
       case 'v': victim = ftb_long_arg(argv[0], c, optarg); break;
+      case 'j': jitter_ms = ftb_long_arg(argv[0], c, optarg); break;
       default:
         if (rank == 0)
-          fprintf(stderr, "usage: %s [-s | -e SECONDS [-v RANK] | -l SECONDS [-g GAP_US]] [-T MS] [-W SECONDS]\n",
+          fprintf(stderr, "usage: %s [-s [-j JITTER_MS] | -e SECONDS [-v RANK] | -l SECONDS [-g GAP_US]] [-T MS] [-W SECONDS]\n",
                   argv[0]);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
@@ -99,7 +101,8 @@ int main(int argc, char **argv) {
   }
 
   if (mode == 's') {
-    double stop_at = ftb_now() + 0.2;
+    srand((unsigned)getpid() ^ (unsigned)(ftb_now() * 1e6));
+    double stop_at = ftb_now() + 0.2 + (jitter_ms > 0 ? (double)(rand() % (int)jitter_ms) * 1e-3 : 0.0);
     ftb_check(MPI_Bcast(&stop_at, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD), "MPI_Bcast");
     ftb_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
     if (rank == victim) {
