@@ -25,7 +25,7 @@ int main(int argc, char **argv) {
     nvictims++;
     if (*p == ',') p++;
   }
-  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  ft_barrier_before_death(MPI_COMM_WORLD);
 
   int flag = is_victim[rank] ? ~(1 << (8 + rank)) : ~(1 << rank);
   MPI_Request req;

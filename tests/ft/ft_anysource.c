@@ -24,7 +24,7 @@ int main(int argc, char **argv) {
   MPI_Request req = MPI_REQUEST_NULL;
   int in = -1;
   if (rank == 0) CHECK_MPI(MPI_Irecv(&in, 1, MPI_INT, MPI_ANY_SOURCE, 5, MPI_COMM_WORLD, &req));
-  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  ft_barrier_before_death(MPI_COMM_WORLD);
   if (rank == 2) ft_die();
   ft_wait_failed(MPI_COMM_WORLD, 1, 10.0);
 

@@ -107,6 +107,34 @@ static inline int ft_is_failed(MPI_Comm comm, int r) {
   return found;
 }
 
+/* A barrier right before a rank dies on purpose. ULFM collectives are not uniform: once the victim has left
+ * the barrier it may die before a survivor's barrier has completed, and the survivor's failure sweep may then
+ * fail that barrier with MPI_ERR_PROC_FAILED. Both outcomes are correct; anything else is not. */
+static inline void ft_barrier_before_death(MPI_Comm comm) {
+  CHECK_CLASS2(MPI_Barrier(comm), MPI_SUCCESS, MPI_ERR_PROC_FAILED);
+}
+
+/* A synchronisation made of p2p only: every rank sends a token to every other rank, then receives one from
+ * each. When any rank leaves, every rank has entered, so a rank may die right after it without making an
+ * earlier collective fail elsewhere (its tokens were fully sent and are delivered). Returns the first error
+ * of a receive: a rank still inside may see MPI_ERR_REVOKED when faster ones already revoked `comm`. */
+static inline int ft_sync_all(MPI_Comm comm) {
+  int r, n;
+  MPI_Comm_rank(comm, &r);
+  MPI_Comm_size(comm, &n);
+  MPI_Request *req = malloc(sizeof(MPI_Request) * (size_t)n);
+  int token = 1, in = 0, rc = MPI_SUCCESS;
+  CHECK(req != NULL);
+  for (int q = 0; q < n; q++) req[q] = MPI_REQUEST_NULL;
+  for (int q = 0; q < n; q++)
+    if (q != r) CHECK_MPI(MPI_Isend(&token, 1, MPI_INT, q, 32000, comm, &req[q]));
+  for (int q = 0; q < n; q++)
+    if (q != r && rc == MPI_SUCCESS) rc = MPI_Recv(&in, 1, MPI_INT, q, 32000, comm, MPI_STATUS_IGNORE);
+  for (int q = 0; q < n; q++) MPI_Wait(&req[q], MPI_STATUS_IGNORE); /* a send to a rank that died since may fail */
+  free(req);
+  return rc;
+}
+
 /* The survivors of `comm` finish: shrink it (every survivor must call this), barrier on the shrunk
  * communicator, and its rank 0 prints "PASS <name>". Frees the shrunk communicator. */
 static inline void ft_pass(MPI_Comm comm, const char *name) {

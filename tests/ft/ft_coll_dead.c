@@ -13,7 +13,8 @@
  *  - a second call of the same collective on MPI_COMM_WORLD also returns an error or success as above (never
  *    hangs), and the failure is visible in MPIX_Comm_get_failed;
  *  - after MPIX_Comm_shrink the same collective on the shrunk communicator succeeds with the right result;
- *  - loop mode: every survivor completes exactly 2 Allreduces and fails the 3rd. */
+ *  - loop mode: every survivor completes 2 Allreduces and fails the 3rd (or, as collectives are not uniform under
+ *    failures, completes 1 and fails the 2nd, which the victim left just before dying). */
 #include "ft_check.h"
 
 enum { BARRIER, BCAST, REDUCE, ALLREDUCE, GATHER, SCATTER, ALLGATHER };
@@ -88,7 +89,9 @@ static int loop_mode(int rank, int size) {
   }
   free(wr);
   CHECK_CLASS(rc, MPI_ERR_PROC_FAILED);
-  CHECK(done == 2, "rank %d completed %d Allreduces, expected 2 (the victim died at its 3rd)", rank, done);
+  /* 1 is possible: the victim may leave its 2nd Allreduce and die before a survivor's 2nd has completed */
+  CHECK(done == 2 || done == 1, "rank %d completed %d Allreduces, expected 2 (the victim died at its 3rd)", rank,
+        done);
   return 0;
 }
 
@@ -110,7 +113,7 @@ int main(int argc, char **argv) {
     int *wr = malloc((size_t)size * sizeof(int));
     for (int i = 0; i < size; i++) wr[i] = i;
 
-    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    ft_barrier_before_death(MPI_COMM_WORLD);
     if (rank == victim) ft_die();
     for (int round = 0; round < 2; round++) {
       int rc = run(which, MPI_COMM_WORLD, root, wr);

@@ -6,7 +6,8 @@
  * (raise(SIGKILL)) at its 5th iteration instead of calling Allreduce.
  *
  * PASS when, on every survivor:
- *  - the loop stops with MPI_ERR_PROC_FAILED or MPI_ERR_REVOKED within iteration 5 (4 successful rounds before),
+ *  - the loop stops with MPI_ERR_PROC_FAILED or MPI_ERR_REVOKED at iteration 5 (4 successful rounds before; or
+ *    at iteration 4, as rank 3 may die after leaving its 4th Allreduce before a survivor has left its own),
  *    and the handler ran at least once with that code;
  *  - MPIX_Comm_shrink(work) gives a communicator of 5 ranks, in the old order, that is not revoked;
  *  - 20 Allreduces on it give the sum of the survivors' world ranks (15 - 3 = 12);
@@ -41,7 +42,9 @@ int main(int argc, char **argv) {
     if (rc != MPI_SUCCESS) break;
     CHECK(sum == 15, "iteration %d: sum %d", it, sum);
   }
-  CHECK(it == 4, "the loop stopped at iteration %d, expected 4", it);
+  /* 3 is possible too: rank 3 may leave its 4th Allreduce (it == 3) and die before a survivor's has completed,
+     and collectives are not uniform under failures */
+  CHECK(it == 4 || it == 3, "the loop stopped at iteration %d, expected 4 (or 3)", it);
   CHECK(check_class_of(rc) == MPI_ERR_PROC_FAILED || check_class_of(rc) == MPI_ERR_REVOKED, "code %d", rc);
   CHECK(handler_calls >= 1 && handler_last == rc, "the error handler ran %d times", handler_calls);
   int revoked = 0;

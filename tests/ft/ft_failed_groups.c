@@ -56,7 +56,7 @@ int main(int argc, char **argv) {
   expect_acked(MPI_COMM_WORLD, 0, NULL, "get_acked before failures");
   CHECK_MPI(MPIX_Comm_ack_failed(MPI_COMM_WORLD, 5, &n));
   CHECK(n == 0, "ack_failed before failures: %d", n);
-  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  ft_barrier_before_death(MPI_COMM_WORLD);
 
   if (rank == 3) ft_die();
   ft_wait_failed(MPI_COMM_WORLD, 1, 10.0);

@@ -13,7 +13,7 @@ int main(int argc, char **argv) {
   int rank, size;
   ft_init(&argc, &argv, &rank, &size);
   CHECK(size == 5, "needs 5 ranks");
-  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  ft_barrier_before_death(MPI_COMM_WORLD);
   if (rank == 1) ft_die();
   MPI_Request r = MPI_REQUEST_NULL;
   int x = 0;

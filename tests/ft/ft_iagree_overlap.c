@@ -44,7 +44,7 @@ int main(int argc, char **argv) {
   CHECK_MPI(overlap(&flag, &steps, &acc));
   CHECK(flag == ~0xf, "round 1 flag %#x", flag);
   if (rank == 0) CHECK(steps >= 1, "rank 0 computed %ld steps while agreeing", steps);
-  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  ft_barrier_before_death(MPI_COMM_WORLD);
 
   flag = ~(1 << rank);
   if (rank == 3) {

@@ -18,7 +18,7 @@ int main(int argc, char **argv) {
   MPI_Comm half;
   CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, rank / 2, rank, &half));
   CHECK_MPI(MPI_Comm_set_errhandler(half, MPI_ERRORS_RETURN));
-  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  ft_barrier_before_death(MPI_COMM_WORLD);
   if (rank == 3) ft_die();
   ft_wait_failed(MPI_COMM_WORLD, 1, 10.0);
   CHECK(ft_is_failed(MPI_COMM_WORLD, 3));

@@ -37,7 +37,7 @@ int main(int argc, char **argv) {
     check_fill(last, sizeof last, 77);
     CHECK_MPI(MPI_Send(last, sizeof last, MPI_BYTE, 2, 7, MPI_COMM_WORLD));
   }
-  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  ft_barrier_before_death(MPI_COMM_WORLD);
   if (rank == VICTIM) ft_die();
 
   /* pending operations initiated before the failure complete with the error */
