@@ -1,8 +1,8 @@
 /* ft_finalize — MPI_Finalize after failures, without any repair. 5 ranks, --with-ft ulfm.
  *
  * Rank 1 dies at once after MPI_Init's barrier; rank 3 dies while the others are inside an Allreduce that
- * fails; nobody acknowledges, revokes or shrinks. A survivor may even still have a receive from a dead rank
- * pending (rank 4 leaves an Irecv from 3 unfinished... then completes it with the error).
+ * fails; nobody acknowledges, revokes or shrinks. Rank 4 had an Irecv from rank 3 pending when 3 died: its
+ * Wait returns MPI_ERR_PROC_FAILED.
  *
  * PASS when every survivor returns from MPI_Finalize and exits 0, mpiexec exits 0 (checked by CTest's exit
  * status) and prints its one-line failure summary naming ranks 1 and 3 (checked by the ft_finalize_summary
