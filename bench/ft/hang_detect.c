@@ -16,6 +16,7 @@
  *  -l SECONDS load run: all ranks do MPI_Allreduce(1 int) back to back for SECONDS (optionally sleeping -g µs
  *             between calls) and count errors and failures noticed; a healthy run has none. Prints
  *               <ranks> load <seconds> <allreduces> <failed_ranks_seen> <errors>
+ *             and a rank that saw a failure or an error exits with status 1.
  * Other options: -j JITTER_MS (see -s), -T MS (the configured detector timeout, only printed), -W SECONDS (give up waiting for a
  * detection after this long, default 20). */
 #include <signal.h>
@@ -75,6 +76,7 @@ int main(int argc, char **argv) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 
   char mode = 's';
+  int false_positive = 0;  // -l: a failure was seen or an error returned (the rank then exits with 1)
   double external_after = 0.0, load_seconds = 0.0, give_up = 20.0;
   long timeout_ms = 0, gap_us = 0, victim = size - 1, jitter_ms = 100;
   int c;
@@ -142,6 +144,7 @@ int main(int argc, char **argv) {
       if (gap_us > 0) ftb_sleep((double)gap_us * 1e-6);
     }
     const int failed = failed_count(MPI_COMM_WORLD);
+    false_positive = errors > 0 || failed != 0;
     if (errors > 0 || failed != 0) {
       fprintf(stderr, "rank %d: %ld error(s), %d failed rank(s) known after %.1f s\n", rank, errors, failed,
               ftb_now() - start);
@@ -161,5 +164,5 @@ int main(int argc, char **argv) {
     fflush(stdout);
   }
   MPI_Finalize();
-  return 0;
+  return false_positive ? 1 : 0;
 }

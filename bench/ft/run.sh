@@ -10,7 +10,8 @@
 #     kill      MPIX_Comm_shrink while the last rank dies by raise(SIGKILL), then shrink with the failure known
 #     hang      time to declare a SIGSTOPped rank (self-stopped, and by mpiexec --inject ...,signal=STOP)
 #     load      false positives of the detector during a loaded run (2 busy loops + ranks doing allreduces)
-#     detect    crash-detection latency: runs bench/ft_detect/run.sh with the same build dir, if it exists
+#     detect    crash-detection latency: bench/ft_detect (another component's driver, built with cc) at each
+#               rank count, 4 x ROUNDS kills each; uses bench/ft_detect/run.sh instead if that exists
 #   -n LIST     rank counts for agree, revoke, shrink and kill (default: 2,4,8,16)
 #   -r ROUNDS   rounds of the agree part; runs of the kill and hang parts (default: 5)
 #   -O ROUNDS   rounds of the overhead part, each running FT off and on in alternating order (default: 9)
@@ -285,8 +286,12 @@ if has_part load; then
   failed=$(awk '!/^#/ && $2 == "load" { if ($5 > m) m = $5 } END { print m + 0 }' "$f")
   errors=$(awk '!/^#/ && $2 == "load" { if ($6 > m) m = $6 } END { print m + 0 }' "$f")
   calls=$(field "$f" load 4)
-  printf "%-12s %10s %14s %16s %8s %16s\n" seconds allreduces "failures seen" "errors returned" status "load average"
-  printf "%-12s %10s %14s %16s %8s %16s\n" "$load_seconds" "${calls:--}" "$failed" "$errors" "$st" "$loadavg"
+  # mpiexec's summary line ("N rank(s) failed during the job: ...") counts ranks it declared failed
+  declared=$(sed -n 's/.*: \([0-9][0-9]*\) ranks\{0,1\} failed during the job.*/\1/p' "$f.err" | head -n 1)
+  printf "%-8s %10s %14s %16s %18s %7s %13s\n" seconds allreduces "failures seen" "errors returned" \
+    "mpiexec declared" status "load average"
+  printf "%-8s %10s %14s %16s %18s %7s %13s\n" "$load_seconds" "${calls:--}" "$failed" "$errors" "${declared:-0}" \
+    "$st" "$loadavg"
   grep -i "fail\|hung" "$f.err" >&2 || true
 fi
 
@@ -297,8 +302,18 @@ if has_part detect; then
     say "detect: bench/ft_detect/run.sh $build"
     echo "== crash detection (bench/ft_detect/run.sh) =="
     timeout -k 5 600 "$repo/bench/ft_detect/run.sh" "$build" || echo "(bench/ft_detect/run.sh failed: status $?)"
+  elif [ -f "$repo/bench/ft_detect/ft_detect.c" ] &&
+    cc -O2 -o "$work/ft_detect" "$repo/bench/ft_detect/ft_detect.c" >"$work/build.ft_detect.log" 2>&1; then
+    echo "== Crash detection (bench/ft_detect): raise(SIGKILL) -> every survivor read the notice, $((4 * rounds)) kills =="
+    for n in "${ranks[@]}"; do
+      [ "$n" -ge 2 ] || continue
+      say "detect: $n ranks"
+      timeout -k 5 "$run_limit" "$work/ft_detect" --mpiexec "$mpiexec" --np "$n" --runs "$((4 * rounds))" \
+        >"$work/detect.$n" 2>&1 || { say "ft_detect failed at $n ranks:"; tail -n 5 "$work/detect.$n" >&2; }
+      grep '^ft_detect:' "$work/detect.$n" || echo "ft_detect: $n ranks: -"
+    done
   else
-    echo "== crash detection: bench/ft_detect/run.sh is not there yet (skipped) =="
+    echo "== crash detection: bench/ft_detect is not there (or does not build) yet (skipped) =="
   fi
 fi
 echo
