@@ -12,7 +12,9 @@
 
 namespace ftmpi::ft {
 
-enum class Cause : std::uint8_t { exited = 1, signaled = 2, hung = 3, node_lost = 4, disappeared = 5 };
+// `reported`: learned from a peer's protocol message (a revoke carries what the revoker knew); the
+// launcher's own notice follows. Safe because every notice is true (fail-stop enforced by mpiexec).
+enum class Cause : std::uint8_t { exited = 1, signaled = 2, hung = 3, node_lost = 4, disappeared = 5, reported = 6 };
 
 struct FailureRecord {
   int world_rank;

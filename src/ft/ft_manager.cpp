@@ -1,6 +1,7 @@
 #include "ft/ft_manager.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "ft/agree_wire.h"
 #include "ft/revoke.h"
@@ -65,8 +66,24 @@ void FtManager::revoke(ftmpi_comm_s* c, int from) {
   // 2. purge pending matching on both contexts, 3. wake waiters (their requests complete now)
   rt_.engine().purge_contexts(c->ctx_pt2pt, c->ctx_coll, Status(Errc::revoked, "the communicator has been revoked"));
   // 4. reliable broadcast: every member forwards on first receipt, so the revoke reaches every survivor
-  //    even if this process dies half-way.
-  for (int r : forward) rt_.engine().send_ft_frame(c->world_rank(r), c->ctx_pt2pt, kRevoke, {});
+  //    even if this process dies half-way. The frame carries the failures this process knows of, so a
+  //    process interrupted by the revoke knows at least as much as the revoker (MPIX_Comm_get_failed after
+  //    MPI_ERR_REVOKED names the culprit even if the launcher's notice is still on its way).
+  std::vector<std::byte> known;
+  for (const FailureRecord& rec : failures_.records()) {
+    const auto* p = reinterpret_cast<const std::byte*>(&rec.world_rank);
+    known.insert(known.end(), p, p + sizeof(std::int32_t));
+  }
+  for (int r : forward) rt_.engine().send_ft_frame(c->world_rank(r), c->ctx_pt2pt, kRevoke, known);
+}
+
+void FtManager::learn_failures(std::span<const std::byte> payload) {
+  for (std::size_t off = 0; off + sizeof(std::int32_t) <= payload.size(); off += sizeof(std::int32_t)) {
+    std::int32_t w;
+    std::memcpy(&w, payload.data() + off, sizeof w);
+    if (w >= 0 && w < failures_.world_size() && w != rt_.world_rank())
+      failures_.mark_failed(FailureRecord{w, Cause::reported, 0, 0.0});
+  }
 }
 
 // --- failure knowledge --------------------------------------------------------------------------------
@@ -186,6 +203,7 @@ void FtManager::on_ft_frame(int src_world, std::uint32_t context, int kind, std:
   ftmpi_comm_s* c = it->second;
   switch (kind) {
     case kRevoke:
+      learn_failures(payload);
       revoke(c, c->group->rank_of_world(src_world));
       return;
     case kAgree:

@@ -76,6 +76,8 @@ class FtManager final : public p2p::FtHandler {
   void flush(ftmpi_comm_s* c, Agreement& a, std::uint64_t id);
   void feed_failures(ftmpi_comm_s* c, Agreement& a);
   void handle_agree(ftmpi_comm_s* c, int src_world, std::span<const std::byte> payload);
+  // Failures named by a peer's revoke frame (world ranks, i32 each).
+  void learn_failures(std::span<const std::byte> payload);
 
   struct Early {
     int src_world;
