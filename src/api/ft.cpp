@@ -17,7 +17,7 @@ using ftmpi::Errc;
 using ftmpi::Status;
 using ftmpi::api::ret;
 using ftmpi::api::rt;
-using ftmpi::ft::AgreeOutcome;
+using ftmpi::ft::Agreement;
 using ftmpi::ft::Bits;
 
 namespace {
@@ -37,17 +37,15 @@ MPI_Group group_of(const ftmpi_comm_s* c, const std::vector<int>& comm_ranks) {
 class FlagAgreement final : public ftmpi::p2p::GenericOp {
  public:
   FlagAgreement(ftmpi_comm_s* c, int* flag, bool report_failures, std::vector<int> acked_before)
-      : c_(c), flag_(flag), report_(report_failures), acked_before_(std::move(acked_before)) {
-    inner_ = rt().ft().start_agreement(c, Bits{0xffffffff00000000ull | static_cast<std::uint32_t>(*flag)}, &out_);
-  }
-  ~FlagAgreement() override {
-    if (inner_) rt().engine().release(inner_);
-  }
+      : flag_(flag),
+        report_(report_failures),
+        acked_before_(std::move(acked_before)),
+        a_(rt().ft().start_agreement(c, Bits{0xffffffff00000000ull | static_cast<std::uint32_t>(*flag)})) {}
   bool progress() override {
-    if (!inner_->complete) return false;
-    *flag_ = static_cast<int>(static_cast<std::uint32_t>(out_.value.empty() ? 0 : out_.value[0]));
+    if (!a_.decided()) return false;
+    *flag_ = static_cast<int>(static_cast<std::uint32_t>(a_.value().empty() ? 0 : a_.value()[0]));
     if (report_) {
-      for (int r : out_.failed.ranks()) {
+      for (int r : a_.failed().ranks()) {
         bool acked = false;
         for (int a : acked_before_) acked |= (a == r);
         if (!acked) {
@@ -60,12 +58,10 @@ class FlagAgreement final : public ftmpi::p2p::GenericOp {
   }
 
  private:
-  ftmpi_comm_s* c_;
   int* flag_;
   bool report_;
   std::vector<int> acked_before_;
-  AgreeOutcome out_;
-  ftmpi::p2p::Request* inner_ = nullptr;
+  const Agreement& a_;
 };
 
 int iagree(MPI_Comm comm, int* flag, MPI_Request* request, bool report, const char* fn) {
@@ -95,17 +91,12 @@ int agree(MPI_Comm comm, int* flag, bool report, const char* fn) {
 // same communicator everywhere: the survivors in their old order, the parent's error handler.
 class Shrink final : public ftmpi::p2p::GenericOp {
  public:
-  Shrink(ftmpi_comm_s* c, MPI_Comm* out) : c_(c), out_(out) {
-    const auto& mask = rt().contexts().free_mask();
-    inner_ = rt().ft().start_agreement(c, Bits(mask.begin(), mask.end()), &agreed_);
-  }
-  ~Shrink() override {
-    if (inner_) rt().engine().release(inner_);
-  }
+  Shrink(ftmpi_comm_s* c, MPI_Comm* out)
+      : c_(c), out_(out), a_(rt().ft().start_agreement(c, mask_bits(rt().contexts().free_mask()))) {}
   bool progress() override {
-    if (!inner_->complete) return false;
+    if (!a_.decided()) return false;
     ftmpi::comm::ContextAllocator::Mask common{};
-    for (std::size_t i = 0; i < common.size() && i < agreed_.value.size(); ++i) common[i] = agreed_.value[i];
+    for (std::size_t i = 0; i < common.size() && i < a_.value().size(); ++i) common[i] = a_.value()[i];
     auto slot = ftmpi::comm::ContextAllocator::lowest_common(common);
     if (!slot.ok()) {
       result = slot.status();
@@ -118,7 +109,7 @@ class Shrink final : public ftmpi::p2p::GenericOp {
     }
     std::vector<int> world;
     for (int r = 0; r < c_->size; ++r)
-      if (!agreed_.failed.contains(r)) world.push_back(c_->world_rank(r));
+      if (!a_.failed().contains(r)) world.push_back(c_->world_rank(r));
     ftmpi_comm_s* n = ftmpi::comm::make_comm(ftmpi::comm::make_group(std::move(world), rt().world_rank()), ctx, c_);
     rt().ft().register_comm(n);
     *out_ = n;
@@ -126,10 +117,10 @@ class Shrink final : public ftmpi::p2p::GenericOp {
   }
 
  private:
+  static Bits mask_bits(const ftmpi::comm::ContextAllocator::Mask& m) { return Bits(m.begin(), m.end()); }
   ftmpi_comm_s* c_;
   MPI_Comm* out_;
-  AgreeOutcome agreed_;
-  ftmpi::p2p::Request* inner_ = nullptr;
+  const Agreement& a_;
 };
 
 int ishrink(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request, bool need_revoked, const char* fn) {

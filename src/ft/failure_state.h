@@ -1,5 +1,5 @@
 // What this process knows about failed processes of the job: a set of world ranks and an epoch that moves
-// every time the set grows. Written only by the service thread (ft/service.*) — or by the engine when a
+// every time the set grows (and when a communicator is revoked, see bump()). Written only by the service thread (ft/service.*) — or by the engine when a
 // transport loses a peer — and read by the application thread; no locks, only atomics.
 //
 // Fault-free cost: the progress loop does one relaxed load of `epoch()` per pass and compares it with the
@@ -54,6 +54,10 @@ class FailureState {
     epoch_.fetch_add(1, std::memory_order_release);
     return true;
   }
+
+  // Move the epoch without a new failure: a communicator was revoked. The epoch is the one word the fault-free
+  // path reads (per progress pass and per operation start), so every fault-tolerance event moves it.
+  void bump() { epoch_.fetch_add(1, std::memory_order_release); }
 
   std::vector<FailureRecord> records() const {
     while (records_lock_.test_and_set(std::memory_order_acquire)) {

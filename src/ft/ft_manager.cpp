@@ -11,24 +11,6 @@
 
 namespace ftmpi::ft {
 
-namespace {
-// The request of an agreement: done when the instance has decided.
-class AgreeOp final : public p2p::GenericOp {
- public:
-  AgreeOp(const Agreement& a, AgreeOutcome* out) : a_(a), out_(out) {}
-  bool progress() override {
-    if (!a_.decided()) return false;
-    out_->value = a_.value();
-    out_->failed = a_.failed();
-    return true;
-  }
-
- private:
-  const Agreement& a_;
-  AgreeOutcome* out_;
-};
-}  // namespace
-
 FtManager::FtManager(Runtime& rt, FailureState& failures, bool ft_mode)
     : rt_(rt), failures_(failures), ft_mode_(ft_mode) {}
 
@@ -63,6 +45,7 @@ void FtManager::revoke(ftmpi_comm_s* c, int from) {
   // 1. mark (the flood decides whether this is the first time and whom to forward to)
   std::vector<int> forward = RevokeFlood(c->rank, c->size).trigger(from);
   if (c->revoked.exchange(true)) return;
+  failures_.bump();  // operation starts check the epoch first: now they look at the revoked flag too
   // 2. purge pending matching on both contexts, 3. wake waiters (their requests complete now)
   rt_.engine().purge_contexts(c->ctx_pt2pt, c->ctx_coll, Status(Errc::revoked, "the communicator has been revoked"));
   // 4. reliable broadcast: every member forwards on first receipt, so the revoke reaches every survivor
@@ -162,16 +145,14 @@ void FtManager::flush(ftmpi_comm_s* c, Agreement& a, std::uint64_t id) {
   }
 }
 
-p2p::Request* FtManager::start_agreement(ftmpi_comm_s* c, Bits contribution, AgreeOutcome* out) {
+const Agreement& FtManager::start_agreement(ftmpi_comm_s* c, Bits contribution) {
   CommFt& s = state(c);
   std::uint64_t id = s.next_instance++;
   Agreement& a = instance(c, id);
   std::vector<int> known = failed_members(c);
   a.start(std::move(contribution), RankSet(known));
   flush(c, a, id);
-  p2p::Request* r = rt_.engine().start_generic(std::make_unique<AgreeOp>(a, out));
-  r->comm = c;
-  return r;
+  return a;
 }
 
 void FtManager::handle_agree(ftmpi_comm_s* c, int src_world, std::span<const std::byte> payload) {

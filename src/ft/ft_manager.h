@@ -29,12 +29,6 @@ class Service;
 // FT frame sub-kinds (Envelope::tag of FrameKind::ft).
 enum FtFrame : int { kRevoke = 1, kAgree = 2 };
 
-// Outcome of an agreement, filled when its request completes.
-struct AgreeOutcome {
-  Bits value;
-  RankSet failed;  // communicator ranks
-};
-
 class FtManager final : public p2p::FtHandler {
  public:
   FtManager(Runtime& rt, FailureState& failures, bool ft_mode);
@@ -60,9 +54,10 @@ class FtManager final : public p2p::FtHandler {
   // §1.2.1: the receive reports MPI_ERR_PROC_FAILED_PENDING and stays valid).
   bool any_source_blocked(const p2p::Request* r);
 
-  // Start this process's part of the next agreement instance on `c` with `contribution`. Returns a request
-  // that completes when the instance decides; `*out` is then filled.
-  p2p::Request* start_agreement(ftmpi_comm_s* c, Bits contribution, AgreeOutcome* out);
+  // Start this process's part of the next agreement instance on `c` with `contribution`. The instance lives
+  // as long as the communicator's FT state; callers poll decided() from a GenericOp (api/ft.cpp), the
+  // progress loop feeds it messages and failures.
+  const Agreement& start_agreement(ftmpi_comm_s* c, Bits contribution);
 
   // FtHandler
   void on_ft_frame(int src_world, std::uint32_t context, int kind, std::span<const std::byte> payload) override;
