@@ -148,6 +148,12 @@ void FtManager::flush(ftmpi_comm_s* c, Agreement& a, std::uint64_t id) {
 const Agreement& FtManager::start_agreement(ftmpi_comm_s* c, Bits contribution) {
   CommFt& s = state(c);
   std::uint64_t id = s.next_instance++;
+  // Forget old decided instances. An instance is only needed while some live member may still send it an
+  // UP, i.e. while that member has not decided it; every later decision needs that member to have started the
+  // later instance, so only as many instances as a process keeps outstanding (iagree) can be needed.
+  while (!s.agreements.empty() && s.agreements.begin()->first + kAgreementsKept < id &&
+         s.agreements.begin()->second->decided())
+    s.agreements.erase(s.agreements.begin());
   Agreement& a = instance(c, id);
   std::vector<int> known = failed_members(c);
   a.start(std::move(contribution), RankSet(known));
@@ -163,10 +169,11 @@ void FtManager::handle_agree(ftmpi_comm_s* c, int src_world, std::span<const std
     log::warn("dropping malformed agreement message from rank %d", src_world);
     return;
   }
-  if (id > c->ft->next_instance + 1024) {
+  if (id > c->ft->next_instance + kAgreementsKept) {
     log::warn("dropping agreement message for implausible instance %llu", static_cast<unsigned long long>(id));
     return;
   }
+  if (id + kAgreementsKept < c->ft->next_instance && !c->ft->agreements.count(id)) return;  // long forgotten
   Agreement& a = instance(c, id);
   a.on_message(src, m);
   flush(c, a, id);

@@ -26,6 +26,10 @@ namespace ftmpi::ft {
 
 class Service;
 
+// Decided agreement instances kept per communicator (bounds memory; docs/fault-tolerance.md: at most this
+// many iagree/ishrink may be outstanding on one communicator at a time).
+inline constexpr std::uint64_t kAgreementsKept = 1024;
+
 // FT frame sub-kinds (Envelope::tag of FrameKind::ft).
 enum FtFrame : int { kRevoke = 1, kAgree = 2 };
 
