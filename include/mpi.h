@@ -271,6 +271,75 @@ FTMPI_API extern struct ftmpi_op_s ftmpi_op_max, ftmpi_op_min, ftmpi_op_sum, ftm
 #define MPI_ERR_INVALIDATED MPI_ERR_REVOKED
 #define MPI_ERR_LASTCODE 0x3fffffff
 
+/* ---- constants of the later chapters (ftmpi's own values) -------------------------------------- */
+/* datatype constructors and decoding */
+#define MPI_ORDER_C 56
+#define MPI_ORDER_FORTRAN 57
+#define MPI_DISTRIBUTE_BLOCK 121
+#define MPI_DISTRIBUTE_CYCLIC 122
+#define MPI_DISTRIBUTE_NONE 123
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
+#define MPI_COMBINER_NAMED 1
+#define MPI_COMBINER_DUP 2
+#define MPI_COMBINER_CONTIGUOUS 3
+#define MPI_COMBINER_VECTOR 4
+#define MPI_COMBINER_HVECTOR 5
+#define MPI_COMBINER_INDEXED 6
+#define MPI_COMBINER_HINDEXED 7
+#define MPI_COMBINER_INDEXED_BLOCK 8
+#define MPI_COMBINER_HINDEXED_BLOCK 9
+#define MPI_COMBINER_STRUCT 10
+#define MPI_COMBINER_SUBARRAY 11
+#define MPI_COMBINER_DARRAY 12
+#define MPI_COMBINER_F90_REAL 13
+#define MPI_COMBINER_F90_COMPLEX 14
+#define MPI_COMBINER_F90_INTEGER 15
+#define MPI_COMBINER_RESIZED 16
+#define MPI_TYPECLASS_REAL 1
+#define MPI_TYPECLASS_INTEGER 2
+#define MPI_TYPECLASS_COMPLEX 3
+
+/* one-sided communication: window attribute keys, flavours, memory models, assertions, lock types */
+#define MPI_WIN_BASE 0x66000001
+#define MPI_WIN_SIZE 0x66000003
+#define MPI_WIN_DISP_UNIT 0x66000005
+#define MPI_WIN_CREATE_FLAVOR 0x66000007
+#define MPI_WIN_MODEL 0x66000009
+#define MPI_WIN_FLAVOR_CREATE 1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC 3
+#define MPI_WIN_FLAVOR_SHARED 4
+#define MPI_WIN_SEPARATE 1
+#define MPI_WIN_UNIFIED 2
+#define MPI_MODE_NOCHECK 1024
+#define MPI_MODE_NOSTORE 2048
+#define MPI_MODE_NOPUT 4096
+#define MPI_MODE_NOPRECEDE 8192
+#define MPI_MODE_NOSUCCEED 16384
+#define MPI_LOCK_EXCLUSIVE 234
+#define MPI_LOCK_SHARED 235
+
+/* MPI-IO: access modes, seek whence, views */
+#define MPI_MODE_CREATE 1
+#define MPI_MODE_RDONLY 2
+#define MPI_MODE_WRONLY 4
+#define MPI_MODE_RDWR 8
+#define MPI_MODE_DELETE_ON_CLOSE 16
+#define MPI_MODE_UNIQUE_OPEN 32
+#define MPI_MODE_EXCL 64
+#define MPI_MODE_APPEND 128
+#define MPI_MODE_SEQUENTIAL 256
+#define MPI_SEEK_SET 600
+#define MPI_SEEK_CUR 602
+#define MPI_SEEK_END 604
+#define MPI_DISPLACEMENT_CURRENT ((MPI_Offset)-54278278)
+#define MPI_MAX_DATAREP_STRING 128
+
+/* language interoperability: a Fortran status is the C status seen as MPI_Fint words */
+#define MPI_F_STATUS_SIZE ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))
+#define MPI_F_STATUS_IGNORE ((MPI_Fint *)0)
+#define MPI_F_STATUSES_IGNORE ((MPI_Fint *)0)
+
 /* ---- callback types ------------------------------------------------------------------------------- */
 typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
 typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *code, ...);
@@ -279,6 +348,53 @@ typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval, void 
                                         void *attribute_val_in, void *attribute_val_out, int *flag);
 typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int comm_keyval, void *attribute_val,
                                           void *extra_state);
+
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval, void *attribute_val,
+                                          void *extra_state);
+typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval, void *extra_state, void *attribute_val_in,
+                                       void *attribute_val_out, int *flag);
+typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval, void *attribute_val, void *extra_state);
+/* deprecated MPI-1 names of the communicator attribute callbacks */
+typedef int MPI_Copy_function(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
+                              void *attribute_val_out, int *flag);
+typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state);
+typedef void MPI_Win_errhandler_function(MPI_Win *win, int *code, ...);
+typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn;
+typedef void MPI_File_errhandler_function(MPI_File *file, int *code, ...);
+typedef MPI_File_errhandler_function MPI_File_errhandler_fn;
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+typedef int MPI_Datarep_extent_function(MPI_Datatype datatype, MPI_Aint *file_extent, void *extra_state);
+typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype, int count, void *filebuf,
+                                            MPI_Offset position, void *extra_state);
+#define MPI_CONVERSION_FN_NULL ((MPI_Datarep_conversion_function *)0)
+
+/* Predefined attribute callbacks: real functions (NULL_COPY: not copied; DUP: copies the value;
+ * NULL_DELETE: nothing to do). */
+FTMPI_API int ftmpi_comm_null_copy_fn(MPI_Comm, int, void *, void *, void *, int *);
+FTMPI_API int ftmpi_comm_dup_fn(MPI_Comm, int, void *, void *, void *, int *);
+FTMPI_API int ftmpi_comm_null_delete_fn(MPI_Comm, int, void *, void *);
+FTMPI_API int ftmpi_type_null_copy_fn(MPI_Datatype, int, void *, void *, void *, int *);
+FTMPI_API int ftmpi_type_dup_fn(MPI_Datatype, int, void *, void *, void *, int *);
+FTMPI_API int ftmpi_type_null_delete_fn(MPI_Datatype, int, void *, void *);
+FTMPI_API int ftmpi_win_null_copy_fn(MPI_Win, int, void *, void *, void *, int *);
+FTMPI_API int ftmpi_win_dup_fn(MPI_Win, int, void *, void *, void *, int *);
+FTMPI_API int ftmpi_win_null_delete_fn(MPI_Win, int, void *, void *);
+#define MPI_COMM_NULL_COPY_FN ftmpi_comm_null_copy_fn
+#define MPI_COMM_DUP_FN ftmpi_comm_dup_fn
+#define MPI_COMM_NULL_DELETE_FN ftmpi_comm_null_delete_fn
+#define MPI_NULL_COPY_FN ftmpi_comm_null_copy_fn
+#define MPI_DUP_FN ftmpi_comm_dup_fn
+#define MPI_NULL_DELETE_FN ftmpi_comm_null_delete_fn
+#define MPI_TYPE_NULL_COPY_FN ftmpi_type_null_copy_fn
+#define MPI_TYPE_DUP_FN ftmpi_type_dup_fn
+#define MPI_TYPE_NULL_DELETE_FN ftmpi_type_null_delete_fn
+#define MPI_WIN_NULL_COPY_FN ftmpi_win_null_copy_fn
+#define MPI_WIN_DUP_FN ftmpi_win_dup_fn
+#define MPI_WIN_NULL_DELETE_FN ftmpi_win_null_delete_fn
 
 /* ---- functions: every one also exists as PMPI_ --------------------------------------------------- */
 #define FTMPI_DECL(ret, name, args) FTMPI_API ret MPI_##name args; FTMPI_API ret PMPI_##name args
@@ -369,7 +485,7 @@ FTMPI_DECL(int, Get_elements_x, (const MPI_Status *status, MPI_Datatype datatype
 FTMPI_DECL(int, Status_set_elements, (MPI_Status * status, MPI_Datatype datatype, int count));
 FTMPI_DECL(int, Status_set_cancelled, (MPI_Status * status, int flag));
 
-/* datatypes (predefined in the foundation; derived ones come with the breadth issue) */
+/* datatypes */
 FTMPI_DECL(int, Type_size, (MPI_Datatype datatype, int *size));
 FTMPI_DECL(int, Type_size_x, (MPI_Datatype datatype, MPI_Count *size));
 FTMPI_DECL(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent));
@@ -380,6 +496,32 @@ FTMPI_DECL(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype 
 FTMPI_DECL(int, Type_vector, (int count, int blocklength, int stride, MPI_Datatype oldtype,
                               MPI_Datatype *newtype));
 FTMPI_DECL(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype));
+FTMPI_DECL(int, Type_create_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                                      MPI_Datatype *newtype));
+FTMPI_DECL(int, Type_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                               MPI_Datatype *newtype)); /* MPI-1 name of Type_create_hvector */
+FTMPI_DECL(int, Type_indexed, (int count, const int array_of_blocklengths[], const int array_of_displacements[],
+                               MPI_Datatype oldtype, MPI_Datatype *newtype));
+FTMPI_DECL(int, Type_create_hindexed, (int count, const int array_of_blocklengths[],
+                                       const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                                       MPI_Datatype *newtype));
+FTMPI_DECL(int, Type_create_indexed_block, (int count, int blocklength, const int array_of_displacements[],
+                                            MPI_Datatype oldtype, MPI_Datatype *newtype));
+FTMPI_DECL(int, Type_create_hindexed_block, (int count, int blocklength, const MPI_Aint array_of_displacements[],
+                                             MPI_Datatype oldtype, MPI_Datatype *newtype));
+FTMPI_DECL(int, Type_create_struct, (int count, const int array_of_blocklengths[],
+                                     const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[],
+                                     MPI_Datatype *newtype));
+FTMPI_DECL(int, Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype));
+FTMPI_DECL(int, Type_set_name, (MPI_Datatype datatype, const char *type_name));
+FTMPI_DECL(int, Type_get_name, (MPI_Datatype datatype, char *type_name, int *resultlen));
+FTMPI_DECL(int, Type_get_extent_x, (MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent));
+FTMPI_DECL(int, Type_get_true_extent_x, (MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent));
+FTMPI_DECL(int, Pack, (const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
+                       int *position, MPI_Comm comm));
+FTMPI_DECL(int, Unpack, (const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+                         MPI_Datatype datatype, MPI_Comm comm));
+FTMPI_DECL(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size));
 FTMPI_DECL(int, Get_address, (const void *location, MPI_Aint *address));
 FTMPI_DECL(int, Op_create, (MPI_User_function * user_fn, int commute, MPI_Op *op));
 FTMPI_DECL(int, Op_free, (MPI_Op * op));
@@ -437,6 +579,425 @@ FTMPI_DECL(int, Icomm_agreement, (MPI_Comm comm, int *flag, MPI_Request *req));
 
 /* info (minimal in the foundation) */
 FTMPI_DECL(int, Info_get, (MPI_Info info, const char *key, int valuelen, char *value, int *flag));
+
+/* ---- the rest of MPI-3.1.  Declared so that programs compile and link; the functions ftmpi does not
+ * implement yet fail with MPI_ERR_UNSUPPORTED_OPERATION through the error handler (fatal by default,
+ * with a message naming the function).  docs/api.md lists which ones those are. ---------------------- */
+
+/* point-to-point, status and generalized requests */
+FTMPI_DECL(int, Status_set_elements_x, (MPI_Status * status, MPI_Datatype datatype, MPI_Count count));
+FTMPI_DECL(int, Grequest_start, (MPI_Grequest_query_function * query_fn, MPI_Grequest_free_function *free_fn,
+                                 MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                                 MPI_Request *request));
+FTMPI_DECL(int, Grequest_complete, (MPI_Request request));
+
+/* datatypes: the remaining constructors, decoding, external packing, attributes */
+FTMPI_DECL(int, Type_create_subarray, (int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+                                       const int array_of_starts[], int order, MPI_Datatype oldtype,
+                                       MPI_Datatype *newtype));
+FTMPI_DECL(int, Type_create_darray, (int size, int rank, int ndims, const int array_of_gsizes[],
+                                     const int array_of_distribs[], const int array_of_dargs[],
+                                     const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                                     MPI_Datatype *newtype));
+FTMPI_DECL(int, Type_get_envelope, (MPI_Datatype datatype, int *num_integers, int *num_addresses,
+                                    int *num_datatypes, int *combiner));
+FTMPI_DECL(int, Type_get_contents, (MPI_Datatype datatype, int max_integers, int max_addresses,
+                                    int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[],
+                                    MPI_Datatype array_of_datatypes[]));
+FTMPI_DECL(int, Type_match_size, (int typeclass, int size, MPI_Datatype *datatype));
+FTMPI_DECL(int, Pack_external, (const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
+                                void *outbuf, MPI_Aint outsize, MPI_Aint *position));
+FTMPI_DECL(int, Unpack_external, (const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
+                                  void *outbuf, int outcount, MPI_Datatype datatype));
+FTMPI_DECL(int, Pack_external_size, (const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size));
+FTMPI_DECL(int, Type_create_keyval, (MPI_Type_copy_attr_function * type_copy_attr_fn,
+                                     MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
+                                     void *extra_state));
+FTMPI_DECL(int, Type_free_keyval, (int *type_keyval));
+FTMPI_DECL(int, Type_set_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val));
+FTMPI_DECL(int, Type_get_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag));
+FTMPI_DECL(int, Type_delete_attr, (MPI_Datatype datatype, int type_keyval));
+FTMPI_DECL(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp));
+FTMPI_DECL(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2));
+
+/* collectives: v/w variants, scans, reduce-scatter */
+FTMPI_DECL(int, Gatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                          MPI_Comm comm));
+FTMPI_DECL(int, Scatterv, (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                           void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm));
+FTMPI_DECL(int, Allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm));
+FTMPI_DECL(int, Alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+FTMPI_DECL(int, Alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                            MPI_Datatype recvtype, MPI_Comm comm));
+FTMPI_DECL(int, Alltoallw, (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                            const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
+FTMPI_DECL(int, Reduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[],
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm));
+FTMPI_DECL(int, Reduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                                       MPI_Op op, MPI_Comm comm));
+FTMPI_DECL(int, Scan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                       MPI_Comm comm));
+FTMPI_DECL(int, Exscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                         MPI_Comm comm));
+
+/* non-blocking collectives */
+FTMPI_DECL(int, Ibarrier, (MPI_Comm comm, MPI_Request *request));
+FTMPI_DECL(int, Ibcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                         MPI_Request *request));
+FTMPI_DECL(int, Igather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request));
+FTMPI_DECL(int, Igatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                           MPI_Comm comm, MPI_Request *request));
+FTMPI_DECL(int, Iscatter, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request));
+FTMPI_DECL(int, Iscatterv, (const void *sendbuf, const int sendcounts[], const int displs[],
+                            MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                            MPI_Comm comm, MPI_Request *request));
+FTMPI_DECL(int, Iallgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+FTMPI_DECL(int, Iallgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                              const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                              MPI_Request *request));
+FTMPI_DECL(int, Ialltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+FTMPI_DECL(int, Ialltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+FTMPI_DECL(int, Ialltoallw, (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                             const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                             MPI_Request *request));
+FTMPI_DECL(int, Ireduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                          int root, MPI_Comm comm, MPI_Request *request));
+FTMPI_DECL(int, Iallreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                             MPI_Comm comm, MPI_Request *request));
+FTMPI_DECL(int, Ireduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[],
+                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request));
+FTMPI_DECL(int, Ireduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount,
+                                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request));
+FTMPI_DECL(int, Iscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm, MPI_Request *request));
+FTMPI_DECL(int, Iexscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                          MPI_Comm comm, MPI_Request *request));
+
+/* neighbourhood collectives (blocking and non-blocking) */
+FTMPI_DECL(int, Neighbor_allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+FTMPI_DECL(int, Neighbor_allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                                      MPI_Comm comm));
+FTMPI_DECL(int, Neighbor_alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+FTMPI_DECL(int, Neighbor_alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm));
+FTMPI_DECL(int, Neighbor_alltoallw, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                     const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
+FTMPI_DECL(int, Ineighbor_allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+FTMPI_DECL(int, Ineighbor_allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                       void *recvbuf, const int recvcounts[], const int displs[],
+                                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+FTMPI_DECL(int, Ineighbor_alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+FTMPI_DECL(int, Ineighbor_alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                      MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                      const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                      MPI_Request *request));
+FTMPI_DECL(int, Ineighbor_alltoallw, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                      const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                                      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                      MPI_Request *request));
+
+/* communicators: creation with info/tags, intercommunicators, info, attributes and keyvals */
+FTMPI_DECL(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm));
+FTMPI_DECL(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request));
+FTMPI_DECL(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm));
+FTMPI_DECL(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm));
+FTMPI_DECL(int, Comm_remote_size, (MPI_Comm comm, int *size));
+FTMPI_DECL(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group));
+FTMPI_DECL(int, Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader,
+                                   int tag, MPI_Comm *newintercomm));
+FTMPI_DECL(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm));
+FTMPI_DECL(int, Comm_set_info, (MPI_Comm comm, MPI_Info info));
+FTMPI_DECL(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used));
+FTMPI_DECL(int, Comm_create_keyval, (MPI_Comm_copy_attr_function * comm_copy_attr_fn,
+                                     MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
+                                     void *extra_state));
+FTMPI_DECL(int, Comm_free_keyval, (int *comm_keyval));
+FTMPI_DECL(int, Comm_set_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val));
+FTMPI_DECL(int, Comm_delete_attr, (MPI_Comm comm, int comm_keyval));
+/* deprecated MPI-1 attribute functions (still in MPI-3.1) */
+FTMPI_DECL(int, Keyval_create, (MPI_Copy_function * copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                                void *extra_state));
+FTMPI_DECL(int, Keyval_free, (int *keyval));
+FTMPI_DECL(int, Attr_put, (MPI_Comm comm, int keyval, void *attribute_val));
+FTMPI_DECL(int, Attr_get, (MPI_Comm comm, int keyval, void *attribute_val, int *flag));
+FTMPI_DECL(int, Attr_delete, (MPI_Comm comm, int keyval));
+
+/* error classes, codes and strings of the user; window and file error handlers */
+FTMPI_DECL(int, Add_error_class, (int *errorclass));
+FTMPI_DECL(int, Add_error_code, (int errorclass, int *errorcode));
+FTMPI_DECL(int, Add_error_string, (int errorcode, const char *string));
+FTMPI_DECL(int, Win_create_errhandler, (MPI_Win_errhandler_function * win_errhandler_fn,
+                                        MPI_Errhandler *errhandler));
+FTMPI_DECL(int, Win_set_errhandler, (MPI_Win win, MPI_Errhandler errhandler));
+FTMPI_DECL(int, Win_get_errhandler, (MPI_Win win, MPI_Errhandler *errhandler));
+FTMPI_DECL(int, Win_call_errhandler, (MPI_Win win, int errorcode));
+FTMPI_DECL(int, File_create_errhandler, (MPI_File_errhandler_function * file_errhandler_fn,
+                                         MPI_Errhandler *errhandler));
+FTMPI_DECL(int, File_set_errhandler, (MPI_File file, MPI_Errhandler errhandler));
+FTMPI_DECL(int, File_get_errhandler, (MPI_File file, MPI_Errhandler *errhandler));
+FTMPI_DECL(int, File_call_errhandler, (MPI_File fh, int errorcode));
+
+/* memory, info objects, profiling control */
+FTMPI_DECL(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr));
+FTMPI_DECL(int, Free_mem, (void *base));
+FTMPI_DECL(int, Info_create, (MPI_Info * info));
+FTMPI_DECL(int, Info_set, (MPI_Info info, const char *key, const char *value));
+FTMPI_DECL(int, Info_delete, (MPI_Info info, const char *key));
+FTMPI_DECL(int, Info_get_valuelen, (MPI_Info info, const char *key, int *valuelen, int *flag));
+FTMPI_DECL(int, Info_get_nkeys, (MPI_Info info, int *nkeys));
+FTMPI_DECL(int, Info_get_nthkey, (MPI_Info info, int n, char *key));
+FTMPI_DECL(int, Info_dup, (MPI_Info info, MPI_Info *newinfo));
+FTMPI_DECL(int, Info_free, (MPI_Info * info));
+FTMPI_DECL(int, Pcontrol, (const int level, ...));
+
+/* process topologies */
+FTMPI_DECL(int, Cart_create, (MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
+                              MPI_Comm *comm_cart));
+FTMPI_DECL(int, Dims_create, (int nnodes, int ndims, int dims[]));
+FTMPI_DECL(int, Graph_create, (MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
+                               MPI_Comm *comm_graph));
+FTMPI_DECL(int, Dist_graph_create_adjacent, (MPI_Comm comm_old, int indegree, const int sources[],
+                                             const int sourceweights[], int outdegree, const int destinations[],
+                                             const int destweights[], MPI_Info info, int reorder,
+                                             MPI_Comm *comm_dist_graph));
+FTMPI_DECL(int, Dist_graph_create, (MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+                                    const int destinations[], const int weights[], MPI_Info info, int reorder,
+                                    MPI_Comm *comm_dist_graph));
+FTMPI_DECL(int, Topo_test, (MPI_Comm comm, int *status));
+FTMPI_DECL(int, Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges));
+FTMPI_DECL(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]));
+FTMPI_DECL(int, Cartdim_get, (MPI_Comm comm, int *ndims));
+FTMPI_DECL(int, Cart_get, (MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]));
+FTMPI_DECL(int, Cart_rank, (MPI_Comm comm, const int coords[], int *rank));
+FTMPI_DECL(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims, int coords[]));
+FTMPI_DECL(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors));
+FTMPI_DECL(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]));
+FTMPI_DECL(int, Dist_graph_neighbors_count, (MPI_Comm comm, int *indegree, int *outdegree, int *weighted));
+FTMPI_DECL(int, Dist_graph_neighbors, (MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
+                                       int maxoutdegree, int destinations[], int destweights[]));
+FTMPI_DECL(int, Cart_shift, (MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest));
+FTMPI_DECL(int, Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm));
+FTMPI_DECL(int, Cart_map, (MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank));
+FTMPI_DECL(int, Graph_map, (MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank));
+
+/* one-sided communication */
+FTMPI_DECL(int, Win_create, (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                             MPI_Win *win));
+FTMPI_DECL(int, Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                               MPI_Win *win));
+FTMPI_DECL(int, Win_allocate_shared, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                                      void *baseptr, MPI_Win *win));
+FTMPI_DECL(int, Win_shared_query, (MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr));
+FTMPI_DECL(int, Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win *win));
+FTMPI_DECL(int, Win_attach, (MPI_Win win, void *base, MPI_Aint size));
+FTMPI_DECL(int, Win_detach, (MPI_Win win, const void *base));
+FTMPI_DECL(int, Win_free, (MPI_Win * win));
+FTMPI_DECL(int, Win_get_group, (MPI_Win win, MPI_Group *group));
+FTMPI_DECL(int, Win_set_info, (MPI_Win win, MPI_Info info));
+FTMPI_DECL(int, Win_get_info, (MPI_Win win, MPI_Info *info_used));
+FTMPI_DECL(int, Put, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                      MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win));
+FTMPI_DECL(int, Get, (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                      MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win));
+FTMPI_DECL(int, Accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                             int target_rank, MPI_Aint target_disp, int target_count,
+                             MPI_Datatype target_datatype, MPI_Op op, MPI_Win win));
+FTMPI_DECL(int, Get_accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                                 void *result_addr, int result_count, MPI_Datatype result_datatype,
+                                 int target_rank, MPI_Aint target_disp, int target_count,
+                                 MPI_Datatype target_datatype, MPI_Op op, MPI_Win win));
+FTMPI_DECL(int, Fetch_and_op, (const void *origin_addr, void *result_addr, MPI_Datatype datatype,
+                               int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win));
+FTMPI_DECL(int, Compare_and_swap, (const void *origin_addr, const void *compare_addr, void *result_addr,
+                                   MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win));
+FTMPI_DECL(int, Rput, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                       MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                       MPI_Request *request));
+FTMPI_DECL(int, Rget, (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                       MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                       MPI_Request *request));
+FTMPI_DECL(int, Raccumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                              int target_rank, MPI_Aint target_disp, int target_count,
+                              MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request));
+FTMPI_DECL(int, Rget_accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                                  void *result_addr, int result_count, MPI_Datatype result_datatype,
+                                  int target_rank, MPI_Aint target_disp, int target_count,
+                                  MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request));
+FTMPI_DECL(int, Win_fence, (int assert, MPI_Win win));
+FTMPI_DECL(int, Win_start, (MPI_Group group, int assert, MPI_Win win));
+FTMPI_DECL(int, Win_complete, (MPI_Win win));
+FTMPI_DECL(int, Win_post, (MPI_Group group, int assert, MPI_Win win));
+FTMPI_DECL(int, Win_wait, (MPI_Win win));
+FTMPI_DECL(int, Win_test, (MPI_Win win, int *flag));
+FTMPI_DECL(int, Win_lock, (int lock_type, int rank, int assert, MPI_Win win));
+FTMPI_DECL(int, Win_lock_all, (int assert, MPI_Win win));
+FTMPI_DECL(int, Win_unlock, (int rank, MPI_Win win));
+FTMPI_DECL(int, Win_unlock_all, (MPI_Win win));
+FTMPI_DECL(int, Win_flush, (int rank, MPI_Win win));
+FTMPI_DECL(int, Win_flush_all, (MPI_Win win));
+FTMPI_DECL(int, Win_flush_local, (int rank, MPI_Win win));
+FTMPI_DECL(int, Win_flush_local_all, (MPI_Win win));
+FTMPI_DECL(int, Win_sync, (MPI_Win win));
+FTMPI_DECL(int, Win_create_keyval, (MPI_Win_copy_attr_function * win_copy_attr_fn,
+                                    MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
+                                    void *extra_state));
+FTMPI_DECL(int, Win_free_keyval, (int *win_keyval));
+FTMPI_DECL(int, Win_set_attr, (MPI_Win win, int win_keyval, void *attribute_val));
+FTMPI_DECL(int, Win_get_attr, (MPI_Win win, int win_keyval, void *attribute_val, int *flag));
+FTMPI_DECL(int, Win_delete_attr, (MPI_Win win, int win_keyval));
+FTMPI_DECL(int, Win_set_name, (MPI_Win win, const char *win_name));
+FTMPI_DECL(int, Win_get_name, (MPI_Win win, char *win_name, int *resultlen));
+
+/* process creation and management */
+FTMPI_DECL(int, Comm_spawn, (const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
+                             MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]));
+FTMPI_DECL(int, Comm_spawn_multiple, (int count, char *array_of_commands[], char **array_of_argv[],
+                                      const int array_of_maxprocs[], const MPI_Info array_of_info[], int root,
+                                      MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]));
+FTMPI_DECL(int, Comm_get_parent, (MPI_Comm * parent));
+FTMPI_DECL(int, Open_port, (MPI_Info info, char *port_name));
+FTMPI_DECL(int, Close_port, (const char *port_name));
+FTMPI_DECL(int, Comm_accept, (const char *port_name, MPI_Info info, int root, MPI_Comm comm,
+                              MPI_Comm *newcomm));
+FTMPI_DECL(int, Comm_connect, (const char *port_name, MPI_Info info, int root, MPI_Comm comm,
+                               MPI_Comm *newcomm));
+FTMPI_DECL(int, Publish_name, (const char *service_name, MPI_Info info, const char *port_name));
+FTMPI_DECL(int, Unpublish_name, (const char *service_name, MPI_Info info, const char *port_name));
+FTMPI_DECL(int, Lookup_name, (const char *service_name, MPI_Info info, char *port_name));
+FTMPI_DECL(int, Comm_disconnect, (MPI_Comm * comm));
+FTMPI_DECL(int, Comm_join, (int fd, MPI_Comm *intercomm));
+
+/* MPI-IO */
+FTMPI_DECL(int, File_open, (MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh));
+FTMPI_DECL(int, File_close, (MPI_File * fh));
+FTMPI_DECL(int, File_delete, (const char *filename, MPI_Info info));
+FTMPI_DECL(int, File_set_size, (MPI_File fh, MPI_Offset size));
+FTMPI_DECL(int, File_preallocate, (MPI_File fh, MPI_Offset size));
+FTMPI_DECL(int, File_get_size, (MPI_File fh, MPI_Offset *size));
+FTMPI_DECL(int, File_get_group, (MPI_File fh, MPI_Group *group));
+FTMPI_DECL(int, File_get_amode, (MPI_File fh, int *amode));
+FTMPI_DECL(int, File_set_info, (MPI_File fh, MPI_Info info));
+FTMPI_DECL(int, File_get_info, (MPI_File fh, MPI_Info *info_used));
+FTMPI_DECL(int, File_set_view, (MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                                const char *datarep, MPI_Info info));
+FTMPI_DECL(int, File_get_view, (MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype,
+                                char *datarep));
+FTMPI_DECL(int, File_read_at, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+                               MPI_Status *status));
+FTMPI_DECL(int, File_read_at_all, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+                                   MPI_Status *status));
+FTMPI_DECL(int, File_write_at, (MPI_File fh, MPI_Offset offset, const void *buf, int count,
+                                MPI_Datatype datatype, MPI_Status *status));
+FTMPI_DECL(int, File_write_at_all, (MPI_File fh, MPI_Offset offset, const void *buf, int count,
+                                    MPI_Datatype datatype, MPI_Status *status));
+FTMPI_DECL(int, File_iread_at, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+                                MPI_Request *request));
+FTMPI_DECL(int, File_iwrite_at, (MPI_File fh, MPI_Offset offset, const void *buf, int count,
+                                 MPI_Datatype datatype, MPI_Request *request));
+FTMPI_DECL(int, File_iread_at_all, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+                                    MPI_Request *request));
+FTMPI_DECL(int, File_iwrite_at_all, (MPI_File fh, MPI_Offset offset, const void *buf, int count,
+                                     MPI_Datatype datatype, MPI_Request *request));
+FTMPI_DECL(int, File_read, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
+FTMPI_DECL(int, File_read_all, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status));
+FTMPI_DECL(int, File_write, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+                             MPI_Status *status));
+FTMPI_DECL(int, File_write_all, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+                                 MPI_Status *status));
+FTMPI_DECL(int, File_iread, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request));
+FTMPI_DECL(int, File_iwrite, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+                              MPI_Request *request));
+FTMPI_DECL(int, File_iread_all, (MPI_File fh, void *buf, int count, MPI_Datatype datatype,
+                                 MPI_Request *request));
+FTMPI_DECL(int, File_iwrite_all, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+                                  MPI_Request *request));
+FTMPI_DECL(int, File_seek, (MPI_File fh, MPI_Offset offset, int whence));
+FTMPI_DECL(int, File_get_position, (MPI_File fh, MPI_Offset *offset));
+FTMPI_DECL(int, File_get_byte_offset, (MPI_File fh, MPI_Offset offset, MPI_Offset *disp));
+FTMPI_DECL(int, File_read_shared, (MPI_File fh, void *buf, int count, MPI_Datatype datatype,
+                                   MPI_Status *status));
+FTMPI_DECL(int, File_write_shared, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+                                    MPI_Status *status));
+FTMPI_DECL(int, File_iread_shared, (MPI_File fh, void *buf, int count, MPI_Datatype datatype,
+                                    MPI_Request *request));
+FTMPI_DECL(int, File_iwrite_shared, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+                                     MPI_Request *request));
+FTMPI_DECL(int, File_read_ordered, (MPI_File fh, void *buf, int count, MPI_Datatype datatype,
+                                    MPI_Status *status));
+FTMPI_DECL(int, File_write_ordered, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+                                     MPI_Status *status));
+FTMPI_DECL(int, File_seek_shared, (MPI_File fh, MPI_Offset offset, int whence));
+FTMPI_DECL(int, File_get_position_shared, (MPI_File fh, MPI_Offset *offset));
+FTMPI_DECL(int, File_read_at_all_begin, (MPI_File fh, MPI_Offset offset, void *buf, int count,
+                                         MPI_Datatype datatype));
+FTMPI_DECL(int, File_read_at_all_end, (MPI_File fh, void *buf, MPI_Status *status));
+FTMPI_DECL(int, File_write_at_all_begin, (MPI_File fh, MPI_Offset offset, const void *buf, int count,
+                                          MPI_Datatype datatype));
+FTMPI_DECL(int, File_write_at_all_end, (MPI_File fh, const void *buf, MPI_Status *status));
+FTMPI_DECL(int, File_read_all_begin, (MPI_File fh, void *buf, int count, MPI_Datatype datatype));
+FTMPI_DECL(int, File_read_all_end, (MPI_File fh, void *buf, MPI_Status *status));
+FTMPI_DECL(int, File_write_all_begin, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype));
+FTMPI_DECL(int, File_write_all_end, (MPI_File fh, const void *buf, MPI_Status *status));
+FTMPI_DECL(int, File_read_ordered_begin, (MPI_File fh, void *buf, int count, MPI_Datatype datatype));
+FTMPI_DECL(int, File_read_ordered_end, (MPI_File fh, void *buf, MPI_Status *status));
+FTMPI_DECL(int, File_write_ordered_begin, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype));
+FTMPI_DECL(int, File_write_ordered_end, (MPI_File fh, const void *buf, MPI_Status *status));
+FTMPI_DECL(int, File_get_type_extent, (MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent));
+FTMPI_DECL(int, Register_datarep, (const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
+                                   MPI_Datarep_conversion_function *write_conversion_fn,
+                                   MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state));
+FTMPI_DECL(int, File_set_atomicity, (MPI_File fh, int flag));
+FTMPI_DECL(int, File_get_atomicity, (MPI_File fh, int *flag));
+FTMPI_DECL(int, File_sync, (MPI_File fh));
+
+/* language interoperability: handles <-> Fortran integers (a per-process table), statuses */
+FTMPI_DECL(MPI_Fint, Comm_c2f, (MPI_Comm comm));
+FTMPI_DECL(MPI_Comm, Comm_f2c, (MPI_Fint comm));
+FTMPI_DECL(MPI_Fint, Type_c2f, (MPI_Datatype datatype));
+FTMPI_DECL(MPI_Datatype, Type_f2c, (MPI_Fint datatype));
+FTMPI_DECL(MPI_Fint, Group_c2f, (MPI_Group group));
+FTMPI_DECL(MPI_Group, Group_f2c, (MPI_Fint group));
+FTMPI_DECL(MPI_Fint, Request_c2f, (MPI_Request request));
+FTMPI_DECL(MPI_Request, Request_f2c, (MPI_Fint request));
+FTMPI_DECL(MPI_Fint, Op_c2f, (MPI_Op op));
+FTMPI_DECL(MPI_Op, Op_f2c, (MPI_Fint op));
+FTMPI_DECL(MPI_Fint, Info_c2f, (MPI_Info info));
+FTMPI_DECL(MPI_Info, Info_f2c, (MPI_Fint info));
+FTMPI_DECL(MPI_Fint, Errhandler_c2f, (MPI_Errhandler errhandler));
+FTMPI_DECL(MPI_Errhandler, Errhandler_f2c, (MPI_Fint errhandler));
+FTMPI_DECL(MPI_Fint, Win_c2f, (MPI_Win win));
+FTMPI_DECL(MPI_Win, Win_f2c, (MPI_Fint win));
+FTMPI_DECL(MPI_Fint, File_c2f, (MPI_File file));
+FTMPI_DECL(MPI_File, File_f2c, (MPI_Fint file));
+FTMPI_DECL(MPI_Fint, Message_c2f, (MPI_Message message));
+FTMPI_DECL(MPI_Message, Message_f2c, (MPI_Fint message));
+FTMPI_DECL(int, Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status));
+FTMPI_DECL(int, Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status));
+
+/* fault tolerance on windows and files, seed spelling (seed 000; no windows or files yet) */
+FTMPI_DECL(int, Win_invalidate, (MPI_Win win));
+FTMPI_DECL(int, Win_get_failed, (MPI_Win win, MPI_Group *failedgroup));
+FTMPI_DECL(int, File_invalidate, (MPI_File fh));
 
 #undef FTMPI_DECL
 

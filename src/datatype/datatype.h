@@ -45,6 +45,9 @@ struct ftmpi_datatype_s {
   std::vector<ftmpi::dt::Block> blocks;  // one element's bytes; empty when contiguous
   std::string name;
   int refs = 1;
+  // Derived types: the strictest alignment (bytes) of the basic elements inside, which MPI_Type_create_struct
+  // rounds the extent up to (MPI-3.1 §4.1.6, "epsilon"). 0 for predefined types: see dt::alignment().
+  std::size_t align = 0;
 };
 
 namespace ftmpi::dt {

@@ -56,6 +56,7 @@ Status TypeBuilder::add(const Datatype* old, std::ptrdiff_t disp, std::size_t n)
   }
   size_ += bytes;
   basic_count_ += units;
+  align_ = std::max(align_, alignment(old));
 
   if (old->size == 0) return {};
   if (old->contiguous) {  // copies touch: one block, however many there are
@@ -81,6 +82,7 @@ Result<Datatype*> TypeBuilder::finish() {
   t->predefined = false;
   t->committed = false;
   t->basic_count = basic_count_;
+  t->align = align_;
   t->contiguous = blocks_.empty() ||
                   (blocks_.size() == 1 && blocks_[0].offset == 0 && blocks_[0].length == size_ &&
                    t->extent == static_cast<std::ptrdiff_t>(size_) && t->lb == 0);

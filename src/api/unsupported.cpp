@@ -1,0 +1,334 @@
+// C API: the MPI-3.1 functions ftmpi declares but does not implement yet.
+//
+// Project rule: a function we do not implement yet fails loudly, never silently does nothing. Each one below
+// is PMPI_X (with the weak MPI_X alias) and reports MPI_ERR_UNSUPPORTED_OPERATION through the error-handler
+// machinery: under the default MPI_ERRORS_ARE_FATAL the job aborts with "MPI_X is not implemented in ftmpi
+// yet (see docs/api.md)"; under MPI_ERRORS_RETURN the call returns the code. The handler is the one of the
+// call's communicator argument when it has a valid one, MPI_COMM_WORLD's otherwise. Calls before MPI_Init
+// fail the same way (fatal).
+//
+// Implementing one of these: delete its line here and define PMPI_X in the file of its component; the
+// test api_symbols (tests/mpi/check_symbols.cmake) checks that every declaration of mpi.h has both symbols.
+#include <string>
+
+#include "api/common.h"
+
+namespace {
+
+int unsupported(ftmpi_comm_s* comm, const char* fn) {
+  const std::string msg = std::string(fn) + " is not implemented in ftmpi yet (see docs/api.md)";
+  return ftmpi::api::ret(ftmpi::api::valid_comm(comm) ? comm : nullptr, ftmpi::Status(ftmpi::Errc::unsupported, msg),
+                         fn);
+}
+
+}  // namespace
+
+// FTMPI_UNSUPPORTED(Name, comm-or-nullptr, (parameter types; the communicator one named comm))
+#define FTMPI_UNSUPPORTED(name, on, params)                                   \
+  extern "C" int PMPI_##name params { return unsupported(on, "MPI_" #name); } \
+  FTMPI_ALIAS(name)
+
+// point-to-point, status and generalized requests
+FTMPI_UNSUPPORTED(Grequest_start, nullptr,
+                  (MPI_Grequest_query_function*, MPI_Grequest_free_function*, MPI_Grequest_cancel_function*, void*,
+                   MPI_Request*))
+FTMPI_UNSUPPORTED(Grequest_complete, nullptr, (MPI_Request))
+
+// datatypes: the remaining constructors, decoding, external packing, attributes
+FTMPI_UNSUPPORTED(Type_create_subarray, nullptr,
+                  (int, const int*, const int*, const int*, int, MPI_Datatype, MPI_Datatype*))
+FTMPI_UNSUPPORTED(Type_create_darray, nullptr,
+                  (int, int, int, const int*, const int*, const int*, const int*, int, MPI_Datatype, MPI_Datatype*))
+FTMPI_UNSUPPORTED(Type_get_envelope, nullptr, (MPI_Datatype, int*, int*, int*, int*))
+FTMPI_UNSUPPORTED(Type_get_contents, nullptr, (MPI_Datatype, int, int, int, int*, MPI_Aint*, MPI_Datatype*))
+FTMPI_UNSUPPORTED(Type_match_size, nullptr, (int, int, MPI_Datatype*))
+FTMPI_UNSUPPORTED(Pack_external, nullptr, (const char*, const void*, int, MPI_Datatype, void*, MPI_Aint, MPI_Aint*))
+FTMPI_UNSUPPORTED(Unpack_external, nullptr, (const char*, const void*, MPI_Aint, MPI_Aint*, void*, int, MPI_Datatype))
+FTMPI_UNSUPPORTED(Pack_external_size, nullptr, (const char*, int, MPI_Datatype, MPI_Aint*))
+FTMPI_UNSUPPORTED(Type_create_keyval, nullptr,
+                  (MPI_Type_copy_attr_function*, MPI_Type_delete_attr_function*, int*, void*))
+FTMPI_UNSUPPORTED(Type_free_keyval, nullptr, (int*))
+FTMPI_UNSUPPORTED(Type_set_attr, nullptr, (MPI_Datatype, int, void*))
+FTMPI_UNSUPPORTED(Type_get_attr, nullptr, (MPI_Datatype, int, void*, int*))
+FTMPI_UNSUPPORTED(Type_delete_attr, nullptr, (MPI_Datatype, int))
+
+// collectives: v/w variants, scans, reduce-scatter
+FTMPI_UNSUPPORTED(Gatherv, comm,
+                  (const void*, int, MPI_Datatype, void*, const int*, const int*, MPI_Datatype, int, MPI_Comm comm))
+FTMPI_UNSUPPORTED(Scatterv, comm,
+                  (const void*, const int*, const int*, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm comm))
+FTMPI_UNSUPPORTED(Allgatherv, comm,
+                  (const void*, int, MPI_Datatype, void*, const int*, const int*, MPI_Datatype, MPI_Comm comm))
+FTMPI_UNSUPPORTED(Alltoall, comm, (const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm comm))
+FTMPI_UNSUPPORTED(Alltoallv, comm,
+                  (const void*, const int*, const int*, MPI_Datatype, void*, const int*, const int*, MPI_Datatype,
+                   MPI_Comm comm))
+FTMPI_UNSUPPORTED(Alltoallw, comm,
+                  (const void*, const int*, const int*, const MPI_Datatype*, void*, const int*, const int*,
+                   const MPI_Datatype*, MPI_Comm comm))
+FTMPI_UNSUPPORTED(Reduce_scatter, comm, (const void*, void*, const int*, MPI_Datatype, MPI_Op, MPI_Comm comm))
+FTMPI_UNSUPPORTED(Reduce_scatter_block, comm, (const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm comm))
+FTMPI_UNSUPPORTED(Scan, comm, (const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm comm))
+FTMPI_UNSUPPORTED(Exscan, comm, (const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm comm))
+
+// non-blocking collectives
+FTMPI_UNSUPPORTED(Ibarrier, comm, (MPI_Comm comm, MPI_Request*))
+FTMPI_UNSUPPORTED(Ibcast, comm, (void*, int, MPI_Datatype, int, MPI_Comm comm, MPI_Request*))
+FTMPI_UNSUPPORTED(Igather, comm,
+                  (const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm comm, MPI_Request*))
+FTMPI_UNSUPPORTED(Igatherv, comm,
+                  (const void*, int, MPI_Datatype, void*, const int*, const int*, MPI_Datatype, int, MPI_Comm comm,
+                   MPI_Request*))
+FTMPI_UNSUPPORTED(Iscatter, comm,
+                  (const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm comm, MPI_Request*))
+FTMPI_UNSUPPORTED(Iscatterv, comm,
+                  (const void*, const int*, const int*, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm comm,
+                   MPI_Request*))
+FTMPI_UNSUPPORTED(Iallgather, comm,
+                  (const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm comm, MPI_Request*))
+FTMPI_UNSUPPORTED(Iallgatherv, comm,
+                  (const void*, int, MPI_Datatype, void*, const int*, const int*, MPI_Datatype, MPI_Comm comm,
+                   MPI_Request*))
+FTMPI_UNSUPPORTED(Ialltoall, comm,
+                  (const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm comm, MPI_Request*))
+FTMPI_UNSUPPORTED(Ialltoallv, comm,
+                  (const void*, const int*, const int*, MPI_Datatype, void*, const int*, const int*, MPI_Datatype,
+                   MPI_Comm comm, MPI_Request*))
+FTMPI_UNSUPPORTED(Ialltoallw, comm,
+                  (const void*, const int*, const int*, const MPI_Datatype*, void*, const int*, const int*,
+                   const MPI_Datatype*, MPI_Comm comm, MPI_Request*))
+FTMPI_UNSUPPORTED(Ireduce, comm, (const void*, void*, int, MPI_Datatype, MPI_Op, int, MPI_Comm comm, MPI_Request*))
+FTMPI_UNSUPPORTED(Iallreduce, comm, (const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm comm, MPI_Request*))
+FTMPI_UNSUPPORTED(Ireduce_scatter, comm,
+                  (const void*, void*, const int*, MPI_Datatype, MPI_Op, MPI_Comm comm, MPI_Request*))
+FTMPI_UNSUPPORTED(Ireduce_scatter_block, comm,
+                  (const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm comm, MPI_Request*))
+FTMPI_UNSUPPORTED(Iscan, comm, (const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm comm, MPI_Request*))
+FTMPI_UNSUPPORTED(Iexscan, comm, (const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm comm, MPI_Request*))
+
+// neighbourhood collectives (blocking and non-blocking)
+FTMPI_UNSUPPORTED(Neighbor_allgather, comm, (const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm comm))
+FTMPI_UNSUPPORTED(Neighbor_allgatherv, comm,
+                  (const void*, int, MPI_Datatype, void*, const int*, const int*, MPI_Datatype, MPI_Comm comm))
+FTMPI_UNSUPPORTED(Neighbor_alltoall, comm, (const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm comm))
+FTMPI_UNSUPPORTED(Neighbor_alltoallv, comm,
+                  (const void*, const int*, const int*, MPI_Datatype, void*, const int*, const int*, MPI_Datatype,
+                   MPI_Comm comm))
+FTMPI_UNSUPPORTED(Neighbor_alltoallw, comm,
+                  (const void*, const int*, const MPI_Aint*, const MPI_Datatype*, void*, const int*, const MPI_Aint*,
+                   const MPI_Datatype*, MPI_Comm comm))
+FTMPI_UNSUPPORTED(Ineighbor_allgather, comm,
+                  (const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm comm, MPI_Request*))
+FTMPI_UNSUPPORTED(Ineighbor_allgatherv, comm,
+                  (const void*, int, MPI_Datatype, void*, const int*, const int*, MPI_Datatype, MPI_Comm comm,
+                   MPI_Request*))
+FTMPI_UNSUPPORTED(Ineighbor_alltoall, comm,
+                  (const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm comm, MPI_Request*))
+FTMPI_UNSUPPORTED(Ineighbor_alltoallv, comm,
+                  (const void*, const int*, const int*, MPI_Datatype, void*, const int*, const int*, MPI_Datatype,
+                   MPI_Comm comm, MPI_Request*))
+FTMPI_UNSUPPORTED(Ineighbor_alltoallw, comm,
+                  (const void*, const int*, const MPI_Aint*, const MPI_Datatype*, void*, const int*, const MPI_Aint*,
+                   const MPI_Datatype*, MPI_Comm comm, MPI_Request*))
+
+// communicators: creation with info/tags, intercommunicators, info, attributes and keyvals
+FTMPI_UNSUPPORTED(Comm_dup_with_info, comm, (MPI_Comm comm, MPI_Info, MPI_Comm*))
+FTMPI_UNSUPPORTED(Comm_idup, comm, (MPI_Comm comm, MPI_Comm*, MPI_Request*))
+FTMPI_UNSUPPORTED(Comm_split_type, comm, (MPI_Comm comm, int, int, MPI_Info, MPI_Comm*))
+FTMPI_UNSUPPORTED(Comm_create_group, comm, (MPI_Comm comm, MPI_Group, int, MPI_Comm*))
+FTMPI_UNSUPPORTED(Comm_remote_size, comm, (MPI_Comm comm, int*))
+FTMPI_UNSUPPORTED(Comm_remote_group, comm, (MPI_Comm comm, MPI_Group*))
+FTMPI_UNSUPPORTED(Intercomm_create, comm, (MPI_Comm comm, int, MPI_Comm, int, int, MPI_Comm*))
+FTMPI_UNSUPPORTED(Intercomm_merge, comm, (MPI_Comm comm, int, MPI_Comm*))
+FTMPI_UNSUPPORTED(Comm_set_info, comm, (MPI_Comm comm, MPI_Info))
+FTMPI_UNSUPPORTED(Comm_get_info, comm, (MPI_Comm comm, MPI_Info*))
+FTMPI_UNSUPPORTED(Comm_create_keyval, nullptr,
+                  (MPI_Comm_copy_attr_function*, MPI_Comm_delete_attr_function*, int*, void*))
+FTMPI_UNSUPPORTED(Comm_free_keyval, nullptr, (int*))
+FTMPI_UNSUPPORTED(Comm_set_attr, comm, (MPI_Comm comm, int, void*))
+FTMPI_UNSUPPORTED(Comm_delete_attr, comm, (MPI_Comm comm, int))
+
+// deprecated MPI-1 attribute functions (still in MPI-3.1)
+FTMPI_UNSUPPORTED(Keyval_create, nullptr, (MPI_Copy_function*, MPI_Delete_function*, int*, void*))
+FTMPI_UNSUPPORTED(Keyval_free, nullptr, (int*))
+FTMPI_UNSUPPORTED(Attr_put, comm, (MPI_Comm comm, int, void*))
+FTMPI_UNSUPPORTED(Attr_delete, comm, (MPI_Comm comm, int))
+
+// error classes, codes and strings of the user; window and file error handlers
+FTMPI_UNSUPPORTED(Add_error_class, nullptr, (int*))
+FTMPI_UNSUPPORTED(Add_error_code, nullptr, (int, int*))
+FTMPI_UNSUPPORTED(Add_error_string, nullptr, (int, const char*))
+FTMPI_UNSUPPORTED(Win_create_errhandler, nullptr, (MPI_Win_errhandler_function*, MPI_Errhandler*))
+FTMPI_UNSUPPORTED(Win_set_errhandler, nullptr, (MPI_Win, MPI_Errhandler))
+FTMPI_UNSUPPORTED(Win_get_errhandler, nullptr, (MPI_Win, MPI_Errhandler*))
+FTMPI_UNSUPPORTED(Win_call_errhandler, nullptr, (MPI_Win, int))
+FTMPI_UNSUPPORTED(File_create_errhandler, nullptr, (MPI_File_errhandler_function*, MPI_Errhandler*))
+FTMPI_UNSUPPORTED(File_set_errhandler, nullptr, (MPI_File, MPI_Errhandler))
+FTMPI_UNSUPPORTED(File_get_errhandler, nullptr, (MPI_File, MPI_Errhandler*))
+FTMPI_UNSUPPORTED(File_call_errhandler, nullptr, (MPI_File, int))
+
+// memory, info objects, profiling control
+FTMPI_UNSUPPORTED(Info_create, nullptr, (MPI_Info*))
+FTMPI_UNSUPPORTED(Info_set, nullptr, (MPI_Info, const char*, const char*))
+FTMPI_UNSUPPORTED(Info_delete, nullptr, (MPI_Info, const char*))
+FTMPI_UNSUPPORTED(Info_get_valuelen, nullptr, (MPI_Info, const char*, int*, int*))
+FTMPI_UNSUPPORTED(Info_get_nkeys, nullptr, (MPI_Info, int*))
+FTMPI_UNSUPPORTED(Info_get_nthkey, nullptr, (MPI_Info, int, char*))
+FTMPI_UNSUPPORTED(Info_dup, nullptr, (MPI_Info, MPI_Info*))
+FTMPI_UNSUPPORTED(Info_free, nullptr, (MPI_Info*))
+
+// process topologies
+FTMPI_UNSUPPORTED(Cart_create, comm, (MPI_Comm comm, int, const int*, const int*, int, MPI_Comm*))
+FTMPI_UNSUPPORTED(Dims_create, nullptr, (int, int, int*))
+FTMPI_UNSUPPORTED(Graph_create, comm, (MPI_Comm comm, int, const int*, const int*, int, MPI_Comm*))
+FTMPI_UNSUPPORTED(Dist_graph_create_adjacent, comm,
+                  (MPI_Comm comm, int, const int*, const int*, int, const int*, const int*, MPI_Info, int, MPI_Comm*))
+FTMPI_UNSUPPORTED(Dist_graph_create, comm,
+                  (MPI_Comm comm, int, const int*, const int*, const int*, const int*, MPI_Info, int, MPI_Comm*))
+FTMPI_UNSUPPORTED(Topo_test, comm, (MPI_Comm comm, int*))
+FTMPI_UNSUPPORTED(Graphdims_get, comm, (MPI_Comm comm, int*, int*))
+FTMPI_UNSUPPORTED(Graph_get, comm, (MPI_Comm comm, int, int, int*, int*))
+FTMPI_UNSUPPORTED(Cartdim_get, comm, (MPI_Comm comm, int*))
+FTMPI_UNSUPPORTED(Cart_get, comm, (MPI_Comm comm, int, int*, int*, int*))
+FTMPI_UNSUPPORTED(Cart_rank, comm, (MPI_Comm comm, const int*, int*))
+FTMPI_UNSUPPORTED(Cart_coords, comm, (MPI_Comm comm, int, int, int*))
+FTMPI_UNSUPPORTED(Graph_neighbors_count, comm, (MPI_Comm comm, int, int*))
+FTMPI_UNSUPPORTED(Graph_neighbors, comm, (MPI_Comm comm, int, int, int*))
+FTMPI_UNSUPPORTED(Dist_graph_neighbors_count, comm, (MPI_Comm comm, int*, int*, int*))
+FTMPI_UNSUPPORTED(Dist_graph_neighbors, comm, (MPI_Comm comm, int, int*, int*, int, int*, int*))
+FTMPI_UNSUPPORTED(Cart_shift, comm, (MPI_Comm comm, int, int, int*, int*))
+FTMPI_UNSUPPORTED(Cart_sub, comm, (MPI_Comm comm, const int*, MPI_Comm*))
+FTMPI_UNSUPPORTED(Cart_map, comm, (MPI_Comm comm, int, const int*, const int*, int*))
+FTMPI_UNSUPPORTED(Graph_map, comm, (MPI_Comm comm, int, const int*, const int*, int*))
+
+// one-sided communication
+FTMPI_UNSUPPORTED(Win_create, comm, (void*, MPI_Aint, int, MPI_Info, MPI_Comm comm, MPI_Win*))
+FTMPI_UNSUPPORTED(Win_allocate, comm, (MPI_Aint, int, MPI_Info, MPI_Comm comm, void*, MPI_Win*))
+FTMPI_UNSUPPORTED(Win_allocate_shared, comm, (MPI_Aint, int, MPI_Info, MPI_Comm comm, void*, MPI_Win*))
+FTMPI_UNSUPPORTED(Win_shared_query, nullptr, (MPI_Win, int, MPI_Aint*, int*, void*))
+FTMPI_UNSUPPORTED(Win_create_dynamic, comm, (MPI_Info, MPI_Comm comm, MPI_Win*))
+FTMPI_UNSUPPORTED(Win_attach, nullptr, (MPI_Win, void*, MPI_Aint))
+FTMPI_UNSUPPORTED(Win_detach, nullptr, (MPI_Win, const void*))
+FTMPI_UNSUPPORTED(Win_free, nullptr, (MPI_Win*))
+FTMPI_UNSUPPORTED(Win_get_group, nullptr, (MPI_Win, MPI_Group*))
+FTMPI_UNSUPPORTED(Win_set_info, nullptr, (MPI_Win, MPI_Info))
+FTMPI_UNSUPPORTED(Win_get_info, nullptr, (MPI_Win, MPI_Info*))
+FTMPI_UNSUPPORTED(Put, nullptr, (const void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Win))
+FTMPI_UNSUPPORTED(Get, nullptr, (void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Win))
+FTMPI_UNSUPPORTED(Accumulate, nullptr,
+                  (const void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Op, MPI_Win))
+FTMPI_UNSUPPORTED(Get_accumulate, nullptr,
+                  (const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Op,
+                   MPI_Win))
+FTMPI_UNSUPPORTED(Fetch_and_op, nullptr, (const void*, void*, MPI_Datatype, int, MPI_Aint, MPI_Op, MPI_Win))
+FTMPI_UNSUPPORTED(Compare_and_swap, nullptr, (const void*, const void*, void*, MPI_Datatype, int, MPI_Aint, MPI_Win))
+FTMPI_UNSUPPORTED(Rput, nullptr,
+                  (const void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Win, MPI_Request*))
+FTMPI_UNSUPPORTED(Rget, nullptr, (void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Win, MPI_Request*))
+FTMPI_UNSUPPORTED(Raccumulate, nullptr,
+                  (const void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Op, MPI_Win, MPI_Request*))
+FTMPI_UNSUPPORTED(Rget_accumulate, nullptr,
+                  (const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Op,
+                   MPI_Win, MPI_Request*))
+FTMPI_UNSUPPORTED(Win_fence, nullptr, (int, MPI_Win))
+FTMPI_UNSUPPORTED(Win_start, nullptr, (MPI_Group, int, MPI_Win))
+FTMPI_UNSUPPORTED(Win_complete, nullptr, (MPI_Win))
+FTMPI_UNSUPPORTED(Win_post, nullptr, (MPI_Group, int, MPI_Win))
+FTMPI_UNSUPPORTED(Win_wait, nullptr, (MPI_Win))
+FTMPI_UNSUPPORTED(Win_test, nullptr, (MPI_Win, int*))
+FTMPI_UNSUPPORTED(Win_lock, nullptr, (int, int, int, MPI_Win))
+FTMPI_UNSUPPORTED(Win_lock_all, nullptr, (int, MPI_Win))
+FTMPI_UNSUPPORTED(Win_unlock, nullptr, (int, MPI_Win))
+FTMPI_UNSUPPORTED(Win_unlock_all, nullptr, (MPI_Win))
+FTMPI_UNSUPPORTED(Win_flush, nullptr, (int, MPI_Win))
+FTMPI_UNSUPPORTED(Win_flush_all, nullptr, (MPI_Win))
+FTMPI_UNSUPPORTED(Win_flush_local, nullptr, (int, MPI_Win))
+FTMPI_UNSUPPORTED(Win_flush_local_all, nullptr, (MPI_Win))
+FTMPI_UNSUPPORTED(Win_sync, nullptr, (MPI_Win))
+FTMPI_UNSUPPORTED(Win_create_keyval, nullptr, (MPI_Win_copy_attr_function*, MPI_Win_delete_attr_function*, int*, void*))
+FTMPI_UNSUPPORTED(Win_free_keyval, nullptr, (int*))
+FTMPI_UNSUPPORTED(Win_set_attr, nullptr, (MPI_Win, int, void*))
+FTMPI_UNSUPPORTED(Win_get_attr, nullptr, (MPI_Win, int, void*, int*))
+FTMPI_UNSUPPORTED(Win_delete_attr, nullptr, (MPI_Win, int))
+FTMPI_UNSUPPORTED(Win_set_name, nullptr, (MPI_Win, const char*))
+FTMPI_UNSUPPORTED(Win_get_name, nullptr, (MPI_Win, char*, int*))
+
+// process creation and management
+FTMPI_UNSUPPORTED(Comm_spawn, comm, (const char*, char**, int, MPI_Info, int, MPI_Comm comm, MPI_Comm*, int*))
+FTMPI_UNSUPPORTED(Comm_spawn_multiple, comm,
+                  (int, char**, char***, const int*, const MPI_Info*, int, MPI_Comm comm, MPI_Comm*, int*))
+FTMPI_UNSUPPORTED(Comm_get_parent, nullptr, (MPI_Comm*))
+FTMPI_UNSUPPORTED(Open_port, nullptr, (MPI_Info, char*))
+FTMPI_UNSUPPORTED(Close_port, nullptr, (const char*))
+FTMPI_UNSUPPORTED(Comm_accept, comm, (const char*, MPI_Info, int, MPI_Comm comm, MPI_Comm*))
+FTMPI_UNSUPPORTED(Comm_connect, comm, (const char*, MPI_Info, int, MPI_Comm comm, MPI_Comm*))
+FTMPI_UNSUPPORTED(Publish_name, nullptr, (const char*, MPI_Info, const char*))
+FTMPI_UNSUPPORTED(Unpublish_name, nullptr, (const char*, MPI_Info, const char*))
+FTMPI_UNSUPPORTED(Lookup_name, nullptr, (const char*, MPI_Info, char*))
+FTMPI_UNSUPPORTED(Comm_disconnect, nullptr, (MPI_Comm*))
+FTMPI_UNSUPPORTED(Comm_join, nullptr, (int, MPI_Comm*))
+
+// MPI-IO
+FTMPI_UNSUPPORTED(File_open, comm, (MPI_Comm comm, const char*, int, MPI_Info, MPI_File*))
+FTMPI_UNSUPPORTED(File_close, nullptr, (MPI_File*))
+FTMPI_UNSUPPORTED(File_delete, nullptr, (const char*, MPI_Info))
+FTMPI_UNSUPPORTED(File_set_size, nullptr, (MPI_File, MPI_Offset))
+FTMPI_UNSUPPORTED(File_preallocate, nullptr, (MPI_File, MPI_Offset))
+FTMPI_UNSUPPORTED(File_get_size, nullptr, (MPI_File, MPI_Offset*))
+FTMPI_UNSUPPORTED(File_get_group, nullptr, (MPI_File, MPI_Group*))
+FTMPI_UNSUPPORTED(File_get_amode, nullptr, (MPI_File, int*))
+FTMPI_UNSUPPORTED(File_set_info, nullptr, (MPI_File, MPI_Info))
+FTMPI_UNSUPPORTED(File_get_info, nullptr, (MPI_File, MPI_Info*))
+FTMPI_UNSUPPORTED(File_set_view, nullptr, (MPI_File, MPI_Offset, MPI_Datatype, MPI_Datatype, const char*, MPI_Info))
+FTMPI_UNSUPPORTED(File_get_view, nullptr, (MPI_File, MPI_Offset*, MPI_Datatype*, MPI_Datatype*, char*))
+FTMPI_UNSUPPORTED(File_read_at, nullptr, (MPI_File, MPI_Offset, void*, int, MPI_Datatype, MPI_Status*))
+FTMPI_UNSUPPORTED(File_read_at_all, nullptr, (MPI_File, MPI_Offset, void*, int, MPI_Datatype, MPI_Status*))
+FTMPI_UNSUPPORTED(File_write_at, nullptr, (MPI_File, MPI_Offset, const void*, int, MPI_Datatype, MPI_Status*))
+FTMPI_UNSUPPORTED(File_write_at_all, nullptr, (MPI_File, MPI_Offset, const void*, int, MPI_Datatype, MPI_Status*))
+FTMPI_UNSUPPORTED(File_iread_at, nullptr, (MPI_File, MPI_Offset, void*, int, MPI_Datatype, MPI_Request*))
+FTMPI_UNSUPPORTED(File_iwrite_at, nullptr, (MPI_File, MPI_Offset, const void*, int, MPI_Datatype, MPI_Request*))
+FTMPI_UNSUPPORTED(File_iread_at_all, nullptr, (MPI_File, MPI_Offset, void*, int, MPI_Datatype, MPI_Request*))
+FTMPI_UNSUPPORTED(File_iwrite_at_all, nullptr, (MPI_File, MPI_Offset, const void*, int, MPI_Datatype, MPI_Request*))
+FTMPI_UNSUPPORTED(File_read, nullptr, (MPI_File, void*, int, MPI_Datatype, MPI_Status*))
+FTMPI_UNSUPPORTED(File_read_all, nullptr, (MPI_File, void*, int, MPI_Datatype, MPI_Status*))
+FTMPI_UNSUPPORTED(File_write, nullptr, (MPI_File, const void*, int, MPI_Datatype, MPI_Status*))
+FTMPI_UNSUPPORTED(File_write_all, nullptr, (MPI_File, const void*, int, MPI_Datatype, MPI_Status*))
+FTMPI_UNSUPPORTED(File_iread, nullptr, (MPI_File, void*, int, MPI_Datatype, MPI_Request*))
+FTMPI_UNSUPPORTED(File_iwrite, nullptr, (MPI_File, const void*, int, MPI_Datatype, MPI_Request*))
+FTMPI_UNSUPPORTED(File_iread_all, nullptr, (MPI_File, void*, int, MPI_Datatype, MPI_Request*))
+FTMPI_UNSUPPORTED(File_iwrite_all, nullptr, (MPI_File, const void*, int, MPI_Datatype, MPI_Request*))
+FTMPI_UNSUPPORTED(File_seek, nullptr, (MPI_File, MPI_Offset, int))
+FTMPI_UNSUPPORTED(File_get_position, nullptr, (MPI_File, MPI_Offset*))
+FTMPI_UNSUPPORTED(File_get_byte_offset, nullptr, (MPI_File, MPI_Offset, MPI_Offset*))
+FTMPI_UNSUPPORTED(File_read_shared, nullptr, (MPI_File, void*, int, MPI_Datatype, MPI_Status*))
+FTMPI_UNSUPPORTED(File_write_shared, nullptr, (MPI_File, const void*, int, MPI_Datatype, MPI_Status*))
+FTMPI_UNSUPPORTED(File_iread_shared, nullptr, (MPI_File, void*, int, MPI_Datatype, MPI_Request*))
+FTMPI_UNSUPPORTED(File_iwrite_shared, nullptr, (MPI_File, const void*, int, MPI_Datatype, MPI_Request*))
+FTMPI_UNSUPPORTED(File_read_ordered, nullptr, (MPI_File, void*, int, MPI_Datatype, MPI_Status*))
+FTMPI_UNSUPPORTED(File_write_ordered, nullptr, (MPI_File, const void*, int, MPI_Datatype, MPI_Status*))
+FTMPI_UNSUPPORTED(File_seek_shared, nullptr, (MPI_File, MPI_Offset, int))
+FTMPI_UNSUPPORTED(File_get_position_shared, nullptr, (MPI_File, MPI_Offset*))
+FTMPI_UNSUPPORTED(File_read_at_all_begin, nullptr, (MPI_File, MPI_Offset, void*, int, MPI_Datatype))
+FTMPI_UNSUPPORTED(File_read_at_all_end, nullptr, (MPI_File, void*, MPI_Status*))
+FTMPI_UNSUPPORTED(File_write_at_all_begin, nullptr, (MPI_File, MPI_Offset, const void*, int, MPI_Datatype))
+FTMPI_UNSUPPORTED(File_write_at_all_end, nullptr, (MPI_File, const void*, MPI_Status*))
+FTMPI_UNSUPPORTED(File_read_all_begin, nullptr, (MPI_File, void*, int, MPI_Datatype))
+FTMPI_UNSUPPORTED(File_read_all_end, nullptr, (MPI_File, void*, MPI_Status*))
+FTMPI_UNSUPPORTED(File_write_all_begin, nullptr, (MPI_File, const void*, int, MPI_Datatype))
+FTMPI_UNSUPPORTED(File_write_all_end, nullptr, (MPI_File, const void*, MPI_Status*))
+FTMPI_UNSUPPORTED(File_read_ordered_begin, nullptr, (MPI_File, void*, int, MPI_Datatype))
+FTMPI_UNSUPPORTED(File_read_ordered_end, nullptr, (MPI_File, void*, MPI_Status*))
+FTMPI_UNSUPPORTED(File_write_ordered_begin, nullptr, (MPI_File, const void*, int, MPI_Datatype))
+FTMPI_UNSUPPORTED(File_write_ordered_end, nullptr, (MPI_File, const void*, MPI_Status*))
+FTMPI_UNSUPPORTED(File_get_type_extent, nullptr, (MPI_File, MPI_Datatype, MPI_Aint*))
+FTMPI_UNSUPPORTED(Register_datarep, nullptr,
+                  (const char*, MPI_Datarep_conversion_function*, MPI_Datarep_conversion_function*,
+                   MPI_Datarep_extent_function*, void*))
+FTMPI_UNSUPPORTED(File_set_atomicity, nullptr, (MPI_File, int))
+FTMPI_UNSUPPORTED(File_get_atomicity, nullptr, (MPI_File, int*))
+FTMPI_UNSUPPORTED(File_sync, nullptr, (MPI_File))
+
+// fault tolerance on windows and files, seed spelling (seed 000; no windows or files yet)
+FTMPI_UNSUPPORTED(Win_invalidate, nullptr, (MPI_Win))
+FTMPI_UNSUPPORTED(Win_get_failed, nullptr, (MPI_Win, MPI_Group*))
+FTMPI_UNSUPPORTED(File_invalidate, nullptr, (MPI_File))

@@ -1,0 +1,140 @@
+// Derived datatype constructors with per-block displacements (indexed family, struct) and resized types
+// (see derived.h). All of them place copies of old elements with TypeBuilder, so they share its flattening,
+// merging and overflow checks.
+#include <algorithm>
+#include <complex>
+#include <cstdlib>
+#include <new>
+
+#include "datatype/derived.h"
+
+namespace ftmpi::dt {
+namespace {
+
+template <class V>
+constexpr std::size_t pair_align() {
+  struct Pair {
+    V value;
+    int index;
+  };
+  return alignof(Pair);
+}
+
+std::size_t basic_alignment(Basic b) {
+  switch (b) {
+    case Basic::none: case Basic::lb: case Basic::ub: case Basic::char_: case Basic::schar: case Basic::uchar:
+    case Basic::byte: case Basic::packed: case Basic::bool_: case Basic::i8: case Basic::u8:
+      return 1;
+    case Basic::short_: case Basic::ushort: case Basic::i16: case Basic::u16: return alignof(short);
+    case Basic::int_: case Basic::uint: case Basic::i32: case Basic::u32: return alignof(int);
+    case Basic::wchar: return alignof(wchar_t);
+    case Basic::long_: case Basic::ulong: return alignof(long);
+    case Basic::llong: case Basic::ullong: case Basic::i64: case Basic::u64: case Basic::offset:
+    case Basic::count: return alignof(long long);
+    case Basic::aint: return alignof(std::ptrdiff_t);
+    case Basic::float_: return alignof(float);
+    case Basic::double_: return alignof(double);
+    case Basic::ldouble: return alignof(long double);
+    case Basic::cfloat: return alignof(std::complex<float>);
+    case Basic::cdouble: return alignof(std::complex<double>);
+    case Basic::cldouble: return alignof(std::complex<long double>);
+    case Basic::float_int: return pair_align<float>();
+    case Basic::double_int: return pair_align<double>();
+    case Basic::long_int: return pair_align<long>();
+    case Basic::int_int: return pair_align<int>();
+    case Basic::short_int: return pair_align<short>();
+    case Basic::ldouble_int: return pair_align<long double>();
+  }
+  return 1;
+}
+
+bool is_marker(const Datatype* t) { return t->basic == Basic::lb || t->basic == Basic::ub; }
+
+}  // namespace
+
+std::size_t alignment(const Datatype* t) {
+  if (t->predefined) return basic_alignment(t->basic);
+  return t->align > 0 ? t->align : 1;
+}
+
+Result<Datatype*> make_hindexed(std::size_t count, const int* blocklens, const std::ptrdiff_t* displs,
+                                const Datatype* old) {
+  TypeBuilder b;
+  for (std::size_t j = 0; j < count; ++j) {
+    if (blocklens[j] < 0) return Status(Errc::count, "negative block length");
+    FTMPI_TRY(b.add(old, displs[j], static_cast<std::size_t>(blocklens[j])));
+  }
+  return b.finish();
+}
+
+Result<Datatype*> make_indexed(std::size_t count, const int* blocklens, const int* displs, const Datatype* old) {
+  TypeBuilder b;
+  for (std::size_t j = 0; j < count; ++j) {
+    if (blocklens[j] < 0) return Status(Errc::count, "negative block length");
+    std::ptrdiff_t at = 0;
+    if (__builtin_mul_overflow(static_cast<std::ptrdiff_t>(displs[j]), old->extent, &at))
+      return Status(Errc::arg, "displacement too large");
+    FTMPI_TRY(b.add(old, at, static_cast<std::size_t>(blocklens[j])));
+  }
+  return b.finish();
+}
+
+Result<Datatype*> make_hindexed_block(std::size_t count, std::size_t blocklen, const std::ptrdiff_t* displs,
+                                      const Datatype* old) {
+  TypeBuilder b;
+  for (std::size_t j = 0; j < count; ++j) FTMPI_TRY(b.add(old, displs[j], blocklen));
+  return b.finish();
+}
+
+Result<Datatype*> make_indexed_block(std::size_t count, std::size_t blocklen, const int* displs,
+                                     const Datatype* old) {
+  TypeBuilder b;
+  for (std::size_t j = 0; j < count; ++j) {
+    std::ptrdiff_t at = 0;
+    if (__builtin_mul_overflow(static_cast<std::ptrdiff_t>(displs[j]), old->extent, &at))
+      return Status(Errc::arg, "displacement too large");
+    FTMPI_TRY(b.add(old, at, blocklen));
+  }
+  return b.finish();
+}
+
+Result<Datatype*> make_struct(std::size_t count, const int* blocklens, const std::ptrdiff_t* displs,
+                              const Datatype* const* types) {
+  TypeBuilder b;
+  for (std::size_t j = 0; j < count; ++j) {
+    if (blocklens[j] < 0) return Status(Errc::count, "negative block length");
+    if (!live(types[j])) return Status(Errc::type, "invalid datatype in array_of_types");
+    if (is_marker(types[j]))
+      return Status(Errc::type, "MPI_LB/MPI_UB markers are not supported in ftmpi: use MPI_Type_create_resized");
+    FTMPI_TRY(b.add(types[j], displs[j], static_cast<std::size_t>(blocklens[j])));
+  }
+  Result<Datatype*> r = b.finish();
+  if (!r.ok()) return r;
+  Datatype* t = r.value();
+  // Trailing padding as a C compiler adds it: round the extent up to the strictest member alignment.
+  const auto a = static_cast<std::ptrdiff_t>(alignment(t));
+  if (a > 1 && t->extent % a != 0) {
+    t->extent += a - t->extent % a;
+    t->contiguous = false;
+    if (t->blocks.empty() && t->size > 0) t->blocks.push_back(Block{0, t->size});
+  }
+  return t;
+}
+
+Result<Datatype*> make_resized(const Datatype* old, std::ptrdiff_t lb, std::ptrdiff_t extent) {
+  Result<Datatype*> r = make_dup(old);
+  if (!r.ok()) return r;
+  Datatype* t = r.value();
+  t->committed = false;
+  if (old->predefined) t->align = alignment(old);
+  if (t->contiguous && t->size > 0) t->blocks = {Block{0, t->size}};  // the old layout, spelled out
+  t->lb = lb;
+  t->extent = extent;
+  t->contiguous = !t->blocks.empty() && t->blocks.size() == 1 && t->blocks[0].offset == 0 &&
+                  t->blocks[0].length == t->size && lb == 0 && extent == static_cast<std::ptrdiff_t>(t->size);
+  if (t->contiguous) t->blocks.clear();
+  if (t->size == 0) t->contiguous = (extent == 0 && lb == 0);
+  return t;
+}
+
+}  // namespace ftmpi::dt

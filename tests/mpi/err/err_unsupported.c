@@ -1,0 +1,126 @@
+/* err_unsupported: functions that are declared in mpi.h but not implemented yet fail loudly.
+ *
+ * Without arguments: under MPI_ERRORS_RETURN, a sample of the declared-but-unimplemented functions (one or
+ * more per chapter: one-sided, collectives, non-blocking collectives, topologies, intercommunicators,
+ * attributes, info, MPI-IO, dynamic processes) each return MPI_ERR_UNSUPPORTED_OPERATION, and MPI keeps
+ * working afterwards. The functions implemented without communication (Pcontrol, Aint_add/diff, Alloc_mem/
+ * Free_mem, handle conversion c2f/f2c, Status_c2f/f2c, the predefined attribute callbacks) do their job.
+ * PASS: every check holds and rank 0 prints PASS.
+ * With argument "fatal": MPI_Win_create under the default MPI_ERRORS_ARE_FATAL aborts the job with the class
+ * as exit status (MPI_ERR_UNSUPPORTED_OPERATION) and a message naming the function; the test expects that
+ * exit status. */
+#include "common/check.h"
+
+static void fatal_path(void) {
+  int x = 0;
+  MPI_Win win;
+  MPI_Win_create(&x, sizeof x, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  printf("FAIL: MPI_Win_create returned under MPI_ERRORS_ARE_FATAL\n");
+  fflush(stdout);
+}
+
+int main(int argc, char **argv) {
+  int rank, size;
+  CHECK_MPI(MPI_Init(&argc, &argv));
+  CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+  CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
+  if (argc > 1 && strcmp(argv[1], "fatal") == 0) {
+    fatal_path();
+    MPI_Finalize();
+    return 1;
+  }
+  const int U = MPI_ERR_UNSUPPORTED_OPERATION;
+  CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+
+  int buf[8] = {0}, out[8] = {0}, counts[8] = {0}, displs[8] = {0};
+  MPI_Win win = MPI_WIN_NULL;
+  MPI_Request req = MPI_REQUEST_NULL;
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Info info = MPI_INFO_NULL;
+  MPI_File fh = MPI_FILE_NULL;
+  void *base = NULL;
+
+  /* one-sided: what OSU's util/osu_util_mpi.c links against */
+  CHECK_CLASS(MPI_Win_create(buf, sizeof buf, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win), U);
+  CHECK_CLASS(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win), U);
+  CHECK_CLASS(MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win), U);
+  CHECK_CLASS(MPI_Win_attach(win, buf, sizeof buf), U);
+  CHECK_CLASS(MPI_Win_free(&win), U);
+  CHECK_CLASS(MPI_Put(buf, 1, MPI_INT, 0, 0, 1, MPI_INT, win), U);
+  CHECK_CLASS(MPI_Fetch_and_op(buf, out, MPI_INT, 0, 0, MPI_SUM, win), U);
+  /* collectives, non-blocking and neighbourhood collectives */
+  for (int i = 0; i < size && i < 8; i++) counts[i] = 1, displs[i] = i;
+  CHECK_CLASS(MPI_Alltoall(buf, 1, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD), U);
+  CHECK_CLASS(MPI_Gatherv(buf, 1, MPI_INT, out, counts, displs, MPI_INT, 0, MPI_COMM_WORLD), U);
+  CHECK_CLASS(MPI_Scan(buf, out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), U);
+  CHECK_CLASS(MPI_Ibarrier(MPI_COMM_WORLD, &req), U);
+  CHECK_CLASS(MPI_Iallreduce(buf, out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req), U);
+  CHECK_CLASS(MPI_Neighbor_allgather(buf, 1, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD), U);
+  /* communicators, topologies, attributes, info */
+  CHECK_CLASS(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &comm), U);
+  CHECK_CLASS(MPI_Intercomm_create(MPI_COMM_SELF, 0, MPI_COMM_WORLD, 0, 7, &comm), U);
+  int dims[2] = {0, 0}, periods[2] = {0, 0}, keyval = MPI_KEYVAL_INVALID;
+  CHECK_CLASS(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &comm), U);
+  CHECK_CLASS(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &keyval, NULL), U);
+  CHECK_CLASS(MPI_Info_create(&info), U);
+  /* MPI-IO, dynamic processes */
+  CHECK_CLASS(MPI_File_open(MPI_COMM_WORLD, "/nonexistent/x", MPI_MODE_RDONLY, MPI_INFO_NULL, &fh), U);
+  CHECK_CLASS(MPI_File_close(&fh), U);
+  char port[MPI_MAX_PORT_NAME];
+  CHECK_CLASS(MPI_Open_port(MPI_INFO_NULL, port), U);
+  CHECK_CLASS(MPI_Comm_spawn("true", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_SELF, &comm,
+                             MPI_ERRCODES_IGNORE), U);
+  CHECK(comm == MPI_COMM_NULL && info == MPI_INFO_NULL, "a failed call changed its output handle");
+
+  /* the error string says what happened */
+  char s[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  CHECK_MPI(MPI_Error_string(U, s, &len));
+  CHECK(len > 0, "empty error string for MPI_ERR_UNSUPPORTED_OPERATION");
+
+  /* implemented local functions */
+  CHECK_MPI(MPI_Pcontrol(1));
+  CHECK_MPI(MPI_Pcontrol(0, "extra", 3));
+  MPI_Aint a0, a1;
+  CHECK_MPI(MPI_Get_address(&buf[0], &a0));
+  CHECK_MPI(MPI_Get_address(&buf[3], &a1));
+  CHECK(MPI_Aint_diff(a1, a0) == 3 * (MPI_Aint)sizeof(int), "MPI_Aint_diff");
+  CHECK(MPI_Aint_add(a0, 3 * (MPI_Aint)sizeof(int)) == a1, "MPI_Aint_add");
+  double *mem = NULL;
+  CHECK_MPI(MPI_Alloc_mem(1024, MPI_INFO_NULL, &mem));
+  CHECK(mem != NULL, "MPI_Alloc_mem gave NULL");
+  mem[127] = 1.0;
+  CHECK_MPI(MPI_Free_mem(mem));
+  CHECK(MPI_Comm_f2c(MPI_Comm_c2f(MPI_COMM_WORLD)) == MPI_COMM_WORLD, "Comm c2f/f2c round trip");
+  CHECK(MPI_Comm_c2f(MPI_COMM_NULL) == 0 && MPI_Comm_f2c(0) == MPI_COMM_NULL, "null communicator conversion");
+  CHECK(MPI_Type_f2c(MPI_Type_c2f(MPI_DOUBLE)) == MPI_DOUBLE, "Type c2f/f2c round trip");
+  CHECK(MPI_Type_c2f(MPI_DOUBLE) != MPI_Type_c2f(MPI_INT), "two types got the same Fortran handle");
+  CHECK(MPI_Op_f2c(MPI_Op_c2f(MPI_SUM)) == MPI_SUM, "Op c2f/f2c round trip");
+  CHECK(MPI_Group_f2c(123456) == MPI_GROUP_NULL, "unknown Fortran handle did not give the null handle");
+  MPI_Status st, st2;
+  memset(&st, 0, sizeof st);
+  st.MPI_SOURCE = 3;
+  st.MPI_TAG = 9;
+  MPI_Fint fst[16];
+  CHECK_MPI(MPI_Status_c2f(&st, fst));
+  CHECK_MPI(MPI_Status_f2c(fst, &st2));
+  CHECK(st2.MPI_SOURCE == 3 && st2.MPI_TAG == 9, "status c2f/f2c round trip");
+  void *attr_in = buf, *attr_out = NULL;
+  int flag = 0;
+  CHECK_MPI(MPI_COMM_DUP_FN(MPI_COMM_WORLD, 0, NULL, attr_in, &attr_out, &flag));
+  CHECK(flag == 1 && attr_out == attr_in, "MPI_COMM_DUP_FN did not copy the value");
+  CHECK_MPI(MPI_COMM_NULL_COPY_FN(MPI_COMM_WORLD, 0, NULL, attr_in, &attr_out, &flag));
+  CHECK(flag == 0, "MPI_COMM_NULL_COPY_FN asked for a copy");
+  int *tag_ub = NULL;
+  CHECK_MPI(MPI_Attr_get(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag));
+  CHECK(flag && *tag_ub >= 32767, "MPI_Attr_get(MPI_TAG_UB)");
+
+  /* MPI still works after all of that */
+  int v = rank + 1, sum = 0;
+  CHECK_MPI(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+  CHECK(sum == size * (size + 1) / 2, "allreduce after the unsupported calls");
+  check_pass("err_unsupported");
+  CHECK_MPI(MPI_Finalize());
+  return 0;
+}
