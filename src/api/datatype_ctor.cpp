@@ -28,12 +28,15 @@ int finish_new_type(ftmpi::Result<dt::Datatype*> r, MPI_Datatype* newtype, const
   return MPI_SUCCESS;
 }
 
+// No single old type to check (MPI_Type_create_struct checks each of its array's entries).
+const ftmpi_datatype_s* const kNoOldType = &ftmpi_dt_byte;
+
 // Shared checks of every constructor: count >= 0, arrays present when count > 0, old type, newtype.
 int check_ctor(int count, bool arrays_ok, const ftmpi_datatype_s* old, const MPI_Datatype* newtype,
                const char* fn) {
   if (count < 0) return fail(Errc::count, "negative count", fn);
   if (count > 0 && !arrays_ok) return fail(Errc::arg, "an array argument is NULL", fn);
-  if (old != nullptr && !describable(old)) return fail(Errc::type, "invalid datatype", fn);
+  if (!describable(old)) return fail(Errc::type, "invalid datatype", fn);
   if (newtype == nullptr) return fail(Errc::arg, "newtype is NULL", fn);
   return MPI_SUCCESS;
 }
@@ -132,7 +135,7 @@ extern "C" int PMPI_Type_create_struct(int count, const int array_of_blocklength
                                        MPI_Datatype* newtype) {
   FTMPI_ENTER("MPI_Type_create_struct");
   const char* fn = "MPI_Type_create_struct";
-  if (int rc = check_ctor(count, array_of_blocklengths && array_of_displacements && array_of_types, nullptr,
+  if (int rc = check_ctor(count, array_of_blocklengths && array_of_displacements && array_of_types, kNoOldType,
                           newtype, fn);
       rc != MPI_SUCCESS)
     return rc;
