@@ -260,7 +260,7 @@ FTMPI_ALIAS(Buffer_detach)
 
 namespace {
 Status check_probe(int source, int tag, MPI_Comm comm) {
-  if (source != MPI_ANY_SOURCE && source != MPI_PROC_NULL && (source < 0 || source >= comm->size))
+  if (source != MPI_ANY_SOURCE && source != MPI_PROC_NULL && (source < 0 || source >= comm->peer_size()))
     return Status(Errc::rank, "invalid source rank");
   if (tag < 0 && tag != MPI_ANY_TAG) return Status(Errc::tag, "invalid tag");
   return Status::Ok();

@@ -29,8 +29,18 @@ struct ftmpi_comm_s {
   std::atomic<bool> revoked{false}; // ULFM (issue 3); read by every blocking loop
   ftmpi::ft::CommFt *ft = nullptr;   // fault-tolerance state (acknowledged failures, agreements), ft/
 
-  // World rank of communicator rank `r` (0 <= r < size).
+  ftmpi_group_s *remote_group = nullptr;  // intercommunicators: the remote group (owned reference)
+
+  // World rank of communicator rank `r` (0 <= r < size) in the local group.
   int world_rank(int r) const { return group->world_ranks[static_cast<size_t>(r)]; }
+  bool is_inter() const { return remote_group != nullptr; }
+  // Point-to-point addressing: ranks name processes of the remote group on an intercommunicator, of the
+  // local group otherwise. The envelope's source is always the sender's rank in its local group, which is
+  // the receiver's remote group, so matching needs nothing else.
+  int peer_size() const { return remote_group ? remote_group->size() : size; }
+  int peer_world_rank(int r) const {
+    return (remote_group ? remote_group : group)->world_ranks[static_cast<size_t>(r)];
+  }
 };
 
 namespace ftmpi::comm {

@@ -152,7 +152,7 @@ void Engine::Impl::sweep_failures() {
     if (peer_failed(r->peer_world) || (r->is_coll_ctx && ft && ft->comm_has_failure(r->comm))) doomed.push_back(r);
   // Posted receives naming a dead peer, and collective traffic on a communicator with a failure.
   matcher.for_each_posted([&](Request* r) {
-    if (r->peer >= 0 && peer_failed(r->comm->world_rank(r->peer))) doomed.push_back(r);
+    if (r->peer >= 0 && peer_failed(r->comm->peer_world_rank(r->peer))) doomed.push_back(r);
     else if (r->is_coll_ctx && ft && ft->comm_has_failure(r->comm)) doomed.push_back(r);
   });
   for (Request* r : doomed)

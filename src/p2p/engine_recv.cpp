@@ -11,7 +11,7 @@ namespace ftmpi::p2p {
 
 namespace {
 Status check_recv_args(const RecvArgs& a) {
-  if (a.source != kAnySource && a.source != -2 && (a.source < 0 || a.source >= a.comm->size))
+  if (a.source != kAnySource && a.source != -2 && (a.source < 0 || a.source >= a.comm->peer_size()))
     return Status(Errc::rank, "invalid source rank");
   if (a.tag < 0 && a.tag != kAnyTag) return Status(Errc::tag, "invalid tag (must be >= 0 or MPI_ANY_TAG)");
   return Status::Ok();
@@ -52,7 +52,7 @@ Status Engine::Impl::start_recv(Request* r) {
   }
   r->ctx = r->is_coll_ctx ? r->comm->ctx_coll : r->comm->ctx_pt2pt;
   r->bytes_total = dt::packed_size(r->type, r->count);  // capacity
-  const int peer_world = r->peer >= 0 ? r->comm->world_rank(r->peer) : -1;
+  const int peer_world = r->peer >= 0 ? r->comm->peer_world_rank(r->peer) : -1;
   Status why = start_check(r, -1);  // revoked / collective on a communicator with a failure
   if (why.ok()) {
     // A message that fully arrived before its sender died is still delivered (docs/fault-tolerance.md).

@@ -13,7 +13,7 @@ namespace ftmpi::p2p {
 
 namespace {
 Status check_send_args(const SendArgs& a) {
-  if (a.dest != -2 /*PROC_NULL*/ && (a.dest < 0 || a.dest >= a.comm->size))
+  if (a.dest != -2 /*PROC_NULL*/ && (a.dest < 0 || a.dest >= a.comm->peer_size()))
     return Status(Errc::rank, "invalid destination rank");
   if (a.tag < 0) return Status(Errc::tag, "invalid tag (must be >= 0)");
   return Status::Ok();
@@ -45,7 +45,7 @@ Status Engine::Impl::start_send(Request* r) {
   }
   ftmpi_comm_s* comm = r->comm;
   r->ctx = r->is_coll_ctx ? comm->ctx_coll : comm->ctx_pt2pt;
-  r->peer_world = comm->world_rank(r->peer);
+  r->peer_world = comm->peer_world_rank(r->peer);
   const std::size_t bytes = dt::packed_size(r->type, r->count);
   r->bytes_total = bytes;
   if (Status why = start_check(r, r->peer_world); !why.ok()) {  // reported at completion (seed 000 §1.2)
