@@ -44,6 +44,9 @@ int error_class_of(Errc e) {
     case Errc::proc_failed: return MPI_ERR_PROC_FAILED;
     case Errc::proc_failed_pending: return MPI_ERR_PROC_FAILED_PENDING;
     case Errc::revoked: return MPI_ERR_REVOKED;
+    case Errc::info_key: return MPI_ERR_INFO_KEY;
+    case Errc::info_value: return MPI_ERR_INFO_VALUE;
+    case Errc::info_nokey: return MPI_ERR_INFO_NOKEY;
   }
   return MPI_ERR_UNKNOWN;
 }

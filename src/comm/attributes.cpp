@@ -1,0 +1,141 @@
+// Attribute caching (see attributes.h).
+#include "comm/attributes.h"
+
+#include <climits>
+
+namespace ftmpi::attr {
+
+Result<int> AttributeRegistry::create_keyval(ObjectKind kind, CopyFn copy, DeleteFn del) {
+  if (next_id_ == INT_MAX) return Status(Errc::no_mem, "out of attribute keys");
+  const int id = next_id_++;
+  keyvals_.emplace(id, Keyval{kind, std::move(copy), std::move(del)});
+  return id;
+}
+
+AttributeRegistry::Keyval* AttributeRegistry::live(ObjectKind kind, int keyval) {
+  auto it = keyvals_.find(keyval);
+  if (it == keyvals_.end() || it->second.freed || it->second.kind != kind) return nullptr;
+  return &it->second;
+}
+
+const AttributeRegistry::Keyval* AttributeRegistry::live(ObjectKind kind, int keyval) const {
+  auto it = keyvals_.find(keyval);
+  if (it == keyvals_.end() || it->second.freed || it->second.kind != kind) return nullptr;
+  return &it->second;
+}
+
+bool AttributeRegistry::valid_keyval(ObjectKind kind, int keyval) const { return live(kind, keyval) != nullptr; }
+
+Status AttributeRegistry::free_keyval(ObjectKind kind, int keyval) {
+  Keyval* kv = live(kind, keyval);
+  if (!kv) return Status(Errc::keyval, "invalid attribute key");
+  kv->freed = true;
+  if (kv->uses == 0) keyvals_.erase(keyval);
+  return {};
+}
+
+void AttributeRegistry::drop_use(int keyval) {
+  auto it = keyvals_.find(keyval);
+  if (it == keyvals_.end()) return;
+  if (--it->second.uses == 0 && it->second.freed) keyvals_.erase(it);
+}
+
+int AttributeRegistry::run_delete(int keyval, const void* object, void* value) {
+  auto it = keyvals_.find(keyval);
+  if (it == keyvals_.end() || !it->second.del) return 0;
+  DeleteFn del = it->second.del;  // a copy: the callback may create or free keyvals (rehash)
+  return del(object, keyval, value);
+}
+
+AttrResult AttributeRegistry::set(ObjectKind kind, const void* object, int keyval, void* value) {
+  if (!live(kind, keyval)) return {Status(Errc::keyval, "invalid attribute key")};
+  auto found = objects_.find(object);
+  if (found != objects_.end()) {
+    auto a = found->second.find(keyval);
+    if (a != found->second.end()) {
+      void* old = a->second;
+      if (int rc = run_delete(keyval, object, old); rc != 0)
+        return {Status(Errc::other, "the attribute's delete callback failed"), rc};
+      // The callback may have touched the registry: look the attribute up again.
+      objects_[object][keyval] = value;
+      return {};
+    }
+  }
+  objects_[object][keyval] = value;
+  ++keyvals_.at(keyval).uses;
+  return {};
+}
+
+Status AttributeRegistry::get(ObjectKind kind, const void* object, int keyval, void** value, bool* found) const {
+  *found = false;
+  if (!live(kind, keyval)) return Status(Errc::keyval, "invalid attribute key");
+  auto o = objects_.find(object);
+  if (o == objects_.end()) return {};
+  auto a = o->second.find(keyval);
+  if (a == o->second.end()) return {};
+  *value = a->second;
+  *found = true;
+  return {};
+}
+
+AttrResult AttributeRegistry::remove(ObjectKind kind, const void* object, int keyval) {
+  if (!live(kind, keyval)) return {Status(Errc::keyval, "invalid attribute key")};
+  auto o = objects_.find(object);
+  if (o == objects_.end() || !o->second.contains(keyval))
+    return {Status(Errc::keyval, "the object has no attribute for this key")};
+  void* value = o->second.at(keyval);
+  if (int rc = run_delete(keyval, object, value); rc != 0)
+    return {Status(Errc::other, "the attribute's delete callback failed"), rc};
+  o = objects_.find(object);  // the callback may have changed the map
+  if (o != objects_.end() && o->second.erase(keyval) == 1) {
+    if (o->second.empty()) objects_.erase(o);
+    drop_use(keyval);
+  }
+  return {};
+}
+
+AttrResult AttributeRegistry::copy_all(ObjectKind kind, const void* from, const void* to) {
+  auto o = objects_.find(from);
+  if (o == objects_.end()) return {};
+  const Store snapshot = o->second;  // callbacks may modify the registry
+  for (const auto& [keyval, value] : snapshot) {
+    auto kv = keyvals_.find(keyval);
+    if (kv == keyvals_.end() || kv->second.kind != kind || !kv->second.copy) continue;  // NULL_COPY_FN
+    CopyFn copy = kv->second.copy;
+    void* out = nullptr;
+    int flag = 0;
+    if (int rc = copy(from, keyval, value, &out, &flag); rc != 0) {
+      AttrResult undo = delete_all(kind, to);
+      (void)undo;  // the copy failure is what the caller reports
+      return {Status(Errc::other, "an attribute's copy callback failed"), rc};
+    }
+    if (!flag) continue;
+    objects_[to][keyval] = out;
+    ++keyvals_.at(keyval).uses;
+  }
+  return {};
+}
+
+AttrResult AttributeRegistry::delete_all(ObjectKind kind, const void* object) {
+  (void)kind;
+  for (;;) {
+    auto o = objects_.find(object);
+    if (o == objects_.end()) return {};
+    if (o->second.empty()) {
+      objects_.erase(o);
+      return {};
+    }
+    const auto [keyval, value] = *o->second.begin();
+    if (int rc = run_delete(keyval, object, value); rc != 0)
+      return {Status(Errc::other, "an attribute's delete callback failed"), rc};
+    o = objects_.find(object);
+    if (o != objects_.end() && o->second.erase(keyval) == 1) drop_use(keyval);
+  }
+}
+
+std::size_t AttributeRegistry::count(const void* object) const {
+  auto o = objects_.find(object);
+  return o == objects_.end() ? 0 : o->second.size();
+}
+
+}  // namespace ftmpi::attr

@@ -1,0 +1,100 @@
+// Attribute caching (MPI-3.1 §6.7): keyvals with copy and delete callbacks, and the attributes each object
+// (communicator, datatype, window) carries.
+//
+// The core knows no MPI handle types: an object is an opaque `const void*` key, and the C API wraps the
+// user's callbacks (with their extra_state) into CopyFn / DeleteFn closures that cast the object back to
+// its handle type. Callbacks return an MPI error code (0 = success); the registry passes it through as
+// the `code` of a failed AttrResult so that the C API can return exactly what the user's callback said.
+//
+// Lifetimes (MPI-3.1 §6.7.2-3):
+//  * A keyval lives until it is freed AND no attribute uses it any more (free only marks it; later
+//    set/get/delete with the freed id fail, but deleting the objects that still hold it runs its
+//    delete callback).
+//  * Copy on duplication: for each attribute of the old object, the copy callback decides (flag) whether
+//    the new object gets an attribute and with which value; an empty CopyFn is MPI_*_NULL_COPY_FN.
+//  * Replacing or deleting an attribute, and freeing the object, run the delete callback on the value.
+//
+// Not thread-safe: callers hold the API lock. Callbacks may call back into the registry (a delete callback
+// may set attributes of other objects): the registry never holds an iterator across a callback.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <unordered_map>
+#include <vector>
+
+#include "util/status.h"
+
+namespace ftmpi::attr {
+
+enum class ObjectKind : std::uint8_t { comm, type, win };
+
+// (old object, keyval, value in, value out, keep flag) -> MPI error code.
+using CopyFn = std::function<int(const void* old_object, int keyval, void* in, void** out, int* flag)>;
+// (object, keyval, value) -> MPI error code.
+using DeleteFn = std::function<int(const void* object, int keyval, void* value)>;
+
+// Outcome of an operation that may run user callbacks: Status (what went wrong) and, when a callback
+// failed, the error code it returned.
+struct AttrResult {
+  Status status;
+  int callback_code = 0;  // non-zero: the user callback's own return value
+  bool ok() const { return status.ok(); }
+};
+
+class AttributeRegistry {
+ public:
+  // First id handed out; keeps user keyvals apart from the predefined keys of mpi.h (0x644000xx) and
+  // from MPI_KEYVAL_INVALID.
+  static constexpr int kFirstKeyval = 0x51000001;
+
+  // New keyval for objects of `kind`. Never fails except when ids run out (Errc::no_mem).
+  Result<int> create_keyval(ObjectKind kind, CopyFn copy, DeleteFn del);
+  // Mark `keyval` freed. Errc::keyval for an unknown/freed id or one of another kind.
+  Status free_keyval(ObjectKind kind, int keyval);
+  // True when `keyval` is a live (not freed) keyval of `kind`.
+  bool valid_keyval(ObjectKind kind, int keyval) const;
+
+  // Set (replacing: the delete callback runs on the old value first; if it fails nothing changes).
+  AttrResult set(ObjectKind kind, const void* object, int keyval, void* value);
+  // Value of `keyval` on `object`; *found false when absent. Errc::keyval for a bad keyval.
+  Status get(ObjectKind kind, const void* object, int keyval, void** value, bool* found) const;
+  // Delete one attribute (delete callback runs; when it fails the attribute stays). Absent attribute:
+  // Errc::keyval (MPI leaves this erroneous; we report it).
+  AttrResult remove(ObjectKind kind, const void* object, int keyval);
+
+  // Duplication: run every copy callback of `from`'s attributes and attach the kept values to `to`
+  // (which must have none yet). On a callback failure the attributes already copied to `to` are deleted
+  // again (their delete callbacks run) and the failure is returned.
+  AttrResult copy_all(ObjectKind kind, const void* from, const void* to);
+  // Object freed: run the delete callback of every attribute, in keyval creation order. On a failure the
+  // remaining attributes stay attached and the failure is returned (MPI_Comm_free then fails).
+  AttrResult delete_all(ObjectKind kind, const void* object);
+
+  // Number of attributes on `object` (tests and diagnostics).
+  std::size_t count(const void* object) const;
+  // Number of keyvals still stored (live, or freed but referenced).
+  std::size_t keyval_count() const { return keyvals_.size(); }
+
+ private:
+  struct Keyval {
+    ObjectKind kind;
+    CopyFn copy;
+    DeleteFn del;
+    bool freed = false;
+    int uses = 0;  // attributes holding this keyval
+  };
+  using Store = std::map<int, void*>;  // keyval -> value (ordered: deterministic callback order)
+
+  Keyval* live(ObjectKind kind, int keyval);
+  const Keyval* live(ObjectKind kind, int keyval) const;
+  void drop_use(int keyval);  // one attribute fewer; forget a freed keyval nobody uses
+  // Run `kv`'s delete callback (if any) on `value`.
+  int run_delete(int keyval, const void* object, void* value);
+
+  int next_id_ = kFirstKeyval;
+  std::unordered_map<int, Keyval> keyvals_;
+  std::unordered_map<const void*, Store> objects_;
+};
+
+}  // namespace ftmpi::attr

@@ -1,0 +1,184 @@
+// Attribute caching: keyvals, copy-on-dup rules, delete callbacks, freed keyvals kept alive by use.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "comm/attributes.h"
+
+using ftmpi::Errc;
+using ftmpi::attr::AttributeRegistry;
+using ftmpi::attr::CopyFn;
+using ftmpi::attr::DeleteFn;
+using ftmpi::attr::ObjectKind;
+
+namespace {
+const int kA = 1, kB = 2, kC = 3;  // three objects (addresses as keys)
+const void* A = &kA;
+const void* B = &kB;
+const void* C = &kC;
+
+CopyFn dup_fn() {
+  return [](const void*, int, void* in, void** out, int* flag) {
+    *out = in;
+    *flag = 1;
+    return 0;
+  };
+}
+}  // namespace
+
+TEST(Attributes, SetGetDeleteWithoutCallbacks) {
+  AttributeRegistry reg;
+  auto kv = reg.create_keyval(ObjectKind::comm, nullptr, nullptr);
+  ASSERT_TRUE(kv.ok());
+  void* v = nullptr;
+  bool found = true;
+  ASSERT_TRUE(reg.get(ObjectKind::comm, A, *kv, &v, &found).ok());
+  EXPECT_FALSE(found);
+  int x = 42;
+  ASSERT_TRUE(reg.set(ObjectKind::comm, A, *kv, &x).ok());
+  ASSERT_TRUE(reg.get(ObjectKind::comm, A, *kv, &v, &found).ok());
+  EXPECT_TRUE(found);
+  EXPECT_EQ(v, &x);
+  ASSERT_TRUE(reg.remove(ObjectKind::comm, A, *kv).ok());
+  ASSERT_TRUE(reg.get(ObjectKind::comm, A, *kv, &v, &found).ok());
+  EXPECT_FALSE(found);
+  EXPECT_EQ(reg.remove(ObjectKind::comm, A, *kv).status.code(), Errc::keyval);
+}
+
+TEST(Attributes, WrongKindOrUnknownKeyvalIsKeyvalError) {
+  AttributeRegistry reg;
+  auto kv = reg.create_keyval(ObjectKind::type, nullptr, nullptr);
+  ASSERT_TRUE(kv.ok());
+  EXPECT_EQ(reg.set(ObjectKind::comm, A, *kv, nullptr).status.code(), Errc::keyval);
+  EXPECT_EQ(reg.set(ObjectKind::type, A, 12345, nullptr).status.code(), Errc::keyval);
+  EXPECT_EQ(reg.free_keyval(ObjectKind::comm, *kv).code(), Errc::keyval);
+  EXPECT_TRUE(reg.free_keyval(ObjectKind::type, *kv).ok());
+  EXPECT_EQ(reg.free_keyval(ObjectKind::type, *kv).code(), Errc::keyval);  // twice
+  EXPECT_EQ(reg.keyval_count(), 0u);
+}
+
+TEST(Attributes, ReplaceRunsDeleteOnOldValue) {
+  AttributeRegistry reg;
+  std::vector<void*> deleted;
+  auto kv = reg.create_keyval(ObjectKind::comm, nullptr, [&](const void* obj, int, void* val) {
+    EXPECT_EQ(obj, A);
+    deleted.push_back(val);
+    return 0;
+  });
+  int x = 1, y = 2;
+  ASSERT_TRUE(reg.set(ObjectKind::comm, A, *kv, &x).ok());
+  ASSERT_TRUE(reg.set(ObjectKind::comm, A, *kv, &y).ok());
+  ASSERT_EQ(deleted.size(), 1u);
+  EXPECT_EQ(deleted[0], &x);
+  ASSERT_TRUE(reg.delete_all(ObjectKind::comm, A).ok());
+  ASSERT_EQ(deleted.size(), 2u);
+  EXPECT_EQ(deleted[1], &y);
+  EXPECT_EQ(reg.count(A), 0u);
+}
+
+TEST(Attributes, CopyAllFollowsEachKeyvalsCopyRule) {
+  AttributeRegistry reg;
+  auto null_copy = reg.create_keyval(ObjectKind::comm, nullptr, nullptr);  // MPI_COMM_NULL_COPY_FN
+  auto dup = reg.create_keyval(ObjectKind::comm, dup_fn(), nullptr);     // MPI_COMM_DUP_FN
+  auto plus_one = reg.create_keyval(
+      ObjectKind::comm,
+      [](const void* old, int, void* in, void** out, int* flag) {
+        EXPECT_EQ(old, A);
+        *out = static_cast<char*>(in) + 1;
+        *flag = 1;
+        return 0;
+      },
+      nullptr);
+  auto declines = reg.create_keyval(
+      ObjectKind::comm, [](const void*, int, void*, void**, int* flag) { *flag = 0; return 0; }, nullptr);
+  char buf[4];
+  ASSERT_TRUE(reg.set(ObjectKind::comm, A, *null_copy, buf).ok());
+  ASSERT_TRUE(reg.set(ObjectKind::comm, A, *dup, buf).ok());
+  ASSERT_TRUE(reg.set(ObjectKind::comm, A, *plus_one, buf).ok());
+  ASSERT_TRUE(reg.set(ObjectKind::comm, A, *declines, buf).ok());
+  ASSERT_TRUE(reg.copy_all(ObjectKind::comm, A, B).ok());
+  EXPECT_EQ(reg.count(B), 2u);
+  void* v = nullptr;
+  bool found = false;
+  ASSERT_TRUE(reg.get(ObjectKind::comm, B, *null_copy, &v, &found).ok());
+  EXPECT_FALSE(found);
+  ASSERT_TRUE(reg.get(ObjectKind::comm, B, *dup, &v, &found).ok());
+  EXPECT_TRUE(found);
+  EXPECT_EQ(v, buf);
+  ASSERT_TRUE(reg.get(ObjectKind::comm, B, *plus_one, &v, &found).ok());
+  EXPECT_EQ(v, buf + 1);
+  ASSERT_TRUE(reg.get(ObjectKind::comm, B, *declines, &v, &found).ok());
+  EXPECT_FALSE(found);
+  EXPECT_EQ(reg.count(A), 4u);  // the original is untouched
+}
+
+TEST(Attributes, FailingCopyUndoesPartialCopy) {
+  AttributeRegistry reg;
+  int deletes = 0;
+  auto ok = reg.create_keyval(ObjectKind::comm, dup_fn(), [&](const void*, int, void*) { ++deletes; return 0; });
+  auto bad = reg.create_keyval(
+      ObjectKind::comm, [](const void*, int, void*, void**, int*) { return 77; }, nullptr);
+  ASSERT_TRUE(reg.set(ObjectKind::comm, A, *ok, nullptr).ok());
+  ASSERT_TRUE(reg.set(ObjectKind::comm, A, *bad, nullptr).ok());
+  auto r = reg.copy_all(ObjectKind::comm, A, B);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.callback_code, 77);
+  EXPECT_EQ(reg.count(B), 0u);
+  EXPECT_EQ(deletes, 1);  // the copied attribute was deleted again
+}
+
+TEST(Attributes, FailingDeleteKeepsAttribute) {
+  AttributeRegistry reg;
+  int rc = 5;
+  auto kv = reg.create_keyval(ObjectKind::comm, nullptr, [&](const void*, int, void*) { return rc; });
+  ASSERT_TRUE(reg.set(ObjectKind::comm, A, *kv, nullptr).ok());
+  auto r = reg.remove(ObjectKind::comm, A, *kv);
+  EXPECT_EQ(r.callback_code, 5);
+  EXPECT_EQ(reg.count(A), 1u);
+  r = reg.delete_all(ObjectKind::comm, A);
+  EXPECT_EQ(r.callback_code, 5);
+  EXPECT_EQ(reg.count(A), 1u);
+  rc = 0;
+  EXPECT_TRUE(reg.delete_all(ObjectKind::comm, A).ok());
+  EXPECT_EQ(reg.count(A), 0u);
+}
+
+TEST(Attributes, FreedKeyvalLivesWhileUsedAndStillDeletes) {
+  AttributeRegistry reg;
+  int deletes = 0;
+  auto kv = reg.create_keyval(ObjectKind::comm, dup_fn(), [&](const void*, int, void*) { ++deletes; return 0; });
+  ASSERT_TRUE(reg.set(ObjectKind::comm, A, *kv, nullptr).ok());
+  ASSERT_TRUE(reg.set(ObjectKind::comm, C, *kv, nullptr).ok());
+  ASSERT_TRUE(reg.free_keyval(ObjectKind::comm, *kv).ok());
+  EXPECT_FALSE(reg.valid_keyval(ObjectKind::comm, *kv));
+  void* v = nullptr;
+  bool found = false;
+  EXPECT_EQ(reg.get(ObjectKind::comm, A, *kv, &v, &found).code(), Errc::keyval);
+  // Duplicating an object still copies the attribute of a freed keyval (MPI-3.1 §6.7.2).
+  ASSERT_TRUE(reg.copy_all(ObjectKind::comm, A, B).ok());
+  EXPECT_EQ(reg.count(B), 1u);
+  EXPECT_EQ(reg.keyval_count(), 1u);
+  ASSERT_TRUE(reg.delete_all(ObjectKind::comm, A).ok());
+  ASSERT_TRUE(reg.delete_all(ObjectKind::comm, B).ok());
+  EXPECT_EQ(reg.keyval_count(), 1u);
+  ASSERT_TRUE(reg.delete_all(ObjectKind::comm, C).ok());
+  EXPECT_EQ(deletes, 3);
+  EXPECT_EQ(reg.keyval_count(), 0u);  // last use gone: forgotten
+}
+
+TEST(Attributes, DeleteCallbackMayTouchTheRegistry) {
+  AttributeRegistry reg;
+  int inner_deletes = 0;
+  auto inner = reg.create_keyval(ObjectKind::comm, nullptr, [&](const void*, int, void*) { ++inner_deletes; return 0; });
+  auto outer = reg.create_keyval(ObjectKind::comm, nullptr, [&](const void*, int, void*) {
+    // Like a library freeing its own hidden state from inside a delete callback.
+    EXPECT_TRUE(reg.remove(ObjectKind::comm, C, *inner).ok());
+    EXPECT_TRUE(reg.free_keyval(ObjectKind::comm, *inner).ok());
+    return 0;
+  });
+  ASSERT_TRUE(reg.set(ObjectKind::comm, C, *inner, nullptr).ok());
+  ASSERT_TRUE(reg.set(ObjectKind::comm, A, *outer, nullptr).ok());
+  ASSERT_TRUE(reg.delete_all(ObjectKind::comm, A).ok());
+  EXPECT_EQ(inner_deletes, 1);
+  EXPECT_EQ(reg.count(C), 0u);
+}
