@@ -7,8 +7,11 @@
 // call's communicator argument when it has a valid one, MPI_COMM_WORLD's otherwise. Calls before MPI_Init
 // fail the same way (fatal).
 //
-// Implementing one of these: delete its line here and define PMPI_X in the file of its component; the
-// test api_symbols (tests/mpi/check_symbols.cmake) checks that every declaration of mpi.h has both symbols.
+// Implementing one of these: define PMPI_X (+ FTMPI_ALIAS) in the file of its component and delete its line
+// here. The stubs are weak, so a real definition elsewhere in libmpi already wins at link time (no duplicate
+// symbol while the line is still here): the linker keeps the first of two weak MPI_X aliases, and this file
+// sorts after the other src/api files. The test api_symbols (tests/mpi/check_symbols.cmake) checks that every
+// declaration of mpi.h is exported as MPI_X and PMPI_X and that MPI_X is PMPI_X (same address).
 #include <string>
 
 #include "api/common.h"
@@ -24,8 +27,8 @@ int unsupported(ftmpi_comm_s* comm, const char* fn) {
 }  // namespace
 
 // FTMPI_UNSUPPORTED(Name, comm-or-nullptr, (parameter types; the communicator one named comm))
-#define FTMPI_UNSUPPORTED(name, on, params)                                   \
-  extern "C" int PMPI_##name params { return unsupported(on, "MPI_" #name); } \
+#define FTMPI_UNSUPPORTED(name, on, params)                                                           \
+  extern "C" __attribute__((weak)) int PMPI_##name params { return unsupported(on, "MPI_" #name); } \
   FTMPI_ALIAS(name)
 
 // point-to-point, status and generalized requests
