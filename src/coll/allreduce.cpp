@@ -1,4 +1,5 @@
-// Allreduce: recursive doubling with the usual fix-up for non-powers of two (Thakur, Rabenseifner, Gropp
+// Allreduce: Rabenseifner for large vectors and commutative ops (rabenseifner.cpp, tuning.h), otherwise
+// recursive doubling with the usual fix-up for non-powers of two (Thakur, Rabenseifner, Gropp
 // 2005). With pof2 the largest power of two <= p and rem = p - pof2, the first 2*rem ranks pair up
 // (even sends to odd, odd keeps the combined value), the pof2 remaining ranks exchange-and-combine over
 // log2(pof2) rounds, and the odd ranks hand the result back to their even partners.
@@ -11,6 +12,7 @@
 #include "coll/builders.h"
 #include "coll/coll.h"
 #include "coll/local_copy.h"
+#include "coll/tuning.h"
 
 namespace ftmpi::coll {
 
@@ -64,13 +66,25 @@ void build_allreduce_into(Schedule& s, void* acc, std::size_t count, const ftmpi
   }
 }
 
-void build_allreduce(Schedule& s, const void* sendbuf, void* recvbuf, std::size_t count,
-                     const ftmpi_datatype_s* type, const ftmpi_op_s* op) {
+void build_allreduce_recursive_doubling(Schedule& s, const void* sendbuf, void* recvbuf, std::size_t count,
+                                        const ftmpi_datatype_s* type, const ftmpi_op_s* op) {
   void* acc = typed_scratch(s, count, type);
   copy_typed(is_in_place(sendbuf) ? recvbuf : sendbuf, count, type, acc, count, type);
   build_allreduce_into(s, acc, count, type, op->commutative,
                        [=](const void* in, void* inout) { dt::apply(op, in, inout, count, type); });
   s.local([=] { copy_typed(acc, count, type, recvbuf, count, type); });
+}
+
+void build_allreduce(Schedule& s, const void* sendbuf, void* recvbuf, std::size_t count,
+                     const ftmpi_datatype_s* type, const ftmpi_op_s* op) {
+  int pof2 = 1;
+  while (pof2 * 2 <= s.comm()->size) pof2 *= 2;
+  if (op->commutative && pof2 > 1 && count >= static_cast<std::size_t>(pof2) &&
+      dt::packed_size(type, count) >= tuning::kRabenseifnerMinBytes) {
+    build_allreduce_rabenseifner(s, sendbuf, recvbuf, count, type, op);
+  } else {
+    build_allreduce_recursive_doubling(s, sendbuf, recvbuf, count, type, op);
+  }
 }
 
 Status allreduce(Runtime& rt, ftmpi_comm_s* comm, const void* sendbuf, void* recvbuf, std::size_t count,

@@ -1,6 +1,6 @@
 // A schedule as a non-blocking operation: the engine's progress loop advances it (p2p::GenericOp), so a
 // non-blocking collective is "build the schedule, start_generic(ScheduleOp)". The blocking collectives
-// use coll::run() instead. Groundwork for issue 4 (MPI_Ibarrier, MPI_Ibcast, ...): not used by the C API yet.
+// use coll::run() instead. Created by coll::start() (start.h).
 #pragma once
 #include <memory>
 

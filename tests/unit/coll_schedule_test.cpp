@@ -297,3 +297,340 @@ TEST(CollSchedule, ConsecutiveCollectivesUseDistinctTags) {
   EXPECT_NE(a.tag(), b.tag());
   EXPECT_GE(a.tag(), 0);
 }
+
+// ---- issue 4: v-variants, alltoall family, reduce-scatter, scans, algorithm variants ----------------
+
+namespace {
+using I = std::vector<int>;
+size_t u(int v) { return static_cast<size_t>(v); }
+
+// Left-to-right matmul product of mat_of(lo) ... mat_of(hi - 1) (identity for an empty range).
+I mat_range(int lo, int hi) {
+  I acc = {1, 0, 0, 1};
+  for (int r = lo; r < hi; ++r) {
+    I x = mat_of(r);
+    int len = 4;
+    matmul(acc.data(), x.data(), &len, nullptr);
+    acc = x;
+  }
+  return acc;
+}
+
+// Irregular counts with zeros: rank i's count.
+int vcount(int i, int salt) { return (i * 7 + salt) % 4 == 0 ? 0 : (i * 3 + salt) % 5 + 1; }
+}  // namespace
+
+TEST(CollSchedule, GatherScatterBinomialAndLinearEveryRoot) {
+  using GatherFn = void (*)(Schedule&, const void*, std::size_t, const ftmpi_datatype_s*, void*, std::size_t,
+                            const ftmpi_datatype_s*, int);
+  for (GatherFn g : {&coll::build_gather_binomial, &coll::build_gather_linear}) {
+    for (GatherFn sc : {&coll::build_scatter_binomial, &coll::build_scatter_linear}) {
+      for (int p = 1; p <= 16; ++p) {
+        for (int root = 0; root < p; ++root) {
+          for (bool in_place : {false, true}) {
+            Sim sim(p);
+            std::vector<I> send(u(p)), recv(u(p), I(3 * u(p), -1));
+            for (int r = 0; r < p; ++r) send[u(r)] = {r, r * r, -r};
+            if (in_place)
+              for (int k = 0; k < 3; ++k) recv[u(root)][u(3 * root + k)] = send[u(root)][u(k)];
+            sim.build([&](Schedule& s, int r) {
+              const void* sb = (in_place && r == root) ? MPI_IN_PLACE : send[u(r)].data();
+              g(s, sb, 3, &ftmpi_dt_int, recv[u(r)].data(), 3, &ftmpi_dt_int, root);
+            });
+            ASSERT_TRUE(sim.run());
+            for (int r = 0; r < p; ++r)
+              for (int k = 0; k < 3; ++k) ASSERT_EQ(recv[u(root)][u(3 * r + k)], send[u(r)][u(k)]) << p << " " << root;
+
+            Sim sim2(p);
+            I table(3 * u(p));
+            for (size_t i = 0; i < table.size(); ++i) table[i] = static_cast<int>(1000 + i);
+            std::vector<I> got(u(p), I(3, -1));
+            sim2.build([&](Schedule& s, int r) {
+              void* rb = (in_place && r == root) ? MPI_IN_PLACE : got[u(r)].data();
+              sc(s, r == root ? table.data() : nullptr, 3, &ftmpi_dt_int, rb, 3, &ftmpi_dt_int, root);
+            });
+            ASSERT_TRUE(sim2.run());
+            for (int r = 0; r < p; ++r) {
+              if (in_place && r == root) continue;
+              for (int k = 0; k < 3; ++k) ASSERT_EQ(got[u(r)][u(k)], 1000 + 3 * r + k) << p << " " << root;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(CollSchedule, GathervScattervAllgathervZeroCountsInPlace) {
+  for (int p = 1; p <= 16; ++p) {
+    I counts(u(p)), displs(u(p));
+    int total = 0;
+    for (int i = 0; i < p; ++i) {
+      counts[u(i)] = vcount(i, p);
+      displs[u(i)] = total + 1;  // a one-element gap before each block
+      total += counts[u(i)] + 1;
+    }
+    auto val = [](int r, int k) { return r * 100 + k; };
+    for (int root = 0; root < p; ++root) {
+      Sim sim(p);
+      std::vector<I> send(u(p)), recv(u(p), I(u(total), -1));
+      for (int r = 0; r < p; ++r)
+        for (int k = 0; k < counts[u(r)]; ++k) send[u(r)].push_back(val(r, k));
+      sim.build([&](Schedule& s, int r) {
+        coll::build_gatherv(s, send[u(r)].data(), u(counts[u(r)]), &ftmpi_dt_int, recv[u(r)].data(), counts.data(),
+                            displs.data(), &ftmpi_dt_int, root);
+      });
+      ASSERT_TRUE(sim.run());
+      for (int r = 0; r < p; ++r) {
+        ASSERT_EQ(recv[u(root)][u(displs[u(r)] - 1)], -1);
+        for (int k = 0; k < counts[u(r)]; ++k) ASSERT_EQ(recv[u(root)][u(displs[u(r)] + k)], val(r, k));
+      }
+
+      Sim sim2(p);
+      I table(u(total));
+      for (int i = 0; i < total; ++i) table[u(i)] = 5000 + i;
+      std::vector<I> got(u(p), I(8, -1));
+      sim2.build([&](Schedule& s, int r) {
+        coll::build_scatterv(s, r == root ? table.data() : nullptr, counts.data(), displs.data(), &ftmpi_dt_int,
+                             got[u(r)].data(), u(counts[u(r)]), &ftmpi_dt_int, root);
+      });
+      ASSERT_TRUE(sim2.run());
+      for (int r = 0; r < p; ++r)
+        for (int k = 0; k < counts[u(r)]; ++k) ASSERT_EQ(got[u(r)][u(k)], 5000 + displs[u(r)] + k);
+    }
+    for (bool in_place : {false, true}) {
+      Sim sim3(p);
+      std::vector<I> send(u(p)), all(u(p), I(u(total), -1));
+      for (int r = 0; r < p; ++r)
+        for (int k = 0; k < counts[u(r)]; ++k) {
+          send[u(r)].push_back(val(r, k));
+          if (in_place) all[u(r)][u(displs[u(r)] + k)] = val(r, k);
+        }
+      sim3.build([&](Schedule& s, int r) {
+        coll::build_allgatherv(s, in_place ? MPI_IN_PLACE : send[u(r)].data(), u(counts[u(r)]), &ftmpi_dt_int,
+                               all[u(r)].data(), counts.data(), displs.data(), &ftmpi_dt_int);
+      });
+      ASSERT_TRUE(sim3.run());
+      for (int me = 0; me < p; ++me)
+        for (int r = 0; r < p; ++r)
+          for (int k = 0; k < counts[u(r)]; ++k) ASSERT_EQ(all[u(me)][u(displs[u(r)] + k)], val(r, k));
+    }
+  }
+}
+
+TEST(CollSchedule, AllgatherRecursiveDoublingAndRing) {
+  for (int p = 1; p <= 16; ++p) {
+    for (bool rd : {false, true}) {
+      if (rd && (p & (p - 1)) != 0) continue;
+      for (bool in_place : {false, true}) {
+        Sim sim(p);
+        std::vector<I> all(u(p), I(2 * u(p), -1));
+        I mine(2 * u(p));
+        for (int r = 0; r < p; ++r) {
+          mine[2 * u(r)] = r * 11, mine[2 * u(r) + 1] = -r;
+          if (in_place) all[u(r)][2 * u(r)] = r * 11, all[u(r)][2 * u(r) + 1] = -r;
+        }
+        sim.build([&](Schedule& s, int r) {
+          const void* sb = in_place ? MPI_IN_PLACE : &mine[2 * u(r)];
+          if (rd)
+            coll::build_allgather_recursive_doubling(s, sb, 2, &ftmpi_dt_int, all[u(r)].data(), 2, &ftmpi_dt_int);
+          else
+            coll::build_allgather_ring(s, sb, 2, &ftmpi_dt_int, all[u(r)].data(), 2, &ftmpi_dt_int);
+        });
+        ASSERT_TRUE(sim.run());
+        for (int r = 0; r < p; ++r) ASSERT_EQ(all[u(r)], mine) << p << " rd " << rd;
+      }
+    }
+  }
+}
+
+TEST(CollSchedule, AlltoallVariantsInPlace) {
+  using A2A = void (*)(Schedule&, const void*, std::size_t, const ftmpi_datatype_s*, void*, std::size_t,
+                       const ftmpi_datatype_s*);
+  for (A2A f : {&coll::build_alltoall_post_all, &coll::build_alltoall_pairwise, &coll::build_alltoall}) {
+    for (int p = 1; p <= 16; ++p) {
+      for (bool in_place : {false, true}) {
+        for (int n : {0, 1, 3}) {
+          Sim sim(p);
+          std::vector<I> send(u(p), I(u(n * p))), recv(u(p), I(u(n * p), -1));
+          for (int r = 0; r < p; ++r)
+            for (int j = 0; j < p; ++j)
+              for (int k = 0; k < n; ++k) send[u(r)][u(j * n + k)] = r * 10000 + j * 100 + k;
+          if (in_place) recv = send;
+          sim.build([&](Schedule& s, int r) {
+            f(s, in_place ? MPI_IN_PLACE : send[u(r)].data(), u(n), &ftmpi_dt_int, recv[u(r)].data(), u(n),
+              &ftmpi_dt_int);
+          });
+          ASSERT_TRUE(sim.run());
+          for (int r = 0; r < p; ++r)
+            for (int j = 0; j < p; ++j)
+              for (int k = 0; k < n; ++k) ASSERT_EQ(recv[u(r)][u(j * n + k)], j * 10000 + r * 100 + k) << p;
+        }
+      }
+    }
+  }
+}
+
+TEST(CollSchedule, AlltoallvAndAlltoallw) {
+  // Rank r sends cnt(r, j) ints to rank j.
+  auto cnt = [](int r, int j) { return (r + 2 * j) % 3; };
+  for (int p = 1; p <= 16; ++p) {
+    for (bool in_place : {false, true}) {
+      for (bool w : {false, true}) {
+        Sim sim(p);
+        std::vector<I> sc(u(p), I(u(p))), sd(u(p), I(u(p))), rc(u(p), I(u(p))), rd(u(p), I(u(p)));
+        std::vector<I> send(u(p)), recv(u(p));
+        for (int r = 0; r < p; ++r) {
+          int so = 0, ro = 2;
+          for (int j = 0; j < p; ++j) {
+            sc[u(r)][u(j)] = cnt(in_place ? j : r, in_place ? r : j);  // in place: the pattern is symmetric
+            rc[u(r)][u(j)] = cnt(in_place ? r : j, in_place ? j : r);
+            if (in_place) sc[u(r)][u(j)] = rc[u(r)][u(j)] = cnt(std::min(r, j), std::max(r, j));
+            sd[u(r)][u(j)] = so, so += sc[u(r)][u(j)];
+            rd[u(r)][u(j)] = ro, ro += rc[u(r)][u(j)] + 1;
+          }
+          send[u(r)].resize(u(so) + 1);
+          for (int j = 0; j < p; ++j)
+            for (int k = 0; k < sc[u(r)][u(j)]; ++k) send[u(r)][u(sd[u(r)][u(j)] + k)] = r * 10000 + j * 100 + k;
+          recv[u(r)].assign(u(ro) + 1, -1);
+          if (in_place)
+            for (int j = 0; j < p; ++j)
+              for (int k = 0; k < rc[u(r)][u(j)]; ++k) recv[u(r)][u(rd[u(r)][u(j)] + k)] = r * 10000 + j * 100 + k;
+        }
+        std::vector<I> sdb(sd), rdb(rd);  // byte displacements for the w form
+        for (auto* v : {&sdb, &rdb})
+          for (auto& row : *v)
+            for (int& x : row) x *= static_cast<int>(sizeof(int));
+        std::vector<const ftmpi_datatype_s*> types(u(p), &ftmpi_dt_int);
+        sim.build([&](Schedule& s, int r) {
+          const void* sb = in_place ? MPI_IN_PLACE : send[u(r)].data();
+          if (w)
+            coll::build_alltoallw(s, sb, sc[u(r)].data(), sdb[u(r)].data(), types.data(), recv[u(r)].data(),
+                                  rc[u(r)].data(), rdb[u(r)].data(), types.data());
+          else
+            coll::build_alltoallv(s, sb, sc[u(r)].data(), sd[u(r)].data(), &ftmpi_dt_int, recv[u(r)].data(),
+                                  rc[u(r)].data(), rd[u(r)].data(), &ftmpi_dt_int);
+        });
+        ASSERT_TRUE(sim.run());
+        for (int r = 0; r < p; ++r)
+          for (int j = 0; j < p; ++j) {
+            ASSERT_EQ(recv[u(r)][u(rd[u(r)][u(j)] - 1)], -1);
+            for (int k = 0; k < rc[u(r)][u(j)]; ++k)
+              ASSERT_EQ(recv[u(r)][u(rd[u(r)][u(j)] + k)], j * 10000 + r * 100 + k) << p << " w " << w;
+          }
+      }
+    }
+  }
+}
+
+TEST(CollSchedule, ReduceScatterBothAlgorithmsNonCommutativeInPlaceZero) {
+  using RS = void (*)(Schedule&, const void*, void*, const int*, const ftmpi_datatype_s*, const ftmpi_op_s*);
+  ftmpi_op_s mm = make_matmul_op();
+  for (RS f : {&coll::build_reduce_scatter_via_reduce, &coll::build_reduce_scatter_direct,
+               &coll::build_reduce_scatter}) {
+    for (int p = 1; p <= 16; ++p) {
+      for (bool in_place : {false, true}) {
+        // Block i holds counts[i]/4 matrices; matrix m of rank r's block i is mat_of(r + i + m).
+        I counts(u(p));
+        int total = 0;
+        for (int i = 0; i < p; ++i) total += (counts[u(i)] = 4 * (vcount(i, 1) % 3));
+        std::vector<I> in(u(p), I(u(total))), out(u(p), I(u(total), -7));
+        for (int r = 0; r < p; ++r) {
+          int off = 0;
+          for (int i = 0; i < p; ++i)
+            for (int m = 0; m < counts[u(i)] / 4; ++m, off += 4) {
+              I x = mat_of(r + i + m);
+              std::copy(x.begin(), x.end(), in[u(r)].begin() + off);
+            }
+          if (in_place) out[u(r)] = in[u(r)];
+        }
+        Sim sim(p);
+        sim.build([&](Schedule& s, int r) {
+          f(s, in_place ? MPI_IN_PLACE : in[u(r)].data(), out[u(r)].data(), counts.data(), &ftmpi_dt_int, &mm);
+        });
+        ASSERT_TRUE(sim.run());
+        for (int i = 0; i < p; ++i)
+          for (int m = 0; m < counts[u(i)] / 4; ++m) {
+            // product over r of mat_of(r + i + m) = mat_range(i + m, i + m + p)
+            I want = mat_range(i + m, i + m + p);
+            for (int k = 0; k < 4; ++k) ASSERT_EQ(out[u(i)][u(4 * m + k)], want[u(k)]) << p << " block " << i;
+          }
+      }
+    }
+  }
+  // Reduce_scatter_block with SUM.
+  for (int p = 1; p <= 16; ++p) {
+    Sim sim(p);
+    std::vector<I> in(u(p), I(3 * u(p))), out(u(p), I(3, 0));
+    for (int r = 0; r < p; ++r)
+      for (int k = 0; k < 3 * p; ++k) in[u(r)][u(k)] = r + k;
+    sim.build([&](Schedule& s, int r) {
+      coll::build_reduce_scatter_block(s, in[u(r)].data(), out[u(r)].data(), 3, &ftmpi_dt_int, &ftmpi_op_sum);
+    });
+    ASSERT_TRUE(sim.run());
+    for (int r = 0; r < p; ++r)
+      for (int k = 0; k < 3; ++k) ASSERT_EQ(out[u(r)][u(k)], p * (p - 1) / 2 + p * (3 * r + k));
+  }
+}
+
+TEST(CollSchedule, ScanExscanNonCommutativeInPlace) {
+  ftmpi_op_s mm = make_matmul_op();
+  for (int p = 1; p <= 16; ++p) {
+    for (bool in_place : {false, true}) {
+      for (bool ex : {false, true}) {
+        Sim sim(p);
+        std::vector<I> in(u(p)), out(u(p), I(4, -5));
+        for (int r = 0; r < p; ++r) {
+          in[u(r)] = mat_of(r);
+          if (in_place) out[u(r)] = in[u(r)];
+        }
+        sim.build([&](Schedule& s, int r) {
+          const void* sb = in_place ? MPI_IN_PLACE : in[u(r)].data();
+          if (ex)
+            coll::build_exscan(s, sb, out[u(r)].data(), 4, &ftmpi_dt_int, &mm);
+          else
+            coll::build_scan(s, sb, out[u(r)].data(), 4, &ftmpi_dt_int, &mm);
+        });
+        ASSERT_TRUE(sim.run());
+        for (int r = ex ? 1 : 0; r < p; ++r) ASSERT_EQ(out[u(r)], mat_range(0, ex ? r : r + 1)) << p << " r " << r;
+        if (ex && !in_place) {
+          EXPECT_EQ(out[0], I(4, -5));  // rank 0's recvbuf untouched
+        }
+      }
+      // Commutative SUM scan.
+      Sim sim(p);
+      std::vector<long> in(u(p)), out(u(p), 0);
+      for (int r = 0; r < p; ++r) in[u(r)] = r * r + 1;
+      sim.build([&](Schedule& s, int r) {
+        coll::build_scan(s, &in[u(r)], &out[u(r)], 1, &ftmpi_dt_long, &ftmpi_op_sum);
+      });
+      ASSERT_TRUE(sim.run());
+      long acc = 0;
+      for (int r = 0; r < p; ++r) ASSERT_EQ(out[u(r)], acc += in[u(r)]);
+    }
+  }
+}
+
+TEST(CollSchedule, AllreduceRabenseifnerOddCounts) {
+  for (int p = 1; p <= 16; ++p) {
+    for (int n : {16, 17, 33, 100, 257}) {
+      for (bool in_place : {false, true}) {
+        int pof2 = 1;
+        while (pof2 * 2 <= p) pof2 *= 2;
+        if (n < pof2) continue;
+        Sim sim(p);
+        std::vector<I> in(u(p), I(u(n))), out(u(p), I(u(n), 0));
+        for (int r = 0; r < p; ++r)
+          for (int k = 0; k < n; ++k) in[u(r)][u(k)] = r * 1000 + k;
+        if (in_place) out = in;
+        sim.build([&](Schedule& s, int r) {
+          coll::build_allreduce_rabenseifner(s, in_place ? MPI_IN_PLACE : in[u(r)].data(), out[u(r)].data(), u(n),
+                                             &ftmpi_dt_int, &ftmpi_op_sum);
+        });
+        ASSERT_TRUE(sim.run());
+        for (int r = 0; r < p; ++r)
+          for (int k = 0; k < n; ++k) ASSERT_EQ(out[u(r)][u(k)], 1000 * p * (p - 1) / 2 + p * k) << p << " n " << n;
+      }
+    }
+  }
+}

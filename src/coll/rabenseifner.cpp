@@ -1,0 +1,113 @@
+// Allreduce for large vectors and commutative ops: Rabenseifner's algorithm (Thakur, Rabenseifner, Gropp
+// 2005, as in MPICH). With pof2 the largest power of two <= p and rem = p - pof2, the first 2*rem ranks fold
+// pairwise as in recursive doubling (the even one drops out). The pof2 remaining ranks then
+//   1. reduce-scatter by recursive halving: in round k a rank keeps half of its current range, sends the
+//      other half to its partner and combines the partner's copy of the half it keeps; after log2 pof2
+//      rounds each rank owns the full reduction of one 1/pof2 slice;
+//   2. allgather by recursive doubling, undoing the halving in reverse order.
+// Each rank sends and receives about 2*(n - n/pof2) elements instead of n*log2 p. Slices are element ranges
+// (count split as evenly as possible), so any type works; operands combine in an order that depends on the
+// rank, hence commutative ops only. The dropped-out even ranks get the result from their partner at the end.
+#include <vector>
+
+#include "coll/builders.h"
+#include "coll/local_copy.h"
+#include "coll/schedule.h"
+
+namespace ftmpi::coll {
+
+void build_allreduce_rabenseifner(Schedule& s, const void* sendbuf, void* recvbuf, std::size_t count, const Dt* type,
+                                  const ftmpi_op_s* op) {
+  const int p = s.comm()->size, me = s.comm()->rank;
+  char* acc = static_cast<char*>(typed_scratch(s, count, type));
+  char* tmp = static_cast<char*>(typed_scratch(s, count, type));
+  copy_typed(is_in_place(sendbuf) ? recvbuf : sendbuf, count, type, acc, count, type);
+  int pof2 = 1;
+  while (pof2 * 2 <= p) pof2 *= 2;
+  const int rem = p - pof2;
+  const std::ptrdiff_t ext = type->extent;
+
+  int newrank;
+  if (me < 2 * rem) {
+    if (me % 2 == 0) {
+      s.send(me + 1, acc, count, type);
+      s.fence();
+      newrank = -1;
+    } else {
+      s.recv(me - 1, tmp, count, type);
+      s.local([=] { dt::apply(op, tmp, acc, count, type); });
+      newrank = me / 2;
+    }
+  } else {
+    newrank = me - rem;
+  }
+
+  if (newrank != -1) {
+    // Slice i covers elements [disp[i], disp[i] + cnt[i]).
+    const auto n = static_cast<std::size_t>(pof2);
+    std::vector<std::size_t> cnt(n), disp(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      cnt[i] = count / n + (i < count % n ? 1 : 0);
+      disp[i] = i == 0 ? 0 : disp[i - 1] + cnt[i - 1];
+    }
+    auto range = [&](int from, int to) {  // elements in slices [from, to)
+      std::size_t c = 0;
+      for (int i = from; i < to; ++i) c += cnt[static_cast<std::size_t>(i)];
+      return c;
+    };
+    auto off = [&](int slice) { return static_cast<std::ptrdiff_t>(disp[static_cast<std::size_t>(slice)]) * ext; };
+    auto real = [&](int nr) { return nr < rem ? nr * 2 + 1 : nr + rem; };
+
+    int send_idx = 0, recv_idx = 0, last_idx = pof2, mask = 1;
+    for (; mask < pof2; mask <<= 1) {
+      const int newdst = newrank ^ mask, dst = real(newdst);
+      std::size_t send_cnt, recv_cnt;
+      if (newrank < newdst) {
+        send_idx = recv_idx + pof2 / (mask * 2);
+        send_cnt = range(send_idx, last_idx);
+        recv_cnt = range(recv_idx, send_idx);
+      } else {
+        recv_idx = send_idx + pof2 / (mask * 2);
+        send_cnt = range(send_idx, recv_idx);
+        recv_cnt = range(recv_idx, last_idx);
+      }
+      s.send(dst, acc + off(send_idx), send_cnt, type);
+      s.recv(dst, tmp + off(recv_idx), recv_cnt, type);
+      char* in = tmp + off(recv_idx);
+      char* inout = acc + off(recv_idx);
+      s.local([=] { dt::apply(op, in, inout, recv_cnt, type); });
+      send_idx = recv_idx;
+      if (mask * 2 < pof2) last_idx = recv_idx + pof2 / (mask * 2);
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+      const int newdst = newrank ^ mask, dst = real(newdst);
+      std::size_t send_cnt, recv_cnt;
+      if (newrank < newdst) {
+        if (mask != pof2 / 2) last_idx = last_idx + pof2 / (mask * 2);
+        recv_idx = send_idx + pof2 / (mask * 2);
+        send_cnt = range(send_idx, recv_idx);
+        recv_cnt = range(recv_idx, last_idx);
+      } else {
+        recv_idx = send_idx - pof2 / (mask * 2);
+        send_cnt = range(send_idx, last_idx);
+        recv_cnt = range(recv_idx, send_idx);
+      }
+      s.send(dst, acc + off(send_idx), send_cnt, type);
+      s.recv(dst, acc + off(recv_idx), recv_cnt, type);
+      s.fence();
+      if (newrank > newdst) send_idx = recv_idx;
+    }
+  }
+
+  if (me < 2 * rem) {
+    if (me % 2 == 1) {
+      s.send(me - 1, acc, count, type);
+    } else {
+      s.recv(me + 1, acc, count, type);
+    }
+    s.fence();
+  }
+  s.local([=] { copy_typed(acc, count, type, recvbuf, count, type); });
+}
+
+}  // namespace ftmpi::coll
