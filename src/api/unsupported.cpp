@@ -55,60 +55,6 @@ FTMPI_UNSUPPORTED(Type_set_attr, nullptr, (MPI_Datatype, int, void*))
 FTMPI_UNSUPPORTED(Type_get_attr, nullptr, (MPI_Datatype, int, void*, int*))
 FTMPI_UNSUPPORTED(Type_delete_attr, nullptr, (MPI_Datatype, int))
 
-// collectives: v/w variants, scans, reduce-scatter
-FTMPI_UNSUPPORTED(Gatherv, comm,
-                  (const void*, int, MPI_Datatype, void*, const int*, const int*, MPI_Datatype, int, MPI_Comm comm))
-FTMPI_UNSUPPORTED(Scatterv, comm,
-                  (const void*, const int*, const int*, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm comm))
-FTMPI_UNSUPPORTED(Allgatherv, comm,
-                  (const void*, int, MPI_Datatype, void*, const int*, const int*, MPI_Datatype, MPI_Comm comm))
-FTMPI_UNSUPPORTED(Alltoall, comm, (const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm comm))
-FTMPI_UNSUPPORTED(Alltoallv, comm,
-                  (const void*, const int*, const int*, MPI_Datatype, void*, const int*, const int*, MPI_Datatype,
-                   MPI_Comm comm))
-FTMPI_UNSUPPORTED(Alltoallw, comm,
-                  (const void*, const int*, const int*, const MPI_Datatype*, void*, const int*, const int*,
-                   const MPI_Datatype*, MPI_Comm comm))
-FTMPI_UNSUPPORTED(Reduce_scatter, comm, (const void*, void*, const int*, MPI_Datatype, MPI_Op, MPI_Comm comm))
-FTMPI_UNSUPPORTED(Reduce_scatter_block, comm, (const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm comm))
-FTMPI_UNSUPPORTED(Scan, comm, (const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm comm))
-FTMPI_UNSUPPORTED(Exscan, comm, (const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm comm))
-
-// non-blocking collectives
-FTMPI_UNSUPPORTED(Ibarrier, comm, (MPI_Comm comm, MPI_Request*))
-FTMPI_UNSUPPORTED(Ibcast, comm, (void*, int, MPI_Datatype, int, MPI_Comm comm, MPI_Request*))
-FTMPI_UNSUPPORTED(Igather, comm,
-                  (const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm comm, MPI_Request*))
-FTMPI_UNSUPPORTED(Igatherv, comm,
-                  (const void*, int, MPI_Datatype, void*, const int*, const int*, MPI_Datatype, int, MPI_Comm comm,
-                   MPI_Request*))
-FTMPI_UNSUPPORTED(Iscatter, comm,
-                  (const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm comm, MPI_Request*))
-FTMPI_UNSUPPORTED(Iscatterv, comm,
-                  (const void*, const int*, const int*, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm comm,
-                   MPI_Request*))
-FTMPI_UNSUPPORTED(Iallgather, comm,
-                  (const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm comm, MPI_Request*))
-FTMPI_UNSUPPORTED(Iallgatherv, comm,
-                  (const void*, int, MPI_Datatype, void*, const int*, const int*, MPI_Datatype, MPI_Comm comm,
-                   MPI_Request*))
-FTMPI_UNSUPPORTED(Ialltoall, comm,
-                  (const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm comm, MPI_Request*))
-FTMPI_UNSUPPORTED(Ialltoallv, comm,
-                  (const void*, const int*, const int*, MPI_Datatype, void*, const int*, const int*, MPI_Datatype,
-                   MPI_Comm comm, MPI_Request*))
-FTMPI_UNSUPPORTED(Ialltoallw, comm,
-                  (const void*, const int*, const int*, const MPI_Datatype*, void*, const int*, const int*,
-                   const MPI_Datatype*, MPI_Comm comm, MPI_Request*))
-FTMPI_UNSUPPORTED(Ireduce, comm, (const void*, void*, int, MPI_Datatype, MPI_Op, int, MPI_Comm comm, MPI_Request*))
-FTMPI_UNSUPPORTED(Iallreduce, comm, (const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm comm, MPI_Request*))
-FTMPI_UNSUPPORTED(Ireduce_scatter, comm,
-                  (const void*, void*, const int*, MPI_Datatype, MPI_Op, MPI_Comm comm, MPI_Request*))
-FTMPI_UNSUPPORTED(Ireduce_scatter_block, comm,
-                  (const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm comm, MPI_Request*))
-FTMPI_UNSUPPORTED(Iscan, comm, (const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm comm, MPI_Request*))
-FTMPI_UNSUPPORTED(Iexscan, comm, (const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm comm, MPI_Request*))
-
 // neighbourhood collectives (blocking and non-blocking)
 FTMPI_UNSUPPORTED(Neighbor_allgather, comm, (const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm comm))
 FTMPI_UNSUPPORTED(Neighbor_allgatherv, comm,
@@ -171,14 +117,6 @@ FTMPI_UNSUPPORTED(File_get_errhandler, nullptr, (MPI_File, MPI_Errhandler*))
 FTMPI_UNSUPPORTED(File_call_errhandler, nullptr, (MPI_File, int))
 
 // memory, info objects, profiling control
-FTMPI_UNSUPPORTED(Info_create, nullptr, (MPI_Info*))
-FTMPI_UNSUPPORTED(Info_set, nullptr, (MPI_Info, const char*, const char*))
-FTMPI_UNSUPPORTED(Info_delete, nullptr, (MPI_Info, const char*))
-FTMPI_UNSUPPORTED(Info_get_valuelen, nullptr, (MPI_Info, const char*, int*, int*))
-FTMPI_UNSUPPORTED(Info_get_nkeys, nullptr, (MPI_Info, int*))
-FTMPI_UNSUPPORTED(Info_get_nthkey, nullptr, (MPI_Info, int, char*))
-FTMPI_UNSUPPORTED(Info_dup, nullptr, (MPI_Info, MPI_Info*))
-FTMPI_UNSUPPORTED(Info_free, nullptr, (MPI_Info*))
 
 // process topologies
 FTMPI_UNSUPPORTED(Cart_create, comm, (MPI_Comm comm, int, const int*, const int*, int, MPI_Comm*))

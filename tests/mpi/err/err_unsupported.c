@@ -49,14 +49,11 @@ int main(int argc, char **argv) {
   CHECK_CLASS(MPI_Win_free(&win), U);
   CHECK_CLASS(MPI_Put(buf, 1, MPI_INT, 0, 0, 1, MPI_INT, win), U);
   CHECK_CLASS(MPI_Fetch_and_op(buf, out, MPI_INT, 0, 0, MPI_SUM, win), U);
-  /* collectives, non-blocking and neighbourhood collectives */
+  /* neighbourhood collectives (the others are implemented) */
   for (int i = 0; i < size && i < 8; i++) counts[i] = 1, displs[i] = i;
-  CHECK_CLASS(MPI_Alltoall(buf, 1, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD), U);
-  CHECK_CLASS(MPI_Gatherv(buf, 1, MPI_INT, out, counts, displs, MPI_INT, 0, MPI_COMM_WORLD), U);
-  CHECK_CLASS(MPI_Scan(buf, out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), U);
-  CHECK_CLASS(MPI_Ibarrier(MPI_COMM_WORLD, &req), U);
-  CHECK_CLASS(MPI_Iallreduce(buf, out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req), U);
   CHECK_CLASS(MPI_Neighbor_allgather(buf, 1, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD), U);
+  CHECK_CLASS(MPI_Neighbor_allgatherv(buf, 1, MPI_INT, out, counts, displs, MPI_INT, MPI_COMM_WORLD), U);
+  CHECK_CLASS(MPI_Ineighbor_allgather(buf, 1, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD, &req), U);
   /* communicators, topologies, attributes, info */
   CHECK_CLASS(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &comm), U);
   CHECK_CLASS(MPI_Intercomm_create(MPI_COMM_SELF, 0, MPI_COMM_WORLD, 0, 7, &comm), U);

@@ -1,0 +1,323 @@
+// Argument checks and schedule building for every collective (see coll_prepare.h).
+#include "api/coll_prepare.h"
+
+#include "api/common.h"
+#include "coll/builders.h"
+#include "coll/start.h"
+#include "datatype/op.h"
+
+namespace ftmpi::api {
+
+using coll::is_in_place;
+
+namespace {
+
+std::size_t sz(int n) { return static_cast<std::size_t>(n); }
+
+Status check_intra(MPI_Comm comm) {
+  if (comm->is_inter())
+    return Status(Errc::unsupported, "collectives on intercommunicators are not implemented in ftmpi yet");
+  return {};
+}
+
+Status check_type(MPI_Datatype type) {
+  if (!valid_type(type)) return Status(Errc::type, "invalid or uncommitted datatype");
+  return {};
+}
+
+// count >= 0 and a usable datatype; a NULL buffer with data to move is MPI_ERR_BUFFER.
+Status check_data(const void* buf, int count, MPI_Datatype type) {
+  if (count < 0) return Status(Errc::count, "count must be non-negative");
+  FTMPI_TRY(check_type(type));
+  if (!buf && count > 0 && type->size > 0 && type->true_lb == 0)
+    return Status(Errc::buffer, "NULL buffer with a non-zero count");
+  return {};
+}
+
+Status check_root(int root, MPI_Comm comm) {
+  if (root < 0 || root >= comm->size) return Status(Errc::root, "root is not a rank of the communicator");
+  return {};
+}
+
+Status check_op(MPI_Op op, MPI_Datatype type) {
+  if (!op || op->magic != kMagicOp) return Status(Errc::op, "invalid reduction operation");
+  return dt::check_op(op, type);
+}
+
+// A per-rank array (counts or displacements) of comm->size entries; counts must be non-negative.
+Status check_array(const int* a, MPI_Comm comm, const char* what, bool counts) {
+  if (!a) return Status(Errc::arg, std::string(what) + " is NULL");
+  if (counts) {
+    for (int i = 0; i < comm->size; ++i)
+      if (a[i] < 0) return Status(Errc::count, std::string(what) + " has a negative count");
+  }
+  return {};
+}
+
+Status not_in_place(const void* buf, const char* what) {
+  if (is_in_place(buf)) return Status(Errc::buffer, std::string(what) + " may not be MPI_IN_PLACE here");
+  return {};
+}
+
+// Checks common to the reductions whose input may be MPI_IN_PLACE (in recvbuf).
+Status check_reduction(const void* sendbuf, void* recvbuf, int count, int in_count, MPI_Datatype type, MPI_Op op) {
+  FTMPI_TRY(not_in_place(recvbuf, "recvbuf"));
+  if (!is_in_place(sendbuf)) FTMPI_TRY(check_data(sendbuf, in_count, type));
+  FTMPI_TRY(check_data(recvbuf, count, type));
+  return check_op(op, type);
+}
+
+SchedulePtr make(MPI_Comm comm) { return std::make_unique<coll::Schedule>(comm); }
+
+}  // namespace
+
+Result<SchedulePtr> prepare_barrier(MPI_Comm comm) {
+  FTMPI_TRY(check_intra(comm));
+  SchedulePtr s = make(comm);
+  coll::build_barrier(*s);
+  return s;
+}
+
+Result<SchedulePtr> prepare_bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  FTMPI_TRY(check_intra(comm));
+  FTMPI_TRY(check_data(buf, count, type));
+  FTMPI_TRY(check_root(root, comm));
+  SchedulePtr s = make(comm);
+  coll::build_bcast(*s, buf, sz(count), type, root);
+  return s;
+}
+
+Result<SchedulePtr> prepare_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                                   int root, MPI_Comm comm) {
+  FTMPI_TRY(check_intra(comm));
+  FTMPI_TRY(check_root(root, comm));
+  const bool am_root = comm->rank == root;
+  if (is_in_place(sendbuf) && !am_root) return Status(Errc::buffer, "MPI_IN_PLACE is only valid at the root");
+  if (!is_in_place(sendbuf)) FTMPI_TRY(check_data(sendbuf, count, type));
+  if (am_root) {
+    FTMPI_TRY(not_in_place(recvbuf, "recvbuf"));
+    FTMPI_TRY(check_data(recvbuf, count, type));
+  }
+  FTMPI_TRY(check_data(nullptr, 0, type));
+  FTMPI_TRY(check_op(op, type));
+  SchedulePtr s = make(comm);
+  coll::build_reduce(*s, sendbuf, recvbuf, sz(count), type, op, root);
+  return s;
+}
+
+Result<SchedulePtr> prepare_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                                      MPI_Comm comm) {
+  FTMPI_TRY(check_intra(comm));
+  FTMPI_TRY(check_reduction(sendbuf, recvbuf, count, count, type, op));
+  SchedulePtr s = make(comm);
+  coll::build_allreduce(*s, sendbuf, recvbuf, sz(count), type, op);
+  return s;
+}
+
+Result<SchedulePtr> prepare_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  FTMPI_TRY(check_intra(comm));
+  FTMPI_TRY(check_root(root, comm));
+  const bool am_root = comm->rank == root;
+  if (is_in_place(sendbuf) && !am_root) return Status(Errc::buffer, "MPI_IN_PLACE is only valid at the root");
+  if (!is_in_place(sendbuf)) FTMPI_TRY(check_data(sendbuf, sendcount, sendtype));
+  if (am_root) {
+    FTMPI_TRY(not_in_place(recvbuf, "recvbuf"));
+    FTMPI_TRY(check_data(recvbuf, recvcount, recvtype));
+  }
+  SchedulePtr s = make(comm);
+  coll::build_gather(*s, sendbuf, sz(sendcount), sendtype, recvbuf, sz(recvcount), recvtype, root);
+  return s;
+}
+
+Result<SchedulePtr> prepare_gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                    const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root,
+                                    MPI_Comm comm) {
+  FTMPI_TRY(check_intra(comm));
+  FTMPI_TRY(check_root(root, comm));
+  const bool am_root = comm->rank == root;
+  if (is_in_place(sendbuf) && !am_root) return Status(Errc::buffer, "MPI_IN_PLACE is only valid at the root");
+  if (!is_in_place(sendbuf)) FTMPI_TRY(check_data(sendbuf, sendcount, sendtype));
+  if (am_root) {
+    FTMPI_TRY(not_in_place(recvbuf, "recvbuf"));
+    FTMPI_TRY(check_array(recvcounts, comm, "recvcounts", true));
+    FTMPI_TRY(check_array(displs, comm, "displs", false));
+    FTMPI_TRY(check_type(recvtype));
+  }
+  SchedulePtr s = make(comm);
+  coll::build_gatherv(*s, sendbuf, sz(sendcount), sendtype, recvbuf, recvcounts, displs, recvtype, root);
+  return s;
+}
+
+Result<SchedulePtr> prepare_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  FTMPI_TRY(check_intra(comm));
+  FTMPI_TRY(check_root(root, comm));
+  const bool am_root = comm->rank == root;
+  if (is_in_place(recvbuf) && !am_root) return Status(Errc::buffer, "MPI_IN_PLACE is only valid at the root");
+  if (am_root) {
+    FTMPI_TRY(not_in_place(sendbuf, "sendbuf"));
+    FTMPI_TRY(check_data(sendbuf, sendcount, sendtype));
+  }
+  if (!is_in_place(recvbuf)) FTMPI_TRY(check_data(recvbuf, recvcount, recvtype));
+  SchedulePtr s = make(comm);
+  coll::build_scatter(*s, sendbuf, sz(sendcount), sendtype, recvbuf, sz(recvcount), recvtype, root);
+  return s;
+}
+
+Result<SchedulePtr> prepare_scatterv(const void* sendbuf, const int* sendcounts, const int* displs,
+                                     MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                                     int root, MPI_Comm comm) {
+  FTMPI_TRY(check_intra(comm));
+  FTMPI_TRY(check_root(root, comm));
+  const bool am_root = comm->rank == root;
+  if (is_in_place(recvbuf) && !am_root) return Status(Errc::buffer, "MPI_IN_PLACE is only valid at the root");
+  if (am_root) {
+    FTMPI_TRY(not_in_place(sendbuf, "sendbuf"));
+    FTMPI_TRY(check_array(sendcounts, comm, "sendcounts", true));
+    FTMPI_TRY(check_array(displs, comm, "displs", false));
+    FTMPI_TRY(check_type(sendtype));
+  }
+  if (!is_in_place(recvbuf)) FTMPI_TRY(check_data(recvbuf, recvcount, recvtype));
+  SchedulePtr s = make(comm);
+  coll::build_scatterv(*s, sendbuf, sendcounts, displs, sendtype, recvbuf, sz(recvcount), recvtype, root);
+  return s;
+}
+
+Result<SchedulePtr> prepare_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  FTMPI_TRY(check_intra(comm));
+  FTMPI_TRY(not_in_place(recvbuf, "recvbuf"));
+  if (!is_in_place(sendbuf)) FTMPI_TRY(check_data(sendbuf, sendcount, sendtype));
+  FTMPI_TRY(check_data(recvbuf, recvcount, recvtype));
+  SchedulePtr s = make(comm);
+  coll::build_allgather(*s, sendbuf, sz(sendcount), sendtype, recvbuf, sz(recvcount), recvtype);
+  return s;
+}
+
+Result<SchedulePtr> prepare_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                       const int* recvcounts, const int* displs, MPI_Datatype recvtype,
+                                       MPI_Comm comm) {
+  FTMPI_TRY(check_intra(comm));
+  FTMPI_TRY(not_in_place(recvbuf, "recvbuf"));
+  if (!is_in_place(sendbuf)) FTMPI_TRY(check_data(sendbuf, sendcount, sendtype));
+  FTMPI_TRY(check_array(recvcounts, comm, "recvcounts", true));
+  FTMPI_TRY(check_array(displs, comm, "displs", false));
+  FTMPI_TRY(check_type(recvtype));
+  SchedulePtr s = make(comm);
+  coll::build_allgatherv(*s, sendbuf, sz(sendcount), sendtype, recvbuf, recvcounts, displs, recvtype);
+  return s;
+}
+
+Result<SchedulePtr> prepare_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  FTMPI_TRY(check_intra(comm));
+  FTMPI_TRY(not_in_place(recvbuf, "recvbuf"));
+  if (!is_in_place(sendbuf)) FTMPI_TRY(check_data(sendbuf, sendcount, sendtype));
+  FTMPI_TRY(check_data(recvbuf, recvcount, recvtype));
+  SchedulePtr s = make(comm);
+  coll::build_alltoall(*s, sendbuf, sz(sendcount), sendtype, recvbuf, sz(recvcount), recvtype);
+  return s;
+}
+
+Result<SchedulePtr> prepare_alltoallv(const void* sendbuf, const int* sendcounts, const int* sdispls,
+                                      MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
+                                      const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm) {
+  FTMPI_TRY(check_intra(comm));
+  FTMPI_TRY(not_in_place(recvbuf, "recvbuf"));
+  if (!is_in_place(sendbuf)) {
+    FTMPI_TRY(check_array(sendcounts, comm, "sendcounts", true));
+    FTMPI_TRY(check_array(sdispls, comm, "sdispls", false));
+    FTMPI_TRY(check_type(sendtype));
+  }
+  FTMPI_TRY(check_array(recvcounts, comm, "recvcounts", true));
+  FTMPI_TRY(check_array(rdispls, comm, "rdispls", false));
+  FTMPI_TRY(check_type(recvtype));
+  SchedulePtr s = make(comm);
+  coll::build_alltoallv(*s, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype);
+  return s;
+}
+
+Result<SchedulePtr> prepare_alltoallw(const void* sendbuf, const int* sendcounts, const int* sdispls,
+                                      const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts,
+                                      const int* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm) {
+  FTMPI_TRY(check_intra(comm));
+  FTMPI_TRY(not_in_place(recvbuf, "recvbuf"));
+  auto check_types = [&](const MPI_Datatype* types, const int* counts, const char* what) -> Status {
+    if (!types) return Status(Errc::arg, std::string(what) + " is NULL");
+    for (int i = 0; i < comm->size; ++i)
+      if (counts[i] > 0) FTMPI_TRY(check_type(types[i]));
+    return {};
+  };
+  if (!is_in_place(sendbuf)) {
+    FTMPI_TRY(check_array(sendcounts, comm, "sendcounts", true));
+    FTMPI_TRY(check_array(sdispls, comm, "sdispls", false));
+    FTMPI_TRY(check_types(sendtypes, sendcounts, "sendtypes"));
+  }
+  FTMPI_TRY(check_array(recvcounts, comm, "recvcounts", true));
+  FTMPI_TRY(check_array(rdispls, comm, "rdispls", false));
+  FTMPI_TRY(check_types(recvtypes, recvcounts, "recvtypes"));
+  SchedulePtr s = make(comm);
+  coll::build_alltoallw(*s, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes);
+  return s;
+}
+
+Result<SchedulePtr> prepare_reduce_scatter(const void* sendbuf, void* recvbuf, const int* recvcounts,
+                                           MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  FTMPI_TRY(check_intra(comm));
+  FTMPI_TRY(check_array(recvcounts, comm, "recvcounts", true));
+  long long total = 0;
+  for (int i = 0; i < comm->size; ++i) total += recvcounts[i];
+  if (total > 0x7fffffff) return Status(Errc::count, "the counts add up to more than INT_MAX");
+  FTMPI_TRY(check_reduction(sendbuf, recvbuf, recvcounts[comm->rank], static_cast<int>(total), type, op));
+  SchedulePtr s = make(comm);
+  coll::build_reduce_scatter(*s, sendbuf, recvbuf, recvcounts, type, op);
+  return s;
+}
+
+Result<SchedulePtr> prepare_reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                                                 MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  FTMPI_TRY(check_intra(comm));
+  if (recvcount < 0) return Status(Errc::count, "count must be non-negative");
+  const long long total = static_cast<long long>(recvcount) * comm->size;
+  if (total > 0x7fffffff) return Status(Errc::count, "recvcount times the size is more than INT_MAX");
+  FTMPI_TRY(check_reduction(sendbuf, recvbuf, recvcount, static_cast<int>(total), type, op));
+  SchedulePtr s = make(comm);
+  coll::build_reduce_scatter_block(*s, sendbuf, recvbuf, sz(recvcount), type, op);
+  return s;
+}
+
+Result<SchedulePtr> prepare_scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                                 MPI_Comm comm) {
+  FTMPI_TRY(check_intra(comm));
+  FTMPI_TRY(check_reduction(sendbuf, recvbuf, count, count, type, op));
+  SchedulePtr s = make(comm);
+  coll::build_scan(*s, sendbuf, recvbuf, sz(count), type, op);
+  return s;
+}
+
+Result<SchedulePtr> prepare_exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                                   MPI_Comm comm) {
+  FTMPI_TRY(check_intra(comm));
+  FTMPI_TRY(check_reduction(sendbuf, recvbuf, count, count, type, op));
+  SchedulePtr s = make(comm);
+  coll::build_exscan(*s, sendbuf, recvbuf, sz(count), type, op);
+  return s;
+}
+
+}  // namespace ftmpi::api
+
+namespace ftmpi::api {
+
+int run_collective(MPI_Comm comm, Result<SchedulePtr> r, const char* fn) {
+  if (!r.ok()) return ret(comm, r.status(), fn);
+  return ret(comm, coll::run(rt(), **r), fn);
+}
+
+int start_collective(MPI_Comm comm, Result<SchedulePtr> r, MPI_Request* request, const char* fn) {
+  if (!r.ok()) return ret(comm, r.status(), fn);
+  *request = coll::start(rt(), std::move(*r));
+  return MPI_SUCCESS;
+}
+
+}  // namespace ftmpi::api

@@ -1,0 +1,64 @@
+// Collectives in the C API: argument checks plus the schedule they build, shared by the blocking (run to
+// the end) and non-blocking (coll::start) forms. Each prepare_X checks X's arguments as MPI-3.1 §5 states
+// them and returns the built schedule, or the error the call must report (Errc::count, type, buffer, root,
+// op, arg, comm) without having started anything. `comm` must be a valid communicator (FTMPI_CHECK_COMM).
+// Intercommunicators are refused with Errc::unsupported until intercommunicator collectives exist.
+#pragma once
+#include <memory>
+
+#include "coll/schedule.h"
+#include "mpi.h"
+#include "util/status.h"
+
+namespace ftmpi::api {
+
+using SchedulePtr = std::unique_ptr<coll::Schedule>;
+
+Result<SchedulePtr> prepare_barrier(MPI_Comm comm);
+Result<SchedulePtr> prepare_bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
+Result<SchedulePtr> prepare_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                                   int root, MPI_Comm comm);
+Result<SchedulePtr> prepare_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                                      MPI_Comm comm);
+Result<SchedulePtr> prepare_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+Result<SchedulePtr> prepare_gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                    const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root,
+                                    MPI_Comm comm);
+Result<SchedulePtr> prepare_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+Result<SchedulePtr> prepare_scatterv(const void* sendbuf, const int* sendcounts, const int* displs,
+                                     MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                                     int root, MPI_Comm comm);
+Result<SchedulePtr> prepare_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+Result<SchedulePtr> prepare_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                       const int* recvcounts, const int* displs, MPI_Datatype recvtype,
+                                       MPI_Comm comm);
+Result<SchedulePtr> prepare_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+Result<SchedulePtr> prepare_alltoallv(const void* sendbuf, const int* sendcounts, const int* sdispls,
+                                      MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
+                                      const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm);
+Result<SchedulePtr> prepare_alltoallw(const void* sendbuf, const int* sendcounts, const int* sdispls,
+                                      const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts,
+                                      const int* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm);
+Result<SchedulePtr> prepare_reduce_scatter(const void* sendbuf, void* recvbuf, const int* recvcounts,
+                                           MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+Result<SchedulePtr> prepare_reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                                                 MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+Result<SchedulePtr> prepare_scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                                 MPI_Comm comm);
+Result<SchedulePtr> prepare_exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                                   MPI_Comm comm);
+
+}  // namespace ftmpi::api
+
+namespace ftmpi::api {
+// Blocking form: report `r`'s error, or run the schedule to the end and report its outcome (through
+// comm's error handler, as ret() does).
+int run_collective(MPI_Comm comm, Result<SchedulePtr> r, const char* fn);
+// Non-blocking form: report `r`'s error, or start the schedule and store its request in *request.
+// Process failures and revokes are reported at completion (Wait/Test), never here.
+int start_collective(MPI_Comm comm, Result<SchedulePtr> r, MPI_Request* request, const char* fn);
+}  // namespace ftmpi::api
