@@ -1,8 +1,10 @@
 // Communicator C functions (MPI-3.1 §6.4, §6.7.2, §6.8, §8.1.2): rank/size, dup/split/create/free,
-// compare, test_inter, group, the predefined attributes, names.
+// compare, test_inter, group, names. Attributes: api/attr.cpp; newer constructors: api/comm_ctors.cpp.
 #include <cstring>
 
+#include "api/attr.h"
 #include "api/common.h"
+#include "api/errors.h"
 #include "mpi-ext.h"
 #include "comm/comm_ops.h"
 #include "comm/group.h"
@@ -12,46 +14,6 @@ using ftmpi::Status;
 using ftmpi::api::ret;
 using ftmpi::api::rt;
 namespace cops = ftmpi::comm;
-
-namespace {
-
-// Storage for the values of the predefined attributes (MPI hands out pointers to them). Constants, or
-// values fixed for the life of the job once MPI_Init ran.
-//  MPI_TAG_UB = 2^31-1 (the envelope carries a 32-bit signed tag); MPI_HOST = MPI_PROC_NULL and
-//  MPI_IO = MPI_ANY_SOURCE (every process can do I/O), as MPICH does; MPI_WTIME_IS_GLOBAL = 0;
-//  MPI_UNIVERSE_SIZE = the size of MPI_COMM_WORLD; MPI_APPNUM = 0; MPI_LASTUSEDCODE = MPI_ERR_LASTCODE
-//  (no user error classes yet).
-struct PredefinedAttrs {
-  int tag_ub = 2147483647;
-  int host = MPI_PROC_NULL;
-  int io = MPI_ANY_SOURCE;
-  int wtime_is_global = 0;
-  int universe_size = 1;
-  int lastusedcode = MPI_ERR_LASTCODE;
-  int appnum = 0;
-  int ft = 0;  // MPIX_FT: 1 in fault-tolerant mode (mpiexec --with-ft ulfm)
-};
-PredefinedAttrs g_attrs;  // the C API needs addresses that outlive the call
-
-int* predefined_attr(int keyval) {
-  switch (keyval) {
-    case MPI_TAG_UB: return &g_attrs.tag_ub;
-    case MPI_HOST: return &g_attrs.host;
-    case MPI_IO: return &g_attrs.io;
-    case MPI_WTIME_IS_GLOBAL: return &g_attrs.wtime_is_global;
-    case MPI_UNIVERSE_SIZE:
-      g_attrs.universe_size = rt().world_size();
-      return &g_attrs.universe_size;
-    case MPI_LASTUSEDCODE: return &g_attrs.lastusedcode;
-    case MPI_APPNUM: return &g_attrs.appnum;
-    case MPIX_FT:
-      g_attrs.ft = rt().ft_mode() ? 1 : 0;
-      return &g_attrs.ft;
-    default: return nullptr;
-  }
-}
-
-}  // namespace
 
 extern "C" int PMPI_Comm_rank(MPI_Comm comm, int* rank) {
   FTMPI_ENTER("MPI_Comm_rank");
@@ -76,13 +38,25 @@ extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   FTMPI_CHECK_COMM(comm, "MPI_Comm_dup");
   if (!newcomm) return ret(comm, Status(Errc::arg, "newcomm is NULL"), "MPI_Comm_dup");
   *newcomm = MPI_COMM_NULL;
-  return ret(comm, cops::dup(rt(), comm, newcomm), "MPI_Comm_dup");
+  MPI_Comm dup = MPI_COMM_NULL;
+  Status st = cops::dup(rt(), comm, &dup);
+  if (!st.ok()) return ret(comm, st, "MPI_Comm_dup");
+  // Attributes follow their keyvals' copy callbacks (MPI-3.1 §6.7.2); a failing callback undoes the dup.
+  if (int rc = ftmpi::api::copy_attributes(ftmpi::attr::ObjectKind::comm, comm, dup); rc != MPI_SUCCESS) {
+    Status f = cops::free(rt(), dup);
+    (void)f;
+    return ftmpi::api::invoke_errhandler(comm, rc, "an attribute copy callback failed", "MPI_Comm_dup");
+  }
+  *newcomm = dup;
+  return MPI_SUCCESS;
 }
 FTMPI_ALIAS(Comm_dup)
 
 extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   FTMPI_ENTER("MPI_Comm_split");
   FTMPI_CHECK_COMM(comm, "MPI_Comm_split");
+  if (comm->is_inter())
+    return ret(comm, Status(Errc::comm, "not supported on an intercommunicator yet"), "MPI_Comm_split");
   if (!newcomm) return ret(comm, Status(Errc::arg, "newcomm is NULL"), "MPI_Comm_split");
   *newcomm = MPI_COMM_NULL;
   return ret(comm, cops::split(rt(), comm, color, key, newcomm), "MPI_Comm_split");
@@ -92,6 +66,8 @@ FTMPI_ALIAS(Comm_split)
 extern "C" int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   FTMPI_ENTER("MPI_Comm_create");
   FTMPI_CHECK_COMM(comm, "MPI_Comm_create");
+  if (comm->is_inter())
+    return ret(comm, Status(Errc::comm, "not supported on an intercommunicator yet"), "MPI_Comm_create");
   if (!ftmpi::api::valid_group(group)) return ret(comm, Status(Errc::group, "invalid group"), "MPI_Comm_create");
   if (!newcomm) return ret(comm, Status(Errc::arg, "newcomm is NULL"), "MPI_Comm_create");
   *newcomm = MPI_COMM_NULL;
@@ -104,6 +80,11 @@ extern "C" int PMPI_Comm_free(MPI_Comm* comm) {
   if (!comm) return ret(nullptr, Status(Errc::arg, "comm is NULL"), "MPI_Comm_free");
   MPI_Comm old = *comm;
   if (!ftmpi::api::valid_comm(old)) return ret(nullptr, Status(Errc::comm, "invalid communicator"), "MPI_Comm_free");
+  if (old->predefined) return ret(old, Status(Errc::comm, "cannot free a predefined communicator"), "MPI_Comm_free");
+  // Attributes go first (their delete callbacks may still use the communicator); a failing callback
+  // makes the free fail with the callback's code.
+  if (int rc = ftmpi::api::delete_attributes(ftmpi::attr::ObjectKind::comm, old); rc != MPI_SUCCESS)
+    return ftmpi::api::invoke_errhandler(old, rc, "an attribute delete callback failed", "MPI_Comm_free");
   Status st = cops::free(rt(), old);
   if (!st.ok()) return ret(old, st, "MPI_Comm_free");
   *comm = MPI_COMM_NULL;
@@ -125,7 +106,7 @@ extern "C" int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   FTMPI_ENTER("MPI_Comm_test_inter");
   FTMPI_CHECK_COMM(comm, "MPI_Comm_test_inter");
   if (!flag) return ret(comm, Status(Errc::arg, "flag is NULL"), "MPI_Comm_test_inter");
-  *flag = 0;  // intercommunicators come with the breadth issue
+  *flag = comm->is_inter() ? 1 : 0;
   return MPI_SUCCESS;
 }
 FTMPI_ALIAS(Comm_test_inter)
@@ -141,18 +122,6 @@ extern "C" int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
   return MPI_SUCCESS;
 }
 FTMPI_ALIAS(Comm_group)
-
-extern "C" int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
-  FTMPI_ENTER("MPI_Comm_get_attr");
-  FTMPI_CHECK_COMM(comm, "MPI_Comm_get_attr");
-  if (!attribute_val || !flag) return ret(comm, Status(Errc::arg, "NULL argument"), "MPI_Comm_get_attr");
-  int* value = predefined_attr(keyval);
-  if (!value) return ret(comm, Status(Errc::keyval, "invalid attribute key"), "MPI_Comm_get_attr");
-  *static_cast<int**>(attribute_val) = value;
-  *flag = 1;
-  return MPI_SUCCESS;
-}
-FTMPI_ALIAS(Comm_get_attr)
 
 extern "C" int PMPI_Comm_set_name(MPI_Comm comm, const char* name) {
   FTMPI_ENTER("MPI_Comm_set_name");

@@ -1,7 +1,9 @@
 // C API: datatype queries and constructors, status element counts (MPI-3.1 §3.2.5, §4.1).
 #include <climits>
 
+#include "api/attr.h"
 #include "api/common.h"
+#include "api/errors.h"
 #include "datatype/datatype.h"
 #include "datatype/derived.h"
 
@@ -89,6 +91,10 @@ FTMPI_ALIAS(Type_commit)
 extern "C" int PMPI_Type_free(MPI_Datatype* datatype) {
   FTMPI_ENTER("MPI_Type_free");
   if (datatype == nullptr) return fail(Errc::arg, "datatype is NULL", "MPI_Type_free");
+  // Attributes first (api/attr.h): a failing delete callback makes the free fail with its code.
+  if (dt::live(*datatype) && !(*datatype)->predefined)
+    if (int rc = ftmpi::api::delete_attributes(ftmpi::attr::ObjectKind::type, *datatype); rc != MPI_SUCCESS)
+      return ftmpi::api::invoke_errhandler(nullptr, rc, "an attribute delete callback failed", "MPI_Type_free");
   ftmpi::Status st = dt::retire(*datatype);
   if (!st.ok()) return ftmpi::api::ret(nullptr, st, "MPI_Type_free");
   *datatype = MPI_DATATYPE_NULL;
@@ -122,7 +128,16 @@ extern "C" int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   FTMPI_ENTER("MPI_Type_dup");
   if (!dt::live(oldtype)) return fail(Errc::type, "invalid datatype", "MPI_Type_dup");
   if (newtype == nullptr) return fail(Errc::arg, "newtype is NULL", "MPI_Type_dup");
-  return finish_new_type(dt::make_dup(oldtype), newtype, "MPI_Type_dup");
+  int rc = finish_new_type(dt::make_dup(oldtype), newtype, "MPI_Type_dup");
+  if (rc != MPI_SUCCESS) return rc;
+  // Attributes follow their keyvals' copy callbacks (MPI-3.1 §6.7.4); a failing callback undoes the dup.
+  if (int crc = ftmpi::api::copy_attributes(ftmpi::attr::ObjectKind::type, oldtype, *newtype); crc != MPI_SUCCESS) {
+    ftmpi::Status undo = dt::retire(*newtype);
+    (void)undo;
+    *newtype = MPI_DATATYPE_NULL;
+    return ftmpi::api::invoke_errhandler(nullptr, crc, "an attribute copy callback failed", "MPI_Type_dup");
+  }
+  return MPI_SUCCESS;
 }
 FTMPI_ALIAS(Type_dup)
 

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "api/common.h"
+#include "api/error_class.h"
 #include "api/errors.h"
 
 namespace {
@@ -98,6 +99,10 @@ FTMPI_ALIAS(Error_string)
 
 extern "C" int PMPI_Error_class(int errorcode, int* errorclass) {
   if (!errorclass) return MPI_ERR_ARG;
+  if (int user = ftmpi::api::user_error_class(errorcode); user >= 0) {  // MPI_Add_error_class/code
+    *errorclass = user;
+    return MPI_SUCCESS;
+  }
   if (!ftmpi::api::error_class_sentence(errorcode)) return MPI_ERR_ARG;
   *errorclass = errorcode;  // codes are classes in this implementation
   return MPI_SUCCESS;

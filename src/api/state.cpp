@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "api/common.h"
+#include "api/error_class.h"
 #include "api/errors.h"
 #include "datatype/datatype.h"
 #include "util/log.h"
@@ -129,6 +130,7 @@ const char* error_class_sentence(int cls) {
     case MPI_ERR_REVOKED: return "MPI_ERR_REVOKED: the communicator has been revoked";
     default: break;
   }
+  if (const char* user = user_error_string(cls)) return user;  // MPI_Add_error_class/code/string
   if (cls > MPI_SUCCESS && cls <= MPI_ERR_ERRHANDLER) return "MPI error (no further description)";
   return nullptr;
 }

@@ -48,12 +48,6 @@ FTMPI_UNSUPPORTED(Type_match_size, nullptr, (int, int, MPI_Datatype*))
 FTMPI_UNSUPPORTED(Pack_external, nullptr, (const char*, const void*, int, MPI_Datatype, void*, MPI_Aint, MPI_Aint*))
 FTMPI_UNSUPPORTED(Unpack_external, nullptr, (const char*, const void*, MPI_Aint, MPI_Aint*, void*, int, MPI_Datatype))
 FTMPI_UNSUPPORTED(Pack_external_size, nullptr, (const char*, int, MPI_Datatype, MPI_Aint*))
-FTMPI_UNSUPPORTED(Type_create_keyval, nullptr,
-                  (MPI_Type_copy_attr_function*, MPI_Type_delete_attr_function*, int*, void*))
-FTMPI_UNSUPPORTED(Type_free_keyval, nullptr, (int*))
-FTMPI_UNSUPPORTED(Type_set_attr, nullptr, (MPI_Datatype, int, void*))
-FTMPI_UNSUPPORTED(Type_get_attr, nullptr, (MPI_Datatype, int, void*, int*))
-FTMPI_UNSUPPORTED(Type_delete_attr, nullptr, (MPI_Datatype, int))
 
 // neighbourhood collectives (blocking and non-blocking)
 FTMPI_UNSUPPORTED(Neighbor_allgather, comm, (const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm comm))
@@ -91,22 +85,10 @@ FTMPI_UNSUPPORTED(Intercomm_create, comm, (MPI_Comm comm, int, MPI_Comm, int, in
 FTMPI_UNSUPPORTED(Intercomm_merge, comm, (MPI_Comm comm, int, MPI_Comm*))
 FTMPI_UNSUPPORTED(Comm_set_info, comm, (MPI_Comm comm, MPI_Info))
 FTMPI_UNSUPPORTED(Comm_get_info, comm, (MPI_Comm comm, MPI_Info*))
-FTMPI_UNSUPPORTED(Comm_create_keyval, nullptr,
-                  (MPI_Comm_copy_attr_function*, MPI_Comm_delete_attr_function*, int*, void*))
-FTMPI_UNSUPPORTED(Comm_free_keyval, nullptr, (int*))
-FTMPI_UNSUPPORTED(Comm_set_attr, comm, (MPI_Comm comm, int, void*))
-FTMPI_UNSUPPORTED(Comm_delete_attr, comm, (MPI_Comm comm, int))
 
 // deprecated MPI-1 attribute functions (still in MPI-3.1)
-FTMPI_UNSUPPORTED(Keyval_create, nullptr, (MPI_Copy_function*, MPI_Delete_function*, int*, void*))
-FTMPI_UNSUPPORTED(Keyval_free, nullptr, (int*))
-FTMPI_UNSUPPORTED(Attr_put, comm, (MPI_Comm comm, int, void*))
-FTMPI_UNSUPPORTED(Attr_delete, comm, (MPI_Comm comm, int))
 
 // error classes, codes and strings of the user; window and file error handlers
-FTMPI_UNSUPPORTED(Add_error_class, nullptr, (int*))
-FTMPI_UNSUPPORTED(Add_error_code, nullptr, (int, int*))
-FTMPI_UNSUPPORTED(Add_error_string, nullptr, (int, const char*))
 FTMPI_UNSUPPORTED(Win_create_errhandler, nullptr, (MPI_Win_errhandler_function*, MPI_Errhandler*))
 FTMPI_UNSUPPORTED(Win_set_errhandler, nullptr, (MPI_Win, MPI_Errhandler))
 FTMPI_UNSUPPORTED(Win_get_errhandler, nullptr, (MPI_Win, MPI_Errhandler*))

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "coll/coll.h"
+#include "comm/comm_ctors.h"
 #include "comm/context_alloc.h"
 #include "comm/group_algebra.h"
 #include "mpi.h"
@@ -32,11 +33,17 @@ Communicator* make_comm(Group* group, std::uint32_t ctx, const Communicator* par
 }
 
 Status dup(Runtime& rt, Communicator* parent, Communicator** out) {
-  std::uint32_t ctx = 0;
-  FTMPI_TRY(allocate_context(rt, parent, &ctx));
-  Group* g = make_group(parent->group->world_ranks, rt.world_rank());
-  *out = make_comm(g, ctx, parent);
-  rt.ft().register_comm(*out);
+  if (parent->is_inter()) {
+    FTMPI_TRY(intercomm_dup(rt, parent, out));
+  } else {
+    std::uint32_t ctx = 0;
+    FTMPI_TRY(allocate_context(rt, parent, &ctx));
+    Group* g = make_group(parent->group->world_ranks, rt.world_rank());
+    *out = make_comm(g, ctx, parent);
+    rt.ft().register_comm(*out);
+  }
+  (*out)->topo = parent->topo;    // MPI-3.1 §6.4.2: the duplicate keeps the topology
+  (*out)->hints = parent->hints;  // and the info hints
   return {};
 }
 
@@ -99,6 +106,15 @@ Status free(Runtime& rt, Communicator* comm) {
   rt.contexts().release(comm->ctx_pt2pt);
   group_release(comm->group);
   comm->group = nullptr;
+  if (comm->remote_group) group_release(comm->remote_group);
+  comm->remote_group = nullptr;
+  if (comm->local_comm) {
+    Status st = free(rt, comm->local_comm);
+    (void)st;  // a hidden intracommunicator: never predefined
+  }
+  comm->local_comm = nullptr;
+  comm->topo.reset();
+  comm->hints.reset();
   if (comm->errhandler && !comm->errhandler->predefined && --comm->errhandler->refs == 0)
     comm->errhandler->magic = kMagicFreed;
   comm->errhandler = nullptr;

@@ -21,7 +21,7 @@ class Runtime;
 
 namespace ftmpi::comm {
 
-// MPI_Comm_dup: same group, new context.
+// MPI_Comm_dup: same group(s), new context, same topology and info hints (intercommunicators too).
 Status dup(Runtime& rt, Communicator* parent, Communicator** out);
 
 // MPI_Comm_split: ranks with the same `color` form a communicator ordered by (key, parent rank).
@@ -32,7 +32,9 @@ Status split(Runtime& rt, Communicator* parent, int color, int key, Communicator
 // communicator in group order; everybody else gets nullptr.
 Status create(Runtime& rt, Communicator* parent, const Group* group, Communicator** out);
 
-// MPI_Comm_free (local): release the group, the error handler and the context id; stamp kMagicFreed.
+// MPI_Comm_free (local): release the group(s), the error handler, the context id, the topology, the hints
+// and an intercommunicator's hidden local communicator; stamp kMagicFreed. Attributes are the C API's
+// business (their delete callbacks run before this).
 // Errc::comm for a predefined communicator.
 Status free(Runtime& rt, Communicator* comm);
 

@@ -4,6 +4,7 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,12 @@
 
 namespace ftmpi::ft {
 struct CommFt;
+}
+namespace ftmpi::topo {
+struct Topology;
+}
+namespace ftmpi {
+class Info;
 }
 
 struct ftmpi_comm_s {
@@ -30,6 +37,10 @@ struct ftmpi_comm_s {
   ftmpi::ft::CommFt *ft = nullptr;   // fault-tolerance state (acknowledged failures, agreements), ft/
 
   ftmpi_group_s *remote_group = nullptr;  // intercommunicators: the remote group (owned reference)
+  ftmpi_comm_s *local_comm = nullptr;     // intercommunicators: a hidden intracommunicator over `group`
+                                          // (own context), for agreements among the local side (owned)
+  std::shared_ptr<const ftmpi::topo::Topology> topo;  // process topology (topo/topology.h), shared by dups
+  std::shared_ptr<const ftmpi::Info> hints;           // info hints of set_info / dup_with_info (util/info.h)
 
   // World rank of communicator rank `r` (0 <= r < size) in the local group.
   int world_rank(int r) const { return group->world_ranks[static_cast<size_t>(r)]; }

@@ -1,0 +1,153 @@
+// Info objects (MPI-3.1 §9): MPI_Info_create, set, get, get_valuelen, get_nkeys, get_nthkey, delete, dup,
+// free, and the predefined MPI_INFO_ENV (read-only).
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "api/common.h"
+#include "api/info_object.h"
+
+using ftmpi::Errc;
+using ftmpi::Status;
+using ftmpi::api::ret;
+
+FTMPI_API ftmpi_info_s ftmpi_info_env;
+
+namespace ftmpi::api {
+
+bool valid_info(const ftmpi_info_s* i) { return i && i->magic == kMagicInfo; }
+
+ftmpi_info_s* new_info(const Info& from) {
+  auto* i = new ftmpi_info_s;
+  i->info = from;
+  return i;
+}
+
+}  // namespace ftmpi::api
+
+namespace {
+
+// MPI_INFO_ENV's keys (MPI-3.1 §8.8): what this process can tell about how it was started.
+void fill_info_env() {
+  if (ftmpi_info_env.predefined) return;
+  ftmpi_info_env.predefined = true;
+  ftmpi::Info& e = ftmpi_info_env.info;
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  (void)e.set("host", host);
+  char cwd[1024] = {};
+  if (getcwd(cwd, sizeof cwd - 1)) (void)e.set("wdir", cwd);
+  (void)e.set("thread_level", "MPI_THREAD_MULTIPLE");
+  const char* eh = getenv("FTMPI_INITIAL_ERRHANDLER");
+  (void)e.set("mpi_initial_errhandler", eh && *eh ? eh : "mpi_errors_are_fatal");
+  if (const char* n = getenv("PMI_SIZE"); n && *n) (void)e.set("maxprocs", n);
+}
+
+// Resolve a handle: Errc::info for a null/freed one. MPI_INFO_ENV is filled on first use.
+Status lookup(MPI_Info info) {
+  if (!ftmpi::api::valid_info(info)) return Status(Errc::info, "invalid info object");
+  if (info == &ftmpi_info_env) fill_info_env();
+  return {};
+}
+
+int fail(const Status& st, const char* fn) { return ret(nullptr, st, fn); }
+
+}  // namespace
+
+extern "C" int PMPI_Info_create(MPI_Info* info) {
+  FTMPI_ENTER("MPI_Info_create");
+  if (!info) return fail(Status(Errc::arg, "info is NULL"), "MPI_Info_create");
+  *info = new ftmpi_info_s;
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Info_create)
+
+extern "C" int PMPI_Info_set(MPI_Info info, const char* key, const char* value) {
+  FTMPI_ENTER("MPI_Info_set");
+  if (Status st = lookup(info); !st.ok()) return fail(st, "MPI_Info_set");
+  if (info->predefined) return fail(Status(Errc::info, "MPI_INFO_ENV is read-only"), "MPI_Info_set");
+  if (!key) return fail(Status(Errc::info_key, "key is NULL"), "MPI_Info_set");
+  if (!value) return fail(Status(Errc::info_value, "value is NULL"), "MPI_Info_set");
+  return fail(info->info.set(key, value), "MPI_Info_set");
+}
+FTMPI_ALIAS(Info_set)
+
+extern "C" int PMPI_Info_delete(MPI_Info info, const char* key) {
+  FTMPI_ENTER("MPI_Info_delete");
+  if (Status st = lookup(info); !st.ok()) return fail(st, "MPI_Info_delete");
+  if (info->predefined) return fail(Status(Errc::info, "MPI_INFO_ENV is read-only"), "MPI_Info_delete");
+  if (!key) return fail(Status(Errc::info_key, "key is NULL"), "MPI_Info_delete");
+  return fail(info->info.remove(key), "MPI_Info_delete");
+}
+FTMPI_ALIAS(Info_delete)
+
+extern "C" int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) {
+  FTMPI_ENTER("MPI_Info_get");
+  if (Status st = lookup(info); !st.ok()) return fail(st, "MPI_Info_get");
+  if (!key) return fail(Status(Errc::info_key, "key is NULL"), "MPI_Info_get");
+  if (Status st = ftmpi::Info::check_key(key); !st.ok()) return fail(st, "MPI_Info_get");
+  if (!value || !flag || valuelen < 0) return fail(Status(Errc::arg, "invalid argument"), "MPI_Info_get");
+  const std::string* v = info->info.get(key);
+  *flag = v != nullptr;
+  // valuelen excludes the terminating NUL (MPI-3.1 §9): up to valuelen characters are copied.
+  if (v) ftmpi::copy_c_string(*v, value, static_cast<std::size_t>(valuelen) + 1);
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Info_get)
+
+extern "C" int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) {
+  FTMPI_ENTER("MPI_Info_get_valuelen");
+  if (Status st = lookup(info); !st.ok()) return fail(st, "MPI_Info_get_valuelen");
+  if (!key) return fail(Status(Errc::info_key, "key is NULL"), "MPI_Info_get_valuelen");
+  if (Status st = ftmpi::Info::check_key(key); !st.ok()) return fail(st, "MPI_Info_get_valuelen");
+  if (!valuelen || !flag) return fail(Status(Errc::arg, "NULL argument"), "MPI_Info_get_valuelen");
+  const std::string* v = info->info.get(key);
+  *flag = v != nullptr;
+  if (v) *valuelen = static_cast<int>(v->size());
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Info_get_valuelen)
+
+extern "C" int PMPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
+  FTMPI_ENTER("MPI_Info_get_nkeys");
+  if (Status st = lookup(info); !st.ok()) return fail(st, "MPI_Info_get_nkeys");
+  if (!nkeys) return fail(Status(Errc::arg, "nkeys is NULL"), "MPI_Info_get_nkeys");
+  *nkeys = static_cast<int>(info->info.size());
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Info_get_nkeys)
+
+extern "C" int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
+  FTMPI_ENTER("MPI_Info_get_nthkey");
+  if (Status st = lookup(info); !st.ok()) return fail(st, "MPI_Info_get_nthkey");
+  if (!key) return fail(Status(Errc::arg, "key is NULL"), "MPI_Info_get_nthkey");
+  if (n < 0) return fail(Status(Errc::arg, "n is negative"), "MPI_Info_get_nthkey");
+  auto k = info->info.nth_key(static_cast<std::size_t>(n));
+  if (!k.ok()) return fail(k.status(), "MPI_Info_get_nthkey");
+  ftmpi::copy_c_string(*k, key, MPI_MAX_INFO_KEY + 1);
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Info_get_nthkey)
+
+extern "C" int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
+  FTMPI_ENTER("MPI_Info_dup");
+  if (Status st = lookup(info); !st.ok()) return fail(st, "MPI_Info_dup");
+  if (!newinfo) return fail(Status(Errc::arg, "newinfo is NULL"), "MPI_Info_dup");
+  *newinfo = ftmpi::api::new_info(info->info);
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Info_dup)
+
+extern "C" int PMPI_Info_free(MPI_Info* info) {
+  FTMPI_ENTER("MPI_Info_free");
+  if (!info) return fail(Status(Errc::arg, "info is NULL"), "MPI_Info_free");
+  if (Status st = lookup(*info); !st.ok()) return fail(st, "MPI_Info_free");
+  if ((*info)->predefined) return fail(Status(Errc::info, "cannot free MPI_INFO_ENV"), "MPI_Info_free");
+  // Handles are never returned to the system while a stale copy could be used (util/magic.h): stamp it.
+  (*info)->magic = ftmpi::kMagicFreed;
+  (*info)->info.clear();
+  *info = MPI_INFO_NULL;
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Info_free)
