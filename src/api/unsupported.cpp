@@ -101,28 +101,6 @@ FTMPI_UNSUPPORTED(File_call_errhandler, nullptr, (MPI_File, int))
 // memory, info objects, profiling control
 
 // process topologies
-FTMPI_UNSUPPORTED(Cart_create, comm, (MPI_Comm comm, int, const int*, const int*, int, MPI_Comm*))
-FTMPI_UNSUPPORTED(Dims_create, nullptr, (int, int, int*))
-FTMPI_UNSUPPORTED(Graph_create, comm, (MPI_Comm comm, int, const int*, const int*, int, MPI_Comm*))
-FTMPI_UNSUPPORTED(Dist_graph_create_adjacent, comm,
-                  (MPI_Comm comm, int, const int*, const int*, int, const int*, const int*, MPI_Info, int, MPI_Comm*))
-FTMPI_UNSUPPORTED(Dist_graph_create, comm,
-                  (MPI_Comm comm, int, const int*, const int*, const int*, const int*, MPI_Info, int, MPI_Comm*))
-FTMPI_UNSUPPORTED(Topo_test, comm, (MPI_Comm comm, int*))
-FTMPI_UNSUPPORTED(Graphdims_get, comm, (MPI_Comm comm, int*, int*))
-FTMPI_UNSUPPORTED(Graph_get, comm, (MPI_Comm comm, int, int, int*, int*))
-FTMPI_UNSUPPORTED(Cartdim_get, comm, (MPI_Comm comm, int*))
-FTMPI_UNSUPPORTED(Cart_get, comm, (MPI_Comm comm, int, int*, int*, int*))
-FTMPI_UNSUPPORTED(Cart_rank, comm, (MPI_Comm comm, const int*, int*))
-FTMPI_UNSUPPORTED(Cart_coords, comm, (MPI_Comm comm, int, int, int*))
-FTMPI_UNSUPPORTED(Graph_neighbors_count, comm, (MPI_Comm comm, int, int*))
-FTMPI_UNSUPPORTED(Graph_neighbors, comm, (MPI_Comm comm, int, int, int*))
-FTMPI_UNSUPPORTED(Dist_graph_neighbors_count, comm, (MPI_Comm comm, int*, int*, int*))
-FTMPI_UNSUPPORTED(Dist_graph_neighbors, comm, (MPI_Comm comm, int, int*, int*, int, int*, int*))
-FTMPI_UNSUPPORTED(Cart_shift, comm, (MPI_Comm comm, int, int, int*, int*))
-FTMPI_UNSUPPORTED(Cart_sub, comm, (MPI_Comm comm, const int*, MPI_Comm*))
-FTMPI_UNSUPPORTED(Cart_map, comm, (MPI_Comm comm, int, const int*, const int*, int*))
-FTMPI_UNSUPPORTED(Graph_map, comm, (MPI_Comm comm, int, const int*, const int*, int*))
 
 // one-sided communication
 FTMPI_UNSUPPORTED(Win_create, comm, (void*, MPI_Aint, int, MPI_Info, MPI_Comm comm, MPI_Win*))
