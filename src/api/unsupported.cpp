@@ -75,16 +75,6 @@ FTMPI_UNSUPPORTED(Ineighbor_alltoallw, comm,
                    const MPI_Datatype*, MPI_Comm comm, MPI_Request*))
 
 // communicators: creation with info/tags, intercommunicators, info, attributes and keyvals
-FTMPI_UNSUPPORTED(Comm_dup_with_info, comm, (MPI_Comm comm, MPI_Info, MPI_Comm*))
-FTMPI_UNSUPPORTED(Comm_idup, comm, (MPI_Comm comm, MPI_Comm*, MPI_Request*))
-FTMPI_UNSUPPORTED(Comm_split_type, comm, (MPI_Comm comm, int, int, MPI_Info, MPI_Comm*))
-FTMPI_UNSUPPORTED(Comm_create_group, comm, (MPI_Comm comm, MPI_Group, int, MPI_Comm*))
-FTMPI_UNSUPPORTED(Comm_remote_size, comm, (MPI_Comm comm, int*))
-FTMPI_UNSUPPORTED(Comm_remote_group, comm, (MPI_Comm comm, MPI_Group*))
-FTMPI_UNSUPPORTED(Intercomm_create, comm, (MPI_Comm comm, int, MPI_Comm, int, int, MPI_Comm*))
-FTMPI_UNSUPPORTED(Intercomm_merge, comm, (MPI_Comm comm, int, MPI_Comm*))
-FTMPI_UNSUPPORTED(Comm_set_info, comm, (MPI_Comm comm, MPI_Info))
-FTMPI_UNSUPPORTED(Comm_get_info, comm, (MPI_Comm comm, MPI_Info*))
 
 // deprecated MPI-1 attribute functions (still in MPI-3.1)
 

@@ -53,9 +53,6 @@ int main(int argc, char **argv) {
   CHECK_CLASS(MPI_Neighbor_allgather(buf, 1, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD), U);
   CHECK_CLASS(MPI_Neighbor_allgatherv(buf, 1, MPI_INT, out, counts, displs, MPI_INT, MPI_COMM_WORLD), U);
   CHECK_CLASS(MPI_Ineighbor_allgather(buf, 1, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD, &req), U);
-  /* communicators */
-  CHECK_CLASS(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &comm), U);
-  CHECK_CLASS(MPI_Intercomm_create(MPI_COMM_SELF, 0, MPI_COMM_WORLD, 0, 7, &comm), U);
   /* MPI-IO, dynamic processes */
   CHECK_CLASS(MPI_File_open(MPI_COMM_WORLD, "/nonexistent/x", MPI_MODE_RDONLY, MPI_INFO_NULL, &fh), U);
   CHECK_CLASS(MPI_File_close(&fh), U);

@@ -1,0 +1,165 @@
+// Communicator constructors beyond dup/split/create (MPI-3.1 §6.4.2, §6.4.4, §6.6): Comm_split_type,
+// Comm_create_group, Comm_dup_with_info, Comm_idup, Comm_set_info/get_info, Intercomm_create,
+// Intercomm_merge, Comm_remote_size, Comm_remote_group. Cores in comm/comm_ctors.h.
+#include <memory>
+
+#include "api/attr.h"
+#include "api/common.h"
+#include "api/errors.h"
+#include "api/info_object.h"
+#include "comm/comm_ctors.h"
+#include "comm/group.h"
+
+using ftmpi::Errc;
+using ftmpi::Status;
+using ftmpi::api::ret;
+using ftmpi::api::rt;
+namespace cops = ftmpi::comm;
+
+namespace {
+
+#define CHECK_INTRA(c, fn)                                                                \
+  FTMPI_CHECK_COMM(c, fn);                                                                \
+  if ((c)->is_inter()) return ret(c, Status(Errc::comm, "an intracommunicator is required"), fn)
+
+// MPI_Comm_dup's semantics (new context, topology, hints, attributes by their copy callbacks).
+int dup_with_attributes(MPI_Comm comm, MPI_Comm* newcomm, const char* fn) {
+  MPI_Comm dup = MPI_COMM_NULL;
+  Status st = cops::dup(rt(), comm, &dup);
+  if (!st.ok()) return ret(comm, st, fn);
+  if (int rc = ftmpi::api::copy_attributes(ftmpi::attr::ObjectKind::comm, comm, dup); rc != MPI_SUCCESS) {
+    Status f = cops::free(rt(), dup);
+    (void)f;
+    return ftmpi::api::invoke_errhandler(comm, rc, "an attribute copy callback failed", fn);
+  }
+  *newcomm = dup;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
+  (void)info;
+  FTMPI_ENTER("MPI_Comm_split_type");
+  CHECK_INTRA(comm, "MPI_Comm_split_type");
+  if (!newcomm) return ret(comm, Status(Errc::arg, "newcomm is NULL"), "MPI_Comm_split_type");
+  if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
+    return ret(comm, Status(Errc::arg, "unknown split_type (MPI_COMM_TYPE_SHARED or MPI_UNDEFINED)"),
+               "MPI_Comm_split_type");
+  *newcomm = MPI_COMM_NULL;
+  return ret(comm, cops::split_shared(rt(), comm, split_type == MPI_UNDEFINED, key, newcomm), "MPI_Comm_split_type");
+}
+FTMPI_ALIAS(Comm_split_type)
+
+extern "C" int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
+  FTMPI_ENTER("MPI_Comm_create_group");
+  CHECK_INTRA(comm, "MPI_Comm_create_group");
+  if (!ftmpi::api::valid_group(group)) return ret(comm, Status(Errc::group, "invalid group"), "MPI_Comm_create_group");
+  if (!newcomm) return ret(comm, Status(Errc::arg, "newcomm is NULL"), "MPI_Comm_create_group");
+  *newcomm = MPI_COMM_NULL;
+  return ret(comm, cops::create_group(rt(), comm, group, tag, newcomm), "MPI_Comm_create_group");
+}
+FTMPI_ALIAS(Comm_create_group)
+
+extern "C" int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
+  FTMPI_ENTER("MPI_Comm_dup_with_info");
+  FTMPI_CHECK_COMM(comm, "MPI_Comm_dup_with_info");
+  if (info != MPI_INFO_NULL && !ftmpi::api::valid_info(info))
+    return ret(comm, Status(Errc::info, "invalid info object"), "MPI_Comm_dup_with_info");
+  if (!newcomm) return ret(comm, Status(Errc::arg, "newcomm is NULL"), "MPI_Comm_dup_with_info");
+  *newcomm = MPI_COMM_NULL;
+  int rc = dup_with_attributes(comm, newcomm, "MPI_Comm_dup_with_info");
+  if (rc != MPI_SUCCESS) return rc;
+  // The new communicator's hints are `info`'s, not comm's.
+  (*newcomm)->hints = info == MPI_INFO_NULL ? nullptr : std::make_shared<const ftmpi::Info>(info->info);
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Comm_dup_with_info)
+
+// Non-blocking in name only: the duplication completes inside the call (collective over comm like
+// MPI_Comm_dup) and the request is born complete. A program that relies on doing other communication
+// between MPI_Comm_idup and its completion on some ranks but not others can deadlock (documented).
+extern "C" int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+  FTMPI_ENTER("MPI_Comm_idup");
+  FTMPI_CHECK_COMM(comm, "MPI_Comm_idup");
+  if (!newcomm || !request) return ret(comm, Status(Errc::arg, "NULL argument"), "MPI_Comm_idup");
+  *newcomm = MPI_COMM_NULL;
+  int rc = dup_with_attributes(comm, newcomm, "MPI_Comm_idup");
+  if (rc != MPI_SUCCESS) return rc;
+  *request = rt().engine().completed_request();
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Comm_idup)
+
+extern "C" int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
+  FTMPI_ENTER("MPI_Comm_set_info");
+  FTMPI_CHECK_COMM(comm, "MPI_Comm_set_info");
+  if (!ftmpi::api::valid_info(info)) return ret(comm, Status(Errc::info, "invalid info object"), "MPI_Comm_set_info");
+  // No hint changes our behaviour yet; we keep them all so that MPI_Comm_get_info reports them.
+  comm->hints = std::make_shared<const ftmpi::Info>(info->info);
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Comm_set_info)
+
+extern "C" int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
+  FTMPI_ENTER("MPI_Comm_get_info");
+  FTMPI_CHECK_COMM(comm, "MPI_Comm_get_info");
+  if (!info_used) return ret(comm, Status(Errc::arg, "info_used is NULL"), "MPI_Comm_get_info");
+  *info_used = ftmpi::api::new_info(comm->hints ? *comm->hints : ftmpi::Info{});
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Comm_get_info)
+
+// ---- intercommunicators ----
+
+extern "C" int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader,
+                                     int tag, MPI_Comm* newintercomm) {
+  FTMPI_ENTER("MPI_Intercomm_create");
+  CHECK_INTRA(local_comm, "MPI_Intercomm_create");
+  const char* fn = "MPI_Intercomm_create";
+  if (!newintercomm) return ret(local_comm, Status(Errc::arg, "newintercomm is NULL"), fn);
+  if (local_leader < 0 || local_leader >= local_comm->size)
+    return ret(local_comm, Status(Errc::rank, "local_leader is not a rank of local_comm"), fn);
+  if (tag < 0) return ret(local_comm, Status(Errc::tag, "invalid tag"), fn);
+  if (local_comm->rank == local_leader) {  // peer_comm and remote_leader matter at the leader only
+    if (!ftmpi::api::valid_comm(peer_comm)) return ret(local_comm, Status(Errc::comm, "invalid peer_comm"), fn);
+    if (remote_leader < 0 || remote_leader >= peer_comm->peer_size())
+      return ret(local_comm, Status(Errc::rank, "remote_leader is not a rank of peer_comm"), fn);
+  }
+  *newintercomm = MPI_COMM_NULL;
+  return ret(local_comm, cops::intercomm_create(rt(), local_comm, local_leader, peer_comm, remote_leader, tag,
+                                                newintercomm), fn);
+}
+FTMPI_ALIAS(Intercomm_create)
+
+extern "C" int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
+  FTMPI_ENTER("MPI_Intercomm_merge");
+  FTMPI_CHECK_COMM(intercomm, "MPI_Intercomm_merge");
+  if (!intercomm->is_inter())
+    return ret(intercomm, Status(Errc::comm, "an intercommunicator is required"), "MPI_Intercomm_merge");
+  if (!newintracomm) return ret(intercomm, Status(Errc::arg, "newintracomm is NULL"), "MPI_Intercomm_merge");
+  *newintracomm = MPI_COMM_NULL;
+  return ret(intercomm, cops::intercomm_merge(rt(), intercomm, high != 0, newintracomm), "MPI_Intercomm_merge");
+}
+FTMPI_ALIAS(Intercomm_merge)
+
+extern "C" int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
+  FTMPI_ENTER("MPI_Comm_remote_size");
+  FTMPI_CHECK_COMM(comm, "MPI_Comm_remote_size");
+  if (!comm->is_inter()) return ret(comm, Status(Errc::comm, "an intercommunicator is required"), "MPI_Comm_remote_size");
+  if (!size) return ret(comm, Status(Errc::arg, "size is NULL"), "MPI_Comm_remote_size");
+  *size = comm->remote_group->size();
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Comm_remote_size)
+
+extern "C" int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
+  FTMPI_ENTER("MPI_Comm_remote_group");
+  FTMPI_CHECK_COMM(comm, "MPI_Comm_remote_group");
+  if (!comm->is_inter()) return ret(comm, Status(Errc::comm, "an intercommunicator is required"), "MPI_Comm_remote_group");
+  if (!group) return ret(comm, Status(Errc::arg, "group is NULL"), "MPI_Comm_remote_group");
+  cops::group_retain(comm->remote_group);  // the handle is one more reference (see MPI_Comm_group)
+  *group = comm->remote_group;
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Comm_remote_group)
