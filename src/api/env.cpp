@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "api/attr.h"
 #include "api/common.h"
 #include "api/errors.h"
 #include "util/log.h"
@@ -41,6 +42,10 @@ extern "C" int PMPI_Finalize(void) {
     return ret(nullptr, ftmpi::api::not_initialized("MPI_Finalize"), "MPI_Finalize");
   // No ApiLock here: the lock lives in the Runtime we are about to destroy. MPI requires that no other
   // thread is inside MPI during MPI_Finalize.
+  // MPI-3.1 §8.7.1: MPI_COMM_SELF's attributes are deleted first (libraries hook their cleanup there),
+  // while MPI is still fully usable; then MPI_COMM_WORLD's.
+  (void)ftmpi::api::delete_attributes(ftmpi::attr::ObjectKind::comm, &ftmpi_comm_self);
+  (void)ftmpi::api::delete_attributes(ftmpi::attr::ObjectKind::comm, &ftmpi_comm_world);
   Status st = g_api.rt->finalize();
   g_api.finalized = true;
   delete g_api.rt;

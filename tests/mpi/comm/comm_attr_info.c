@@ -31,6 +31,16 @@ static int type_delete(MPI_Datatype t, int keyval, void *value, void *extra) {
   return MPI_SUCCESS;
 }
 
+/* MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI still works (MPI-3.1 §8.7.1). */
+static int self_deleted;
+static int self_delete(MPI_Comm comm, int keyval, void *value, void *extra) {
+  (void)keyval, (void)extra;
+  int fin = 1;
+  MPI_Finalized(&fin);
+  if (comm == MPI_COMM_SELF && (intptr_t)value == 99 && !fin) self_deleted = 1;
+  return MPI_SUCCESS;
+}
+
 static void test_comm_attributes(void) {
   int extra = 1234, kv_copy = MPI_KEYVAL_INVALID, kv_null = MPI_KEYVAL_INVALID, kv_dup = MPI_KEYVAL_INVALID;
   CHECK_MPI(MPI_Comm_create_keyval(copy_plus_one, count_delete, &kv_copy, &extra));
@@ -227,8 +237,15 @@ int main(int argc, char **argv) {
   test_type_attributes();
   test_info();
   test_error_classes();
+  int kv_self;
+  CHECK_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &kv_self, NULL));
+  CHECK_MPI(MPI_Comm_set_attr(MPI_COMM_SELF, kv_self, (void *)(intptr_t)99));
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
   check_pass("comm_attr_info");
   MPI_Finalize();
+  if (!self_deleted) {
+    printf("FAIL: MPI_COMM_SELF's attribute was not deleted by MPI_Finalize\n");
+    return 1;
+  }
   return 0;
 }
