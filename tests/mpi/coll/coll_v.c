@@ -2,7 +2,7 @@
  *
  * Irregular counts (some zero) at displacements with gaps, every root, small blocks and large ones (which
  * cross the eager/rendezvous limits), MPI_IN_PLACE where the standard allows it, a non-contiguous derived
- * receive type, on MPI_COMM_WORLD and on a split communicator; then bad input on every rank (invalid root,
+ * receive type (and Gather/Scatter with small blocks of a non-contiguous type), on MPI_COMM_WORLD and on a split communicator; then bad input on every rank (invalid root,
  * NULL or negative counts, null datatype, recvbuf = MPI_IN_PLACE) must fail with the right error class
  * and leave the communicator usable.
  * PASS: every element equals the reference, gaps are untouched, every bad call returns its class. */
@@ -99,6 +99,46 @@ static void run(MPI_Comm comm, int scale) {
   free(displs);
 }
 
+/* Gather and Scatter with small blocks (binomial trees over packed data) and a non-contiguous type at the
+ * root: element = ints 0 and 2 of a 4-int slot; every root, in place too. */
+static void derived_gather_scatter(MPI_Comm comm) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  MPI_Datatype vec, slot;
+  CHECK_MPI(MPI_Type_vector(2, 1, 2, MPI_INT, &vec));
+  CHECK_MPI(MPI_Type_create_resized(vec, 0, 4 * sizeof(int), &slot));
+  CHECK_MPI(MPI_Type_commit(&slot));
+  enum { E = 3 }; /* elements of `slot` per rank = 6 ints */
+  int mine[2 * E], *slots = malloc(sizeof(int) * 4 * E * size), got[2 * E];
+  for (int k = 0; k < 2 * E; k++) mine[k] = val(rank, k);
+  for (int root = 0; root < size; root++) {
+    for (int in_place = 0; in_place < 2; in_place++) {
+      for (int i = 0; i < 4 * E * size; i++) slots[i] = -1;
+      if (in_place && rank == root)
+        for (int k = 0; k < E; k++) slots[4 * (E * rank + k)] = mine[2 * k], slots[4 * (E * rank + k) + 2] = mine[2 * k + 1];
+      CHECK_MPI(MPI_Gather((in_place && rank == root) ? MPI_IN_PLACE : mine, 2 * E, MPI_INT, slots, E, slot, root,
+                           comm));
+      if (rank == root)
+        for (int i = 0; i < size; i++)
+          for (int k = 0; k < E; k++) {
+            const int *q = slots + 4 * (E * i + k);
+            CHECK(q[0] == val(i, 2 * k) && q[2] == val(i, 2 * k + 1) && q[1] == -1 && q[3] == -1,
+                  "derived gather root %d block %d elem %d", root, i, k);
+          }
+      /* scatter the slots back: everyone gets its own pairs */
+      for (int k = 0; k < 2 * E; k++) got[k] = -1;
+      CHECK_MPI(MPI_Scatter(slots, E, slot, (in_place && rank == root) ? MPI_IN_PLACE : got, 2 * E, MPI_INT, root,
+                            comm));
+      if (!(in_place && rank == root))
+        for (int k = 0; k < 2 * E; k++) CHECK(got[k] == val(rank, k), "derived scatter root %d elem %d", root, k);
+    }
+  }
+  free(slots);
+  CHECK_MPI(MPI_Type_free(&slot));
+  CHECK_MPI(MPI_Type_free(&vec));
+}
+
 static void bad_input(MPI_Comm comm) {
   int rank, size;
   MPI_Comm_rank(comm, &rank);
@@ -135,6 +175,8 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &half));
   run(half, 1);
   run(half, 700);
+  derived_gather_scatter(MPI_COMM_WORLD);
+  derived_gather_scatter(half);
   if (check_world_rank() >= 0) bad_input(MPI_COMM_WORLD);
   bad_input(half);
   CHECK_MPI(MPI_Comm_free(&half));
