@@ -3,6 +3,11 @@
 //    the order me+1, me+2, ... (receives from me-1, me-2, ...) so that ranks do not all hit rank 0 first.
 //  * Pairwise (large blocks): p-1 rounds; in round i a rank sends to me+i and receives from me-i, then
 //    waits, which bounds the data in flight to one block each way.
+//  * Bruck (tiny blocks, many ranks): ceil(log2 p) rounds instead of p-1 messages. The packed blocks are
+//    rotated so that slot i holds the block for rank me+i; in round k every slot whose index has bit k set
+//    moves to rank me+2^k (all such slots in one message), which after the last round leaves in slot i the
+//    block from rank me-i; an inverse rotation puts them in place. Each block travels up to log2 p times,
+//    so it only pays while latency dominates.
 // MPI_IN_PLACE (sendbuf): the data to send is in recvbuf, described by the receive arguments; it is copied
 // to a scratch buffer of the same layout first, so receives may overwrite recvbuf at once.
 // The v/w forms skip blocks of zero bytes on both sides (type signatures match pairwise).
@@ -89,6 +94,41 @@ void pairwise(Schedule& s, const Side& snd, const Side& rcv) {
   }
 }
 
+void bruck(Schedule& s, const Side& snd, const Side& rcv) {
+  const int p = s.comm()->size, me = s.comm()->rank;
+  const std::size_t blk = rcv.bytes_of(0);
+  std::byte* slots = s.scratch(blk * static_cast<std::size_t>(p));
+  for (int i = 0; i < p; ++i) {  // slot i: my block for rank me+i
+    const int to = (me + i) % p;
+    dt::pack(snd.block(to), snd.count_of(to), snd.type_of(to), slots + static_cast<std::size_t>(i) * blk);
+  }
+  std::byte* out = s.scratch(blk * static_cast<std::size_t>((p + 1) / 2));
+  std::byte* in = s.scratch(blk * static_cast<std::size_t>((p + 1) / 2));
+  for (int bit = 1; bit < p; bit <<= 1) {
+    std::size_t n = 0;
+    for (int i = 0; i < p; ++i) n += (i & bit) ? 1 : 0;
+    s.local([=] {
+      std::size_t j = 0;
+      for (int i = 0; i < p; ++i)
+        if (i & bit) std::memcpy(out + blk * j++, slots + static_cast<std::size_t>(i) * blk, blk);
+    });
+    s.send_bytes((me + bit) % p, out, n * blk);
+    s.recv_bytes((me - bit + p) % p, in, n * blk);
+    s.local([=] {
+      std::size_t j = 0;
+      for (int i = 0; i < p; ++i)
+        if (i & bit) std::memcpy(slots + static_cast<std::size_t>(i) * blk, in + blk * j++, blk);
+    });
+  }
+  s.local([=] {  // slot i now holds the block from rank me-i
+    for (int i = 0; i < p; ++i) {
+      const int from = (me - i + p) % p;
+      dt::unpack(slots + static_cast<std::size_t>(i) * blk, blk, rcv.type_of(from),
+                 const_cast<char*>(rcv.block(from)));
+    }
+  });
+}
+
 Side fixed(const void* buf, std::size_t count, const Dt* type) {
   return Side{static_cast<const char*>(buf), nullptr, nullptr, type, nullptr, count};
 }
@@ -111,9 +151,18 @@ void build_alltoall_pairwise(Schedule& s, const void* sendbuf, std::size_t sendc
   pairwise(s, send_side(s, sendbuf, fixed(sendbuf, sendcount, sendtype), rcv), rcv);
 }
 
+void build_alltoall_bruck(Schedule& s, const void* sendbuf, std::size_t sendcount, const Dt* sendtype,
+                          void* recvbuf, std::size_t recvcount, const Dt* recvtype) {
+  const Side rcv = fixed(recvbuf, recvcount, recvtype);
+  bruck(s, send_side(s, sendbuf, fixed(sendbuf, sendcount, sendtype), rcv), rcv);
+}
+
 void build_alltoall(Schedule& s, const void* sendbuf, std::size_t sendcount, const Dt* sendtype, void* recvbuf,
                     std::size_t recvcount, const Dt* recvtype) {
-  if (dt::packed_size(recvtype, recvcount) <= tuning::kAlltoallPostAllMaxBlock) {
+  const std::size_t blk = dt::packed_size(recvtype, recvcount);
+  if (blk <= tuning::kAlltoallBruckMaxBlock && s.comm()->size >= tuning::kAlltoallBruckMinRanks) {
+    build_alltoall_bruck(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+  } else if (blk <= tuning::kAlltoallPostAllMaxBlock) {
     build_alltoall_post_all(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
   } else {
     build_alltoall_pairwise(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);

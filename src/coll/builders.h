@@ -76,6 +76,8 @@ void build_allreduce_rabenseifner(Schedule& s, const void* sendbuf, void* recvbu
                                   const ftmpi_op_s* op);
 void build_alltoall_pairwise(Schedule& s, const void* sendbuf, std::size_t sendcount, const Dt* sendtype,
                              void* recvbuf, std::size_t recvcount, const Dt* recvtype);
+void build_alltoall_bruck(Schedule& s, const void* sendbuf, std::size_t sendcount, const Dt* sendtype,
+                          void* recvbuf, std::size_t recvcount, const Dt* recvtype);
 void build_alltoall_post_all(Schedule& s, const void* sendbuf, std::size_t sendcount, const Dt* sendtype,
                              void* recvbuf, std::size_t recvcount, const Dt* recvtype);
 void build_reduce_scatter_via_reduce(Schedule& s, const void* sendbuf, void* recvbuf, const int* recvcounts,

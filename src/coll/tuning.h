@@ -24,6 +24,11 @@ inline constexpr std::size_t kRabenseifnerMinBytes = 32 * 1024;
 // Alltoall: every send and receive posted at once while a block is at most this big; pairwise exchange
 // (p-1 rounds of one send + one receive) above, which bounds the data in flight.
 inline constexpr std::size_t kAlltoallPostAllMaxBlock = 32 * 1024;
+// Alltoall: Bruck (log2 p rounds, blocks forwarded) for blocks this small on at least this many ranks.
+// MPICH starts at 8 ranks; measured here (8 ranks on 2 cores, 4-256 B blocks) posting everything at once
+// took 23-27 us against 52-89 us for Bruck's dependent rounds, so Bruck waits for larger jobs.
+inline constexpr std::size_t kAlltoallBruckMaxBlock = 256;
+inline constexpr int kAlltoallBruckMinRanks = 32;
 
 // Reduce_scatter: reduce to rank 0 then scatter while the whole vector is at most this big (log p
 // latency); above, every rank receives its block from everyone (alltoall pattern, bandwidth-optimal) and

@@ -447,7 +447,8 @@ TEST(CollSchedule, AllgatherRecursiveDoublingAndRing) {
 TEST(CollSchedule, AlltoallVariantsInPlace) {
   using A2A = void (*)(Schedule&, const void*, std::size_t, const ftmpi_datatype_s*, void*, std::size_t,
                        const ftmpi_datatype_s*);
-  for (A2A f : {&coll::build_alltoall_post_all, &coll::build_alltoall_pairwise, &coll::build_alltoall}) {
+  for (A2A f : {&coll::build_alltoall_post_all, &coll::build_alltoall_pairwise, &coll::build_alltoall_bruck,
+                &coll::build_alltoall}) {
     for (int p = 1; p <= 16; ++p) {
       for (bool in_place : {false, true}) {
         for (int n : {0, 1, 3}) {
