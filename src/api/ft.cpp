@@ -22,6 +22,13 @@ using ftmpi::ft::Bits;
 
 namespace {
 
+// The intercommunicator forms of revoke/agree/shrink are not implemented yet: refuse clearly.
+Status intercomm_guard(const ftmpi_comm_s* c) {
+  if (c->is_inter())
+    return Status(Errc::unsupported, "fault-tolerance operations on intercommunicators are not implemented yet");
+  return Status::Ok();
+}
+
 MPI_Group group_of(const ftmpi_comm_s* c, const std::vector<int>& comm_ranks) {
   if (comm_ranks.empty()) return MPI_GROUP_EMPTY;
   std::vector<int> world;
@@ -68,6 +75,7 @@ int iagree(MPI_Comm comm, int* flag, MPI_Request* request, bool report, const ch
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   if (!flag || !request) return ret(comm, Status(Errc::arg, "NULL argument"), fn);
+  if (Status g = intercomm_guard(comm); !g.ok()) return ret(comm, g, fn);
   auto op = std::make_unique<FlagAgreement>(comm, flag, report, rt().ft().acked_members(comm));
   ftmpi::p2p::Request* r = rt().engine().start_generic(std::move(op));
   r->comm = comm;
@@ -127,6 +135,7 @@ int ishrink(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request, bool need_re
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   if (!newcomm || !request) return ret(comm, Status(Errc::arg, "NULL argument"), fn);
+  if (Status g = intercomm_guard(comm); !g.ok()) return ret(comm, g, fn);
   if (need_revoked && !comm->revoked.load())
     return ret(comm, Status(Errc::arg, "MPI_Comm_shrink needs an invalidated communicator (seed 000 §1.3.1)"), fn);
   *newcomm = MPI_COMM_NULL;
@@ -149,6 +158,7 @@ int shrink(MPI_Comm comm, MPI_Comm* newcomm, bool need_revoked, const char* fn) 
 int revoke(MPI_Comm comm, const char* fn) {
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
+  if (Status g = intercomm_guard(comm); !g.ok()) return ret(comm, g, fn);
   rt().ft().revoke(comm);
   return MPI_SUCCESS;
 }

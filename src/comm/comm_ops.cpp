@@ -103,7 +103,9 @@ Status create(Runtime& rt, Communicator* parent, const Group* group, Communicato
 Status free(Runtime& rt, Communicator* comm) {
   if (comm->predefined) return Status(Errc::comm, "cannot free a predefined communicator");
   rt.ft().unregister_comm(comm);
-  rt.contexts().release(comm->ctx_pt2pt);
+  // A revoked communicator's context id is retired, not reused: revoke frames may still be on their way and
+  // must never reach a later communicator that would get the same id.
+  if (!comm->revoked.load()) rt.contexts().release(comm->ctx_pt2pt);
   group_release(comm->group);
   comm->group = nullptr;
   if (comm->remote_group) group_release(comm->remote_group);
