@@ -49,31 +49,6 @@ FTMPI_UNSUPPORTED(Pack_external, nullptr, (const char*, const void*, int, MPI_Da
 FTMPI_UNSUPPORTED(Unpack_external, nullptr, (const char*, const void*, MPI_Aint, MPI_Aint*, void*, int, MPI_Datatype))
 FTMPI_UNSUPPORTED(Pack_external_size, nullptr, (const char*, int, MPI_Datatype, MPI_Aint*))
 
-// neighbourhood collectives (blocking and non-blocking)
-FTMPI_UNSUPPORTED(Neighbor_allgather, comm, (const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm comm))
-FTMPI_UNSUPPORTED(Neighbor_allgatherv, comm,
-                  (const void*, int, MPI_Datatype, void*, const int*, const int*, MPI_Datatype, MPI_Comm comm))
-FTMPI_UNSUPPORTED(Neighbor_alltoall, comm, (const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm comm))
-FTMPI_UNSUPPORTED(Neighbor_alltoallv, comm,
-                  (const void*, const int*, const int*, MPI_Datatype, void*, const int*, const int*, MPI_Datatype,
-                   MPI_Comm comm))
-FTMPI_UNSUPPORTED(Neighbor_alltoallw, comm,
-                  (const void*, const int*, const MPI_Aint*, const MPI_Datatype*, void*, const int*, const MPI_Aint*,
-                   const MPI_Datatype*, MPI_Comm comm))
-FTMPI_UNSUPPORTED(Ineighbor_allgather, comm,
-                  (const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm comm, MPI_Request*))
-FTMPI_UNSUPPORTED(Ineighbor_allgatherv, comm,
-                  (const void*, int, MPI_Datatype, void*, const int*, const int*, MPI_Datatype, MPI_Comm comm,
-                   MPI_Request*))
-FTMPI_UNSUPPORTED(Ineighbor_alltoall, comm,
-                  (const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm comm, MPI_Request*))
-FTMPI_UNSUPPORTED(Ineighbor_alltoallv, comm,
-                  (const void*, const int*, const int*, MPI_Datatype, void*, const int*, const int*, MPI_Datatype,
-                   MPI_Comm comm, MPI_Request*))
-FTMPI_UNSUPPORTED(Ineighbor_alltoallw, comm,
-                  (const void*, const int*, const MPI_Aint*, const MPI_Datatype*, void*, const int*, const MPI_Aint*,
-                   const MPI_Datatype*, MPI_Comm comm, MPI_Request*))
-
 // communicators: creation with info/tags, intercommunicators, info, attributes and keyvals
 
 // deprecated MPI-1 attribute functions (still in MPI-3.1)

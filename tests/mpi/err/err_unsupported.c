@@ -1,7 +1,7 @@
 /* err_unsupported: functions that are declared in mpi.h but not implemented yet fail loudly.
  *
  * Without arguments: under MPI_ERRORS_RETURN, a sample of the declared-but-unimplemented functions (one or
- * more per chapter: one-sided, collectives, non-blocking collectives, topologies, intercommunicators,
+ * more per chapter: one-sided, topologies, intercommunicators,
  * attributes, info, MPI-IO, dynamic processes) each return MPI_ERR_UNSUPPORTED_OPERATION, and MPI keeps
  * working afterwards. The functions implemented without communication (Pcontrol, Aint_add/diff, Alloc_mem/
  * Free_mem, handle conversion c2f/f2c, Status_c2f/f2c, the predefined attribute callbacks) do their job.
@@ -33,9 +33,8 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
   CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
 
-  int buf[8] = {0}, out[8] = {0}, counts[8] = {0}, displs[8] = {0};
+  int buf[8] = {0}, out[8] = {0};
   MPI_Win win = MPI_WIN_NULL;
-  MPI_Request req = MPI_REQUEST_NULL;
   MPI_Comm comm = MPI_COMM_NULL;
   MPI_File fh = MPI_FILE_NULL;
   void *base = NULL;
@@ -48,11 +47,6 @@ int main(int argc, char **argv) {
   CHECK_CLASS(MPI_Win_free(&win), U);
   CHECK_CLASS(MPI_Put(buf, 1, MPI_INT, 0, 0, 1, MPI_INT, win), U);
   CHECK_CLASS(MPI_Fetch_and_op(buf, out, MPI_INT, 0, 0, MPI_SUM, win), U);
-  /* neighbourhood collectives (the others are implemented) */
-  for (int i = 0; i < size && i < 8; i++) counts[i] = 1, displs[i] = i;
-  CHECK_CLASS(MPI_Neighbor_allgather(buf, 1, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD), U);
-  CHECK_CLASS(MPI_Neighbor_allgatherv(buf, 1, MPI_INT, out, counts, displs, MPI_INT, MPI_COMM_WORLD), U);
-  CHECK_CLASS(MPI_Ineighbor_allgather(buf, 1, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD, &req), U);
   /* MPI-IO, dynamic processes */
   CHECK_CLASS(MPI_File_open(MPI_COMM_WORLD, "/nonexistent/x", MPI_MODE_RDONLY, MPI_INFO_NULL, &fh), U);
   CHECK_CLASS(MPI_File_close(&fh), U);
