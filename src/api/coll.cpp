@@ -1,5 +1,6 @@
 // Collective C functions (MPI-3.1 §5): Barrier, Bcast, Reduce, Allreduce, Gather, Scatter, Allgather.
 // Argument checking here; algorithms in src/coll/. Errors go through the communicator's handler.
+#include "api/coll_prepare.h"
 #include "api/common.h"
 #include "coll/coll.h"
 #include "coll/schedule.h"
@@ -41,19 +42,12 @@ std::size_t sz(int n) { return static_cast<std::size_t>(n); }
     if (!st_.ok()) return ret(comm, st_, fn); \
   } while (0)
 
-// Intercommunicator forms of these collectives are not implemented yet: refuse them clearly.
-Status check_intra(MPI_Comm comm) {
-  if (comm->is_inter())
-    return Status(Errc::unsupported, "collectives on intercommunicators are not implemented yet");
-  return Status::Ok();
-}
-
 }  // namespace
 
 extern "C" int PMPI_Barrier(MPI_Comm comm) {
   FTMPI_ENTER("MPI_Barrier");
   FTMPI_CHECK_COMM(comm, "MPI_Barrier");
-  FTMPI_COLL_TRY(check_intra(comm), comm, "MPI_Barrier");
+  if (comm->is_inter()) return ftmpi::api::inter_barrier(comm, "MPI_Barrier");
   return ret(comm, ftmpi::coll::barrier(rt(), comm), "MPI_Barrier");
 }
 FTMPI_ALIAS(Barrier)
@@ -62,7 +56,7 @@ extern "C" int PMPI_Bcast(void* buffer, int count, MPI_Datatype type, int root, 
   static constexpr const char* fn = "MPI_Bcast";
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
-  FTMPI_COLL_TRY(check_intra(comm), comm, fn);
+  if (comm->is_inter()) return ftmpi::api::inter_bcast(buffer, count, type, root, comm, fn);
   FTMPI_COLL_TRY(check_data(buffer, count, type), comm, fn);
   FTMPI_COLL_TRY(check_root(root, comm), comm, fn);
   return ret(comm, ftmpi::coll::bcast(rt(), comm, buffer, sz(count), type, root), fn);
@@ -74,7 +68,7 @@ extern "C" int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Da
   static constexpr const char* fn = "MPI_Reduce";
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
-  FTMPI_COLL_TRY(check_intra(comm), comm, fn);
+  if (comm->is_inter()) return ftmpi::api::inter_reduce(sendbuf, recvbuf, count, type, op, root, comm, fn);
   FTMPI_COLL_TRY(check_root(root, comm), comm, fn);
   const bool am_root = comm->rank == root;
   if (is_in_place(sendbuf) && !am_root)
@@ -93,7 +87,7 @@ extern "C" int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI
   static constexpr const char* fn = "MPI_Allreduce";
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
-  FTMPI_COLL_TRY(check_intra(comm), comm, fn);
+  if (comm->is_inter()) return ftmpi::api::inter_allreduce(sendbuf, recvbuf, count, type, op, comm, fn);
   if (is_in_place(recvbuf)) return ret(comm, Status(Errc::buffer, "recvbuf is MPI_IN_PLACE"), fn);
   if (!is_in_place(sendbuf)) FTMPI_COLL_TRY(check_data(sendbuf, count, type), comm, fn);
   FTMPI_COLL_TRY(check_data(recvbuf, count, type), comm, fn);
@@ -107,7 +101,8 @@ extern "C" int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype send
   static constexpr const char* fn = "MPI_Gather";
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
-  FTMPI_COLL_TRY(check_intra(comm), comm, fn);
+  if (comm->is_inter())
+    return ftmpi::api::inter_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, fn);
   FTMPI_COLL_TRY(check_root(root, comm), comm, fn);
   const bool am_root = comm->rank == root;
   if (is_in_place(sendbuf) && !am_root)
@@ -128,7 +123,8 @@ extern "C" int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sen
   static constexpr const char* fn = "MPI_Scatter";
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
-  FTMPI_COLL_TRY(check_intra(comm), comm, fn);
+  if (comm->is_inter())
+    return ftmpi::api::inter_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, fn);
   FTMPI_COLL_TRY(check_root(root, comm), comm, fn);
   const bool am_root = comm->rank == root;
   if (is_in_place(recvbuf) && !am_root)
@@ -149,7 +145,8 @@ extern "C" int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype s
   static constexpr const char* fn = "MPI_Allgather";
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
-  FTMPI_COLL_TRY(check_intra(comm), comm, fn);
+  if (comm->is_inter())
+    return ftmpi::api::inter_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, fn);
   if (is_in_place(recvbuf)) return ret(comm, Status(Errc::buffer, "recvbuf is MPI_IN_PLACE"), fn);
   if (!is_in_place(sendbuf)) FTMPI_COLL_TRY(check_data(sendbuf, sendcount, sendtype), comm, fn);
   FTMPI_COLL_TRY(check_data(recvbuf, recvcount, recvtype), comm, fn);

@@ -68,7 +68,8 @@ Blocks regular(std::size_t n, int count, MPI_Datatype type, bool strided) {
 
 Blocks irregular(std::size_t n, const int* counts, const int* displs, MPI_Datatype type) {
   Blocks b(n);
-  for (std::size_t i = 0; i < n; ++i) b[i] = {static_cast<std::ptrdiff_t>(displs[i]) * type->extent, sz(counts[i]), type};
+  for (std::size_t i = 0; i < n; ++i)
+    b[i] = {static_cast<std::ptrdiff_t>(displs[i]) * type->extent, sz(counts[i]), type};
   return b;
 }
 

@@ -2,7 +2,8 @@
 // the end) and non-blocking (coll::start) forms. Each prepare_X checks X's arguments as MPI-3.1 §5 states
 // them and returns the built schedule, or the error the call must report (Errc::count, type, buffer, root,
 // op, arg, comm) without having started anything. `comm` must be a valid communicator (FTMPI_CHECK_COMM).
-// Intercommunicators are refused with Errc::unsupported until intercommunicator collectives exist.
+// Intercommunicators are refused with Errc::unsupported here (the non-blocking and vector forms); the
+// blocking Barrier..Allgather have intercommunicator forms (inter_*, below).
 #pragma once
 #include <memory>
 
@@ -61,4 +62,23 @@ int run_collective(MPI_Comm comm, Result<SchedulePtr> r, const char* fn);
 // Non-blocking form: report `r`'s error, or start the schedule and store its request in *request.
 // Process failures and revokes are reported at completion (Wait/Test), never here.
 int start_collective(MPI_Comm comm, Result<SchedulePtr> r, MPI_Request* request, const char* fn);
+}  // namespace ftmpi::api
+
+namespace ftmpi::api {
+// Intercommunicator forms of the blocking collectives (api/coll_inter.cpp, coll/inter.h): check the
+// arguments as MPI-3.1 §5.2.2 states them for intercommunicators (roots MPI_ROOT / MPI_PROC_NULL / remote
+// rank), run the collective and report through comm's error handler. `comm` must be a valid
+// intercommunicator.
+int inter_barrier(MPI_Comm comm, const char* fn);
+int inter_bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, const char* fn);
+int inter_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+                 MPI_Comm comm, const char* fn);
+int inter_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                    const char* fn);
+int inter_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm, const char* fn);
+int inter_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, int root, MPI_Comm comm, const char* fn);
+int inter_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                    MPI_Datatype recvtype, MPI_Comm comm, const char* fn);
 }  // namespace ftmpi::api
