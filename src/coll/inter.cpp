@@ -30,7 +30,10 @@ class TempBuf {
 
 // The schedules of one collective, built and run one after the other (a phase is built only when the one
 // before it finished: builders may copy local data at build time, which must see the earlier phases'
-// results). The first error ends the collective.
+// results). A failed phase does not stop the later ones: a leader whose exchange with the remote group
+// failed still runs the local phases its group waits in (with undefined data, as MPI allows after an
+// error), so no member of a live group hangs; every phase is built, so the tag counters stay aligned. The
+// outcome is the first error.
 class Phases {
  public:
   using Build = std::function<void(Schedule&)>;
@@ -40,12 +43,16 @@ class Phases {
   // A phase on this group's intracommunicator.
   void local(Build b) { list_.push_back({comm_->local_comm, std::move(b)}); }
   Status run() {
+    if (comm_->revoked.load(std::memory_order_acquire))
+      return Status(Errc::revoked, "the intercommunicator was revoked");
+    Status first;
     for (auto& [c, build] : list_) {
       Schedule s(c);
       build(s);
-      FTMPI_TRY(coll::run(rt_, s));
+      Status st = coll::run(rt_, s);
+      if (first.ok() && !st.ok()) first = std::move(st);
     }
-    return {};
+    return first;
   }
 
  private:

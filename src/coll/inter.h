@@ -7,6 +7,9 @@
 // exactly one schedule on the intercommunicator per collective (an empty one when it sends nothing), so the
 // intercommunicator's collective tag counters stay equal everywhere; the local schedules agree inside a group.
 // Blocking only: the phases run one after the other. Arguments are checked by the caller (api/coll_inter.cpp).
+// Failures: a revoked intercommunicator fails the collective at once (Errc::revoked); otherwise every phase
+// runs even after an earlier one failed (see Phases in inter.cpp) and the first error is the outcome. Known
+// limit: a revoke arriving mid-collective does not interrupt a local phase (local_comm is not revoked).
 #pragma once
 #include <cstddef>
 

@@ -106,8 +106,12 @@ bool FtManager::comm_has_failure(const ftmpi_comm_s* comm) {
   CommFt& s = state(c);
   if (s.cached_epoch != e) {
     s.cached_epoch = e;
-    s.cached_has_failure = std::any_of(c->group->world_ranks.begin(), c->group->world_ranks.end(),
-                                       [this](int w) { return failures_.failed(w); });
+    auto any_failed = [this](const ftmpi_group_s* g) {
+      return g && std::any_of(g->world_ranks.begin(), g->world_ranks.end(),
+                              [this](int w) { return failures_.failed(w); });
+    };
+    // An intercommunicator's members are both groups (its collectives depend on the remote group too).
+    s.cached_has_failure = any_failed(c->group) || any_failed(c->remote_group);
   }
   return s.cached_has_failure;
 }

@@ -6,8 +6,14 @@
  * the other group), with 3-int and 5000-int messages. Values name their group, sender and element. Bad input
  * fails with its class and leaves the intercommunicator usable: root out of range (MPI_ERR_ROOT), MPI_IN_PLACE
  * (MPI_ERR_BUFFER), negative count (MPI_ERR_COUNT). On one rank there is no intercommunicator: PASS at once.
- * PASS: every element equals the reference, the root group's other members are untouched, rank 0 prints PASS. */
-#include "common/check.h"
+ * PASS: every element equals the reference, the root group's other members are untouched, rank 0 prints PASS.
+ *
+ * With argument "dead" (run with --with-ft ulfm, 4 ranks or more): on the even/odd intercommunicator the last
+ * world rank dies; the survivors call Barrier, Allreduce, Bcast, Reduce, Allgather, Gather and Scatter twice
+ * each: every call returns MPI_SUCCESS or MPI_ERR_PROC_FAILED and none hangs (a leader whose local phase failed
+ * still serves the other group), and the dead rank's group leader sees MPI_ERR_PROC_FAILED from Allreduce.
+ * PASS: a survivor prints PASS after the shrink of MPI_COMM_WORLD. */
+#include "../ft/ft_check.h"
 
 static int v(int group, int sender, int k) { return 1 + group * 1000000 + sender * 10000 + k % 10000; }
 
@@ -135,8 +141,58 @@ static void run(int color, int wrank) {
   CHECK_MPI(MPI_Comm_free(&half));
 }
 
+static MPI_Comm make_inter(int color, int wrank, inter_t *t) {
+  MPI_Comm half;
+  int size;
+  t->color = color;
+  CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
+  CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, color, wrank, &half));
+  int remote_leader = -1;
+  for (int r = 0; r < size && remote_leader < 0; r++)
+    if (r % 2 != color) remote_leader = r;
+  CHECK_MPI(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, remote_leader, 8, &t->c));
+  CHECK_MPI(MPI_Comm_rank(t->c, &t->lr));
+  CHECK_MPI(MPI_Comm_size(t->c, &t->ls));
+  CHECK_MPI(MPI_Comm_remote_size(t->c, &t->rs));
+  return half;
+}
+
+static void dead(void) {
+  int rank, size;
+  ft_init(NULL, NULL, &rank, &size);
+  CHECK(size >= 4, "dead needs 4 ranks or more");
+  inter_t t;
+  MPI_Comm half = make_inter(rank % 2, rank, &t);
+  CHECK_MPI(MPI_Comm_set_errhandler(t.c, MPI_ERRORS_RETURN));
+  CHECK_MPI(MPI_Comm_set_errhandler(half, MPI_ERRORS_RETURN));
+  CHECK_MPI(ft_sync_all(MPI_COMM_WORLD));
+  if (rank == size - 1) ft_die();
+  int a[64] = {0}, b[8 * 64] = {0};
+  const int dead_color = (size - 1) % 2;
+  for (int round = 0; round < 2; round++) {
+    /* roots: local rank 0 of the group without the dead rank */
+    int root = t.color == dead_color ? 0 : (t.lr == 0 ? MPI_ROOT : MPI_PROC_NULL);
+    CHECK_CLASS2(MPI_Barrier(t.c), MPI_SUCCESS, MPI_ERR_PROC_FAILED);
+    int rc = MPI_Allreduce(a, b, 64, MPI_INT, MPI_SUM, t.c);
+    CHECK_CLASS2(rc, MPI_SUCCESS, MPI_ERR_PROC_FAILED);
+    if (t.color == dead_color && t.lr == 0) CHECK_CLASS(rc, MPI_ERR_PROC_FAILED);
+    CHECK_CLASS2(MPI_Bcast(a, 64, MPI_INT, root, t.c), MPI_SUCCESS, MPI_ERR_PROC_FAILED);
+    CHECK_CLASS2(MPI_Reduce(a, b, 64, MPI_INT, MPI_SUM, root, t.c), MPI_SUCCESS, MPI_ERR_PROC_FAILED);
+    CHECK_CLASS2(MPI_Allgather(a, 64, MPI_INT, b, 64, MPI_INT, t.c), MPI_SUCCESS, MPI_ERR_PROC_FAILED);
+    CHECK_CLASS2(MPI_Gather(a, 64, MPI_INT, b, 64, MPI_INT, root, t.c), MPI_SUCCESS, MPI_ERR_PROC_FAILED);
+    CHECK_CLASS2(MPI_Scatter(b, 64, MPI_INT, a, 64, MPI_INT, root, t.c), MPI_SUCCESS, MPI_ERR_PROC_FAILED);
+  }
+  ft_wait_failed(MPI_COMM_WORLD, 1, 10.0);
+  ft_pass(MPI_COMM_WORLD, "coll_inter dead");
+  MPI_Finalize();
+}
+
 int main(int argc, char **argv) {
   int rank, size;
+  if (argc > 1 && strcmp(argv[1], "dead") == 0) {
+    dead();
+    return 0;
+  }
   CHECK_MPI(MPI_Init(&argc, &argv));
   CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
   CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
