@@ -68,24 +68,13 @@ build=${1:-$repo/build/release}
 say() { echo "run.sh: $*" >&2; }
 
 # ---- peers: install when missing (root only), then keep the implementations that are really available ----
-if ! command -v mpicc.openmpi >/dev/null || ! command -v mpicc.mpich >/dev/null; then
-  if [ "$may_install" = 1 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    say "installing Open MPI and MPICH with apt-get"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -q openmpi-bin libopenmpi-dev mpich libmpich-dev >&2 ||
-      { apt-get update -q >&2 && apt-get install -y -q openmpi-bin libopenmpi-dev mpich libmpich-dev >&2; } ||
-      say "apt-get failed; continuing with what is installed"
-  else
-    say "Open MPI and/or MPICH missing (install openmpi-bin libopenmpi-dev mpich libmpich-dev as root)"
-  fi
-fi
+. "$(dirname "$0")/peers.sh"
+ensure_peers
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ftmpi-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 # compiler and launcher per implementation
-declare -A cc=([ftmpi]="$build/bin/mpicc" [openmpi]=mpicc.openmpi [mpich]=mpicc.mpich)
-declare -A title=([ftmpi]="ftmpi" [openmpi]="Open MPI" [mpich]="MPICH")
 launch() { # launch <impl> <section> <program> [args...]: prints the command as an array into $cmd
   local impl=$1 section=$2
   shift 2
