@@ -15,24 +15,9 @@ using ftmpi::coll::is_in_place;
 
 namespace {
 
-// count >= 0 and a usable datatype; a NULL buffer with data to move is MPI_ERR_BUFFER.
-Status check_data(const void* buf, int count, MPI_Datatype type) {
-  if (count < 0) return Status(Errc::count, "count must be non-negative");
-  if (!valid_type(type)) return Status(Errc::type, "invalid or uncommitted datatype");
-  if (!buf && count > 0 && type->size > 0 && type->true_lb == 0)
-    return Status(Errc::buffer, "NULL buffer with a non-zero count");
-  return {};
-}
-
-Status check_root(int root, MPI_Comm comm) {
-  if (root < 0 || root >= comm->size) return Status(Errc::root, "root is not a rank of the communicator");
-  return {};
-}
-
-Status check_op(MPI_Op op, MPI_Datatype type) {
-  if (!op || op->magic != ftmpi::kMagicOp) return Status(Errc::op, "invalid reduction operation");
-  return ftmpi::dt::check_op(op, type);
-}
+using ftmpi::api::coll_check_data;
+using ftmpi::api::coll_check_op;
+using ftmpi::api::coll_check_root;
 
 std::size_t sz(int n) { return static_cast<std::size_t>(n); }
 
@@ -57,8 +42,8 @@ extern "C" int PMPI_Bcast(void* buffer, int count, MPI_Datatype type, int root, 
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   if (comm->is_inter()) return ftmpi::api::inter_bcast(buffer, count, type, root, comm, fn);
-  FTMPI_COLL_TRY(check_data(buffer, count, type), comm, fn);
-  FTMPI_COLL_TRY(check_root(root, comm), comm, fn);
+  FTMPI_COLL_TRY(coll_check_data(buffer, count, type), comm, fn);
+  FTMPI_COLL_TRY(coll_check_root(root, comm), comm, fn);
   return ret(comm, ftmpi::coll::bcast(rt(), comm, buffer, sz(count), type, root), fn);
 }
 FTMPI_ALIAS(Bcast)
@@ -69,15 +54,15 @@ extern "C" int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Da
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   if (comm->is_inter()) return ftmpi::api::inter_reduce(sendbuf, recvbuf, count, type, op, root, comm, fn);
-  FTMPI_COLL_TRY(check_root(root, comm), comm, fn);
+  FTMPI_COLL_TRY(coll_check_root(root, comm), comm, fn);
   const bool am_root = comm->rank == root;
   if (is_in_place(sendbuf) && !am_root)
     return ret(comm, Status(Errc::buffer, "MPI_IN_PLACE is only valid at the root"), fn);
-  if (!is_in_place(sendbuf)) FTMPI_COLL_TRY(check_data(sendbuf, count, type), comm, fn);
-  if (am_root) FTMPI_COLL_TRY(check_data(recvbuf, count, type), comm, fn);
+  if (!is_in_place(sendbuf)) FTMPI_COLL_TRY(coll_check_data(sendbuf, count, type), comm, fn);
+  if (am_root) FTMPI_COLL_TRY(coll_check_data(recvbuf, count, type), comm, fn);
   if (am_root && is_in_place(recvbuf)) return ret(comm, Status(Errc::buffer, "recvbuf is MPI_IN_PLACE"), fn);
-  FTMPI_COLL_TRY(check_data(nullptr, 0, type), comm, fn);  // the type must be valid before check_op reads it
-  FTMPI_COLL_TRY(check_op(op, type), comm, fn);
+  FTMPI_COLL_TRY(coll_check_data(nullptr, 0, type), comm, fn);  // the type must be valid before check_op reads it
+  FTMPI_COLL_TRY(coll_check_op(op, type), comm, fn);
   return ret(comm, ftmpi::coll::reduce(rt(), comm, sendbuf, recvbuf, sz(count), type, op, root), fn);
 }
 FTMPI_ALIAS(Reduce)
@@ -89,9 +74,9 @@ extern "C" int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI
   FTMPI_CHECK_COMM(comm, fn);
   if (comm->is_inter()) return ftmpi::api::inter_allreduce(sendbuf, recvbuf, count, type, op, comm, fn);
   if (is_in_place(recvbuf)) return ret(comm, Status(Errc::buffer, "recvbuf is MPI_IN_PLACE"), fn);
-  if (!is_in_place(sendbuf)) FTMPI_COLL_TRY(check_data(sendbuf, count, type), comm, fn);
-  FTMPI_COLL_TRY(check_data(recvbuf, count, type), comm, fn);
-  FTMPI_COLL_TRY(check_op(op, type), comm, fn);
+  if (!is_in_place(sendbuf)) FTMPI_COLL_TRY(coll_check_data(sendbuf, count, type), comm, fn);
+  FTMPI_COLL_TRY(coll_check_data(recvbuf, count, type), comm, fn);
+  FTMPI_COLL_TRY(coll_check_op(op, type), comm, fn);
   return ret(comm, ftmpi::coll::allreduce(rt(), comm, sendbuf, recvbuf, sz(count), type, op), fn);
 }
 FTMPI_ALIAS(Allreduce)
@@ -103,14 +88,14 @@ extern "C" int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype send
   FTMPI_CHECK_COMM(comm, fn);
   if (comm->is_inter())
     return ftmpi::api::inter_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, fn);
-  FTMPI_COLL_TRY(check_root(root, comm), comm, fn);
+  FTMPI_COLL_TRY(coll_check_root(root, comm), comm, fn);
   const bool am_root = comm->rank == root;
   if (is_in_place(sendbuf) && !am_root)
     return ret(comm, Status(Errc::buffer, "MPI_IN_PLACE is only valid at the root"), fn);
-  if (!is_in_place(sendbuf)) FTMPI_COLL_TRY(check_data(sendbuf, sendcount, sendtype), comm, fn);
+  if (!is_in_place(sendbuf)) FTMPI_COLL_TRY(coll_check_data(sendbuf, sendcount, sendtype), comm, fn);
   if (am_root) {
     if (is_in_place(recvbuf)) return ret(comm, Status(Errc::buffer, "recvbuf is MPI_IN_PLACE"), fn);
-    FTMPI_COLL_TRY(check_data(recvbuf, recvcount, recvtype), comm, fn);
+    FTMPI_COLL_TRY(coll_check_data(recvbuf, recvcount, recvtype), comm, fn);
   }
   return ret(comm,
              ftmpi::coll::gather(rt(), comm, sendbuf, sz(sendcount), sendtype, recvbuf, sz(recvcount), recvtype, root),
@@ -125,15 +110,15 @@ extern "C" int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sen
   FTMPI_CHECK_COMM(comm, fn);
   if (comm->is_inter())
     return ftmpi::api::inter_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, fn);
-  FTMPI_COLL_TRY(check_root(root, comm), comm, fn);
+  FTMPI_COLL_TRY(coll_check_root(root, comm), comm, fn);
   const bool am_root = comm->rank == root;
   if (is_in_place(recvbuf) && !am_root)
     return ret(comm, Status(Errc::buffer, "MPI_IN_PLACE is only valid at the root"), fn);
   if (am_root) {
     if (is_in_place(sendbuf)) return ret(comm, Status(Errc::buffer, "sendbuf is MPI_IN_PLACE"), fn);
-    FTMPI_COLL_TRY(check_data(sendbuf, sendcount, sendtype), comm, fn);
+    FTMPI_COLL_TRY(coll_check_data(sendbuf, sendcount, sendtype), comm, fn);
   }
-  if (!is_in_place(recvbuf)) FTMPI_COLL_TRY(check_data(recvbuf, recvcount, recvtype), comm, fn);
+  if (!is_in_place(recvbuf)) FTMPI_COLL_TRY(coll_check_data(recvbuf, recvcount, recvtype), comm, fn);
   return ret(comm,
              ftmpi::coll::scatter(rt(), comm, sendbuf, sz(sendcount), sendtype, recvbuf, sz(recvcount), recvtype, root),
              fn);
@@ -148,8 +133,8 @@ extern "C" int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype s
   if (comm->is_inter())
     return ftmpi::api::inter_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, fn);
   if (is_in_place(recvbuf)) return ret(comm, Status(Errc::buffer, "recvbuf is MPI_IN_PLACE"), fn);
-  if (!is_in_place(sendbuf)) FTMPI_COLL_TRY(check_data(sendbuf, sendcount, sendtype), comm, fn);
-  FTMPI_COLL_TRY(check_data(recvbuf, recvcount, recvtype), comm, fn);
+  if (!is_in_place(sendbuf)) FTMPI_COLL_TRY(coll_check_data(sendbuf, sendcount, sendtype), comm, fn);
+  FTMPI_COLL_TRY(coll_check_data(recvbuf, recvcount, recvtype), comm, fn);
   return ret(comm, ftmpi::coll::allgather(rt(), comm, sendbuf, sz(sendcount), sendtype, recvbuf, sz(recvcount), recvtype),
              fn);
 }

@@ -10,7 +10,26 @@ namespace ftmpi::api {
 
 using coll::is_in_place;
 
+Status coll_check_data(const void* buf, int count, MPI_Datatype type) {
+  if (count < 0) return Status(Errc::count, "count must be non-negative");
+  if (!valid_type(type)) return Status(Errc::type, "invalid or uncommitted datatype");
+  if (!buf && count > 0 && type->size > 0 && type->true_lb == 0)
+    return Status(Errc::buffer, "NULL buffer with a non-zero count");
+  return {};
+}
+
+Status coll_check_root(int root, MPI_Comm comm) {
+  if (root < 0 || root >= comm->size) return Status(Errc::root, "root is not a rank of the communicator");
+  return {};
+}
+
+Status coll_check_op(MPI_Op op, MPI_Datatype type) {
+  if (!op || op->magic != kMagicOp) return Status(Errc::op, "invalid reduction operation");
+  return dt::check_op(op, type);
+}
+
 namespace {
+
 
 std::size_t sz(int n) { return static_cast<std::size_t>(n); }
 
@@ -23,25 +42,6 @@ Status check_intra(MPI_Comm comm) {
 Status check_type(MPI_Datatype type) {
   if (!valid_type(type)) return Status(Errc::type, "invalid or uncommitted datatype");
   return {};
-}
-
-// count >= 0 and a usable datatype; a NULL buffer with data to move is MPI_ERR_BUFFER.
-Status check_data(const void* buf, int count, MPI_Datatype type) {
-  if (count < 0) return Status(Errc::count, "count must be non-negative");
-  FTMPI_TRY(check_type(type));
-  if (!buf && count > 0 && type->size > 0 && type->true_lb == 0)
-    return Status(Errc::buffer, "NULL buffer with a non-zero count");
-  return {};
-}
-
-Status check_root(int root, MPI_Comm comm) {
-  if (root < 0 || root >= comm->size) return Status(Errc::root, "root is not a rank of the communicator");
-  return {};
-}
-
-Status check_op(MPI_Op op, MPI_Datatype type) {
-  if (!op || op->magic != kMagicOp) return Status(Errc::op, "invalid reduction operation");
-  return dt::check_op(op, type);
 }
 
 // A per-rank array (counts or displacements) of comm->size entries; counts must be non-negative.
@@ -62,9 +62,9 @@ Status not_in_place(const void* buf, const char* what) {
 // Checks common to the reductions whose input may be MPI_IN_PLACE (in recvbuf).
 Status check_reduction(const void* sendbuf, void* recvbuf, int count, int in_count, MPI_Datatype type, MPI_Op op) {
   FTMPI_TRY(not_in_place(recvbuf, "recvbuf"));
-  if (!is_in_place(sendbuf)) FTMPI_TRY(check_data(sendbuf, in_count, type));
-  FTMPI_TRY(check_data(recvbuf, count, type));
-  return check_op(op, type);
+  if (!is_in_place(sendbuf)) FTMPI_TRY(coll_check_data(sendbuf, in_count, type));
+  FTMPI_TRY(coll_check_data(recvbuf, count, type));
+  return coll_check_op(op, type);
 }
 
 SchedulePtr make(MPI_Comm comm) { return std::make_unique<coll::Schedule>(comm); }
@@ -80,8 +80,8 @@ Result<SchedulePtr> prepare_barrier(MPI_Comm comm) {
 
 Result<SchedulePtr> prepare_bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
   FTMPI_TRY(check_intra(comm));
-  FTMPI_TRY(check_data(buf, count, type));
-  FTMPI_TRY(check_root(root, comm));
+  FTMPI_TRY(coll_check_data(buf, count, type));
+  FTMPI_TRY(coll_check_root(root, comm));
   SchedulePtr s = make(comm);
   coll::build_bcast(*s, buf, sz(count), type, root);
   return s;
@@ -90,16 +90,16 @@ Result<SchedulePtr> prepare_bcast(void* buf, int count, MPI_Datatype type, int r
 Result<SchedulePtr> prepare_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                                    int root, MPI_Comm comm) {
   FTMPI_TRY(check_intra(comm));
-  FTMPI_TRY(check_root(root, comm));
+  FTMPI_TRY(coll_check_root(root, comm));
   const bool am_root = comm->rank == root;
   if (is_in_place(sendbuf) && !am_root) return Status(Errc::buffer, "MPI_IN_PLACE is only valid at the root");
-  if (!is_in_place(sendbuf)) FTMPI_TRY(check_data(sendbuf, count, type));
+  if (!is_in_place(sendbuf)) FTMPI_TRY(coll_check_data(sendbuf, count, type));
   if (am_root) {
     FTMPI_TRY(not_in_place(recvbuf, "recvbuf"));
-    FTMPI_TRY(check_data(recvbuf, count, type));
+    FTMPI_TRY(coll_check_data(recvbuf, count, type));
   }
-  FTMPI_TRY(check_data(nullptr, 0, type));
-  FTMPI_TRY(check_op(op, type));
+  FTMPI_TRY(coll_check_data(nullptr, 0, type));
+  FTMPI_TRY(coll_check_op(op, type));
   SchedulePtr s = make(comm);
   coll::build_reduce(*s, sendbuf, recvbuf, sz(count), type, op, root);
   return s;
@@ -117,13 +117,13 @@ Result<SchedulePtr> prepare_allreduce(const void* sendbuf, void* recvbuf, int co
 Result<SchedulePtr> prepare_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   FTMPI_TRY(check_intra(comm));
-  FTMPI_TRY(check_root(root, comm));
+  FTMPI_TRY(coll_check_root(root, comm));
   const bool am_root = comm->rank == root;
   if (is_in_place(sendbuf) && !am_root) return Status(Errc::buffer, "MPI_IN_PLACE is only valid at the root");
-  if (!is_in_place(sendbuf)) FTMPI_TRY(check_data(sendbuf, sendcount, sendtype));
+  if (!is_in_place(sendbuf)) FTMPI_TRY(coll_check_data(sendbuf, sendcount, sendtype));
   if (am_root) {
     FTMPI_TRY(not_in_place(recvbuf, "recvbuf"));
-    FTMPI_TRY(check_data(recvbuf, recvcount, recvtype));
+    FTMPI_TRY(coll_check_data(recvbuf, recvcount, recvtype));
   }
   SchedulePtr s = make(comm);
   coll::build_gather(*s, sendbuf, sz(sendcount), sendtype, recvbuf, sz(recvcount), recvtype, root);
@@ -134,10 +134,10 @@ Result<SchedulePtr> prepare_gatherv(const void* sendbuf, int sendcount, MPI_Data
                                     const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root,
                                     MPI_Comm comm) {
   FTMPI_TRY(check_intra(comm));
-  FTMPI_TRY(check_root(root, comm));
+  FTMPI_TRY(coll_check_root(root, comm));
   const bool am_root = comm->rank == root;
   if (is_in_place(sendbuf) && !am_root) return Status(Errc::buffer, "MPI_IN_PLACE is only valid at the root");
-  if (!is_in_place(sendbuf)) FTMPI_TRY(check_data(sendbuf, sendcount, sendtype));
+  if (!is_in_place(sendbuf)) FTMPI_TRY(coll_check_data(sendbuf, sendcount, sendtype));
   if (am_root) {
     FTMPI_TRY(not_in_place(recvbuf, "recvbuf"));
     FTMPI_TRY(check_array(recvcounts, comm, "recvcounts", true));
@@ -152,14 +152,14 @@ Result<SchedulePtr> prepare_gatherv(const void* sendbuf, int sendcount, MPI_Data
 Result<SchedulePtr> prepare_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   FTMPI_TRY(check_intra(comm));
-  FTMPI_TRY(check_root(root, comm));
+  FTMPI_TRY(coll_check_root(root, comm));
   const bool am_root = comm->rank == root;
   if (is_in_place(recvbuf) && !am_root) return Status(Errc::buffer, "MPI_IN_PLACE is only valid at the root");
   if (am_root) {
     FTMPI_TRY(not_in_place(sendbuf, "sendbuf"));
-    FTMPI_TRY(check_data(sendbuf, sendcount, sendtype));
+    FTMPI_TRY(coll_check_data(sendbuf, sendcount, sendtype));
   }
-  if (!is_in_place(recvbuf)) FTMPI_TRY(check_data(recvbuf, recvcount, recvtype));
+  if (!is_in_place(recvbuf)) FTMPI_TRY(coll_check_data(recvbuf, recvcount, recvtype));
   SchedulePtr s = make(comm);
   coll::build_scatter(*s, sendbuf, sz(sendcount), sendtype, recvbuf, sz(recvcount), recvtype, root);
   return s;
@@ -169,7 +169,7 @@ Result<SchedulePtr> prepare_scatterv(const void* sendbuf, const int* sendcounts,
                                      MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                                      int root, MPI_Comm comm) {
   FTMPI_TRY(check_intra(comm));
-  FTMPI_TRY(check_root(root, comm));
+  FTMPI_TRY(coll_check_root(root, comm));
   const bool am_root = comm->rank == root;
   if (is_in_place(recvbuf) && !am_root) return Status(Errc::buffer, "MPI_IN_PLACE is only valid at the root");
   if (am_root) {
@@ -178,7 +178,7 @@ Result<SchedulePtr> prepare_scatterv(const void* sendbuf, const int* sendcounts,
     FTMPI_TRY(check_array(displs, comm, "displs", false));
     FTMPI_TRY(check_type(sendtype));
   }
-  if (!is_in_place(recvbuf)) FTMPI_TRY(check_data(recvbuf, recvcount, recvtype));
+  if (!is_in_place(recvbuf)) FTMPI_TRY(coll_check_data(recvbuf, recvcount, recvtype));
   SchedulePtr s = make(comm);
   coll::build_scatterv(*s, sendbuf, sendcounts, displs, sendtype, recvbuf, sz(recvcount), recvtype, root);
   return s;
@@ -188,8 +188,8 @@ Result<SchedulePtr> prepare_allgather(const void* sendbuf, int sendcount, MPI_Da
                                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   FTMPI_TRY(check_intra(comm));
   FTMPI_TRY(not_in_place(recvbuf, "recvbuf"));
-  if (!is_in_place(sendbuf)) FTMPI_TRY(check_data(sendbuf, sendcount, sendtype));
-  FTMPI_TRY(check_data(recvbuf, recvcount, recvtype));
+  if (!is_in_place(sendbuf)) FTMPI_TRY(coll_check_data(sendbuf, sendcount, sendtype));
+  FTMPI_TRY(coll_check_data(recvbuf, recvcount, recvtype));
   SchedulePtr s = make(comm);
   coll::build_allgather(*s, sendbuf, sz(sendcount), sendtype, recvbuf, sz(recvcount), recvtype);
   return s;
@@ -200,7 +200,7 @@ Result<SchedulePtr> prepare_allgatherv(const void* sendbuf, int sendcount, MPI_D
                                        MPI_Comm comm) {
   FTMPI_TRY(check_intra(comm));
   FTMPI_TRY(not_in_place(recvbuf, "recvbuf"));
-  if (!is_in_place(sendbuf)) FTMPI_TRY(check_data(sendbuf, sendcount, sendtype));
+  if (!is_in_place(sendbuf)) FTMPI_TRY(coll_check_data(sendbuf, sendcount, sendtype));
   FTMPI_TRY(check_array(recvcounts, comm, "recvcounts", true));
   FTMPI_TRY(check_array(displs, comm, "displs", false));
   FTMPI_TRY(check_type(recvtype));
@@ -213,8 +213,8 @@ Result<SchedulePtr> prepare_alltoall(const void* sendbuf, int sendcount, MPI_Dat
                                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   FTMPI_TRY(check_intra(comm));
   FTMPI_TRY(not_in_place(recvbuf, "recvbuf"));
-  if (!is_in_place(sendbuf)) FTMPI_TRY(check_data(sendbuf, sendcount, sendtype));
-  FTMPI_TRY(check_data(recvbuf, recvcount, recvtype));
+  if (!is_in_place(sendbuf)) FTMPI_TRY(coll_check_data(sendbuf, sendcount, sendtype));
+  FTMPI_TRY(coll_check_data(recvbuf, recvcount, recvtype));
   SchedulePtr s = make(comm);
   coll::build_alltoall(*s, sendbuf, sz(sendcount), sendtype, recvbuf, sz(recvcount), recvtype);
   return s;

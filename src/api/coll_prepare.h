@@ -13,6 +13,14 @@
 
 namespace ftmpi::api {
 
+// Argument checks shared by every collective's C function.
+// count >= 0 and a usable datatype; a NULL buffer with data to move is MPI_ERR_BUFFER.
+Status coll_check_data(const void* buf, int count, MPI_Datatype type);
+// 0 <= root < size (intracommunicators).
+Status coll_check_root(int root, MPI_Comm comm);
+// A live op that is defined for the type.
+Status coll_check_op(MPI_Op op, MPI_Datatype type);
+
 using SchedulePtr = std::unique_ptr<coll::Schedule>;
 
 Result<SchedulePtr> prepare_barrier(MPI_Comm comm);
