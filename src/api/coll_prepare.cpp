@@ -67,7 +67,7 @@ Status check_reduction(const void* sendbuf, void* recvbuf, int count, int in_cou
   return coll_check_op(op, type);
 }
 
-SchedulePtr make(MPI_Comm comm) { return std::make_unique<coll::Schedule>(comm); }
+SchedulePtr make(MPI_Comm comm) { return std::make_unique<coll::Schedule>(comm, &rt().scratch()); }
 
 }  // namespace
 

@@ -19,9 +19,10 @@ namespace ftmpi::coll {
 void build_allreduce_rabenseifner(Schedule& s, const void* sendbuf, void* recvbuf, std::size_t count, const Dt* type,
                                   const ftmpi_op_s* op) {
   const int p = s.comm()->size, me = s.comm()->rank;
-  char* acc = static_cast<char*>(typed_scratch(s, count, type));
+  // recvbuf is the accumulator (as in MPICH): no second copy of the vector, no copy-out at the end.
+  char* acc = static_cast<char*>(recvbuf);
   char* tmp = static_cast<char*>(typed_scratch(s, count, type));
-  copy_typed(is_in_place(sendbuf) ? recvbuf : sendbuf, count, type, acc, count, type);
+  if (!is_in_place(sendbuf)) copy_typed(sendbuf, count, type, acc, count, type);
   int pof2 = 1;
   while (pof2 * 2 <= p) pof2 *= 2;
   const int rem = p - pof2;
@@ -107,7 +108,6 @@ void build_allreduce_rabenseifner(Schedule& s, const void* sendbuf, void* recvbu
     }
     s.fence();
   }
-  s.local([=] { copy_typed(acc, count, type, recvbuf, count, type); });
 }
 
 }  // namespace ftmpi::coll
