@@ -123,7 +123,7 @@ class Schedule {
   void fail(p2p::Engine& engine, Status st);
   Status post(p2p::Engine& engine, const Step& s);
 
-  alignas(64) std::byte inline_[kInlineArena];
+  alignas(std::max_align_t) std::byte inline_[kInlineArena];  // not over-aligned: heap schedules use plain new
   std::pmr::monotonic_buffer_resource arena_{inline_, sizeof inline_};
   ftmpi_comm_s* comm_;
   ScratchPool* pool_;
