@@ -28,14 +28,32 @@ Status coll_check_op(MPI_Op op, MPI_Datatype type) {
   return dt::check_op(op, type);
 }
 
-namespace {
+Status coll_check_array(const int* a, int n, const char* what, bool counts) {
+  if (!a) return Status(Errc::arg, std::string(what) + " is NULL");
+  if (counts) {
+    for (int i = 0; i < n; ++i)
+      if (a[i] < 0) return Status(Errc::count, std::string(what) + " has a negative count");
+  }
+  return {};
+}
 
+Status coll_check_types(const MPI_Datatype* types, const int* counts, int n, const char* what) {
+  if (!types) return Status(Errc::arg, std::string(what) + " is NULL");
+  for (int i = 0; i < n; ++i)
+    if (counts[i] > 0 && !valid_type(types[i])) return Status(Errc::type, "invalid or uncommitted datatype");
+  return {};
+}
+
+namespace {
 
 std::size_t sz(int n) { return static_cast<std::size_t>(n); }
 
+// Every collective here is the intracommunicator form (the C functions route intercommunicators to
+// api/coll_inter.h); only Scan and Exscan reach this with an intercommunicator, which MPI does not define.
 Status check_intra(MPI_Comm comm) {
   if (comm->is_inter())
-    return Status(Errc::unsupported, "collectives on intercommunicators are not implemented in ftmpi yet");
+    return Status(Errc::comm, "MPI_Scan, MPI_Exscan and their non-blocking forms are not defined on "
+                              "intercommunicators (MPI-3.1 §5.11)");
   return {};
 }
 
@@ -44,14 +62,8 @@ Status check_type(MPI_Datatype type) {
   return {};
 }
 
-// A per-rank array (counts or displacements) of comm->size entries; counts must be non-negative.
 Status check_array(const int* a, MPI_Comm comm, const char* what, bool counts) {
-  if (!a) return Status(Errc::arg, std::string(what) + " is NULL");
-  if (counts) {
-    for (int i = 0; i < comm->size; ++i)
-      if (a[i] < 0) return Status(Errc::count, std::string(what) + " has a negative count");
-  }
-  return {};
+  return coll_check_array(a, comm->size, what, counts);
 }
 
 Status not_in_place(const void* buf, const char* what) {
@@ -243,11 +255,8 @@ Result<SchedulePtr> prepare_alltoallw(const void* sendbuf, const int* sendcounts
                                       const int* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm) {
   FTMPI_TRY(check_intra(comm));
   FTMPI_TRY(not_in_place(recvbuf, "recvbuf"));
-  auto check_types = [&](const MPI_Datatype* types, const int* counts, const char* what) -> Status {
-    if (!types) return Status(Errc::arg, std::string(what) + " is NULL");
-    for (int i = 0; i < comm->size; ++i)
-      if (counts[i] > 0) FTMPI_TRY(check_type(types[i]));
-    return {};
+  auto check_types = [&](const MPI_Datatype* types, const int* counts, const char* what) {
+    return coll_check_types(types, counts, comm->size, what);
   };
   if (!is_in_place(sendbuf)) {
     FTMPI_TRY(check_array(sendcounts, comm, "sendcounts", true));

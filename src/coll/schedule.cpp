@@ -9,6 +9,7 @@ namespace ftmpi::coll {
 int next_coll_tag(ftmpi_comm_s* comm) { return static_cast<int>(comm->coll_seq++ & 0x3fffffffu); }
 
 Schedule::Schedule(ftmpi_comm_s* comm) : comm_(comm), tag_(next_coll_tag(comm)) {}
+Schedule::Schedule(ftmpi_comm_s* comm, int tag) : comm_(comm), tag_(tag) {}
 
 // Contract: a schedule is destroyed only after advance() returned true (run() and ScheduleOp guarantee
 // it), so no request of ours is outstanding any more.
@@ -84,7 +85,8 @@ void Schedule::fail(p2p::Engine& engine, Status st) {
 
 bool Schedule::advance(p2p::Engine& engine) {
   while (!done_) {
-    if (comm_->revoked.load(std::memory_order_acquire)) {
+    if (comm_->revoked.load(std::memory_order_acquire) ||
+        (parent_ && parent_->revoked.load(std::memory_order_acquire))) {
       fail(engine, Status(Errc::revoked, "communicator revoked during a collective"));
       break;
     }

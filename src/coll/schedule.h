@@ -41,6 +41,9 @@ class Schedule {
  public:
   // A schedule for one collective on `comm`; takes the next collective tag of `comm`.
   explicit Schedule(ftmpi_comm_s* comm);
+  // A schedule on `comm` with a tag taken earlier from next_coll_tag(comm) (collectives made of several
+  // schedules reserve all their tags when they start, see coll/inter_plan.h).
+  Schedule(ftmpi_comm_s* comm, int tag);
   ~Schedule();
   Schedule(const Schedule&) = delete;
   Schedule& operator=(const Schedule&) = delete;
@@ -57,6 +60,10 @@ class Schedule {
   void fence();
   // A buffer of `bytes` bytes owned by the schedule (never null, even for 0 bytes).
   std::byte* scratch(std::size_t bytes);
+
+  // The schedule also stops with Errc::revoked once `parent` is revoked (a phase of an intercommunicator
+  // collective running on the intercommunicator's hidden local_comm). Call before the first advance().
+  void interrupt_on_revoke(const ftmpi_comm_s* parent) { parent_ = parent; }
 
   // ---- execution ----
   // Post what can be posted, harvest what completed. Returns true once finished (successfully or not);
@@ -84,6 +91,7 @@ class Schedule {
   Status post(p2p::Engine& engine, const Step& s);
 
   ftmpi_comm_s* comm_;
+  const ftmpi_comm_s* parent_ = nullptr;  // interrupt_on_revoke
   int tag_;
   std::vector<Step> steps_;
   std::size_t pc_ = 0;
