@@ -37,6 +37,15 @@ void* InterPlan::scratch(std::size_t count, const ftmpi_datatype_s* type) {
   return scratch_.back().get() - type->true_lb;
 }
 
+std::unique_ptr<Schedule> InterPlan::next_phase() {
+  if (next_ == phases_.size()) return nullptr;
+  Phase& ph = phases_[next_++];
+  auto s = std::make_unique<Schedule>(ph.comm, ph.tag);
+  if (ph.comm != inter_) s->interrupt_on_revoke(inter_);
+  ph.build(*s);
+  return s;
+}
+
 bool InterPlan::advance(p2p::Engine& engine) {
   while (!done_) {
     if (!current_) {
@@ -45,14 +54,11 @@ bool InterPlan::advance(p2p::Engine& engine) {
         done_ = true;
         break;
       }
-      if (next_ == phases_.size()) {
+      current_ = next_phase();
+      if (!current_) {
         done_ = true;
         break;
       }
-      Phase& ph = phases_[next_++];
-      current_ = std::make_unique<Schedule>(ph.comm, ph.tag);
-      if (ph.comm != inter_) current_->interrupt_on_revoke(inter_);
-      ph.build(*current_);
     }
     if (!current_->advance(engine)) return false;
     if (status_.ok() && !current_->status().ok()) status_ = current_->status();

@@ -56,6 +56,11 @@ class InterPlan {
   const Status& status() const { return status_; }
   ftmpi_comm_s* comm() const { return inter_; }
 
+  // The next phase's schedule, built now (with its reserved tag), or nullptr after the last one. advance()
+  // runs the phases through this; tests without processes call it directly (each phase only once the
+  // previous one has finished) instead of advance().
+  std::unique_ptr<Schedule> next_phase();
+
  private:
   struct Phase {
     ftmpi_comm_s* comm;
