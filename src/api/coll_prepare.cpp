@@ -48,12 +48,18 @@ namespace {
 
 std::size_t sz(int n) { return static_cast<std::size_t>(n); }
 
-// Every collective here is the intracommunicator form (the C functions route intercommunicators to
-// api/coll_inter.h); only Scan and Exscan reach this with an intercommunicator, which MPI does not define.
+// Every collective here is the intracommunicator form: the C functions send intercommunicators to
+// api/coll_inter.h, so one arriving here is a bug of the caller.
 Status check_intra(MPI_Comm comm) {
+  if (comm->is_inter()) return Status(Errc::intern, "intracommunicator collective called on an intercommunicator");
+  return {};
+}
+
+// Scan and Exscan (and their I-forms) are defined on intracommunicators only (MPI-3.1 §5.11).
+Status check_scan_comm(MPI_Comm comm) {
   if (comm->is_inter())
-    return Status(Errc::comm, "MPI_Scan, MPI_Exscan and their non-blocking forms are not defined on "
-                              "intercommunicators (MPI-3.1 §5.11)");
+    return Status(Errc::comm, "MPI_Scan and MPI_Exscan (and their non-blocking forms) are not defined on "
+                              "intercommunicators");
   return {};
 }
 
@@ -298,7 +304,7 @@ Result<SchedulePtr> prepare_reduce_scatter_block(const void* sendbuf, void* recv
 
 Result<SchedulePtr> prepare_scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                                  MPI_Comm comm) {
-  FTMPI_TRY(check_intra(comm));
+  FTMPI_TRY(check_scan_comm(comm));
   FTMPI_TRY(check_reduction(sendbuf, recvbuf, count, count, type, op));
   SchedulePtr s = make(comm);
   coll::build_scan(*s, sendbuf, recvbuf, sz(count), type, op);
@@ -307,7 +313,7 @@ Result<SchedulePtr> prepare_scan(const void* sendbuf, void* recvbuf, int count, 
 
 Result<SchedulePtr> prepare_exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                                    MPI_Comm comm) {
-  FTMPI_TRY(check_intra(comm));
+  FTMPI_TRY(check_scan_comm(comm));
   FTMPI_TRY(check_reduction(sendbuf, recvbuf, count, count, type, op));
   SchedulePtr s = make(comm);
   coll::build_exscan(*s, sendbuf, recvbuf, sz(count), type, op);
