@@ -8,7 +8,9 @@ namespace ftmpi::coll {
 
 int next_coll_tag(ftmpi_comm_s* comm) { return static_cast<int>(comm->coll_seq++ & 0x3fffffffu); }
 
-Schedule::Schedule(ftmpi_comm_s* comm, ScratchPool* pool) : comm_(comm), pool_(pool), tag_(next_coll_tag(comm)) {
+Schedule::Schedule(ftmpi_comm_s* comm, ScratchPool* pool) : Schedule(comm, next_coll_tag(comm), pool) {}
+
+Schedule::Schedule(ftmpi_comm_s* comm, int tag, ScratchPool* pool) : comm_(comm), pool_(pool), tag_(tag) {
   steps_.reserve(16);
   outstanding_.reserve(8);
 }
@@ -102,7 +104,8 @@ void Schedule::fail(p2p::Engine& engine, Status st) {
 
 bool Schedule::advance(p2p::Engine& engine) {
   while (!done_) {
-    if (comm_->revoked.load(std::memory_order_acquire)) {
+    if (comm_->revoked.load(std::memory_order_acquire) ||
+        (parent_ && parent_->revoked.load(std::memory_order_acquire))) {
       fail(engine, Status(Errc::revoked, "communicator revoked during a collective"));
       break;
     }

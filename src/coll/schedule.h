@@ -64,6 +64,9 @@ class Schedule {
   // A schedule for one collective on `comm`; takes the next collective tag of `comm`. Large scratch
   // buffers come from `pool` (which must outlive the schedule) when it is not null.
   explicit Schedule(ftmpi_comm_s* comm, ScratchPool* pool = nullptr);
+  // A schedule on `comm` with a tag taken earlier from next_coll_tag(comm) (collectives made of several
+  // schedules reserve all their tags when they start, see coll/inter_plan.h).
+  Schedule(ftmpi_comm_s* comm, int tag, ScratchPool* pool = nullptr);
   ~Schedule();
   Schedule(const Schedule&) = delete;
   Schedule& operator=(const Schedule&) = delete;
@@ -92,6 +95,10 @@ class Schedule {
   void fence();
   // A buffer of `bytes` bytes owned by the schedule (never null, even for 0 bytes).
   std::byte* scratch(std::size_t bytes);
+
+  // The schedule also stops with Errc::revoked once `parent` is revoked (a phase of an intercommunicator
+  // collective running on the intercommunicator's hidden local_comm). Call before the first advance().
+  void interrupt_on_revoke(const ftmpi_comm_s* parent) { parent_ = parent; }
 
   // ---- execution ----
   // Post what can be posted, harvest what completed. Returns true once finished (successfully or not);
@@ -127,6 +134,7 @@ class Schedule {
   std::pmr::monotonic_buffer_resource arena_{inline_, sizeof inline_};
   ftmpi_comm_s* comm_;
   ScratchPool* pool_;
+  const ftmpi_comm_s* parent_ = nullptr;  // interrupt_on_revoke
   int tag_;
   std::pmr::vector<Step> steps_{&arena_};
   std::size_t pc_ = 0;
