@@ -12,6 +12,8 @@
  *  - MPI_Get_elements / MPI_Get_elements_x / MPI_Get_count after receives shorter than the type: a vector of
  *    ints and a struct mixing int, double and char (partial elements count the basic values they hold).
  * PASS: every check holds and rank 0 prints PASS. */
+#include <stddef.h>
+
 #include "common/check.h"
 
 static int rank, size;
@@ -21,57 +23,59 @@ static double value_at(long i) { return 1000.0 + (double)i; }
 
 /* ---- subarrays ---------------------------------------------------------------------------------------- */
 
+/* The box rank `who` sends in subarray_c_2d (subs and starts of a 6 x 7 array). */
+static void box_of(int who, int subs[2], int starts[2]) {
+  subs[0] = 2 + who % 3, subs[1] = 3 + who % 2;
+  starts[0] = who % (6 - subs[0] + 1), starts[1] = (2 * who) % (7 - subs[1] + 1);
+}
+
 static void subarray_c_2d(void) {
   enum { R = 6, C = 7 };
   const int sizes[2] = {R, C};
-  /* each rank picks another box; the receiver builds the sender's box from the sender's rank */
-  int subs[2], starts[2];
   const int from = (rank - 1 + size) % size, to = (rank + 1) % size;
-  double mine[R][C], got[R][C], flat[R * C];
-  for (int pass = 0; pass < 2; pass++) {
-    const int who = pass == 0 ? rank : from; /* pass 0: my send type, pass 1: the type of what I receive */
-    subs[0] = 2 + who % 3, subs[1] = 3 + who % 2;
-    starts[0] = who % (R - subs[0] + 1), starts[1] = (2 * who) % (C - subs[1] + 1);
-    MPI_Datatype t;
-    CHECK_MPI(MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_DOUBLE, &t));
-    CHECK_MPI(MPI_Type_commit(&t));
+  int subs[2][2], starts[2][2]; /* [0]: the box I send, [1]: the box I receive (the sender's) */
+  MPI_Datatype t[2];
+  box_of(rank, subs[0], starts[0]);
+  box_of(from, subs[1], starts[1]);
+  for (int k = 0; k < 2; k++) {
+    CHECK_MPI(MPI_Type_create_subarray(2, sizes, subs[k], starts[k], MPI_ORDER_C, MPI_DOUBLE, &t[k]));
+    CHECK_MPI(MPI_Type_commit(&t[k]));
     MPI_Aint lb, extent;
-    CHECK_MPI(MPI_Type_get_extent(t, &lb, &extent));
+    CHECK_MPI(MPI_Type_get_extent(t[k], &lb, &extent));
     CHECK(lb == 0 && extent == (MPI_Aint)(R * C * sizeof(double)), "subarray bounds %ld %ld", (long)lb, (long)extent);
     int tsize;
-    CHECK_MPI(MPI_Type_size(t, &tsize));
-    CHECK(tsize == (int)(subs[0] * subs[1] * sizeof(double)), "subarray size %d", tsize);
-    if (pass == 0) {
-      for (int i = 0; i < R; i++)
-        for (int j = 0; j < C; j++) mine[i][j] = value_at(i * C + j) + 100000.0 * rank;
-      MPI_Request req;
-      CHECK_MPI(MPI_Isend(&mine[0][0], 1, t, to, 1, MPI_COMM_WORLD, &req));
-      CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
-      CHECK_MPI(MPI_Send(&mine[0][0], 1, t, to, 2, MPI_COMM_WORLD));
-    } else {
-      for (int i = 0; i < R; i++)
-        for (int j = 0; j < C; j++) got[i][j] = -1.0;
-      CHECK_MPI(MPI_Recv(&got[0][0], 1, t, from, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-      int n = 0;
-      for (int i = 0; i < R; i++)
-        for (int j = 0; j < C; j++) {
-          const int in = i >= starts[0] && i < starts[0] + subs[0] && j >= starts[1] && j < starts[1] + subs[1];
-          const double want = in ? value_at(i * C + j) + 100000.0 * from : -1.0;
-          CHECK(got[i][j] == want, "subarray C: [%d][%d] = %g, want %g", i, j, got[i][j], want);
-          n += in;
-        }
-      MPI_Status st;
-      CHECK_MPI(MPI_Recv(flat, R * C, MPI_DOUBLE, from, 2, MPI_COMM_WORLD, &st));
-      int count;
-      CHECK_MPI(MPI_Get_count(&st, MPI_DOUBLE, &count));
-      CHECK(count == n, "subarray C into contiguous: %d doubles, want %d", count, n);
-      int k = 0;
-      for (int i = starts[0]; i < starts[0] + subs[0]; i++)
-        for (int j = starts[1]; j < starts[1] + subs[1]; j++, k++)
-          CHECK(flat[k] == value_at(i * C + j) + 100000.0 * from, "subarray C flat[%d] = %g", k, flat[k]);
-    }
-    CHECK_MPI(MPI_Type_free(&t));
+    CHECK_MPI(MPI_Type_size(t[k], &tsize));
+    CHECK(tsize == (int)(subs[k][0] * subs[k][1] * sizeof(double)), "subarray size %d", tsize);
   }
+  double mine[R][C], got[R][C], flat[R * C];
+  for (int i = 0; i < R; i++)
+    for (int j = 0; j < C; j++) mine[i][j] = value_at(i * C + j) + 100000.0 * rank, got[i][j] = -1.0;
+  /* receives first: the box into a full array with the same type, and into a contiguous buffer */
+  MPI_Request reqs[4];
+  MPI_Status st[4];
+  CHECK_MPI(MPI_Irecv(&got[0][0], 1, t[1], from, 1, MPI_COMM_WORLD, &reqs[0]));
+  CHECK_MPI(MPI_Irecv(flat, R * C, MPI_DOUBLE, from, 2, MPI_COMM_WORLD, &reqs[1]));
+  CHECK_MPI(MPI_Isend(&mine[0][0], 1, t[0], to, 1, MPI_COMM_WORLD, &reqs[2]));
+  CHECK_MPI(MPI_Isend(&mine[0][0], 1, t[0], to, 2, MPI_COMM_WORLD, &reqs[3]));
+  CHECK_MPI(MPI_Waitall(4, reqs, st));
+  const int *sb = subs[1], *sa = starts[1];
+  int n = 0;
+  for (int i = 0; i < R; i++)
+    for (int j = 0; j < C; j++) {
+      const int in = i >= sa[0] && i < sa[0] + sb[0] && j >= sa[1] && j < sa[1] + sb[1];
+      const double want = in ? value_at(i * C + j) + 100000.0 * from : -1.0;
+      CHECK(got[i][j] == want, "subarray C: [%d][%d] = %g, want %g", i, j, got[i][j], want);
+      n += in;
+    }
+  int count;
+  CHECK_MPI(MPI_Get_count(&st[1], MPI_DOUBLE, &count));
+  CHECK(count == n, "subarray C into contiguous: %d doubles, want %d", count, n);
+  int k = 0;
+  for (int i = sa[0]; i < sa[0] + sb[0]; i++)
+    for (int j = sa[1]; j < sa[1] + sb[1]; j++, k++)
+      CHECK(flat[k] == value_at(i * C + j) + 100000.0 * from, "subarray C flat[%d] = %g", k, flat[k]);
+  CHECK_MPI(MPI_Type_free(&t[0]));
+  CHECK_MPI(MPI_Type_free(&t[1]));
 }
 
 static void subarray_fortran_3d(void) {

@@ -13,18 +13,21 @@
  *  - MPI_Type_match_size for the three type classes.
  *  - Bad input gets an error class, never a crash: get_contents on a named type (MPI_ERR_TYPE), arrays too
  *    small (MPI_ERR_ARG), unknown datarep (MPI_ERR_ARG), too small external buffer (MPI_ERR_TRUNCATE), bad
- *    subarray/darray arguments, a long beyond 32 bits (MPI_ERR_CONVERSION). On a peer MPI the calls only have
- *    to fail (the standard leaves most classes open); on ftmpi the class is checked.
+ *    subarray/darray arguments, a long beyond 32 bits (MPI_ERR_CONVERSION). Checked on ftmpi only: the peer
+ *    MPIs leave most of these erroneous calls unchecked.
  * PASS: every check holds and rank 0 prints PASS. */
+#include <stddef.h>
+
 #include "common/check.h"
 
 static int rank, size;
 
-/* The call fails with class `cls` on ftmpi; on a peer MPI, where the standard leaves the class open, it fails. */
+/* Erroneous calls: on ftmpi the call fails with class `cls`. MPICH 4.0 and Open MPI 4.1 leave many of them
+ * unchecked (the standard only calls them erroneous), so on a peer MPI the call is not made. */
 #ifdef FTMPI
 #define CHECK_ERR(call, cls) CHECK_CLASS(call, cls)
 #else
-#define CHECK_ERR(call, cls) CHECK((call) != MPI_SUCCESS, "expected an error")
+#define CHECK_ERR(call, cls) ((void)0)
 #endif
 
 /* ---- recursive decoder ---------------------------------------------------------------------------------- */
@@ -281,16 +284,23 @@ static MPI_Datatype ext_type(void) {
 static const unsigned char kExt[22] = {0x01, 0x02, 0x03, 0x04, 0x3F, 0xF0, 0, 0, 0, 0, 0, 0,
                                        0xFF, 0xFE, 0xFF, 0xFF, 0xFF, 0xFD, 0xC0, 0, 0, 0};
 
-static void external32(void) {
+/* MPICH 4.0.2 dies (SIGILL) packing a struct type in external32 (Pack_external and Pack_external_size):
+ * there only the predefined and vector parts run. */
+#if defined(MPICH) && !defined(FTMPI)
+#define EXTERNAL32_STRUCTS 0
+#else
+#define EXTERNAL32_STRUCTS 1
+#endif
+
+static void external32_struct(void) {
   MPI_Datatype t = ext_type();
+#ifdef FTMPI /* Open MPI 4.1 reports MPI_LONG as 8 bytes here (while packing 4) */
   MPI_Aint esize = 0;
   CHECK_MPI(MPI_Pack_external_size("external32", 3, t, &esize));
   CHECK(esize == 3 * 22, "Pack_external_size = %ld, want 66", (long)esize);
   CHECK_MPI(MPI_Pack_external_size("external32", 5, MPI_LONG, &esize));
   CHECK(esize == 20, "external32 MPI_LONG is 4 bytes: %ld", (long)esize);
-  CHECK_MPI(MPI_Pack_external_size("external32", 2, MPI_LONG_DOUBLE, &esize));
-  CHECK(esize == 32, "external32 MPI_LONG_DOUBLE is 16 bytes: %ld", (long)esize);
-
+#endif
   struct ext v[2] = {{0x01020304, 1.0, -2, -3, -2.0f}, {-1, -0.5, 7, 100000, 3.0f}}, back[2];
   unsigned char buf[64];
   MPI_Aint pos = 0;
@@ -317,11 +327,34 @@ static void external32(void) {
     CHECK(back[k].i == v[k].i && back[k].d == v[k].d && back[k].s == v[k].s && back[k].l == v[k].l &&
               back[k].f == v[k].f,
           "external32 round trip, element %d", k);
+#ifdef FTMPI /* a long beyond 32 bits has no external32 form */
+  WITH_ERRORS_RETURN(MPI_COMM_WORLD, {
+    long big = 1L << 40;
+    pos = 0;
+    CHECK_CLASS(MPI_Pack_external("external32", &big, 1, MPI_LONG, buf, sizeof buf, &pos), MPI_ERR_CONVERSION);
+  });
+#endif
+  CHECK_MPI(MPI_Type_free(&t));
+}
+
+static void external32(void) {
+  if (EXTERNAL32_STRUCTS) external32_struct();
+  MPI_Aint esize = 0;
+  CHECK_MPI(MPI_Pack_external_size("external32", 2, MPI_LONG_DOUBLE, &esize));
+  CHECK(esize == 32, "external32 MPI_LONG_DOUBLE is 16 bytes: %ld", (long)esize);
+  unsigned char buf[64];
+  MPI_Aint pos = 0;
+  const double d[2] = {1.0, -2.0};
+  CHECK_MPI(MPI_Pack_external("external32", d, 2, MPI_DOUBLE, buf, sizeof buf, &pos));
+  CHECK(pos == 16 && buf[0] == 0x3F && buf[1] == 0xF0 && buf[2] == 0 && buf[8] == 0xC0 && buf[15] == 0,
+        "double external32 bytes");
 
   /* a non-contiguous type: every other int of 8, big-endian */
   MPI_Datatype vec;
   CHECK_MPI(MPI_Type_vector(4, 1, 2, MPI_INT, &vec));
   CHECK_MPI(MPI_Type_commit(&vec));
+  CHECK_MPI(MPI_Pack_external_size("external32", 3, vec, &esize));
+  CHECK(esize == 48, "vector Pack_external_size = %ld", (long)esize);
   int ints[8] = {0x11223344, -1, 2, -1, -3, -1, 0x7fffffff, -1}, iback[8];
   pos = 0;
   CHECK_MPI(MPI_Pack_external("external32", ints, 1, vec, buf, sizeof buf, &pos));
@@ -336,21 +369,18 @@ static void external32(void) {
   /* bad input */
   WITH_ERRORS_RETURN(MPI_COMM_WORLD, {
     pos = 0;
-    CHECK_ERR(MPI_Pack_external("native", ints, 1, vec, buf, sizeof buf, &pos), MPI_ERR_ARG);
-    CHECK_ERR(MPI_Pack_external_size("external64", 1, vec, &esize), MPI_ERR_ARG);
-    CHECK_ERR(MPI_Unpack_external("", buf, 16, &pos, iback, 1, vec), MPI_ERR_ARG);
-    CHECK_ERR(MPI_Pack_external("external32", ints, 1, vec, buf, 15, &pos), MPI_ERR_TRUNCATE);
-    CHECK_ERR(MPI_Unpack_external("external32", buf, 15, &pos, iback, 1, vec), MPI_ERR_TRUNCATE);
-    CHECK(pos == 0, "a failed Pack_external moved the position");
     CHECK_ERR(MPI_Pack_external("external32", ints, -1, vec, buf, sizeof buf, &pos), MPI_ERR_COUNT);
     CHECK_ERR(MPI_Pack_external("external32", ints, 1, MPI_DATATYPE_NULL, buf, sizeof buf, &pos), MPI_ERR_TYPE);
-#ifdef FTMPI /* a long beyond 32 bits has no external32 form */
-    long big = 1L << 40;
-    CHECK_CLASS(MPI_Pack_external("external32", &big, 1, MPI_LONG, buf, sizeof buf, &pos), MPI_ERR_CONVERSION);
+#ifdef FTMPI /* MPICH 4.0.2 checks neither the buffer size nor the datarep string */
+    CHECK_CLASS(MPI_Pack_external("external32", ints, 1, vec, buf, 15, &pos), MPI_ERR_TRUNCATE);
+    CHECK_CLASS(MPI_Unpack_external("external32", buf, 15, &pos, iback, 1, vec), MPI_ERR_TRUNCATE);
+    CHECK(pos == 0, "a failed Pack_external moved the position");
+    CHECK_CLASS(MPI_Pack_external("native", ints, 1, vec, buf, sizeof buf, &pos), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Pack_external_size("external64", 1, vec, &esize), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Unpack_external("", buf, 16, &pos, iback, 1, vec), MPI_ERR_ARG);
 #endif
   });
   CHECK_MPI(MPI_Type_free(&vec));
-  CHECK_MPI(MPI_Type_free(&t));
 }
 
 /* ---- match_size and bad input ---------------------------------------------------------------------------- */
@@ -381,7 +411,9 @@ static void match_size(void) {
   });
 }
 
+/* Erroneous constructor and decoder calls; ftmpi only (see CHECK_ERR). */
 static void bad_input(void) {
+#ifdef FTMPI
   MPI_Datatype t = MPI_DATATYPE_NULL, vec;
   int ints[4];
   MPI_Aint aints[2];
@@ -391,25 +423,26 @@ static void bad_input(void) {
   const int gs[1] = {10}, block[1] = {MPI_DISTRIBUTE_BLOCK}, small[1] = {4}, ps2[1] = {2}, dflt[1] = {MPI_DISTRIBUTE_DFLT_DARG};
   const int none[1] = {MPI_DISTRIBUTE_NONE}, bogus[1] = {777}; /* NONE needs psize 1 */
   WITH_ERRORS_RETURN(MPI_COMM_WORLD, {
-    CHECK_ERR(MPI_Type_get_contents(MPI_INT, 0, 0, 0, ints, aints, types), MPI_ERR_TYPE);
-    CHECK_ERR(MPI_Type_get_contents(vec, 2, 0, 1, ints, aints, types), MPI_ERR_ARG);
-    CHECK_ERR(MPI_Type_get_contents(vec, 3, 0, 0, ints, aints, types), MPI_ERR_ARG);
-    CHECK_ERR(MPI_Type_get_envelope(MPI_DATATYPE_NULL, ints, ints, ints, ints), MPI_ERR_TYPE);
-    CHECK_ERR(MPI_Type_create_subarray(2, sizes, subs, bad_starts, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
-    CHECK_ERR(MPI_Type_create_subarray(2, sizes, bad_subs, starts, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
-    CHECK_ERR(MPI_Type_create_subarray(2, sizes, subs, starts, 4242, MPI_INT, &t), MPI_ERR_ARG);
-    CHECK_ERR(MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_DATATYPE_NULL, &t), MPI_ERR_TYPE);
-    CHECK_ERR(MPI_Type_create_subarray(0, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_COUNT);
-    CHECK_ERR(MPI_Type_create_darray(2, 0, 1, gs, block, small, ps2, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
-    CHECK_ERR(MPI_Type_create_darray(3, 0, 1, gs, block, dflt, ps2, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
-    CHECK_ERR(MPI_Type_create_darray(2, 0, 1, gs, bogus, dflt, ps2, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
-    CHECK_ERR(MPI_Type_create_darray(2, 0, 1, gs, none, dflt, ps2, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
-    CHECK_ERR(MPI_Type_create_darray(2, 2, 1, gs, block, dflt, ps2, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_RANK);
-    CHECK_ERR(MPI_Type_create_darray(2, 0, 1, gs, block, dflt, ps2, MPI_ORDER_C, MPI_DATATYPE_NULL, &t),
-              MPI_ERR_TYPE);
+    CHECK_CLASS(MPI_Type_get_contents(MPI_INT, 0, 0, 0, ints, aints, types), MPI_ERR_TYPE);
+    CHECK_CLASS(MPI_Type_get_contents(vec, 2, 0, 1, ints, aints, types), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Type_get_contents(vec, 3, 0, 0, ints, aints, types), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Type_get_envelope(MPI_DATATYPE_NULL, ints, ints, ints, ints), MPI_ERR_TYPE);
+    CHECK_CLASS(MPI_Type_create_subarray(2, sizes, subs, bad_starts, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Type_create_subarray(2, sizes, bad_subs, starts, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Type_create_subarray(2, sizes, subs, starts, 4242, MPI_INT, &t), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_DATATYPE_NULL, &t), MPI_ERR_TYPE);
+    CHECK_CLASS(MPI_Type_create_subarray(0, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_COUNT);
+    CHECK_CLASS(MPI_Type_create_darray(2, 0, 1, gs, block, small, ps2, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Type_create_darray(3, 0, 1, gs, block, dflt, ps2, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Type_create_darray(2, 0, 1, gs, bogus, dflt, ps2, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Type_create_darray(2, 0, 1, gs, none, dflt, ps2, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Type_create_darray(2, 2, 1, gs, block, dflt, ps2, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_RANK);
+    CHECK_CLASS(MPI_Type_create_darray(2, 0, 1, gs, block, dflt, ps2, MPI_ORDER_C, MPI_DATATYPE_NULL, &t),
+                MPI_ERR_TYPE);
   });
   CHECK(t == MPI_DATATYPE_NULL, "a failed constructor changed its output handle");
   CHECK_MPI(MPI_Type_free(&vec));
+#endif
 }
 
 int main(int argc, char **argv) {
