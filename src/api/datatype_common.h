@@ -1,6 +1,7 @@
 // Helpers shared by the C API's datatype files (datatype.cpp, datatype_ctor.cpp, datatype_array.cpp,
 // datatype_decode.cpp, pack_external.cpp).
 #pragma once
+#include <cstddef>
 #include <initializer_list>
 #include <utility>
 #include <vector>
@@ -26,6 +27,12 @@ inline int finish_new_type(Result<dt::Datatype*> r, dt::Contents how, MPI_Dataty
   dt::record_contents(r.value(), std::move(how));
   *newtype = r.value();
   return MPI_SUCCESS;
+}
+
+// Pack/Unpack bounds: `pos + bytes <= size` without overflow (Pos is int or MPI_Aint).
+template <class Pos>
+bool buffer_fits(Pos pos, std::size_t bytes, Pos size) {
+  return pos >= 0 && pos <= size && bytes <= static_cast<std::size_t>(size - pos);
 }
 
 // A constructor's integer arguments in the order MPI_Type_get_contents returns them: the scalars `first`,

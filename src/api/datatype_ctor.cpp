@@ -46,11 +46,6 @@ int hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, M
                                           stride, oldtype),
                          {dt::Combiner::hvector, {count, blocklength}, {stride}, {oldtype}}, newtype, fn);
 }
-
-// Pack/Unpack bounds: `pos + bytes <= size` without overflow.
-bool fits(int pos, std::size_t bytes, int size) {
-  return pos >= 0 && pos <= size && bytes <= static_cast<std::size_t>(size - pos);
-}
 }  // namespace
 
 extern "C" int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
@@ -215,7 +210,7 @@ extern "C" int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, 
   if (!ftmpi::api::valid_type(datatype)) return fail(Errc::type, "invalid or uncommitted datatype", fn);
   if (position == nullptr) return fail(Errc::arg, "position is NULL", fn);
   const std::size_t bytes = dt::packed_size(datatype, static_cast<std::size_t>(incount));
-  if (!fits(*position, bytes, outsize))
+  if (!ftmpi::api::buffer_fits(*position, bytes, outsize))
     return ftmpi::api::ret(comm, Status(Errc::truncate, "outbuf too small for the packed data"), fn);
   if (bytes > 0) dt::pack(inbuf, static_cast<std::size_t>(incount), datatype, static_cast<char*>(outbuf) + *position);
   *position += static_cast<int>(bytes);
@@ -232,7 +227,7 @@ extern "C" int PMPI_Unpack(const void* inbuf, int insize, int* position, void* o
   if (!ftmpi::api::valid_type(datatype)) return fail(Errc::type, "invalid or uncommitted datatype", fn);
   if (position == nullptr) return fail(Errc::arg, "position is NULL", fn);
   const std::size_t bytes = dt::packed_size(datatype, static_cast<std::size_t>(outcount));
-  if (!fits(*position, bytes, insize))
+  if (!ftmpi::api::buffer_fits(*position, bytes, insize))
     return ftmpi::api::ret(comm, Status(Errc::truncate, "inbuf holds less than outcount elements"), fn);
   if (bytes > 0) dt::unpack(static_cast<const char*>(inbuf) + *position, bytes, datatype, outbuf);
   *position += static_cast<int>(bytes);

@@ -25,11 +25,6 @@ int check_call(const char* datarep, int count, MPI_Datatype t, bool need_committ
     return fail(Errc::type, need_committed ? "invalid or uncommitted datatype" : "invalid datatype", fn);
   return MPI_SUCCESS;
 }
-
-// `pos + bytes <= size` without overflow.
-bool fits(MPI_Aint pos, std::size_t bytes, MPI_Aint size) {
-  return pos >= 0 && pos <= size && bytes <= static_cast<std::size_t>(size - pos);
-}
 }  // namespace
 
 extern "C" int PMPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype,
@@ -40,7 +35,8 @@ extern "C" int PMPI_Pack_external(const char datarep[], const void* inbuf, int i
   if (position == nullptr) return fail(Errc::arg, "position is NULL", fn);
   const auto n = static_cast<std::size_t>(incount);
   const std::size_t bytes = dt::external32_size(datatype, n);
-  if (!fits(*position, bytes, outsize)) return fail(Errc::truncate, "outbuf too small for the packed data", fn);
+  if (!ftmpi::api::buffer_fits(*position, bytes, outsize))
+    return fail(Errc::truncate, "outbuf too small for the packed data", fn);
   if (bytes == 0) return MPI_SUCCESS;
   const void* native = inbuf;
   std::vector<std::byte> packed;
@@ -64,7 +60,8 @@ extern "C" int PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI
   if (position == nullptr) return fail(Errc::arg, "position is NULL", fn);
   const auto n = static_cast<std::size_t>(outcount);
   const std::size_t bytes = dt::external32_size(datatype, n);
-  if (!fits(*position, bytes, insize)) return fail(Errc::truncate, "inbuf holds less than outcount elements", fn);
+  if (!ftmpi::api::buffer_fits(*position, bytes, insize))
+    return fail(Errc::truncate, "inbuf holds less than outcount elements", fn);
   if (bytes == 0) return MPI_SUCCESS;
   const char* ext = static_cast<const char*>(inbuf) + *position;
   Status st;

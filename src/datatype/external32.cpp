@@ -88,13 +88,19 @@ Layout layout_of(Basic b) {
   return Layout{};
 }
 
-// Host integers of 1, 2, 4 or 8 bytes, through 64 bits.
+// Host integers of 1, 2, 4 or 8 bytes, through 64 bits (sign-extended when is_signed).
+template <class S, class U>
+std::uint64_t load_as(const std::byte* p, bool is_signed) {
+  S v;
+  std::memcpy(&v, p, sizeof v);
+  return is_signed ? static_cast<std::uint64_t>(static_cast<std::int64_t>(v)) : static_cast<U>(v);
+}
 std::uint64_t load_native(const std::byte* p, std::size_t n, bool is_signed) {
   switch (n) {
-    case 1: { std::int8_t v; std::memcpy(&v, p, 1); return is_signed ? std::uint64_t(std::int64_t(v)) : std::uint8_t(v); }
-    case 2: { std::int16_t v; std::memcpy(&v, p, 2); return is_signed ? std::uint64_t(std::int64_t(v)) : std::uint16_t(v); }
-    case 4: { std::int32_t v; std::memcpy(&v, p, 4); return is_signed ? std::uint64_t(std::int64_t(v)) : std::uint32_t(v); }
-    default: { std::uint64_t v; std::memcpy(&v, p, 8); return v; }
+    case 1: return load_as<std::int8_t, std::uint8_t>(p, is_signed);
+    case 2: return load_as<std::int16_t, std::uint16_t>(p, is_signed);
+    case 4: return load_as<std::int32_t, std::uint32_t>(p, is_signed);
+    default: return load_as<std::int64_t, std::uint64_t>(p, is_signed);
   }
 }
 void store_native(std::byte* p, std::size_t n, std::uint64_t v) {

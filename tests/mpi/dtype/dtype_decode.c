@@ -388,8 +388,9 @@ static void external32(void) {
 static void match_size(void) {
   const struct {
     int cls, bytes;
-  } cases[] = {{MPI_TYPECLASS_REAL, 4}, {MPI_TYPECLASS_REAL, 8},  {MPI_TYPECLASS_INTEGER, 1}, {MPI_TYPECLASS_INTEGER, 2},
-               {MPI_TYPECLASS_INTEGER, 4}, {MPI_TYPECLASS_INTEGER, 8}, {MPI_TYPECLASS_COMPLEX, 8}, {MPI_TYPECLASS_COMPLEX, 16}};
+  } cases[] = {{MPI_TYPECLASS_REAL, 4},    {MPI_TYPECLASS_REAL, 8},    {MPI_TYPECLASS_INTEGER, 1},
+               {MPI_TYPECLASS_INTEGER, 2}, {MPI_TYPECLASS_INTEGER, 4}, {MPI_TYPECLASS_INTEGER, 8},
+               {MPI_TYPECLASS_COMPLEX, 8}, {MPI_TYPECLASS_COMPLEX, 16}};
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     MPI_Datatype t = MPI_DATATYPE_NULL;
     CHECK_MPI(MPI_Type_match_size(cases[k].cls, cases[k].bytes, &t));
@@ -420,7 +421,8 @@ static void bad_input(void) {
   MPI_Datatype types[2];
   CHECK_MPI(MPI_Type_vector(2, 1, 3, MPI_INT, &vec));
   const int sizes[2] = {4, 4}, subs[2] = {2, 2}, starts[2] = {1, 1}, bad_starts[2] = {3, 1}, bad_subs[2] = {5, 1};
-  const int gs[1] = {10}, block[1] = {MPI_DISTRIBUTE_BLOCK}, small[1] = {4}, ps2[1] = {2}, dflt[1] = {MPI_DISTRIBUTE_DFLT_DARG};
+  const int gs[1] = {10}, block[1] = {MPI_DISTRIBUTE_BLOCK}, small[1] = {4}, ps2[1] = {2};
+  const int dflt[1] = {MPI_DISTRIBUTE_DFLT_DARG};
   const int none[1] = {MPI_DISTRIBUTE_NONE}, bogus[1] = {777}; /* NONE needs psize 1 */
   WITH_ERRORS_RETURN(MPI_COMM_WORLD, {
     CHECK_CLASS(MPI_Type_get_contents(MPI_INT, 0, 0, 0, ints, aints, types), MPI_ERR_TYPE);
