@@ -212,6 +212,12 @@ Engine::Engine(transport::Router& router, int my_world_rank, int world_size)
 
 Engine::~Engine() = default;
 
+bool Engine::pause_requested() {
+  const bool p = impl_->pause;
+  impl_->pause = false;
+  return p;
+}
+
 int Engine::progress() {
   Impl& m = *impl_;
   int work = 0;
@@ -295,6 +301,7 @@ void Engine::on_frame(int src, std::span<const std::byte> hdr, std::span<const s
         return;
       }
       if (Request* r = m.matcher.match_posted(env.context, env.src, env.tag)) {
+        m.pause = m.matcher.posted_count() == 0;
         if (env.kind == FrameKind::eager)
           m.deliver_eager(r, env, src, payload);
         else

@@ -136,6 +136,9 @@ class Engine final : public transport::FrameSink {
 
   // FrameSink
   void on_frame(int src, std::span<const std::byte> hdr, std::span<const std::byte> payload) override;
+  // True (once) after a frame matched the last posted receive: nobody waits for more frames now, so the
+  // transport keeps the rest queued (FrameSink::pause_requested).
+  bool pause_requested() override;
   void on_peer_lost(int peer) override;
 
   struct Impl;

@@ -67,6 +67,9 @@ struct Engine::Impl {
   void sweep_failures();
   void fail(Request* r, const Status& why);  // complete with an error, leaving any queue it is in
 
+  // Set when an incoming frame matched the last posted receive (Engine::pause_requested).
+  bool pause = false;
+
   // Buffered sends (MPI_Buffer_attach).
   void* bsend_buf = nullptr;
   std::size_t bsend_size = 0;

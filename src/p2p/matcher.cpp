@@ -46,6 +46,7 @@ Request* Matcher::match_posted(std::uint32_t context, int src, int tag) {
   for (Request* r = posted.front(); r; r = r->next) {
     if (matches(r->peer, r->tag, src, tag)) {
       posted.erase(r);
+      --posted_total_;
       return r;
     }
   }
@@ -72,7 +73,10 @@ Unexpected* Matcher::match_unexpected(std::uint32_t context, int source, int tag
   return nullptr;
 }
 
-void Matcher::add_posted(Request* r) { queues(r->ctx).posted.push_back(r); }
+void Matcher::add_posted(Request* r) {
+  queues(r->ctx).posted.push_back(r);
+  ++posted_total_;
+}
 
 bool Matcher::remove_posted(Request* r) {
   if (r->ctx >= by_context_.size()) return false;
@@ -80,6 +84,7 @@ bool Matcher::remove_posted(Request* r) {
   for (Request* x = posted.front(); x; x = x->next) {
     if (x == r) {
       posted.erase(r);
+      --posted_total_;
       return true;
     }
   }

@@ -77,6 +77,7 @@ class Matcher {
   bool remove_posted(Request* r);
 
   std::size_t unexpected_count() const { return unexpected_total_; }
+  std::size_t posted_count() const { return posted_total_; }
 
   // Visit every posted receive (fn may not modify the queues; collect and act afterwards).
   template <class Fn>
@@ -100,6 +101,7 @@ class Matcher {
 
   std::vector<Queues> by_context_;
   std::size_t unexpected_total_ = 0;
+  std::size_t posted_total_ = 0;
   std::vector<Unexpected*> free_;
 };
 

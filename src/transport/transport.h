@@ -24,6 +24,12 @@ class FrameSink {
   // One frame from world rank `src`. `hdr` and `payload` are valid only during the call: the sink copies
   // what it keeps. The sink may call try_send() on any transport from inside this callback.
   virtual void on_frame(int src, std::span<const std::byte> hdr, std::span<const std::byte> payload) = 0;
+  // Asked by a transport that queues frames (shm rings) after each on_frame(): true means "stop
+  // delivering for this poll(); leave the rest queued for the next one". The engine asks for it once the
+  // last posted receive was matched, so that a stream of messages stays in the bounded ring (backpressure
+  // on the sender, one copy into the receive posted next) instead of piling up as unexpected messages.
+  // A transport may ignore it; it never delays a frame past the next poll().
+  virtual bool pause_requested() { return false; }
   // The transport lost its connection to `peer` (EOF, reset, bad data from a known peer). The FT layer
   // treats this as a failure of `peer`.
   virtual void on_peer_lost(int peer) = 0;

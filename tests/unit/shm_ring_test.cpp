@@ -106,6 +106,26 @@ TEST(ShmRing, FullRingRejectsThenAcceptsAfterDrain) {
   EXPECT_FALSE(c.nonempty());
 }
 
+TEST(ShmRing, DeliverReturningFalseStopsTheDrainAfterThatFrame) {
+  TestRing r(shm::Geometry{8, 256});
+  auto p = r.producer();
+  auto c = r.consumer();
+  for (std::uint32_t i = 0; i < 5; ++i) EXPECT_TRUE(p.try_push(pattern(8, i), {}));
+  std::vector<std::vector<std::byte>> got;
+  auto take_until_second = [&](std::span<const std::byte> h, std::span<const std::byte>) {
+    got.emplace_back(h.begin(), h.end());
+    return got.size() % 2 != 0;  // stop after every second frame
+  };
+  EXPECT_EQ(c.drain(100, take_until_second), 2);  // the stopping frame is consumed
+  EXPECT_EQ(c.drain(100, take_until_second), 2);
+  EXPECT_EQ(c.drain(100, take_until_second), 1);  // ring empty before any stop
+  EXPECT_EQ(c.drain(100, take_until_second), 0);
+  ASSERT_EQ(got.size(), 5u);
+  for (std::uint32_t i = 0; i < 5; ++i) EXPECT_EQ(got[i], pattern(8, i)) << i;
+  // The consumed cells went back to the producer.
+  for (std::uint32_t i = 0; i < 8; ++i) EXPECT_TRUE(p.try_push(pattern(8, i), {}));
+}
+
 TEST(ShmRing, WrapsAroundManyLapsInOrder) {
   shm::Geometry g{8, 192};
   TestRing r(g);

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <span>
+#include <type_traits>
 
 #include "transport/shm/shm_layout.h"
 
@@ -85,7 +86,8 @@ class RingConsumer {
   // Deliver up to `max` frames in order: deliver(hdr, payload) with spans into the cell, valid only
   // during the call. The delivered cells are released to the producer together when drain() returns (one
   // store to the shared head line per call, not per frame). Returns the number delivered. deliver() may
-  // push into other rings, but must not drain this one.
+  // push into other rings, but must not drain this one. A deliver() returning bool stops the drain after
+  // the frame it returned false for (that frame is consumed).
   template <class Deliver>
   int drain(int max, Deliver&& deliver) {
     int n = 0;
@@ -100,9 +102,17 @@ class RingConsumer {
         broken_ = true;  // a corrupted cell: never read past it (nor past the cell)
         break;
       }
-      deliver(std::span<const std::byte>(data, hl), std::span<const std::byte>(data + hl, pl));
-      ++head_;
-      ++n;
+      const std::span<const std::byte> h(data, hl), p(data + hl, pl);
+      if constexpr (std::is_same_v<decltype(deliver(h, p)), bool>) {
+        const bool more = deliver(h, p);
+        ++head_;
+        ++n;
+        if (!more) break;
+      } else {
+        deliver(h, p);
+        ++head_;
+        ++n;
+      }
     }
     if (n > 0) atomic_at(ctl_->head).store(head_, std::memory_order_release);
     return n;

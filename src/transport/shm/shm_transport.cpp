@@ -103,11 +103,20 @@ class ShmTransportImpl final : public ShmTransport {
       std::size_t k = next_ + i;
       if (k >= n) k -= n;
       Inbound& in = inbound_[k];
-      delivered += in.ring.drain(kBurstPerRing, [&](auto h, auto p) { sink.on_frame(in.src, h, p); });
+      bool paused = false;
+      delivered += in.ring.drain(kBurstPerRing, [&](auto h, auto p) {
+        sink.on_frame(in.src, h, p);
+        paused = sink.pause_requested();
+        return !paused;
+      });
       if (in.ring.broken() && !in.reported) [[unlikely]] {
         in.reported = true;
         log::error("shm: corrupted frame from rank %d; dropping its ring", in.src);
         sink.on_peer_lost(in.src);
+      }
+      if (paused) {
+        next_ = k + 1 < n ? k + 1 : 0;  // round-robin goes on after the ring that paused
+        return delivered;
       }
     }
     if (n > 0 && ++next_ >= n) next_ = 0;
