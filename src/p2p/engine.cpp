@@ -208,7 +208,9 @@ void Engine::abandon_recv(Request* r, const Status& why) {
 // --- public surface -------------------------------------------------------------------------------
 
 Engine::Engine(transport::Router& router, int my_world_rank, int world_size)
-    : impl_(std::make_unique<Impl>(router, my_world_rank, world_size)) {}
+    : impl_(std::make_unique<Impl>(router, my_world_rank, world_size)) {
+  impl_->sink = this;
+}
 
 Engine::~Engine() = default;
 
@@ -218,12 +220,32 @@ bool Engine::pause_requested() {
   return p;
 }
 
+int Engine::Impl::poll_transports() {
+  int n = 0;
+  in_poll = true;
+  for (transport::Transport* t : router.transports()) n += t->poll(*sink);
+  in_poll = false;
+  return n;
+}
+
+bool Engine::Impl::drain_all() {
+  if (in_poll) return false;
+  draining_all = true;
+  // Bounded: a sender that keeps sending cannot hold us here; what arrived before the call is in the
+  // rings already and comes out within the first passes.
+  for (int pass = 0; pass < 64 && poll_transports() > 0; ++pass) {
+  }
+  draining_all = false;
+  pause = false;  // no stale request for the next poll
+  return true;
+}
+
 int Engine::progress() {
   Impl& m = *impl_;
-  int work = 0;
-  for (transport::Transport* t : m.router.transports()) work += t->poll(*this);
+  int work = m.poll_transports();
   if (m.failures && m.failures->epoch() != m.seen_epoch) {  // the one relaxed load of the fault-free path
     m.seen_epoch = m.failures->epoch_acquire();
+    work += static_cast<int>(m.drain_all());  // frames of the dead that arrived before the news: deliver them
     m.sweep_failures();
     if (m.ft) m.ft->on_failures();
     ++work;
@@ -301,7 +323,7 @@ void Engine::on_frame(int src, std::span<const std::byte> hdr, std::span<const s
         return;
       }
       if (Request* r = m.matcher.match_posted(env.context, env.src, env.tag)) {
-        m.pause = m.matcher.posted_count() == 0;
+        m.pause = !m.draining_all && m.matcher.posted_count() == 0 && (!m.failures || m.failures->epoch() == 0);
         if (env.kind == FrameKind::eager)
           m.deliver_eager(r, env, src, payload);
         else

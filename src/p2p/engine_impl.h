@@ -67,8 +67,21 @@ struct Engine::Impl {
   void sweep_failures();
   void fail(Request* r, const Status& why);  // complete with an error, leaving any queue it is in
 
-  // Set when an incoming frame matched the last posted receive (Engine::pause_requested).
+  // Set when an incoming frame matched the last posted receive (Engine::pause_requested). Never set once
+  // a failure is known: from then on every poll drains its rings.
   bool pause = false;
+  // The engine as the transports' FrameSink, for drain_all().
+  transport::FrameSink* sink = nullptr;
+  bool in_poll = false;       // inside a transport's poll(): draining again would re-enter a ring
+  bool draining_all = false;  // inside drain_all(): no pausing
+
+  // Poll every transport until nothing more arrives (bounded), with pausing off: frames that already
+  // arrived become matchable (unexpected queue or posted receives). Used before anything is failed
+  // because a peer died, so that a message that fully arrived before its sender died is still delivered.
+  // No effect (returns false) when called from inside a poll.
+  bool drain_all();
+  // One poll of every transport; returns the frames delivered.
+  int poll_transports();
 
   // Buffered sends (MPI_Buffer_attach).
   void* bsend_buf = nullptr;
