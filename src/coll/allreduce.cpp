@@ -68,11 +68,11 @@ void build_allreduce_into(Schedule& s, void* acc, std::size_t count, const ftmpi
 
 void build_allreduce_recursive_doubling(Schedule& s, const void* sendbuf, void* recvbuf, std::size_t count,
                                         const ftmpi_datatype_s* type, const ftmpi_op_s* op) {
-  void* acc = typed_scratch(s, count, type);
-  copy_typed(is_in_place(sendbuf) ? recvbuf : sendbuf, count, type, acc, count, type);
-  build_allreduce_into(s, acc, count, type, op->commutative,
+  // The combination runs in recvbuf itself (laid out per the type for `count` elements): one scratch
+  // vector (build_allreduce_into's tmp) instead of two, which matters for messages of gigabytes.
+  if (!is_in_place(sendbuf)) copy_typed(sendbuf, count, type, recvbuf, count, type);
+  build_allreduce_into(s, recvbuf, count, type, op->commutative,
                        [=](const void* in, void* inout) { dt::apply(op, in, inout, count, type); });
-  s.local([=] { copy_typed(acc, count, type, recvbuf, count, type); });
 }
 
 void build_allreduce(Schedule& s, const void* sendbuf, void* recvbuf, std::size_t count,

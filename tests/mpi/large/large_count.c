@@ -1,0 +1,264 @@
+/* large_count: single calls that move more than 2^31 bytes (MPI-3.1 counts are int, so the size comes from a
+ * derived type: a contiguous type of 1 MiB, count 2050 = 2^31 + 2^21 bytes).  Exactly 2 ranks.
+ *
+ * Phases (argument "p2p", "coll", "allreduce" or "all"; default all; CTest runs each phase as its own test):
+ *   types  Type_size of a 2050 MiB type is MPI_UNDEFINED, Type_size_x / Type_get_extent_x give the value.
+ *   p2p    rank 0 -> 1: MPI_Send / MPI_Recv of 2050 x 1 MiB; rank 1 -> 0: MPI_Isend of ONE 2050 MiB element /
+ *          MPI_Irecv of 2050 x 1 MiB + Waitall.  Get_count / Get_elements / Get_elements_x of the received
+ *          status: counts that do not fit an int are MPI_UNDEFINED, the _x variant gives the full value.
+ *          MPI_Probe of the pending 2050 MiB message reports the same counts.
+ *   coll   MPI_Bcast of 2050 MiB from rank 1; MPI_Allgather (MPI_IN_PLACE) of 2 blocks of 1025 MiB (total
+ *          2^31 + 2^21); MPI_Gather (MPI_IN_PLACE at the root) of the same.
+ *   allreduce  MPI_Allreduce (MPI_IN_PLACE, MPI_SUM) of 2050 elements of a contiguous type of 131072 doubles
+ *          (2050 MiB).
+ *
+ * Memory: one buffer of 2050 MiB per rank, reused by every phase (the p2p receive lands in it, collectives
+ * run in place); Allreduce adds the library's scratch.  Data are 64-bit words of a position-dependent
+ * pattern (word i of a message is a function of i and a seed), filled in place and verified word by word
+ * after each transfer, so no second 2 GiB reference buffer is needed.  For Allreduce rank r holds
+ * (i mod 1024) + r in double i, so the exact sum is 2 (i mod 1024) + 1.
+ * Rank 0 prints each transfer's wall time and the peak resident memory of each rank (getrusage).  When the
+ * host has less memory than that (plus a margin) available (Linux MemAvailable) the program prints SKIP instead of
+ * risking the OOM killer.
+ * PASS: every word arrives where it belongs and every count/element query gives the sequential value. */
+#define _POSIX_C_SOURCE 200809L
+#include <string.h>
+#include <sys/resource.h>
+
+#include "../common/check.h"
+
+#define MIB ((size_t)1 << 20)
+enum { kBlocks = 2050 };                         /* 1 MiB elements per message: 2^31 + 2^21 bytes */
+static const size_t kTotal = (size_t)kBlocks * MIB;
+
+/* Wall time of each transfer, printed by rank 0 at the end (the figures docs/testing.md quotes). */
+static double g_t_start;
+static char g_times[512];
+/* Both ranks call timer_start() (a barrier, so the figure is not the other rank's filling time). */
+static void timer_start(void) {
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  g_t_start = MPI_Wtime();
+}
+static void timer_stop(const char *op) {
+  if (check_world_rank() != 0) return;
+  size_t used = strlen(g_times);
+  snprintf(g_times + used, sizeof g_times - used, " %s %.2fs", op, MPI_Wtime() - g_t_start);
+}
+
+/* Both ranks together: two 2050 MiB buffers, Allreduce's 1025 MiB of scratch each, and some margin. */
+static unsigned long long need_bytes(int allreduce) { return (allreduce ? 7ull : 5ull) << 30; }
+
+/* Bytes of memory the kernel says are available for new allocations; 0 when unknown (not Linux). */
+static unsigned long long available_bytes(void) {
+  unsigned long long kib = 0;
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (!f) return 0;
+  char line[128];
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1) break;
+  fclose(f);
+  return kib * 1024;
+}
+
+static uint64_t word_of(uint64_t seed, size_t i) { return ((uint64_t)i + 1) * 0x9E3779B97F4A7C15ull ^ seed; }
+
+static void fill_words(void *buf, size_t first_word, size_t nwords, uint64_t seed) {
+  uint64_t *w = (uint64_t *)buf + first_word;
+  for (size_t i = 0; i < nwords; i++) w[i] = word_of(seed, first_word + i);
+}
+
+/* Every word of [first_word, first_word + nwords) must hold the pattern. */
+static void verify_words(const void *buf, size_t first_word, size_t nwords, uint64_t seed, const char *what) {
+  const uint64_t *w = (const uint64_t *)buf + first_word;
+  for (size_t i = 0; i < nwords; i++)
+    if (w[i] != word_of(seed, first_word + i))
+      CHECK(0, "%s: word %zu (byte %zu) is %#llx, expected %#llx", what, first_word + i, (first_word + i) * 8,
+            (unsigned long long)w[i], (unsigned long long)word_of(seed, first_word + i));
+}
+
+/* The counts a status of a kTotal-byte message must report. */
+static void check_counts(const MPI_Status *st, MPI_Datatype mib, MPI_Datatype whole, const char *what) {
+  int n = -7;
+  MPI_Count x = -7;
+  CHECK_MPI(MPI_Get_count(st, mib, &n));
+  CHECK(n == kBlocks, "%s: Get_count(1 MiB type) = %d, expected %d", what, n, kBlocks);
+  CHECK_MPI(MPI_Get_count(st, whole, &n));
+  CHECK(n == 1, "%s: Get_count(2050 MiB type) = %d, expected 1", what, n);
+  CHECK_MPI(MPI_Get_count(st, MPI_BYTE, &n));
+  CHECK(n == MPI_UNDEFINED, "%s: Get_count(MPI_BYTE) = %d, expected MPI_UNDEFINED", what, n);
+  CHECK_MPI(MPI_Get_elements(st, MPI_BYTE, &n));
+  CHECK(n == MPI_UNDEFINED, "%s: Get_elements(MPI_BYTE) = %d, expected MPI_UNDEFINED", what, n);
+  CHECK_MPI(MPI_Get_elements(st, mib, &n));  /* basic elements are bytes: 2^31 + 2^21 does not fit */
+  CHECK(n == MPI_UNDEFINED, "%s: Get_elements(1 MiB type) = %d, expected MPI_UNDEFINED", what, n);
+  CHECK_MPI(MPI_Get_elements_x(st, MPI_BYTE, &x));
+  CHECK(x == (MPI_Count)kTotal, "%s: Get_elements_x(MPI_BYTE) = %lld, expected %zu", what, (long long)x, kTotal);
+  CHECK_MPI(MPI_Get_elements_x(st, mib, &x));
+  CHECK(x == (MPI_Count)kTotal, "%s: Get_elements_x(1 MiB type) = %lld, expected %zu", what, (long long)x, kTotal);
+  CHECK_MPI(MPI_Get_count(st, MPI_DOUBLE, &n));
+  CHECK(n == (int)(kTotal / 8), "%s: Get_count(MPI_DOUBLE) = %d, expected %zu", what, n, kTotal / 8);
+}
+
+static void phase_types(MPI_Datatype mib, MPI_Datatype whole) {
+  int size = -7;
+  MPI_Count size_x = -7, lb = -7, extent = -7;
+  CHECK_MPI(MPI_Type_size(mib, &size));
+  CHECK(size == (int)MIB, "Type_size(1 MiB type) = %d", size);
+  CHECK_MPI(MPI_Type_size(whole, &size));
+  CHECK(size == MPI_UNDEFINED, "Type_size(2050 MiB type) = %d, expected MPI_UNDEFINED", size);
+  CHECK_MPI(MPI_Type_size_x(whole, &size_x));
+  CHECK(size_x == (MPI_Count)kTotal, "Type_size_x(2050 MiB type) = %lld", (long long)size_x);
+  CHECK_MPI(MPI_Type_get_extent_x(whole, &lb, &extent));
+  CHECK(lb == 0 && extent == (MPI_Count)kTotal, "Type_get_extent_x = %lld, %lld", (long long)lb, (long long)extent);
+  MPI_Aint alb = -7, aextent = -7;
+  CHECK_MPI(MPI_Type_get_extent(whole, &alb, &aextent));
+  CHECK(alb == 0 && aextent == (MPI_Aint)kTotal, "Type_get_extent = %ld, %ld", (long)alb, (long)aextent);
+}
+
+static void phase_p2p(int rank, char *buf, MPI_Datatype mib, MPI_Datatype whole) {
+  const size_t nwords = kTotal / 8;
+  MPI_Status st;
+  /* Blocking, 2050 x 1 MiB, 0 -> 1. */
+  if (rank == 0) {
+    fill_words(buf, 0, nwords, 11);
+  } else {
+    memset(buf, 0, 4096);  /* stale data from an earlier phase must not pass for a transfer */
+    memset(buf + kTotal - 4096, 0, 4096);
+  }
+  timer_start();
+  if (rank == 0) {
+    CHECK_MPI(MPI_Send(buf, kBlocks, mib, 1, 5, MPI_COMM_WORLD));
+    timer_stop("Send");
+  } else {
+    CHECK_MPI(MPI_Recv(buf, kBlocks, mib, 0, 5, MPI_COMM_WORLD, &st));
+    CHECK(st.MPI_SOURCE == 0 && st.MPI_TAG == 5, "Recv status source %d tag %d", st.MPI_SOURCE, st.MPI_TAG);
+    verify_words(buf, 0, nwords, 11, "Send/Recv");
+    check_counts(&st, mib, whole, "Recv");
+  }
+  /* Non-blocking, ONE 2050 MiB element against 2050 x 1 MiB, 1 -> 0; the receiver probes first. */
+  MPI_Request req;
+  if (rank == 1) {
+    fill_words(buf, 0, nwords, 12);
+  } else {
+    memset(buf, 0, 4096);
+    memset(buf + kTotal - 4096, 0, 4096);
+  }
+  timer_start();
+  if (rank == 1) {
+    CHECK_MPI(MPI_Isend(buf, 1, whole, 0, 6, MPI_COMM_WORLD, &req));
+    CHECK_MPI(MPI_Waitall(1, &req, MPI_STATUSES_IGNORE));
+  } else {
+    CHECK_MPI(MPI_Probe(1, 6, MPI_COMM_WORLD, &st));
+    check_counts(&st, mib, whole, "Probe");
+    CHECK_MPI(MPI_Irecv(buf, kBlocks, mib, 1, 6, MPI_COMM_WORLD, &req));
+    CHECK_MPI(MPI_Waitall(1, &req, &st));
+    timer_stop("Probe+Irecv+Wait");
+    verify_words(buf, 0, nwords, 12, "Isend/Irecv");
+    check_counts(&st, mib, whole, "Irecv");
+  }
+}
+
+static void phase_coll(int rank, char *buf, MPI_Datatype mib) {
+  const size_t nwords = kTotal / 8, half_words = nwords / 2;
+  const int half = kBlocks / 2;
+
+  /* Bcast from rank 1. */
+  if (rank == 1) fill_words(buf, 0, nwords, 21);
+  else memset(buf, 0, kTotal);
+  timer_start();
+  CHECK_MPI(MPI_Bcast(buf, kBlocks, mib, 1, MPI_COMM_WORLD));
+  timer_stop("Bcast");
+  if (rank == 0) verify_words(buf, 0, nwords, 21, "Bcast");
+  else verify_words(buf, 0, 1024, 21, "Bcast (root's buffer)");
+
+  /* Allgather in place: rank r owns words [r * half_words, (r + 1) * half_words). */
+  memset(buf + (size_t)(1 - rank) * half * MIB, 0, (size_t)half * MIB);
+  fill_words(buf, (size_t)rank * half_words, half_words, 22);
+  timer_start();
+  CHECK_MPI(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, half, mib, MPI_COMM_WORLD));
+  timer_stop("Allgather");
+  verify_words(buf, 0, nwords, 22, "Allgather");
+
+  /* Gather in place at rank 0. */
+  if (rank == 0) {
+    fill_words(buf, 0, half_words, 23);
+    memset(buf + (size_t)half * MIB, 0, (size_t)half * MIB);
+  } else {
+    fill_words(buf, half_words, half_words, 23);
+  }
+  timer_start();
+  if (rank == 0) {
+    CHECK_MPI(MPI_Gather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, half, mib, 0, MPI_COMM_WORLD));
+    timer_stop("Gather");
+    verify_words(buf, 0, nwords, 23, "Gather");
+  } else {
+    CHECK_MPI(MPI_Gather(buf + (size_t)half * MIB, half, mib, NULL, 0, MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD));
+  }
+}
+
+static void phase_allreduce(int rank, char *buf) {
+  /* Allreduce (sum) in place on 2050 x (131072 doubles). */
+  MPI_Datatype dmib;
+  CHECK_MPI(MPI_Type_contiguous((int)(MIB / sizeof(double)), MPI_DOUBLE, &dmib));
+  CHECK_MPI(MPI_Type_commit(&dmib));
+  double *d = (double *)buf;
+  const size_t nd = kTotal / sizeof(double);
+  for (size_t i = 0; i < nd; i++) d[i] = (double)(i & 1023) + rank;
+  timer_start();
+  CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, buf, kBlocks, dmib, MPI_SUM, MPI_COMM_WORLD));
+  timer_stop("Allreduce");
+  for (size_t i = 0; i < nd; i++)
+    if (d[i] != (double)(2 * (i & 1023) + 1))
+      CHECK(0, "Allreduce: double %zu is %g, expected %g", i, d[i], (double)(2 * (i & 1023) + 1));
+  CHECK_MPI(MPI_Type_free(&dmib));
+}
+
+int main(int argc, char **argv) {
+  int rank, size;
+  CHECK_MPI(MPI_Init(&argc, &argv));
+  CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+  CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
+  CHECK(size == 2, "needs exactly 2 ranks");
+  const char *what = argc > 1 ? argv[1] : "all";
+  const int all = !strcmp(what, "all");
+  const int do_p2p = all || !strcmp(what, "p2p");
+  const int do_coll = all || !strcmp(what, "coll");
+  const int do_allreduce = all || !strcmp(what, "allreduce");
+  CHECK(do_p2p || do_coll || do_allreduce, "unknown phase '%s' (p2p, coll, allreduce or all)", what);
+
+  MPI_Datatype mib, whole;
+  CHECK_MPI(MPI_Type_contiguous((int)MIB, MPI_BYTE, &mib));
+  CHECK_MPI(MPI_Type_commit(&mib));
+  CHECK_MPI(MPI_Type_contiguous(kBlocks, mib, &whole));
+  CHECK_MPI(MPI_Type_commit(&whole));
+  phase_types(mib, whole);
+
+  unsigned long long avail = rank == 0 ? available_bytes() : 0;
+  CHECK_MPI(MPI_Bcast(&avail, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD));
+  if (avail != 0 && avail < need_bytes(do_allreduce)) {
+    if (rank == 0)
+      printf("SKIP large_count %s: %.1f GiB of memory available, %.1f GiB needed\n", what,
+             avail / 1073741824.0, need_bytes(do_allreduce) / 1073741824.0);
+  } else {
+    char *buf = (char *)malloc(kTotal);
+    CHECK(buf != NULL, "cannot allocate %zu bytes", kTotal);
+    memset(buf, 0xa5, kTotal);  /* fault the pages in once, outside the timed transfers (not 0: calloc-able) */
+    double t0 = MPI_Wtime();
+    if (do_p2p) phase_p2p(rank, buf, mib, whole);
+    if (do_coll) phase_coll(rank, buf, mib);
+    if (do_allreduce) phase_allreduce(rank, buf);
+    double t1 = MPI_Wtime();
+    free(buf);
+    struct rusage ru;
+    CHECK(getrusage(RUSAGE_SELF, &ru) == 0);
+    long rss[2] = {0, 0}, mine = ru.ru_maxrss;  /* KiB on Linux */
+    CHECK_MPI(MPI_Gather(&mine, 1, MPI_LONG, rss, 1, MPI_LONG, 0, MPI_COMM_WORLD));
+    if (rank == 0)
+      printf("large_count %s: %.2fs in all;%s; peak RSS %.2f + %.2f GiB\n", what, t1 - t0, g_times,
+             rss[0] / 1048576.0, rss[1] / 1048576.0);
+  }
+  CHECK_MPI(MPI_Type_free(&whole));
+  CHECK_MPI(MPI_Type_free(&mib));
+  check_pass("large_count");
+  CHECK_MPI(MPI_Finalize());
+  return 0;
+}
