@@ -1,12 +1,15 @@
 /* large_count: single calls that move more than 2^31 bytes (MPI-3.1 counts are int, so the size comes from a
  * derived type: a contiguous type of 1 MiB, count 2050 = 2^31 + 2^21 bytes).  Exactly 2 ranks.
  *
- * Phases (argument "p2p", "coll", "allreduce" or "all"; default all; CTest runs each phase as its own test):
- *   types  Type_size of a 2050 MiB type is MPI_UNDEFINED, Type_size_x / Type_get_extent_x give the value.
+ * Phases (argument "types", "p2p", "coll", "allreduce" or "all"; default all; CTest runs each as its own test):
+ *   types  (always) Type_size of a 2050 MiB type is MPI_UNDEFINED, Type_size_x / Type_get_extent_x give the
+ *          value; statuses set with Status_set_elements_x report such counts; a type of more than 2^63 bytes
+ *          is refused with an error.
  *   p2p    rank 0 -> 1: MPI_Send / MPI_Recv of 2050 x 1 MiB; rank 1 -> 0: MPI_Isend of ONE 2050 MiB element /
  *          MPI_Irecv of 2050 x 1 MiB + Waitall.  Get_count / Get_elements / Get_elements_x of the received
  *          status: counts that do not fit an int are MPI_UNDEFINED, the _x variant gives the full value.
- *          MPI_Probe of the pending 2050 MiB message reports the same counts.
+ *          MPI_Probe of the pending 2050 MiB message reports the same counts.  MPI_Sendrecv_replace of
+ *          2050 MiB from rank 0 (the library sends a packed copy: 2 GiB more on rank 0).
  *   coll   MPI_Bcast of 2050 MiB from rank 1; MPI_Allgather (MPI_IN_PLACE) of 2 blocks of 1025 MiB (total
  *          2^31 + 2^21); MPI_Gather (MPI_IN_PLACE at the root) of the same.
  *   allreduce  MPI_Allreduce (MPI_IN_PLACE, MPI_SUM) of 2050 elements of a contiguous type of 131072 doubles
@@ -45,8 +48,9 @@ static void timer_stop(const char *op) {
   snprintf(g_times + used, sizeof g_times - used, " %s %.2fs", op, MPI_Wtime() - g_t_start);
 }
 
-/* Both ranks together: two 2050 MiB buffers, Allreduce's 1025 MiB of scratch each, and some margin. */
-static unsigned long long need_bytes(int allreduce) { return (allreduce ? 7ull : 5ull) << 30; }
+/* Both ranks together: two 2050 MiB buffers, plus Allreduce's 1025 MiB of scratch on each rank or
+ * Sendrecv_replace's 2050 MiB copy on rank 0, and some margin. */
+static unsigned long long need_bytes(int big_phase) { return (big_phase ? 7ull : 5ull) << 30; }
 
 /* Bytes of memory the kernel says are available for new allocations; 0 when unknown (not Linux). */
 static unsigned long long available_bytes(void) {
@@ -112,6 +116,39 @@ static void phase_types(MPI_Datatype mib, MPI_Datatype whole) {
   MPI_Aint alb = -7, aextent = -7;
   CHECK_MPI(MPI_Type_get_extent(whole, &alb, &aextent));
   CHECK(alb == 0 && aextent == (MPI_Aint)kTotal, "Type_get_extent = %ld, %ld", (long)alb, (long)aextent);
+
+  /* Statuses made by hand: three 2050 MiB elements (elements are basic ones: bytes), and 2^31 + 2^21 bytes. */
+  MPI_Status st;
+  int n = -7;
+  MPI_Count x = -7;
+  CHECK_MPI(MPI_Status_set_elements_x(&st, whole, 3 * (MPI_Count)kTotal));
+  CHECK_MPI(MPI_Get_elements_x(&st, whole, &x));
+  CHECK(x == 3 * (MPI_Count)kTotal, "Get_elements_x after Status_set_elements_x(whole, 3 x 2050 MiB) = %lld",
+        (long long)x);
+  CHECK_MPI(MPI_Get_count(&st, whole, &n));
+  CHECK(n == 3, "Get_count after Status_set_elements_x(3 x 2050 MiB) = %d", n);
+  CHECK_MPI(MPI_Get_count(&st, mib, &n));
+  CHECK(n == 3 * kBlocks, "Get_count(1 MiB type) after Status_set_elements_x(3 x 2050 MiB) = %d", n);
+  CHECK_MPI(MPI_Get_elements_x(&st, MPI_BYTE, &x));
+  CHECK(x == 3 * (MPI_Count)kTotal, "Get_elements_x after Status_set_elements_x(3 x 2050 MiB) = %lld", (long long)x);
+  CHECK_MPI(MPI_Status_set_elements_x(&st, MPI_BYTE, (MPI_Count)kTotal));
+  CHECK_MPI(MPI_Get_count(&st, MPI_BYTE, &n));
+  CHECK(n == MPI_UNDEFINED, "Get_count(MPI_BYTE) of 2^31 + 2^21 bytes = %d", n);
+  CHECK_MPI(MPI_Get_count(&st, whole, &n));
+  CHECK(n == 1, "Get_count(2050 MiB type) of 2^31 + 2^21 bytes = %d", n);
+
+  /* A type whose size overflows 64 bits is refused with an error, not wrapped around. */
+  MPI_Datatype huge = MPI_DATATYPE_NULL, too_big = MPI_DATATYPE_NULL;
+  CHECK_MPI(MPI_Type_contiguous(1 << 28, whole, &huge));  /* 2^59 + 2^49 bytes: still fits */
+  CHECK_MPI(MPI_Type_size_x(huge, &x));
+  CHECK(x == ((MPI_Count)1 << 28) * (MPI_Count)kTotal, "Type_size_x(2^28 x 2050 MiB) = %lld", (long long)x);
+  CHECK_MPI(MPI_Type_size(huge, &n));
+  CHECK(n == MPI_UNDEFINED, "Type_size(2^28 x 2050 MiB) = %d", n);
+  WITH_ERRORS_RETURN(MPI_COMM_WORLD, {
+    int rc = MPI_Type_contiguous(16, huge, &too_big);
+    CHECK(rc != MPI_SUCCESS, "Type_contiguous(16 x 2^59 bytes) succeeded");
+  });
+  CHECK_MPI(MPI_Type_free(&huge));
 }
 
 static void phase_p2p(int rank, char *buf, MPI_Datatype mib, MPI_Datatype whole) {
@@ -154,6 +191,21 @@ static void phase_p2p(int rank, char *buf, MPI_Datatype mib, MPI_Datatype whole)
     timer_stop("Probe+Irecv+Wait");
     verify_words(buf, 0, nwords, 12, "Isend/Irecv");
     check_counts(&st, mib, whole, "Irecv");
+  }
+  /* Sendrecv_replace, 0 -> 1 (its receive from MPI_PROC_NULL: a two-way exchange would need a third 2 GiB
+   * buffer on each rank for the library's packed copy). */
+  if (rank == 0) fill_words(buf, 0, nwords, 13);
+  else memset(buf, 0, 4096);
+  timer_start();
+  if (rank == 0) {
+    CHECK_MPI(MPI_Sendrecv_replace(buf, kBlocks, mib, 1, 7, MPI_PROC_NULL, 7, MPI_COMM_WORLD, &st));
+    timer_stop("Sendrecv_replace");
+    CHECK(st.MPI_SOURCE == MPI_PROC_NULL, "Sendrecv_replace from PROC_NULL: source %d", st.MPI_SOURCE);
+    verify_words(buf, 0, 1024, 13, "Sendrecv_replace (sender's buffer)");
+  } else {
+    CHECK_MPI(MPI_Recv(buf, kBlocks, mib, 0, 7, MPI_COMM_WORLD, &st));
+    verify_words(buf, 0, nwords, 13, "Sendrecv_replace");
+    check_counts(&st, mib, whole, "Recv from Sendrecv_replace");
   }
 }
 
@@ -223,7 +275,9 @@ int main(int argc, char **argv) {
   const int do_p2p = all || !strcmp(what, "p2p");
   const int do_coll = all || !strcmp(what, "coll");
   const int do_allreduce = all || !strcmp(what, "allreduce");
-  CHECK(do_p2p || do_coll || do_allreduce, "unknown phase '%s' (p2p, coll, allreduce or all)", what);
+  const int only_types = !strcmp(what, "types");
+  CHECK(do_p2p || do_coll || do_allreduce || only_types, "unknown phase '%s' (types, p2p, coll, allreduce or all)",
+        what);
 
   MPI_Datatype mib, whole;
   CHECK_MPI(MPI_Type_contiguous((int)MIB, MPI_BYTE, &mib));
@@ -232,12 +286,19 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Type_commit(&whole));
   phase_types(mib, whole);
 
+  if (only_types) {  /* no 2 GiB buffers */
+    CHECK_MPI(MPI_Type_free(&whole));
+    CHECK_MPI(MPI_Type_free(&mib));
+    check_pass("large_count types");
+    CHECK_MPI(MPI_Finalize());
+    return 0;
+  }
   unsigned long long avail = rank == 0 ? available_bytes() : 0;
   CHECK_MPI(MPI_Bcast(&avail, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD));
-  if (avail != 0 && avail < need_bytes(do_allreduce)) {
+  if (avail != 0 && avail < need_bytes(do_allreduce || do_p2p)) {
     if (rank == 0)
       printf("SKIP large_count %s: %.1f GiB of memory available, %.1f GiB needed\n", what,
-             avail / 1073741824.0, need_bytes(do_allreduce) / 1073741824.0);
+             avail / 1073741824.0, need_bytes(do_allreduce || do_p2p) / 1073741824.0);
   } else {
     char *buf = (char *)malloc(kTotal);
     CHECK(buf != NULL, "cannot allocate %zu bytes", kTotal);
