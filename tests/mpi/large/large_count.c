@@ -4,7 +4,8 @@
  * Phases (argument "types", "p2p", "coll", "allreduce" or "all"; default all; CTest runs each as its own test):
  *   types  (always) Type_size of a 2050 MiB type is MPI_UNDEFINED, Type_size_x / Type_get_extent_x give the
  *          value; statuses set with Status_set_elements_x report such counts; a type of more than 2^63 bytes
- *          is refused with an error.
+ *          is refused with an error; (ftmpi) a receive that cannot get its staging buffer fails with
+ *          MPI_ERR_NO_MEM while the send completes.
  *   p2p    rank 0 -> 1: MPI_Send / MPI_Recv of 2050 x 1 MiB; rank 1 -> 0: MPI_Isend of ONE 2050 MiB element /
  *          MPI_Irecv of 2050 x 1 MiB + Waitall.  Get_count / Get_elements / Get_elements_x of the received
  *          status: counts that do not fit an int are MPI_UNDEFINED, the _x variant gives the full value.
@@ -52,14 +53,14 @@ static void timer_stop(const char *op) {
  * Sendrecv_replace's 2050 MiB copy on rank 0, and some margin. */
 static unsigned long long need_bytes(int big_phase) { return (big_phase ? 7ull : 5ull) << 30; }
 
-/* Bytes of memory the kernel says are available for new allocations; 0 when unknown (not Linux). */
-static unsigned long long available_bytes(void) {
-  unsigned long long kib = 0;
+/* A value from /proc/meminfo in bytes (0 if absent, e.g. not Linux). */
+static unsigned long long meminfo_bytes(const char *key) {
+  unsigned long long kib = 0, v;
+  char line[128], name[64];
   FILE *f = fopen("/proc/meminfo", "r");
   if (!f) return 0;
-  char line[128];
   while (fgets(line, sizeof line, f))
-    if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1) break;
+    if (sscanf(line, "%63[^:]: %llu", name, &v) == 2 && !strcmp(name, key)) kib = v;
   fclose(f);
   return kib * 1024;
 }
@@ -150,6 +151,57 @@ static void phase_types(MPI_Datatype mib, MPI_Datatype whole) {
   });
   CHECK_MPI(MPI_Type_free(&huge));
 }
+
+#if defined(FTMPI) && defined(__linux__)
+#include <sys/mman.h>
+/* GiB that this host certainly refuses to malloc in one piece (twice RAM + swap, at least 40), or 0 when the
+ * kernel might grant it (vm.overcommit_memory = 1 grants everything). */
+static int refused_gib(void) {
+  int mode = -1;
+  FILE *f = fopen("/proc/sys/vm/overcommit_memory", "r");
+  if (f) {
+    if (fscanf(f, "%d", &mode) != 1) mode = -1;
+    fclose(f);
+  }
+  unsigned long long total = meminfo_bytes("MemTotal") + meminfo_bytes("SwapTotal");
+  if ((mode != 0 && mode != 2) || total == 0) return 0;
+  unsigned long long gib = 2 * total / (1ull << 30) + 1;
+  return gib < 40 ? 40 : gib > 4096 ? 0 : (int)gib;
+}
+
+/* ftmpi only: a non-contiguous receive of more than the host's memory needs a staging buffer the kernel
+ * refuses. The receive must fail with MPI_ERR_NO_MEM and the send complete: no crash, no hang. The sender's
+ * bytes are an untouched read-only mapping (zero pages, no memory used); nothing is moved because the
+ * receiver gives up first. */
+static void staging_out_of_memory(int rank) {
+  int n = rank == 0 ? refused_gib() : 0;
+  CHECK_MPI(MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  if (n == 0) {
+    if (rank == 0) printf("SKIP staging out-of-memory check: this host might grant the allocation\n");
+    return;
+  }
+  const size_t nbytes = (size_t)n << 30;
+  MPI_Datatype gib_type, sparse;
+  CHECK_MPI(MPI_Type_contiguous(1 << 30, MPI_BYTE, &gib_type));
+  CHECK_MPI(MPI_Type_commit(&gib_type));
+  CHECK_MPI(MPI_Type_vector(n, 1, 2, gib_type, &sparse));  /* n GiB of data, every other GiB */
+  CHECK_MPI(MPI_Type_commit(&sparse));
+  if (rank == 0) {
+    void *src = mmap(NULL, nbytes, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    CHECK(src != MAP_FAILED, "mmap of %d GiB (no reserve) failed", n);
+    CHECK_MPI(MPI_Send(src, n, gib_type, 1, 9, MPI_COMM_WORLD));
+    munmap(src, nbytes);
+  } else {
+    char never_written = 0;  /* the receive fails before it unpacks anything */
+    MPI_Status st;
+    WITH_ERRORS_RETURN(MPI_COMM_WORLD, {
+      CHECK_CLASS(MPI_Recv(&never_written, 1, sparse, 0, 9, MPI_COMM_WORLD, &st), MPI_ERR_NO_MEM);
+    });
+  }
+  CHECK_MPI(MPI_Type_free(&sparse));
+  CHECK_MPI(MPI_Type_free(&gib_type));
+}
+#endif
 
 static void phase_p2p(int rank, char *buf, MPI_Datatype mib, MPI_Datatype whole) {
   const size_t nwords = kTotal / 8;
@@ -287,13 +339,16 @@ int main(int argc, char **argv) {
   phase_types(mib, whole);
 
   if (only_types) {  /* no 2 GiB buffers */
+#if defined(FTMPI) && defined(__linux__)
+    staging_out_of_memory(rank);
+#endif
     CHECK_MPI(MPI_Type_free(&whole));
     CHECK_MPI(MPI_Type_free(&mib));
     check_pass("large_count types");
     CHECK_MPI(MPI_Finalize());
     return 0;
   }
-  unsigned long long avail = rank == 0 ? available_bytes() : 0;
+  unsigned long long avail = rank == 0 ? meminfo_bytes("MemAvailable") : 0;
   CHECK_MPI(MPI_Bcast(&avail, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD));
   if (avail != 0 && avail < need_bytes(do_allreduce || do_p2p)) {
     if (rank == 0)
