@@ -118,14 +118,14 @@ static void phase_types(MPI_Datatype mib, MPI_Datatype whole) {
   CHECK_MPI(MPI_Type_get_extent(whole, &alb, &aextent));
   CHECK(alb == 0 && aextent == (MPI_Aint)kTotal, "Type_get_extent = %ld, %ld", (long)alb, (long)aextent);
 
-  /* Statuses made by hand: three 2050 MiB elements (elements are basic ones: bytes), and 2^31 + 2^21 bytes. */
+  /* Statuses made by hand: three 2050 MiB elements, and 2^31 + 2^21 bytes. Set with MPI_BYTE: with a derived
+   * type, MPICH 4.0 multiplies the count by the type's size (the standard counts basic elements). */
   MPI_Status st;
   int n = -7;
   MPI_Count x = -7;
-  CHECK_MPI(MPI_Status_set_elements_x(&st, whole, 3 * (MPI_Count)kTotal));
+  CHECK_MPI(MPI_Status_set_elements_x(&st, MPI_BYTE, 3 * (MPI_Count)kTotal));
   CHECK_MPI(MPI_Get_elements_x(&st, whole, &x));
-  CHECK(x == 3 * (MPI_Count)kTotal, "Get_elements_x after Status_set_elements_x(whole, 3 x 2050 MiB) = %lld",
-        (long long)x);
+  CHECK(x == 3 * (MPI_Count)kTotal, "Get_elements_x(whole) of 3 x 2050 MiB = %lld", (long long)x);
   CHECK_MPI(MPI_Get_count(&st, whole, &n));
   CHECK(n == 3, "Get_count after Status_set_elements_x(3 x 2050 MiB) = %d", n);
   CHECK_MPI(MPI_Get_count(&st, mib, &n));
@@ -138,17 +138,21 @@ static void phase_types(MPI_Datatype mib, MPI_Datatype whole) {
   CHECK_MPI(MPI_Get_count(&st, whole, &n));
   CHECK(n == 1, "Get_count(2050 MiB type) of 2^31 + 2^21 bytes = %d", n);
 
-  /* A type whose size overflows 64 bits is refused with an error, not wrapped around. */
+  /* A type whose size overflows 63 bits is refused with an error, not wrapped around. */
   MPI_Datatype huge = MPI_DATATYPE_NULL, too_big = MPI_DATATYPE_NULL;
   CHECK_MPI(MPI_Type_contiguous(1 << 28, whole, &huge));  /* 2^59 + 2^49 bytes: still fits */
   CHECK_MPI(MPI_Type_size_x(huge, &x));
   CHECK(x == ((MPI_Count)1 << 28) * (MPI_Count)kTotal, "Type_size_x(2^28 x 2050 MiB) = %lld", (long long)x);
   CHECK_MPI(MPI_Type_size(huge, &n));
   CHECK(n == MPI_UNDEFINED, "Type_size(2^28 x 2050 MiB) = %d", n);
+#ifdef FTMPI /* MPICH 4.0 accepts it (the size wraps around) */
   WITH_ERRORS_RETURN(MPI_COMM_WORLD, {
     int rc = MPI_Type_contiguous(16, huge, &too_big);
     CHECK(rc != MPI_SUCCESS, "Type_contiguous(16 x 2^59 bytes) succeeded");
   });
+#else
+  (void)too_big;
+#endif
   CHECK_MPI(MPI_Type_free(&huge));
 }
 
@@ -308,7 +312,18 @@ static void phase_allreduce(int rank, char *buf) {
   const size_t nd = kTotal / sizeof(double);
   for (size_t i = 0; i < nd; i++) d[i] = (double)(i & 1023) + rank;
   timer_start();
+#ifdef FTMPI
   CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, buf, kBlocks, dmib, MPI_SUM, MPI_COMM_WORLD));
+#else /* MPICH 4.0 refuses predefined ops on derived types (MPI_ERR_OP) */
+  int rc = MPI_SUCCESS;
+  WITH_ERRORS_RETURN(MPI_COMM_WORLD, { rc = MPI_Allreduce(MPI_IN_PLACE, buf, kBlocks, dmib, MPI_SUM, MPI_COMM_WORLD); });
+  if (check_class_of(rc) == MPI_ERR_OP) {
+    if (rank == 0) printf("SKIP Allreduce: MPI_SUM on a derived type is refused by this MPI\n");
+    CHECK_MPI(MPI_Type_free(&dmib));
+    return;
+  }
+  CHECK_MPI(rc);
+#endif
   timer_stop("Allreduce");
   for (size_t i = 0; i < nd; i++)
     if (d[i] != (double)(2 * (i & 1023) + 1))
