@@ -766,6 +766,8 @@ FTMPI_DECL(int, Info_delete, (MPI_Info info, const char *key));
 FTMPI_DECL(int, Info_get_valuelen, (MPI_Info info, const char *key, int *valuelen, int *flag));
 FTMPI_DECL(int, Info_get_nkeys, (MPI_Info info, int *nkeys));
 FTMPI_DECL(int, Info_get_nthkey, (MPI_Info info, int n, char *key));
+/* MPI-4.0 (replaces Info_get / Info_get_valuelen): *buflen in = size of value, out = length + 1. */
+FTMPI_DECL(int, Info_get_string, (MPI_Info info, const char *key, int *buflen, char *value, int *flag));
 FTMPI_DECL(int, Info_dup, (MPI_Info info, MPI_Info *newinfo));
 FTMPI_DECL(int, Info_free, (MPI_Info * info));
 FTMPI_DECL(int, Pcontrol, (const int level, ...));

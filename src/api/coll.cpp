@@ -1,5 +1,6 @@
 // Collective C functions (MPI-3.1 §5): Barrier, Bcast, Reduce, Allreduce, Gather, Scatter, Allgather.
 // Argument checking here; algorithms in src/coll/. Errors go through the communicator's handler.
+#include "api/coll_inter.h"
 #include "api/coll_prepare.h"
 #include "api/common.h"
 #include "coll/coll.h"
@@ -8,7 +9,15 @@
 
 using ftmpi::Errc;
 using ftmpi::Status;
+using ftmpi::api::prepare_inter_allgather;
+using ftmpi::api::prepare_inter_allreduce;
+using ftmpi::api::prepare_inter_barrier;
+using ftmpi::api::prepare_inter_bcast;
+using ftmpi::api::prepare_inter_gather;
+using ftmpi::api::prepare_inter_reduce;
+using ftmpi::api::prepare_inter_scatter;
 using ftmpi::api::ret;
+using ftmpi::api::run_collective;
 using ftmpi::api::rt;
 using ftmpi::api::valid_type;
 using ftmpi::coll::is_in_place;
@@ -32,7 +41,7 @@ std::size_t sz(int n) { return static_cast<std::size_t>(n); }
 extern "C" int PMPI_Barrier(MPI_Comm comm) {
   FTMPI_ENTER("MPI_Barrier");
   FTMPI_CHECK_COMM(comm, "MPI_Barrier");
-  if (comm->is_inter()) return ftmpi::api::inter_barrier(comm, "MPI_Barrier");
+  if (comm->is_inter()) return run_collective(comm, prepare_inter_barrier(comm), "MPI_Barrier");
   return ret(comm, ftmpi::coll::barrier(rt(), comm), "MPI_Barrier");
 }
 FTMPI_ALIAS(Barrier)
@@ -41,7 +50,7 @@ extern "C" int PMPI_Bcast(void* buffer, int count, MPI_Datatype type, int root, 
   static constexpr const char* fn = "MPI_Bcast";
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
-  if (comm->is_inter()) return ftmpi::api::inter_bcast(buffer, count, type, root, comm, fn);
+  if (comm->is_inter()) return run_collective(comm, prepare_inter_bcast(buffer, count, type, root, comm), fn);
   FTMPI_COLL_TRY(coll_check_data(buffer, count, type), comm, fn);
   FTMPI_COLL_TRY(coll_check_root(root, comm), comm, fn);
   return ret(comm, ftmpi::coll::bcast(rt(), comm, buffer, sz(count), type, root), fn);
@@ -53,7 +62,7 @@ extern "C" int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Da
   static constexpr const char* fn = "MPI_Reduce";
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
-  if (comm->is_inter()) return ftmpi::api::inter_reduce(sendbuf, recvbuf, count, type, op, root, comm, fn);
+  if (comm->is_inter()) return run_collective(comm, prepare_inter_reduce(sendbuf, recvbuf, count, type, op, root, comm), fn);
   FTMPI_COLL_TRY(coll_check_root(root, comm), comm, fn);
   const bool am_root = comm->rank == root;
   if (is_in_place(sendbuf) && !am_root)
@@ -72,7 +81,7 @@ extern "C" int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI
   static constexpr const char* fn = "MPI_Allreduce";
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
-  if (comm->is_inter()) return ftmpi::api::inter_allreduce(sendbuf, recvbuf, count, type, op, comm, fn);
+  if (comm->is_inter()) return run_collective(comm, prepare_inter_allreduce(sendbuf, recvbuf, count, type, op, comm), fn);
   if (is_in_place(recvbuf)) return ret(comm, Status(Errc::buffer, "recvbuf is MPI_IN_PLACE"), fn);
   if (!is_in_place(sendbuf)) FTMPI_COLL_TRY(coll_check_data(sendbuf, count, type), comm, fn);
   FTMPI_COLL_TRY(coll_check_data(recvbuf, count, type), comm, fn);
@@ -87,7 +96,7 @@ extern "C" int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype send
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   if (comm->is_inter())
-    return ftmpi::api::inter_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, fn);
+    return run_collective(comm, prepare_inter_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), fn);
   FTMPI_COLL_TRY(coll_check_root(root, comm), comm, fn);
   const bool am_root = comm->rank == root;
   if (is_in_place(sendbuf) && !am_root)
@@ -109,7 +118,7 @@ extern "C" int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sen
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   if (comm->is_inter())
-    return ftmpi::api::inter_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, fn);
+    return run_collective(comm, prepare_inter_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), fn);
   FTMPI_COLL_TRY(coll_check_root(root, comm), comm, fn);
   const bool am_root = comm->rank == root;
   if (is_in_place(recvbuf) && !am_root)
@@ -131,7 +140,7 @@ extern "C" int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype s
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   if (comm->is_inter())
-    return ftmpi::api::inter_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, fn);
+    return run_collective(comm, prepare_inter_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), fn);
   if (is_in_place(recvbuf)) return ret(comm, Status(Errc::buffer, "recvbuf is MPI_IN_PLACE"), fn);
   if (!is_in_place(sendbuf)) FTMPI_COLL_TRY(coll_check_data(sendbuf, sendcount, sendtype), comm, fn);
   FTMPI_COLL_TRY(coll_check_data(recvbuf, recvcount, recvtype), comm, fn);

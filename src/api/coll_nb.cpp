@@ -1,6 +1,8 @@
-// Non-blocking collectives (MPI-3.1 §5.12): Ibarrier ... Iexscan on intracommunicators. Each checks its
+// Non-blocking collectives (MPI-3.1 §5.12): Ibarrier ... Iexscan (all but Iscan/Iexscan also on
+// intercommunicators, through api/coll_inter.h). Each checks its
 // arguments like its blocking form (api/coll_prepare.cpp), builds the same schedule and hands it to the
 // progress loop (coll::start); failures of members and revokes are reported at completion (Wait/Test).
+#include "api/coll_inter.h"
 #include "api/coll_prepare.h"
 #include "api/common.h"
 
@@ -15,6 +17,7 @@ extern "C" int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   if (!request) return ret(comm, no_request(), fn);
+  if (comm->is_inter()) return start_collective(comm, prepare_inter_barrier(comm), request, fn);
   return start_collective(comm, prepare_barrier(comm), request, fn);
 }
 FTMPI_ALIAS(Ibarrier)
@@ -24,6 +27,7 @@ extern "C" int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int r
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   if (!request) return ret(comm, no_request(), fn);
+  if (comm->is_inter()) return start_collective(comm, prepare_inter_bcast(buffer, count, datatype, root, comm), request, fn);
   return start_collective(comm, prepare_bcast(buffer, count, datatype, root, comm), request, fn);
 }
 FTMPI_ALIAS(Ibcast)
@@ -33,6 +37,7 @@ extern "C" int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sen
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   if (!request) return ret(comm, no_request(), fn);
+  if (comm->is_inter()) return start_collective(comm, prepare_inter_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), request, fn);
   return start_collective(comm, prepare_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), request, fn);
 }
 FTMPI_ALIAS(Igather)
@@ -42,6 +47,7 @@ extern "C" int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype se
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   if (!request) return ret(comm, no_request(), fn);
+  if (comm->is_inter()) return start_collective(comm, prepare_inter_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm), request, fn);
   return start_collective(comm, prepare_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm), request, fn);
 }
 FTMPI_ALIAS(Igatherv)
@@ -51,6 +57,7 @@ extern "C" int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype se
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   if (!request) return ret(comm, no_request(), fn);
+  if (comm->is_inter()) return start_collective(comm, prepare_inter_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), request, fn);
   return start_collective(comm, prepare_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), request, fn);
 }
 FTMPI_ALIAS(Iscatter)
@@ -60,6 +67,7 @@ extern "C" int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   if (!request) return ret(comm, no_request(), fn);
+  if (comm->is_inter()) return start_collective(comm, prepare_inter_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm), request, fn);
   return start_collective(comm, prepare_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm), request, fn);
 }
 FTMPI_ALIAS(Iscatterv)
@@ -69,6 +77,7 @@ extern "C" int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype 
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   if (!request) return ret(comm, no_request(), fn);
+  if (comm->is_inter()) return start_collective(comm, prepare_inter_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), request, fn);
   return start_collective(comm, prepare_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), request, fn);
 }
 FTMPI_ALIAS(Iallgather)
@@ -78,6 +87,7 @@ extern "C" int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   if (!request) return ret(comm, no_request(), fn);
+  if (comm->is_inter()) return start_collective(comm, prepare_inter_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm), request, fn);
   return start_collective(comm, prepare_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm), request, fn);
 }
 FTMPI_ALIAS(Iallgatherv)
@@ -87,6 +97,7 @@ extern "C" int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype s
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   if (!request) return ret(comm, no_request(), fn);
+  if (comm->is_inter()) return start_collective(comm, prepare_inter_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), request, fn);
   return start_collective(comm, prepare_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), request, fn);
 }
 FTMPI_ALIAS(Ialltoall)
@@ -96,6 +107,7 @@ extern "C" int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], cons
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   if (!request) return ret(comm, no_request(), fn);
+  if (comm->is_inter()) return start_collective(comm, prepare_inter_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm), request, fn);
   return start_collective(comm, prepare_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm), request, fn);
 }
 FTMPI_ALIAS(Ialltoallv)
@@ -105,6 +117,7 @@ extern "C" int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], cons
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   if (!request) return ret(comm, no_request(), fn);
+  if (comm->is_inter()) return start_collective(comm, prepare_inter_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm), request, fn);
   return start_collective(comm, prepare_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm), request, fn);
 }
 FTMPI_ALIAS(Ialltoallw)
@@ -114,6 +127,7 @@ extern "C" int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_D
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   if (!request) return ret(comm, no_request(), fn);
+  if (comm->is_inter()) return start_collective(comm, prepare_inter_reduce(sendbuf, recvbuf, count, datatype, op, root, comm), request, fn);
   return start_collective(comm, prepare_reduce(sendbuf, recvbuf, count, datatype, op, root, comm), request, fn);
 }
 FTMPI_ALIAS(Ireduce)
@@ -123,6 +137,7 @@ extern "C" int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MP
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   if (!request) return ret(comm, no_request(), fn);
+  if (comm->is_inter()) return start_collective(comm, prepare_inter_allreduce(sendbuf, recvbuf, count, datatype, op, comm), request, fn);
   return start_collective(comm, prepare_allreduce(sendbuf, recvbuf, count, datatype, op, comm), request, fn);
 }
 FTMPI_ALIAS(Iallreduce)
@@ -132,6 +147,7 @@ extern "C" int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const in
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   if (!request) return ret(comm, no_request(), fn);
+  if (comm->is_inter()) return start_collective(comm, prepare_inter_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm), request, fn);
   return start_collective(comm, prepare_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm), request, fn);
 }
 FTMPI_ALIAS(Ireduce_scatter)
@@ -141,6 +157,7 @@ extern "C" int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, in
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   if (!request) return ret(comm, no_request(), fn);
+  if (comm->is_inter()) return start_collective(comm, prepare_inter_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm), request, fn);
   return start_collective(comm, prepare_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm), request, fn);
 }
 FTMPI_ALIAS(Ireduce_scatter_block)

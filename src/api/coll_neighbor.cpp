@@ -82,7 +82,7 @@ Blocks typed(std::size_t n, const int* counts, const MPI_Aint* displs, const MPI
 
 SchedulePtr exchange(MPI_Comm comm, const Neighbors& nb, const void* sendbuf, const Blocks& sends, void* recvbuf,
                      const Blocks& recvs) {
-  auto s = std::make_unique<ftmpi::coll::Schedule>(comm);
+  auto s = std::make_unique<ftmpi::coll::Schedule>(comm, &ftmpi::api::rt().scratch());
   ftmpi::coll::build_neighbor_exchange(*s, nb, sendbuf, sends, recvbuf, recvs);
   return s;
 }

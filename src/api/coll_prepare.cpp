@@ -28,14 +28,38 @@ Status coll_check_op(MPI_Op op, MPI_Datatype type) {
   return dt::check_op(op, type);
 }
 
-namespace {
+Status coll_check_array(const int* a, int n, const char* what, bool counts) {
+  if (!a) return Status(Errc::arg, std::string(what) + " is NULL");
+  if (counts) {
+    for (int i = 0; i < n; ++i)
+      if (a[i] < 0) return Status(Errc::count, std::string(what) + " has a negative count");
+  }
+  return {};
+}
 
+Status coll_check_types(const MPI_Datatype* types, const int* counts, int n, const char* what) {
+  if (!types) return Status(Errc::arg, std::string(what) + " is NULL");
+  for (int i = 0; i < n; ++i)
+    if (counts[i] > 0 && !valid_type(types[i])) return Status(Errc::type, "invalid or uncommitted datatype");
+  return {};
+}
+
+namespace {
 
 std::size_t sz(int n) { return static_cast<std::size_t>(n); }
 
+// Every collective here is the intracommunicator form: the C functions send intercommunicators to
+// api/coll_inter.h, so one arriving here is a bug of the caller.
 Status check_intra(MPI_Comm comm) {
+  if (comm->is_inter()) return Status(Errc::intern, "intracommunicator collective called on an intercommunicator");
+  return {};
+}
+
+// Scan and Exscan (and their I-forms) are defined on intracommunicators only (MPI-3.1 §5.11).
+Status check_scan_comm(MPI_Comm comm) {
   if (comm->is_inter())
-    return Status(Errc::unsupported, "collectives on intercommunicators are not implemented in ftmpi yet");
+    return Status(Errc::comm, "MPI_Scan and MPI_Exscan (and their non-blocking forms) are not defined on "
+                              "intercommunicators");
   return {};
 }
 
@@ -44,14 +68,8 @@ Status check_type(MPI_Datatype type) {
   return {};
 }
 
-// A per-rank array (counts or displacements) of comm->size entries; counts must be non-negative.
 Status check_array(const int* a, MPI_Comm comm, const char* what, bool counts) {
-  if (!a) return Status(Errc::arg, std::string(what) + " is NULL");
-  if (counts) {
-    for (int i = 0; i < comm->size; ++i)
-      if (a[i] < 0) return Status(Errc::count, std::string(what) + " has a negative count");
-  }
-  return {};
+  return coll_check_array(a, comm->size, what, counts);
 }
 
 Status not_in_place(const void* buf, const char* what) {
@@ -69,7 +87,7 @@ Status check_reduction(const void* sendbuf, void* recvbuf, int count, long long 
   return coll_check_op(op, type);
 }
 
-SchedulePtr make(MPI_Comm comm) { return std::make_unique<coll::Schedule>(comm); }
+SchedulePtr make(MPI_Comm comm) { return std::make_unique<coll::Schedule>(comm, &rt().scratch()); }
 
 }  // namespace
 
@@ -245,11 +263,8 @@ Result<SchedulePtr> prepare_alltoallw(const void* sendbuf, const int* sendcounts
                                       const int* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm) {
   FTMPI_TRY(check_intra(comm));
   FTMPI_TRY(not_in_place(recvbuf, "recvbuf"));
-  auto check_types = [&](const MPI_Datatype* types, const int* counts, const char* what) -> Status {
-    if (!types) return Status(Errc::arg, std::string(what) + " is NULL");
-    for (int i = 0; i < comm->size; ++i)
-      if (counts[i] > 0) FTMPI_TRY(check_type(types[i]));
-    return {};
+  auto check_types = [&](const MPI_Datatype* types, const int* counts, const char* what) {
+    return coll_check_types(types, counts, comm->size, what);
   };
   if (!is_in_place(sendbuf)) {
     FTMPI_TRY(check_array(sendcounts, comm, "sendcounts", true));
@@ -288,7 +303,7 @@ Result<SchedulePtr> prepare_reduce_scatter_block(const void* sendbuf, void* recv
 
 Result<SchedulePtr> prepare_scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                                  MPI_Comm comm) {
-  FTMPI_TRY(check_intra(comm));
+  FTMPI_TRY(check_scan_comm(comm));
   FTMPI_TRY(check_reduction(sendbuf, recvbuf, count, count, type, op));
   SchedulePtr s = make(comm);
   coll::build_scan(*s, sendbuf, recvbuf, sz(count), type, op);
@@ -297,7 +312,7 @@ Result<SchedulePtr> prepare_scan(const void* sendbuf, void* recvbuf, int count, 
 
 Result<SchedulePtr> prepare_exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                                    MPI_Comm comm) {
-  FTMPI_TRY(check_intra(comm));
+  FTMPI_TRY(check_scan_comm(comm));
   FTMPI_TRY(check_reduction(sendbuf, recvbuf, count, count, type, op));
   SchedulePtr s = make(comm);
   coll::build_exscan(*s, sendbuf, recvbuf, sz(count), type, op);

@@ -2,8 +2,8 @@
 // the end) and non-blocking (coll::start) forms. Each prepare_X checks X's arguments as MPI-3.1 §5 states
 // them and returns the built schedule, or the error the call must report (Errc::count, type, buffer, root,
 // op, arg, comm) without having started anything. `comm` must be a valid communicator (FTMPI_CHECK_COMM).
-// Intercommunicators are refused with Errc::unsupported here (the non-blocking and vector forms); the
-// blocking Barrier..Allgather have intercommunicator forms (inter_*, below).
+// Intracommunicators only: the C functions send intercommunicators to api/coll_inter.h instead; Scan and
+// Exscan, which MPI defines on intracommunicators only, refuse them here with Errc::comm.
 #pragma once
 #include <memory>
 
@@ -21,6 +21,10 @@ Status coll_check_data(const void* buf, long long count, MPI_Datatype type);
 Status coll_check_root(int root, MPI_Comm comm);
 // A live op that is defined for the type.
 Status coll_check_op(MPI_Op op, MPI_Datatype type);
+// A per-rank array of `n` counts (counts: every entry non-negative) or displacements; NULL is MPI_ERR_ARG.
+Status coll_check_array(const int* a, int n, const char* what, bool counts);
+// Alltoallw's per-rank types: usable wherever the matching count (n entries) is positive.
+Status coll_check_types(const MPI_Datatype* types, const int* counts, int n, const char* what);
 
 using SchedulePtr = std::unique_ptr<coll::Schedule>;
 
@@ -71,23 +75,4 @@ int run_collective(MPI_Comm comm, Result<SchedulePtr> r, const char* fn);
 // Non-blocking form: report `r`'s error, or start the schedule and store its request in *request.
 // Process failures and revokes are reported at completion (Wait/Test), never here.
 int start_collective(MPI_Comm comm, Result<SchedulePtr> r, MPI_Request* request, const char* fn);
-}  // namespace ftmpi::api
-
-namespace ftmpi::api {
-// Intercommunicator forms of the blocking collectives (api/coll_inter.cpp, coll/inter.h): check the
-// arguments as MPI-3.1 §5.2.2 states them for intercommunicators (roots MPI_ROOT / MPI_PROC_NULL / remote
-// rank), run the collective and report through comm's error handler. `comm` must be a valid
-// intercommunicator.
-int inter_barrier(MPI_Comm comm, const char* fn);
-int inter_bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, const char* fn);
-int inter_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
-                 MPI_Comm comm, const char* fn);
-int inter_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
-                    const char* fn);
-int inter_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                 MPI_Datatype recvtype, int root, MPI_Comm comm, const char* fn);
-int inter_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                  MPI_Datatype recvtype, int root, MPI_Comm comm, const char* fn);
-int inter_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                    MPI_Datatype recvtype, MPI_Comm comm, const char* fn);
 }  // namespace ftmpi::api

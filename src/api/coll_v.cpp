@@ -1,7 +1,9 @@
-// Collective C functions added by issue 4 (MPI-3.1 §5, blocking, intracommunicators): Gatherv, Scatterv,
+// Collective C functions added by issue 4 (MPI-3.1 §5, blocking; intercommunicators through api/coll_inter.h
+// except Scan/Exscan, which MPI defines on intracommunicators only): Gatherv, Scatterv,
 // Allgatherv, Alltoall, Alltoallv, Alltoallw, Reduce_scatter, Reduce_scatter_block, Scan, Exscan.
 // Argument checks and schedules in api/coll_prepare.cpp, algorithms in src/coll/. The foundation's
 // collectives are in api/coll.cpp, the non-blocking forms in api/coll_nb.cpp.
+#include "api/coll_inter.h"
 #include "api/coll_prepare.h"
 #include "api/common.h"
 
@@ -11,6 +13,7 @@ extern "C" int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sen
   static constexpr const char* fn = "MPI_Gatherv";
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
+  if (comm->is_inter()) return run_collective(comm, prepare_inter_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm), fn);
   return run_collective(comm, prepare_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm), fn);
 }
 FTMPI_ALIAS(Gatherv)
@@ -19,6 +22,7 @@ extern "C" int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const 
   static constexpr const char* fn = "MPI_Scatterv";
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
+  if (comm->is_inter()) return run_collective(comm, prepare_inter_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm), fn);
   return run_collective(comm, prepare_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm), fn);
 }
 FTMPI_ALIAS(Scatterv)
@@ -27,6 +31,7 @@ extern "C" int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype 
   static constexpr const char* fn = "MPI_Allgatherv";
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
+  if (comm->is_inter()) return run_collective(comm, prepare_inter_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm), fn);
   return run_collective(comm, prepare_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm), fn);
 }
 FTMPI_ALIAS(Allgatherv)
@@ -35,6 +40,7 @@ extern "C" int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype se
   static constexpr const char* fn = "MPI_Alltoall";
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
+  if (comm->is_inter()) return run_collective(comm, prepare_inter_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), fn);
   return run_collective(comm, prepare_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), fn);
 }
 FTMPI_ALIAS(Alltoall)
@@ -43,6 +49,7 @@ extern "C" int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const
   static constexpr const char* fn = "MPI_Alltoallv";
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
+  if (comm->is_inter()) return run_collective(comm, prepare_inter_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm), fn);
   return run_collective(comm, prepare_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm), fn);
 }
 FTMPI_ALIAS(Alltoallv)
@@ -51,6 +58,7 @@ extern "C" int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const
   static constexpr const char* fn = "MPI_Alltoallw";
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
+  if (comm->is_inter()) return run_collective(comm, prepare_inter_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm), fn);
   return run_collective(comm, prepare_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm), fn);
 }
 FTMPI_ALIAS(Alltoallw)
@@ -59,6 +67,7 @@ extern "C" int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int
   static constexpr const char* fn = "MPI_Reduce_scatter";
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
+  if (comm->is_inter()) return run_collective(comm, prepare_inter_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm), fn);
   return run_collective(comm, prepare_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm), fn);
 }
 FTMPI_ALIAS(Reduce_scatter)
@@ -67,6 +76,7 @@ extern "C" int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int
   static constexpr const char* fn = "MPI_Reduce_scatter_block";
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
+  if (comm->is_inter()) return run_collective(comm, prepare_inter_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm), fn);
   return run_collective(comm, prepare_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm), fn);
 }
 FTMPI_ALIAS(Reduce_scatter_block)

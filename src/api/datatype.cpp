@@ -3,6 +3,7 @@
 
 #include "api/attr.h"
 #include "api/common.h"
+#include "api/datatype_common.h"
 #include "api/errors.h"
 #include "datatype/datatype.h"
 #include "datatype/derived.h"
@@ -12,12 +13,9 @@ using ftmpi::Errc;
 using ftmpi::Status;
 namespace dt = ftmpi::dt;
 
-int fail(Errc e, const char* msg, const char* fn) { return ftmpi::api::ret(nullptr, Status(e, msg), fn); }
-
-// A live type that may describe data (not MPI_LB/UB markers): what queries and constructors accept.
-bool describable(const ftmpi_datatype_s* t) {
-  return dt::live(t) && t->basic != dt::Basic::lb && t->basic != dt::Basic::ub;
-}
+using ftmpi::api::describable;
+using ftmpi::api::finish_new_type;
+constexpr auto fail = ftmpi::api::fail_type_call;
 
 int to_int_or_undefined(std::size_t v) { return v > static_cast<std::size_t>(INT_MAX) ? MPI_UNDEFINED : static_cast<int>(v); }
 
@@ -31,12 +29,6 @@ MPI_Count elements_of(const MPI_Status* status, const ftmpi_datatype_s* t) {
   const std::size_t n = dt::elements_in(t, bytes);
   if (dt::bytes_for_elements(t, n) != bytes) return MPI_UNDEFINED;
   return static_cast<MPI_Count>(n);
-}
-
-int finish_new_type(ftmpi::Result<dt::Datatype*> r, MPI_Datatype* newtype, const char* fn) {
-  if (!r.ok()) return ftmpi::api::ret(nullptr, r.status(), fn);
-  *newtype = r.value();
-  return MPI_SUCCESS;
 }
 }  // namespace
 
@@ -107,8 +99,8 @@ extern "C" int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatyp
   if (count < 0) return fail(Errc::count, "negative count", "MPI_Type_contiguous");
   if (!describable(oldtype)) return fail(Errc::type, "invalid datatype", "MPI_Type_contiguous");
   if (newtype == nullptr) return fail(Errc::arg, "newtype is NULL", "MPI_Type_contiguous");
-  return finish_new_type(dt::make_contiguous(static_cast<std::size_t>(count), oldtype), newtype,
-                         "MPI_Type_contiguous");
+  return finish_new_type(dt::make_contiguous(static_cast<std::size_t>(count), oldtype),
+                         {dt::Combiner::contiguous, {count}, {}, {oldtype}}, newtype, "MPI_Type_contiguous");
 }
 FTMPI_ALIAS(Type_contiguous)
 
@@ -120,7 +112,8 @@ extern "C" int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Data
   if (newtype == nullptr) return fail(Errc::arg, "newtype is NULL", "MPI_Type_vector");
   return finish_new_type(dt::make_vector(static_cast<std::size_t>(count), static_cast<std::size_t>(blocklength),
                                          stride, oldtype),
-                         newtype, "MPI_Type_vector");
+                         {dt::Combiner::vector, {count, blocklength, stride}, {}, {oldtype}}, newtype,
+                         "MPI_Type_vector");
 }
 FTMPI_ALIAS(Type_vector)
 
@@ -128,7 +121,7 @@ extern "C" int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   FTMPI_ENTER("MPI_Type_dup");
   if (!dt::live(oldtype)) return fail(Errc::type, "invalid datatype", "MPI_Type_dup");
   if (newtype == nullptr) return fail(Errc::arg, "newtype is NULL", "MPI_Type_dup");
-  int rc = finish_new_type(dt::make_dup(oldtype), newtype, "MPI_Type_dup");
+  int rc = finish_new_type(dt::make_dup(oldtype), {dt::Combiner::dup, {}, {}, {oldtype}}, newtype, "MPI_Type_dup");
   if (rc != MPI_SUCCESS) return rc;
   // Attributes follow their keyvals' copy callbacks (MPI-3.1 §6.7.4); a failing callback undoes the dup.
   if (int crc = ftmpi::api::copy_attributes(ftmpi::attr::ObjectKind::type, oldtype, *newtype); crc != MPI_SUCCESS) {

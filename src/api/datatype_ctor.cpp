@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "api/common.h"
+#include "api/datatype_common.h"
 #include "datatype/datatype.h"
 #include "datatype/derived.h"
 
@@ -15,18 +16,10 @@ using ftmpi::Errc;
 using ftmpi::Status;
 namespace dt = ftmpi::dt;
 
-int fail(Errc e, const char* msg, const char* fn) { return ftmpi::api::ret(nullptr, Status(e, msg), fn); }
-
-// A live type that may describe data (not the MPI_LB/UB markers): what constructors accept as old type.
-bool describable(const ftmpi_datatype_s* t) {
-  return dt::live(t) && t->basic != dt::Basic::lb && t->basic != dt::Basic::ub;
-}
-
-int finish_new_type(ftmpi::Result<dt::Datatype*> r, MPI_Datatype* newtype, const char* fn) {
-  if (!r.ok()) return ftmpi::api::ret(nullptr, r.status(), fn);
-  *newtype = r.value();
-  return MPI_SUCCESS;
-}
+using ftmpi::api::describable;
+using ftmpi::api::finish_new_type;
+using ftmpi::api::int_args;
+constexpr auto fail = ftmpi::api::fail_type_call;
 
 // No single old type to check (MPI_Type_create_struct checks each of its array's entries).
 const ftmpi_datatype_s* const kNoOldType = &ftmpi_dt_byte;
@@ -51,12 +44,7 @@ int hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, M
   if (blocklength < 0) return fail(Errc::count, "negative blocklength", fn);
   return finish_new_type(dt::make_hvector(static_cast<std::size_t>(count), static_cast<std::size_t>(blocklength),
                                           stride, oldtype),
-                         newtype, fn);
-}
-
-// Pack/Unpack bounds: `pos + bytes <= size` without overflow.
-bool fits(int pos, std::size_t bytes, int size) {
-  return pos >= 0 && pos <= size && bytes <= static_cast<std::size_t>(size - pos);
+                         {dt::Combiner::hvector, {count, blocklength}, {stride}, {oldtype}}, newtype, fn);
 }
 }  // namespace
 
@@ -83,6 +71,8 @@ extern "C" int PMPI_Type_indexed(int count, const int array_of_blocklengths[], c
     return rc;
   return finish_new_type(
       dt::make_indexed(static_cast<std::size_t>(count), array_of_blocklengths, array_of_displacements, oldtype),
+      {dt::Combiner::indexed, int_args({count}, count, {array_of_blocklengths, array_of_displacements}), {},
+       {oldtype}},
       newtype, fn);
 }
 FTMPI_ALIAS(Type_indexed)
@@ -97,8 +87,8 @@ extern "C" int PMPI_Type_create_hindexed(int count, const int array_of_blockleng
     return rc;
   const auto displs = to_ptrdiff(count, array_of_displacements);
   return finish_new_type(
-      dt::make_hindexed(static_cast<std::size_t>(count), array_of_blocklengths, displs.data(), oldtype), newtype,
-      fn);
+      dt::make_hindexed(static_cast<std::size_t>(count), array_of_blocklengths, displs.data(), oldtype),
+      {dt::Combiner::hindexed, int_args({count}, count, {array_of_blocklengths}), displs, {oldtype}}, newtype, fn);
 }
 FTMPI_ALIAS(Type_create_hindexed)
 
@@ -112,6 +102,8 @@ extern "C" int PMPI_Type_create_indexed_block(int count, int blocklength, const 
   return finish_new_type(dt::make_indexed_block(static_cast<std::size_t>(count),
                                                 static_cast<std::size_t>(blocklength), array_of_displacements,
                                                 oldtype),
+                         {dt::Combiner::indexed_block, int_args({count, blocklength}, count, {array_of_displacements}),
+                          {}, {oldtype}},
                          newtype, fn);
 }
 FTMPI_ALIAS(Type_create_indexed_block)
@@ -126,7 +118,7 @@ extern "C" int PMPI_Type_create_hindexed_block(int count, int blocklength, const
   const auto displs = to_ptrdiff(count, array_of_displacements);
   return finish_new_type(dt::make_hindexed_block(static_cast<std::size_t>(count),
                                                  static_cast<std::size_t>(blocklength), displs.data(), oldtype),
-                         newtype, fn);
+                         {dt::Combiner::hindexed_block, {count, blocklength}, displs, {oldtype}}, newtype, fn);
 }
 FTMPI_ALIAS(Type_create_hindexed_block)
 
@@ -143,7 +135,7 @@ extern "C" int PMPI_Type_create_struct(int count, const int array_of_blocklength
   std::vector<const dt::Datatype*> types(array_of_types, array_of_types + count);
   return finish_new_type(
       dt::make_struct(static_cast<std::size_t>(count), array_of_blocklengths, displs.data(), types.data()),
-      newtype, fn);
+      {dt::Combiner::struct_, int_args({count}, count, {array_of_blocklengths}), displs, types}, newtype, fn);
 }
 FTMPI_ALIAS(Type_create_struct)
 
@@ -151,7 +143,8 @@ extern "C" int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_A
   FTMPI_ENTER("MPI_Type_create_resized");
   const char* fn = "MPI_Type_create_resized";
   if (int rc = check_ctor(0, true, oldtype, newtype, fn); rc != MPI_SUCCESS) return rc;
-  return finish_new_type(dt::make_resized(oldtype, lb, extent), newtype, fn);
+  return finish_new_type(dt::make_resized(oldtype, lb, extent), {dt::Combiner::resized, {}, {lb, extent}, {oldtype}},
+                         newtype, fn);
 }
 FTMPI_ALIAS(Type_create_resized)
 
@@ -217,7 +210,7 @@ extern "C" int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, 
   if (!ftmpi::api::valid_type(datatype)) return fail(Errc::type, "invalid or uncommitted datatype", fn);
   if (position == nullptr) return fail(Errc::arg, "position is NULL", fn);
   const std::size_t bytes = dt::packed_size(datatype, static_cast<std::size_t>(incount));
-  if (!fits(*position, bytes, outsize))
+  if (!ftmpi::api::buffer_fits(*position, bytes, outsize))
     return ftmpi::api::ret(comm, Status(Errc::truncate, "outbuf too small for the packed data"), fn);
   if (bytes > 0) dt::pack(inbuf, static_cast<std::size_t>(incount), datatype, static_cast<char*>(outbuf) + *position);
   *position += static_cast<int>(bytes);
@@ -234,7 +227,7 @@ extern "C" int PMPI_Unpack(const void* inbuf, int insize, int* position, void* o
   if (!ftmpi::api::valid_type(datatype)) return fail(Errc::type, "invalid or uncommitted datatype", fn);
   if (position == nullptr) return fail(Errc::arg, "position is NULL", fn);
   const std::size_t bytes = dt::packed_size(datatype, static_cast<std::size_t>(outcount));
-  if (!fits(*position, bytes, insize))
+  if (!ftmpi::api::buffer_fits(*position, bytes, insize))
     return ftmpi::api::ret(comm, Status(Errc::truncate, "inbuf holds less than outcount elements"), fn);
   if (bytes > 0) dt::unpack(static_cast<const char*>(inbuf) + *position, bytes, datatype, outbuf);
   *position += static_cast<int>(bytes);

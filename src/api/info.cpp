@@ -109,6 +109,26 @@ extern "C" int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* value
 }
 FTMPI_ALIAS(Info_get_valuelen)
 
+// MPI-4.0 §10: on a hit, copies at most *buflen - 1 characters and a NUL (nothing when *buflen is 0, so
+// value may then be NULL) and sets *buflen to the value's length + 1; on a miss, buflen and value are
+// left alone.
+extern "C" int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag) {
+  static constexpr const char* fn = "MPI_Info_get_string";
+  FTMPI_ENTER(fn);
+  if (Status st = lookup(info); !st.ok()) return fail(st, fn);
+  if (!key) return fail(Status(Errc::info_key, "key is NULL"), fn);
+  if (Status st = ftmpi::Info::check_key(key); !st.ok()) return fail(st, fn);
+  if (!buflen || !flag || *buflen < 0) return fail(Status(Errc::arg, "buflen or flag is NULL, or *buflen < 0"), fn);
+  if (*buflen > 0 && !value) return fail(Status(Errc::arg, "value is NULL with *buflen > 0"), fn);
+  const std::string* v = info->info.get(key);
+  *flag = v != nullptr;
+  if (!v) return MPI_SUCCESS;
+  if (*buflen > 0) ftmpi::copy_c_string(*v, value, static_cast<std::size_t>(*buflen));
+  *buflen = static_cast<int>(v->size()) + 1;
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Info_get_string)
+
 extern "C" int PMPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
   FTMPI_ENTER("MPI_Info_get_nkeys");
   if (Status st = lookup(info); !st.ok()) return fail(st, "MPI_Info_get_nkeys");

@@ -48,6 +48,7 @@ int error_class_of(Errc e) {
     case Errc::info_key: return MPI_ERR_INFO_KEY;
     case Errc::info_value: return MPI_ERR_INFO_VALUE;
     case Errc::info_nokey: return MPI_ERR_INFO_NOKEY;
+    case Errc::conversion: return MPI_ERR_CONVERSION;
   }
   return MPI_ERR_UNKNOWN;
 }

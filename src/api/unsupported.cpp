@@ -37,18 +37,6 @@ FTMPI_UNSUPPORTED(Grequest_start, nullptr,
                    MPI_Request*))
 FTMPI_UNSUPPORTED(Grequest_complete, nullptr, (MPI_Request))
 
-// datatypes: the remaining constructors, decoding, external packing, attributes
-FTMPI_UNSUPPORTED(Type_create_subarray, nullptr,
-                  (int, const int*, const int*, const int*, int, MPI_Datatype, MPI_Datatype*))
-FTMPI_UNSUPPORTED(Type_create_darray, nullptr,
-                  (int, int, int, const int*, const int*, const int*, const int*, int, MPI_Datatype, MPI_Datatype*))
-FTMPI_UNSUPPORTED(Type_get_envelope, nullptr, (MPI_Datatype, int*, int*, int*, int*))
-FTMPI_UNSUPPORTED(Type_get_contents, nullptr, (MPI_Datatype, int, int, int, int*, MPI_Aint*, MPI_Datatype*))
-FTMPI_UNSUPPORTED(Type_match_size, nullptr, (int, int, MPI_Datatype*))
-FTMPI_UNSUPPORTED(Pack_external, nullptr, (const char*, const void*, int, MPI_Datatype, void*, MPI_Aint, MPI_Aint*))
-FTMPI_UNSUPPORTED(Unpack_external, nullptr, (const char*, const void*, MPI_Aint, MPI_Aint*, void*, int, MPI_Datatype))
-FTMPI_UNSUPPORTED(Pack_external_size, nullptr, (const char*, int, MPI_Datatype, MPI_Aint*))
-
 // communicators: creation with info/tags, intercommunicators, info, attributes and keyvals
 
 // deprecated MPI-1 attribute functions (still in MPI-3.1)

@@ -6,6 +6,7 @@
 //    passes to its right neighbour the block it received in the previous round and receives the next one
 //    from its left neighbour. Bandwidth-optimal; p-1 latency terms.
 #include "coll/builders.h"
+#include "runtime/runtime.h"
 #include "coll/coll.h"
 #include "coll/local_copy.h"
 #include "coll/schedule.h"
@@ -80,7 +81,7 @@ void build_allgatherv(Schedule& s, const void* sendbuf, std::size_t sendcount, c
 
 Status allgather(Runtime& rt, ftmpi_comm_s* comm, const void* sendbuf, std::size_t sendcount,
                  const Datatype* sendtype, void* recvbuf, std::size_t recvcount, const Datatype* recvtype) {
-  Schedule s(comm);
+  Schedule s(comm, &rt.scratch());
   build_allgather(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
   return run(rt, s);
 }

@@ -8,63 +8,13 @@
 // correct too. The combine step is a parameter so that context-id allocation can reuse the algorithm on
 // bit masks (coll/mask_allreduce.h).
 #include "coll/allreduce_schedule.h"
-
+#include "runtime/runtime.h"
 #include "coll/builders.h"
 #include "coll/coll.h"
 #include "coll/local_copy.h"
 #include "coll/tuning.h"
 
 namespace ftmpi::coll {
-
-void build_allreduce_into(Schedule& s, void* acc, std::size_t count, const ftmpi_datatype_s* type, bool commutative,
-                          const Combine& combine) {
-  const int p = s.comm()->size, me = s.comm()->rank;
-  void* tmp = typed_scratch(s, count, type);
-  int pof2 = 1;
-  while (pof2 * 2 <= p) pof2 *= 2;
-  const int rem = p - pof2;
-
-  int newrank;
-  if (me < 2 * rem) {
-    if (me % 2 == 0) {
-      s.send(me + 1, acc, count, type);
-      s.fence();
-      newrank = -1;
-    } else {
-      s.recv(me - 1, tmp, count, type);
-      s.local([=] { combine(tmp, acc); });  // acc = tmp(lower rank) op acc
-      newrank = me / 2;
-    }
-  } else {
-    newrank = me - rem;
-  }
-
-  if (newrank != -1) {
-    for (int mask = 1; mask < pof2; mask <<= 1) {
-      const int newdst = newrank ^ mask;
-      const int dst = newdst < rem ? newdst * 2 + 1 : newdst + rem;
-      s.send(dst, acc, count, type);
-      s.recv(dst, tmp, count, type);
-      if (commutative || dst < me) {
-        s.local([=] { combine(tmp, acc); });
-      } else {
-        s.local([=] {  // acc = acc op tmp, keeping rank order
-          combine(acc, tmp);
-          copy_typed(tmp, count, type, acc, count, type);
-        });
-      }
-    }
-  }
-
-  if (me < 2 * rem) {
-    if (me % 2 == 1) {
-      s.send(me - 1, acc, count, type);
-    } else {
-      s.recv(me + 1, acc, count, type);
-    }
-    s.fence();
-  }
-}
 
 void build_allreduce_recursive_doubling(Schedule& s, const void* sendbuf, void* recvbuf, std::size_t count,
                                         const ftmpi_datatype_s* type, const ftmpi_op_s* op) {
@@ -89,7 +39,7 @@ void build_allreduce(Schedule& s, const void* sendbuf, void* recvbuf, std::size_
 
 Status allreduce(Runtime& rt, ftmpi_comm_s* comm, const void* sendbuf, void* recvbuf, std::size_t count,
                  const Datatype* type, const Op* op) {
-  Schedule s(comm);
+  Schedule s(comm, &rt.scratch());
   build_allreduce(s, sendbuf, recvbuf, count, type, op);
   return run(rt, s);
 }

@@ -1,6 +1,7 @@
 // Barrier: dissemination (Hensgen, Finkel, Manber). ceil(log2 p) rounds; in round k every rank signals
 // rank+2^k and waits for rank-2^k. Works for any p, no root, every rank learns that all others entered.
 #include "coll/builders.h"
+#include "runtime/runtime.h"
 #include "coll/coll.h"
 #include "coll/schedule.h"
 
@@ -16,7 +17,7 @@ void build_barrier(Schedule& s) {
 }
 
 Status barrier(Runtime& rt, ftmpi_comm_s* comm) {
-  Schedule s(comm);
+  Schedule s(comm, &rt.scratch());
   build_barrier(s);
   return run(rt, s);
 }

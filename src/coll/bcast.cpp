@@ -2,6 +2,7 @@
 // from its parent, then forwards to its children, largest subtree first. log2 p rounds on the critical path.
 // The engine handles the datatype, so non-contiguous types need no packing here.
 #include "coll/builders.h"
+#include "runtime/runtime.h"
 #include "coll/coll.h"
 #include "coll/schedule.h"
 
@@ -25,7 +26,7 @@ void build_bcast(Schedule& s, void* buf, std::size_t count, const ftmpi_datatype
 }
 
 Status bcast(Runtime& rt, ftmpi_comm_s* comm, void* buf, std::size_t count, const Datatype* type, int root) {
-  Schedule s(comm);
+  Schedule s(comm, &rt.scratch());
   build_bcast(s, buf, count, type, root);
   return run(rt, s);
 }

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "coll/builders.h"
+#include "runtime/runtime.h"
 #include "coll/coll.h"
 #include "coll/local_copy.h"
 #include "coll/schedule.h"
@@ -84,7 +85,7 @@ void build_gather(Schedule& s, const void* sendbuf, std::size_t sendcount, const
 
 Status gather(Runtime& rt, ftmpi_comm_s* comm, const void* sendbuf, std::size_t sendcount, const Datatype* sendtype,
               void* recvbuf, std::size_t recvcount, const Datatype* recvtype, int root) {
-  Schedule s(comm);
+  Schedule s(comm, &rt.scratch());
   build_gather(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
   return run(rt, s);
 }

@@ -20,10 +20,14 @@ void copy_typed(const void* src, std::size_t scount, const ftmpi_datatype_s* sty
   dt::unpack(packed.data(), bytes, rtype, dst);
 }
 
+std::size_t typed_span(std::size_t count, const ftmpi_datatype_s* type) {
+  if (count == 0) return 0;
+  const std::ptrdiff_t span = type->true_extent + static_cast<std::ptrdiff_t>(count - 1) * type->extent;
+  return span > 0 ? static_cast<std::size_t>(span) : 0;
+}
+
 void* typed_scratch(Schedule& s, std::size_t count, const ftmpi_datatype_s* type) {
-  const std::size_t span =
-      count == 0 ? 0 : static_cast<std::size_t>(type->true_extent + static_cast<std::ptrdiff_t>(count - 1) * type->extent);
-  return s.scratch(span) - type->true_lb;
+  return s.scratch(typed_span(count, type)) - type->true_lb;
 }
 
 }  // namespace ftmpi::coll

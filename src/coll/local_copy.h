@@ -12,6 +12,9 @@ namespace ftmpi::coll {
 void copy_typed(const void* src, std::size_t scount, const ftmpi_datatype_s* stype, void* dst, std::size_t rcount,
                 const ftmpi_datatype_s* rtype);
 
+// Bytes a buffer of `count` elements of `type` spans (true extent of the first element plus count-1 extents).
+std::size_t typed_span(std::size_t count, const ftmpi_datatype_s* type);
+
 // A scratch buffer owned by `s`, big enough for `count` elements of `type` laid out as the type says
 // (true extent, holes included), so that reductions and the engine can use it like a user buffer.
 // Returns the address of element 0 (the buffer start minus the type's true lower bound).

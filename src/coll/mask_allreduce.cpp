@@ -1,5 +1,6 @@
 // Bitwise-AND allreduce of masks (see mask_allreduce.h).
 #include "coll/mask_allreduce.h"
+#include "runtime/runtime.h"
 
 #include "coll/allreduce_schedule.h"
 #include "mpi.h"
@@ -7,7 +8,7 @@
 namespace ftmpi::coll {
 
 Status allreduce_band(Runtime& rt, ftmpi_comm_s* comm, std::span<std::uint64_t> words) {
-  Schedule s(comm);
+  Schedule s(comm, &rt.scratch());
   const std::size_t n = words.size();
   build_allreduce_into(s, words.data(), n * sizeof(std::uint64_t), &ftmpi_dt_byte, true,
                        [n](const void* in, void* inout) {

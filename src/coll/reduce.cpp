@@ -7,6 +7,7 @@
 // Scratch buffers have the type's own layout (holes included), so pair types such as MPI_DOUBLE_INT
 // reduce correctly.
 #include "coll/builders.h"
+#include "runtime/runtime.h"
 #include "coll/coll.h"
 #include "coll/local_copy.h"
 #include "coll/schedule.h"
@@ -59,7 +60,7 @@ void build_reduce(Schedule& s, const void* sendbuf, void* recvbuf, std::size_t c
 
 Status reduce(Runtime& rt, ftmpi_comm_s* comm, const void* sendbuf, void* recvbuf, std::size_t count,
               const Datatype* type, const Op* op, int root) {
-  Schedule s(comm);
+  Schedule s(comm, &rt.scratch());
   build_reduce(s, sendbuf, recvbuf, count, type, op, root);
   return run(rt, s);
 }

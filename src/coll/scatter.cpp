@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "coll/builders.h"
+#include "runtime/runtime.h"
 #include "coll/coll.h"
 #include "coll/local_copy.h"
 #include "coll/schedule.h"
@@ -74,7 +75,7 @@ void build_scatter(Schedule& s, const void* sendbuf, std::size_t sendcount, cons
 
 Status scatter(Runtime& rt, ftmpi_comm_s* comm, const void* sendbuf, std::size_t sendcount,
                const Datatype* sendtype, void* recvbuf, std::size_t recvcount, const Datatype* recvtype, int root) {
-  Schedule s(comm);
+  Schedule s(comm, &rt.scratch());
   build_scatter(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
   return run(rt, s);
 }

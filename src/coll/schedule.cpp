@@ -8,11 +8,27 @@ namespace ftmpi::coll {
 
 int next_coll_tag(ftmpi_comm_s* comm) { return static_cast<int>(comm->coll_seq++ & 0x3fffffffu); }
 
-Schedule::Schedule(ftmpi_comm_s* comm) : comm_(comm), tag_(next_coll_tag(comm)) {}
+Schedule::Schedule(ftmpi_comm_s* comm, ScratchPool* pool) : Schedule(comm, next_coll_tag(comm), pool) {}
+
+Schedule::Schedule(ftmpi_comm_s* comm, int tag, ScratchPool* pool) : comm_(comm), pool_(pool), tag_(tag) {
+  steps_.reserve(16);
+  outstanding_.reserve(8);
+}
 
 // Contract: a schedule is destroyed only after advance() returned true (run() and ScheduleOp guarantee
 // it), so no request of ours is outstanding any more.
-Schedule::~Schedule() = default;
+Schedule::~Schedule() {
+  for (Step& s : steps_) {
+    if (s.fn != nullptr) s.fn->destroy();
+  }
+  for (const Pooled& b : big_scratch_) {
+    if (pool_ != nullptr) {
+      pool_->release(b.p, b.bytes);
+    } else {
+      ::operator delete(b.p, std::align_val_t{ScratchPool::kAlign});
+    }
+  }
+}
 
 void Schedule::send(int peer, const void* buf, std::size_t count, const ftmpi_datatype_s* type) {
   Step s;
@@ -21,7 +37,7 @@ void Schedule::send(int peer, const void* buf, std::size_t count, const ftmpi_da
   s.sbuf = buf;
   s.count = count;
   s.type = type;
-  steps_.push_back(std::move(s));
+  steps_.push_back(s);
 }
 
 void Schedule::recv(int peer, void* buf, std::size_t count, const ftmpi_datatype_s* type) {
@@ -31,30 +47,34 @@ void Schedule::recv(int peer, void* buf, std::size_t count, const ftmpi_datatype
   s.rbuf = buf;
   s.count = count;
   s.type = type;
-  steps_.push_back(std::move(s));
+  steps_.push_back(s);
 }
 
 void Schedule::send_bytes(int peer, const void* buf, std::size_t bytes) { send(peer, buf, bytes, &ftmpi_dt_byte); }
 void Schedule::recv_bytes(int peer, void* buf, std::size_t bytes) { recv(peer, buf, bytes, &ftmpi_dt_byte); }
 
-void Schedule::local(std::function<void()> fn) {
+void Schedule::add_local(LocalFn* fn) {
   Step s;
   s.kind = Step::Kind::local;
-  s.fn = std::move(fn);
-  steps_.push_back(std::move(s));
+  s.fn = fn;
+  steps_.push_back(s);
 }
 
 void Schedule::fence() {
   Step s;
   s.kind = Step::Kind::fence;
-  steps_.push_back(std::move(s));
+  steps_.push_back(s);
 }
 
 std::byte* Schedule::scratch(std::size_t bytes) {
   // Not value-initialised: builders fill every byte they read (zeroing megabytes per call showed up in
   // the Allreduce benchmark).
-  scratch_.push_back(std::unique_ptr<std::byte[]>(new std::byte[bytes == 0 ? 1 : bytes]));
-  return scratch_.back().get();
+  if (bytes <= kArenaScratchMax) return static_cast<std::byte*>(arena_.allocate(bytes == 0 ? 1 : bytes, 64));
+  std::byte* p = pool_ != nullptr
+                     ? pool_->acquire(bytes)
+                     : static_cast<std::byte*>(::operator new(bytes, std::align_val_t{ScratchPool::kAlign}));
+  big_scratch_.push_back({p, bytes});
+  return p;
 }
 
 Status Schedule::post(p2p::Engine& engine, const Step& s) {
@@ -84,7 +104,8 @@ void Schedule::fail(p2p::Engine& engine, Status st) {
 
 bool Schedule::advance(p2p::Engine& engine) {
   while (!done_) {
-    if (comm_->revoked.load(std::memory_order_acquire)) {
+    if (comm_->revoked.load(std::memory_order_acquire) ||
+        (parent_ && parent_->revoked.load(std::memory_order_acquire))) {
       fail(engine, Status(Errc::revoked, "communicator revoked during a collective"));
       break;
     }
@@ -115,7 +136,7 @@ bool Schedule::advance(p2p::Engine& engine) {
         continue;
       }
       if (!outstanding_.empty()) break;
-      if (s.kind == Step::Kind::local) s.fn();
+      if (s.kind == Step::Kind::local) (*s.fn)();
       ++pc_;
     }
     if (pc_ == steps_.size() && outstanding_.empty()) done_ = true;

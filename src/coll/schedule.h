@@ -9,19 +9,27 @@
 // (a p2p::GenericOp that calls advance() from the progress loop).
 //
 // Buffers named in steps must stay valid until the schedule finishes; scratch() gives buffers that live
-// as long as the schedule. After an error, a send still in flight to a live peer is released to the
+// as long as the schedule.
+//
+// Cost: a small collective must not pay for heap allocation. Steps, local-step closures, the outstanding
+// request list and small scratch buffers live in an arena whose first kInlineArena bytes are inside the
+// Schedule object (a blocking collective's schedule is on the stack); larger scratch buffers come from the
+// runtime's ScratchPool when one is given (reused across calls: no page faults per call), else the heap. After an error, a send still in flight to a live peer is released to the
 // engine (it completes on its own) while the schedule and its scratch go away: that peer may receive
 // garbage, which MPI permits once a collective has failed (results are undefined after an error).
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <functional>
-#include <memory>
+#include <memory_resource>
+#include <new>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "comm/communicator.h"
 #include "datatype/datatype.h"
 #include "p2p/engine.h"
+#include "util/scratch_pool.h"
 #include "util/status.h"
 
 namespace ftmpi {
@@ -37,10 +45,28 @@ inline bool is_in_place(const void* p) { return reinterpret_cast<std::intptr_t>(
 // in the same order, so the counters agree; consecutive collectives never match each other's messages.
 int next_coll_tag(ftmpi_comm_s* comm);
 
+// A local step's computation (a closure stored in the schedule's arena).
+class LocalFn {
+ public:
+  virtual void operator()() = 0;
+
+ protected:
+  ~LocalFn() = default;  // destroyed through destroy() by the schedule that placed it
+  friend class Schedule;
+  virtual void destroy() = 0;
+};
+
 class Schedule {
  public:
-  // A schedule for one collective on `comm`; takes the next collective tag of `comm`.
-  explicit Schedule(ftmpi_comm_s* comm);
+  static constexpr std::size_t kInlineArena = 3072;
+  static constexpr std::size_t kArenaScratchMax = 1024;  // scratch up to this size comes from the arena
+
+  // A schedule for one collective on `comm`; takes the next collective tag of `comm`. Large scratch
+  // buffers come from `pool` (which must outlive the schedule) when it is not null.
+  explicit Schedule(ftmpi_comm_s* comm, ScratchPool* pool = nullptr);
+  // A schedule on `comm` with a tag taken earlier from next_coll_tag(comm) (collectives made of several
+  // schedules reserve all their tags when they start, see coll/inter_plan.h).
+  Schedule(ftmpi_comm_s* comm, int tag, ScratchPool* pool = nullptr);
   ~Schedule();
   Schedule(const Schedule&) = delete;
   Schedule& operator=(const Schedule&) = delete;
@@ -51,12 +77,28 @@ class Schedule {
   // Packed bytes (scratch buffers) as MPI_BYTE.
   void send_bytes(int peer, const void* buf, std::size_t bytes);
   void recv_bytes(int peer, void* buf, std::size_t bytes);
-  // Runs after every earlier send/receive completed; later steps are not posted before it ran.
-  void local(std::function<void()> fn);
+  // Runs after every earlier send/receive completed; later steps are not posted before it ran. `fn` is
+  // any callable without arguments; it is moved into the schedule's arena.
+  template <class F>
+  void local(F&& fn) {
+    using Fn = std::decay_t<F>;
+    struct Impl final : LocalFn {
+      explicit Impl(F&& f) : fn(std::forward<F>(f)) {}
+      void operator()() override { fn(); }
+      void destroy() override { this->~Impl(); }
+      Fn fn;
+    };
+    void* mem = arena_.allocate(sizeof(Impl), alignof(Impl));
+    add_local(new (mem) Impl(std::forward<F>(fn)));
+  }
   // Wait for every earlier send/receive before posting later ones.
   void fence();
   // A buffer of `bytes` bytes owned by the schedule (never null, even for 0 bytes).
   std::byte* scratch(std::size_t bytes);
+
+  // The schedule also stops with Errc::revoked once `parent` is revoked (a phase of an intercommunicator
+  // collective running on the intercommunicator's hidden local_comm). Call before the first advance().
+  void interrupt_on_revoke(const ftmpi_comm_s* parent) { parent_ = parent; }
 
   // ---- execution ----
   // Post what can be posted, harvest what completed. Returns true once finished (successfully or not);
@@ -75,20 +117,29 @@ class Schedule {
     void* rbuf = nullptr;
     std::size_t count = 0;
     const ftmpi_datatype_s* type = nullptr;
-    std::function<void()> fn;
+    LocalFn* fn = nullptr;  // Kind::local: owned by the schedule
   };
-  const std::vector<Step>& steps() const { return steps_; }
+  const std::pmr::vector<Step>& steps() const { return steps_; }
 
  private:
+  struct Pooled {
+    std::byte* p;
+    std::size_t bytes;
+  };
+  void add_local(LocalFn* fn);
   void fail(p2p::Engine& engine, Status st);
   Status post(p2p::Engine& engine, const Step& s);
 
+  alignas(std::max_align_t) std::byte inline_[kInlineArena];  // not over-aligned: heap schedules use plain new
+  std::pmr::monotonic_buffer_resource arena_{inline_, sizeof inline_};
   ftmpi_comm_s* comm_;
+  ScratchPool* pool_;
+  const ftmpi_comm_s* parent_ = nullptr;  // interrupt_on_revoke
   int tag_;
-  std::vector<Step> steps_;
+  std::pmr::vector<Step> steps_{&arena_};
   std::size_t pc_ = 0;
-  std::vector<p2p::Request*> outstanding_;
-  std::vector<std::unique_ptr<std::byte[]>> scratch_;
+  std::pmr::vector<p2p::Request*> outstanding_{&arena_};
+  std::pmr::vector<Pooled> big_scratch_{&arena_};  // from pool_ (or the heap when pool_ is null)
   bool done_ = false;
   Status status_;
 };

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cwchar>
+#include <span>
 
 #include "mpi.h"
 #include "datatype/builtin_types.h"
@@ -160,6 +161,18 @@ const Datatype* builtin(Basic b) {
 std::size_t unit_size(Basic b) {
   if (b == Basic::none || b == Basic::lb || b == Basic::ub) return 0;
   return builtin(b)->size;  // pair types: value + int, no padding
+}
+
+const Datatype* builtin_of_size(TypeClass c, std::size_t bytes) {
+  static constexpr Basic kReal[] = {Basic::float_, Basic::double_, Basic::ldouble};
+  static constexpr Basic kInteger[] = {Basic::i8, Basic::i16, Basic::i32, Basic::i64};
+  static constexpr Basic kComplex[] = {Basic::cfloat, Basic::cdouble, Basic::cldouble};
+  std::span<const Basic> candidates = c == TypeClass::real ? std::span<const Basic>(kReal)
+                                      : c == TypeClass::integer ? std::span<const Basic>(kInteger)
+                                                                : std::span<const Basic>(kComplex);
+  for (Basic b : candidates)
+    if (builtin(b)->size == bytes) return builtin(b);
+  return nullptr;
 }
 
 bool is_pair(Basic b) {

@@ -11,4 +11,9 @@
 namespace ftmpi::dt {
 // The predefined datatype of kind `b`; nullptr for Basic::none.
 const Datatype* builtin(Basic b);
+
+// MPI_Type_match_size: the predefined type of class `c` whose values take `bytes` bytes, nullptr if none.
+// Real: float, double, long double; integer: int8_t .. int64_t; complex: the C complex types.
+enum class TypeClass : std::uint8_t { real, integer, complex };
+const Datatype* builtin_of_size(TypeClass c, std::size_t bytes);
 }  // namespace ftmpi::dt

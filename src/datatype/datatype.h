@@ -3,10 +3,12 @@
 // (one block starting at 0 with length == extent): p2p and collectives then copy raw bytes.
 //
 // Predefined types are global objects (ftmpi_dt_int, ...) initialised at load time (datatype/builtin.cpp).
-// Derived types (issue 4) use the same struct, with `blocks` describing one element.
+// Derived types (issue 4) use the same struct, with `blocks` describing one element, `kinds` the basic kinds of
+// its packed bytes when they mix kinds, and `contents` the constructor call that made it.
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,9 @@ struct Block {
   std::size_t length;     // bytes
 };
 
+struct KindSeq;   // datatype/kinds.h
+struct Contents;  // datatype/contents.h
+
 }  // namespace ftmpi::dt
 
 struct ftmpi_datatype_s {
@@ -48,6 +53,13 @@ struct ftmpi_datatype_s {
   // Derived types: the strictest alignment (bytes) of the basic elements inside, which MPI_Type_create_struct
   // rounds the extent up to (MPI-3.1 §4.1.6, "epsilon"). 0 for predefined types: see dt::alignment().
   std::size_t align = 0;
+  // Types that mix basic kinds (basic == none, size > 0): the basic kinds of one element's packed bytes, in
+  // order (datatype/kinds.h). Null otherwise: a one-kind type's packed element is size / unit_size(basic)
+  // units of `basic`.
+  std::shared_ptr<const ftmpi::dt::KindSeq> kinds;
+  // Derived types: the constructor call that made the type (MPI_Type_get_envelope / get_contents), shared by
+  // the copies MPI_Type_get_contents hands out. Null for predefined types.
+  std::shared_ptr<const ftmpi::dt::Contents> contents;
 };
 
 namespace ftmpi::dt {
@@ -75,8 +87,8 @@ std::size_t unit_size(Basic b);
 bool is_pair(Basic b);
 
 // Basic elements (MPI_Get_elements) contained in `bytes` packed bytes of type `t`: whole elements count
-// `basic_count` each, a trailing partial element counts the basic units it fully holds. Requires
-// t->basic != none for partial elements (returns the whole-element part only otherwise).
+// `basic_count` each, a trailing partial element counts the basic values it fully holds (a pair's value
+// and its int count one each).
 std::size_t elements_in(const Datatype* t, std::size_t bytes);
 // Inverse of elements_in: packed bytes holding `elements` basic elements of `t` (MPI_Status_set_elements).
 std::size_t bytes_for_elements(const Datatype* t, std::size_t elements);

@@ -29,6 +29,28 @@ void TypeBuilder::add_block(std::ptrdiff_t offset, std::size_t length) {
   blocks_.push_back(Block{offset, length});
 }
 
+void TypeBuilder::add_run(Basic kind, std::size_t units) {
+  if (units == 0) return;
+  kinds_.bytes += units * unit_size(kind);
+  kinds_.elements += units * elements_per_unit(kind);
+  auto& items = kinds_.items;
+  if (!items.empty() && items.back().nested == nullptr && items.back().kind == kind) {
+    items.back().count += units;
+    return;
+  }
+  items.push_back(KindSeq::Item{kind, units, nullptr});
+}
+
+void TypeBuilder::add_repeats(const std::shared_ptr<const KindSeq>& seq, std::size_t n) {
+  kinds_.bytes += n * seq->bytes;
+  kinds_.elements += n * seq->elements;
+  if (seq->items.size() == 1 && seq->items[0].nested != nullptr) {  // a repeat of a repeat: one level
+    kinds_.items.push_back(KindSeq::Item{Basic::none, n * seq->items[0].count, seq->items[0].nested});
+    return;
+  }
+  kinds_.items.push_back(KindSeq::Item{Basic::none, n, seq});
+}
+
 Status TypeBuilder::add(const Datatype* old, std::ptrdiff_t disp, std::size_t n) {
   if (n == 0) {
     if (!any_ && basic_ == Basic::none) basic_ = old->basic;  // an empty type still has a kind
@@ -59,6 +81,11 @@ Status TypeBuilder::add(const Datatype* old, std::ptrdiff_t disp, std::size_t n)
   align_ = std::max(align_, alignment(old));
 
   if (old->size == 0) return {};
+  if (old->kinds != nullptr) {
+    add_repeats(old->kinds, n);
+  } else if (unit_size(old->basic) != 0) {
+    add_run(old->basic, n * (old->size / unit_size(old->basic)));
+  }
   if (old->contiguous) {  // copies touch: one block, however many there are
     add_block(disp, bytes);
     return {};
@@ -90,6 +117,7 @@ Result<Datatype*> TypeBuilder::finish() {
     t->blocks = std::move(blocks_);
     t->blocks.shrink_to_fit();
   }
+  if (t->basic == Basic::none && t->size > 0) t->kinds = std::make_shared<const KindSeq>(std::move(kinds_));
   *this = TypeBuilder{};
   return t;
 }
@@ -123,6 +151,16 @@ Result<Datatype*> make_dup(const Datatype* old) {
   t->name.clear();
   t->refs = 1;
   return t;
+}
+
+void rebound(Datatype* t, std::ptrdiff_t lb, std::ptrdiff_t extent) {
+  if (t->contiguous && t->size > 0) t->blocks = {Block{0, t->size}};  // the old layout, spelled out
+  t->lb = lb;
+  t->extent = extent;
+  t->contiguous = t->blocks.size() == 1 && t->blocks[0].offset == 0 && t->blocks[0].length == t->size &&
+                  lb == 0 && extent == static_cast<std::ptrdiff_t>(t->size);
+  if (t->contiguous) t->blocks.clear();
+  if (t->size == 0) t->contiguous = (extent == 0 && lb == 0);
 }
 
 void commit(Datatype* t) { t->committed = true; }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "datatype/datatype.h"
+#include "datatype/kinds.h"
 #include "util/status.h"
 
 namespace ftmpi::dt {
@@ -29,8 +30,11 @@ class TypeBuilder {
 
  private:
   void add_block(std::ptrdiff_t offset, std::size_t length);
+  void add_run(Basic kind, std::size_t units);
+  void add_repeats(const std::shared_ptr<const KindSeq>& seq, std::size_t n);
 
   std::vector<Block> blocks_;
+  KindSeq kinds_;  // the packed bytes' kinds, kept when the result mixes kinds
   std::size_t size_ = 0;
   std::size_t basic_count_ = 0;
   Basic basic_ = Basic::none;
@@ -67,11 +71,16 @@ Result<Datatype*> make_struct(std::size_t count, const int* blocklens, const std
 // MPI_Type_create_resized: same type map as `old`, lower bound `lb` and extent `extent` as given.
 Result<Datatype*> make_resized(const Datatype* old, std::ptrdiff_t lb, std::ptrdiff_t extent);
 
+// Gives `t` (a derived type being built, uncommitted) the bounds lb and lb + extent, keeping its type map:
+// what MPI_Type_create_resized does, and how subarray/darray types get the whole array's extent.
+void rebound(Datatype* t, std::ptrdiff_t lb, std::ptrdiff_t extent);
+
 // Alignment (bytes) of one element of `t` as a C compiler would align it: the basic kind's for predefined
 // types, the recorded strictest member alignment for derived ones (at least 1).
 std::size_t alignment(const Datatype* t);
 
-// MPI_Type_dup: same type map and committed state, not predefined, no name.
+// MPI_Type_dup: same type map, committed state and recorded contents, not predefined, no name. (The C API
+// records the DUP call on the result; MPI_Type_get_contents hands out such copies as they are.)
 Result<Datatype*> make_dup(const Datatype* old);
 
 // MPI_Type_commit: a derived type becomes usable for communication. Predefined types are already.

@@ -113,11 +113,7 @@ Result<Datatype*> make_struct(std::size_t count, const int* blocklens, const std
   Datatype* t = r.value();
   // Trailing padding as a C compiler adds it: round the extent up to the strictest member alignment.
   const auto a = static_cast<std::ptrdiff_t>(alignment(t));
-  if (a > 1 && t->extent % a != 0) {
-    t->extent += a - t->extent % a;
-    t->contiguous = false;
-    if (t->blocks.empty() && t->size > 0) t->blocks.push_back(Block{0, t->size});
-  }
+  if (a > 1 && t->extent % a != 0) rebound(t, t->lb, t->extent + a - t->extent % a);
   return t;
 }
 
@@ -127,13 +123,7 @@ Result<Datatype*> make_resized(const Datatype* old, std::ptrdiff_t lb, std::ptrd
   Datatype* t = r.value();
   t->committed = false;
   if (old->predefined) t->align = alignment(old);
-  if (t->contiguous && t->size > 0) t->blocks = {Block{0, t->size}};  // the old layout, spelled out
-  t->lb = lb;
-  t->extent = extent;
-  t->contiguous = !t->blocks.empty() && t->blocks.size() == 1 && t->blocks[0].offset == 0 &&
-                  t->blocks[0].length == t->size && lb == 0 && extent == static_cast<std::ptrdiff_t>(t->size);
-  if (t->contiguous) t->blocks.clear();
-  if (t->size == 0) t->contiguous = (extent == 0 && lb == 0);
+  rebound(t, lb, extent);
   return t;
 }
 

@@ -41,13 +41,25 @@ void FtManager::unregister_comm(ftmpi_comm_s* c) {
 
 // --- revoke (seed 000 §1.3.1) -------------------------------------------------------------------------
 
+int FtManager::revoke_member_index(const ftmpi_comm_s* c, int world) {
+  const int r = c->group->rank_of_world(world);
+  if (r >= 0 || !c->is_inter()) return r;
+  const int rr = c->remote_group->rank_of_world(world);
+  return rr < 0 ? -1 : c->size + rr;
+}
+
 void FtManager::revoke(ftmpi_comm_s* c, int from) {
   // 1. mark (the flood decides whether this is the first time and whom to forward to)
-  std::vector<int> forward = RevokeFlood(c->rank, c->size).trigger(from);
+  std::vector<int> forward = RevokeFlood(c->rank, c->size + (c->is_inter() ? c->remote_group->size() : 0)).trigger(from);
   if (c->revoked.exchange(true)) return;
   failures_.bump();  // operation starts check the epoch first: now they look at the revoked flag too
   // 2. purge pending matching on both contexts, 3. wake waiters (their requests complete now)
-  rt_.engine().purge_contexts(c->ctx_pt2pt, c->ctx_coll, Status(Errc::revoked, "the communicator has been revoked"));
+  const Status why(Errc::revoked, "the communicator has been revoked");
+  rt_.engine().purge_contexts(c->ctx_pt2pt, c->ctx_coll, why);
+  if (ftmpi_comm_s* hidden = c->local_comm; hidden != nullptr && !hidden->revoked.exchange(true)) {
+    // Every local member gets the intercommunicator's revoke, so no flood of its own is needed.
+    rt_.engine().purge_contexts(hidden->ctx_pt2pt, hidden->ctx_coll, why);
+  }
   // 4. reliable broadcast: every member forwards on first receipt, so the revoke reaches every survivor
   //    even if this process dies half-way. The frame carries the failures this process knows of, so a
   //    process interrupted by the revoke knows at least as much as the revoker (MPIX_Comm_get_failed after
@@ -57,7 +69,10 @@ void FtManager::revoke(ftmpi_comm_s* c, int from) {
     const auto* p = reinterpret_cast<const std::byte*>(&rec.world_rank);
     known.insert(known.end(), p, p + sizeof(std::int32_t));
   }
-  for (int r : forward) rt_.engine().send_ft_frame(c->world_rank(r), c->ctx_pt2pt, kRevoke, known);
+  for (int r : forward) {
+    const int world = r < c->size ? c->world_rank(r) : c->remote_group->world_ranks[static_cast<std::size_t>(r - c->size)];
+    rt_.engine().send_ft_frame(world, c->ctx_pt2pt, kRevoke, known);
+  }
 }
 
 void FtManager::learn_failures(std::span<const std::byte> payload) {
@@ -196,7 +211,7 @@ void FtManager::on_ft_frame(int src_world, std::uint32_t context, int kind, std:
   switch (kind) {
     case kRevoke:
       learn_failures(payload);
-      revoke(c, c->group->rank_of_world(src_world));
+      revoke(c, revoke_member_index(c, src_world));
       return;
     case kAgree:
       handle_agree(c, src_world, payload);

@@ -45,8 +45,13 @@ class FtManager final : public p2p::FtHandler {
   void unregister_comm(ftmpi_comm_s* c);
 
   // Revoke (four steps: mark, purge, wake, broadcast; ft/revoke.h). Idempotent. `from` is the member whose
-  // revoke message triggered it, or -1 for the local call.
+  // revoke message triggered it (revoke_member_index), or -1 for the local call. On an intercommunicator
+  // the members are both groups (the flood reaches the remote group too) and the hidden local
+  // communicator of its collectives is marked and purged as well.
   void revoke(ftmpi_comm_s* c, int from = -1);
+  // The flood's numbering of a communicator's members: the local group's ranks 0..size-1, then (on an
+  // intercommunicator) the remote group's ranks shifted by size. -1 when `world` is not a member.
+  static int revoke_member_index(const ftmpi_comm_s* c, int world);
 
   // Members of `c` known to have failed, as communicator ranks in the order the failures were detected.
   std::vector<int> failed_members(const ftmpi_comm_s* c) const;

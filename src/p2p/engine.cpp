@@ -300,7 +300,7 @@ void Engine::on_frame(int src, std::span<const std::byte> hdr, std::span<const s
         else
           m.start_rndv_recv(r, env, src);
       } else {
-        auto* u = new Unexpected;
+        Unexpected* u = m.matcher.make_unexpected();
         u->env = env;
         u->src_world = src;
         if (env.kind == FrameKind::eager) u->data.assign(payload.begin(), payload.end());

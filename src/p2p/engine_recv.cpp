@@ -77,7 +77,7 @@ void Engine::Impl::deliver(Request* r, Unexpected* u) {
     deliver_eager(r, u->env, u->src_world, u->data);
   else
     start_rndv_recv(r, u->env, u->src_world);
-  delete u;
+  matcher.recycle(u);
 }
 
 void Engine::Impl::deliver_eager(Request* r, const Envelope& env, int src_world,

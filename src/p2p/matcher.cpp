@@ -9,6 +9,30 @@ Matcher::~Matcher() {
       delete u;
     }
   }
+  for (Unexpected* u : free_) delete u;
+}
+
+Unexpected* Matcher::make_unexpected() {
+  if (free_.empty()) return new Unexpected;
+  Unexpected* u = free_.back();
+  free_.pop_back();
+  return u;
+}
+
+void Matcher::recycle(Unexpected* u) {
+  if (free_.size() >= kMaxFreeUnexpected) {
+    delete u;
+    return;
+  }
+  if (u->data.capacity() > kMaxRecycledPayload) {
+    std::vector<std::byte>().swap(u->data);
+  } else {
+    u->data.clear();
+  }
+  u->env = Envelope{};
+  u->src_world = -1;
+  u->next = u->prev = nullptr;
+  free_.push_back(u);
 }
 
 Matcher::Queues& Matcher::queues(std::uint32_t context) {
@@ -71,7 +95,7 @@ void Matcher::drop_unexpected(std::uint32_t context) {
   while (Unexpected* u = q.front()) {
     q.erase(u);
     --unexpected_total_;
-    delete u;
+    recycle(u);
   }
 }
 }  // namespace ftmpi::p2p

@@ -59,6 +59,15 @@ class Matcher {
   // Queue an unexpected message (takes ownership).
   void add_unexpected(std::uint32_t context, Unexpected* u);
 
+  // Unexpected messages come from a free list: a stream of small messages that arrive before their
+  // receives (a collective's next rounds, a bcast root running ahead) allocates nothing once warm, since
+  // a recycled entry keeps its payload capacity. make_unexpected() returns a cleared entry; recycle()
+  // takes back one that is no longer queued (the caller's after match_unexpected).
+  Unexpected* make_unexpected();
+  void recycle(Unexpected* u);
+  static constexpr std::size_t kMaxFreeUnexpected = 256;
+  static constexpr std::size_t kMaxRecycledPayload = 4096;  // larger payload buffers are released
+
   // A new receive: the earliest unexpected message of `context` matching (source, tag), removed from the
   // queue (caller owns it), or nullptr. `peek` leaves it queued (probe).
   Unexpected* match_unexpected(std::uint32_t context, int source, int tag, bool peek = false);
@@ -91,6 +100,7 @@ class Matcher {
 
   std::vector<Queues> by_context_;
   std::size_t unexpected_total_ = 0;
+  std::vector<Unexpected*> free_;
 };
 
 }  // namespace ftmpi::p2p

@@ -12,6 +12,7 @@
 #include "progress/progress.h"
 #include "transport/router.h"
 #include "util/big_lock.h"
+#include "util/scratch_pool.h"
 #include "util/status.h"
 
 namespace ftmpi::comm {
@@ -61,6 +62,9 @@ class Runtime {
   // MPI_THREAD_MULTIPLE: the big lock every API entry takes (a no-op below MULTIPLE).
   BigLock& lock() { return lock_; }
 
+  // Scratch buffers reused across collectives (used under the big lock).
+  ScratchPool& scratch() { return scratch_; }
+
  private:
   Runtime() = default;
   int world_rank_ = 0;
@@ -76,6 +80,7 @@ class Runtime {
   std::unique_ptr<ft::Service> service_;
   bool ft_mode_ = false;
   BigLock lock_;
+  ScratchPool scratch_;
   unsigned long main_thread_ = 0;
 };
 

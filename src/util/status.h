@@ -15,6 +15,7 @@ enum class Errc : int {
   proc_failed_pending,  // ANY_SOURCE receive not matched while a potential sender failed
   revoked,              // the communicator was revoked (seed: invalidated)
   info_key, info_value, info_nokey,  // Info objects (MPI-3.1 §9)
+  conversion,           // a value does not fit its external data representation (MPI-3.1 §13.5.2)
 };
 
 // A cheap status: a kind plus an optional static or owned message for MPI_Error_string / logs.

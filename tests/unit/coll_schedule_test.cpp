@@ -89,7 +89,7 @@ struct Sim {
             for (auto& pr : my) blocked |= !pr->done;
             if (blocked) break;
             my.clear();
-            if (st.kind == Kind::local) st.fn();
+            if (st.kind == Kind::local) (*st.fn)();
           }
           ++pc[static_cast<size_t>(r)];
           progress = true;

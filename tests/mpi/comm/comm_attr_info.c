@@ -171,6 +171,26 @@ static void test_info(void) {
   CHECK(flag && strcmp(val, "th") == 0, "truncated to valuelen characters");
   CHECK_MPI(MPI_Info_get(info, "zz", MPI_MAX_INFO_VAL, val, &flag));
   CHECK(!flag, "absent key");
+  /* MPI-4 Info_get_string: buflen in = buffer size, out = length + 1; 0 asks for the length only. */
+  int buflen = 0;
+  CHECK_MPI(MPI_Info_get_string(info, "b", &buflen, NULL, &flag));
+  CHECK(flag && buflen == 6, "get_string length query");
+  buflen = (int)sizeof val;
+  CHECK_MPI(MPI_Info_get_string(info, "b", &buflen, val, &flag));
+  CHECK(flag && buflen == 6 && strcmp(val, "three") == 0, "get_string whole value");
+  buflen = 3;
+  CHECK_MPI(MPI_Info_get_string(info, "b", &buflen, val, &flag));
+  CHECK(flag && buflen == 6 && strcmp(val, "th") == 0, "get_string truncates to buflen - 1 characters");
+  buflen = 7;
+  strcpy(val, "keep");
+  CHECK_MPI(MPI_Info_get_string(info, "zz", &buflen, val, &flag));
+  CHECK(!flag && buflen == 7 && strcmp(val, "keep") == 0, "get_string miss leaves buflen and value");
+  WITH_ERRORS_RETURN(MPI_COMM_WORLD, {
+    buflen = 4;
+    CHECK_CLASS(MPI_Info_get_string(info, "b", &buflen, NULL, &flag), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Info_get_string(info, "b", NULL, val, &flag), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Info_get_string(MPI_INFO_NULL, "b", &buflen, val, &flag), MPI_ERR_INFO);
+  });
   CHECK_MPI(MPI_Info_dup(info, &copy));
   CHECK_MPI(MPI_Info_delete(info, "b"));
   CHECK_MPI(MPI_Info_get_nkeys(info, &n));

@@ -1,0 +1,43 @@
+// The constructor call that made a derived datatype, kept for MPI_Type_get_envelope / MPI_Type_get_contents
+// (MPI-3.1 §4.1.13).
+//
+// Contracts:
+//  * `ints`, `aints` and `types` hold the constructor's arguments as the caller passed them, in the order
+//    and count the standard lists for its combiner (e.g. vector: ints = {count, blocklength, stride};
+//    subarray: ints = {ndims, sizes..., subsizes..., starts..., order}). This layer does not interpret them.
+//  * The types listed stay valid for as long as the recorded type: the library never deletes a datatype
+//    object (retire() only invalidates the handle), so a constituent the user has freed is still readable.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "datatype/datatype.h"
+
+namespace ftmpi::dt {
+
+// How a type was made. `named` for the predefined types; the others are the MPI-3.1 constructors ftmpi has.
+enum class Combiner : std::uint8_t {
+  named, dup, contiguous, vector, hvector, indexed, hindexed, indexed_block, hindexed_block, struct_,
+  subarray, darray, resized,
+};
+
+struct Contents {
+  Combiner combiner = Combiner::named;
+  std::vector<int> ints;
+  std::vector<std::ptrdiff_t> aints;
+  std::vector<const Datatype*> types;
+};
+
+// Records how `t` (a derived type just built) was made.
+inline void record_contents(Datatype* t, Contents c) {
+  t->contents = std::make_shared<const Contents>(std::move(c));
+}
+
+// The combiner of `t`: `named` for predefined types.
+inline Combiner combiner_of(const Datatype* t) {
+  return t->predefined || t->contents == nullptr ? Combiner::named : t->contents->combiner;
+}
+
+}  // namespace ftmpi::dt
