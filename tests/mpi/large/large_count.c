@@ -38,8 +38,8 @@
 enum { kBlocks = 2050 };                         /* 1 MiB elements per message: 2^31 + 2^21 bytes */
 static const size_t kTotal = (size_t)kBlocks * MIB;
 
-/* Wall time of each transfer, printed by rank 0 at the end (the figures docs/testing.md quotes); a time
- * taken on rank 1 (a receive) is printed there at once. */
+/* Wall time of each transfer, printed by rank 0 at the end (the figures docs/testing.md quotes); rank 1
+ * prints the times it takes (its receives, its side of the collectives) at once. */
 static double g_t_start;
 static char g_times[512];
 /* Both ranks call timer_start() (a barrier, so the figure is not the other rank's filling time). */
@@ -48,7 +48,7 @@ static void timer_start(void) {
   g_t_start = MPI_Wtime();
 }
 static void timer_stop(const char *op) {
-  if (check_world_rank() != 0) {  /* a receive timed on rank 1: printed at once */
+  if (check_world_rank() != 0) {
     printf("large_count rank 1: %s %.2fs\n", op, MPI_Wtime() - g_t_start);
     return;
   }
