@@ -87,7 +87,11 @@ Status check_reduction(const void* sendbuf, void* recvbuf, int count, long long 
   return coll_check_op(op, type);
 }
 
-SchedulePtr make(MPI_Comm comm) { return std::make_unique<coll::Schedule>(comm, &rt().scratch()); }
+SchedulePtr make(MPI_Comm comm, Runtime* immediate = nullptr) {
+  auto s = std::make_unique<coll::Schedule>(comm, &rt().scratch());
+  if (immediate != nullptr) s->run_immediately(*immediate);
+  return s;
+}
 
 }  // namespace
 
@@ -230,19 +234,19 @@ Result<SchedulePtr> prepare_allgatherv(const void* sendbuf, int sendcount, MPI_D
 }
 
 Result<SchedulePtr> prepare_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+                                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, Runtime* immediate) {
   FTMPI_TRY(check_intra(comm));
   FTMPI_TRY(not_in_place(recvbuf, "recvbuf"));
   if (!is_in_place(sendbuf)) FTMPI_TRY(coll_check_data(sendbuf, sendcount, sendtype));
   FTMPI_TRY(coll_check_data(recvbuf, recvcount, recvtype));
-  SchedulePtr s = make(comm);
+  SchedulePtr s = make(comm, immediate);
   coll::build_alltoall(*s, sendbuf, sz(sendcount), sendtype, recvbuf, sz(recvcount), recvtype);
   return s;
 }
 
 Result<SchedulePtr> prepare_alltoallv(const void* sendbuf, const int* sendcounts, const int* sdispls,
                                       MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
-                                      const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm) {
+                                      const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm, Runtime* immediate) {
   FTMPI_TRY(check_intra(comm));
   FTMPI_TRY(not_in_place(recvbuf, "recvbuf"));
   if (!is_in_place(sendbuf)) {
@@ -253,14 +257,14 @@ Result<SchedulePtr> prepare_alltoallv(const void* sendbuf, const int* sendcounts
   FTMPI_TRY(check_array(recvcounts, comm, "recvcounts", true));
   FTMPI_TRY(check_array(rdispls, comm, "rdispls", false));
   FTMPI_TRY(check_type(recvtype));
-  SchedulePtr s = make(comm);
+  SchedulePtr s = make(comm, immediate);
   coll::build_alltoallv(*s, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype);
   return s;
 }
 
 Result<SchedulePtr> prepare_alltoallw(const void* sendbuf, const int* sendcounts, const int* sdispls,
                                       const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts,
-                                      const int* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm) {
+                                      const int* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm, Runtime* immediate) {
   FTMPI_TRY(check_intra(comm));
   FTMPI_TRY(not_in_place(recvbuf, "recvbuf"));
   auto check_types = [&](const MPI_Datatype* types, const int* counts, const char* what) {
@@ -274,7 +278,7 @@ Result<SchedulePtr> prepare_alltoallw(const void* sendbuf, const int* sendcounts
   FTMPI_TRY(check_array(recvcounts, comm, "recvcounts", true));
   FTMPI_TRY(check_array(rdispls, comm, "rdispls", false));
   FTMPI_TRY(check_types(recvtypes, recvcounts, "recvtypes"));
-  SchedulePtr s = make(comm);
+  SchedulePtr s = make(comm, immediate);
   coll::build_alltoallw(*s, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes);
   return s;
 }

@@ -27,6 +27,8 @@ Status coll_check_array(const int* a, int n, const char* what, bool counts);
 Status coll_check_types(const MPI_Datatype* types, const int* counts, int n, const char* what);
 
 using SchedulePtr = std::unique_ptr<coll::Schedule>;
+// `immediate` (blocking callers only, for the builders that allow it): the schedule runs while it is
+// built (coll::Schedule::run_immediately); finish it with run_collective().
 
 Result<SchedulePtr> prepare_barrier(MPI_Comm comm);
 Result<SchedulePtr> prepare_bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
@@ -50,13 +52,16 @@ Result<SchedulePtr> prepare_allgatherv(const void* sendbuf, int sendcount, MPI_D
                                        const int* recvcounts, const int* displs, MPI_Datatype recvtype,
                                        MPI_Comm comm);
 Result<SchedulePtr> prepare_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+                                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                     Runtime* immediate = nullptr);
 Result<SchedulePtr> prepare_alltoallv(const void* sendbuf, const int* sendcounts, const int* sdispls,
                                       MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
-                                      const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm);
+                                      const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm,
+                                     Runtime* immediate = nullptr);
 Result<SchedulePtr> prepare_alltoallw(const void* sendbuf, const int* sendcounts, const int* sdispls,
                                       const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts,
-                                      const int* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm);
+                                      const int* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm,
+                                     Runtime* immediate = nullptr);
 Result<SchedulePtr> prepare_reduce_scatter(const void* sendbuf, void* recvbuf, const int* recvcounts,
                                            MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 Result<SchedulePtr> prepare_reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,

@@ -41,7 +41,7 @@ extern "C" int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype se
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   if (comm->is_inter()) return run_collective(comm, prepare_inter_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), fn);
-  return run_collective(comm, prepare_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), fn);
+  return run_collective(comm, prepare_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &rt()), fn);
 }
 FTMPI_ALIAS(Alltoall)
 
@@ -50,7 +50,7 @@ extern "C" int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   if (comm->is_inter()) return run_collective(comm, prepare_inter_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm), fn);
-  return run_collective(comm, prepare_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm), fn);
+  return run_collective(comm, prepare_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, &rt()), fn);
 }
 FTMPI_ALIAS(Alltoallv)
 
@@ -59,7 +59,7 @@ extern "C" int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   if (comm->is_inter()) return run_collective(comm, prepare_inter_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm), fn);
-  return run_collective(comm, prepare_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm), fn);
+  return run_collective(comm, prepare_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, &rt()), fn);
 }
 FTMPI_ALIAS(Alltoallw)
 

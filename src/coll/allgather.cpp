@@ -82,6 +82,7 @@ void build_allgatherv(Schedule& s, const void* sendbuf, std::size_t sendcount, c
 Status allgather(Runtime& rt, ftmpi_comm_s* comm, const void* sendbuf, std::size_t sendcount,
                  const Datatype* sendtype, void* recvbuf, std::size_t recvcount, const Datatype* recvtype) {
   Schedule s(comm, &rt.scratch());
+  s.run_immediately(rt);  // build-time copies come before the first step (or touch no pending buffer)
   build_allgather(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
   return run(rt, s);
 }

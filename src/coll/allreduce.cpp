@@ -40,6 +40,7 @@ void build_allreduce(Schedule& s, const void* sendbuf, void* recvbuf, std::size_
 Status allreduce(Runtime& rt, ftmpi_comm_s* comm, const void* sendbuf, void* recvbuf, std::size_t count,
                  const Datatype* type, const Op* op) {
   Schedule s(comm, &rt.scratch());
+  s.run_immediately(rt);  // both algorithms copy sendbuf into recvbuf before their first step
   build_allreduce(s, sendbuf, recvbuf, count, type, op);
   return run(rt, s);
 }

@@ -27,6 +27,7 @@ void build_bcast(Schedule& s, void* buf, std::size_t count, const ftmpi_datatype
 
 Status bcast(Runtime& rt, ftmpi_comm_s* comm, void* buf, std::size_t count, const Datatype* type, int root) {
   Schedule s(comm, &rt.scratch());
+  s.run_immediately(rt);  // the builder does no build-time work
   build_bcast(s, buf, count, type, root);
   return run(rt, s);
 }

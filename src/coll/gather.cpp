@@ -86,6 +86,7 @@ void build_gather(Schedule& s, const void* sendbuf, std::size_t sendcount, const
 Status gather(Runtime& rt, ftmpi_comm_s* comm, const void* sendbuf, std::size_t sendcount, const Datatype* sendtype,
               void* recvbuf, std::size_t recvcount, const Datatype* recvtype, int root) {
   Schedule s(comm, &rt.scratch());
+  s.run_immediately(rt);  // build-time copies come before the first step (or touch no pending buffer)
   build_gather(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
   return run(rt, s);
 }

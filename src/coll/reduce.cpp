@@ -61,6 +61,7 @@ void build_reduce(Schedule& s, const void* sendbuf, void* recvbuf, std::size_t c
 Status reduce(Runtime& rt, ftmpi_comm_s* comm, const void* sendbuf, void* recvbuf, std::size_t count,
               const Datatype* type, const Op* op, int root) {
   Schedule s(comm, &rt.scratch());
+  s.run_immediately(rt);  // build-time copies come before the first step (or touch no pending buffer)
   build_reduce(s, sendbuf, recvbuf, count, type, op, root);
   return run(rt, s);
 }

@@ -76,6 +76,7 @@ void build_scatter(Schedule& s, const void* sendbuf, std::size_t sendcount, cons
 Status scatter(Runtime& rt, ftmpi_comm_s* comm, const void* sendbuf, std::size_t sendcount,
                const Datatype* sendtype, void* recvbuf, std::size_t recvcount, const Datatype* recvtype, int root) {
   Schedule s(comm, &rt.scratch());
+  s.run_immediately(rt);  // build-time copies come before the first step (or touch no pending buffer)
   build_scatter(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
   return run(rt, s);
 }

@@ -11,7 +11,6 @@ int next_coll_tag(ftmpi_comm_s* comm) { return static_cast<int>(comm->coll_seq++
 Schedule::Schedule(ftmpi_comm_s* comm, ScratchPool* pool) : Schedule(comm, next_coll_tag(comm), pool) {}
 
 Schedule::Schedule(ftmpi_comm_s* comm, int tag, ScratchPool* pool) : comm_(comm), pool_(pool), tag_(tag) {
-  steps_.reserve(16);
   outstanding_.reserve(8);
 }
 
@@ -37,7 +36,7 @@ void Schedule::send(int peer, const void* buf, std::size_t count, const ftmpi_da
   s.sbuf = buf;
   s.count = count;
   s.type = type;
-  steps_.push_back(s);
+  add_comm(s);
 }
 
 void Schedule::recv(int peer, void* buf, std::size_t count, const ftmpi_datatype_s* type) {
@@ -47,7 +46,18 @@ void Schedule::recv(int peer, void* buf, std::size_t count, const ftmpi_datatype
   s.rbuf = buf;
   s.count = count;
   s.type = type;
-  steps_.push_back(s);
+  add_comm(s);
+}
+
+void Schedule::add_comm(const Step& s) {
+  if (immediate_ == nullptr) {
+    if (steps_.empty()) steps_.reserve(16);
+    steps_.push_back(s);
+    return;
+  }
+  if (done_) return;  // failed earlier: skip the rest
+  p2p::Engine& engine = immediate_->engine();
+  if (Status st = post(engine, s); !st.ok()) fail(engine, std::move(st));
 }
 
 void Schedule::send_bytes(int peer, const void* buf, std::size_t bytes) { send(peer, buf, bytes, &ftmpi_dt_byte); }
@@ -61,6 +71,10 @@ void Schedule::add_local(LocalFn* fn) {
 }
 
 void Schedule::fence() {
+  if (immediate_ != nullptr) {
+    (void)wait_posted();
+    return;
+  }
   Step s;
   s.kind = Step::Kind::fence;
   steps_.push_back(s);
@@ -102,26 +116,39 @@ void Schedule::fail(p2p::Engine& engine, Status st) {
   done_ = true;
 }
 
+bool Schedule::harvest(p2p::Engine& engine) {
+  if (done_) return true;
+  if (comm_->revoked.load(std::memory_order_acquire) ||
+      (parent_ && parent_->revoked.load(std::memory_order_acquire))) {
+    fail(engine, Status(Errc::revoked, "communicator revoked during a collective"));
+    return true;
+  }
+  // Stop at the first error; wait while anything posted is still pending.
+  bool pending = false;
+  for (p2p::Request* r : outstanding_) {
+    if (!r->complete) {
+      pending = true;
+    } else if (!r->error.ok()) {
+      fail(engine, r->error);
+      return true;
+    }
+  }
+  if (pending) return false;
+  for (p2p::Request* r : outstanding_) engine.release(r);
+  outstanding_.clear();
+  return true;
+}
+
+bool Schedule::wait_posted() {
+  p2p::Engine& engine = immediate_->engine();
+  if (!harvest(engine)) immediate_->progress().wait_until([&] { return harvest(engine); });
+  return !done_;
+}
+
 bool Schedule::advance(p2p::Engine& engine) {
   while (!done_) {
-    if (comm_->revoked.load(std::memory_order_acquire) ||
-        (parent_ && parent_->revoked.load(std::memory_order_acquire))) {
-      fail(engine, Status(Errc::revoked, "communicator revoked during a collective"));
-      break;
-    }
-    // Harvest: stop at the first error; wait while anything posted is still pending.
-    bool pending = false;
-    for (p2p::Request* r : outstanding_) {
-      if (!r->complete) {
-        pending = true;
-      } else if (!r->error.ok()) {
-        fail(engine, r->error);
-        return true;
-      }
-    }
-    if (pending) return false;
-    for (p2p::Request* r : outstanding_) engine.release(r);
-    outstanding_.clear();
+    if (!harvest(engine)) return false;
+    if (done_) break;
 
     // Issue: post communication until a local step or fence needs the posted work finished.
     while (pc_ < steps_.size()) {
@@ -145,6 +172,10 @@ bool Schedule::advance(p2p::Engine& engine) {
 }
 
 Status run(Runtime& rt, Schedule& s) {
+  if (s.immediate_ != nullptr) {
+    if (s.wait_posted()) s.done_ = true;
+    return s.status();
+  }
   p2p::Engine& engine = rt.engine();
   if (s.advance(engine)) return s.status();
   rt.progress().wait_until([&] { return s.advance(engine); });

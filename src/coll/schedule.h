@@ -81,6 +81,10 @@ class Schedule {
   // any callable without arguments; it is moved into the schedule's arena.
   template <class F>
   void local(F&& fn) {
+    if (immediate_ != nullptr) {  // run it now, once everything posted so far completed
+      if (wait_posted()) fn();
+      return;
+    }
     using Fn = std::decay_t<F>;
     struct Impl final : LocalFn {
       explicit Impl(F&& f) : fn(std::forward<F>(f)) {}
@@ -101,6 +105,13 @@ class Schedule {
   void interrupt_on_revoke(const ftmpi_comm_s* parent) { parent_ = parent; }
 
   // ---- execution ----
+  // Immediate mode, for a blocking collective whose builder does all its build-time work (copies into
+  // user or scratch buffers) before its first send/recv: call before building. Every send and receive is
+  // then posted as the builder adds it, fence() and local() wait (driving rt's progress) for what was
+  // posted, and local steps run at once; nothing is stored, so a small collective costs little more than
+  // its point-to-point operations. After an error later steps are skipped. Finish with run().
+  void run_immediately(Runtime& rt) { immediate_ = &rt; }
+
   // Post what can be posted, harvest what completed. Returns true once finished (successfully or not);
   // status() is then the outcome. Never blocks.
   bool advance(p2p::Engine& engine);
@@ -127,6 +138,12 @@ class Schedule {
     std::size_t bytes;
   };
   void add_local(LocalFn* fn);
+  void add_comm(const Step& s);
+  // Stop at the first error or revoke; true once nothing posted is pending (then released) or failed.
+  bool harvest(p2p::Engine& engine);
+  // Immediate mode: wait until everything posted completed; false once the schedule failed.
+  bool wait_posted();
+  friend Status run(Runtime& rt, Schedule& s);
   void fail(p2p::Engine& engine, Status st);
   Status post(p2p::Engine& engine, const Step& s);
 
@@ -135,6 +152,7 @@ class Schedule {
   ftmpi_comm_s* comm_;
   ScratchPool* pool_;
   const ftmpi_comm_s* parent_ = nullptr;  // interrupt_on_revoke
+  Runtime* immediate_ = nullptr;          // run_immediately
   int tag_;
   std::pmr::vector<Step> steps_{&arena_};
   std::size_t pc_ = 0;
