@@ -3,8 +3,8 @@
  *
  * Phases (argument types, p2p, noncontig, coll, allreduce or all; default all; CTest runs each as its own test):
  *   types  (always) Type_size of a 2050 MiB type is MPI_UNDEFINED, Type_size_x / Type_get_extent_x give the
- *          value; statuses set with Status_set_elements_x report such counts; a type of more than 2^63 bytes
- *          is refused with an error; (ftmpi) a receive that cannot get its staging buffer fails with
+ *          value; statuses set with Status_set_elements_x report such counts; (ftmpi) a type of more than
+ *          2^61 bytes is refused with an error, and a receive that cannot get its staging buffer fails with
  *          MPI_ERR_NO_MEM while the send completes.
  *   p2p    rank 0 -> 1: MPI_Send / MPI_Recv of 2050 x 1 MiB; rank 1 -> 0: MPI_Isend of ONE 2050 MiB element /
  *          MPI_Irecv of 2050 x 1 MiB + Waitall.  Get_count / Get_elements / Get_elements_x of the received
@@ -24,8 +24,8 @@
  * after each transfer, so no second 2 GiB reference buffer is needed.  For Allreduce rank r holds
  * (i mod 1024) + r in double i, so the exact sum is 2 (i mod 1024) + 1.
  * Rank 0 prints each transfer's wall time and the peak resident memory of each rank (getrusage).  When the
- * host has less memory than that (plus a margin) available (Linux MemAvailable) the program prints SKIP instead of
- * risking the OOM killer.
+ * host has less memory available than a phase needs (Linux MemAvailable, see need_bytes) the program prints
+ * SKIP instead of risking the OOM killer.
  * PASS: every word arrives where it belongs and every count/element query gives the sequential value. */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE 1 /* MAP_ANONYMOUS, MAP_NORESERVE (glibc) */
