@@ -10,7 +10,7 @@ namespace ftmpi::api {
 
 using coll::is_in_place;
 
-Status coll_check_data(const void* buf, int count, MPI_Datatype type) {
+Status coll_check_data(const void* buf, long long count, MPI_Datatype type) {
   if (count < 0) return Status(Errc::count, "count must be non-negative");
   if (!valid_type(type)) return Status(Errc::type, "invalid or uncommitted datatype");
   if (!buf && count > 0 && type->size > 0 && type->true_lb == 0)
@@ -77,8 +77,10 @@ Status not_in_place(const void* buf, const char* what) {
   return {};
 }
 
-// Checks common to the reductions whose input may be MPI_IN_PLACE (in recvbuf).
-Status check_reduction(const void* sendbuf, void* recvbuf, int count, int in_count, MPI_Datatype type, MPI_Op op) {
+// Checks common to the reductions whose input may be MPI_IN_PLACE (in recvbuf). `in_count` (>= 0) is the
+// number of input elements, which for Reduce_scatter is a sum of int counts and may exceed INT_MAX.
+Status check_reduction(const void* sendbuf, void* recvbuf, int count, long long in_count, MPI_Datatype type,
+                       MPI_Op op) {
   FTMPI_TRY(not_in_place(recvbuf, "recvbuf"));
   if (!is_in_place(sendbuf)) FTMPI_TRY(coll_check_data(sendbuf, in_count, type));
   FTMPI_TRY(coll_check_data(recvbuf, count, type));
@@ -285,10 +287,9 @@ Result<SchedulePtr> prepare_reduce_scatter(const void* sendbuf, void* recvbuf, c
                                            MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   FTMPI_TRY(check_intra(comm));
   FTMPI_TRY(check_array(recvcounts, comm, "recvcounts", true));
-  long long total = 0;
+  long long total = 0;  // may exceed INT_MAX: the builders count in size_t
   for (int i = 0; i < comm->size; ++i) total += recvcounts[i];
-  if (total > 0x7fffffff) return Status(Errc::count, "the counts add up to more than INT_MAX");
-  FTMPI_TRY(check_reduction(sendbuf, recvbuf, recvcounts[comm->rank], static_cast<int>(total), type, op));
+  FTMPI_TRY(check_reduction(sendbuf, recvbuf, recvcounts[comm->rank], total, type, op));
   SchedulePtr s = make(comm);
   coll::build_reduce_scatter(*s, sendbuf, recvbuf, recvcounts, type, op);
   return s;
@@ -298,9 +299,7 @@ Result<SchedulePtr> prepare_reduce_scatter_block(const void* sendbuf, void* recv
                                                  MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   FTMPI_TRY(check_intra(comm));
   if (recvcount < 0) return Status(Errc::count, "count must be non-negative");
-  const long long total = static_cast<long long>(recvcount) * comm->size;
-  if (total > 0x7fffffff) return Status(Errc::count, "recvcount times the size is more than INT_MAX");
-  FTMPI_TRY(check_reduction(sendbuf, recvbuf, recvcount, static_cast<int>(total), type, op));
+  FTMPI_TRY(check_reduction(sendbuf, recvbuf, recvcount, static_cast<long long>(recvcount) * comm->size, type, op));
   SchedulePtr s = make(comm);
   coll::build_reduce_scatter_block(*s, sendbuf, recvbuf, sz(recvcount), type, op);
   return s;

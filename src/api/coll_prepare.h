@@ -14,8 +14,9 @@
 namespace ftmpi::api {
 
 // Argument checks shared by every collective's C function.
-// count >= 0 and a usable datatype; a NULL buffer with data to move is MPI_ERR_BUFFER.
-Status coll_check_data(const void* buf, int count, MPI_Datatype type);
+// count >= 0 and a usable datatype; a NULL buffer with data to move is MPI_ERR_BUFFER. `count` is wider than
+// int because a Reduce_scatter input holds the sum of the int counts.
+Status coll_check_data(const void* buf, long long count, MPI_Datatype type);
 // 0 <= root < size (intracommunicators).
 Status coll_check_root(int root, MPI_Comm comm);
 // A live op that is defined for the type.

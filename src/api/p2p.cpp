@@ -188,6 +188,31 @@ extern "C" int PMPI_Recv_init(void* buf, int count, MPI_Datatype type, int sourc
 }
 FTMPI_ALIAS(Recv_init)
 
+namespace {
+// The common part of Sendrecv and Sendrecv_replace, once the arguments are checked: post the receive, then
+// the send, wait for both. Counts are size_t here: Sendrecv_replace sends its packed copy as bytes, which may
+// be more than INT_MAX of them.
+int sendrecv(const ftmpi::p2p::SendArgs& sa, const ftmpi::p2p::RecvArgs& ra, MPI_Comm comm, MPI_Status* status,
+             const char* fn) {
+  Request *rr = nullptr, *sr = nullptr;
+  Status st = rt().engine().irecv(ra, &rr);
+  if (!st.ok()) return ret(comm, st, fn);
+  st = rt().engine().isend(sa, &sr);
+  if (!st.ok()) {
+    (void)rt().engine().cancel(rr);
+    rt().wait(rr);
+    rt().engine().release(rr);
+    return ret(comm, st, fn);
+  }
+  rt().progress().wait_until([&] { return rr->complete && sr->complete; });
+  fill_status(status, rr);
+  st = !sr->error.ok() ? sr->error : rr->error;
+  rt().engine().release(rr);
+  rt().engine().release(sr);
+  return ret(comm, st, fn);
+}
+}  // namespace
+
 extern "C" int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                              void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                              MPI_Comm comm, MPI_Status* status) {
@@ -196,22 +221,8 @@ extern "C" int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype se
   Status st = check_buffer(sendbuf, sendcount, sendtype);
   if (st.ok()) st = check_buffer(recvbuf, recvcount, recvtype);
   if (!st.ok()) return ret(comm, st, "MPI_Sendrecv");
-  Request *rr = nullptr, *sr = nullptr;
-  st = rt().engine().irecv(recv_args(recvbuf, recvcount, recvtype, source, recvtag, comm), &rr);
-  if (!st.ok()) return ret(comm, st, "MPI_Sendrecv");
-  st = rt().engine().isend(send_args(sendbuf, sendcount, sendtype, dest, sendtag, comm, SendMode::standard), &sr);
-  if (!st.ok()) {
-    (void)rt().engine().cancel(rr);
-    rt().wait(rr);
-    rt().engine().release(rr);
-    return ret(comm, st, "MPI_Sendrecv");
-  }
-  rt().progress().wait_until([&] { return rr->complete && sr->complete; });
-  fill_status(status, rr);
-  st = !sr->error.ok() ? sr->error : rr->error;
-  rt().engine().release(rr);
-  rt().engine().release(sr);
-  return ret(comm, st, "MPI_Sendrecv");
+  return sendrecv(send_args(sendbuf, sendcount, sendtype, dest, sendtag, comm, SendMode::standard),
+                  recv_args(recvbuf, recvcount, recvtype, source, recvtag, comm), comm, status, "MPI_Sendrecv");
 }
 FTMPI_ALIAS(Sendrecv)
 
@@ -221,13 +232,13 @@ extern "C" int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, in
   FTMPI_CHECK_COMM(comm, "MPI_Sendrecv_replace");
   Status st = check_buffer(buf, count, type);
   if (!st.ok()) return ret(comm, st, "MPI_Sendrecv_replace");
-  // Send from a packed copy, receive in place.
+  // Send from a packed copy (as bytes: possibly more than INT_MAX of them), receive in place.
   std::size_t bytes = ftmpi::dt::packed_size(type, static_cast<std::size_t>(count));
   void* copy = std::malloc(bytes ? bytes : 1);
   if (!copy) return ret(comm, Status(Errc::no_mem, "out of memory"), "MPI_Sendrecv_replace");
   ftmpi::dt::pack(buf, static_cast<std::size_t>(count), type, copy);
-  int rc = PMPI_Sendrecv(copy, static_cast<int>(bytes), MPI_BYTE, dest, sendtag, buf, count, type, source,
-                         recvtag, comm, status);
+  ftmpi::p2p::SendArgs sa{copy, bytes, MPI_BYTE, dest, sendtag, comm, SendMode::standard, false};
+  int rc = sendrecv(sa, recv_args(buf, count, type, source, recvtag, comm), comm, status, "MPI_Sendrecv_replace");
   std::free(copy);
   return rc;
 }

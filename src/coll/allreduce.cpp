@@ -18,7 +18,8 @@ namespace ftmpi::coll {
 
 void build_allreduce_recursive_doubling(Schedule& s, const void* sendbuf, void* recvbuf, std::size_t count,
                                         const ftmpi_datatype_s* type, const ftmpi_op_s* op) {
-  // recvbuf is the accumulator (as in MPICH): it has the type's layout and holds the result at the end.
+  // The combination runs in recvbuf itself (laid out per the type for `count` elements): one scratch
+  // vector (build_allreduce_into's tmp) instead of two, which matters for messages of gigabytes.
   if (!is_in_place(sendbuf)) copy_typed(sendbuf, count, type, recvbuf, count, type);
   build_allreduce_into(s, recvbuf, count, type, op->commutative,
                        [=](const void* in, void* inout) { dt::apply(op, in, inout, count, type); });

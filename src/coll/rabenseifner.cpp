@@ -19,14 +19,29 @@ namespace ftmpi::coll {
 void build_allreduce_rabenseifner(Schedule& s, const void* sendbuf, void* recvbuf, std::size_t count, const Dt* type,
                                   const ftmpi_op_s* op) {
   const int p = s.comm()->size, me = s.comm()->rank;
-  // recvbuf is the accumulator (as in MPICH): no second copy of the vector, no copy-out at the end.
+  // The reduction runs in recvbuf itself (it has the type's layout for `count` elements), and `tmp` holds
+  // only the largest single receive: with p = 2 and 2^31 bytes of data that is 1 GiB of scratch, not 4.
   char* acc = static_cast<char*>(recvbuf);
-  char* tmp = static_cast<char*>(typed_scratch(s, count, type));
   if (!is_in_place(sendbuf)) copy_typed(sendbuf, count, type, acc, count, type);
   int pof2 = 1;
   while (pof2 * 2 <= p) pof2 *= 2;
   const int rem = p - pof2;
   const std::ptrdiff_t ext = type->extent;
+  // Slice i (of pof2) covers elements [disp[i], disp[i] + cnt[i]); lower slices are the larger ones.
+  const auto n = static_cast<std::size_t>(pof2);
+  std::vector<std::size_t> cnt(n), disp(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    cnt[i] = count / n + (i < count % n ? 1 : 0);
+    disp[i] = i == 0 ? 0 : disp[i - 1] + cnt[i - 1];
+  }
+  auto range = [&](int from, int to) {  // elements in slices [from, to)
+    std::size_t c = 0;
+    for (int i = from; i < to; ++i) c += cnt[static_cast<std::size_t>(i)];
+    return c;
+  };
+  // Receives into tmp: the whole vector (odd ranks of the fold), then halves, quarters, ... of it.
+  const bool folds_in = me < 2 * rem && me % 2 == 1;
+  char* tmp = static_cast<char*>(typed_scratch(s, folds_in ? count : range(0, pof2 / 2), type));
 
   int newrank;
   if (me < 2 * rem) {
@@ -44,18 +59,6 @@ void build_allreduce_rabenseifner(Schedule& s, const void* sendbuf, void* recvbu
   }
 
   if (newrank != -1) {
-    // Slice i covers elements [disp[i], disp[i] + cnt[i]).
-    const auto n = static_cast<std::size_t>(pof2);
-    std::vector<std::size_t> cnt(n), disp(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      cnt[i] = count / n + (i < count % n ? 1 : 0);
-      disp[i] = i == 0 ? 0 : disp[i - 1] + cnt[i - 1];
-    }
-    auto range = [&](int from, int to) {  // elements in slices [from, to)
-      std::size_t c = 0;
-      for (int i = from; i < to; ++i) c += cnt[static_cast<std::size_t>(i)];
-      return c;
-    };
     auto off = [&](int slice) { return static_cast<std::ptrdiff_t>(disp[static_cast<std::size_t>(slice)]) * ext; };
     auto real = [&](int nr) { return nr < rem ? nr * 2 + 1 : nr + rem; };
 
@@ -73,10 +76,9 @@ void build_allreduce_rabenseifner(Schedule& s, const void* sendbuf, void* recvbu
         recv_cnt = range(recv_idx, last_idx);
       }
       s.send(dst, acc + off(send_idx), send_cnt, type);
-      s.recv(dst, tmp + off(recv_idx), recv_cnt, type);
-      char* in = tmp + off(recv_idx);
+      s.recv(dst, tmp, recv_cnt, type);  // rounds are fenced by the local step: tmp is reused
       char* inout = acc + off(recv_idx);
-      s.local([=] { dt::apply(op, in, inout, recv_cnt, type); });
+      s.local([=] { dt::apply(op, tmp, inout, recv_cnt, type); });
       send_idx = recv_idx;
       if (mask * 2 < pof2) last_idx = recv_idx + pof2 / (mask * 2);
     }

@@ -19,12 +19,19 @@ void build_reduce(Schedule& s, const void* sendbuf, void* recvbuf, std::size_t c
   const int p = s.comm()->size, me = s.comm()->rank;
   const bool am_root = me == root;
   const void* mine = (am_root && is_in_place(sendbuf)) ? recvbuf : sendbuf;
-  void* acc = typed_scratch(s, count, type);
-  copy_typed(mine, count, type, acc, count, type);
-  void* tmp = typed_scratch(s, count, type);
   const bool commute = op->commutative;
   const int tree_root = commute ? root : 0;
   const int rel = (me - tree_root + p) % p;
+  // A leaf (no child: odd relative rank, or the last one) sends its own data as it is; the root combines in
+  // recvbuf; only inner ranks need scratch. With gigabyte vectors that is what keeps the memory bounded.
+  const bool leaf = rel == 0 ? p == 1 : (rel % 2 == 1 || rel + 1 >= p);
+  if (leaf && !am_root) {
+    s.send(((rel & (rel - 1)) + tree_root) % p, mine, count, type);  // parent: clear the lowest set bit
+    return;
+  }
+  void* acc = am_root ? recvbuf : typed_scratch(s, count, type);
+  if (acc != mine) copy_typed(mine, count, type, acc, count, type);
+  void* tmp = leaf ? nullptr : typed_scratch(s, count, type);
 
   for (int mask = 1; mask < p; mask <<= 1) {
     if ((rel & mask) == 0) {
@@ -49,7 +56,6 @@ void build_reduce(Schedule& s, const void* sendbuf, void* recvbuf, std::size_t c
     if (me == 0) s.send(root, acc, count, type);
     if (am_root) s.recv(0, acc, count, type);
   }
-  if (am_root) s.local([=] { copy_typed(acc, count, type, recvbuf, count, type); });
 }
 
 Status reduce(Runtime& rt, ftmpi_comm_s* comm, const void* sendbuf, void* recvbuf, std::size_t count,

@@ -28,12 +28,13 @@ void fill_recv(Request* r, const RecvArgs& a) {
   r->is_coll_ctx = a.coll;
 }
 
-// Where received bytes land: the user buffer (contiguous type) or a staging buffer unpacked at the end.
+// Where received bytes land: the user buffer (contiguous type) or a staging buffer unpacked at the end
+// (nullptr when that cannot be allocated).
 std::byte* landing(Request* r, std::size_t bytes) {
   if (r->type->contiguous) return static_cast<std::byte*>(r->rbuf);
   if (!r->staging) {
     r->staging = static_cast<std::byte*>(std::malloc(bytes ? bytes : 1));
-    r->staging_owned = true;
+    r->staging_owned = r->staging != nullptr;
   }
   return r->staging;
 }
@@ -117,9 +118,21 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
   std::size_t n = std::min<std::size_t>(env.len, r->bytes_total);
   if (env.len > r->bytes_total)
     r->error = Status(Errc::truncate, "message truncated: receive buffer too small");
+  std::byte* dst = n ? landing(r, n) : nullptr;
+  if (n && !dst) {
+    // No memory for the staging copy of a non-contiguous receive (a message of gigabytes): a clear-to-send
+    // for 0 bytes completes the sender, and this receive fails instead of waiting forever.
+    Envelope cts{};
+    cts.kind = FrameKind::cts;
+    cts.context = env.context;
+    cts.sreq = env.sreq;
+    send_frame(src_world, cts, nullptr, 0, nullptr);
+    fail(r, Status(Errc::no_mem, "out of memory for the receive staging buffer"));
+    return;
+  }
   transport::Transport& t = router.for_peer(src_world);
   if (n == 0 || t.supports_remote_read()) {
-    Status st = n ? t.remote_read(src_world, landing(r, n), env.addr, n) : Status::Ok();
+    Status st = n ? t.remote_read(src_world, dst, env.addr, n) : Status::Ok();
     if (st.ok()) {
       Envelope fin{};
       fin.kind = FrameKind::fin;
@@ -138,7 +151,6 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
   r->bytes_done = 0;
   track(r);
   r->status.bytes = n;
-  landing(r, n);
   Envelope cts{};
   cts.kind = FrameKind::cts;
   cts.context = env.context;

@@ -27,7 +27,7 @@ for line in open(sys.argv[1]):
     if not m:
         continue
     words = m.group(1).split()
-    keys = {"NAME", "SOURCE", "RANKS", "TIMEOUT", "EXPECT", "LAUNCHER", "MPIEXEC_ARGS", "ARGS", "TRANSPORTS", "LABELS"}
+    keys = {"NAME", "SOURCE", "RANKS", "TIMEOUT", "EXPECT", "LAUNCHER", "MPIEXEC_ARGS", "ARGS", "TRANSPORTS", "LABELS", "RUN_SERIAL"}
     d, cur = {}, None
     for w in words:
         if w in keys:

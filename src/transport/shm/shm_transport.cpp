@@ -42,12 +42,18 @@ std::byte* ring_cells(const Segment& s, const SegmentLayout& l, int sender) {
   return s.base() + l.cells_offset + static_cast<std::size_t>(sender) * l.ring_bytes;
 }
 
-// Read `len` bytes at `addr` of process `pid` into `dst`, looping over short reads. 0 or an errno.
+// One process_vm_readv moves at most this much. The kernel itself stops a call at MAX_RW_COUNT (2 GiB minus
+// a page) and reports a short read; asking for at most 1 GiB keeps every call well inside that limit.
+constexpr std::size_t kMaxReadPerCall = std::size_t{1} << 30;
+
+// Read `len` bytes at `addr` of process `pid` into `dst`, looping over short reads (a message of more than
+// 2 GiB always takes several calls). 0 or an errno.
 int read_process_memory(pid_t pid, void* dst, std::uint64_t addr, std::size_t len) {
   auto* out = static_cast<char*>(dst);
   while (len > 0) {
-    struct iovec local {out, len};
-    struct iovec remote {reinterpret_cast<void*>(addr), len};
+    const std::size_t ask = len < kMaxReadPerCall ? len : kMaxReadPerCall;
+    struct iovec local {out, ask};
+    struct iovec remote {reinterpret_cast<void*>(addr), ask};
     ssize_t n = ::process_vm_readv(pid, &local, 1, &remote, 1, 0);
     if (n < 0) {
       if (errno == EINTR) continue;
