@@ -21,6 +21,7 @@ Schedule::~Schedule() {
     if (s.fn != nullptr) s.fn->destroy();
   }
   for (const Pooled& b : big_scratch_) {
+    if (orphaned_) break;  // a send of a failed collective may still read them: never reuse, never free
     if (pool_ != nullptr) {
       pool_->release(b.p, b.bytes);
     } else {
@@ -108,7 +109,11 @@ Status Schedule::post(p2p::Engine& engine, const Step& s) {
 
 void Schedule::fail(p2p::Engine& engine, Status st) {
   for (p2p::Request* r : outstanding_) {
-    if (!r->complete && r->kind == p2p::ReqKind::recv) (void)engine.cancel(r);
+    // Receives stop here (nothing may write into our buffers once we are gone); a send still in flight
+    // completes on its own (stopping it half-way would strand its live receiver), so what it reads from
+    // must stay valid: see orphaned_.
+    if (!r->complete && r->kind == p2p::ReqKind::recv) engine.abort_recv(r, st);
+    if (!r->complete) orphaned_ = true;
     engine.release(r);  // a still-pending request is released by the engine when it completes
   }
   outstanding_.clear();

@@ -14,9 +14,12 @@
 // Cost: a small collective must not pay for heap allocation. Steps, local-step closures, the outstanding
 // request list and small scratch buffers live in an arena whose first kInlineArena bytes are inside the
 // Schedule object (a blocking collective's schedule is on the stack); larger scratch buffers come from the
-// runtime's ScratchPool when one is given (reused across calls: no page faults per call), else the heap. After an error, a send still in flight to a live peer is released to the
-// engine (it completes on its own) while the schedule and its scratch go away: that peer may receive
-// garbage, which MPI permits once a collective has failed (results are undefined after an error).
+// runtime's ScratchPool when one is given (reused across calls: no page faults per call), else the heap.
+//
+// After an error, receives still pending are aborted (nothing writes into the schedule's buffers once it
+// is gone) and a send still in flight to a live peer is released to the engine (it completes on its own,
+// its large scratch is kept alive): that peer may receive stale data, which MPI permits once a collective
+// has failed (results are undefined after an error).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -153,6 +156,10 @@ class Schedule {
   ScratchPool* pool_;
   const ftmpi_comm_s* parent_ = nullptr;  // interrupt_on_revoke
   Runtime* immediate_ = nullptr;          // run_immediately
+  // fail() left a send in flight: the large scratch buffers are leaked rather than reused or freed (only
+  // after a failed collective). Small (arena) scratch is only ever sent eagerly, so at worst a peer gets
+  // stale bytes, which MPI allows after an error.
+  bool orphaned_ = false;
   int tag_;
   std::pmr::vector<Step> steps_{&arena_};
   std::size_t pc_ = 0;

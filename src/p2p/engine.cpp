@@ -201,6 +201,10 @@ bool Engine::is_unmatched_recv(const Request* r) const {
   return r->kind == ReqKind::recv && !r->complete && r->proto_state == kRecvPosted;
 }
 
+void Engine::abort_recv(Request* r, const Status& why) {
+  if (r->kind == ReqKind::recv && !r->complete) impl_->fail(r, why);
+}
+
 void Engine::abandon_recv(Request* r, const Status& why) {
   if (!r->complete && r->proto_state == kRecvPosted) impl_->fail(r, why);
 }

@@ -133,6 +133,10 @@ class Engine final : public transport::FrameSink {
   // Remove a posted receive that a failure interrupted (blocking ANY_SOURCE receive): it completes with
   // `why`. No effect if it was matched meanwhile.
   void abandon_recv(Request* r, const Status& why);
+  // Fail a receive in any state with `why` (unmatched, or matched with rendezvous data still coming: later
+  // data frames for it are dropped), so that nothing writes into its buffer any more. No effect on a
+  // completed request. For owners that give the buffer back (a failed collective's scratch).
+  void abort_recv(Request* r, const Status& why);
 
   // FrameSink
   void on_frame(int src, std::span<const std::byte> hdr, std::span<const std::byte> payload) override;
