@@ -27,8 +27,7 @@ void build_allreduce_recursive_doubling(Schedule& s, const void* sendbuf, void* 
 
 void build_allreduce(Schedule& s, const void* sendbuf, void* recvbuf, std::size_t count,
                      const ftmpi_datatype_s* type, const ftmpi_op_s* op) {
-  int pof2 = 1;
-  while (pof2 * 2 <= s.comm()->size) pof2 *= 2;
+  const int pof2 = pof2_below(s.comm()->size);
   if (op->commutative && pof2 > 1 && count >= static_cast<std::size_t>(pof2) &&
       dt::packed_size(type, count) >= tuning::kRabenseifnerMinBytes) {
     build_allreduce_rabenseifner(s, sendbuf, recvbuf, count, type, op);

@@ -10,6 +10,7 @@
 // rank, hence commutative ops only. The dropped-out even ranks get the result from their partner at the end.
 #include <vector>
 
+#include "coll/allreduce_schedule.h"
 #include "coll/builders.h"
 #include "coll/local_copy.h"
 #include "coll/schedule.h"
@@ -23,8 +24,7 @@ void build_allreduce_rabenseifner(Schedule& s, const void* sendbuf, void* recvbu
   // only the largest single receive: with p = 2 and 2^31 bytes of data that is 1 GiB of scratch, not 4.
   char* acc = static_cast<char*>(recvbuf);
   if (!is_in_place(sendbuf)) copy_typed(sendbuf, count, type, acc, count, type);
-  int pof2 = 1;
-  while (pof2 * 2 <= p) pof2 *= 2;
+  const int pof2 = pof2_below(p);
   const int rem = p - pof2;
   const std::ptrdiff_t ext = type->extent;
   // Slice i (of pof2) covers elements [disp[i], disp[i] + cnt[i]); lower slices are the larger ones.
@@ -43,20 +43,8 @@ void build_allreduce_rabenseifner(Schedule& s, const void* sendbuf, void* recvbu
   const bool folds_in = me < 2 * rem && me % 2 == 1;
   char* tmp = static_cast<char*>(typed_scratch(s, folds_in ? count : range(0, pof2 / 2), type));
 
-  int newrank;
-  if (me < 2 * rem) {
-    if (me % 2 == 0) {
-      s.send(me + 1, acc, count, type);
-      s.fence();
-      newrank = -1;
-    } else {
-      s.recv(me - 1, tmp, count, type);
-      s.local([=] { dt::apply(op, tmp, acc, count, type); });
-      newrank = me / 2;
-    }
-  } else {
-    newrank = me - rem;
-  }
+  const int newrank = fold_in(s, acc, tmp, count, type, rem,
+                              [=](const void* in, void* inout) { dt::apply(op, in, inout, count, type); });
 
   if (newrank != -1) {
     auto off = [&](int slice) { return static_cast<std::ptrdiff_t>(disp[static_cast<std::size_t>(slice)]) * ext; };
@@ -102,14 +90,7 @@ void build_allreduce_rabenseifner(Schedule& s, const void* sendbuf, void* recvbu
     }
   }
 
-  if (me < 2 * rem) {
-    if (me % 2 == 1) {
-      s.send(me - 1, acc, count, type);
-    } else {
-      s.recv(me + 1, acc, count, type);
-    }
-    s.fence();
-  }
+  fold_out(s, acc, count, type, rem);
 }
 
 }  // namespace ftmpi::coll

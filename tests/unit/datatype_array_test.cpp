@@ -13,27 +13,13 @@
 #include "datatype/array_types.h"
 #include "datatype/datatype.h"
 #include "datatype/derived.h"
+#include "datatype_owned.h"
 
 namespace {
 namespace dt = ftmpi::dt;
 using dt::Datatype;
 
-struct Owned {
-  explicit Owned(ftmpi::Result<Datatype*> r) {
-    EXPECT_TRUE(r.ok()) << r.status().message();
-    t = r.ok() ? r.value() : nullptr;
-    if (t) dt::commit(t);
-  }
-  ~Owned() {
-    if (t) {
-      EXPECT_TRUE(dt::retire(t).ok());
-      delete t;
-    }
-  }
-  Owned(const Owned&) = delete;
-  Owned& operator=(const Owned&) = delete;
-  Datatype* t;
-};
+using ftmpi::dt::testing::Owned;
 
 // Linear index of `idx` in an array of `sizes`, in C (last index fastest) or Fortran (first fastest) order.
 long linear(const std::vector<int>& idx, const std::vector<int>& sizes, dt::Order order) {

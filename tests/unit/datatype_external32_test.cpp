@@ -14,27 +14,13 @@
 #include "datatype/derived.h"
 #include "datatype/external32.h"
 #include "datatype/kinds.h"
+#include "datatype_owned.h"
 
 namespace {
 namespace dt = ftmpi::dt;
 using dt::Datatype;
 
-struct Owned {
-  explicit Owned(ftmpi::Result<Datatype*> r) {
-    EXPECT_TRUE(r.ok()) << r.status().message();
-    t = r.ok() ? r.value() : nullptr;
-    if (t) dt::commit(t);
-  }
-  ~Owned() {
-    if (t) {
-      EXPECT_TRUE(dt::retire(t).ok());
-      delete t;
-    }
-  }
-  Owned(const Owned&) = delete;
-  Owned& operator=(const Owned&) = delete;
-  Datatype* t;
-};
+using ftmpi::dt::testing::Owned;
 
 std::vector<std::uint8_t> ext_of(const void* value, const Datatype* t, std::size_t count = 1) {
   std::vector<std::uint8_t> out(dt::external32_size(t, count));

@@ -8,26 +8,13 @@
 #include "mpi.h"
 #include "datatype/datatype.h"
 #include "datatype/derived.h"
+#include "datatype_owned.h"
 
 namespace {
 namespace dt = ftmpi::dt;
 using dt::Datatype;
 
-// Owns a derived type for the duration of a test.
-struct Owned {
-  explicit Owned(ftmpi::Result<Datatype*> r) {
-    EXPECT_TRUE(r.ok()) << r.status().message();
-    t = r.ok() ? r.value() : nullptr;
-    if (t) dt::commit(t);
-  }
-  ~Owned() {
-    if (t) {
-      EXPECT_TRUE(dt::retire(t).ok());
-      delete t;  // tests own the object; the library keeps retired ones for stale handles
-    }
-  }
-  Datatype* t;
-};
+using ftmpi::dt::testing::Owned;
 
 TEST(DatatypePack, ContiguousIsOneCopy) {
   std::vector<int> src(100), packed(100), back(100, -1);
