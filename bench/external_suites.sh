@@ -2,8 +2,9 @@
 # bench/external_suites.sh — build the Intel MPI Benchmarks (IMB-MPI1, IMB-P2P) and the OSU collective
 # micro-benchmarks, unmodified, with ftmpi's wrappers, and run every benchmark of them with ftmpi's mpiexec.
 #
-# usage: bench/external_suites.sh [options] [--imb IMB_DIR] [--osu OSU_DIR]
-#   --imb DIR     an unpacked Intel MPI Benchmarks tree (github.com/intel/mpi-benchmarks or a release tarball)
+# usage: bench/external_suites.sh [options] [--imb IMB_DIR]... [--osu OSU_DIR]
+#   --imb DIR     an unpacked Intel MPI Benchmarks tree (github.com/intel/mpi-benchmarks or a release tarball);
+#                 may be given more than once (e.g. an IMB 2018 tree for IMB-MPI1 and a newer one for IMB-P2P)
 #   --osu DIR     an unpacked OSU micro-benchmarks tree (5.x: mpi/collective + util; 6.x/7.x: c/mpi/collective)
 #   -b DIR        ftmpi build (or install) directory holding bin/mpicc, bin/mpicxx, bin/mpiexec
 #                 (default: <repo>/build/release)
@@ -15,12 +16,16 @@
 #   -h            this help
 # Environment: IMB_ARGS (default "-msglog 0:16 -iter 50 -time 2"), IMB_P2P_ARGS (default "-msglog 0:16
 # -iter 50 -pause 10000"), OSU_ARGS (default "-m 1:65536 -i 100 -x 10") are the benchmark options of every run.
+# IMB_CPPFLAGS, when set, is passed to IMB's makefiles as CPPFLAGS: IMB_CPPFLAGS=-DCHECK builds IMB's own
+# check mode, in which every received buffer is compared with the expected data ("defects" column).
 #
 # What it does, and nothing else (no source file is edited; the given trees are only read):
 #   IMB  copies the tree, then runs the suite's own makefiles with CC=mpicc CXX=mpicxx on the command line:
 #        `make IMB-MPI1 IMB-P2P` at the top (IMB 2019 and later: src_cpp + src_c/P2P), or, for the older
 #        layout, `make -f make_mpich MPI_HOME=<ftmpi> IMB-MPI1` in src/ (IMB 2017-2018, no IMB-P2P there).
-#        IMB-MPI1 runs every benchmark of the suite in one job (its default list); IMB-P2P likewise.
+#        IMB-MPI1 runs twice per rank count: its default list (PingPong ... Barrier), then the benchmarks that
+#        are not in it ($IMB_MPI1_EXTRA, default: PingPong/PingPing{Specific,Any}Source, Uniband, Biband).
+#        IMB-P2P runs its whole (default) list in one job.
 #   OSU  copies the tree; with a `configure` script: `./configure CC=mpicc CXX=mpicxx` and `make` in the
 #        collective directory. Without one (a git checkout that was never bootstrapped), the equivalent of the
 #        Automake compile lines: `mpicc -g -O2 -I<util> -c` for every C file of the util directory that the
@@ -37,7 +42,7 @@ here=$(cd "$(dirname "$0")" && pwd -P)
 repo=$(cd "$here/.." && pwd -P)
 
 build="$repo/build/release"
-imb_src=""
+imb_srcs=()
 osu_src=""
 rank_counts=2,4
 transport=""
@@ -47,6 +52,7 @@ run_limit=600
 IMB_ARGS=${IMB_ARGS:-"-msglog 0:16 -iter 50 -time 2"}
 IMB_P2P_ARGS=${IMB_P2P_ARGS:-"-msglog 0:16 -iter 50 -pause 10000"}
 OSU_ARGS=${OSU_ARGS:-"-m 1:65536 -i 100 -x 10"}
+IMB_MPI1_EXTRA=${IMB_MPI1_EXTRA-"PingPongSpecificSource PingPongAnySource PingPingSpecificSource PingPingAnySource Uniband Biband"}
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
 say() { printf '%s\n' "$*" >&2; }
@@ -54,7 +60,7 @@ die() { say "external_suites.sh: $*"; exit 2; }
 
 while [ $# -gt 0 ]; do
   case "$1" in
-    --imb) imb_src=$2; shift 2 ;;
+    --imb) imb_srcs+=("$2"); shift 2 ;;
     --osu) osu_src=$2; shift 2 ;;
     -b) build=$2; shift 2 ;;
     -n) rank_counts=$2; shift 2 ;;
@@ -66,7 +72,7 @@ while [ $# -gt 0 ]; do
     *) usage >&2; exit 2 ;;
   esac
 done
-[ -n "$imb_src$osu_src" ] || { usage >&2; die "give --imb and/or --osu"; }
+[ "${#imb_srcs[@]}" -gt 0 ] || [ -n "$osu_src" ] || { usage >&2; die "give --imb and/or --osu"; }
 build=$(cd "$build" && pwd -P) || die "no build directory $build"
 mpicc="$build/bin/mpicc"; mpicxx="$build/bin/mpicxx"; mpiexec="$build/bin/mpiexec"
 for t in "$mpicc" "$mpicxx" "$mpiexec"; do [ -x "$t" ] || die "$t missing (build ftmpi first)"; done
@@ -98,39 +104,53 @@ run_one() {
 }
 
 # ---------------------------------------------------------------- IMB
+# imb_build SRC DST : copy SRC to DST and build what the tree holds there.
 imb_build() {
-  local dst="$work/imb"
+  local imb_src=$1 dst=$2
+  local -a extra=()
+  [ -n "${IMB_CPPFLAGS:-}" ] && extra+=(CPPFLAGS="$IMB_CPPFLAGS")
   rm -rf "$dst"; cp -a "$imb_src" "$dst"
   if [ -d "$dst/src_cpp" ] || [ -d "$dst/src_c/P2P" ]; then
     local targets=()
     [ -d "$dst/src_cpp" ] && targets+=(IMB-MPI1)
     [ -d "$dst/src_c/P2P" ] && targets+=(IMB-P2P)
     say "IMB: make ${targets[*]} CC=$mpicc CXX=$mpicxx"
-    make -C "$dst" "${targets[@]}" CC="$mpicc" CXX="$mpicxx" > "$work/imb-build.log" 2>&1 ||
-      { say "IMB build failed:"; tail -40 "$work/imb-build.log" >&2; failures=$((failures + 1)); }
+    make -C "$dst" "${targets[@]}" CC="$mpicc" CXX="$mpicxx" "${extra[@]+"${extra[@]}"}" > "$dst.build.log" 2>&1 ||
+      { say "IMB build failed:"; tail -40 "$dst.build.log" >&2; failures=$((failures + 1)); }
   elif [ -f "$dst/src/make_mpich" ]; then
     say "IMB: make -f make_mpich MPI_HOME=$build IMB-MPI1 (src/)"
-    make -C "$dst/src" -f make_mpich MPI_HOME="$build" IMB-MPI1 > "$work/imb-build.log" 2>&1 ||
-      { say "IMB build failed:"; tail -40 "$work/imb-build.log" >&2; failures=$((failures + 1)); }
+    make -C "$dst/src" -f make_mpich MPI_HOME="$build" "${extra[@]+"${extra[@]}"}" IMB-MPI1 > "$dst.build.log" 2>&1 ||
+      { say "IMB build failed:"; tail -40 "$dst.build.log" >&2; failures=$((failures + 1)); }
     [ -x "$dst/src/IMB-MPI1" ] && cp "$dst/src/IMB-MPI1" "$dst/"
   else
     die "$imb_src does not look like an IMB tree (no src_cpp, src_c/P2P or src/make_mpich)"
   fi
 }
 
+# imb_ran LOG : one line per benchmark IMB ran (a benchmark that needs other rank counts says so itself).
+imb_ran() {
+  sed -n -e 's/^# Benchmarking \([A-Za-z_0-9]*\).*/\1/p' -e 's/^# !! Benchmark \([A-Za-z_0-9]*\) is invalid.*/\1 (invalid here)/p' \
+    "$1" | sort -u | tr '\n' ' ' | sed -e 's/^/         ran: /' -e 's/ $/\n/' >&2
+}
+
+# imb_run DST : run every IMB executable built in DST at every rank count.
 imb_run() {
-  local dst="$work/imb" n exe args
+  local dst=$1 n exe args
   for exe in IMB-MPI1 IMB-P2P; do
     [ -x "$dst/$exe" ] || continue
     # shellcheck disable=SC2086
     if [ "$exe" = IMB-MPI1 ]; then args=$IMB_ARGS; else args=$IMB_P2P_ARGS; fi
     for n in ${rank_counts//,/ }; do
-      local log="$work/$exe-n$n.log"
+      local log="$dst-$exe-n$n.log"
       # shellcheck disable=SC2086
-      run_one IMB "$exe (all)" "$n" "$log" "$dst/$exe" $args
-      # one line per benchmark the suite ran (a benchmark that needs other rank counts says so itself)
-      sed -n -e 's/^# Benchmarking \([A-Za-z_0-9]*\).*/\1/p' -e 's/^# !! Benchmark \([A-Za-z_0-9]*\) is invalid.*/\1 (invalid here)/p' \
-        "$log" | sort -u | sed "s/^/         ran: /" >&2
+      run_one IMB "$exe (default list)" "$n" "$log" "$dst/$exe" $args
+      imb_ran "$log"
+      if [ "$exe" = IMB-MPI1 ] && [ -n "$IMB_MPI1_EXTRA" ]; then
+        log="$dst-$exe-extra-n$n.log"
+        # shellcheck disable=SC2086
+        run_one IMB "$exe (the others)" "$n" "$log" "$dst/$exe" $args $IMB_MPI1_EXTRA
+        imb_ran "$log"
+      fi
     done
   done
 }
@@ -186,7 +206,10 @@ osu_run() {
 }
 
 printf '%-8s %-24s %5s  %-5s %8s\n' suite benchmark ranks result wall | tee -a "$summary"
-if [ -n "$imb_src" ]; then imb_build; imb_run; fi
+i=0
+for src in "${imb_srcs[@]+"${imb_srcs[@]}"}"; do
+  i=$((i + 1)); imb_build "$src" "$work/imb$i"; imb_run "$work/imb$i"
+done
 if [ -n "$osu_src" ]; then osu_build; osu_run; fi
 
 for log in "${failed_logs[@]+"${failed_logs[@]}"}"; do
