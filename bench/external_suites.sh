@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/external_suites.sh — build the Intel MPI Benchmarks (IMB-MPI1, IMB-P2P) and the OSU collective
+# bench/external_suites.sh — build the Intel MPI Benchmarks (IMB-MPI1, IMB-NBC, IMB-P2P) and the OSU collective
 # micro-benchmarks, unmodified, with ftmpi's wrappers, and run every benchmark of them with ftmpi's mpiexec.
 #
 # usage: bench/external_suites.sh [options] [--imb IMB_DIR]... [--osu OSU_DIR]
@@ -21,11 +21,13 @@
 #
 # What it does, and nothing else (no source file is edited; the given trees are only read):
 #   IMB  copies the tree, then runs the suite's own makefiles with CC=mpicc CXX=mpicxx on the command line:
-#        `make IMB-MPI1 IMB-P2P` at the top (IMB 2019 and later: src_cpp + src_c/P2P), or, for the older
-#        layout, `make -f make_mpich MPI_HOME=<ftmpi> IMB-MPI1` in src/ (IMB 2017-2018, no IMB-P2P there).
+#        `make IMB-MPI1 IMB-NBC IMB-P2P` at the top (IMB 2019 and later: src_cpp + src_c/P2P), or, for the
+#        older layout, `make -f make_mpich MPI_HOME=<ftmpi> IMB-MPI1` (then IMB-NBC) in src/ (IMB 2017-2018,
+#        no IMB-P2P there).
 #        IMB-MPI1 runs twice per rank count: its default list (PingPong ... Barrier), then the benchmarks that
 #        are not in it ($IMB_MPI1_EXTRA, default: PingPong/PingPing{Specific,Any}Source, Uniband, Biband).
-#        IMB-P2P runs its whole (default) list in one job.
+#        IMB-NBC (non-blocking collectives, built too when the tree has it) and IMB-P2P run their whole default
+#        lists in one job each (IMB-NBC with IMB_ARGS).
 #   OSU  copies the tree; with a `configure` script: `./configure CC=mpicc CXX=mpicxx` and `make` in the
 #        collective directory. Without one (a git checkout that was never bootstrapped), the equivalent of the
 #        Automake compile lines: `mpicc -g -O2 -I<util> -c` for every C file of the util directory that the
@@ -106,13 +108,13 @@ run_one() {
 # ---------------------------------------------------------------- IMB
 # imb_build SRC DST : copy SRC to DST and build what the tree holds there.
 imb_build() {
-  local imb_src=$1 dst=$2
+  local imb_src=$1 dst=$2 exe
   local -a extra=()
   [ -n "${IMB_CPPFLAGS:-}" ] && extra+=(CPPFLAGS="$IMB_CPPFLAGS")
   rm -rf "$dst"; cp -a "$imb_src" "$dst"
   if [ -d "$dst/src_cpp" ] || [ -d "$dst/src_c/P2P" ]; then
     local targets=()
-    [ -d "$dst/src_cpp" ] && targets+=(IMB-MPI1)
+    [ -d "$dst/src_cpp" ] && targets+=(IMB-MPI1 IMB-NBC)
     [ -d "$dst/src_c/P2P" ] && targets+=(IMB-P2P)
     say "IMB: make ${targets[*]} CC=$mpicc CXX=$mpicxx"
     make -C "$dst" "${targets[@]}" CC="$mpicc" CXX="$mpicxx" "${extra[@]+"${extra[@]}"}" > "$dst.build.log" 2>&1 ||
@@ -121,7 +123,12 @@ imb_build() {
     say "IMB: make -f make_mpich MPI_HOME=$build IMB-MPI1 (src/)"
     make -C "$dst/src" -f make_mpich MPI_HOME="$build" "${extra[@]+"${extra[@]}"}" IMB-MPI1 > "$dst.build.log" 2>&1 ||
       { say "IMB build failed:"; tail -40 "$dst.build.log" >&2; failures=$((failures + 1)); }
-    [ -x "$dst/src/IMB-MPI1" ] && cp "$dst/src/IMB-MPI1" "$dst/"
+    if [ -f "$dst/src/IMB_parse_name_nbc.c" ]; then
+      say "IMB: make -f make_mpich MPI_HOME=$build IMB-NBC (src/)"
+      make -C "$dst/src" -f make_mpich MPI_HOME="$build" "${extra[@]+"${extra[@]}"}" IMB-NBC >> "$dst.build.log" 2>&1 ||
+        { say "IMB build failed:"; tail -40 "$dst.build.log" >&2; failures=$((failures + 1)); }
+    fi
+    for exe in IMB-MPI1 IMB-NBC; do [ -x "$dst/src/$exe" ] && cp "$dst/src/$exe" "$dst/"; done
   else
     die "$imb_src does not look like an IMB tree (no src_cpp, src_c/P2P or src/make_mpich)"
   fi
@@ -136,10 +143,9 @@ imb_ran() {
 # imb_run DST : run every IMB executable built in DST at every rank count.
 imb_run() {
   local dst=$1 n exe args
-  for exe in IMB-MPI1 IMB-P2P; do
+  for exe in IMB-MPI1 IMB-NBC IMB-P2P; do
     [ -x "$dst/$exe" ] || continue
-    # shellcheck disable=SC2086
-    if [ "$exe" = IMB-MPI1 ]; then args=$IMB_ARGS; else args=$IMB_P2P_ARGS; fi
+    if [ "$exe" = IMB-P2P ]; then args=$IMB_P2P_ARGS; else args=$IMB_ARGS; fi
     for n in ${rank_counts//,/ }; do
       local log="$dst-$exe-n$n.log"
       # shellcheck disable=SC2086
