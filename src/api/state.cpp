@@ -80,7 +80,8 @@ int invoke_errhandler(ftmpi_comm_s* comm, int code, const std::string& detail, c
   }
   char line[MPI_MAX_ERROR_STRING + 256];
   std::snprintf(line, sizeof line, "%s: %s (%s)", fn, detail.c_str(), error_class_sentence(code));
-  log::error("%s; aborting the job (MPI_ERRORS_ARE_FATAL on %s)", line,
+  log::error("%s; aborting the job (%s on %s)", line,
+             kind == ftmpi_errhandler_s::Kind::abort ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL",
              comm ? comm->name.c_str() : "no communicator");
   abort_job(code, line);
 }

@@ -128,11 +128,16 @@ bool Schedule::harvest(p2p::Engine& engine) {
     fail(engine, Status(Errc::revoked, "communicator revoked during a collective"));
     return true;
   }
-  // Stop at the first error; wait while anything posted is still pending.
+  // Stop at the first error; wait while anything posted is still pending. A truncated receive (a type
+  // signature that does not match the sender's: an erroneous program, MPI_ERR_TRUNCATE) is the exception:
+  // the bytes that fit were delivered, the schedule goes on and reports it at the end, so the ranks that
+  // wait for this one (a tree forwards what it received) are not left hanging.
   bool pending = false;
   for (p2p::Request* r : outstanding_) {
     if (!r->complete) {
       pending = true;
+    } else if (r->error.code() == Errc::truncate) {
+      if (status_.ok()) status_ = r->error;
     } else if (!r->error.ok()) {
       fail(engine, r->error);
       return true;

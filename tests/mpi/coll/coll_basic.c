@@ -252,6 +252,40 @@ static void test_large_allreduce(MPI_Comm comm) {
   free(out);
 }
 
+/* Mismatched type signatures (an erroneous program, detectable when a receiver is offered more than it can
+ * hold): every non-root passes a smaller count to Bcast than the root. The root's children must report
+ * MPI_ERR_TRUNCATE, ranks further down (which get what their parent kept) may succeed; nobody hangs, the
+ * bytes that fit are delivered, and the communicator works afterwards. Then Gather with a root that expects
+ * less than each rank sends: MPI_ERR_TRUNCATE at the root (when there is someone to receive from). */
+static void test_mismatch(MPI_Comm parent) {
+  MPI_Comm comm;
+  int rank, size;
+  CHECK_MPI(MPI_Comm_dup(parent, &comm));
+  CHECK_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int buf[8];
+  for (int i = 0; i < 8; i++) buf[i] = rank == 0 ? 100 + i : -1;
+  int rc = MPI_Bcast(buf, rank == 0 ? 8 : 4, MPI_INT, 0, comm);
+  if (rank == 0) CHECK_MPI(rc);
+  else if ((rank & (rank - 1)) == 0) CHECK_CLASS(rc, MPI_ERR_TRUNCATE); /* direct children of the root */
+  else if (rc != MPI_SUCCESS) CHECK_CLASS(rc, MPI_ERR_TRUNCATE);
+  for (int i = 0; i < 4; i++) CHECK(buf[i] == 100 + i, "bcast mismatch: element %d is %d", i, buf[i]);
+  CHECK_MPI(MPI_Barrier(comm));
+
+  int mine[4] = {rank, rank, rank, rank}, all[4 * 64];
+  CHECK(size <= 64);
+  rc = MPI_Gather(mine, 4, MPI_INT, all, 2, MPI_INT, 0, comm);
+  if (rank == 0 && size > 1) CHECK_CLASS(rc, MPI_ERR_TRUNCATE);
+  else CHECK_MPI(rc);
+  CHECK_MPI(MPI_Barrier(comm));
+
+  int v = rank + 1, sum = 0;
+  CHECK_MPI(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, comm));
+  CHECK(sum == size * (size + 1) / 2, "allreduce after the mismatches: %d", sum);
+  CHECK_MPI(MPI_Comm_free(&comm));
+}
+
 static void all_types(MPI_Comm comm) {
   t_int(comm, MPI_INT, "INT");
   t_unsigned(comm, MPI_UNSIGNED, "UNSIGNED");
@@ -297,6 +331,7 @@ int main(int argc, char **argv) {
   if (!quick) {
     all_types(MPI_COMM_WORLD);
     test_gather_scatter(MPI_COMM_WORLD);
+    test_mismatch(MPI_COMM_WORLD);
     /* the same on a communicator whose ranks are a reordered subset of the world */
     MPI_Comm sub;
     CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &sub));

@@ -8,7 +8,9 @@
  * PASS: every check holds and rank 0 prints PASS.
  * With argument "fatal": MPI_Win_create under the default MPI_ERRORS_ARE_FATAL aborts the job with the class
  * as exit status (MPI_ERR_UNSUPPORTED_OPERATION) and a message naming the function; the test expects that
- * exit status. */
+ * exit status.
+ * With argument "abort": MPI_ERRORS_ABORT (MPI-4) set on a duplicate of MPI_COMM_WORLD; an invalid rank on it
+ * aborts the job with MPI_ERR_RANK as exit status, while MPI_COMM_WORLD (still MPI_ERRORS_RETURN) returns. */
 #include "common/check.h"
 
 static void fatal_path(void) {
@@ -24,6 +26,23 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Init(&argc, &argv));
   CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
   CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
+  if (argc > 1 && strcmp(argv[1], "abort") == 0) {
+    int x = 0;
+    MPI_Comm dup;
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    CHECK_CLASS(MPI_Send(&x, 1, MPI_INT, size, 0, MPI_COMM_WORLD), MPI_ERR_RANK); /* returns */
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    CHECK_MPI(MPI_Comm_set_errhandler(dup, MPI_ERRORS_ABORT));
+    MPI_Errhandler eh;
+    CHECK_MPI(MPI_Comm_get_errhandler(dup, &eh));
+    CHECK(eh == MPI_ERRORS_ABORT, "get_errhandler returns MPI_ERRORS_ABORT");
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 0) MPI_Send(&x, 1, MPI_INT, size, 0, dup); /* aborts the job */
+    if (rank == 0) printf("FAIL: MPI_Send with an invalid rank returned under MPI_ERRORS_ABORT\n");
+    MPI_Barrier(MPI_COMM_WORLD); /* the others wait here until the abort ends them */
+    MPI_Finalize();
+    return 1;
+  }
   if (argc > 1 && strcmp(argv[1], "fatal") == 0) {
     fatal_path();
     MPI_Finalize();
