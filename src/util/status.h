@@ -1,5 +1,6 @@
 // Errors as values inside the library. Only src/api/ maps these to MPI error codes.
 #pragma once
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -18,22 +19,40 @@ enum class Errc : int {
   conversion,           // a value does not fit its external data representation (MPI-3.1 §13.5.2)
 };
 
-// A cheap status: a kind plus an optional static or owned message for MPI_Error_string / logs.
+// A cheap status: a kind plus an optional message for MPI_Error_string / logs. The message lives out of line,
+// so the OK status that every operation of the send/receive path creates, copies and destroys is two words
+// and no string bookkeeping; only errors pay for their text.
 class [[nodiscard]] Status {
  public:
   Status() = default;
   Status(Errc code) : code_(code) {}                        // NOLINT: implicit on purpose
-  Status(Errc code, std::string msg) : code_(code), msg_(std::move(msg)) {}
+  Status(Errc code, std::string msg)
+      : code_(code), msg_(msg.empty() ? nullptr : std::make_unique<std::string>(std::move(msg))) {}
+  Status(const Status& o) : code_(o.code_), msg_(o.msg_ ? std::make_unique<std::string>(*o.msg_) : nullptr) {}
+  Status(Status&&) noexcept = default;
+  Status& operator=(const Status& o) {
+    if (this != &o) {
+      code_ = o.code_;
+      msg_ = o.msg_ ? std::make_unique<std::string>(*o.msg_) : nullptr;
+    }
+    return *this;
+  }
+  Status& operator=(Status&&) noexcept = default;
+  ~Status() = default;
   static Status Ok() { return {}; }
 
   bool ok() const { return code_ == Errc::ok; }
   explicit operator bool() const { return ok(); }
   Errc code() const { return code_; }
-  const std::string& message() const { return msg_; }
+  const std::string& message() const { return msg_ ? *msg_ : no_message(); }
 
  private:
+  static const std::string& no_message() {
+    static const std::string empty;
+    return empty;
+  }
   Errc code_ = Errc::ok;
-  std::string msg_;
+  std::unique_ptr<std::string> msg_;
 };
 
 // Result<T>: a value or a Status.
