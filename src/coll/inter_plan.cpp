@@ -2,32 +2,18 @@
 #include "coll/inter_plan.h"
 
 #include "coll/local_copy.h"
+#include "coll/schedule_op.h"
 #include "runtime/runtime.h"
 
 namespace ftmpi::coll {
 
 namespace {
 
-// A plan driven by the progress loop (the non-blocking forms).
-class InterPlanOp final : public p2p::GenericOp {
- public:
-  InterPlanOp(p2p::Engine& engine, std::unique_ptr<InterPlan> plan) : engine_(engine), plan_(std::move(plan)) {}
-  bool progress() override {
-    if (!plan_->advance(engine_)) return false;
-    result = plan_->status();
-    return true;
-  }
-
- private:
-  p2p::Engine& engine_;
-  std::unique_ptr<InterPlan> plan_;
-};
-
 bool revoked(const ftmpi_comm_s* c) { return c->revoked.load(std::memory_order_acquire); }
 
 }  // namespace
 
-// Contract: destroyed only after advance() returned true (run() and InterPlanOp guarantee it), so the
+// Contract: destroyed only after advance() returned true (run() and PlanOp guarantee it), so the
 // current schedule, if any, has finished.
 InterPlan::~InterPlan() = default;
 
@@ -67,20 +53,8 @@ bool InterPlan::advance(p2p::Engine& engine) {
   return true;
 }
 
-Status run(Runtime& rt, InterPlan& plan) {
-  p2p::Engine& engine = rt.engine();
-  if (plan.advance(engine)) return plan.status();
-  rt.progress().wait_until([&] { return plan.advance(engine); });
-  return plan.status();
-}
+Status run(Runtime& rt, InterPlan& plan) { return drive_plan(rt.engine(), rt.progress(), plan); }
 
-p2p::Request* start(Runtime& rt, std::unique_ptr<InterPlan> plan) {
-  p2p::Engine& engine = rt.engine();
-  ftmpi_comm_s* comm = plan->comm();
-  (void)plan->advance(engine);  // post the first phase now; a finished plan completes at the next progress
-  p2p::Request* r = engine.start_generic(std::make_unique<InterPlanOp>(engine, std::move(plan)));
-  r->comm = comm;
-  return r;
-}
+p2p::Request* start(Runtime& rt, std::unique_ptr<InterPlan> plan) { return start_plan(rt.engine(), std::move(plan)); }
 
 }  // namespace ftmpi::coll

@@ -1,6 +1,7 @@
 // Schedule execution (see schedule.h).
 #include "coll/schedule.h"
 
+#include "coll/schedule_op.h"
 #include "mpi.h"
 #include "runtime/runtime.h"
 
@@ -14,7 +15,7 @@ Schedule::Schedule(ftmpi_comm_s* comm, int tag, ScratchPool* pool) : comm_(comm)
   outstanding_.reserve(8);
 }
 
-// Contract: a schedule is destroyed only after advance() returned true (run() and ScheduleOp guarantee
+// Contract: a schedule is destroyed only after advance() returned true (run() and PlanOp guarantee
 // it), so no request of ours is outstanding any more.
 Schedule::~Schedule() {
   for (Step& s : steps_) {
@@ -186,10 +187,7 @@ Status run(Runtime& rt, Schedule& s) {
     if (s.wait_posted()) s.done_ = true;
     return s.status();
   }
-  p2p::Engine& engine = rt.engine();
-  if (s.advance(engine)) return s.status();
-  rt.progress().wait_until([&] { return s.advance(engine); });
-  return s.status();
+  return drive_plan(rt.engine(), rt.progress(), s);
 }
 
 }  // namespace ftmpi::coll
