@@ -31,8 +31,18 @@ function(_ftmpi_install_dir_expr dir out)
   endif()
 endfunction()
 
-# ftmpi_add_wrapper(<name> <language> <default compiler> <FTMPI_* env> <compat env>)
+# ftmpi_add_wrapper(<name> <language> <default compiler> <FTMPI_* env> <compat env>
+#                   [LIBS <library names, first to last>] [BUILD_INCDIR <extra include dir in the build tree>])
+# LIBS defaults to "mpi"; the Fortran wrappers use "mpi_fortran mpi" and BUILD_INCDIR (mpif.h and the .mod
+# files are generated into the build tree; installed, they sit next to mpi.h).
 function(ftmpi_add_wrapper name language default_compiler ftmpi_env compat_env)
+  cmake_parse_arguments(W "" "BUILD_INCDIR" "LIBS" ${ARGN})
+  if(NOT W_LIBS)
+    set(W_LIBS mpi)
+  endif()
+  list(JOIN W_LIBS " " WRAPPER_LIB_NAMES)
+  list(TRANSFORM W_LIBS PREPEND "-l" OUTPUT_VARIABLE link_libs)
+  list(JOIN link_libs " " WRAPPER_LINK_LIBS)
   set(WRAPPER_NAME ${name})
   set(WRAPPER_LANGUAGE ${language})
   set(WRAPPER_DEFAULT_COMPILER ${default_compiler})
@@ -42,6 +52,7 @@ function(ftmpi_add_wrapper name language default_compiler ftmpi_env compat_env)
 
   # Build tree: fixed absolute paths.
   set(WRAPPER_LOCATION_COMMENT "Build tree of ${PROJECT_BINARY_DIR}: fixed paths.")
+  set(WRAPPER_EXTRA_INCDIR "${W_BUILD_INCDIR}")
   set(WRAPPER_LOCATE "ftmpi_incdir='${FTMPI_BUILD_INCDIR}'\nftmpi_libdir='${FTMPI_BUILD_LIBDIR}'")
   configure_file(${FTMPI_WRAPPER_TEMPLATE} ${PROJECT_BINARY_DIR}/bin/${name} @ONLY
     FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
@@ -51,6 +62,7 @@ function(ftmpi_add_wrapper name language default_compiler ftmpi_env compat_env)
   _ftmpi_install_dir_expr(${CMAKE_INSTALL_INCLUDEDIR} incdir_expr)
   _ftmpi_install_dir_expr(${CMAKE_INSTALL_LIBDIR} libdir_expr)
   set(WRAPPER_LOCATION_COMMENT "Installed prefix: found from this script's own location, so the prefix can move.")
+  set(WRAPPER_EXTRA_INCDIR "")
   string(CONCAT WRAPPER_LOCATE
     "ftmpi_self=$0\n"
     "if ftmpi_resolved=$(readlink -f -- \"$0\" 2>/dev/null) && [ -n \"$ftmpi_resolved\" ]; then\n"

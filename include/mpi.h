@@ -129,6 +129,36 @@ FTMPI_API extern struct ftmpi_datatype_s ftmpi_dt_char, ftmpi_dt_signed_char, ft
 #define MPI_LB FTMPI_PREDEFINED(MPI_Datatype, ftmpi_dt_lb)
 #define MPI_UB FTMPI_PREDEFINED(MPI_Datatype, ftmpi_dt_ub)
 
+/* Fortran named types (MPI-3.1 §3.2.2; sizes as gfortran's: INTEGER/LOGICAL/REAL 4 bytes, DOUBLE PRECISION 8,
+ * COMPLEX 2 x REAL), usable from C.  MPI_REAL2, MPI_REAL16, MPI_COMPLEX32 and MPI_INTEGER16 have no C twin
+ * here and are MPI_DATATYPE_NULL (as Open MPI does for kinds its compiler lacks). */
+FTMPI_API extern struct ftmpi_datatype_s ftmpi_dt_f_integer, ftmpi_dt_f_real, ftmpi_dt_f_double_precision,
+    ftmpi_dt_f_complex, ftmpi_dt_f_double_complex, ftmpi_dt_f_logical, ftmpi_dt_f_character, ftmpi_dt_f_integer1,
+    ftmpi_dt_f_integer2, ftmpi_dt_f_integer4, ftmpi_dt_f_integer8, ftmpi_dt_f_real4, ftmpi_dt_f_real8,
+    ftmpi_dt_f_complex8, ftmpi_dt_f_complex16, ftmpi_dt_f_2real, ftmpi_dt_f_2double_precision, ftmpi_dt_f_2integer;
+#define MPI_INTEGER FTMPI_PREDEFINED(MPI_Datatype, ftmpi_dt_f_integer)
+#define MPI_REAL FTMPI_PREDEFINED(MPI_Datatype, ftmpi_dt_f_real)
+#define MPI_DOUBLE_PRECISION FTMPI_PREDEFINED(MPI_Datatype, ftmpi_dt_f_double_precision)
+#define MPI_COMPLEX FTMPI_PREDEFINED(MPI_Datatype, ftmpi_dt_f_complex)
+#define MPI_DOUBLE_COMPLEX FTMPI_PREDEFINED(MPI_Datatype, ftmpi_dt_f_double_complex)
+#define MPI_LOGICAL FTMPI_PREDEFINED(MPI_Datatype, ftmpi_dt_f_logical)
+#define MPI_CHARACTER FTMPI_PREDEFINED(MPI_Datatype, ftmpi_dt_f_character)
+#define MPI_INTEGER1 FTMPI_PREDEFINED(MPI_Datatype, ftmpi_dt_f_integer1)
+#define MPI_INTEGER2 FTMPI_PREDEFINED(MPI_Datatype, ftmpi_dt_f_integer2)
+#define MPI_INTEGER4 FTMPI_PREDEFINED(MPI_Datatype, ftmpi_dt_f_integer4)
+#define MPI_INTEGER8 FTMPI_PREDEFINED(MPI_Datatype, ftmpi_dt_f_integer8)
+#define MPI_INTEGER16 MPI_DATATYPE_NULL
+#define MPI_REAL2 MPI_DATATYPE_NULL
+#define MPI_REAL4 FTMPI_PREDEFINED(MPI_Datatype, ftmpi_dt_f_real4)
+#define MPI_REAL8 FTMPI_PREDEFINED(MPI_Datatype, ftmpi_dt_f_real8)
+#define MPI_REAL16 MPI_DATATYPE_NULL
+#define MPI_COMPLEX8 FTMPI_PREDEFINED(MPI_Datatype, ftmpi_dt_f_complex8)
+#define MPI_COMPLEX16 FTMPI_PREDEFINED(MPI_Datatype, ftmpi_dt_f_complex16)
+#define MPI_COMPLEX32 MPI_DATATYPE_NULL
+#define MPI_2REAL FTMPI_PREDEFINED(MPI_Datatype, ftmpi_dt_f_2real)
+#define MPI_2DOUBLE_PRECISION FTMPI_PREDEFINED(MPI_Datatype, ftmpi_dt_f_2double_precision)
+#define MPI_2INTEGER FTMPI_PREDEFINED(MPI_Datatype, ftmpi_dt_f_2integer)
+
 /* Reduction operations. */
 #define MPI_OP_NULL ((MPI_Op)0)
 FTMPI_API extern struct ftmpi_op_s ftmpi_op_max, ftmpi_op_min, ftmpi_op_sum, ftmpi_op_prod, ftmpi_op_land, ftmpi_op_band,

@@ -57,6 +57,14 @@ ftmpi_datatype_s pair_of(Basic b, const char* name) {
   return t;
 }
 
+// struct { V value; V index; } (MPI_2REAL, MPI_2DOUBLE_PRECISION: Fortran pairs, no padding).
+template <class V>
+ftmpi_datatype_s same_pair_of(Basic b, const char* name) {
+  ftmpi_datatype_s t = make_basic(b, 2 * sizeof(V), name);
+  t.basic_count = 2;
+  return t;
+}
+
 ftmpi_datatype_s marker(Basic b, const char* name) {
   ftmpi_datatype_s t = make_basic(b, 0, name);
   t.basic_count = 0;
@@ -109,6 +117,30 @@ ftmpi_datatype_s ftmpi_dt_long_double_int = pair_of<long double>(Basic::ldouble_
 ftmpi_datatype_s ftmpi_dt_lb = marker(Basic::lb, "MPI_LB");
 ftmpi_datatype_s ftmpi_dt_ub = marker(Basic::ub, "MPI_UB");
 
+// Fortran named types (MPI-3.1 §3.2.2, §17.2.5), laid out as gfortran lays them out: INTEGER and LOGICAL are
+// 4 bytes, REAL 4, DOUBLE PRECISION 8, COMPLEX two REALs.  Each is its own handle (its own name) over the C
+// kind of the same representation, so reductions follow that kind; LOGICAL has its own kind (only the
+// logical ops apply to it).
+ftmpi_datatype_s ftmpi_dt_f_integer = basic_of<std::int32_t>(Basic::i32, "MPI_INTEGER");
+ftmpi_datatype_s ftmpi_dt_f_real = basic_of<float>(Basic::float_, "MPI_REAL");
+ftmpi_datatype_s ftmpi_dt_f_double_precision = basic_of<double>(Basic::double_, "MPI_DOUBLE_PRECISION");
+ftmpi_datatype_s ftmpi_dt_f_complex = basic_of<std::complex<float>>(Basic::cfloat, "MPI_COMPLEX");
+ftmpi_datatype_s ftmpi_dt_f_double_complex =
+    basic_of<std::complex<double>>(Basic::cdouble, "MPI_DOUBLE_COMPLEX");
+ftmpi_datatype_s ftmpi_dt_f_logical = basic_of<std::int32_t>(Basic::flogical, "MPI_LOGICAL");
+ftmpi_datatype_s ftmpi_dt_f_character = basic_of<char>(Basic::char_, "MPI_CHARACTER");
+ftmpi_datatype_s ftmpi_dt_f_integer1 = basic_of<std::int8_t>(Basic::i8, "MPI_INTEGER1");
+ftmpi_datatype_s ftmpi_dt_f_integer2 = basic_of<std::int16_t>(Basic::i16, "MPI_INTEGER2");
+ftmpi_datatype_s ftmpi_dt_f_integer4 = basic_of<std::int32_t>(Basic::i32, "MPI_INTEGER4");
+ftmpi_datatype_s ftmpi_dt_f_integer8 = basic_of<std::int64_t>(Basic::i64, "MPI_INTEGER8");
+ftmpi_datatype_s ftmpi_dt_f_real4 = basic_of<float>(Basic::float_, "MPI_REAL4");
+ftmpi_datatype_s ftmpi_dt_f_real8 = basic_of<double>(Basic::double_, "MPI_REAL8");
+ftmpi_datatype_s ftmpi_dt_f_complex8 = basic_of<std::complex<float>>(Basic::cfloat, "MPI_COMPLEX8");
+ftmpi_datatype_s ftmpi_dt_f_complex16 = basic_of<std::complex<double>>(Basic::cdouble, "MPI_COMPLEX16");
+ftmpi_datatype_s ftmpi_dt_f_2real = same_pair_of<float>(Basic::float_float, "MPI_2REAL");
+ftmpi_datatype_s ftmpi_dt_f_2double_precision = same_pair_of<double>(Basic::double_double, "MPI_2DOUBLE_PRECISION");
+ftmpi_datatype_s ftmpi_dt_f_2integer = pair_of<std::int32_t>(Basic::int_int, "MPI_2INTEGER");
+
 namespace ftmpi::dt {
 
 const Datatype* builtin(Basic b) {
@@ -154,6 +186,9 @@ const Datatype* builtin(Basic b) {
     case Basic::ldouble_int: return &ftmpi_dt_long_double_int;
     case Basic::lb: return &ftmpi_dt_lb;
     case Basic::ub: return &ftmpi_dt_ub;
+    case Basic::flogical: return &ftmpi_dt_f_logical;
+    case Basic::float_float: return &ftmpi_dt_f_2real;
+    case Basic::double_double: return &ftmpi_dt_f_2double_precision;
   }
   return nullptr;
 }
@@ -183,9 +218,19 @@ bool is_pair(Basic b) {
     case Basic::int_int:
     case Basic::short_int:
     case Basic::ldouble_int:
+    case Basic::float_float:
+    case Basic::double_double:
       return true;
     default:
       return false;
+  }
+}
+
+std::size_t pair_index_size(Basic b) {
+  switch (b) {
+    case Basic::float_float: return sizeof(float);
+    case Basic::double_double: return sizeof(double);
+    default: return sizeof(int);
   }
 }
 

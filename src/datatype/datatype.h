@@ -25,6 +25,9 @@ enum class Basic : std::uint8_t {
   // pair types for MAXLOC/MINLOC
   float_int, double_int, long_int, int_int, short_int, ldouble_int,
   lb, ub,
+  // Fortran kinds with no C twin: LOGICAL (gfortran's 4-byte logical, .true. = 1) and the MAXLOC/MINLOC
+  // pairs whose index has the value's type (MPI_2REAL, MPI_2DOUBLE_PRECISION)
+  flogical, float_float, double_double,
 };
 
 struct Block {
@@ -85,6 +88,8 @@ inline bool live(const Datatype* t) { return t != nullptr && t->magic == kMagicD
 std::size_t unit_size(Basic b);
 // True for the MAXLOC/MINLOC pair kinds.
 bool is_pair(Basic b);
+// Bytes of a pair kind's index (an int, or the value's type for the Fortran pairs).
+std::size_t pair_index_size(Basic b);
 
 // Basic elements (MPI_Get_elements) contained in `bytes` packed bytes of type `t`: whole elements count
 // `basic_count` each, a trailing partial element counts the basic values it fully holds (a pair's value

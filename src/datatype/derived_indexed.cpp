@@ -44,6 +44,9 @@ std::size_t basic_alignment(Basic b) {
     case Basic::int_int: return pair_align<int>();
     case Basic::short_int: return pair_align<short>();
     case Basic::ldouble_int: return pair_align<long double>();
+    case Basic::flogical: return alignof(std::int32_t);
+    case Basic::float_float: return alignof(float);
+    case Basic::double_double: return alignof(double);
   }
   return 1;
 }

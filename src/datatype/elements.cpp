@@ -14,7 +14,7 @@ std::size_t partial_units(Basic b, std::size_t bytes) {
   const std::size_t unit = unit_size(b);
   if (unit == 0) return 0;
   if (!is_pair(b)) return bytes / unit;
-  const std::size_t value = unit - sizeof(int);
+  const std::size_t value = unit - pair_index_size(b);
   return 2 * (bytes / unit) + (bytes % unit >= value ? 1 : 0);
 }
 
@@ -22,7 +22,7 @@ std::size_t partial_units(Basic b, std::size_t bytes) {
 std::size_t bytes_of_units(Basic b, std::size_t elements) {
   const std::size_t unit = unit_size(b);
   if (!is_pair(b)) return elements * unit;
-  return (elements / 2) * unit + (elements % 2 ? unit - sizeof(int) : 0);
+  return (elements / 2) * unit + (elements % 2 ? unit - pair_index_size(b) : 0);
 }
 
 // Basic elements in the first `bytes` packed bytes of `s` (bytes < s.bytes).

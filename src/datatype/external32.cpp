@@ -83,6 +83,9 @@ Layout layout_of(Basic b) {
     case Basic::int_int: return two(kInt, kInt);
     case Basic::short_int: return two(sint(sizeof(short), 2), kInt);
     case Basic::ldouble_int: return two(ldouble(), kInt);
+    case Basic::flogical: return one(sint(sizeof(std::int32_t), 4));
+    case Basic::float_float: return two(ieee(sizeof(float)), ieee(sizeof(float)));
+    case Basic::double_double: return two(ieee(sizeof(double)), ieee(sizeof(double)));
     case Basic::none: case Basic::lb: case Basic::ub: return Layout{};
   }
   return Layout{};

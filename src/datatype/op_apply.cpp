@@ -117,6 +117,7 @@ Kernel for_kind(Basic b) {
     case Basic::ldouble: return make<long double, O>();
     case Basic::wchar: return make<wchar_t, O>();
     case Basic::bool_: return make<bool, O>();
+    case Basic::flogical: return make<std::int32_t, O>();  // only LAND/LOR/LXOR pass check_op
     case Basic::i8: return make<std::int8_t, O>();
     case Basic::i16: return make<std::int16_t, O>();
     case Basic::i32: return make<std::int32_t, O>();
@@ -151,33 +152,34 @@ Kernel kernel(OpKind op, Basic b) {
   }
 }
 
-// MAXLOC/MINLOC over `n` pairs laid out `stride` bytes apart with the int index `index_at` bytes after
-// the value. The better value wins; on a tie the lower index wins (MPI-3.1 §5.9.4).
-template <class V, bool kMax>
+// MAXLOC/MINLOC over `n` pairs laid out `stride` bytes apart with the index (an int, or a V for the
+// Fortran pairs) `index_at` bytes after the value. The better value wins; on a tie the lower index wins
+// (MPI-3.1 §5.9.4).
+template <class V, bool kMax, class I = int>
 void run_loc(const std::byte* in, std::byte* inout, std::size_t n, std::ptrdiff_t stride,
              std::ptrdiff_t index_at) {
   for (std::size_t i = 0; i < n; ++i, in += stride, inout += stride) {
     V a, b;
-    int ia, ib;
+    I ia, ib;
     std::memcpy(&a, in, sizeof(V));
     std::memcpy(&b, inout, sizeof(V));
-    std::memcpy(&ia, in + index_at, sizeof(int));
-    std::memcpy(&ib, inout + index_at, sizeof(int));
+    std::memcpy(&ia, in + index_at, sizeof(I));
+    std::memcpy(&ib, inout + index_at, sizeof(I));
     const bool better = kMax ? a > b : a < b;
     if (better) {
       std::memcpy(inout, &a, sizeof(V));
-      std::memcpy(inout + index_at, &ia, sizeof(int));
+      std::memcpy(inout + index_at, &ia, sizeof(I));
     } else if (a == b && ia < ib) {
-      std::memcpy(inout + index_at, &ia, sizeof(int));
+      std::memcpy(inout + index_at, &ia, sizeof(I));
     }
   }
 }
 
-template <class V>
+template <class V, class I = int>
 void loc_for_value(bool is_max, const std::byte* in, std::byte* inout, std::size_t n, std::ptrdiff_t stride,
                    std::ptrdiff_t index_at) {
-  if (is_max) run_loc<V, true>(in, inout, n, stride, index_at);
-  else run_loc<V, false>(in, inout, n, stride, index_at);
+  if (is_max) run_loc<V, true, I>(in, inout, n, stride, index_at);
+  else run_loc<V, false, I>(in, inout, n, stride, index_at);
 }
 
 void run_pairs(bool is_max, Basic b, const void* in, void* inout, std::size_t n, std::ptrdiff_t stride,
@@ -191,6 +193,8 @@ void run_pairs(bool is_max, Basic b, const void* in, void* inout, std::size_t n,
     case Basic::int_int: return loc_for_value<int>(is_max, a, c, n, stride, index_at);
     case Basic::short_int: return loc_for_value<short>(is_max, a, c, n, stride, index_at);
     case Basic::ldouble_int: return loc_for_value<long double>(is_max, a, c, n, stride, index_at);
+    case Basic::float_float: return loc_for_value<float, float>(is_max, a, c, n, stride, index_at);
+    case Basic::double_double: return loc_for_value<double, double>(is_max, a, c, n, stride, index_at);
     default: return;
   }
 }
@@ -200,7 +204,7 @@ void reduce_packed(const Op* op, Basic b, const void* in, void* inout, std::size
   if (is_pair(b)) {
     const std::size_t unit = unit_size(b);
     run_pairs(op->kind == OpKind::maxloc, b, in, inout, units, static_cast<std::ptrdiff_t>(unit),
-              static_cast<std::ptrdiff_t>(unit - sizeof(int)));
+              static_cast<std::ptrdiff_t>(unit - pair_index_size(b)));
     return;
   }
   if (Kernel k = kernel(op->kind, b)) k(in, inout, units);
@@ -246,7 +250,7 @@ void apply(const Op* op, const void* in, void* inout, std::size_t count, const D
 
   if (t->predefined) {  // a pair type with padding, in its natural struct layout
     const std::ptrdiff_t index_at =
-        t->blocks.size() == 2 ? t->blocks[1].offset : static_cast<std::ptrdiff_t>(unit - sizeof(int));
+        t->blocks.size() == 2 ? t->blocks[1].offset : static_cast<std::ptrdiff_t>(unit - pair_index_size(b));
     run_pairs(op->kind == OpKind::maxloc, b, in, inout, count, t->extent, index_at);
     return;
   }

@@ -1,9 +1,10 @@
 // Which predefined op applies to which basic kind: the table of MPI-3.1 §5.9.2.
 //   MAX, MIN            C integer, floating point, multi-language (AINT, OFFSET, COUNT)
 //   SUM, PROD           C integer, floating point, complex, multi-language
-//   LAND, LOR, LXOR     C integer, logical (C_BOOL)
+//   LAND, LOR, LXOR     C integer, logical (C_BOOL, Fortran LOGICAL)
 //   BAND, BOR, BXOR     C integer, byte, multi-language
-//   MAXLOC, MINLOC      the pair types (FLOAT_INT, DOUBLE_INT, LONG_INT, 2INT, SHORT_INT, LONG_DOUBLE_INT)
+//   MAXLOC, MINLOC      the pair types (FLOAT_INT, DOUBLE_INT, LONG_INT, 2INT, SHORT_INT, LONG_DOUBLE_INT;
+//                       Fortran 2INTEGER, 2REAL, 2DOUBLE_PRECISION)
 //   REPLACE, NO_OP      any type
 // MPI_CHAR and MPI_WCHAR are text, not integers: only REPLACE/NO_OP (and user ops) accept them.
 // A derived type qualifies when all its basic elements have one kind (dt::Datatype::basic != none).
@@ -25,14 +26,14 @@ Class class_of(Basic b) {
       return Class::floating;
     case Basic::cfloat: case Basic::cdouble: case Basic::cldouble:
       return Class::complex;
-    case Basic::bool_:
+    case Basic::bool_: case Basic::flogical:
       return Class::logical;
     case Basic::byte:
       return Class::byte;
     case Basic::aint: case Basic::offset: case Basic::count:
       return Class::multi_language;
     case Basic::float_int: case Basic::double_int: case Basic::long_int: case Basic::int_int:
-    case Basic::short_int: case Basic::ldouble_int:
+    case Basic::short_int: case Basic::ldouble_int: case Basic::float_float: case Basic::double_double:
       return Class::pair;
     default:
       return Class::other;

@@ -1,0 +1,260 @@
+/* ftmpi Fortran bindings: sentinels, string and status helpers, and the shims gen_fortran.py does not
+ * generate (HANDWRITTEN there): MPI_Init/Init_thread (no argc/argv in Fortran), MPI_Op_create and
+ * MPI_Comm_create_errhandler with Fortran procedures (a fixed table of C trampolines: the C callback has no
+ * user pointer, so each slot is its own function), the attribute calls whose Fortran semantics differ from
+ * C (predefined attributes are values, not pointers; MPI-1 attributes are INTEGER), and MPI_Pcontrol. */
+#include "fortran_support.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the common blocks of the sentinels (gfortran names a block /x/ as the symbol x_) ---------------- */
+FTMPI_F_API _Alignas(16) MPI_Fint mpi_fortran_bottom_[4];
+FTMPI_F_API _Alignas(16) MPI_Fint mpi_fortran_in_place_[4];
+FTMPI_F_API _Alignas(16) MPI_Fint mpi_fortran_status_ignore_[8];
+FTMPI_F_API _Alignas(16) MPI_Fint mpi_fortran_statuses_ignore_[8];
+FTMPI_F_API _Alignas(16) MPI_Fint mpi_fortran_unweighted_[4];
+FTMPI_F_API _Alignas(16) MPI_Fint mpi_fortran_weights_empty_[4];
+FTMPI_F_API _Alignas(16) MPI_Fint mpi_fortran_errcodes_ignore_[4];
+
+void *ftmpi_f_buf(void *p) {
+  if (p == (void *)mpi_fortran_bottom_) return MPI_BOTTOM;
+  if (p == (void *)mpi_fortran_in_place_) return MPI_IN_PLACE;
+  return p;
+}
+MPI_Status *ftmpi_f_status(MPI_Fint *p) {
+  return p == mpi_fortran_status_ignore_ || p == mpi_fortran_statuses_ignore_ ? MPI_STATUS_IGNORE : (MPI_Status *)p;
+}
+MPI_Status *ftmpi_f_statuses(MPI_Fint *p) {
+  return p == mpi_fortran_statuses_ignore_ || p == mpi_fortran_status_ignore_ ? MPI_STATUSES_IGNORE
+                                                                              : (MPI_Status *)p;
+}
+int *ftmpi_f_weights(MPI_Fint *p) {
+  if (p == mpi_fortran_unweighted_) return MPI_UNWEIGHTED;
+  if (p == mpi_fortran_weights_empty_) return MPI_WEIGHTS_EMPTY;
+  return p;
+}
+int *ftmpi_f_errcodes(MPI_Fint *p) { return p == mpi_fortran_errcodes_ignore_ ? MPI_ERRCODES_IGNORE : p; }
+
+char *ftmpi_f_str_in(const char *s, size_t len) {
+  while (len > 0 && s[len - 1] == ' ') --len;
+  char *c = malloc(len + 1);
+  if (c == NULL) return NULL;
+  memcpy(c, s, len);
+  c[len] = '\0';
+  return c;
+}
+char *ftmpi_f_str_buf(size_t len) {
+  size_t n = len > MPI_MAX_INFO_VAL ? len : MPI_MAX_INFO_VAL;
+  return calloc(n + 2, 1);
+}
+void ftmpi_f_str_out(const char *c, char *f, size_t len) {
+  size_t n = strlen(c);
+  if (n > len) n = len;
+  memcpy(f, c, n);
+  memset(f + n, ' ', len - n);
+}
+
+int ftmpi_f_comm_width(MPI_Fint fcomm, int which) {
+  MPI_Comm comm = MPI_Comm_f2c(fcomm);
+  int n = 0, inter = 0;
+  if (which < 2) {
+    if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) return 0;
+    if (inter ? MPI_Comm_remote_size(comm, &n) : MPI_Comm_size(comm, &n)) return 0;
+    return n;
+  }
+  int topo = MPI_UNDEFINED, indeg = 0, outdeg = 0, weighted = 0, rank = 0;
+  if (MPI_Topo_test(comm, &topo) != MPI_SUCCESS) return 0;
+  if (topo == MPI_CART) {
+    if (MPI_Cartdim_get(comm, &n) != MPI_SUCCESS) return 0;
+    return 2 * n;
+  }
+  if (topo == MPI_GRAPH) {
+    if (MPI_Comm_rank(comm, &rank) || MPI_Graph_neighbors_count(comm, rank, &n)) return 0;
+    return n;
+  }
+  if (topo == MPI_DIST_GRAPH) {
+    if (MPI_Dist_graph_neighbors_count(comm, &indeg, &outdeg, &weighted)) return 0;
+    return which == 2 ? outdeg : indeg;
+  }
+  return 0;
+}
+
+void ftmpi_f_expect_handle(MPI_Fint got, MPI_Fint want, const char *name) {
+  if (got == want) return;
+  fprintf(stderr, "ftmpi Fortran bindings: %s converts to %d, not the %d of mpif.h (a handle was converted "
+                  "with MPI_*_c2f before libmpi_fortran was loaded)\n", name, (int)got, (int)want);
+  abort();
+}
+
+#define FTMPI_F_ALIASES(name, base)                                                                   \
+  FTMPI_F_API extern __typeof__(mpi_##name##_) pmpi_##name##_ __attribute__((alias("mpi_" #base "_"))); \
+  FTMPI_F_API extern __typeof__(mpi_##name##_) ftmpi_f08_##name##_ __attribute__((alias("mpi_" #base "_")));
+
+/* ---- MPI_Init / MPI_Init_thread -------------------------------------------------------------------- */
+FTMPI_F_API void mpi_init_(MPI_Fint *ierr);
+void mpi_init_(MPI_Fint *ierr) { *ierr = MPI_Init(NULL, NULL); }
+FTMPI_F_ALIASES(init, init)
+
+FTMPI_F_API void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);
+void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr) {
+  *ierr = MPI_Init_thread(NULL, NULL, *required, provided);
+}
+FTMPI_F_ALIASES(init_thread, init_thread)
+
+FTMPI_F_API void mpi_pcontrol_(MPI_Fint *level, MPI_Fint *ierr);
+void mpi_pcontrol_(MPI_Fint *level, MPI_Fint *ierr) { *ierr = MPI_Pcontrol(*level); }
+FTMPI_F_ALIASES(pcontrol, pcontrol)
+
+/* ---- callbacks: trampolines ------------------------------------------------------------------------ */
+/* A Fortran user op is SUBROUTINE f(invec, inoutvec, len, datatype): everything by reference, the datatype
+ * an INTEGER (mpi_f08: TYPE(C_PTR), VALUE buffers and TYPE(MPI_Datatype): the same machine calling
+ * convention). A Fortran comm error handler is SUBROUTINE h(comm, error_code), both INTEGER. */
+typedef void (*ftmpi_f_op_fn)(void *, void *, MPI_Fint *, MPI_Fint *);
+typedef void (*ftmpi_f_errh_fn)(MPI_Fint *, MPI_Fint *);
+
+#define FTMPI_F_SLOTS 64
+static pthread_mutex_t slots_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+  ftmpi_f_op_fn fn;
+  MPI_Op op;
+} op_slots[FTMPI_F_SLOTS];
+static struct {
+  ftmpi_f_errh_fn fn;
+} errh_slots[FTMPI_F_SLOTS];
+
+#define FTMPI_F_TRAMPOLINES(a, b)                                                              \
+  static void op_tramp_##a##b(void *in, void *io, int *len, MPI_Datatype *dt) {                 \
+    MPI_Fint fdt = MPI_Type_c2f(*dt);                                                           \
+    op_slots[(a)*8 + (b)].fn(in, io, len, &fdt);                                                \
+  }                                                                                             \
+  static void errh_tramp_##a##b(MPI_Comm *comm, int *code, ...) {                               \
+    MPI_Fint fc = MPI_Comm_c2f(*comm);                                                          \
+    errh_slots[(a)*8 + (b)].fn(&fc, code);                                                      \
+  }
+#define FTMPI_F_T8(a)                                                                                 \
+  FTMPI_F_TRAMPOLINES(a, 0) FTMPI_F_TRAMPOLINES(a, 1) FTMPI_F_TRAMPOLINES(a, 2) FTMPI_F_TRAMPOLINES(a, 3) \
+  FTMPI_F_TRAMPOLINES(a, 4) FTMPI_F_TRAMPOLINES(a, 5) FTMPI_F_TRAMPOLINES(a, 6) FTMPI_F_TRAMPOLINES(a, 7)
+FTMPI_F_T8(0) FTMPI_F_T8(1) FTMPI_F_T8(2) FTMPI_F_T8(3) FTMPI_F_T8(4) FTMPI_F_T8(5) FTMPI_F_T8(6) FTMPI_F_T8(7)
+
+#define FTMPI_F_ROW(a, kind)                                                                          \
+  kind##_tramp_##a##0, kind##_tramp_##a##1, kind##_tramp_##a##2, kind##_tramp_##a##3, kind##_tramp_##a##4, \
+      kind##_tramp_##a##5, kind##_tramp_##a##6, kind##_tramp_##a##7
+static MPI_User_function *const op_tramps[FTMPI_F_SLOTS] = {
+    FTMPI_F_ROW(0, op), FTMPI_F_ROW(1, op), FTMPI_F_ROW(2, op), FTMPI_F_ROW(3, op),
+    FTMPI_F_ROW(4, op), FTMPI_F_ROW(5, op), FTMPI_F_ROW(6, op), FTMPI_F_ROW(7, op)};
+static MPI_Comm_errhandler_function *const errh_tramps[FTMPI_F_SLOTS] = {
+    FTMPI_F_ROW(0, errh), FTMPI_F_ROW(1, errh), FTMPI_F_ROW(2, errh), FTMPI_F_ROW(3, errh),
+    FTMPI_F_ROW(4, errh), FTMPI_F_ROW(5, errh), FTMPI_F_ROW(6, errh), FTMPI_F_ROW(7, errh)};
+
+FTMPI_F_API void mpi_op_create_(ftmpi_f_op_fn fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierr);
+void mpi_op_create_(ftmpi_f_op_fn fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierr) {
+  pthread_mutex_lock(&slots_mu);
+  int slot = -1;
+  for (int i = 0; i < FTMPI_F_SLOTS && slot < 0; ++i)
+    if (op_slots[i].fn == NULL) slot = i;
+  if (slot < 0) {
+    pthread_mutex_unlock(&slots_mu);
+    /* Out of slots: through the error handler of MPI_COMM_WORLD, like any failing MPI call. */
+    MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
+    *ierr = MPI_ERR_NO_MEM;
+    return;
+  }
+  MPI_Op c_op = MPI_OP_NULL;
+  op_slots[slot].fn = fn;
+  const int rc = MPI_Op_create(op_tramps[slot], *commute != 0, &c_op);
+  if (rc == MPI_SUCCESS) op_slots[slot].op = c_op;
+  else op_slots[slot].fn = NULL;
+  pthread_mutex_unlock(&slots_mu);
+  *op = MPI_Op_c2f(c_op);
+  *ierr = rc;
+}
+FTMPI_F_ALIASES(op_create, op_create)
+
+FTMPI_F_API void mpi_op_free_(MPI_Fint *op, MPI_Fint *ierr);
+void mpi_op_free_(MPI_Fint *op, MPI_Fint *ierr) {
+  MPI_Op c_op = MPI_Op_f2c(*op);
+  const MPI_Op before = c_op;
+  const int rc = MPI_Op_free(&c_op);
+  if (rc == MPI_SUCCESS) {
+    pthread_mutex_lock(&slots_mu);
+    for (int i = 0; i < FTMPI_F_SLOTS; ++i)
+      if (op_slots[i].fn != NULL && op_slots[i].op == before) op_slots[i].fn = NULL;
+    pthread_mutex_unlock(&slots_mu);
+  }
+  *op = MPI_Op_c2f(c_op);
+  *ierr = rc;
+}
+FTMPI_F_ALIASES(op_free, op_free)
+
+FTMPI_F_API void mpi_comm_create_errhandler_(ftmpi_f_errh_fn fn, MPI_Fint *errhandler, MPI_Fint *ierr);
+void mpi_comm_create_errhandler_(ftmpi_f_errh_fn fn, MPI_Fint *errhandler, MPI_Fint *ierr) {
+  pthread_mutex_lock(&slots_mu);
+  int slot = -1;
+  for (int i = 0; i < FTMPI_F_SLOTS && slot < 0; ++i)
+    if (errh_slots[i].fn == NULL) slot = i;
+  if (slot < 0) {
+    pthread_mutex_unlock(&slots_mu);
+    MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
+    *ierr = MPI_ERR_NO_MEM;
+    return;
+  }
+  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+  errh_slots[slot].fn = fn;
+  const int rc = MPI_Comm_create_errhandler(errh_tramps[slot], &eh);
+  if (rc != MPI_SUCCESS) errh_slots[slot].fn = NULL;
+  pthread_mutex_unlock(&slots_mu);
+  *errhandler = MPI_Errhandler_c2f(eh);
+  *ierr = rc;
+}
+FTMPI_F_ALIASES(comm_create_errhandler, comm_create_errhandler)
+
+/* A Fortran error handler keeps its slot for the life of the process: communicators may still use it after
+ * MPI_Errhandler_free (MPI frees a handler with its last reference, which this layer cannot see), so a
+ * process can create at most FTMPI_F_SLOTS of them (MPI_ERR_NO_MEM after that; docs/api.md). */
+FTMPI_F_API void mpi_errhandler_free_(MPI_Fint *errhandler, MPI_Fint *ierr);
+void mpi_errhandler_free_(MPI_Fint *errhandler, MPI_Fint *ierr) {
+  MPI_Errhandler eh = MPI_Errhandler_f2c(*errhandler);
+  *ierr = MPI_Errhandler_free(&eh);
+  *errhandler = MPI_Errhandler_c2f(eh);
+}
+FTMPI_F_ALIASES(errhandler_free, errhandler_free)
+
+/* ---- attributes with Fortran semantics ------------------------------------------------------------- */
+/* The predefined attributes are stored as pointers to int in C; Fortran gets the int value itself. */
+static int predefined_keyval(int k) {
+  return k == MPI_TAG_UB || k == MPI_HOST || k == MPI_IO || k == MPI_WTIME_IS_GLOBAL || k == MPI_UNIVERSE_SIZE ||
+         k == MPI_LASTUSEDCODE || k == MPI_APPNUM || k == MPIX_FT;
+}
+
+FTMPI_F_API void mpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag,
+                                    MPI_Fint *ierr);
+void mpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag, MPI_Fint *ierr) {
+  void *v = NULL;
+  int f = 0;
+  const int rc = MPI_Comm_get_attr(MPI_Comm_f2c(*comm), *keyval, &v, &f);
+  if (rc == MPI_SUCCESS && f) *value = predefined_keyval(*keyval) ? (MPI_Aint) * (int *)v : (MPI_Aint)v;
+  *flag = f;
+  *ierr = rc;
+}
+FTMPI_F_ALIASES(comm_get_attr, comm_get_attr)
+
+FTMPI_F_API void mpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *flag, MPI_Fint *ierr);
+void mpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *flag, MPI_Fint *ierr) {
+  void *v = NULL;
+  int f = 0;
+  const int rc = MPI_Comm_get_attr(MPI_Comm_f2c(*comm), *keyval, &v, &f);
+  if (rc == MPI_SUCCESS && f) *value = predefined_keyval(*keyval) ? *(int *)v : (MPI_Fint)(MPI_Aint)v;
+  *flag = f;
+  *ierr = rc;
+}
+FTMPI_F_ALIASES(attr_get, attr_get)
+
+FTMPI_F_API void mpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *ierr);
+void mpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *ierr) {
+  *ierr = MPI_Comm_set_attr(MPI_Comm_f2c(*comm), *keyval, (void *)(MPI_Aint)*value);
+}
+FTMPI_F_ALIASES(attr_put, attr_put)

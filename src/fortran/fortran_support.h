@@ -1,0 +1,38 @@
+/* ftmpi Fortran bindings: what the generated shims (fortran_shims.c, from gen_fortran.py) call.
+ *
+ * Sentinels: Fortran programs name MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS(ES)_IGNORE, MPI_UNWEIGHTED,
+ * MPI_WEIGHTS_EMPTY and MPI_ERRCODES_IGNORE as variables in common blocks (mpif.h, module mpi and mpi_f08
+ * declare the same blocks); this library defines those blocks, and a shim recognises a sentinel by its
+ * address and passes the C value instead. */
+#ifndef FTMPI_FORTRAN_SUPPORT_H
+#define FTMPI_FORTRAN_SUPPORT_H
+
+#include <stddef.h>
+
+#include "mpi.h"
+#include "mpi-ext.h"
+
+#define FTMPI_F_API __attribute__((visibility("default")))
+
+/* A choice buffer: MPI_BOTTOM -> (void *)0 (MPI_BOTTOM), MPI_IN_PLACE -> MPI_IN_PLACE, else p itself. */
+void *ftmpi_f_buf(void *p);
+/* A Fortran status (MPI_STATUS_SIZE integers, the C layout): MPI_STATUS_IGNORE -> MPI_STATUS_IGNORE. */
+MPI_Status *ftmpi_f_status(MPI_Fint *p);
+MPI_Status *ftmpi_f_statuses(MPI_Fint *p);
+/* MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY / MPI_ERRCODES_IGNORE. */
+int *ftmpi_f_weights(MPI_Fint *p);
+int *ftmpi_f_errcodes(MPI_Fint *p);
+/* Strings: a blank-padded Fortran input of `len` characters as a NUL-terminated copy (trailing blanks
+ * removed; NULL when out of memory; free it); an output buffer for a C function (at least len+1 and
+ * MPI_MAX_INFO_VAL+1 bytes, zeroed), and the copy back (blank-padded to len). */
+char *ftmpi_f_str_in(const char *s, size_t len);
+char *ftmpi_f_str_buf(size_t len);
+void ftmpi_f_str_out(const char *c, char *f, size_t len);
+/* Lengths of MPI_Alltoallw's datatype arrays: which 0/1 = send/recv (the group size, or the remote
+ * group's for an intercommunicator), 2/3 = neighbour send/recv (out-/in-degree of the topology). */
+int ftmpi_f_comm_width(MPI_Fint comm, int which);
+
+/* Aborts with a message naming `name` unless got == want (the numbering of predefined handles). */
+void ftmpi_f_expect_handle(MPI_Fint got, MPI_Fint want, const char *name);
+
+#endif
