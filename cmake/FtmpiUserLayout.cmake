@@ -32,11 +32,13 @@ function(_ftmpi_install_dir_expr dir out)
 endfunction()
 
 # ftmpi_add_wrapper(<name> <language> <default compiler> <FTMPI_* env> <compat env>
-#                   [LIBS <library names, first to last>] [BUILD_INCDIR <extra include dir in the build tree>])
+#                   [LIBS <library names, first to last>] [BUILD_INCDIR <extra include dir in the build tree>]
+#                   [LANG_FLAGS <compiler flags always given>])
 # LIBS defaults to "mpi"; the Fortran wrappers use "mpi_fortran mpi" and BUILD_INCDIR (mpif.h and the .mod
 # files are generated into the build tree; installed, they sit next to mpi.h).
 function(ftmpi_add_wrapper name language default_compiler ftmpi_env compat_env)
-  cmake_parse_arguments(W "" "BUILD_INCDIR" "LIBS" ${ARGN})
+  cmake_parse_arguments(W "" "BUILD_INCDIR" "LIBS;LANG_FLAGS" ${ARGN})
+  list(JOIN W_LANG_FLAGS " " WRAPPER_LANG_FLAGS)
   if(NOT W_LIBS)
     set(W_LIBS mpi)
   endif()

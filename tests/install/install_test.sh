@@ -3,8 +3,9 @@
 #
 # usage: install_test.sh <mode> <source dir> <build dir>
 #   prefix        cmake --install into a temporary prefix, move the prefix (relocatable), check the layout,
-#                 build hello.c with the installed mpicc and hello.cpp with mpicxx, run both with the installed
-#                 mpiexec -n 4
+#                 build hello.c with the installed mpicc and hello.cpp with mpicxx (and, with the Fortran
+#                 bindings, hello_f08.f90 with mpifort and hello_mpifh.f with mpif77), run them with the
+#                 installed mpiexec -n 4
 #   build-tree    the same with <build dir>/bin/mpicc, mpicxx and mpiexec
 #   pkg-config    cc $(pkg-config --cflags --libs mpi) hello.c, for the build tree and an installed prefix
 #   find-package  a small CMake project (find_package/) with the installed wrappers first on PATH:
@@ -54,6 +55,12 @@ check_layout() {
   for f in include/mpi.h "$lib/libmpi.so" "$lib/pkgconfig/mpi.pc"; do
     [ -e "$p/$f" ] || fail "missing $p/$f"
   done
+  if [ -e "$build/lib/libmpi_fortran.so" ]; then
+    for f in bin/mpifort bin/mpif90 bin/mpif77 include/mpif.h include/mpi.mod include/mpi_f08.mod \
+             include/mpi_ext.mod "$lib/libmpi_fortran.so"; do
+      [ -e "$p/$f" ] || fail "missing $p/$f"
+    done
+  fi
   "$p/bin/ftmpi-info" --version >/dev/null || fail "ftmpi-info --version failed"
 }
 
@@ -91,6 +98,14 @@ build_and_run() {
   "$bin/mpicxx" -O2 "$src/tests/install/hello.cpp" -o "$work/hello_cxx"
   run_job "$bin/mpiexec" "$work/hello_c"
   run_job "$bin/mpiexec" "$work/hello_cxx"
+  # Fortran, when the build has it: use mpi_f08 with mpifort, fixed-form mpif.h with mpif77.
+  if [ -x "$bin/mpifort" ]; then
+    step "$bin/mpifort / mpif77"
+    "$bin/mpifort" -O2 "$src/tests/install/hello_f08.f90" -o "$work/hello_f08"
+    "$bin/mpif77" -O2 "$src/tests/install/hello_mpifh.f" -o "$work/hello_mpifh"
+    run_job "$bin/mpiexec" "$work/hello_f08"
+    run_job "$bin/mpiexec" "$work/hello_mpifh"
+  fi
 }
 
 case $mode in
