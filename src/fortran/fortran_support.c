@@ -83,6 +83,56 @@ int ftmpi_f_comm_width(MPI_Fint fcomm, int which) {
   return 0;
 }
 
+/* ---- handles written at completion ----------------------------------------------------------------- */
+struct deferred {
+  MPI_Request req;
+  MPI_Comm *cell;
+  MPI_Fint *fortran_var;
+  struct deferred *next;
+};
+static pthread_mutex_t deferred_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct deferred *deferred_head;
+static volatile int deferred_count;  /* read without the lock: a hint that skips the lookup when 0 */
+
+MPI_Comm *ftmpi_f_defer_cell(void) {
+  MPI_Comm *cell = malloc(sizeof *cell);
+  if (cell != NULL) *cell = MPI_COMM_NULL;
+  return cell;
+}
+
+void ftmpi_f_defer(int rc, MPI_Request req, MPI_Comm *cell, MPI_Fint *fortran_var) {
+  *fortran_var = MPI_Comm_c2f(*cell);
+  struct deferred *d = rc == MPI_SUCCESS && req != MPI_REQUEST_NULL ? malloc(sizeof *d) : NULL;
+  if (d == NULL) {  /* nothing pending (or no memory to wait for it: the value now is all there is) */
+    free(cell);
+    return;
+  }
+  d->req = req;
+  d->cell = cell;
+  d->fortran_var = fortran_var;
+  pthread_mutex_lock(&deferred_mu);
+  d->next = deferred_head;
+  deferred_head = d;
+  ++deferred_count;
+  pthread_mutex_unlock(&deferred_mu);
+}
+
+void ftmpi_f_request_done(MPI_Request req) {
+  if (deferred_count == 0) return;
+  pthread_mutex_lock(&deferred_mu);
+  for (struct deferred **p = &deferred_head; *p != NULL; p = &(*p)->next) {
+    struct deferred *d = *p;
+    if (d->req != req) continue;
+    *d->fortran_var = MPI_Comm_c2f(*d->cell);
+    *p = d->next;
+    --deferred_count;
+    free(d->cell);
+    free(d);
+    break;
+  }
+  pthread_mutex_unlock(&deferred_mu);
+}
+
 void ftmpi_f_expect_handle(MPI_Fint got, MPI_Fint want, const char *name) {
   if (got == want) return;
   fprintf(stderr, "ftmpi Fortran bindings: %s converts to %d, not the %d of mpif.h (a handle was converted "

@@ -32,6 +32,16 @@ void ftmpi_f_str_out(const char *c, char *f, size_t len);
  * group's for an intercommunicator), 2/3 = neighbour send/recv (out-/in-degree of the topology). */
 int ftmpi_f_comm_width(MPI_Fint comm, int which);
 
+/* Handles a non-blocking call writes at completion (MPI_Comm_idup's newcomm, MPIX_Comm_ishrink's): the shim
+ * gives the C call a heap cell (ftmpi_f_defer_cell, zeroed; NULL when out of memory), then ftmpi_f_defer
+ * writes the cell's current value to the Fortran variable and, when the call started `req`, keeps the cell
+ * under `req` (else frees it).  When a Wait/Test/Request_free shim sees `req` complete, it calls
+ * ftmpi_f_request_done(req), which writes the final handle to the Fortran variable (which, like a receive
+ * buffer, must stay valid until then) and frees the cell. */
+MPI_Comm *ftmpi_f_defer_cell(void);
+void ftmpi_f_defer(int rc, MPI_Request req, MPI_Comm *cell, MPI_Fint *fortran_var);
+void ftmpi_f_request_done(MPI_Request req);
+
 /* Aborts with a message naming `name` unless got == want (the numbering of predefined handles). */
 void ftmpi_f_expect_handle(MPI_Fint got, MPI_Fint want, const char *name);
 

@@ -144,6 +144,16 @@ def classify(func, args):
             out.append(('aint_out', None))
         else:
             raise Unmappable('parameter "%s"' % a.text)
+    # A non-blocking call that also outputs a handle (MPI_Comm_idup, MPIX_Comm_ishrink) writes that handle at
+    # completion: it must not live on the shim's stack (see ftmpi_f_defer in fortran_support.c).
+    starts_request = any(k == 'handle_inout' and x == 'MPI_Request' for k, x in out)
+    if starts_request:
+        for i, (k, x) in enumerate(out):
+            # new objects (newcomm, ...); an in/out handle such as Imrecv's message is updated at the call
+            if k == 'handle_inout' and x != 'MPI_Request' and args[i].name.startswith('new'):
+                if x != 'MPI_Comm':
+                    raise Unmappable('%s output written at completion' % x)
+                out[i] = ('deferred_comm', x)
     return out
 
 
@@ -165,7 +175,7 @@ def array_length(func, name, names):
 
 def c_shim(ret, func, args, kinds):
     fname = func.lower() + '_'
-    params, pre, call, post, hidden = [], [], [], [], []
+    params, pre, call, post, hidden, deferred = [], [], [], [], [], []
     for a, (k, x) in zip(args, kinds):
         n = a.name
         if k == 'int_in':
@@ -191,7 +201,17 @@ def c_shim(ret, func, args, kinds):
             params.append('MPI_Fint *%s' % n)
             pre.append('  %s c_%s = MPI_%s_f2c(*%s);' % (x, n, kind, n))
             call.append('&c_' + n)
+            if x == 'MPI_Request' and completes_requests(func):
+                pre.append('  const MPI_Request before_%s = c_%s;' % (n, n))
+                post.append('  if (before_%s != MPI_REQUEST_NULL && c_%s == MPI_REQUEST_NULL) '
+                            'ftmpi_f_request_done(before_%s);' % (n, n, n))
             post.append('  *%s = MPI_%s_c2f(c_%s);' % (n, kind, n))
+        elif k == 'deferred_comm':
+            params.append('MPI_Fint *%s' % n)
+            pre.append('  MPI_Comm *c_%s = ftmpi_f_defer_cell();' % n)
+            pre.append('  if (c_%s == NULL) { *ierr = MPI_ERR_NO_MEM; return; }' % n)
+            call.append('c_' + n)
+            deferred.append(n)
         elif k == 'handle_array':
             ctype, const, length = x
             kind = HANDLE_KINDS[ctype]
@@ -202,6 +222,10 @@ def c_shim(ret, func, args, kinds):
             pre.append('  if (n_%s > 0 && c_%s == NULL) { *ierr = MPI_ERR_NO_MEM; return; }' % (n, n))
             pre.append('  for (int i = 0; i < n_%s; ++i) c_%s[i] = MPI_%s_f2c(%s[i]);' % (n, n, kind, n))
             call.append('c_' + n)
+            if ctype == 'MPI_Request' and not const and completes_requests(func):
+                post.append('  for (int i = 0; i < n_%s; ++i)' % n)
+                post.append('    if (%s[i] != 0 && c_%s[i] == MPI_REQUEST_NULL) '
+                            'ftmpi_f_request_done(MPI_Request_f2c(%s[i]));' % (n, n, n))
             if not const:
                 post.append('  for (int i = 0; i < n_%s; ++i) %s[i] = MPI_%s_c2f(c_%s[i]);' % (n, n, kind, n))
             post.append('  free(c_%s);' % n)
@@ -230,6 +254,15 @@ def c_shim(ret, func, args, kinds):
             post.append('  free(c_%s);' % n)
         else:
             raise AssertionError(k)
+    for n in deferred:
+        req = [a.name for a, (k, x) in zip(args, kinds) if k == 'handle_inout' and x == 'MPI_Request'][0]
+        post.append('  ftmpi_f_defer(rc, c_%s, c_%s, %s);' % (req, n, n))
+    # Fortran counts request indices from 1 (MPI_UNDEFINED stays)
+    if func in ('MPI_Waitany', 'MPI_Testany'):
+        post.append('  if (*index >= 0) *index += 1;')
+    if func in ('MPI_Waitsome', 'MPI_Testsome'):
+        post.append('  if (*outcount != MPI_UNDEFINED)')
+        post.append('    for (int i = 0; i < *outcount; ++i) array_of_indices[i] += 1;')
     lines = []
     cname = func
     if ret == 'int':
@@ -252,6 +285,11 @@ def c_shim(ret, func, args, kinds):
         lines.append('}')
     lines += aliases(fname)
     return '\n'.join(lines) + '\n'
+
+
+def completes_requests(func):
+    """Calls that complete (and free) requests given to them."""
+    return re.match(r'^MPI_(Wait|Test)(all|any|some)?$|^MPI_Request_free$', func) is not None
 
 
 def aliases(fname):
@@ -291,7 +329,7 @@ def f_decls(func, args, kinds, f08):
             lines.append('integer(kind=%s) :: %s%s' % (x[0], n, '(*)' if x[1] == 'array' else ''))
         elif k == 'handle_in':
             lines.append('%s, intent(in) :: %s' % ('type(%s)' % x if f08 else 'integer', n))
-        elif k == 'handle_inout':
+        elif k in ('handle_inout', 'deferred_comm'):
             lines.append('%s :: %s' % ('type(%s)' % x if f08 else 'integer', n))
         elif k == 'handle_array':
             lines.append('%s :: %s(*)' % ('type(%s)' % x[0] if f08 else 'integer', n))
