@@ -20,7 +20,8 @@ program f_p2p_mpifh
   left = mod(rank - 1 + nprocs, nprocs)
   right = mod(rank + 1, nprocs)
 
-  ! 1. blocking: rank 0 sends 100 doubles (tag 7) to every other rank, received with wildcards
+  ! 1. blocking: rank 0 sends 100 doubles (tag 7) to every other rank, received with MPI_ANY_TAG (rank 0's
+  !    first message to each rank; the ring below matches MPI_ANY_SOURCE on its own tag)
   if (rank == 0) then
     do i = 1, 100
       dbuf(i) = 0.5d0 * i
@@ -31,7 +32,7 @@ program f_p2p_mpifh
     end do
   else
     dbuf = -1.0d0
-    call MPI_Recv(dbuf, 100, MPI_DOUBLE_PRECISION, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, status, ierr)
+    call MPI_Recv(dbuf, 100, MPI_DOUBLE_PRECISION, 0, MPI_ANY_TAG, MPI_COMM_WORLD, status, ierr)
     call check(ierr == MPI_SUCCESS, 'MPI_Recv ierror')
     call check(status(MPI_SOURCE) == 0, 'status(MPI_SOURCE)')
     call check(status(MPI_TAG) == 7, 'status(MPI_TAG)')
@@ -47,7 +48,7 @@ program f_p2p_mpifh
     ibuf(i) = rank * 1000 + i
   end do
   rbuf = -1
-  call MPI_Irecv(rbuf, 10, MPI_INTEGER, left, 11, MPI_COMM_WORLD, reqs(1), ierr)
+  call MPI_Irecv(rbuf, 10, MPI_INTEGER, MPI_ANY_SOURCE, 11, MPI_COMM_WORLD, reqs(1), ierr)
   call MPI_Isend(ibuf, 10, MPI_INTEGER, right, 11, MPI_COMM_WORLD, reqs(2), ierr)
   call MPI_Waitall(2, reqs, statuses, ierr)
   call check(ierr == MPI_SUCCESS, 'MPI_Waitall ierror')
