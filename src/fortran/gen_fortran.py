@@ -29,11 +29,9 @@ import os
 import re
 import sys
 
-HANDLE_KINDS = {
-    'MPI_Comm': 'Comm', 'MPI_Datatype': 'Type', 'MPI_Group': 'Group', 'MPI_Request': 'Request',
-    'MPI_Op': 'Op', 'MPI_Info': 'Info', 'MPI_Errhandler': 'Errhandler', 'MPI_Win': 'Win',
-    'MPI_File': 'File', 'MPI_Message': 'Message',
-}
+# Handle types and the X of their MPI_X_c2f/f2c: filled from mpi.h by find_handle_kinds() (a handle type
+# counts once mpi.h declares both conversions, so e.g. MPI_Session is bound when MPI_Session_c2f exists).
+HANDLE_KINDS = {}
 INT_KINDS = {'MPI_Aint': 'MPI_ADDRESS_KIND', 'MPI_Offset': 'MPI_OFFSET_KIND', 'MPI_Count': 'MPI_COUNT_KIND'}
 
 # Parameters that are LOGICAL in Fortran (C int 0/1; gfortran's .true. is 1, so the bits pass unchanged).
@@ -68,6 +66,21 @@ def parse_functions(path, macro, prefix):
     for m in re.finditer(macro + r'\(\s*([^,]+?)\s*,\s*(\w+)\s*,\s*\((.*?)\)\s*\)\s*;', txt, flags=re.S):
         out.append((m.group(1).strip(), prefix + m.group(2), ' '.join(m.group(3).split())))
     return out
+
+
+def find_handle_kinds(decls):
+    c2f = {}
+    f2c = set()
+    for ret, func, argstr in decls:
+        m = re.match(r'^MPI_(\w+)_c2f$', func)
+        if m and ret == 'MPI_Fint':
+            c2f[argstr.split()[0]] = m.group(1)
+        m = re.match(r'^MPI_(\w+)_f2c$', func)
+        if m:
+            f2c.add((ret, m.group(1)))
+    for ctype, kind in c2f.items():
+        if (ctype, kind) in f2c:
+            HANDLE_KINDS[ctype] = kind
 
 
 class Arg:
@@ -440,7 +453,7 @@ def parse_constants(paths):
         if m:
             return ('handle', m.group(1), m.group(2))
         m = re.fullmatch(r'\(\((MPI_\w+)\)0\)', val)
-        if m and m.group(1) in HANDLE_KINDS:
+        if m:
             return ('null', m.group(1))
         if val in raw:
             return resolve(raw[val], depth + 1)
@@ -453,6 +466,8 @@ def parse_constants(paths):
         r = resolve(val)
         if r is None:
             continue
+        if r[0] in ('handle', 'null') and r[1] not in HANDLE_KINDS:
+            continue  # a handle type without Fortran conversions: no Fortran constant
         seen.add(name)
         if r[0] == 'handle':
             if r[2] not in objs:
@@ -560,6 +575,7 @@ def main():
     os.makedirs(outdir, exist_ok=True)
     decls = parse_functions(os.path.join(incdir, 'mpi.h'), 'FTMPI_DECL', 'MPI_')
     decls += parse_functions(os.path.join(incdir, 'mpi-ext.h'), 'FTMPIX_DECL', 'MPIX_')
+    find_handle_kinds(decls)
     consts, handles = parse_constants([os.path.join(incdir, 'mpi.h'), os.path.join(incdir, 'mpi-ext.h')])
 
     mapped, unmapped, generated = [], [], []

@@ -32,8 +32,8 @@ const std::set<Basic> kCInteger = {Basic::schar, Basic::uchar, Basic::short_, Ba
 const std::set<Basic> kFloating = {Basic::float_, Basic::double_, Basic::ldouble};
 const std::set<Basic> kComplex = {Basic::cfloat, Basic::cdouble, Basic::cldouble};
 const std::set<Basic> kMulti = {Basic::aint, Basic::offset, Basic::count};
-const std::set<Basic> kPairs = {Basic::float_int, Basic::double_int, Basic::long_int,
-                                Basic::int_int,   Basic::short_int,  Basic::ldouble_int};
+const std::set<Basic> kPairs = {Basic::float_int, Basic::double_int,  Basic::long_int,     Basic::int_int,
+                                Basic::short_int, Basic::ldouble_int, Basic::float_float, Basic::double_double};
 
 bool in(const std::set<Basic>& s, Basic b) { return s.count(b) != 0; }
 
@@ -44,7 +44,7 @@ bool expected_valid(OpKind op, Basic b) {
     case OpKind::sum: case OpKind::prod:
       return in(kCInteger, b) || in(kFloating, b) || in(kComplex, b) || in(kMulti, b);
     case OpKind::land: case OpKind::lor: case OpKind::lxor:
-      return in(kCInteger, b) || b == Basic::bool_;
+      return in(kCInteger, b) || b == Basic::bool_ || b == Basic::flogical;
     case OpKind::band: case OpKind::bor: case OpKind::bxor:
       return in(kCInteger, b) || b == Basic::byte || in(kMulti, b);
     case OpKind::maxloc: case OpKind::minloc:
@@ -159,6 +159,7 @@ TEST(OpApply, EveryPredefinedOpOnEveryBasicKind) {
   check_kind<std::complex<double>>(Basic::cdouble);
   check_kind<std::complex<long double>>(Basic::cldouble);
   check_kind<unsigned char>(Basic::packed);
+  check_kind<std::int32_t>(Basic::flogical);  // Fortran LOGICAL: the logical ops only, result 0/1
 }
 
 TEST(OpApply, InvalidCombinationsAreRejected) {
@@ -211,6 +212,33 @@ TEST(OpApply, MaxlocMinlocTieRules) {
   check_loc<int>(MPI_2INT);
   check_loc<short>(MPI_SHORT_INT);
   check_loc<long double>(MPI_LONG_DOUBLE_INT);
+}
+
+// The Fortran pairs keep the index in the value's type: struct { V value; V index; }.
+template <class V>
+void check_same_loc(MPI_Datatype t) {
+  SCOPED_TRACE(static_cast<const ftmpi_datatype_s*>(t)->name);
+  EXPECT_TRUE(dt::check_op(MPI_MAXLOC, t).ok());
+  EXPECT_FALSE(dt::check_op(MPI_SUM, t).ok());
+  const V in[8] = {5, 7, 1, 1, 3, 2, 3, 9};
+  V mx[8] = {2, 3, 4, 4, 3, 6, 3, 5}, mn[8] = {2, 3, 4, 4, 3, 6, 3, 5};
+  dt::apply(MPI_MAXLOC, in, mx, 4, t);
+  dt::apply(MPI_MINLOC, in, mn, 4, t);
+  const V want_mx[8] = {5, 7, 4, 4, 3, 2, 3, 5}, want_mn[8] = {2, 3, 1, 1, 3, 2, 3, 5};
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(mx[i], want_mx[i]) << "maxloc " << i;
+    EXPECT_EQ(mn[i], want_mn[i]) << "minloc " << i;
+  }
+  // packed (as collectives reduce received bytes)
+  std::memcpy(mx, in, sizeof mx);
+  dt::apply_packed(MPI_MAXLOC, in, mx, 4, t);
+  EXPECT_EQ(mx[1], V(7));
+}
+
+TEST(OpApply, FortranPairsMaxlocMinloc) {
+  check_same_loc<float>(MPI_2REAL);
+  check_same_loc<double>(MPI_2DOUBLE_PRECISION);
+  check_loc<int>(MPI_2INTEGER);
 }
 
 TEST(OpApply, DerivedTypesReduceTheirBlocksOnly) {
