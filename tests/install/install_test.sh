@@ -56,8 +56,8 @@ check_layout() {
     [ -e "$p/$f" ] || fail "missing $p/$f"
   done
   if [ -e "$build/lib/libmpi_fortran.so" ]; then
-    for f in bin/mpifort bin/mpif90 bin/mpif77 include/mpif.h include/mpi.mod include/mpi_f08.mod \
-             include/mpi_ext.mod "$lib/libmpi_fortran.so"; do
+    for f in bin/mpifort bin/mpif90 bin/mpif77 include/mpif.h include/mpif-ext.h include/mpi.mod include/mpi_f08.mod \
+             include/mpi_ext.mod include/mpi_constants.mod include/mpi_ext_constants.mod "$lib/libmpi_fortran.so"; do
       [ -e "$p/$f" ] || fail "missing $p/$f"
     done
   fi
