@@ -102,9 +102,10 @@ bool valid_errhandler(const ftmpi_errhandler_s* e) { return e && e->magic == ftm
 int session_ret(MPI_Session s, const Status& st, const char* fn) {
   if (st.ok()) return MPI_SUCCESS;
   const int code = ftmpi::api::error_class_of(st.code());
-  if (!valid_session(s)) {
-    if (g_api.initialized && !g_api.finalized) return ftmpi::api::ret(nullptr, st, fn);
-    return code;
+  if (!valid_session(s)) {  // MPI_ERR_SESSION (no Errc of its own: only this file raises it)
+    if (g_api.initialized && !g_api.finalized)
+      return ftmpi::api::invoke_errhandler(nullptr, MPI_ERR_SESSION, "invalid session", fn);
+    return MPI_ERR_SESSION;
   }
   ftmpi_errhandler_s* eh = s->errhandler;
   auto kind = eh ? eh->kind : ftmpi_errhandler_s::Kind::fatal;
@@ -122,7 +123,7 @@ int session_ret(MPI_Session s, const Status& st, const char* fn) {
 }
 
 #define CHECK_SESSION(s, fn) \
-  if (!valid_session(s)) return session_ret(s, Status(Errc::session, "invalid session"), fn)
+  if (!valid_session(s)) return session_ret(s, Status(Errc::arg, "invalid session"), fn)
 
 void set_errhandler(MPI_Session s, ftmpi_errhandler_s* eh) {
   ftmpi_errhandler_s* old = s->errhandler;
@@ -205,7 +206,7 @@ extern "C" int PMPI_Session_finalize(MPI_Session* session) {
   const char* fn = "MPI_Session_finalize";
   if (!session) return MPI_ERR_ARG;
   MPI_Session s = *session;
-  if (!g_api.rt) return session_ret(s, Status(Errc::session, "invalid session"), fn);
+  if (!g_api.rt) return session_ret(s, Status(Errc::arg, "invalid session"), fn);
   {
     ftmpi::api::ApiLock lock;
     CHECK_SESSION(s, fn);

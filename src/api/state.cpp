@@ -49,7 +49,6 @@ int error_class_of(Errc e) {
     case Errc::info_value: return MPI_ERR_INFO_VALUE;
     case Errc::info_nokey: return MPI_ERR_INFO_NOKEY;
     case Errc::conversion: return MPI_ERR_CONVERSION;
-    case Errc::session: return MPI_ERR_SESSION;
   }
   return MPI_ERR_UNKNOWN;
 }

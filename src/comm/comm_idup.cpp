@@ -72,6 +72,8 @@ class Idup final : public p2p::GenericOp {
   }
 
   ~Idup() override {
+    sched_.reset();  // before the shadows it talks over
+    if (reserved_ != 0) rt_.contexts().give_back_async(w_, reserved_);
     drop_shadow(talk_);
     drop_shadow(local_);
     if (errhandler_ && !errhandler_->predefined && --errhandler_->refs == 0) errhandler_->magic = kMagicFreed;

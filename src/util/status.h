@@ -17,7 +17,6 @@ enum class Errc : int {
   revoked,              // the communicator was revoked (seed: invalidated)
   info_key, info_value, info_nokey,  // Info objects (MPI-3.1 §9)
   conversion,           // a value does not fit its external data representation (MPI-3.1 §13.5.2)
-  session,              // an invalid MPI_Session handle (MPI-4.0 §11.3)
 };
 
 // A cheap status: a kind plus an optional message for MPI_Error_string / logs. The message lives out of line,

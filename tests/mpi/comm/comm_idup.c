@@ -74,7 +74,8 @@ static void test_overlap(void) {
 }
 
 /* Different communicators, in different orders on different ranks, and a rank that waits on one before it
- * even starts the other (legal for non-blocking collectives: each completes once all its members started it). */
+ * even starts the other (legal when every other rank starts that one without first waiting for the other:
+ * each completes once all its members started it). */
 static void test_orders(void) {
   MPI_Comm a, b, da, db;
   MPI_Request ra, rb;
@@ -91,10 +92,11 @@ static void test_orders(void) {
     MPI_Request both[2] = {rb, ra};
     CHECK_MPI(MPI_Waitall(2, both, MPI_STATUSES_IGNORE));
   } else {
+    /* b first, then a, completed in the other order (a needs rank 0, which starts b only after a completed). */
     CHECK_MPI(MPI_Comm_idup(b, &db, &rb));
-    CHECK_MPI(MPI_Wait(&rb, MPI_STATUS_IGNORE));  /* needs rank 0, which starts b only after a completed */
     CHECK_MPI(MPI_Comm_idup(a, &da, &ra));
     CHECK_MPI(MPI_Wait(&ra, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Wait(&rb, MPI_STATUS_IGNORE));
   }
   check_works(da);
   check_works(db);
@@ -123,8 +125,14 @@ static void test_overlapping_pairs(void) {
     if (right != MPI_COMM_NULL) CHECK_MPI(MPI_Comm_idup(right, &dr, &req[1]));
   }
   CHECK_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
-  if (dl != MPI_COMM_NULL) check_works(dl), CHECK_MPI(MPI_Comm_free(&dl));
-  if (dr != MPI_COMM_NULL) check_works(dr), CHECK_MPI(MPI_Comm_free(&dr));
+  if (dl != MPI_COMM_NULL) {
+    check_works(dl);
+    CHECK_MPI(MPI_Comm_free(&dl));
+  }
+  if (dr != MPI_COMM_NULL) {
+    check_works(dr);
+    CHECK_MPI(MPI_Comm_free(&dr));
+  }
   CHECK_MPI(MPI_Comm_free(&even_pairs));
   if (odd_pairs != MPI_COMM_NULL) CHECK_MPI(MPI_Comm_free(&odd_pairs));
 }
