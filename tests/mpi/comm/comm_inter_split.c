@@ -205,9 +205,10 @@ static void test_misc(MPI_Comm inter) {
 
 static void test_bad_input(MPI_Comm inter) {
   MPI_Comm c = MPI_COMM_NULL;
-  int rc = MPI_Comm_split(inter, -5, 0, &c);
+  int rc;
+#ifdef FTMPI /* MPICH 4.0 does not check the color */
+  rc = MPI_Comm_split(inter, -5, 0, &c);
   CHECK(rc != MPI_SUCCESS && c == MPI_COMM_NULL, "negative color refused");
-#ifdef FTMPI
   CHECK(check_class_of(rc) == MPI_ERR_ARG, "negative color: MPI_ERR_ARG, got %s", check_errstr(rc));
 #endif
   rc = MPI_Comm_create(inter, MPI_GROUP_NULL, &c);
