@@ -1031,6 +1031,29 @@ FTMPI_DECL(int, Win_invalidate, (MPI_Win win));
 FTMPI_DECL(int, Win_get_failed, (MPI_Win win, MPI_Group *failedgroup));
 FTMPI_DECL(int, File_invalidate, (MPI_File fh));
 
+/* MPI-4.0 sessions (§11.3), info before MPI_Init, idup with info (docs/api.md "Sessions") */
+typedef struct ftmpi_session_s *MPI_Session;
+#define MPI_SESSION_NULL ((MPI_Session)0)
+#define MPI_MAX_PSET_NAME_LEN 256
+#define MPI_MAX_STRINGTAG_LEN 256
+#define MPI_ERR_SESSION 62
+typedef void MPI_Session_errhandler_function(MPI_Session *session, int *code, ...);
+FTMPI_DECL(int, Session_init, (MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session));
+FTMPI_DECL(int, Session_finalize, (MPI_Session * session));
+FTMPI_DECL(int, Session_get_num_psets, (MPI_Session session, MPI_Info info, int *npset_names));
+FTMPI_DECL(int, Session_get_nth_pset, (MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name));
+FTMPI_DECL(int, Session_get_pset_info, (MPI_Session session, const char *pset_name, MPI_Info *info));
+FTMPI_DECL(int, Session_get_info, (MPI_Session session, MPI_Info *info_used));
+FTMPI_DECL(int, Session_set_errhandler, (MPI_Session session, MPI_Errhandler errhandler));
+FTMPI_DECL(int, Session_get_errhandler, (MPI_Session session, MPI_Errhandler *errhandler));
+FTMPI_DECL(int, Session_call_errhandler, (MPI_Session session, int errorcode));
+FTMPI_DECL(int, Session_create_errhandler, (MPI_Session_errhandler_function * fn, MPI_Errhandler *errhandler));
+FTMPI_DECL(int, Group_from_session_pset, (MPI_Session session, const char *pset_name, MPI_Group *newgroup));
+FTMPI_DECL(int, Comm_create_from_group, (MPI_Group group, const char *stringtag, MPI_Info info,
+                                         MPI_Errhandler errhandler, MPI_Comm *newcomm));
+FTMPI_DECL(int, Info_create_env, (int argc, char *argv[], MPI_Info *info));
+FTMPI_DECL(int, Comm_idup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request));
+
 #undef FTMPI_DECL
 
 #ifdef __cplusplus

@@ -6,6 +6,7 @@
 #include "api/common.h"
 #include "api/errors.h"
 #include "mpi-ext.h"
+#include "comm/comm_ctors.h"
 #include "comm/comm_ops.h"
 #include "comm/group.h"
 
@@ -55,10 +56,9 @@ FTMPI_ALIAS(Comm_dup)
 extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   FTMPI_ENTER("MPI_Comm_split");
   FTMPI_CHECK_COMM(comm, "MPI_Comm_split");
-  if (comm->is_inter())
-    return ret(comm, Status(Errc::comm, "not supported on an intercommunicator yet"), "MPI_Comm_split");
   if (!newcomm) return ret(comm, Status(Errc::arg, "newcomm is NULL"), "MPI_Comm_split");
   *newcomm = MPI_COMM_NULL;
+  if (comm->is_inter()) return ret(comm, cops::intercomm_split(rt(), comm, color, key, newcomm), "MPI_Comm_split");
   return ret(comm, cops::split(rt(), comm, color, key, newcomm), "MPI_Comm_split");
 }
 FTMPI_ALIAS(Comm_split)
@@ -66,11 +66,10 @@ FTMPI_ALIAS(Comm_split)
 extern "C" int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   FTMPI_ENTER("MPI_Comm_create");
   FTMPI_CHECK_COMM(comm, "MPI_Comm_create");
-  if (comm->is_inter())
-    return ret(comm, Status(Errc::comm, "not supported on an intercommunicator yet"), "MPI_Comm_create");
   if (!ftmpi::api::valid_group(group)) return ret(comm, Status(Errc::group, "invalid group"), "MPI_Comm_create");
   if (!newcomm) return ret(comm, Status(Errc::arg, "newcomm is NULL"), "MPI_Comm_create");
   *newcomm = MPI_COMM_NULL;
+  if (comm->is_inter()) return ret(comm, cops::intercomm_create_sub(rt(), comm, group, newcomm), "MPI_Comm_create");
   return ret(comm, cops::create(rt(), comm, group, newcomm), "MPI_Comm_create");
 }
 FTMPI_ALIAS(Comm_create)

@@ -8,6 +8,7 @@
 #include "api/errors.h"
 #include "api/info_object.h"
 #include "comm/comm_ctors.h"
+#include "comm/comm_idup.h"
 #include "comm/group.h"
 
 using ftmpi::Errc;
@@ -76,20 +77,44 @@ extern "C" int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* n
 }
 FTMPI_ALIAS(Comm_dup_with_info)
 
-// Non-blocking in name only: the duplication completes inside the call (collective over comm like
-// MPI_Comm_dup) and the request is born complete. A program that relies on doing other communication
-// between MPI_Comm_idup and its completion on some ranks but not others can deadlock (documented).
-extern "C" int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
-  FTMPI_ENTER("MPI_Comm_idup");
-  FTMPI_CHECK_COMM(comm, "MPI_Comm_idup");
-  if (!newcomm || !request) return ret(comm, Status(Errc::arg, "NULL argument"), "MPI_Comm_idup");
+namespace {
+
+// MPI_Comm_idup(_with_info): returns at once; the duplication completes in the progress loop
+// (comm/comm_idup.h). The new handle is written now but is not a valid communicator until the request
+// completes (MPI-3.1 §6.4.2; using it earlier gives MPI_ERR_COMM); attributes are copied now, by their
+// copy callbacks (they read only the parent), and the hints are `info`'s when with_info.
+int idup(MPI_Comm comm, MPI_Info info, bool with_info, MPI_Comm* newcomm, MPI_Request* request, const char* fn) {
+  FTMPI_CHECK_COMM(comm, fn);
+  if (with_info && info != MPI_INFO_NULL && !ftmpi::api::valid_info(info))
+    return ret(comm, Status(Errc::info, "invalid info object"), fn);
+  if (!newcomm || !request) return ret(comm, Status(Errc::arg, "NULL argument"), fn);
   *newcomm = MPI_COMM_NULL;
-  int rc = dup_with_attributes(comm, newcomm, "MPI_Comm_idup");
-  if (rc != MPI_SUCCESS) return rc;
-  *request = rt().engine().completed_request();
+  *request = MPI_REQUEST_NULL;
+  if (comm->revoked.load()) return ret(comm, Status(Errc::revoked, "the communicator has been revoked"), fn);
+  MPI_Comm dup = cops::new_pending_comm();
+  if (int rc = ftmpi::api::copy_attributes(ftmpi::attr::ObjectKind::comm, comm, dup); rc != MPI_SUCCESS) {
+    dup->magic = ftmpi::kMagicFreed;
+    return ftmpi::api::invoke_errhandler(comm, rc, "an attribute copy callback failed", fn);
+  }
+  *newcomm = dup;
+  *request = cops::start_idup(rt(), comm, dup, newcomm);
+  if (with_info) dup->hints = info == MPI_INFO_NULL ? nullptr : std::make_shared<const ftmpi::Info>(info->info);
   return MPI_SUCCESS;
 }
+
+}  // namespace
+
+extern "C" int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+  FTMPI_ENTER("MPI_Comm_idup");
+  return idup(comm, MPI_INFO_NULL, false, newcomm, request, "MPI_Comm_idup");
+}
 FTMPI_ALIAS(Comm_idup)
+
+extern "C" int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
+  FTMPI_ENTER("MPI_Comm_idup_with_info");
+  return idup(comm, info, true, newcomm, request, "MPI_Comm_idup_with_info");
+}
+FTMPI_ALIAS(Comm_idup_with_info)
 
 extern "C" int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
   FTMPI_ENTER("MPI_Comm_set_info");

@@ -70,12 +70,18 @@ Status not_initialized(const char* fn);
 #define FTMPI_ALIAS(name) \
   extern "C" __attribute__((weak, alias("PMPI_" #name), visibility("default"))) decltype(PMPI_##name) MPI_##name;
 
-// Fails unless MPI is initialised and not finalised; takes the THREAD_MULTIPLE lock.
+// Fails unless the library is up (between MPI_Init and MPI_Finalize, or while an MPI_Session is open:
+// api/session.h); takes the THREAD_MULTIPLE lock. MPI_COMM_WORLD/SELF are valid handles only between
+// MPI_Init and MPI_Finalize (valid_comm).
 #define FTMPI_ENTER(fn)                                                                   \
-  if (!::ftmpi::api::g_api.initialized || ::ftmpi::api::g_api.finalized)                 \
+  if (!::ftmpi::api::g_api.rt)                                                            \
     return ::ftmpi::api::ret(nullptr, ::ftmpi::api::not_initialized(fn), fn);             \
   if (__builtin_expect(::ftmpi::api::g_inject.armed, 0)) ::ftmpi::api::injection_check(fn); \
   ::ftmpi::api::ApiLock ftmpi_api_lock_
+
+// For the functions MPI-4 allows at any time (Info, MPI-4.0 §9 / §11.2.1): no initialisation check; the
+// THREAD_MULTIPLE lock when the library is up.
+#define FTMPI_ENTER_ANYTIME(fn) ::ftmpi::api::ApiLock ftmpi_api_lock_
 
 #define FTMPI_CHECK_COMM(c_, fn)                                                          \
   if (!::ftmpi::api::valid_comm(c_))                                                       \

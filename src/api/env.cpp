@@ -6,6 +6,7 @@
 #include "api/attr.h"
 #include "api/common.h"
 #include "api/errors.h"
+#include "api/session.h"
 #include "util/log.h"
 
 using ftmpi::Errc;
@@ -18,12 +19,11 @@ extern "C" int PMPI_Init_thread(int* argc, char*** argv, int required, int* prov
     return ret(nullptr, Status(Errc::other, g_api.finalized ? "MPI cannot be initialised again after MPI_Finalize"
                                                            : "MPI_Init called twice"),
                "MPI_Init");
-  auto rt = ftmpi::Runtime::init(required);
-  if (!rt.ok()) {
-    ftmpi::log::error("MPI_Init failed: %s", rt.status().message().c_str());
-    return ftmpi::api::error_class_of(rt.status().code());
+  // The runtime may be up already for an MPI_Session (api/session.h): the world model joins it.
+  if (Status st = ftmpi::api::runtime_acquire(required); !st.ok()) {
+    ftmpi::log::error("MPI_Init failed: %s", st.message().c_str());
+    return ftmpi::api::error_class_of(st.code());
   }
-  g_api.rt = rt.value().release();
   g_api.initialized = true;
   ftmpi::api::arm_injection_from_env();
   if (provided) *provided = g_api.rt->thread_level();
@@ -46,10 +46,9 @@ extern "C" int PMPI_Finalize(void) {
   // while MPI is still fully usable; then MPI_COMM_WORLD's.
   (void)ftmpi::api::delete_attributes(ftmpi::attr::ObjectKind::comm, &ftmpi_comm_self);
   (void)ftmpi::api::delete_attributes(ftmpi::attr::ObjectKind::comm, &ftmpi_comm_world);
-  Status st = g_api.rt->finalize();
   g_api.finalized = true;
-  delete g_api.rt;
-  g_api.rt = nullptr;
+  // Sessions still open keep the runtime up (MPI-4.0 §11.3); the last MPI_Session_finalize tears it down.
+  Status st = ftmpi::api::runtime_release_if_unused();
   if (!st.ok()) {
     ftmpi::log::error("MPI_Finalize: %s", st.message().c_str());
     return ftmpi::api::error_class_of(st.code());

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "api/common.h"
 #include "api/info_object.h"
@@ -51,12 +52,17 @@ Status lookup(MPI_Info info) {
   return {};
 }
 
-int fail(const Status& st, const char* fn) { return ret(nullptr, st, fn); }
+// Outside MPI_Init..MPI_Finalize (MPI-4 allows Info calls there) an error is returned as its class: there
+// is no MPI_COMM_WORLD whose handler could be applied.
+int fail(const Status& st, const char* fn) {
+  if (!ftmpi::api::g_api.initialized || ftmpi::api::g_api.finalized) return ftmpi::api::error_class_of(st.code());
+  return ret(nullptr, st, fn);
+}
 
 }  // namespace
 
 extern "C" int PMPI_Info_create(MPI_Info* info) {
-  FTMPI_ENTER("MPI_Info_create");
+  FTMPI_ENTER_ANYTIME("MPI_Info_create");
   if (!info) return fail(Status(Errc::arg, "info is NULL"), "MPI_Info_create");
   *info = new ftmpi_info_s;
   return MPI_SUCCESS;
@@ -64,7 +70,7 @@ extern "C" int PMPI_Info_create(MPI_Info* info) {
 FTMPI_ALIAS(Info_create)
 
 extern "C" int PMPI_Info_set(MPI_Info info, const char* key, const char* value) {
-  FTMPI_ENTER("MPI_Info_set");
+  FTMPI_ENTER_ANYTIME("MPI_Info_set");
   if (Status st = lookup(info); !st.ok()) return fail(st, "MPI_Info_set");
   if (info->predefined) return fail(Status(Errc::info, "MPI_INFO_ENV is read-only"), "MPI_Info_set");
   if (!key) return fail(Status(Errc::info_key, "key is NULL"), "MPI_Info_set");
@@ -74,7 +80,7 @@ extern "C" int PMPI_Info_set(MPI_Info info, const char* key, const char* value) 
 FTMPI_ALIAS(Info_set)
 
 extern "C" int PMPI_Info_delete(MPI_Info info, const char* key) {
-  FTMPI_ENTER("MPI_Info_delete");
+  FTMPI_ENTER_ANYTIME("MPI_Info_delete");
   if (Status st = lookup(info); !st.ok()) return fail(st, "MPI_Info_delete");
   if (info->predefined) return fail(Status(Errc::info, "MPI_INFO_ENV is read-only"), "MPI_Info_delete");
   if (!key) return fail(Status(Errc::info_key, "key is NULL"), "MPI_Info_delete");
@@ -83,7 +89,7 @@ extern "C" int PMPI_Info_delete(MPI_Info info, const char* key) {
 FTMPI_ALIAS(Info_delete)
 
 extern "C" int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) {
-  FTMPI_ENTER("MPI_Info_get");
+  FTMPI_ENTER_ANYTIME("MPI_Info_get");
   if (Status st = lookup(info); !st.ok()) return fail(st, "MPI_Info_get");
   if (!key) return fail(Status(Errc::info_key, "key is NULL"), "MPI_Info_get");
   if (Status st = ftmpi::Info::check_key(key); !st.ok()) return fail(st, "MPI_Info_get");
@@ -97,7 +103,7 @@ extern "C" int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char*
 FTMPI_ALIAS(Info_get)
 
 extern "C" int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) {
-  FTMPI_ENTER("MPI_Info_get_valuelen");
+  FTMPI_ENTER_ANYTIME("MPI_Info_get_valuelen");
   if (Status st = lookup(info); !st.ok()) return fail(st, "MPI_Info_get_valuelen");
   if (!key) return fail(Status(Errc::info_key, "key is NULL"), "MPI_Info_get_valuelen");
   if (Status st = ftmpi::Info::check_key(key); !st.ok()) return fail(st, "MPI_Info_get_valuelen");
@@ -114,7 +120,7 @@ FTMPI_ALIAS(Info_get_valuelen)
 // left alone.
 extern "C" int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag) {
   static constexpr const char* fn = "MPI_Info_get_string";
-  FTMPI_ENTER(fn);
+  FTMPI_ENTER_ANYTIME(fn);
   if (Status st = lookup(info); !st.ok()) return fail(st, fn);
   if (!key) return fail(Status(Errc::info_key, "key is NULL"), fn);
   if (Status st = ftmpi::Info::check_key(key); !st.ok()) return fail(st, fn);
@@ -130,7 +136,7 @@ extern "C" int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen,
 FTMPI_ALIAS(Info_get_string)
 
 extern "C" int PMPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
-  FTMPI_ENTER("MPI_Info_get_nkeys");
+  FTMPI_ENTER_ANYTIME("MPI_Info_get_nkeys");
   if (Status st = lookup(info); !st.ok()) return fail(st, "MPI_Info_get_nkeys");
   if (!nkeys) return fail(Status(Errc::arg, "nkeys is NULL"), "MPI_Info_get_nkeys");
   *nkeys = static_cast<int>(info->info.size());
@@ -139,7 +145,7 @@ extern "C" int PMPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
 FTMPI_ALIAS(Info_get_nkeys)
 
 extern "C" int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
-  FTMPI_ENTER("MPI_Info_get_nthkey");
+  FTMPI_ENTER_ANYTIME("MPI_Info_get_nthkey");
   if (Status st = lookup(info); !st.ok()) return fail(st, "MPI_Info_get_nthkey");
   if (!key) return fail(Status(Errc::arg, "key is NULL"), "MPI_Info_get_nthkey");
   if (n < 0) return fail(Status(Errc::arg, "n is negative"), "MPI_Info_get_nthkey");
@@ -151,7 +157,7 @@ extern "C" int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
 FTMPI_ALIAS(Info_get_nthkey)
 
 extern "C" int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
-  FTMPI_ENTER("MPI_Info_dup");
+  FTMPI_ENTER_ANYTIME("MPI_Info_dup");
   if (Status st = lookup(info); !st.ok()) return fail(st, "MPI_Info_dup");
   if (!newinfo) return fail(Status(Errc::arg, "newinfo is NULL"), "MPI_Info_dup");
   *newinfo = ftmpi::api::new_info(info->info);
@@ -160,7 +166,7 @@ extern "C" int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
 FTMPI_ALIAS(Info_dup)
 
 extern "C" int PMPI_Info_free(MPI_Info* info) {
-  FTMPI_ENTER("MPI_Info_free");
+  FTMPI_ENTER_ANYTIME("MPI_Info_free");
   if (!info) return fail(Status(Errc::arg, "info is NULL"), "MPI_Info_free");
   if (Status st = lookup(*info); !st.ok()) return fail(st, "MPI_Info_free");
   if ((*info)->predefined) return fail(Status(Errc::info, "cannot free MPI_INFO_ENV"), "MPI_Info_free");
@@ -171,3 +177,25 @@ extern "C" int PMPI_Info_free(MPI_Info* info) {
   return MPI_SUCCESS;
 }
 FTMPI_ALIAS(Info_free)
+
+// MPI-4.0 §11.2.2: a new info object with MPI_INFO_ENV's keys plus the command line given; callable at any
+// time (before MPI_Init too).
+extern "C" int PMPI_Info_create_env(int argc, char* argv[], MPI_Info* info) {
+  FTMPI_ENTER_ANYTIME("MPI_Info_create_env");
+  if (!info) return fail(Status(Errc::arg, "info is NULL"), "MPI_Info_create_env");
+  if (argc < 0 || (argc > 0 && !argv)) return fail(Status(Errc::arg, "invalid argc/argv"), "MPI_Info_create_env");
+  fill_info_env();
+  ftmpi::Info e = ftmpi_info_env.info;
+  if (argc > 0 && argv[0]) {
+    (void)e.set("command", argv[0]);
+    std::string rest;
+    for (int i = 1; i < argc && argv[i]; ++i) {
+      if (!rest.empty()) rest += ' ';
+      rest += argv[i];
+    }
+    if (!rest.empty()) (void)e.set("argv", rest.substr(0, ftmpi::Info::kMaxValue));
+  }
+  *info = ftmpi::api::new_info(e);
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Info_create_env)

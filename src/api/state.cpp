@@ -58,7 +58,11 @@ Status not_initialized(const char* fn) {
   return Status(Errc::other, "MPI_Init has not been called");
 }
 
-bool valid_comm(const ftmpi_comm_s* c) { return c && c->magic == kMagicComm; }
+// MPI_COMM_WORLD and MPI_COMM_SELF exist between MPI_Init and MPI_Finalize only (the runtime may be up
+// earlier or later for sessions, api/session.cpp).
+bool valid_comm(const ftmpi_comm_s* c) {
+  return c && c->magic == kMagicComm && (!c->predefined || (g_api.initialized && !g_api.finalized));
+}
 bool valid_type(const ftmpi_datatype_s* t) { return t && dt::usable(t); }
 bool valid_group(const ftmpi_group_s* g) { return g && g->magic == kMagicGroup; }
 
@@ -130,6 +134,7 @@ const char* error_class_sentence(int cls) {
       return "MPI_ERR_PROC_FAILED_PENDING: a potential sender of this ANY_SOURCE receive has failed; the "
              "request is still pending";
     case MPI_ERR_REVOKED: return "MPI_ERR_REVOKED: the communicator has been revoked";
+    case MPI_ERR_SESSION: return "MPI_ERR_SESSION: invalid session";
     default: break;
   }
   if (const char* user = user_error_string(cls)) return user;  // MPI_Add_error_class/code/string

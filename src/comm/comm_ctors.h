@@ -38,6 +38,16 @@ Status intercomm_merge(Runtime& rt, Communicator* inter, bool high, Communicator
 // MPI_Comm_dup of an intercommunicator.
 Status intercomm_dup(Runtime& rt, Communicator* inter, Communicator** out);
 
+// MPI_Comm_split of an intercommunicator: an intercommunicator per color whose local side is the local
+// processes with that color (ordered by key, then rank) and whose remote side is the remote ones with it.
+// MPI_UNDEFINED, or a color with nobody on one of the two sides, gives *out == nullptr (on both sides).
+Status intercomm_split(Runtime& rt, Communicator* inter, int color, int key, Communicator** out);
+
+// MPI_Comm_create of an intercommunicator: `group` is a subgroup of the local group (Errc::group otherwise),
+// the same at every local member; the result's local side is `group`, its remote side the group the remote
+// side passed. Non-members, and everybody when either group is empty, get *out == nullptr.
+Status intercomm_create_sub(Runtime& rt, Communicator* inter, const Group* group, Communicator** out);
+
 // A context id free on every member of both groups of `inter`.
 Status inter_allocate_context(Runtime& rt, Communicator* inter, std::uint32_t* ctx);
 

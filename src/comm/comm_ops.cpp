@@ -129,12 +129,20 @@ Status free(Runtime& rt, Communicator* comm) {
 
 int compare(const Communicator* a, const Communicator* b) {
   if (a == b) return 0;
-  switch (group_compare(a->group->world_ranks, b->group->world_ranks)) {
-    case Compare::ident: return 1;    // congruent
-    case Compare::similar: return 2;  // similar
-    case Compare::unequal: break;
-  }
-  return 3;
+  if (a->is_inter() != b->is_inter()) return 3;
+  auto level = [](const Group* x, const Group* y) {
+    switch (group_compare(x->world_ranks, y->world_ranks)) {
+      case Compare::ident: return 1;    // congruent
+      case Compare::similar: return 2;  // similar
+      case Compare::unequal: break;
+    }
+    return 3;
+  };
+  // Intercommunicators (MPI-3.1 §6.6.1): both the local and the remote groups are compared; the weaker
+  // relation wins.
+  int r = level(a->group, b->group);
+  if (a->is_inter()) r = std::max(r, level(a->remote_group, b->remote_group));
+  return r;
 }
 
 }  // namespace ftmpi::comm

@@ -11,6 +11,7 @@ constexpr std::uint32_t kReservedSlots = 2;  // world (ids 0/1) and self (ids 2/
 }
 
 ContextAllocator::ContextAllocator() {
+  async_free_.fill(~std::uint64_t{0});
   free_.fill(~std::uint64_t{0});
   for (std::uint32_t s = 0; s < kReservedSlots; ++s) free_[s / 64] &= ~(std::uint64_t{1} << (s % 64));
 }
@@ -38,15 +39,29 @@ Status ContextAllocator::claim(std::uint32_t id) {
 
 void ContextAllocator::release(std::uint32_t id) {
   const std::uint32_t slot = id / 2;
+  if (slot >= kSlots && slot < 2 * kSlots) {
+    async_free_[(slot - kSlots) / 64] |= std::uint64_t{1} << (slot % 64);
+    return;
+  }
   if (slot < kReservedSlots || slot >= kSlots) return;
   free_[slot / 64] |= std::uint64_t{1} << (slot % 64);
 }
 
 bool ContextAllocator::in_use(std::uint32_t id) const {
   const std::uint32_t slot = id / 2;
+  if (slot >= kSlots && slot < 2 * kSlots)
+    return (async_free_[(slot - kSlots) / 64] & (std::uint64_t{1} << (slot % 64))) == 0;
   if (slot >= kSlots) return false;
   if (slot < kReservedSlots) return true;
   return (free_[slot / 64] & (std::uint64_t{1} << (slot % 64))) == 0;
 }
+
+std::uint64_t ContextAllocator::reserve_async(std::size_t w) {
+  const std::uint64_t bits = async_free_[w % kAsyncWords];
+  async_free_[w % kAsyncWords] = 0;
+  return bits;
+}
+
+void ContextAllocator::give_back_async(std::size_t w, std::uint64_t bits) { async_free_[w % kAsyncWords] |= bits; }
 
 }  // namespace ftmpi::comm

@@ -50,8 +50,24 @@ class ContextAllocator {
   // parent): agree on a fresh even context id, claimed on every member. On error nothing is claimed.
   Status allocate(Runtime& rt, ftmpi_comm_s* parent, std::uint32_t* id);
 
+  // ---- the non-blocking pool (MPI_Comm_idup, comm/comm_idup.h) ----
+  // Slots kSlots .. 2*kSlots-1 (ids 4096 .. 8191) belong to non-blocking allocations only, so that one
+  // completing inside a blocking allocation's wait can never take the id the blocking one is agreeing on
+  // (the blocking protocol above and its callers stay as they are). They are handed out a 64-slot word at a
+  // time: reserve_async(w) takes every free slot of word w out of the pool (for one allocation round) and
+  // returns them as bits; give_back_async(w, bits) returns the ones not kept. release() frees an id of
+  // either pool.
+  static constexpr std::size_t kAsyncWords = kWords;
+  std::uint64_t reserve_async(std::size_t w);
+  void give_back_async(std::size_t w, std::uint64_t bits);
+  // The context id of bit `bit` of async word `w`.
+  static std::uint32_t async_id(std::size_t w, int bit) {
+    return static_cast<std::uint32_t>((kSlots + w * 64 + static_cast<std::size_t>(bit)) * 2);
+  }
+
  private:
   Mask free_{};
+  Mask async_free_{};
 };
 
 }  // namespace ftmpi::comm

@@ -7,6 +7,7 @@
 #include "coll/schedule.h"
 #include "comm/comm_ctors.h"
 #include "comm/context_alloc.h"
+#include "comm/group_algebra.h"
 #include "ft/ft_manager.h"
 #include "mpi.h"
 #include "runtime/runtime.h"
@@ -67,14 +68,23 @@ Status swap_sides(Runtime& rt, Communicator* local, int local_leader, Communicat
   mine.size = local->size;
   mine.flag = flag;
   mine.leader_world = local->world_rank(local_leader);
+  // A leader whose exchange fails (the other side lost a member, or its leader) still broadcasts, with a
+  // negative size carrying the error, so that its side returns the error instead of waiting for it.
+  Status ex;
   if (local->rank == local_leader) {
-    FTMPI_TRY(exchange(rt, talk, talk_peer, tag, coll, &mine, sizeof mine, &remote->hdr, sizeof remote->hdr));
-    remote->world.resize(static_cast<std::size_t>(remote->hdr.size));
-    FTMPI_TRY(exchange(rt, talk, talk_peer, tag, coll, local->group->world_ranks.data(),
-                       local->group->world_ranks.size() * sizeof(int), remote->world.data(),
-                       remote->world.size() * sizeof(int)));
+    ex = exchange(rt, talk, talk_peer, tag, coll, &mine, sizeof mine, &remote->hdr, sizeof remote->hdr);
+    if (ex.ok()) {
+      remote->world.resize(static_cast<std::size_t>(remote->hdr.size));
+      ex = exchange(rt, talk, talk_peer, tag, coll, local->group->world_ranks.data(),
+                    local->group->world_ranks.size() * sizeof(int), remote->world.data(),
+                    remote->world.size() * sizeof(int));
+    }
+    if (!ex.ok()) remote->hdr.size = -static_cast<std::int32_t>(ex.code());
   }
   FTMPI_TRY(coll::bcast(rt, local, &remote->hdr, sizeof remote->hdr, &ftmpi_dt_byte, local_leader));
+  if (!ex.ok()) return ex;
+  if (remote->hdr.size < 0)
+    return Status(static_cast<Errc>(-remote->hdr.size), "the leaders' exchange failed (a process of the other group failed?)");
   remote->world.resize(static_cast<std::size_t>(remote->hdr.size));
   FTMPI_TRY(coll::bcast(rt, local, remote->world.data(), remote->world.size(), &ftmpi_dt_int, local_leader));
   *mine_out = mine;
@@ -169,6 +179,98 @@ Status intercomm_merge(Runtime& rt, Communicator* inter, bool high, Communicator
   *out = make_comm(make_group(std::move(world), rt.world_rank()), ctx, inter);
   rt.ft().register_comm(*out);
   return {};
+}
+
+// ---- split and create on an intercommunicator (MPI-2.2 §6.4.2) ----
+//
+// Both are collective over both groups and follow one pattern: each side learns the other side's inputs
+// (the local side's inputs are gathered over the hidden local_comm, the leaders swap them over the
+// intercommunicator's collective context, each leader broadcasts what it got), builds the new local side
+// with the intracommunicator constructor on the hidden local_comm (which gives the new hidden local
+// communicator, with its own context), and both sides agree on one intercommunicator context id
+// (inter_allocate_context). Every member takes part in every step whatever its outcome, so the calls stay
+// matched; a member whose local or remote side is empty gets nullptr (and both sides agree on that, since
+// each one sees the other's inputs).
+namespace {
+
+// The leaders swap `mine` (this side's array, the same at every local member after the gather) for the
+// other side's array of `theirs_len` ints; every local member gets it.
+// A leader whose exchange failed still broadcasts (element 0 = the error), so that its side does not wait.
+Status swap_arrays(Runtime& rt, Communicator* inter, const std::vector<int>& mine, std::vector<int>* theirs) {
+  const int tag = coll::next_coll_tag(inter);
+  Communicator* local = inter->local_comm;
+  std::vector<int> buf(1 + theirs->size());
+  Status ex;
+  if (local->rank == 0) {
+    ex = exchange(rt, inter, 0, tag, true, mine.data(), mine.size() * sizeof(int), buf.data() + 1,
+                  theirs->size() * sizeof(int));
+    buf[0] = static_cast<int>(ex.code());
+  }
+  FTMPI_TRY(coll::bcast(rt, local, buf.data(), buf.size(), &ftmpi_dt_int, 0));
+  if (!ex.ok()) return ex;
+  if (buf[0] != 0) return Status(static_cast<Errc>(buf[0]), "the leaders' exchange failed (a process of the other group failed?)");
+  std::copy(buf.begin() + 1, buf.end(), theirs->begin());
+  return {};
+}
+
+// Finish: `hidden` is the new local side (nullptr when this member is in none), `remote_world` the new
+// remote side. Agrees on the context at everybody, then builds the intercommunicator or gives up the id.
+Status finish_inter(Runtime& rt, Communicator* inter, Communicator* hidden, std::vector<int> remote_world,
+                    Communicator** out) {
+  std::uint32_t ctx = 0;
+  Status st = inter_allocate_context(rt, inter, &ctx);
+  if (!st.ok() || hidden == nullptr || remote_world.empty()) {
+    if (st.ok()) rt.contexts().release(ctx);
+    if (hidden != nullptr) {
+      Status f = free(rt, hidden);
+      (void)f;
+    }
+    return st;
+  }
+  *out = make_inter(rt, hidden, std::move(remote_world), ctx, inter);
+  return {};
+}
+
+}  // namespace
+
+Status intercomm_split(Runtime& rt, Communicator* inter, int color, int key, Communicator** out) {
+  *out = nullptr;
+  if (color < 0 && color != kUndefined) return Status(Errc::arg, "color must be non-negative or MPI_UNDEFINED");
+  Communicator* local = inter->local_comm;
+  std::vector<int> mine(2 * static_cast<std::size_t>(local->size));
+  const int ck[2] = {color, key};
+  FTMPI_TRY(coll::allgather(rt, local, ck, 2, &ftmpi_dt_int, mine.data(), 2, &ftmpi_dt_int));
+  std::vector<int> theirs(2 * static_cast<std::size_t>(inter->remote_group->size()));
+  FTMPI_TRY(swap_arrays(rt, inter, mine, &theirs));
+  std::vector<int> remote_world;
+  if (color != kUndefined) remote_world = split_members(theirs, inter->remote_group->world_ranks, color);
+  // An empty remote side makes this color's result MPI_COMM_NULL on both sides: the local side of such a
+  // color takes no part in the new local communicator either.
+  Communicator* hidden = nullptr;
+  FTMPI_TRY(split(rt, local, remote_world.empty() ? kUndefined : color, key, &hidden));
+  return finish_inter(rt, inter, hidden, std::move(remote_world), out);
+}
+
+Status intercomm_create_sub(Runtime& rt, Communicator* inter, const Group* group, Communicator** out) {
+  *out = nullptr;
+  for (int w : group->world_ranks)
+    if (inter->group->rank_of_world(w) < 0)
+      return Status(Errc::group, "group is not a subset of the intercommunicator's local group");
+  Communicator* local = inter->local_comm;
+  // The group's size first, then its members (the remote side's size is not known beforehand).
+  std::vector<int> mine{group->size()};
+  std::vector<int> theirs(1);
+  FTMPI_TRY(swap_arrays(rt, inter, mine, &theirs));
+  std::vector<int> remote_world(static_cast<std::size_t>(std::max(0, theirs[0])));
+  FTMPI_TRY(swap_arrays(rt, inter, group->world_ranks, &remote_world));
+  Communicator* hidden = nullptr;
+  FTMPI_TRY(create(rt, local, group, &hidden));
+  if (remote_world.empty() && hidden != nullptr) {  // nothing on the other side: MPI_COMM_NULL here too
+    Status f = free(rt, hidden);
+    (void)f;
+    hidden = nullptr;
+  }
+  return finish_inter(rt, inter, hidden, std::move(remote_world), out);
 }
 
 }  // namespace ftmpi::comm

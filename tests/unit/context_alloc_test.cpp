@@ -65,3 +65,23 @@ TEST(ContextAlloc, Exhaustion) {
   a.release(100);
   EXPECT_EQ(*ContextAllocator::lowest_common(a.free_mask()), 100u);
 }
+
+// The non-blocking pool (MPI_Comm_idup): disjoint from the blocking one, a reserved word is out of the pool
+// until given back, a kept id comes back with release().
+TEST(ContextAlloc, AsyncPool) {
+  ContextAllocator a;
+  const auto blocking_before = a.free_mask();
+  std::uint64_t w3 = a.reserve_async(3);
+  EXPECT_EQ(w3, ~std::uint64_t{0});
+  EXPECT_EQ(a.reserve_async(3), 0u);  // reserved: a concurrent duplication gets nothing from word 3
+  const std::uint32_t id = ContextAllocator::async_id(3, 5);
+  EXPECT_EQ(id, (ContextAllocator::kSlots + 3 * 64 + 5) * 2);
+  EXPECT_TRUE(a.in_use(id));
+  a.give_back_async(3, w3 & ~(std::uint64_t{1} << 5));  // keep bit 5
+  EXPECT_TRUE(a.in_use(id));
+  EXPECT_FALSE(a.in_use(ContextAllocator::async_id(3, 6)));
+  EXPECT_EQ(a.free_mask(), blocking_before);  // the blocking pool never moves
+  a.release(id);
+  EXPECT_FALSE(a.in_use(id));
+  EXPECT_EQ(a.reserve_async(3), ~std::uint64_t{0});
+}
