@@ -16,6 +16,15 @@
  *    MPI_ERR_REQUEST (both erroneous programs in MPI, so not checked on the peers). */
 #include "common/check.h"
 
+/* Peer bugs met when checking this program with MPICH 4.0: its persistent Gather copies the root's own block
+ * at init, not at each start (pmodels/mpich#7078, fixed by pmodels/mpich#7081 for 4.2), and its persistent
+ * Scatter fails its second start with "Invalid communicator". There both are replaced by Barrier_init. */
+#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION < 40200000
+#define GATHER_SCATTER_INIT_OK 0
+#else
+#define GATHER_SCATTER_INIT_OK 1
+#endif
+
 static int rank, size, iters = 100;
 
 static int val(int it, int r, int i) { return it * 1000 + r * 10 + i; }
@@ -60,9 +69,15 @@ static void intra_all(MPI_Info info) {
   CHECK_MPI(MPI_Bcast_init(out[1], N, MPI_INT, root, MPI_COMM_WORLD, info, &r[1]));
   CHECK_MPI(MPI_Reduce_init(in[2], out[2], N, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD, info, &r[2]));
   CHECK_MPI(MPI_Allreduce_init(in[3], out[3], N, MPI_INT, MPI_MAX, MPI_COMM_WORLD, info, &r[3]));
-  CHECK_MPI(MPI_Gather_init(in[4], N, MPI_INT, out[4], N, MPI_INT, 0, MPI_COMM_WORLD, info, &r[4]));
+  if (GATHER_SCATTER_INIT_OK)
+    CHECK_MPI(MPI_Gather_init(in[4], N, MPI_INT, out[4], N, MPI_INT, 0, MPI_COMM_WORLD, info, &r[4]));
+  else
+    CHECK_MPI(MPI_Barrier_init(MPI_COMM_WORLD, info, &r[4]));
   CHECK_MPI(MPI_Gatherv_init(in[5], cnt[rank], MPI_INT, out[5], cnt, dsp, MPI_INT, root, MPI_COMM_WORLD, info, &r[5]));
-  CHECK_MPI(MPI_Scatter_init(in[6], N, MPI_INT, out[6], N, MPI_INT, 0, MPI_COMM_WORLD, info, &r[6]));
+  if (GATHER_SCATTER_INIT_OK)
+    CHECK_MPI(MPI_Scatter_init(in[6], N, MPI_INT, out[6], N, MPI_INT, 0, MPI_COMM_WORLD, info, &r[6]));
+  else
+    CHECK_MPI(MPI_Barrier_init(MPI_COMM_WORLD, info, &r[6]));
   CHECK_MPI(MPI_Scatterv_init(in[7], cnt, dsp, MPI_INT, out[7], cnt[rank], MPI_INT, root, MPI_COMM_WORLD, info, &r[7]));
   CHECK_MPI(MPI_Allgather_init(in[8], N, MPI_INT, out[8], N, MPI_INT, MPI_COMM_WORLD, info, &r[8]));
   CHECK_MPI(MPI_Allgatherv_init(in[9], cnt[rank], MPI_INT, out[9], cnt, dsp, MPI_INT, MPI_COMM_WORLD, info, &r[9]));
@@ -126,11 +141,11 @@ static void intra_all(MPI_Info info) {
     MPI_Allreduce(in[3], ref, N, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     REF_CMP(3, N, "allreduce");
     MPI_Gather(in[4], N, MPI_INT, ref, N, MPI_INT, 0, MPI_COMM_WORLD);
-    if (rank == 0) REF_CMP(4, N * size, "gather");
+    if (rank == 0 && GATHER_SCATTER_INIT_OK) REF_CMP(4, N * size, "gather");
     MPI_Gatherv(in[5], cnt_copy[rank], MPI_INT, ref, cnt_copy, dsp_copy, MPI_INT, root, MPI_COMM_WORLD);
     if (rank == root) REF_CMP(5, total, "gatherv");
     MPI_Scatter(in[6], N, MPI_INT, ref, N, MPI_INT, 0, MPI_COMM_WORLD);
-    REF_CMP(6, N, "scatter");
+    if (GATHER_SCATTER_INIT_OK) REF_CMP(6, N, "scatter");
     MPI_Scatterv(in[7], cnt_copy, dsp_copy, MPI_INT, ref, cnt_copy[rank], MPI_INT, root, MPI_COMM_WORLD);
     REF_CMP(7, cnt_copy[rank], "scatterv");
     MPI_Allgather(in[8], N, MPI_INT, ref, N, MPI_INT, MPI_COMM_WORLD);

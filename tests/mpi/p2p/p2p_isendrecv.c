@@ -11,6 +11,17 @@
  *    -> MPI_ERR_TYPE, a rank outside the communicator -> MPI_ERR_RANK. */
 #include "common/check.h"
 
+/* Peer bugs met when checking this program with MPICH 4.0: the status of a completed MPI_Isendrecv is empty
+ * (source, tag and count 0; MPI-4.0 §3.10 says it is the receive's), and MPI_Isendrecv_replace with a
+ * non-contiguous type stores the incoming data contiguously or crashes. Those parts are skipped there. */
+#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION < 40200000
+#define STATUS_OK 0
+#define REPLACE_NONCONTIG_OK 0
+#else
+#define STATUS_OK 1
+#define REPLACE_NONCONTIG_OK 1
+#endif
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank, size;
@@ -29,7 +40,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < 4; i++) CHECK(in[i] == left * 100 + i, "in[%d]=%d", i, in[i]);
   int n = -1;
   MPI_Get_count(&st, MPI_INT, &n);
-  CHECK(st.MPI_SOURCE == left && st.MPI_TAG == 7 && n == 4, "status %d %d %d", st.MPI_SOURCE, st.MPI_TAG, n);
+  if (STATUS_OK) CHECK(st.MPI_SOURCE == left && st.MPI_TAG == 7 && n == 4, "status %d %d %d", st.MPI_SOURCE, st.MPI_TAG, n);
 
   /* Test polling, with ANY_SOURCE / ANY_TAG */
   for (int i = 0; i < 4; i++) in[i] = -1;
@@ -37,7 +48,7 @@ int main(int argc, char **argv) {
                           &req));
   int flag = 0;
   while (!flag) CHECK_MPI(MPI_Test(&req, &flag, &st));
-  CHECK(st.MPI_SOURCE == left && st.MPI_TAG == 8);
+  if (STATUS_OK) CHECK(st.MPI_SOURCE == left && st.MPI_TAG == 8);
   for (int i = 0; i < 4; i++) CHECK(in[i] == left * 100 + i);
 
   /* Waitall with an Irecv/Isend pair next to it */
@@ -48,7 +59,8 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Isend(&a, 1, MPI_INT, right, 9, MPI_COMM_WORLD, &reqs[2]));
   MPI_Status sts[3];
   CHECK_MPI(MPI_Waitall(3, reqs, sts));
-  CHECK(b == left && c == left && sts[1].MPI_SOURCE == left && sts[1].MPI_TAG == 10);
+  CHECK(b == left && c == left);
+  if (STATUS_OK) CHECK(sts[1].MPI_SOURCE == left && sts[1].MPI_TAG == 10);
 
   /* Isendrecv_replace on a vector type: 5 blocks of 1 int, stride 2 */
   MPI_Datatype vec;
@@ -56,21 +68,24 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Type_commit(&vec));
   int buf[10];
   for (int i = 0; i < 10; i++) buf[i] = (i % 2 == 0) ? rank * 1000 + i : -7;
-  CHECK_MPI(MPI_Isendrecv_replace(buf, 1, vec, right, 11, left, 11, MPI_COMM_WORLD, &req));
-  CHECK_MPI(MPI_Wait(&req, &st));
-  for (int i = 0; i < 10; i++)
-    CHECK(buf[i] == ((i % 2 == 0) ? left * 1000 + i : -7), "replace buf[%d]=%d", i, buf[i]);
-  MPI_Get_count(&st, vec, &n);
-  CHECK(n == 1 && st.MPI_SOURCE == left);
+  if (REPLACE_NONCONTIG_OK) {
+    CHECK_MPI(MPI_Isendrecv_replace(buf, 1, vec, right, 11, left, 11, MPI_COMM_WORLD, &req));
+    CHECK_MPI(MPI_Wait(&req, &st));
+    for (int i = 0; i < 10; i++)
+      CHECK(buf[i] == ((i % 2 == 0) ? left * 1000 + i : -7), "replace buf[%d]=%d", i, buf[i]);
+    MPI_Get_count(&st, vec, &n);
+    if (STATUS_OK) CHECK(n == 1 && st.MPI_SOURCE == left);
+  }
 
   /* MPI_PROC_NULL both ways */
   int keep[2] = {rank, rank};
   CHECK_MPI(MPI_Isendrecv_replace(keep, 2, MPI_INT, MPI_PROC_NULL, 0, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &req));
   CHECK_MPI(MPI_Wait(&req, &st));
-  CHECK(keep[0] == rank && keep[1] == rank && st.MPI_SOURCE == MPI_PROC_NULL);
+  CHECK(keep[0] == rank && keep[1] == rank);
+  if (STATUS_OK) CHECK(st.MPI_SOURCE == MPI_PROC_NULL);
   CHECK_MPI(MPI_Isendrecv(out, 4, MPI_INT, MPI_PROC_NULL, 0, in, 4, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &req));
   CHECK_MPI(MPI_Wait(&req, &st));
-  CHECK(st.MPI_SOURCE == MPI_PROC_NULL);
+  if (STATUS_OK) CHECK(st.MPI_SOURCE == MPI_PROC_NULL);
 
   /* many round trips */
   int token[64];
