@@ -11,7 +11,9 @@
  *    at the first error;
  *  - after rank 0 revokes the communicator, restarting the persistent requests completes them with
  *    MPI_ERR_REVOKED or MPI_ERR_PROC_FAILED (the start itself may report it too) — never a hang, never success;
- *  - an MPI_Isendrecv with the dead rank as both peers completes with MPI_ERR_PROC_FAILED (or REVOKED);
+ *  - an MPI_Isendrecv with the dead rank as both peers completes with MPI_ERR_PROC_FAILED (or REVOKED); one
+ *    sending to itself and receiving from MPI_ANY_SOURCE a message nobody sends completes with
+ *    MPI_ERR_PROC_FAILED (unacknowledged failure), never hangs;
  *  - after MPIX_Comm_shrink, restarting the OLD requests is still an error (they name the broken
  *    communicator), while new persistent requests on the shrunk communicator restart 20 times with the right
  *    results;
@@ -78,6 +80,17 @@ int main(int argc, char **argv) {
   rc = MPI_Isendrecv(&out, 1, MPI_INT, victim, 3, &in, 1, MPI_INT, victim, 3, MPI_COMM_WORLD, &sr);
   if (rc == MPI_SUCCESS) rc = MPI_Wait(&sr, MPI_STATUS_IGNORE);
   CHECK(broken(rc), "Isendrecv with the dead rank: %d (%s)", rc, ft_class_name(rc));
+
+  /* Isendrecv whose MPI_ANY_SOURCE receive nobody will match, with an unacknowledged failure on the
+   * communicator: it must complete with MPI_ERR_PROC_FAILED (the send, to myself, completes), never hang. */
+  out = 77;
+  in = -1;
+  rc = MPI_Isendrecv(&out, 1, MPI_INT, wrank, 5, &in, 1, MPI_INT, MPI_ANY_SOURCE, 6, MPI_COMM_WORLD, &sr);
+  if (rc == MPI_SUCCESS) rc = MPI_Wait(&sr, MPI_STATUS_IGNORE);
+  CHECK(check_class_of(rc) == MPI_ERR_PROC_FAILED, "Isendrecv ANY_SOURCE after a failure: %d (%s)", rc,
+        ft_class_name(rc));
+  CHECK_MPI(MPI_Recv(&in, 1, MPI_INT, wrank, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  CHECK(in == 77);
 
   /* repair */
   MPI_Comm small;
