@@ -7,6 +7,8 @@
  *    and leaves the gaps alone; it works with MPI_PROC_NULL as both peers (buffer untouched, status of
  *    MPI_PROC_NULL);
  *  - 200 back-to-back Isendrecv_replace round trips keep the data exact (staging buffers reused correctly);
+ *  - (ftmpi) MPI-4.1 Buffer_iflush / Buffer_flush after rounds of Bsend: the messages arrive, the buffer stays
+ *    attached and is detached intact;
  *  - bad input is refused with a clear class, nothing started: negative count -> MPI_ERR_COUNT, MPI_DATATYPE_NULL
  *    -> MPI_ERR_TYPE, a rank outside the communicator -> MPI_ERR_RANK. */
 #include "common/check.h"
@@ -96,6 +98,38 @@ int main(int argc, char **argv) {
   }
   int expect = (rank - 200 % size + size) % size;
   for (int i = 0; i < 64; i++) CHECK(token[i] == expect, "token[%d]=%d want %d", i, token[i], expect);
+
+#ifdef FTMPI
+  /* MPI-4.1 MPI_Buffer_iflush / MPI_Buffer_flush (neither peer has them yet): buffered sends handed over, the
+   * buffer still attached and reusable */
+  {
+    int bsize = 8 * (64 * (int)sizeof(int) + MPI_BSEND_OVERHEAD);
+    char *bbuf = malloc((size_t)bsize);
+    CHECK(bbuf != NULL);
+    CHECK_MPI(MPI_Buffer_attach(bbuf, bsize));
+    for (int round = 0; round < 3; round++) {
+      for (int i = 0; i < 64; i++) token[i] = rank * 100 + round;
+      for (int m = 0; m < 4; m++) CHECK_MPI(MPI_Bsend(token, 64, MPI_INT, right, 300 + m, MPI_COMM_WORLD));
+      if (round % 2 == 0) {
+        MPI_Request fr;
+        CHECK_MPI(MPI_Buffer_iflush(&fr));
+        CHECK_MPI(MPI_Wait(&fr, MPI_STATUS_IGNORE));
+      } else {
+        CHECK_MPI(MPI_Buffer_flush());
+      }
+      int got[64];
+      for (int m = 0; m < 4; m++) {
+        CHECK_MPI(MPI_Recv(got, 64, MPI_INT, left, 300 + m, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK(got[0] == left * 100 + round && got[63] == left * 100 + round, "bsend round %d got %d", round, got[0]);
+      }
+    }
+    void *det = NULL;
+    int dsize = 0;
+    CHECK_MPI(MPI_Buffer_detach(&det, &dsize));
+    CHECK(det == bbuf && dsize == bsize);
+    free(bbuf);
+  }
+#endif
 
   /* bad input */
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
