@@ -4,6 +4,7 @@
 // form or handed to the progress loop by the non-blocking one (failures reported at completion).
 #include <vector>
 
+#include "api/coll_persistent.h"
 #include "api/coll_prepare.h"
 #include "api/common.h"
 #include "coll/neighbor.h"
@@ -277,3 +278,96 @@ extern "C" int PMPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcount
                           request, fn);
 }
 FTMPI_ALIAS(Ineighbor_alltoallw)
+
+// ---- persistent forms (MPI-4.0 §7.8): arguments kept, a fresh exchange schedule per MPI_Start -------------
+
+namespace {
+using ftmpi::api::init_collective;
+using ftmpi::api::KeptArray;
+
+// In- and out-degree of `comm`'s topology (0, 0 without one: the exchange's own check reports that).
+std::pair<std::size_t, std::size_t> degrees(MPI_Comm comm) {
+  auto nb = ftmpi::coll::neighbors_of(comm);
+  if (!nb.ok()) return {0, 0};
+  return {nb->sources.size(), nb->destinations.size()};
+}
+}  // namespace
+
+extern "C" int PMPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                            void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                            MPI_Info info, MPI_Request* request) {
+  static constexpr const char* fn = "MPI_Neighbor_allgather_init";
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  return init_collective(
+      comm, info, [=] { return prepare_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); },
+      request, fn);
+}
+FTMPI_ALIAS(Neighbor_allgather_init)
+
+extern "C" int PMPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                             void* recvbuf, const int recvcounts[], const int displs[],
+                                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                             MPI_Request* request) {
+  static constexpr const char* fn = "MPI_Neighbor_allgatherv_init";
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  const std::size_t in = degrees(comm).first;
+  KeptArray<int> rc(recvcounts, in), dp(displs, in);
+  return init_collective(
+      comm, info,
+      [=] { return prepare_allgatherv(sendbuf, sendcount, sendtype, recvbuf, rc.get(), dp.get(), recvtype, comm); },
+      request, fn);
+}
+FTMPI_ALIAS(Neighbor_allgatherv_init)
+
+extern "C" int PMPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                           MPI_Request* request) {
+  static constexpr const char* fn = "MPI_Neighbor_alltoall_init";
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  return init_collective(
+      comm, info, [=] { return prepare_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); },
+      request, fn);
+}
+FTMPI_ALIAS(Neighbor_alltoall_init)
+
+extern "C" int PMPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                            MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                            MPI_Request* request) {
+  static constexpr const char* fn = "MPI_Neighbor_alltoallv_init";
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  const auto [in, out] = degrees(comm);
+  KeptArray<int> sc(sendcounts, out), sd(sdispls, out), rc(recvcounts, in), rd(rdispls, in);
+  return init_collective(
+      comm, info,
+      [=] {
+        return prepare_alltoallv(sendbuf, sc.get(), sd.get(), sendtype, recvbuf, rc.get(), rd.get(), recvtype, comm);
+      },
+      request, fn);
+}
+FTMPI_ALIAS(Neighbor_alltoallv_init)
+
+extern "C" int PMPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                            const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                            MPI_Info info, MPI_Request* request) {
+  static constexpr const char* fn = "MPI_Neighbor_alltoallw_init";
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  const auto [in, out] = degrees(comm);
+  KeptArray<int> sc(sendcounts, out), rc(recvcounts, in);
+  KeptArray<MPI_Aint> sd(sdispls, out), rd(rdispls, in);
+  KeptArray<MPI_Datatype> st(sendtypes, out), rt_(recvtypes, in);
+  return init_collective(
+      comm, info,
+      [=] {
+        return prepare_alltoallw(sendbuf, sc.get(), sd.get(), st.get(), recvbuf, rc.get(), rd.get(), rt_.get(),
+                                 comm);
+      },
+      request, fn);
+}
+FTMPI_ALIAS(Neighbor_alltoallw_init)

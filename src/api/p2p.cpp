@@ -26,7 +26,7 @@ FTMPI_API ftmpi_message_s ftmpi_message_no_proc;
 
 namespace {
 
-int blocking_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, SendMode mode,
+int blocking_send(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, SendMode mode,
                   const char* fn) {
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
@@ -45,7 +45,7 @@ int blocking_send(const void* buf, int count, MPI_Datatype type, int dest, int t
   return ret(comm, st, fn);
 }
 
-int nonblocking_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+int nonblocking_send(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                      SendMode mode, MPI_Request* request, const char* fn) {
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
@@ -64,7 +64,7 @@ int nonblocking_send(const void* buf, int count, MPI_Datatype type, int dest, in
   return MPI_SUCCESS;
 }
 
-int persistent_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+int persistent_send(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                     SendMode mode, MPI_Request* request, const char* fn) {
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
@@ -139,52 +139,57 @@ extern "C" int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype type, in
 }
 FTMPI_ALIAS(Bsend_init)
 
-extern "C" int PMPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
-                         MPI_Status* status) {
-  FTMPI_ENTER("MPI_Recv");
-  FTMPI_CHECK_COMM(comm, "MPI_Recv");
+namespace {
+// Receives of every form; counts are MPI_Count for the large-count (_c) functions.
+int blocking_recv(void* buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                  MPI_Status* status, const char* fn) {
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
   Status st = check_buffer(buf, count, type);
-  if (!st.ok()) return ret(comm, st, "MPI_Recv");
+  if (!st.ok()) return ret(comm, st, fn);
   Request* r = nullptr;
   st = rt().engine().irecv(recv_args(buf, count, type, source, tag, comm), &r);
-  if (!st.ok()) return ret(comm, st, "MPI_Recv");
+  if (!st.ok()) return ret(comm, st, fn);
   if (!rt().wait_or_pending(r)) {  // blocking ANY_SOURCE receive with an unacknowledged failure
     rt().engine().abandon_recv(r, Status(Errc::proc_failed, "a potential sender failed (MPI_ANY_SOURCE receive)"));
   }
   fill_status(status, r);
   st = r->error;
   rt().engine().release(r);
-  return ret(comm, st, "MPI_Recv");
+  return ret(comm, st, fn);
+}
+
+int nonblocking_recv(void* buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                     MPI_Request* request, bool persistent, const char* fn) {
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  if (!request) return ret(comm, Status(Errc::arg, "request is NULL"), fn);
+  Status st = check_buffer(buf, count, type);
+  if (!st.ok()) return ret(comm, st, fn);
+  Request* r = nullptr;
+  st = persistent ? rt().engine().recv_init(recv_args(buf, count, type, source, tag, comm), &r)
+                  : rt().engine().irecv(recv_args(buf, count, type, source, tag, comm), &r);
+  if (!st.ok()) return ret(comm, st, fn);
+  *request = r;
+  return MPI_SUCCESS;
+}
+}  // namespace
+
+extern "C" int PMPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                         MPI_Status* status) {
+  return blocking_recv(buf, count, type, source, tag, comm, status, "MPI_Recv");
 }
 FTMPI_ALIAS(Recv)
 
 extern "C" int PMPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                           MPI_Request* request) {
-  FTMPI_ENTER("MPI_Irecv");
-  FTMPI_CHECK_COMM(comm, "MPI_Irecv");
-  if (!request) return ret(comm, Status(Errc::arg, "request is NULL"), "MPI_Irecv");
-  Status st = check_buffer(buf, count, type);
-  if (!st.ok()) return ret(comm, st, "MPI_Irecv");
-  Request* r = nullptr;
-  st = rt().engine().irecv(recv_args(buf, count, type, source, tag, comm), &r);
-  if (!st.ok()) return ret(comm, st, "MPI_Irecv");
-  *request = r;
-  return MPI_SUCCESS;
+  return nonblocking_recv(buf, count, type, source, tag, comm, request, false, "MPI_Irecv");
 }
 FTMPI_ALIAS(Irecv)
 
 extern "C" int PMPI_Recv_init(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                               MPI_Request* request) {
-  FTMPI_ENTER("MPI_Recv_init");
-  FTMPI_CHECK_COMM(comm, "MPI_Recv_init");
-  if (!request) return ret(comm, Status(Errc::arg, "request is NULL"), "MPI_Recv_init");
-  Status st = check_buffer(buf, count, type);
-  if (!st.ok()) return ret(comm, st, "MPI_Recv_init");
-  Request* r = nullptr;
-  st = rt().engine().recv_init(recv_args(buf, count, type, source, tag, comm), &r);
-  if (!st.ok()) return ret(comm, st, "MPI_Recv_init");
-  *request = r;
-  return MPI_SUCCESS;
+  return nonblocking_recv(buf, count, type, source, tag, comm, request, true, "MPI_Recv_init");
 }
 FTMPI_ALIAS(Recv_init)
 
@@ -213,34 +218,48 @@ int sendrecv(const ftmpi::p2p::SendArgs& sa, const ftmpi::p2p::RecvArgs& ra, MPI
 }
 }  // namespace
 
+namespace {
+int sendrecv_checked(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                     void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                     MPI_Comm comm, MPI_Status* status, const char* fn) {
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  Status st = check_buffer(sendbuf, sendcount, sendtype);
+  if (st.ok()) st = check_buffer(recvbuf, recvcount, recvtype);
+  if (!st.ok()) return ret(comm, st, fn);
+  return sendrecv(send_args(sendbuf, sendcount, sendtype, dest, sendtag, comm, SendMode::standard),
+                  recv_args(recvbuf, recvcount, recvtype, source, recvtag, comm), comm, status, fn);
+}
+
+int sendrecv_replace(void* buf, MPI_Count count, MPI_Datatype type, int dest, int sendtag, int source, int recvtag,
+                     MPI_Comm comm, MPI_Status* status, const char* fn) {
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  Status st = check_buffer(buf, count, type);
+  if (!st.ok()) return ret(comm, st, fn);
+  // Send from a packed copy (as bytes: possibly more than INT_MAX of them), receive in place.
+  std::size_t bytes = ftmpi::dt::packed_size(type, static_cast<std::size_t>(count));
+  void* copy = std::malloc(bytes ? bytes : 1);
+  if (!copy) return ret(comm, Status(Errc::no_mem, "out of memory"), fn);
+  ftmpi::dt::pack(buf, static_cast<std::size_t>(count), type, copy);
+  ftmpi::p2p::SendArgs sa{copy, bytes, MPI_BYTE, dest, sendtag, comm, SendMode::standard, false};
+  int rc = sendrecv(sa, recv_args(buf, count, type, source, recvtag, comm), comm, status, fn);
+  std::free(copy);
+  return rc;
+}
+}  // namespace
+
 extern "C" int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                              void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                              MPI_Comm comm, MPI_Status* status) {
-  FTMPI_ENTER("MPI_Sendrecv");
-  FTMPI_CHECK_COMM(comm, "MPI_Sendrecv");
-  Status st = check_buffer(sendbuf, sendcount, sendtype);
-  if (st.ok()) st = check_buffer(recvbuf, recvcount, recvtype);
-  if (!st.ok()) return ret(comm, st, "MPI_Sendrecv");
-  return sendrecv(send_args(sendbuf, sendcount, sendtype, dest, sendtag, comm, SendMode::standard),
-                  recv_args(recvbuf, recvcount, recvtype, source, recvtag, comm), comm, status, "MPI_Sendrecv");
+  return sendrecv_checked(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+                          comm, status, "MPI_Sendrecv");
 }
 FTMPI_ALIAS(Sendrecv)
 
 extern "C" int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag, int source,
                                      int recvtag, MPI_Comm comm, MPI_Status* status) {
-  FTMPI_ENTER("MPI_Sendrecv_replace");
-  FTMPI_CHECK_COMM(comm, "MPI_Sendrecv_replace");
-  Status st = check_buffer(buf, count, type);
-  if (!st.ok()) return ret(comm, st, "MPI_Sendrecv_replace");
-  // Send from a packed copy (as bytes: possibly more than INT_MAX of them), receive in place.
-  std::size_t bytes = ftmpi::dt::packed_size(type, static_cast<std::size_t>(count));
-  void* copy = std::malloc(bytes ? bytes : 1);
-  if (!copy) return ret(comm, Status(Errc::no_mem, "out of memory"), "MPI_Sendrecv_replace");
-  ftmpi::dt::pack(buf, static_cast<std::size_t>(count), type, copy);
-  ftmpi::p2p::SendArgs sa{copy, bytes, MPI_BYTE, dest, sendtag, comm, SendMode::standard, false};
-  int rc = sendrecv(sa, recv_args(buf, count, type, source, recvtag, comm), comm, status, "MPI_Sendrecv_replace");
-  std::free(copy);
-  return rc;
+  return sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status, "MPI_Sendrecv_replace");
 }
 FTMPI_ALIAS(Sendrecv_replace)
 
@@ -356,23 +375,30 @@ extern "C" int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* mess
 }
 FTMPI_ALIAS(Mprobe)
 
-extern "C" int PMPI_Imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Request* request) {
-  FTMPI_ENTER("MPI_Imrecv");
+namespace {
+int imrecv(void* buf, MPI_Count count, MPI_Datatype type, MPI_Message* message, MPI_Request* request,
+           const char* fn) {
+  FTMPI_ENTER(fn);
   if (!message || !*message || (*message)->magic != ftmpi::kMagicMessage || !request)
-    return ret(nullptr, Status(Errc::arg, "invalid message handle"), "MPI_Imrecv");
+    return ret(nullptr, Status(Errc::arg, "invalid message handle"), fn);
   Status st = check_buffer(buf, count, type);
   ftmpi_message_s* h = *message;
   MPI_Comm comm = h->msg ? h->msg->comm : nullptr;
-  if (!st.ok()) return ret(comm, st, "MPI_Imrecv");
+  if (!st.ok()) return ret(comm, st, fn);
   Request* r = nullptr;
   st = rt().engine().imrecv(buf, static_cast<std::size_t>(count), type, h->msg, &r);
-  if (!st.ok()) return ret(comm, st, "MPI_Imrecv");
+  if (!st.ok()) return ret(comm, st, fn);
   if (h != &ftmpi_message_no_proc) {
     h->magic = ftmpi::kMagicFreed;  // message handles are one-shot; the small object is leaked on purpose
   }
   *message = MPI_MESSAGE_NULL;
   *request = r;
   return MPI_SUCCESS;
+}
+}  // namespace
+
+extern "C" int PMPI_Imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Request* request) {
+  return imrecv(buf, count, type, message, request, "MPI_Imrecv");
 }
 FTMPI_ALIAS(Imrecv)
 
@@ -384,3 +410,122 @@ extern "C" int PMPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* 
   return PMPI_Wait(&req, status);
 }
 FTMPI_ALIAS(Mrecv)
+
+// ---- MPI-4.0 large-count forms (§3): the same functions with MPI_Count counts (the engine counts in size_t)
+
+extern "C" int PMPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return blocking_send(buf, count, type, dest, tag, comm, SendMode::standard, "MPI_Send_c");
+}
+FTMPI_ALIAS(Send_c)
+extern "C" int PMPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return blocking_send(buf, count, type, dest, tag, comm, SendMode::sync, "MPI_Ssend_c");
+}
+FTMPI_ALIAS(Ssend_c)
+extern "C" int PMPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return blocking_send(buf, count, type, dest, tag, comm, SendMode::ready, "MPI_Rsend_c");
+}
+FTMPI_ALIAS(Rsend_c)
+extern "C" int PMPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return blocking_send(buf, count, type, dest, tag, comm, SendMode::buffered, "MPI_Bsend_c");
+}
+FTMPI_ALIAS(Bsend_c)
+extern "C" int PMPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                            MPI_Request* request) {
+  return nonblocking_send(buf, count, type, dest, tag, comm, SendMode::standard, request, "MPI_Isend_c");
+}
+FTMPI_ALIAS(Isend_c)
+extern "C" int PMPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                             MPI_Request* request) {
+  return nonblocking_send(buf, count, type, dest, tag, comm, SendMode::sync, request, "MPI_Issend_c");
+}
+FTMPI_ALIAS(Issend_c)
+extern "C" int PMPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                             MPI_Request* request) {
+  return nonblocking_send(buf, count, type, dest, tag, comm, SendMode::ready, request, "MPI_Irsend_c");
+}
+FTMPI_ALIAS(Irsend_c)
+extern "C" int PMPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                             MPI_Request* request) {
+  return nonblocking_send(buf, count, type, dest, tag, comm, SendMode::buffered, request, "MPI_Ibsend_c");
+}
+FTMPI_ALIAS(Ibsend_c)
+extern "C" int PMPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                                MPI_Request* request) {
+  return persistent_send(buf, count, type, dest, tag, comm, SendMode::standard, request, "MPI_Send_init_c");
+}
+FTMPI_ALIAS(Send_init_c)
+extern "C" int PMPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
+                                 MPI_Comm comm, MPI_Request* request) {
+  return persistent_send(buf, count, type, dest, tag, comm, SendMode::sync, request, "MPI_Ssend_init_c");
+}
+FTMPI_ALIAS(Ssend_init_c)
+extern "C" int PMPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
+                                 MPI_Comm comm, MPI_Request* request) {
+  return persistent_send(buf, count, type, dest, tag, comm, SendMode::ready, request, "MPI_Rsend_init_c");
+}
+FTMPI_ALIAS(Rsend_init_c)
+extern "C" int PMPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
+                                 MPI_Comm comm, MPI_Request* request) {
+  return persistent_send(buf, count, type, dest, tag, comm, SendMode::buffered, request, "MPI_Bsend_init_c");
+}
+FTMPI_ALIAS(Bsend_init_c)
+extern "C" int PMPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                           MPI_Status* status) {
+  return blocking_recv(buf, count, type, source, tag, comm, status, "MPI_Recv_c");
+}
+FTMPI_ALIAS(Recv_c)
+extern "C" int PMPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                            MPI_Request* request) {
+  return nonblocking_recv(buf, count, type, source, tag, comm, request, false, "MPI_Irecv_c");
+}
+FTMPI_ALIAS(Irecv_c)
+extern "C" int PMPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                                MPI_Request* request) {
+  return nonblocking_recv(buf, count, type, source, tag, comm, request, true, "MPI_Recv_init_c");
+}
+FTMPI_ALIAS(Recv_init_c)
+extern "C" int PMPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                               int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source,
+                               int recvtag, MPI_Comm comm, MPI_Status* status) {
+  return sendrecv_checked(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+                          comm, status, "MPI_Sendrecv_c");
+}
+FTMPI_ALIAS(Sendrecv_c)
+extern "C" int PMPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype type, int dest, int sendtag,
+                                       int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  return sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status, "MPI_Sendrecv_replace_c");
+}
+FTMPI_ALIAS(Sendrecv_replace_c)
+extern "C" int PMPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype type, MPI_Message* message,
+                             MPI_Request* request) {
+  return imrecv(buf, count, type, message, request, "MPI_Imrecv_c");
+}
+FTMPI_ALIAS(Imrecv_c)
+extern "C" int PMPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype type, MPI_Message* message, MPI_Status* status) {
+  FTMPI_ENTER("MPI_Mrecv_c");
+  MPI_Request req = MPI_REQUEST_NULL;
+  int rc = imrecv(buf, count, type, message, &req, "MPI_Mrecv_c");
+  if (rc != MPI_SUCCESS) return rc;
+  return PMPI_Wait(&req, status);
+}
+FTMPI_ALIAS(Mrecv_c)
+extern "C" int PMPI_Buffer_attach_c(void* buffer, MPI_Count size) {
+  FTMPI_ENTER("MPI_Buffer_attach_c");
+  if (size < 0 || (!buffer && size > 0))
+    return ret(nullptr, Status(Errc::buffer, "invalid buffer or size"), "MPI_Buffer_attach_c");
+  return ret(nullptr, rt().engine().buffer_attach(buffer, static_cast<std::size_t>(size)), "MPI_Buffer_attach_c");
+}
+FTMPI_ALIAS(Buffer_attach_c)
+extern "C" int PMPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size) {
+  FTMPI_ENTER("MPI_Buffer_detach_c");
+  if (!buffer_addr || !size) return ret(nullptr, Status(Errc::arg, "NULL argument"), "MPI_Buffer_detach_c");
+  rt().progress().wait_until([] { return !rt().engine().bsend_pending(); });
+  void* buf = nullptr;
+  std::size_t n = 0;
+  Status st = rt().engine().buffer_detach(&buf, &n);
+  if (!st.ok()) return ret(nullptr, st, "MPI_Buffer_detach_c");
+  *static_cast<void**>(buffer_addr) = buf;
+  *size = static_cast<MPI_Count>(n);
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Buffer_detach_c)

@@ -5,8 +5,9 @@
 
 namespace ftmpi::api {
 
+// Counts are MPI_Count so that the large-count (_c) forms share these with the int ones.
 // Checks common to every send/receive: count >= 0, a usable datatype, a buffer when count > 0.
-inline Status check_buffer(const void* buf, int count, MPI_Datatype type) {
+inline Status check_buffer(const void* buf, MPI_Count count, MPI_Datatype type) {
   if (count < 0) return Status(Errc::count, "count must be non-negative");
   if (!valid_type(type)) return Status(Errc::type, "invalid or uncommitted datatype");
   if (!buf && count > 0 && type->size > 0 && type->true_lb == 0)
@@ -14,12 +15,12 @@ inline Status check_buffer(const void* buf, int count, MPI_Datatype type) {
   return Status::Ok();
 }
 
-inline p2p::SendArgs send_args(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+inline p2p::SendArgs send_args(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                                p2p::SendMode mode) {
   return p2p::SendArgs{buf, static_cast<std::size_t>(count), type, dest, tag, comm, mode, false};
 }
 
-inline p2p::RecvArgs recv_args(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm) {
+inline p2p::RecvArgs recv_args(void* buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm) {
   return p2p::RecvArgs{buf, static_cast<std::size_t>(count), type, source, tag, comm, false};
 }
 

@@ -186,3 +186,10 @@ FTMPI_UNSUPPORTED(File_sync, nullptr, (MPI_File))
 FTMPI_UNSUPPORTED(Win_invalidate, nullptr, (MPI_Win))
 FTMPI_UNSUPPORTED(Win_get_failed, nullptr, (MPI_Win, MPI_Group*))
 FTMPI_UNSUPPORTED(File_invalidate, nullptr, (MPI_File))
+
+// MPI-4.0 / 4.1 (branch mpi4): per-communicator buffered-send buffers and large-count user reductions
+FTMPI_UNSUPPORTED(Comm_attach_buffer, comm, (MPI_Comm comm, void*, int))
+FTMPI_UNSUPPORTED(Comm_detach_buffer, comm, (MPI_Comm comm, void*, int*))
+FTMPI_UNSUPPORTED(Comm_flush_buffer, comm, (MPI_Comm comm))
+FTMPI_UNSUPPORTED(Comm_iflush_buffer, comm, (MPI_Comm comm, MPI_Request*))
+FTMPI_UNSUPPORTED(Op_create_c, nullptr, (MPI_User_function_c*, int, MPI_Op*))

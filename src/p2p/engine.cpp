@@ -259,6 +259,7 @@ int Engine::progress() {
     Request* r = m.generic_active[i];
     if (r->generic->progress()) {
       r->error = r->generic->result;
+      r->status = r->generic->status;
       m.generic_active[i] = m.generic_active.back();
       m.generic_active.pop_back();
       m.complete(r);
@@ -279,6 +280,15 @@ Request* Engine::start_generic(std::unique_ptr<GenericOp> op) {
   r->kind = ReqKind::generic;
   r->generic = op.release();
   impl_->generic_active.push_back(r);
+  return r;
+}
+
+Request* Engine::generic_init(std::unique_ptr<GenericOp> op) {
+  Request* r = impl_->pool.get();
+  r->kind = ReqKind::generic;
+  r->generic = op.release();
+  r->persistent = true;
+  r->complete = true;  // inactive persistent requests count as complete
   return r;
 }
 

@@ -97,6 +97,9 @@ class Engine final : public transport::FrameSink {
 
   // A request for a GenericOp (takes ownership of op).
   Request* start_generic(std::unique_ptr<GenericOp> op);
+  // A persistent request for a restartable GenericOp (takes ownership): inactive until start(), which
+  // calls op->restart() and then progresses it like start_generic's; reusable until release().
+  Request* generic_init(std::unique_ptr<GenericOp> op);
 
   // Cancel: an unmatched receive is removed and completes as cancelled; anything else is left to complete
   // normally (MPI allows a cancel to fail).

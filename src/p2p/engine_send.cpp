@@ -161,6 +161,15 @@ Status Engine::send_init(const SendArgs& a, Request** out) {
 }
 
 Status Engine::start(Request* r) {
+  if (r->kind == ReqKind::generic) {  // a persistent collective: a fresh run of its operation
+    FTMPI_TRY(r->generic->restart());
+    r->active = true;
+    r->user_freed = false;
+    r->complete = false;
+    r->error = Status::Ok();
+    impl_->generic_active.push_back(r);
+    return Status::Ok();
+  }
   r->active = true;
   r->user_freed = false;
   if (r->kind == ReqKind::send) return impl_->start_send(r);

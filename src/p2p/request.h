@@ -28,7 +28,12 @@ class GenericOp {
   virtual ~GenericOp() = default;
   // Advance; return true when finished (then `result` holds the outcome).
   virtual bool progress() = 0;
+  // Persistent generic operations (persistent collectives, Engine::generic_init): prepare a fresh run of
+  // the operation; Engine::start() calls it, then progress() as for a started one. An error leaves the
+  // request inactive and is what MPI_Start reports. The default refuses (one-shot operations).
+  virtual Status restart() { return Status(Errc::request, "this operation cannot be restarted"); }
   Status result;
+  MsgStatus status;  // copied to the request at completion (MPI_Isendrecv reports its receive's status)
 };
 }  // namespace ftmpi::p2p
 

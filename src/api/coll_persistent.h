@@ -1,0 +1,62 @@
+// Persistent collectives in the C API (MPI-4.0 §6.13, §7.8): the shared tail of every MPI_X_init.
+// See coll/persistent.h for the model (fresh plan per MPI_Start, arguments kept, faults at completion).
+#pragma once
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "api/common.h"
+#include "api/info_object.h"
+#include "coll/persistent.h"
+
+namespace ftmpi::api {
+
+// Checks shared by every *_init beyond its collective's own: a request pointer and MPI_INFO_NULL or a live
+// info object (no hint is interpreted).
+inline Status persistent_coll_args(MPI_Info info, const MPI_Request* request) {
+  if (!request) return Status(Errc::arg, "request is NULL");
+  if (info != MPI_INFO_NULL && !valid_info(info)) return Status(Errc::info, "invalid info object");
+  return {};
+}
+
+// `make()` returns Result<std::unique_ptr<Plan>> (Plan: coll::Schedule or coll::InterPlan) for the
+// collective with its arguments bound (arrays captured by copy). It is called once now, to check the
+// arguments (the plan is dropped unstarted: it takes one collective tag, which every member takes too,
+// and may copy local blocks into the receive buffer, which MPI leaves undefined until completion), then
+// at every MPI_Start. Stores an inactive persistent request in *request.
+template <class Make>
+int init_collective(MPI_Comm comm, MPI_Info info, Make make, MPI_Request* request, const char* fn) {
+  if (Status st = persistent_coll_args(info, request); !st.ok()) return ret(comm, st, fn);
+  {
+    auto first = make();
+    if (!first.ok()) return ret(comm, first.status(), fn);
+  }
+  p2p::Engine& engine = rt().engine();
+  auto factory = [make = std::move(make), &engine]() -> Result<std::unique_ptr<p2p::GenericOp>> {
+    auto plan = make();
+    if (!plan.ok()) return plan.status();
+    return coll::begin_plan(engine, std::move(*plan));
+  };
+  p2p::Request* r = engine.generic_init(std::make_unique<coll::PersistentColl>(std::move(factory)));
+  r->comm = comm;
+  *request = r;
+  return MPI_SUCCESS;
+}
+
+// An argument array kept by a persistent request: a copy of the caller's `n` entries (the caller may reuse
+// its array at once), or null when the caller passed NULL or the array is not significant here.
+template <class T>
+class KeptArray {
+ public:
+  KeptArray(const T* a, std::size_t n, bool significant = true) : null_(!a || !significant) {
+    if (!null_) v_.assign(a, a + n);
+    v_.resize(v_.size() + 1);  // data() never null, even for n == 0
+  }
+  const T* get() const { return null_ ? nullptr : v_.data(); }
+
+ private:
+  bool null_;
+  std::vector<T> v_;
+};
+
+}  // namespace ftmpi::api

@@ -1,0 +1,84 @@
+// Helpers of the large-count (_c) functions of MPI-4.0 that forward to their int forms
+// (api/large_count_coll.cpp, api/large_count_dtype.cpp): narrowing MPI_Count / MPI_Aint arguments to int,
+// and the error for values ftmpi cannot narrow yet.
+#pragma once
+#include <climits>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "api/common.h"
+#include "coll/neighbor.h"
+#include "coll/schedule.h"
+
+namespace ftmpi::api {
+
+inline constexpr int kTooLarge = INT_MIN;  // narrow_count's "does not fit"
+
+// A count for the int form: itself when 0 <= c <= INT_MAX, -1 for any negative count (the int form then
+// reports MPI_ERR_COUNT), kTooLarge above INT_MAX.
+inline int narrow_count(MPI_Count c) {
+  if (c < 0) return -1;
+  if (c > INT_MAX) return kTooLarge;
+  return static_cast<int>(c);
+}
+
+// MPI_ERR_UNSUPPORTED_OPERATION for a value the int path cannot carry.
+inline int too_large(MPI_Comm comm, const char* fn) {
+  return ret(valid_comm(comm) ? comm : nullptr,
+             Status(Errc::unsupported, std::string(fn) +
+                                           ": a count or displacement beyond INT_MAX is not supported by ftmpi yet in "
+                                           "this function (see docs/api.md, large counts)"),
+             fn);
+}
+
+// An int copy of a count or displacement array (null when the caller's is null or not significant here);
+// `fits` false when an entry is beyond the int range.
+struct IntArray {
+  std::vector<int> v;
+  bool null = true;
+  bool fits = true;
+  const int* get() const { return null ? nullptr : v.data(); }
+};
+
+template <class T>
+IntArray narrow_array(const T* a, std::size_t n, bool significant, bool counts) {
+  IntArray r;
+  if (!a || !significant) return r;
+  r.null = false;
+  r.v.resize(n + 1);  // data() never null
+  for (std::size_t i = 0; i < n; ++i) {
+    const long long x = static_cast<long long>(a[i]);
+    if (counts && x < 0) {
+      r.v[i] = -1;
+    } else if (x > INT_MAX || x < INT_MIN) {
+      r.fits = false;
+      return r;
+    } else {
+      r.v[i] = static_cast<int>(x);
+    }
+  }
+  return r;
+}
+inline IntArray narrow_counts(const MPI_Count* a, std::size_t n, bool significant) {
+  return narrow_array(a, n, significant, true);
+}
+inline IntArray narrow_displs(const MPI_Aint* a, std::size_t n, bool significant) {
+  return narrow_array(a, n, significant, false);
+}
+
+// Entries of the per-rank arrays of `comm` (a valid communicator).
+inline std::size_t members(MPI_Comm comm) { return static_cast<std::size_t>(comm->peer_size()); }
+inline std::size_t locals(MPI_Comm comm) { return static_cast<std::size_t>(comm->size); }
+inline std::size_t in_degree(MPI_Comm comm) {
+  auto nb = coll::neighbors_of(comm);
+  return nb.ok() ? nb->sources.size() : 0;
+}
+inline std::size_t out_degree(MPI_Comm comm) {
+  auto nb = coll::neighbors_of(comm);
+  return nb.ok() ? nb->destinations.size() : 0;
+}
+// Is a root-only argument significant at this process?
+inline bool at_root(MPI_Comm comm, int root) { return comm->is_inter() ? root == MPI_ROOT : comm->rank == root; }
+
+}  // namespace ftmpi::api
