@@ -1038,6 +1038,8 @@ typedef struct ftmpi_session_s *MPI_Session;
 #define MPI_MAX_STRINGTAG_LEN 256
 #define MPI_ERR_SESSION 62
 typedef void MPI_Session_errhandler_function(MPI_Session *session, int *code, ...);
+FTMPI_DECL(MPI_Fint, Session_c2f, (MPI_Session session));
+FTMPI_DECL(MPI_Session, Session_f2c, (MPI_Fint session));
 FTMPI_DECL(int, Session_init, (MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session));
 FTMPI_DECL(int, Session_finalize, (MPI_Session * session));
 FTMPI_DECL(int, Session_get_num_psets, (MPI_Session session, MPI_Info info, int *npset_names));

@@ -171,6 +171,11 @@ def classify(func, args):
 
 
 def array_length(func, name, names):
+    # the _init (persistent) and _c (large-count) forms take the same arrays as the base function
+    if func.endswith('_c'):
+        func = func[:-2]
+    if func.endswith('_init'):
+        func = func[:-5]
     if func in ('MPI_Alltoallw', 'MPI_Ialltoallw'):
         return 'ftmpi_f_comm_width(*comm, %d)' % (0 if 'send' in name else 1)
     if func in ('MPI_Neighbor_alltoallw', 'MPI_Ineighbor_alltoallw'):
