@@ -9,8 +9,9 @@
  *    vector of 10^6 blocks of 1 int (rendezvous-sized) sent to a contiguous receive and back into the
  *    vector layout (holes untouched); a short message (1000 ints) received with count 1 of the 10^9-element
  *    vector (MPI_Get_elements = 1000, MPI_Get_count = MPI_UNDEFINED, nothing written past it); a nested
- *    hvector of vectors, a 3-D subarray and an indexed_block type sent to contiguous receives; MPI_Allreduce
- *    on count 1 of a vector of 10^5 ints.
+ *    hvector of vectors, a 3-D subarray and an indexed_block type sent to contiguous receives; on ftmpi,
+ *    MPI_Allreduce(MPI_SUM) on count 1 of a vector of 10^5 ints (the peers refuse predefined ops on
+ *    derived types).
  * Runs on 1 rank (to itself) or more (ring). PASS: every check holds and rank 0 prints PASS. */
 #include <stdio.h>
 #include <unistd.h>
@@ -199,6 +200,7 @@ static void nested_types(void) {
   CHECK_MPI(MPI_Type_free(&ib));
 }
 
+#ifdef FTMPI
 static void reduce_strided(void) {
   const int n = 100000;
   MPI_Datatype v;
@@ -217,6 +219,7 @@ static void reduce_strided(void) {
   free(out);
   CHECK_MPI(MPI_Type_free(&v));
 }
+#endif
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -228,7 +231,9 @@ int main(int argc, char **argv) {
   strided_million();
   short_into_huge();
   nested_types();
-  reduce_strided();
+#ifdef FTMPI
+  reduce_strided(); /* MPICH 4.0 and Open MPI 4.1 refuse predefined ops on derived types (ftmpi accepts them) */
+#endif
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) printf("PASS dtype_huge\n");
   MPI_Finalize();
