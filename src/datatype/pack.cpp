@@ -36,7 +36,7 @@ void strided_fixed(std::byte* typed, std::ptrdiff_t stride, std::size_t count, s
 
 // `count` runs of `len` bytes, `stride` apart in the typed buffer, back to back in the packed one.
 template <bool kPack>
-void strided(std::byte* typed, std::ptrdiff_t stride, std::size_t len, std::size_t count, std::byte* packed) {
+inline void strided(std::byte* typed, std::ptrdiff_t stride, std::size_t len, std::size_t count, std::byte* packed) {
   switch (len) {
     case 4: return strided_fixed<kPack, 4>(typed, stride, count, packed);
     case 8: return strided_fixed<kPack, 8>(typed, stride, count, packed);
@@ -55,9 +55,12 @@ void move_layout(const Layout& l, std::byte* base, std::size_t skip, Cursor& c);
 template <bool kPack>
 void move_segment(std::ptrdiff_t disp, std::size_t count, std::ptrdiff_t stride, std::size_t length,
                   const Layout* child, std::byte* base, std::size_t skip, Cursor& c) {
-  const std::size_t unit = child ? child->size : length;
-  std::size_t k = skip / unit;
-  skip %= unit;
+  std::size_t k = 0;
+  if (skip != 0) {
+    const std::size_t unit = child ? child->size : length;
+    k = skip / unit;
+    skip %= unit;
+  }
   std::byte* p = base + disp + static_cast<std::ptrdiff_t>(k) * stride;
   if (child != nullptr) {
     for (; k < count && c.left > 0; ++k, p += stride) {
@@ -113,6 +116,24 @@ void move_elements(std::byte* typed, const Datatype* t, std::size_t offset, std:
   move_segment<kPack>(0, count, t->extent, 0, &l, typed, offset, c);
 }
 
+// Whole elements of a "simple strided" type (one leaf segment: a vector of a basic type, a pair type with
+// padding): no cursor, no offset arithmetic. False when `t` is not of that shape.
+template <bool kPack>
+inline bool move_simple(std::byte* typed, const Datatype* t, std::size_t count, std::byte* packed) {
+  const Layout& l = *t->layout;
+  if (l.segs.size() != 1 || l.segs[0].child != nullptr) return false;
+  const Segment& s = l.segs[0];
+  typed += s.disp;
+  if (s.count == 1) {
+    strided<kPack>(typed, t->extent, s.length, count, packed);
+    return true;
+  }
+  const std::size_t per = s.count * s.length;
+  for (std::size_t i = 0; i < count; ++i, typed += t->extent, packed += per)
+    strided<kPack>(typed, s.stride, s.length, s.count, packed);
+  return true;
+}
+
 }  // namespace
 
 void pack(const void* src, std::size_t count, const Datatype* t, void* dst) {
@@ -123,6 +144,7 @@ void pack(const void* src, std::size_t count, const Datatype* t, void* dst) {
     if (in != out) std::memcpy(out, in, t->size * count);
     return;
   }
+  if (move_simple<true>(in, t, count, out)) return;
   move_elements<true>(in, t, 0, t->size * count, out);
 }
 
@@ -134,6 +156,7 @@ void unpack(const void* src, std::size_t bytes, const Datatype* t, void* dst) {
     if (in != out) std::memcpy(out, in, bytes);
     return;
   }
+  if (bytes % t->size == 0 && move_simple<false>(out, t, bytes / t->size, in)) return;
   move_elements<false>(out, t, 0, bytes, in);
 }
 
