@@ -71,8 +71,8 @@ class LayoutBuilder {
 // of a contiguous type, or a predefined pair type with tail padding).
 std::shared_ptr<const Layout> single_run(std::ptrdiff_t offset, std::size_t length);
 
-// Calls f(offset, length) for every contiguous run of `count` elements, `extent` bytes apart, of `l`, in
-// pack order (offsets from the first element's origin). Runs of one leaf are visited one by one.
+// Calls f(offset, length) for every run of bytes of `l` placed at `base`, in pack order. The repetitions of
+// a leaf are visited one by one (this walks the data, not the description: O(runs)).
 template <class F>
 void for_each_run_of(const Layout& l, std::ptrdiff_t base, F& f) {
   for (const Segment& s : l.segs) {
@@ -86,6 +86,7 @@ void for_each_run_of(const Layout& l, std::ptrdiff_t base, F& f) {
     }
   }
 }
+// The same for `count` elements, `extent` bytes apart (offsets from the first element's origin).
 template <class F>
 void for_each_block(const Layout& l, std::size_t count, std::ptrdiff_t extent, F&& f) {
   std::ptrdiff_t at = 0;
