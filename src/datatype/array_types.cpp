@@ -1,11 +1,13 @@
 // Subarray and distributed-array datatypes (see array_types.h). Both reduce to the same picture: in every
 // dimension a sorted list of index runs is selected, and the type map is their Cartesian product in storage
-// order. place() walks that product with a TypeBuilder, adding one run of the fastest dimension at a time
-// (old elements that touch merge into one block), so no intermediate types are created.
+// order. build() nests it from the fastest dimension out: the type of one dimension places one copy of the
+// next-faster dimension's type per selected index, each run of indices as one regular (count, stride) piece,
+// so a subarray costs O(ndims) memory and a darray O(total number of runs), never O(elements).
 #include "datatype/array_types.h"
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "datatype/derived.h"
@@ -24,20 +26,6 @@ struct Grid {
   std::vector<std::vector<IndexRun>> runs;   // selected indices per dimension, increasing
 };
 
-Status place(TypeBuilder& b, const Datatype* old, const Grid& g, const std::vector<std::ptrdiff_t>& strides,
-             std::size_t d, std::ptrdiff_t base) {
-  const bool fastest = d + 1 == g.runs.size();
-  for (const IndexRun& r : g.runs[d]) {
-    if (fastest) {
-      FTMPI_TRY(b.add(old, base + r.start * strides[d], r.length));
-      continue;
-    }
-    for (std::size_t i = 0; i < r.length; ++i)
-      FTMPI_TRY(place(b, old, g, strides, d + 1, base + (r.start + static_cast<std::ptrdiff_t>(i)) * strides[d]));
-  }
-  return {};
-}
-
 // The type selecting `g` from an array of `old`, with lower bound 0 and the whole array as extent.
 Result<Datatype*> build(const Grid& g, const Datatype* old) {
   const std::size_t n = g.sizes.size();
@@ -47,12 +35,22 @@ Result<Datatype*> build(const Grid& g, const Datatype* old) {
     strides[d] = stride;
     if (__builtin_mul_overflow(stride, g.sizes[d], &stride)) return Status(Errc::arg, "array too large");
   }
-  TypeBuilder b;
-  FTMPI_TRY(b.add(old, 0, 0));  // an empty selection still has old's kind
-  FTMPI_TRY(place(b, old, g, strides, 0, 0));
-  Result<Datatype*> r = b.finish();
-  if (r.ok()) rebound(r.value(), 0, stride);
-  return r;
+  const bool empty = std::any_of(g.runs.begin(), g.runs.end(), [](const auto& r) { return r.empty(); });
+  std::unique_ptr<Datatype> level;  // the type of dimensions d+1.. (null: `old` itself)
+  for (std::size_t d = n; d-- > 0;) {
+    const Datatype* inner = level ? level.get() : old;
+    TypeBuilder b;
+    FTMPI_TRY(b.add(old, 0, 0));  // an empty selection still has old's kind
+    if (!empty) {
+      for (const IndexRun& r : g.runs[d]) FTMPI_TRY(b.add(inner, r.start * strides[d], r.length, strides[d]));
+    }
+    Result<Datatype*> r = b.finish();
+    if (!r.ok()) return r;
+    level.reset(r.value());  // the new level holds what it needs of the old one (shared layout, kinds)
+  }
+  Datatype* t = level.release();
+  rebound(t, 0, stride);
+  return t;
 }
 
 // Storage order: C keeps the dimensions as given, Fortran reverses them.

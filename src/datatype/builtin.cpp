@@ -9,10 +9,10 @@
 
 #include "mpi.h"
 #include "datatype/builtin_types.h"
+#include "datatype/layout.h"
 
 namespace {
 using ftmpi::dt::Basic;
-using ftmpi::dt::Block;
 
 ftmpi_datatype_s make_basic(Basic b, std::size_t size, const char* name) {
   ftmpi_datatype_s t;
@@ -49,11 +49,10 @@ ftmpi_datatype_s pair_of(Basic b, const char* name) {
   const std::ptrdiff_t index_at = offsetof(Pair, index);
   if (index_at == static_cast<std::ptrdiff_t>(sizeof(V)) && sizeof(Pair) == t.size) return t;  // no padding
   t.contiguous = false;
-  if (index_at == static_cast<std::ptrdiff_t>(sizeof(V))) {
-    t.blocks = {Block{0, t.size}};  // fields touch; only tail padding
-  } else {
-    t.blocks = {Block{0, sizeof(V)}, Block{index_at, sizeof(int)}};
-  }
+  ftmpi::dt::LayoutBuilder layout;  // the fields (one run when they touch: only tail padding)
+  layout.add_bytes(0, 1, 0, sizeof(V));
+  layout.add_bytes(index_at, 1, 0, sizeof(int));
+  t.layout = layout.finish();
   return t;
 }
 

@@ -3,7 +3,7 @@
 //
 // Every predefined type has the real layout of its C type on this platform (sizeof/offsetof): basic types
 // are contiguous; the MAXLOC/MINLOC pair types (MPI_DOUBLE_INT = struct { double; int; }) carry their
-// padding in `extent`, so most of them are not contiguous and their `blocks` hold the fields (merged where
+// padding in `extent`, so most of them are not contiguous and their `layout` holds the fields (merged where
 // the fields touch). MPI_LB and MPI_UB are size-0 markers that cannot be used for communication.
 #pragma once
 #include "datatype/datatype.h"

@@ -1,9 +1,11 @@
-// Datatype descriptors. One representation for every type: the element's size/extent/bounds plus a
-// flattened list of (offset, length) byte blocks, merged where adjacent. `contiguous` marks the fast path
-// (one block starting at 0 with length == extent): p2p and collectives then copy raw bytes.
+// Datatype descriptors. One representation for every type: the element's size/extent/bounds plus, for a
+// non-contiguous type, its byte layout as a loop nest of regular segments (datatype/layout.h: count,
+// stride, and a byte run or a child layout per segment), so a vector of 10^9 elements is one segment.
+// `contiguous` marks the fast path (the bytes [0, size) with size == extent): p2p and collectives then copy
+// raw bytes.
 //
 // Predefined types are global objects (ftmpi_dt_int, ...) initialised at load time (datatype/builtin.cpp).
-// Derived types (issue 4) use the same struct, with `blocks` describing one element, `kinds` the basic kinds of
+// Derived types (issue 4) use the same struct, with `layout` describing one element, `kinds` the basic kinds of
 // its packed bytes when they mix kinds, and `contents` the constructor call that made it.
 #pragma once
 #include <cstddef>
@@ -30,11 +32,13 @@ enum class Basic : std::uint8_t {
   flogical, float_float, double_double,
 };
 
+// One contiguous run of an element's bytes (flatten() below).
 struct Block {
   std::ptrdiff_t offset;  // from the element's start (may be negative for derived types)
   std::size_t length;     // bytes
 };
 
+struct Layout;    // datatype/layout.h
 struct KindSeq;   // datatype/kinds.h
 struct Contents;  // datatype/contents.h
 
@@ -46,11 +50,13 @@ struct ftmpi_datatype_s {
   std::size_t size = 0;           // bytes of data in one element
   std::ptrdiff_t lb = 0, extent = 0;
   std::ptrdiff_t true_lb = 0, true_extent = 0;
-  bool contiguous = true;         // one block [0, size) and size == extent
+  bool contiguous = true;         // the bytes [0, size) and size == extent (lb 0)
   bool predefined = false;
   bool committed = true;
   std::size_t basic_count = 1;    // basic elements per element (for Get_elements)
-  std::vector<ftmpi::dt::Block> blocks;  // one element's bytes; empty when contiguous
+  // One element's bytes in pack order (datatype/layout.h); non-null exactly when !contiguous and size > 0.
+  // Shared (immutable) with the types built on this one and with copies (Type_dup, get_contents).
+  std::shared_ptr<const ftmpi::dt::Layout> layout;
   std::string name;
   int refs = 1;
   // Derived types: the strictest alignment (bytes) of the basic elements inside, which MPI_Type_create_struct
@@ -76,6 +82,17 @@ void pack(const void* src, std::size_t count, const Datatype* t, void* dst);
 // Inverse of pack: scatter `bytes` packed bytes into `dst` laid out per the type. `bytes` may be less than
 // a whole number of elements (a short message): only complete blocks and a partial last block are written.
 void unpack(const void* src, std::size_t bytes, const Datatype* t, void* dst);
+// Partial pack/unpack, for pipelined or chunked transfers: the packed bytes [offset, offset + bytes) of the
+// elements of `t` laid out from `typed` (element i at i * extent), to/from contiguous `packed`. Any offset
+// works; finding it costs O(depth * log segments), not a walk from the start. The caller keeps
+// offset + bytes within the elements it owns.
+void pack_range(const void* typed, const Datatype* t, std::size_t offset, std::size_t bytes, void* packed);
+void unpack_range(const void* packed, const Datatype* t, std::size_t offset, std::size_t bytes, void* typed);
+
+// The contiguous runs of one element of `t` in pack order, touching runs merged: the reference flattening
+// (tests, diagnostics). Empty for contiguous types. Costs memory in the number of runs: never used on the
+// communication path.
+std::vector<Block> flatten(const Datatype* t);
 
 // True for a type the user may communicate with (committed, not freed, not MPI_LB/UB).
 bool usable(const Datatype* t);

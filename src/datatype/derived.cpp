@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <limits>
+#include <memory>
 #include <new>
 
 namespace ftmpi::dt {
@@ -16,18 +17,6 @@ bool mul_ok(std::size_t a, std::size_t b, std::size_t* out) {
 }
 
 }  // namespace
-
-void TypeBuilder::add_block(std::ptrdiff_t offset, std::size_t length) {
-  if (length == 0) return;
-  if (!blocks_.empty()) {
-    Block& last = blocks_.back();
-    if (last.offset + static_cast<std::ptrdiff_t>(last.length) == offset) {
-      last.length += length;
-      return;
-    }
-  }
-  blocks_.push_back(Block{offset, length});
-}
 
 void TypeBuilder::add_run(Basic kind, std::size_t units) {
   if (units == 0) return;
@@ -51,18 +40,18 @@ void TypeBuilder::add_repeats(const std::shared_ptr<const KindSeq>& seq, std::si
   kinds_.items.push_back(KindSeq::Item{Basic::none, n, seq});
 }
 
-Status TypeBuilder::add(const Datatype* old, std::ptrdiff_t disp, std::size_t n) {
+Status TypeBuilder::add(const Datatype* old, std::ptrdiff_t disp, std::size_t n, std::ptrdiff_t stride) {
   if (n == 0) {
     if (!any_ && basic_ == Basic::none) basic_ = old->basic;  // an empty type still has a kind
     return {};
   }
   std::size_t bytes = 0, span = 0, units = 0;
-  if (!mul_ok(n, old->size, &bytes) || !mul_ok(n, static_cast<std::size_t>(std::abs(old->extent)), &span) ||
+  if (!mul_ok(n, old->size, &bytes) || !mul_ok(n, static_cast<std::size_t>(std::abs(stride)), &span) ||
       !mul_ok(n, old->basic_count, &units) || size_ + bytes > kMaxBytes ||
       std::abs(disp) > static_cast<std::ptrdiff_t>(kMaxBytes)) {
     return Status(Errc::arg, "datatype too large");
   }
-  const std::ptrdiff_t last = disp + static_cast<std::ptrdiff_t>(n - 1) * old->extent;
+  const std::ptrdiff_t last = disp + static_cast<std::ptrdiff_t>(n - 1) * stride;
   const std::ptrdiff_t first_lo = std::min(disp, last), first_hi = std::max(disp, last);
   const std::ptrdiff_t lb = first_lo + old->lb, ub = first_hi + old->lb + old->extent;
   const std::ptrdiff_t tlb = first_lo + old->true_lb, tub = first_hi + old->true_lb + old->true_extent;
@@ -86,13 +75,10 @@ Status TypeBuilder::add(const Datatype* old, std::ptrdiff_t disp, std::size_t n)
   } else if (unit_size(old->basic) != 0) {
     add_run(old->basic, n * (old->size / unit_size(old->basic)));
   }
-  if (old->contiguous) {  // copies touch: one block, however many there are
-    add_block(disp, bytes);
-    return {};
-  }
-  std::ptrdiff_t at = disp;
-  for (std::size_t k = 0; k < n; ++k, at += old->extent) {
-    for (const Block& b : old->blocks) add_block(at + b.offset, b.length);
+  if (old->contiguous) {
+    layout_.add_bytes(disp, n, stride, old->size);
+  } else {
+    layout_.add_layout(disp, n, stride, old->layout);
   }
   return {};
 }
@@ -110,13 +96,9 @@ Result<Datatype*> TypeBuilder::finish() {
   t->committed = false;
   t->basic_count = basic_count_;
   t->align = align_;
-  t->contiguous = blocks_.empty() ||
-                  (blocks_.size() == 1 && blocks_[0].offset == 0 && blocks_[0].length == size_ &&
-                   t->extent == static_cast<std::ptrdiff_t>(size_) && t->lb == 0);
-  if (!t->contiguous) {
-    t->blocks = std::move(blocks_);
-    t->blocks.shrink_to_fit();
-  }
+  t->contiguous = layout_.empty() ||
+                  (layout_.is_prefix_run() && t->extent == static_cast<std::ptrdiff_t>(size_) && t->lb == 0);
+  if (!t->contiguous) t->layout = layout_.finish();
   if (t->basic == Basic::none && t->size > 0) t->kinds = std::make_shared<const KindSeq>(std::move(kinds_));
   *this = TypeBuilder{};
   return t;
@@ -128,11 +110,20 @@ Result<Datatype*> make_contiguous(std::size_t count, const Datatype* old) {
   return b.finish();
 }
 
+// One segment of `count` blocks `stride_bytes` apart, each block `blocklen` old elements back to back:
+// O(1) whatever the count.
 Result<Datatype*> make_hvector(std::size_t count, std::size_t blocklen, std::ptrdiff_t stride_bytes,
                                const Datatype* old) {
   TypeBuilder b;
-  std::ptrdiff_t at = 0;
-  for (std::size_t j = 0; j < count; ++j, at += stride_bytes) FTMPI_TRY(b.add(old, at, blocklen));
+  if (count == 0) return b.finish();
+  if (blocklen == 0) {
+    FTMPI_TRY(b.add(old, 0, 0));
+    return b.finish();
+  }
+  Result<Datatype*> block = make_contiguous(blocklen, old);
+  if (!block.ok()) return block;
+  const std::unique_ptr<Datatype> owned(block.value());
+  FTMPI_TRY(b.add(owned.get(), 0, count, stride_bytes));
   return b.finish();
 }
 
@@ -154,12 +145,13 @@ Result<Datatype*> make_dup(const Datatype* old) {
 }
 
 void rebound(Datatype* t, std::ptrdiff_t lb, std::ptrdiff_t extent) {
-  if (t->contiguous && t->size > 0) t->blocks = {Block{0, t->size}};  // the old layout, spelled out
+  if (t->contiguous && t->size > 0) t->layout = single_run(0, t->size);  // the old layout, spelled out
   t->lb = lb;
   t->extent = extent;
-  t->contiguous = t->blocks.size() == 1 && t->blocks[0].offset == 0 && t->blocks[0].length == t->size &&
-                  lb == 0 && extent == static_cast<std::ptrdiff_t>(t->size);
-  if (t->contiguous) t->blocks.clear();
+  const Layout* l = t->layout.get();
+  t->contiguous = l != nullptr && l->segs.size() == 1 && l->segs[0].child == nullptr && l->segs[0].count == 1 &&
+                  l->segs[0].disp == 0 && lb == 0 && extent == static_cast<std::ptrdiff_t>(t->size);
+  if (t->contiguous) t->layout.reset();
   if (t->size == 0) t->contiguous = (extent == 0 && lb == 0);
 }
 

@@ -1,11 +1,14 @@
-// Derived datatypes: constructors that flatten an old type's blocks into a new descriptor.
+// Derived datatypes: constructors that describe a new type's layout in terms of the old type's (layout.h).
 //
 // Contracts:
 //  * `old` is live (dt::live) and not MPI_LB/UB; the result is a new uncommitted type (committed = false)
 //    owned by the caller, who gives it back with retire().
-//  * Blocks keep type-map order (that is the pack order) and are merged only with the block just before
-//    them when they touch. A result that is one block at 0 of length size == extent is `contiguous`
-//    (no blocks stored).
+//  * The layout keeps type-map order (that is the pack order). Regular constructors stay regular: a vector,
+//    hvector or subarray is a segment (count, stride) around old's layout, whatever its count, so building
+//    one costs O(1) time and memory in its element count (indexed types: O(number of blocks), evenly spaced
+//    blocks of one length merged into one segment). A result that is the bytes [0, size) with
+//    size == extent is `contiguous` (no layout stored).
+//  * Blocks of zero length place nothing: they do not count for lb/ub/extent (nor true bounds).
 //  * Counts and byte sizes are checked for overflow: Errc::count for a negative/huge count, Errc::arg
 //    for a type whose size or extent does not fit.
 #pragma once
@@ -15,6 +18,7 @@
 
 #include "datatype/datatype.h"
 #include "datatype/kinds.h"
+#include "datatype/layout.h"
 #include "util/status.h"
 
 namespace ftmpi::dt {
@@ -23,17 +27,18 @@ namespace ftmpi::dt {
 // Usable for contiguous, vector, hvector, indexed and (with one kind per call) struct constructors.
 class TypeBuilder {
  public:
-  // Append `n` copies of `old`, the k-th at byte displacement `disp + k * old->extent`.
-  Status add(const Datatype* old, std::ptrdiff_t disp, std::size_t n = 1);
+  // Append `n` copies of `old`, the k-th at byte displacement `disp + k * stride` (O(1) whatever n).
+  Status add(const Datatype* old, std::ptrdiff_t disp, std::size_t n, std::ptrdiff_t stride);
+  // Append `n` copies of `old` back to back (k-th at `disp + k * old->extent`).
+  Status add(const Datatype* old, std::ptrdiff_t disp, std::size_t n = 1) { return add(old, disp, n, old->extent); }
   // The finished type (uncommitted, refs = 1). The builder is empty afterwards.
   Result<Datatype*> finish();
 
  private:
-  void add_block(std::ptrdiff_t offset, std::size_t length);
   void add_run(Basic kind, std::size_t units);
   void add_repeats(const std::shared_ptr<const KindSeq>& seq, std::size_t n);
 
-  std::vector<Block> blocks_;
+  LayoutBuilder layout_;
   KindSeq kinds_;  // the packed bytes' kinds, kept when the result mixes kinds
   std::size_t size_ = 0;
   std::size_t basic_count_ = 0;
@@ -87,7 +92,7 @@ Result<Datatype*> make_dup(const Datatype* old);
 void commit(Datatype* t);
 
 // MPI_Type_free on a derived type: the handle becomes invalid (magic = kMagicFreed, so stale handles are
-// rejected). The object itself and its blocks are kept, because operations started before the free may
+// rejected). The object itself and its layout are kept, because operations started before the free may
 // still read them (MPI allows freeing a type that pending communication uses). Errc::type for
 // predefined or already freed types.
 Status retire(Datatype* t);

@@ -41,21 +41,21 @@ struct Field {
   std::size_t ext;     // bytes in external32
 };
 
-struct Layout {
+struct Fields {
   Field f[2];
   int n = 0;
 };
 
 constexpr Field kInt{Format::sint, sizeof(int), 4};
 
-Layout one(Field a) { return Layout{{a, a}, 1}; }
-Layout two(Field a, Field b) { return Layout{{a, b}, 2}; }
+Fields one(Field a) { return Fields{{a, a}, 1}; }
+Fields two(Field a, Field b) { return Fields{{a, b}, 2}; }
 Field sint(std::size_t native, std::size_t ext) { return Field{Format::sint, native, ext}; }
 Field uint(std::size_t native, std::size_t ext) { return Field{Format::uint, native, ext}; }
 Field ieee(std::size_t size) { return Field{Format::ieee, size, size}; }
 Field ldouble() { return Field{Format::ldouble, sizeof(long double), 16}; }
 
-Layout layout_of(Basic b) {
+Fields layout_of(Basic b) {
   switch (b) {
     case Basic::char_: case Basic::schar: case Basic::uchar: case Basic::byte: case Basic::packed:
     case Basic::i8: case Basic::u8:
@@ -86,9 +86,9 @@ Layout layout_of(Basic b) {
     case Basic::flogical: return one(sint(sizeof(std::int32_t), 4));
     case Basic::float_float: return two(ieee(sizeof(float)), ieee(sizeof(float)));
     case Basic::double_double: return two(ieee(sizeof(double)), ieee(sizeof(double)));
-    case Basic::none: case Basic::lb: case Basic::ub: return Layout{};
+    case Basic::none: case Basic::lb: case Basic::ub: return Fields{};
   }
-  return Layout{};
+  return Fields{};
 }
 
 // Host integers of 1, 2, 4 or 8 bytes, through 64 bits (sign-extended when is_signed).
@@ -218,7 +218,7 @@ Status convert(In* in, std::size_t count, const Datatype* t, Out* out) {
   auto* dst = static_cast<std::byte*>(out);
   bool ok = true;
   for_each_run(t, count, [&](Basic kind, std::size_t units) {
-    const Layout l = layout_of(kind);
+    const Fields l = layout_of(kind);
     if (l.n == 1 && l.f[0].format == Format::bytes) {  // characters and bytes: one copy
       std::memcpy(dst, src, units);
       src += units, dst += units;
@@ -248,7 +248,7 @@ Status convert(In* in, std::size_t count, const Datatype* t, Out* out) {
 }  // namespace
 
 std::size_t external32_unit_size(Basic b) {
-  const Layout l = layout_of(b);
+  const Fields l = layout_of(b);
   std::size_t n = 0;
   for (int i = 0; i < l.n; ++i) n += l.f[i].ext;
   return n;

@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "datatype/layout.h"
 #include "datatype/op.h"
 
 namespace ftmpi::dt {
@@ -218,9 +219,17 @@ void copy_typed(const void* in, void* inout, std::size_t count, const Datatype* 
     if (a != c) std::memmove(c, a, t->size * count);
     return;
   }
-  for (std::size_t i = 0; i < count; ++i, a += t->extent, c += t->extent) {
-    for (const Block& blk : t->blocks) std::memmove(c + blk.offset, a + blk.offset, blk.length);
-  }
+  if (t->layout == nullptr) return;
+  for_each_block(*t->layout, count, t->extent,
+                 [&](std::ptrdiff_t at, std::size_t len) { std::memmove(c + at, a + at, len); });
+}
+
+// Where the int of a predefined pair type sits: after the value, or after padding (its second run).
+std::ptrdiff_t pair_index_offset(const Datatype* t, std::size_t unit) {
+  const Layout& l = *t->layout;
+  if (l.segs.size() == 2) return l.segs[1].disp;
+  if (l.segs[0].count == 2) return l.segs[0].disp + l.segs[0].stride;  // two fields of one length
+  return static_cast<std::ptrdiff_t>(unit - pair_index_size(t->basic));
 }
 
 void call_user(const Op* op, const void* in, void* inout, std::size_t count, const Datatype* t) {
@@ -249,8 +258,7 @@ void apply(const Op* op, const void* in, void* inout, std::size_t count, const D
   if (t->contiguous) return reduce_packed(op, b, in, inout, t->size * count / unit);
 
   if (t->predefined) {  // a pair type with padding, in its natural struct layout
-    const std::ptrdiff_t index_at =
-        t->blocks.size() == 2 ? t->blocks[1].offset : static_cast<std::ptrdiff_t>(unit - pair_index_size(b));
+    const std::ptrdiff_t index_at = pair_index_offset(t, unit);
     run_pairs(op->kind == OpKind::maxloc, b, in, inout, count, t->extent, index_at);
     return;
   }
@@ -260,9 +268,8 @@ void apply(const Op* op, const void* in, void* inout, std::size_t count, const D
     if (k == nullptr) return;
     auto* a = static_cast<const std::byte*>(in);
     auto* c = static_cast<std::byte*>(inout);
-    for (std::size_t i = 0; i < count; ++i, a += t->extent, c += t->extent) {
-      for (const Block& blk : t->blocks) k(a + blk.offset, c + blk.offset, blk.length / unit);
-    }
+    for_each_block(*t->layout, count, t->extent,
+                   [&](std::ptrdiff_t at, std::size_t len) { k(a + at, c + at, len / unit); });
     return;
   }
 

@@ -94,19 +94,19 @@ TEST(DatatypeBuiltin, PairTypesDescribeTheirFields) {
   // struct { double; int; }: 12 bytes of data at 0 (the fields touch), 4 bytes of tail padding.
   const ftmpi_datatype_s* di = MPI_DOUBLE_INT;
   EXPECT_FALSE(di->contiguous);
-  ASSERT_EQ(di->blocks.size(), 1u);
-  EXPECT_EQ(di->blocks[0].offset, 0);
-  EXPECT_EQ(di->blocks[0].length, 12u);
+  ASSERT_EQ(ftmpi::dt::flatten(di).size(), 1u);
+  EXPECT_EQ(ftmpi::dt::flatten(di)[0].offset, 0);
+  EXPECT_EQ(ftmpi::dt::flatten(di)[0].length, 12u);
   EXPECT_EQ(di->true_extent, 12);
 
   // struct { short; int; }: a hole between the fields.
   const ftmpi_datatype_s* si = MPI_SHORT_INT;
   EXPECT_FALSE(si->contiguous);
-  ASSERT_EQ(si->blocks.size(), 2u);
-  EXPECT_EQ(si->blocks[0].offset, 0);
-  EXPECT_EQ(si->blocks[0].length, sizeof(short));
-  EXPECT_EQ(si->blocks[1].offset, static_cast<std::ptrdiff_t>(offsetof(PairOf<short>, index)));
-  EXPECT_EQ(si->blocks[1].length, sizeof(int));
+  ASSERT_EQ(ftmpi::dt::flatten(si).size(), 2u);
+  EXPECT_EQ(ftmpi::dt::flatten(si)[0].offset, 0);
+  EXPECT_EQ(ftmpi::dt::flatten(si)[0].length, sizeof(short));
+  EXPECT_EQ(ftmpi::dt::flatten(si)[1].offset, static_cast<std::ptrdiff_t>(offsetof(PairOf<short>, index)));
+  EXPECT_EQ(ftmpi::dt::flatten(si)[1].length, sizeof(int));
 
   const ftmpi_datatype_s* ldi = MPI_LONG_DOUBLE_INT;
   EXPECT_EQ(ldi->extent, static_cast<std::ptrdiff_t>(sizeof(PairOf<long double>)));

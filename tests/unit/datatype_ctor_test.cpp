@@ -29,9 +29,9 @@ TEST(DatatypeCtor, IndexedLayoutAndRoundTrip) {
   EXPECT_FALSE(t.t->contiguous);
   EXPECT_EQ(t.t->basic, dt::Basic::int_);
   EXPECT_EQ(t.t->basic_count, 6u);
-  ASSERT_EQ(t.t->blocks.size(), 3u);
-  EXPECT_EQ(t.t->blocks[0].offset, 5 * 4);
-  EXPECT_EQ(t.t->blocks[0].length, 8u);
+  ASSERT_EQ(ftmpi::dt::flatten(t.t).size(), 3u);
+  EXPECT_EQ(ftmpi::dt::flatten(t.t)[0].offset, 5 * 4);
+  EXPECT_EQ(ftmpi::dt::flatten(t.t)[0].length, 8u);
 
   std::vector<int> src(24);
   std::iota(src.begin(), src.end(), 0);
@@ -69,10 +69,10 @@ TEST(DatatypeCtor, IndexedBlockAndHindexedBlockAgree) {
   EXPECT_EQ(a.t->extent, 9 * 4);
   EXPECT_EQ(a.t->size, b.t->size);
   EXPECT_EQ(a.t->extent, b.t->extent);
-  ASSERT_EQ(a.t->blocks.size(), b.t->blocks.size());
-  for (std::size_t i = 0; i < a.t->blocks.size(); ++i) {
-    EXPECT_EQ(a.t->blocks[i].offset, b.t->blocks[i].offset);
-    EXPECT_EQ(a.t->blocks[i].length, b.t->blocks[i].length);
+  ASSERT_EQ(ftmpi::dt::flatten(a.t).size(), ftmpi::dt::flatten(b.t).size());
+  for (std::size_t i = 0; i < ftmpi::dt::flatten(a.t).size(); ++i) {
+    EXPECT_EQ(ftmpi::dt::flatten(a.t)[i].offset, ftmpi::dt::flatten(b.t)[i].offset);
+    EXPECT_EQ(ftmpi::dt::flatten(a.t)[i].length, ftmpi::dt::flatten(b.t)[i].length);
   }
 }
 

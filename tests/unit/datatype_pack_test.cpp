@@ -28,7 +28,7 @@ TEST(DatatypePack, ContiguousIsOneCopy) {
 TEST(DatatypePack, ContiguousOfContiguousStaysContiguous) {
   Owned c(dt::make_contiguous(5, MPI_INT));
   EXPECT_TRUE(c.t->contiguous);
-  EXPECT_TRUE(c.t->blocks.empty());
+  EXPECT_TRUE(ftmpi::dt::flatten(c.t).empty());
   EXPECT_EQ(c.t->size, 20u);
   EXPECT_EQ(c.t->extent, 20);
   EXPECT_EQ(c.t->basic, dt::Basic::int_);
@@ -46,9 +46,9 @@ TEST(DatatypePack, VectorRoundTrip) {
   EXPECT_EQ(v.t->size, 24u);
   EXPECT_EQ(v.t->extent, 10 * 4);
   EXPECT_EQ(v.t->lb, 0);
-  ASSERT_EQ(v.t->blocks.size(), 3u);
-  EXPECT_EQ(v.t->blocks[1].offset, 16);
-  EXPECT_EQ(v.t->blocks[1].length, 8u);
+  ASSERT_EQ(ftmpi::dt::flatten(v.t).size(), 3u);
+  EXPECT_EQ(ftmpi::dt::flatten(v.t)[1].offset, 16);
+  EXPECT_EQ(ftmpi::dt::flatten(v.t)[1].length, 8u);
 
   std::vector<int> src(20);
   std::iota(src.begin(), src.end(), 0);
@@ -170,7 +170,7 @@ TEST(DatatypePack, DupKeepsLayoutAndCommitState) {
   Datatype* d = r.value();
   EXPECT_TRUE(d->committed);
   EXPECT_FALSE(d->predefined);
-  EXPECT_EQ(d->blocks.size(), v.t->blocks.size());
+  EXPECT_EQ(ftmpi::dt::flatten(d).size(), ftmpi::dt::flatten(v.t).size());
   EXPECT_EQ(d->extent, v.t->extent);
   EXPECT_TRUE(dt::retire(d).ok());
   EXPECT_FALSE(dt::live(d));
@@ -209,8 +209,8 @@ TEST(DatatypePack, EmptyAndHugeTypes) {
 TEST(DatatypePack, HvectorByteStride) {
   // 2 blocks of 1 short, 6 bytes apart.
   Owned h(dt::make_hvector(2, 1, 6, MPI_SHORT));
-  ASSERT_EQ(h.t->blocks.size(), 2u);
-  EXPECT_EQ(h.t->blocks[1].offset, 6);
+  ASSERT_EQ(ftmpi::dt::flatten(h.t).size(), 2u);
+  EXPECT_EQ(ftmpi::dt::flatten(h.t)[1].offset, 6);
   EXPECT_EQ(h.t->extent, 8);
   EXPECT_EQ(h.t->size, 4u);
 }
