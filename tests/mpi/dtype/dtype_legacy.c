@@ -63,6 +63,19 @@ static void zero_blocks(void) {
     CHECK(pos == 8 && packed[0] == 3 && packed[1] == 4, "packed %d %d (%d bytes)", packed[0], packed[1], pos);
     CHECK_MPI(MPI_Type_free(&t));
   }
+  { /* an empty first block, then 40 ints at 20: a pack/unpack round trip lands at 20..59 only */
+    int dis[2] = {0, 20}, bl2[2] = {0, 40}, sendb[60], recvb[60], packb[100], pos = 0, size, i;
+    for (i = 0; i < 60; i++) sendb[i] = i, recvb[i] = -1;
+    CHECK_MPI(MPI_Type_indexed(2, bl2, dis, MPI_INT, &t));
+    CHECK_MPI(MPI_Type_commit(&t));
+    bounds(t, 80, 160, 160, "indexed {0,40} at {0,20}");
+    CHECK_MPI(MPI_Pack(sendb, 1, t, packb, (int)sizeof packb, &pos, MPI_COMM_WORLD));
+    size = pos;
+    pos = 0;
+    CHECK_MPI(MPI_Unpack(packb, size, &pos, recvb, 1, t, MPI_COMM_WORLD));
+    for (i = 0; i < 60; i++) CHECK(recvb[i] == (i < 20 ? -1 : i), "element %d is %d", i, recvb[i]);
+    CHECK_MPI(MPI_Type_free(&t));
+  }
 }
 
 static int handler_calls = 0;

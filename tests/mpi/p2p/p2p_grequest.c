@@ -9,6 +9,7 @@
  *  - a query_fn error is what MPI_Wait returns; MPI_Grequest_complete twice / on a non-grequest fails;
  *  - MPI_Request_get_status(MPI_REQUEST_NULL) gives the empty status (issue 14 item 4).
  * 2+ ranks (MPI_THREAD_MULTIPLE). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, nanosleep under -std=c11 */
 #include <pthread.h>
 #include <time.h>
 
