@@ -24,8 +24,9 @@ using dt::OpKind;
 const MPI_Op kPredefined[] = {MPI_MAX,  MPI_MIN,  MPI_SUM,  MPI_PROD,   MPI_LAND,   MPI_BAND,    MPI_LOR,
                               MPI_BOR,  MPI_LXOR, MPI_BXOR, MPI_MAXLOC, MPI_MINLOC, MPI_REPLACE, MPI_NO_OP};
 
-// The MPI-3.1 §5.9.2 table, written as lists of kinds.
-const std::set<Basic> kCInteger = {Basic::schar, Basic::uchar, Basic::short_, Basic::ushort, Basic::int_,
+// The MPI-3.1 §5.9.2 table, written as lists of kinds, widened to what both Open MPI 4.1 and MPICH 4.0 accept
+// (MPI_CHAR as a C integer, logical ops on the multi-language types; docs/api.md "Reductions").
+const std::set<Basic> kCInteger = {Basic::char_, Basic::schar, Basic::uchar, Basic::short_, Basic::ushort, Basic::int_,
                                    Basic::uint,  Basic::long_, Basic::ulong,  Basic::llong,  Basic::ullong,
                                    Basic::i8,    Basic::i16,   Basic::i32,    Basic::i64,    Basic::u8,
                                    Basic::u16,   Basic::u32,   Basic::u64};
@@ -44,7 +45,7 @@ bool expected_valid(OpKind op, Basic b) {
     case OpKind::sum: case OpKind::prod:
       return in(kCInteger, b) || in(kFloating, b) || in(kComplex, b) || in(kMulti, b);
     case OpKind::land: case OpKind::lor: case OpKind::lxor:
-      return in(kCInteger, b) || b == Basic::bool_;
+      return in(kCInteger, b) || b == Basic::bool_ || in(kMulti, b);
     case OpKind::band: case OpKind::bor: case OpKind::bxor:
       return in(kCInteger, b) || b == Basic::byte || in(kMulti, b);
     case OpKind::maxloc: case OpKind::minloc:
