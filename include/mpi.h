@@ -128,6 +128,14 @@ FTMPI_API extern struct ftmpi_datatype_s ftmpi_dt_char, ftmpi_dt_signed_char, ft
 #define MPI_LONG_DOUBLE_INT FTMPI_PREDEFINED(MPI_Datatype, ftmpi_dt_long_double_int)
 #define MPI_LB FTMPI_PREDEFINED(MPI_Datatype, ftmpi_dt_lb)
 #define MPI_UB FTMPI_PREDEFINED(MPI_Datatype, ftmpi_dt_ub)
+/* C++ types, usable from C too (MPI-3.1 Table 3.3 and §17.1.6): bool and std::complex<float|double|long double>,
+ * laid out as C's bool and _Complex types; reductions as for MPI_C_BOOL and the C complex types. */
+FTMPI_API extern struct ftmpi_datatype_s ftmpi_dt_cxx_bool, ftmpi_dt_cxx_float_complex, ftmpi_dt_cxx_double_complex,
+    ftmpi_dt_cxx_long_double_complex;
+#define MPI_CXX_BOOL FTMPI_PREDEFINED(MPI_Datatype, ftmpi_dt_cxx_bool)
+#define MPI_CXX_FLOAT_COMPLEX FTMPI_PREDEFINED(MPI_Datatype, ftmpi_dt_cxx_float_complex)
+#define MPI_CXX_DOUBLE_COMPLEX FTMPI_PREDEFINED(MPI_Datatype, ftmpi_dt_cxx_double_complex)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX FTMPI_PREDEFINED(MPI_Datatype, ftmpi_dt_cxx_long_double_complex)
 
 /* Fortran named types (MPI-3.1 §3.2.2; sizes as gfortran's: INTEGER/LOGICAL/REAL 4 bytes, DOUBLE PRECISION 8,
  * COMPLEX 2 x REAL), usable from C.  MPI_REAL2, MPI_REAL16, MPI_COMPLEX32 and MPI_INTEGER16 have no C twin
@@ -607,6 +615,26 @@ FTMPI_DECL(int, Comm_failure_get_acked, (MPI_Comm comm, MPI_Group *failedgroup))
 FTMPI_DECL(int, Comm_agreement, (MPI_Comm comm, int *flag));
 FTMPI_DECL(int, Icomm_agreement, (MPI_Comm comm, int *flag, MPI_Request *req));
 
+/* process fault tolerance, ULFM spelling (MPICH and Open MPI 5 both name them MPIX_; MPICH programs include
+ * only mpi.h, Open MPI programs include mpi-ext.h too, which adds its OMPI_HAVE_* feature macros). */
+#define MPIX_ERR_PROC_FAILED MPI_ERR_PROC_FAILED
+#define MPIX_ERR_PROC_FAILED_PENDING MPI_ERR_PROC_FAILED_PENDING
+#define MPIX_ERR_REVOKED MPI_ERR_REVOKED
+/* Communicator attribute: the value (an int*) is 1 when the job runs in fault-tolerant mode. */
+#define MPIX_FT 0x6440000f
+#define FTMPIX_DECL(ret, name, args) FTMPI_API ret MPIX_##name args; FTMPI_API ret PMPIX_##name args
+FTMPIX_DECL(int, Comm_revoke, (MPI_Comm comm));
+FTMPIX_DECL(int, Comm_is_revoked, (MPI_Comm comm, int *flag));
+FTMPIX_DECL(int, Comm_shrink, (MPI_Comm comm, MPI_Comm *newcomm));
+FTMPIX_DECL(int, Comm_ishrink, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request));
+FTMPIX_DECL(int, Comm_failure_ack, (MPI_Comm comm));
+FTMPIX_DECL(int, Comm_failure_get_acked, (MPI_Comm comm, MPI_Group *failedgrp));
+FTMPIX_DECL(int, Comm_get_failed, (MPI_Comm comm, MPI_Group *failedgrp));
+FTMPIX_DECL(int, Comm_ack_failed, (MPI_Comm comm, int num_to_ack, int *num_acked));
+FTMPIX_DECL(int, Comm_agree, (MPI_Comm comm, int *flag));
+FTMPIX_DECL(int, Comm_iagree, (MPI_Comm comm, int *flag, MPI_Request *request));
+#undef FTMPIX_DECL
+
 /* info (minimal in the foundation) */
 FTMPI_DECL(int, Info_get, (MPI_Info info, const char *key, int valuelen, char *value, int *flag));
 
@@ -649,6 +677,11 @@ FTMPI_DECL(int, Type_get_attr, (MPI_Datatype datatype, int type_keyval, void *at
 FTMPI_DECL(int, Type_delete_attr, (MPI_Datatype datatype, int type_keyval));
 FTMPI_DECL(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp));
 FTMPI_DECL(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2));
+/* Fortran 90 parameterized types (MPI-3.1 §17.1.9): the predefined C type of the range/precision asked for,
+ * as a cached type whose envelope is MPI_COMBINER_F90_*; it must not be freed. */
+FTMPI_DECL(int, Type_create_f90_integer, (int r, MPI_Datatype *newtype));
+FTMPI_DECL(int, Type_create_f90_real, (int p, int r, MPI_Datatype *newtype));
+FTMPI_DECL(int, Type_create_f90_complex, (int p, int r, MPI_Datatype *newtype));
 
 /* collectives: v/w variants, scans, reduce-scatter */
 FTMPI_DECL(int, Gatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -771,6 +804,20 @@ FTMPI_DECL(int, Keyval_free, (int *keyval));
 FTMPI_DECL(int, Attr_put, (MPI_Comm comm, int keyval, void *attribute_val));
 FTMPI_DECL(int, Attr_get, (MPI_Comm comm, int keyval, void *attribute_val, int *flag));
 FTMPI_DECL(int, Attr_delete, (MPI_Comm comm, int keyval));
+/* MPI-1 names removed in MPI-3.0 that both Open MPI 4.1 and MPICH 4.0 still export (MPI_Type_hvector is with
+ * the datatype constructors): thin aliases of their MPI-2 replacements. */
+typedef void MPI_Handler_function(MPI_Comm *comm, int *code, ...);
+FTMPI_DECL(int, Address, (void *location, MPI_Aint *address));
+FTMPI_DECL(int, Type_extent, (MPI_Datatype datatype, MPI_Aint *extent));
+FTMPI_DECL(int, Type_lb, (MPI_Datatype datatype, MPI_Aint *displacement));
+FTMPI_DECL(int, Type_ub, (MPI_Datatype datatype, MPI_Aint *displacement));
+FTMPI_DECL(int, Type_hindexed, (int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                                MPI_Datatype oldtype, MPI_Datatype *newtype));
+FTMPI_DECL(int, Type_struct, (int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                              MPI_Datatype array_of_types[], MPI_Datatype *newtype));
+FTMPI_DECL(int, Errhandler_create, (MPI_Handler_function * function, MPI_Errhandler *errhandler));
+FTMPI_DECL(int, Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler));
+FTMPI_DECL(int, Errhandler_get, (MPI_Comm comm, MPI_Errhandler *errhandler));
 
 /* error classes, codes and strings of the user; window and file error handlers */
 FTMPI_DECL(int, Add_error_class, (int *errorclass));

@@ -83,6 +83,8 @@ FTMPI_ALIAS(Type_commit)
 extern "C" int PMPI_Type_free(MPI_Datatype* datatype) {
   FTMPI_ENTER("MPI_Type_free");
   if (datatype == nullptr) return fail(Errc::arg, "datatype is NULL", "MPI_Type_free");
+  if (dt::live(*datatype) && dt::is_f90(*datatype))
+    return fail(Errc::type, "a type returned by MPI_Type_create_f90_* cannot be freed", "MPI_Type_free");
   // Attributes first (api/attr.h): a failing delete callback makes the free fail with its code.
   if (dt::live(*datatype) && !(*datatype)->predefined)
     if (int rc = ftmpi::api::delete_attributes(ftmpi::attr::ObjectKind::type, *datatype); rc != MPI_SUCCESS)

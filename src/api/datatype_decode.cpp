@@ -34,6 +34,9 @@ int mpi_combiner(dt::Combiner c) {
     case dt::Combiner::subarray: return MPI_COMBINER_SUBARRAY;
     case dt::Combiner::darray: return MPI_COMBINER_DARRAY;
     case dt::Combiner::resized: return MPI_COMBINER_RESIZED;
+    case dt::Combiner::f90_integer: return MPI_COMBINER_F90_INTEGER;
+    case dt::Combiner::f90_real: return MPI_COMBINER_F90_REAL;
+    case dt::Combiner::f90_complex: return MPI_COMBINER_F90_COMPLEX;
   }
   return MPI_COMBINER_NAMED;
 }

@@ -38,6 +38,7 @@ inline void empty_status(MPI_Status* s) {
   if (!s) return;
   s->MPI_SOURCE = MPI_ANY_SOURCE;
   s->MPI_TAG = MPI_ANY_TAG;
+  s->MPI_ERROR = MPI_SUCCESS;  // MPI-3.1 §3.7.3: the empty status
   s->ftmpi_count = 0;
   s->ftmpi_cancelled = 0;
 }

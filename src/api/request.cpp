@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "api/common.h"
+#include "api/grequest.h"
 #include "api/p2p_args.h"
 
 using ftmpi::Errc;
@@ -28,6 +29,20 @@ bool inert(const Request* r) { return !r || (r->persistent && !r->active); }
 // Returns the request's own error.
 Status finish(MPI_Request* handle, MPI_Status* status) {
   Request* r = *handle;
+  if (ftmpi::api::Grequest* g = ftmpi::api::as_grequest(r)) {  // query_fn gives the status, then free_fn
+    MPI_Status q;
+    const int qrc = g->query(&q);
+    if (status) {
+      const int keep = status->MPI_ERROR;  // only the multiple-completion calls set MPI_ERROR
+      *status = q;
+      status->MPI_ERROR = keep;
+    }
+    const int frc = g->free_once();
+    rt().engine().release(r);
+    *handle = MPI_REQUEST_NULL;
+    if (qrc != MPI_SUCCESS) return ftmpi::api::status_of_callback_code(qrc, "query function");
+    return ftmpi::api::status_of_callback_code(frc, "free function");
+  }
   fill_status(status, r);
   Status st = r->error;
   if (r->persistent) {
@@ -305,6 +320,12 @@ extern "C" int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Statu
   if (!request->complete) rt().progress().poll();
   *flag = request->complete;
   if (request->complete) {
+    if (ftmpi::api::Grequest* g = ftmpi::api::as_grequest(request)) {  // status from query_fn; not freed
+      MPI_Status q;
+      const int qrc = g->query(&q);
+      if (status) *status = q;
+      return ret(nullptr, ftmpi::api::status_of_callback_code(qrc, "query function"), "MPI_Request_get_status");
+    }
     fill_status(status, request);
     return ret(request->comm, request->error, "MPI_Request_get_status");
   }
@@ -316,6 +337,8 @@ extern "C" int PMPI_Cancel(MPI_Request* request) {
   FTMPI_ENTER("MPI_Cancel");
   if (!request || !valid_request(*request))
     return ret(nullptr, Status(Errc::request, "invalid or freed request"), "MPI_Cancel");
+  if (ftmpi::api::Grequest* g = ftmpi::api::as_grequest(*request))
+    return ret(nullptr, ftmpi::api::status_of_callback_code(g->cancel(), "cancel function"), "MPI_Cancel");
   return ret((*request)->comm, rt().engine().cancel(*request), "MPI_Cancel");
 }
 FTMPI_ALIAS(Cancel)

@@ -31,12 +31,6 @@ int unsupported(ftmpi_comm_s* comm, const char* fn) {
   extern "C" __attribute__((weak)) int PMPI_##name params { return unsupported(on, "MPI_" #name); } \
   FTMPI_ALIAS(name)
 
-// point-to-point, status and generalized requests
-FTMPI_UNSUPPORTED(Grequest_start, nullptr,
-                  (MPI_Grequest_query_function*, MPI_Grequest_free_function*, MPI_Grequest_cancel_function*, void*,
-                   MPI_Request*))
-FTMPI_UNSUPPORTED(Grequest_complete, nullptr, (MPI_Request))
-
 // communicators: creation with info/tags, intercommunicators, info, attributes and keyvals
 
 // deprecated MPI-1 attribute functions (still in MPI-3.1)

@@ -1,7 +1,9 @@
 // Attribute caching (see attributes.h).
 #include "comm/attributes.h"
 
+#include <algorithm>
 #include <climits>
+#include <utility>
 
 namespace ftmpi::attr {
 
@@ -53,15 +55,20 @@ AttrResult AttributeRegistry::set(ObjectKind kind, const void* object, int keyva
   if (found != objects_.end()) {
     auto a = found->second.find(keyval);
     if (a != found->second.end()) {
-      void* old = a->second;
+      void* old = a->second.value;
       if (int rc = run_delete(keyval, object, old); rc != 0)
         return {Status(Errc::other, "the attribute's delete callback failed"), rc};
       // The callback may have touched the registry: look the attribute up again.
-      objects_[object][keyval] = value;
-      return {};
+      Store& store = objects_[object];
+      if (auto again = store.find(keyval); again != store.end()) {
+        again->second.value = value;  // keeps its place in the deletion order
+        return {};
+      }
+      // The callback deleted the attribute itself: set it anew below.
+      if (!live(kind, keyval)) return {Status(Errc::keyval, "the delete callback freed the attribute key")};
     }
   }
-  objects_[object][keyval] = value;
+  objects_[object][keyval] = Slot{value, next_order_++};
   ++keyvals_.at(keyval).uses;
   return {};
 }
@@ -73,7 +80,7 @@ Status AttributeRegistry::get(ObjectKind kind, const void* object, int keyval, v
   if (o == objects_.end()) return {};
   auto a = o->second.find(keyval);
   if (a == o->second.end()) return {};
-  *value = a->second;
+  *value = a->second.value;
   *found = true;
   return {};
 }
@@ -83,7 +90,7 @@ AttrResult AttributeRegistry::remove(ObjectKind kind, const void* object, int ke
   auto o = objects_.find(object);
   if (o == objects_.end() || !o->second.contains(keyval))
     return {Status(Errc::keyval, "the object has no attribute for this key")};
-  void* value = o->second.at(keyval);
+  void* value = o->second.at(keyval).value;
   if (int rc = run_delete(keyval, object, value); rc != 0)
     return {Status(Errc::other, "the attribute's delete callback failed"), rc};
   o = objects_.find(object);  // the callback may have changed the map
@@ -97,8 +104,12 @@ AttrResult AttributeRegistry::remove(ObjectKind kind, const void* object, int ke
 AttrResult AttributeRegistry::copy_all(ObjectKind kind, const void* from, const void* to) {
   auto o = objects_.find(from);
   if (o == objects_.end()) return {};
-  const Store snapshot = o->second;  // callbacks may modify the registry
-  for (const auto& [keyval, value] : snapshot) {
+  // A snapshot (callbacks may modify the registry), in the order the attributes were set on `from`.
+  std::vector<std::pair<int, Slot>> snapshot(o->second.begin(), o->second.end());
+  std::sort(snapshot.begin(), snapshot.end(),
+            [](const auto& a, const auto& b) { return a.second.order < b.second.order; });
+  for (const auto& [keyval, slot] : snapshot) {
+    void* value = slot.value;
     auto kv = keyvals_.find(keyval);
     if (kv == keyvals_.end() || kv->second.kind != kind || !kv->second.copy) continue;  // NULL_COPY_FN
     CopyFn copy = kv->second.copy;
@@ -110,7 +121,7 @@ AttrResult AttributeRegistry::copy_all(ObjectKind kind, const void* from, const 
       return {Status(Errc::other, "an attribute's copy callback failed"), rc};
     }
     if (!flag) continue;
-    objects_[to][keyval] = out;
+    objects_[to][keyval] = Slot{out, next_order_++};
     ++keyvals_.at(keyval).uses;
   }
   return {};
@@ -125,7 +136,10 @@ AttrResult AttributeRegistry::delete_all(ObjectKind kind, const void* object) {
       objects_.erase(o);
       return {};
     }
-    const auto [keyval, value] = *o->second.begin();
+    auto last = std::max_element(o->second.begin(), o->second.end(),
+                                 [](const auto& a, const auto& b) { return a.second.order < b.second.order; });
+    const int keyval = last->first;
+    void* value = last->second.value;
     if (int rc = run_delete(keyval, object, value); rc != 0)
       return {Status(Errc::other, "an attribute's delete callback failed"), rc};
     o = objects_.find(object);

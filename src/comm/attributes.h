@@ -67,8 +67,10 @@ class AttributeRegistry {
   // (which must have none yet). On a callback failure the attributes already copied to `to` are deleted
   // again (their delete callbacks run) and the failure is returned.
   AttrResult copy_all(ObjectKind kind, const void* from, const void* to);
-  // Object freed: run the delete callback of every attribute, in keyval creation order. On a failure the
-  // remaining attributes stay attached and the failure is returned (MPI_Comm_free then fails).
+  // Object freed: run the delete callback of every attribute, last set first (MPI-3.1 §8.7.1 requires this
+  // LIFO order for MPI_COMM_SELF at MPI_Finalize; MPICH does the same for every object). Replacing a value
+  // keeps the attribute's place. On a failure the remaining attributes stay attached and the failure is
+  // returned (MPI_Comm_free then fails).
   AttrResult delete_all(ObjectKind kind, const void* object);
 
   // Number of attributes on `object` (tests and diagnostics).
@@ -84,7 +86,11 @@ class AttributeRegistry {
     bool freed = false;
     int uses = 0;  // attributes holding this keyval
   };
-  using Store = std::map<int, void*>;  // keyval -> value (ordered: deterministic callback order)
+  struct Slot {
+    void* value;
+    std::uint64_t order;  // when the attribute was first set (delete_all runs the largest first)
+  };
+  using Store = std::map<int, Slot>;  // keyval -> value (ordered: deterministic callback order)
 
   Keyval* live(ObjectKind kind, int keyval);
   const Keyval* live(ObjectKind kind, int keyval) const;
@@ -93,6 +99,7 @@ class AttributeRegistry {
   int run_delete(int keyval, const void* object, void* value);
 
   int next_id_ = kFirstKeyval;
+  std::uint64_t next_order_ = 0;
   std::unordered_map<int, Keyval> keyvals_;
   std::unordered_map<const void*, Store> objects_;
 };

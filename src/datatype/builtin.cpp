@@ -115,6 +115,13 @@ ftmpi_datatype_s ftmpi_dt_short_int = pair_of<short>(Basic::short_int, "MPI_SHOR
 ftmpi_datatype_s ftmpi_dt_long_double_int = pair_of<long double>(Basic::ldouble_int, "MPI_LONG_DOUBLE_INT");
 ftmpi_datatype_s ftmpi_dt_lb = marker(Basic::lb, "MPI_LB");
 ftmpi_datatype_s ftmpi_dt_ub = marker(Basic::ub, "MPI_UB");
+// C++ types: the same layouts and kinds as C's bool and complex types (so reductions follow them), own names.
+ftmpi_datatype_s ftmpi_dt_cxx_bool = basic_of<bool>(Basic::bool_, "MPI_CXX_BOOL");
+ftmpi_datatype_s ftmpi_dt_cxx_float_complex = basic_of<std::complex<float>>(Basic::cfloat, "MPI_CXX_FLOAT_COMPLEX");
+ftmpi_datatype_s ftmpi_dt_cxx_double_complex =
+    basic_of<std::complex<double>>(Basic::cdouble, "MPI_CXX_DOUBLE_COMPLEX");
+ftmpi_datatype_s ftmpi_dt_cxx_long_double_complex =
+    basic_of<std::complex<long double>>(Basic::cldouble, "MPI_CXX_LONG_DOUBLE_COMPLEX");
 
 // Fortran named types (MPI-3.1 §3.2.2, §17.2.5), laid out as gfortran lays them out: INTEGER and LOGICAL are
 // 4 bytes, REAL 4, DOUBLE PRECISION 8, COMPLEX two REALs.  Each is its own handle (its own name) over the C

@@ -21,6 +21,7 @@ namespace ftmpi::dt {
 enum class Combiner : std::uint8_t {
   named, dup, contiguous, vector, hvector, indexed, hindexed, indexed_block, hindexed_block, struct_,
   subarray, darray, resized,
+  f90_integer, f90_real, f90_complex,  // MPI_Type_create_f90_*: cached, never freed (api/datatype_f90.cpp)
 };
 
 struct Contents {
@@ -33,6 +34,13 @@ struct Contents {
 // Records how `t` (a derived type just built) was made.
 inline void record_contents(Datatype* t, Contents c) {
   t->contents = std::make_shared<const Contents>(std::move(c));
+}
+
+// True for the types MPI_Type_create_f90_* hands out (the user must not free them).
+inline bool is_f90(const Datatype* t) {
+  return t->contents != nullptr && (t->contents->combiner == Combiner::f90_integer ||
+                                    t->contents->combiner == Combiner::f90_real ||
+                                    t->contents->combiner == Combiner::f90_complex);
 }
 
 // The combiner of `t`: `named` for predefined types.

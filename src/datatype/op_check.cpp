@@ -1,12 +1,14 @@
-// Which predefined op applies to which basic kind: the table of MPI-3.1 §5.9.2.
+// Which predefined op applies to which basic kind: the table of MPI-3.1 §5.9.2, widened to what BOTH Open MPI
+// 4.1 and MPICH 4.0 accept (probed for every predefined op x predefined type, see docs/api.md "Reductions"):
 //   MAX, MIN            C integer, floating point, multi-language (AINT, OFFSET, COUNT)
 //   SUM, PROD           C integer, floating point, complex, multi-language
-//   LAND, LOR, LXOR     C integer, logical (C_BOOL, Fortran LOGICAL)
+//   LAND, LOR, LXOR     C integer, logical (C_BOOL, CXX_BOOL, Fortran LOGICAL), multi-language [multi-language: peers]
 //   BAND, BOR, BXOR     C integer, byte, multi-language
 //   MAXLOC, MINLOC      the pair types (FLOAT_INT, DOUBLE_INT, LONG_INT, 2INT, SHORT_INT, LONG_DOUBLE_INT;
 //                       Fortran 2INTEGER, 2REAL, 2DOUBLE_PRECISION)
 //   REPLACE, NO_OP      any type
-// MPI_CHAR and MPI_WCHAR are text, not integers: only REPLACE/NO_OP (and user ops) accept them.
+// MPI_CHAR counts as a C integer (the standard calls it text, but both peers reduce it as `char`);
+// MPI_WCHAR is text: only REPLACE/NO_OP (and user ops) accept it, as in both peers.
 // A derived type qualifies when all its basic elements have one kind (dt::Datatype::basic != none).
 #include "datatype/op.h"
 
@@ -17,7 +19,7 @@ enum class Class { c_integer, floating, complex, logical, byte, multi_language, 
 
 Class class_of(Basic b) {
   switch (b) {
-    case Basic::schar: case Basic::uchar: case Basic::short_: case Basic::ushort: case Basic::int_:
+    case Basic::char_: case Basic::schar: case Basic::uchar: case Basic::short_: case Basic::ushort: case Basic::int_:
     case Basic::uint: case Basic::long_: case Basic::ulong: case Basic::llong: case Basic::ullong:
     case Basic::i8: case Basic::i16: case Basic::i32: case Basic::i64:
     case Basic::u8: case Basic::u16: case Basic::u32: case Basic::u64:
@@ -51,7 +53,7 @@ bool allowed(OpKind op, Class c) {
     case OpKind::land:
     case OpKind::lor:
     case OpKind::lxor:
-      return c == Class::c_integer || c == Class::logical;
+      return c == Class::c_integer || c == Class::logical || c == Class::multi_language;
     case OpKind::band:
     case OpKind::bor:
     case OpKind::bxor:

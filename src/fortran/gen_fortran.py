@@ -579,6 +579,8 @@ def main():
     incdir, outdir = sys.argv[1], sys.argv[2]
     os.makedirs(outdir, exist_ok=True)
     decls = parse_functions(os.path.join(incdir, 'mpi.h'), 'FTMPI_DECL', 'MPI_')
+    # the MPIX_ functions are declared in mpi.h (MPICH style); mpi-ext.h is read too in case it adds any
+    decls += parse_functions(os.path.join(incdir, 'mpi.h'), 'FTMPIX_DECL', 'MPIX_')
     decls += parse_functions(os.path.join(incdir, 'mpi-ext.h'), 'FTMPIX_DECL', 'MPIX_')
     find_handle_kinds(decls)
     consts, handles = parse_constants([os.path.join(incdir, 'mpi.h'), os.path.join(incdir, 'mpi-ext.h')])

@@ -1,4 +1,4 @@
-# Every function declared in include/mpi.h (FTMPI_DECL) and include/mpi-ext.h (FTMPIX_DECL) must be exported
+# Every function declared in include/mpi.h (FTMPI_DECL, FTMPIX_DECL) and include/mpi-ext.h (FTMPIX_DECL) must be exported
 # by libmpi.so both as MPI_X and as PMPI_X (MPIX_X / PMPIX_X): declared-but-unimplemented ones are stubs that
 # fail with MPI_ERR_UNSUPPORTED_OPERATION (src/api/unsupported.cpp), never missing symbols.
 #   cmake -DNM=<nm> -DLIB=<libmpi.so> -DINCLUDE_DIR=<include/> -P check_symbols.cmake
@@ -21,7 +21,7 @@ endforeach()
 set(missing)
 set(mismatched)
 set(checked 0)
-foreach(pair "mpi.h;FTMPI_DECL;MPI_" "mpi-ext.h;FTMPIX_DECL;MPIX_")
+foreach(pair "mpi.h;FTMPI_DECL;MPI_" "mpi.h;FTMPIX_DECL;MPIX_" "mpi-ext.h;FTMPIX_DECL;MPIX_")
   list(GET pair 0 header)
   list(GET pair 1 macro)
   list(GET pair 2 prefix)

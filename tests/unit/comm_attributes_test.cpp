@@ -182,3 +182,28 @@ TEST(Attributes, DeleteCallbackMayTouchTheRegistry) {
   EXPECT_EQ(inner_deletes, 1);
   EXPECT_EQ(reg.count(C), 0u);
 }
+
+// MPI-3.1 §8.7.1 (MPI_COMM_SELF at MPI_Finalize; MPICH's attrself test): delete callbacks run last set first,
+// whatever the keyval creation order; replacing a value keeps the attribute's place; freed keyvals still
+// delete.
+TEST(Attributes, DeleteAllRunsLastSetFirst) {
+  AttributeRegistry reg;
+  std::vector<int> seen;
+  DeleteFn record = [&seen](const void*, int keyval, void*) {
+    seen.push_back(keyval);
+    return 0;
+  };
+  int keys[5];
+  for (int& k : keys) k = *reg.create_keyval(ObjectKind::comm, nullptr, record);
+  int v = 0;
+  const int order[5] = {3, 2, 0, 1, 4};
+  for (int i : order) ASSERT_TRUE(reg.set(ObjectKind::comm, A, keys[i], &v).ok());
+  ASSERT_TRUE(reg.set(ObjectKind::comm, A, keys[2], &v).ok());  // replace: runs delete on the old value
+  ASSERT_EQ(seen.size(), 1u);
+  seen.clear();
+  for (int k : keys) ASSERT_TRUE(reg.free_keyval(ObjectKind::comm, k).ok());
+  ASSERT_TRUE(reg.delete_all(ObjectKind::comm, A).ok());
+  const std::vector<int> want = {keys[4], keys[1], keys[0], keys[2], keys[3]};
+  EXPECT_EQ(seen, want);
+  EXPECT_EQ(reg.keyval_count(), 0u);  // the freed keyvals went with their last attribute
+}
