@@ -6,6 +6,7 @@
 #include "api/attr.h"
 #include "api/common.h"
 #include "api/errors.h"
+#include "api/info_object.h"
 #include "util/log.h"
 
 using ftmpi::Errc;
@@ -18,6 +19,7 @@ extern "C" int PMPI_Init_thread(int* argc, char*** argv, int required, int* prov
     return ret(nullptr, Status(Errc::other, g_api.finalized ? "MPI cannot be initialised again after MPI_Finalize"
                                                            : "MPI_Init called twice"),
                "MPI_Init");
+  ftmpi::api::note_requested_thread_level(required);
   auto rt = ftmpi::Runtime::init(required);
   if (!rt.ok()) {
     ftmpi::log::error("MPI_Init failed: %s", rt.status().message().c_str());
