@@ -490,7 +490,7 @@ ft_cause)
   # The summary and the notice give the cause waitpid saw, even when a peer reports the rank first
   # (over TCP a peer sees the connection close before mpiexec reaps the rank).
   for mode in exit3 kill; do
-    for i in $(seq 6); do
+    for i in $(seq 10); do
       run "$MPIEXEC" --ft ulfm --timeout 40 --transport tcp -n 3 "$BIN/launcher_ft_start" 1 $mode "$TOKEN"
       expect_rc 0
       if [ $mode = exit3 ]; then expect_err 'rank 1 \(exited with code 3\)'; else expect_err 'rank 1 \(killed by signal 9\)'; fi

@@ -16,9 +16,9 @@
 #include <cstdio>
 #include <cstring>
 
+#include "rank_stdout.h"
 #include "say.h"
 #include "shm_cleanup.h"
-#include "rank_stdout.h"
 #include "spawn.h"
 #include "util/log.h"
 
