@@ -6,6 +6,7 @@
 #include "api/attr.h"
 #include "api/common.h"
 #include "api/errors.h"
+#include "api/info_object.h"
 #include "api/session.h"
 #include "util/log.h"
 
@@ -19,6 +20,7 @@ extern "C" int PMPI_Init_thread(int* argc, char*** argv, int required, int* prov
     return ret(nullptr, Status(Errc::other, g_api.finalized ? "MPI cannot be initialised again after MPI_Finalize"
                                                            : "MPI_Init called twice"),
                "MPI_Init");
+  ftmpi::api::note_requested_thread_level(required);
   // The runtime may be up already for an MPI_Session (api/session.h): the world model joins it.
   if (Status st = ftmpi::api::runtime_acquire(required); !st.ok()) {
     ftmpi::log::error("MPI_Init failed: %s", st.message().c_str());

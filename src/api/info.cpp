@@ -1,5 +1,6 @@
 // Info objects (MPI-3.1 §9): MPI_Info_create, set, get, get_valuelen, get_nkeys, get_nthkey, delete, dup,
 // free, and the predefined MPI_INFO_ENV (read-only).
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -29,20 +30,62 @@ ftmpi_info_s* new_info(const Info& from) {
 
 namespace {
 
-// MPI_INFO_ENV's keys (MPI-3.1 §8.8): what this process can tell about how it was started.
+const char* thread_level_name(int level) {
+  switch (level) {
+    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
+    default: return "MPI_THREAD_MULTIPLE";
+  }
+}
+int g_requested_thread_level = -1;  // -1: MPI not initialised yet
+
+// MPI_INFO_ENV's keys (MPI-4.1 §11.2.6): what this process can tell about how it was started.
+//   command, argv  the program and its arguments (from /proc/self/cmdline, as exec'ed)
+//   maxprocs       the number of processes started (PMI_SIZE; 1 for a singleton)
+//   soft           our mpiexec has no -soft: the only count it accepts is maxprocs, so the same value
+//   host, arch     gethostname(), uname's machine
+//   wdir           the working directory
+//   file           mpiexec's --hostfile, when one was given (FTMPI_INFO_FILE); absent otherwise
+//   thread_level   the level requested from MPI_Init_thread (MPI_Init: MPI_THREAD_SINGLE), once known
 void fill_info_env() {
   if (ftmpi_info_env.predefined) return;
   ftmpi_info_env.predefined = true;
   ftmpi::Info& e = ftmpi_info_env.info;
+  if (FILE* f = std::fopen("/proc/self/cmdline", "re")) {
+    std::string all;
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) all.append(buf, n);
+    std::fclose(f);
+    std::string command, args;
+    std::size_t start = 0;
+    for (int i = 0; start < all.size(); ++i) {
+      std::size_t end = all.find('\0', start);
+      if (end == std::string::npos) end = all.size();
+      std::string word = all.substr(start, end - start);
+      if (i == 0) command = word;
+      else args += (args.empty() ? "" : " ") + word;
+      start = end + 1;
+    }
+    if (!command.empty()) (void)e.set("command", command);
+    (void)e.set("argv", args);
+  }
+  const char* n = getenv("PMI_SIZE");
+  std::string maxprocs = n && *n ? n : "1";
+  (void)e.set("maxprocs", maxprocs);
+  (void)e.set("soft", maxprocs);
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   (void)e.set("host", host);
+  struct utsname u {};
+  if (uname(&u) == 0) (void)e.set("arch", u.machine);
   char cwd[1024] = {};
   if (getcwd(cwd, sizeof cwd - 1)) (void)e.set("wdir", cwd);
-  (void)e.set("thread_level", "MPI_THREAD_MULTIPLE");
+  if (const char* file = getenv("FTMPI_INFO_FILE"); file && *file) (void)e.set("file", file);
+  if (g_requested_thread_level >= 0) (void)e.set("thread_level", thread_level_name(g_requested_thread_level));
   const char* eh = getenv("FTMPI_INITIAL_ERRHANDLER");
   (void)e.set("mpi_initial_errhandler", eh && *eh ? eh : "mpi_errors_are_fatal");
-  if (const char* n = getenv("PMI_SIZE"); n && *n) (void)e.set("maxprocs", n);
 }
 
 // Resolve a handle: Errc::info for a null/freed one. MPI_INFO_ENV is filled on first use.
@@ -60,6 +103,12 @@ int fail(const Status& st, const char* fn) {
 }
 
 }  // namespace
+
+void ftmpi::api::note_requested_thread_level(int required) {
+  g_requested_thread_level = required;
+  if (ftmpi_info_env.predefined)  // already filled: MPI_Info calls before MPI_Init are allowed
+    (void)ftmpi_info_env.info.set("thread_level", thread_level_name(required));
+}
 
 extern "C" int PMPI_Info_create(MPI_Info* info) {
   FTMPI_ENTER_ANYTIME("MPI_Info_create");

@@ -17,4 +17,6 @@ namespace ftmpi::api {
 bool valid_info(const ftmpi_info_s* i);
 // A new user-visible info object holding a copy of `from` (never null).
 ftmpi_info_s* new_info(const Info& from);
+// MPI_Init_thread's `required` (MPI_Init: MPI_THREAD_SINGLE), for MPI_INFO_ENV's "thread_level".
+void note_requested_thread_level(int required);
 }  // namespace ftmpi::api

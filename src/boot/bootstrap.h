@@ -4,6 +4,7 @@
 // and SingletonBootstrap (a program started without a launcher: size 1, a private key-value space).
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,6 +35,13 @@ class Bootstrap {
   virtual void abort(int code, std::string_view message) = 0;
   // Tell the launcher this rank finalized cleanly (its later exit is not a failure).
   virtual Status finalize() = 0;
+  // Fault-tolerant start-up: has `rank` ended for good, according to the launcher? ftmpi's mpiexec
+  // answers (docs/ft-protocol.md, key "ftmpi-gone.<rank>"); other launchers cannot tell: nullopt. When
+  // gone, the value is "<cause>:<code>" as in the failure notice (e.g. "signaled:9").
+  virtual std::optional<std::string> rank_gone(int rank) {
+    (void)rank;
+    return std::nullopt;
+  }
 };
 
 // Picks the bootstrap from the environment: PMI_FD or PMI_PORT (with PMI_RANK/PMI_SIZE) → PmiClient;

@@ -254,6 +254,13 @@ void PmiClient::abort(int code, std::string_view message) {
   _exit(status != 0 ? status : 1);  // never report success after an abort
 }
 
+std::optional<std::string> PmiClient::rank_gone(int rank) {
+  if (!launched_by_ftmpi_) return std::nullopt;
+  auto v = get("ftmpi-gone." + std::to_string(rank));
+  if (!v.ok() || v.value() == "0") return std::nullopt;
+  return v.value();
+}
+
 Status PmiClient::finalize() {
   std::lock_guard lk(mu_);
   if (finalized_) return Status::Ok();

@@ -43,6 +43,7 @@ class PmiClient final : public Bootstrap {
   Status fence() override;
   void abort(int code, std::string_view message) override;
   Status finalize() override;
+  std::optional<std::string> rank_gone(int rank) override;
 
   // Application number (PMI get_appnum); 0 for a single-program job.
   Result<int> appnum();

@@ -11,7 +11,8 @@ PmiServer::PmiServer(int size, std::string kvsname)
     : size_(size),
       kvsname_(std::move(kvsname)),
       in_barrier_(static_cast<std::size_t>(size), 0),
-      gone_(static_cast<std::size_t>(size), 0) {}
+      gone_(static_cast<std::size_t>(size), 0),
+      gone_how_(static_cast<std::size_t>(size)) {}
 
 void PmiServer::barrier_in(int rank, Outcome& out) {
   if (!in_barrier_[static_cast<std::size_t>(rank)] && !gone_[static_cast<std::size_t>(rank)]) {
@@ -31,10 +32,11 @@ void PmiServer::complete_barrier_if_ready(Outcome& out) {
   barrier_count_ = 0;
 }
 
-PmiServer::Outcome PmiServer::rank_gone(int rank) {
+PmiServer::Outcome PmiServer::rank_gone(int rank, std::string how) {
   Outcome out;
   if (rank < 0 || rank >= size_ || gone_[static_cast<std::size_t>(rank)]) return out;
   gone_[static_cast<std::size_t>(rank)] = 1;
+  gone_how_[static_cast<std::size_t>(rank)] = std::move(how);
   ++gone_count_;
   if (in_barrier_[static_cast<std::size_t>(rank)]) {
     in_barrier_[static_cast<std::size_t>(rank)] = 0;
@@ -112,6 +114,17 @@ PmiServer::Outcome PmiServer::handle(int rank, std::string_view line) {
       reply(pmi::encode("get_result", {{"rc", "-1"}, {"msg", "unknown_kvsname"}, {"value", "unknown"}}));
     } else if (!key || key->empty()) {
       reply(pmi::encode("get_result", {{"rc", "-1"}, {"msg", "invalid_key"}, {"value", "unknown"}}));
+    } else if (key->rfind("ftmpi-gone.", 0) == 0) {
+      int r = -1;
+      std::string_view num = key->substr(11);
+      for (char ch : num) r = (ch >= '0' && ch <= '9' && r < 100000000) ? (r < 0 ? 0 : r) * 10 + (ch - '0') : -2;
+      if (r < 0 || r >= size_) {
+        reply(pmi::encode("get_result", {{"rc", "-1"}, {"msg", "key_not_found"}, {"value", "unknown"}}));
+      } else {
+        const std::string& how = gone_how_[static_cast<std::size_t>(r)];
+        reply(pmi::encode("get_result", {{"rc", "0"}, {"msg", "success"},
+                                         {"value", gone_[static_cast<std::size_t>(r)] ? how : std::string("0")}}));
+      }
     } else if (auto it = kvs_.find(*key); it == kvs_.end()) {
       reply(pmi::encode("get_result", {{"rc", "-1"}, {"msg", "key_not_found"}, {"value", "unknown"}}));
     } else {

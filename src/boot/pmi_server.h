@@ -42,11 +42,21 @@ class PmiServer {
   int size() const { return size_; }
   // Ranks currently waiting in a barrier (for diagnostics and failure-aware barriers).
   int barrier_waiting() const { return barrier_count_; }
+  // `rank` has entered the current barrier and waits for the others.
+  bool in_barrier(int rank) const {
+    return rank >= 0 && rank < size_ && in_barrier_[static_cast<std::size_t>(rank)] != 0;
+  }
 
   // Fault-tolerant mode: `rank` is gone for good (it failed, or exited). From now on barriers complete
   // when every rank not gone has entered; if that is already the case, the returned Outcome holds the
   // barrier_out replies for the waiting ranks (none for a gone rank). Idempotent.
-  Outcome rank_gone(int rank);
+  // `how` ("<cause>:<code>", e.g. "signaled:9") is what a get of the key "ftmpi-gone.<rank>" answers from
+  // then on (it answers "0" for a rank not gone): ranks still in MPI_Init learn that a peer died while
+  // starting (docs/ft-protocol.md).
+  Outcome rank_gone(int rank, std::string how = "exited:0");
+  // A key-value pair present from the start (mpiexec presets the TCP job secret, so that the job can
+  // start even if rank 0, which also publishes one, dies first). A rank's put of the same key replaces it.
+  void preset(std::string key, std::string value) { kvs_.insert_or_assign(std::move(key), std::move(value)); }
 
  private:
   void barrier_in(int rank, Outcome& out);
@@ -57,6 +67,7 @@ class PmiServer {
   std::map<std::string, std::string, std::less<>> kvs_;
   std::vector<char> in_barrier_;
   std::vector<char> gone_;  // rank_gone() was called
+  std::vector<std::string> gone_how_;
   int barrier_count_ = 0;   // ranks in the barrier, gone ones excluded
   int gone_count_ = 0;
 };

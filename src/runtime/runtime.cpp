@@ -86,7 +86,10 @@ Result<std::unique_ptr<Runtime>> Runtime::init(int required_thread_level) {
   rt->world_size_ = rt->boot_->size();
   log::set_rank(rt->world_rank_);
 
-  auto router = transport::Router::create(*rt->boot_, router_options_from_env());
+  rt->ft_mode_ = ft_mode_from_env();
+  transport::RouterOptions ropts = router_options_from_env();
+  ropts.tolerate_failed_peers = rt->ft_mode_;
+  auto router = transport::Router::create(*rt->boot_, ropts);
   if (!router.ok()) return router.status();
   rt->router_ = std::move(router.value());
   rt->engine_ = std::make_unique<p2p::Engine>(*rt->router_, rt->world_rank_, rt->world_size_);
@@ -94,8 +97,21 @@ Result<std::unique_ptr<Runtime>> Runtime::init(int required_thread_level) {
       *rt->engine_, *rt->router_,
       progress::BackoffPolicy::for_load(rt->router_->local_ranks(), online_cores()));
   rt->contexts_ = std::make_unique<comm::ContextAllocator>();
-  rt->ft_mode_ = ft_mode_from_env();
   rt->failures_ = std::make_unique<ft::FailureState>(rt->world_size_);
+  // Ranks that died during MPI_Init (FT mode): failed in MPI_COMM_WORLD from the start. mpiexec's notice
+  // for each follows on the control channel and finds them already recorded.
+  for (const transport::StartupFailure& f : rt->router_->failed_at_start()) {
+    std::string_view how = f.how;
+    std::size_t colon = how.find(':');
+    std::string_view cause = how.substr(0, colon);
+    int code = colon == std::string_view::npos ? 0 : std::atoi(std::string(how.substr(colon + 1)).c_str());
+    ft::Cause c = cause == "signaled" ? ft::Cause::signaled
+                  : cause == "hung"   ? ft::Cause::hung
+                  : cause == "disappeared" ? ft::Cause::disappeared
+                                           : ft::Cause::exited;
+    rt->failures_->mark_failed({f.rank, c, code, 0.0});
+    log::debug("MPI_Init: rank %d failed during start-up (%s)", f.rank, f.how.c_str());
+  }
   rt->ft_ = std::make_unique<ft::FtManager>(*rt, *rt->failures_, rt->ft_mode_);
   rt->engine_->set_ft(rt->ft_.get(), rt->failures_.get());
   if (rt->ft_mode_ && std::getenv("FTMPI_CTRL_FD")) {

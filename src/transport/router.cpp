@@ -4,6 +4,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -27,6 +28,16 @@ std::string random_secret() {
   for (int i = 0; i < 16; ++i) std::snprintf(hex + 2 * i, 3, "%02x", raw[i]);
   return std::string(hex, 32);
 }
+
+// The transport of a peer that failed during set-up: frames to it are dropped, as a lost TCP peer's are.
+class GoneTransport final : public Transport {
+ public:
+  const char* name() const override { return "gone"; }
+  size_t max_payload() const override { return size_t{1} << 20; }
+  bool try_send(int, std::span<const std::byte>, std::span<const std::byte>) override { return true; }
+  int poll(FrameSink&) override { return 0; }
+  void wait(int) override {}
+};
 
 std::string local_hostname() {
   char buf[256] = {};
@@ -70,14 +81,28 @@ Result<std::unique_ptr<Router>> Router::create(boot::Bootstrap& boot, const Rout
   std::vector<int> local, remote;
   for (int p = 0; p < n; ++p) {
     auto h = boot.get("host." + std::to_string(p));
-    if (!h.ok()) return Status(Errc::other, "bootstrap: no host entry for rank " + std::to_string(p));
+    if (!h.ok() && opts.tolerate_failed_peers) {
+      // Fence 1 completed without it: in FT mode the launcher releases barriers from dead ranks only.
+      if (auto how = boot.rank_gone(p)) {
+        r->failed_at_start_.push_back({p, *how});
+        continue;
+      }
+    }
+    if (!h.ok())
+      return Status(Errc::other, "bootstrap: no host entry for rank " + std::to_string(p) +
+                                     (opts.tolerate_failed_peers
+                                          ? " (it died during MPI_Init and this launcher cannot say so; start "
+                                            "fault-tolerant jobs with ftmpi's mpiexec --with-ft)"
+                                          : ""));
     (h.value() == r->hostname_ ? local : remote).push_back(p);
   }
   r->local_ranks_ = static_cast<int>(local.size());
   std::vector<int> tcp_peers;
   if (opts.choice == Choice::tcp) {
-    for (int p = 0; p < n; ++p)
-      if (p != me) tcp_peers.push_back(p);
+    tcp_peers = local;
+    tcp_peers.insert(tcp_peers.end(), remote.begin(), remote.end());
+    std::sort(tcp_peers.begin(), tcp_peers.end());
+    std::erase(tcp_peers, me);
   } else {
     tcp_peers = remote;
     if (opts.choice == Choice::shm && !remote.empty())
@@ -91,8 +116,15 @@ Result<std::unique_ptr<Router>> Router::create(boot::Bootstrap& boot, const Rout
   if (tcp && !tcp_peers.empty()) {
     auto secret = boot.get("secret");
     if (!secret.ok()) return Status(Errc::other, "bootstrap: job secret missing");
+    if (opts.tolerate_failed_peers) tcp->tolerate_gone_peers([&boot](int p) { return boot.rank_gone(p).has_value(); });
     FTMPI_TRY(tcp->connect(tcp_peers, secret.value()));
     for (int p : tcp_peers) r->by_peer_[static_cast<size_t>(p)] = tcp.get();
+    for (int p : tcp->peers_gone()) r->failed_at_start_.push_back({p, boot.rank_gone(p).value_or("exited:0")});
+  }
+  if (!r->failed_at_start_.empty()) {
+    r->owned_.push_back(std::make_unique<GoneTransport>());
+    for (const StartupFailure& f : r->failed_at_start_) r->by_peer_[static_cast<size_t>(f.rank)] = r->owned_.back().get();
+    log::debug("router: %zu rank(s) failed during start-up", r->failed_at_start_.size());
   }
   FTMPI_TRY(boot.fence());
   if (shm) shm->unlink();  // everybody has mapped our segment: remove its name

@@ -17,6 +17,15 @@ enum class Choice { automatic, shm, tcp };
 
 struct RouterOptions {
   Choice choice = Choice::automatic;  // from FTMPI_TRANSPORT=auto|shm|tcp
+  // Fault-tolerant mode: a rank that dies during set-up (the bootstrap's rank_gone() says so) is left
+  // out instead of failing the set-up; see failed_at_start().
+  bool tolerate_failed_peers = false;
+};
+
+// A rank that failed while the job started: how the launcher described its end.
+struct StartupFailure {
+  int rank;
+  std::string how;  // "<cause>:<code>", e.g. "signaled:9"
 };
 
 class Router {
@@ -35,6 +44,9 @@ class Router {
   }
 
   int local_ranks() const { return local_ranks_; }    // ranks on this host, including me
+  // Ranks left out because they failed during set-up (tolerate_failed_peers): traffic to them is
+  // dropped; the caller marks them failed.
+  const std::vector<StartupFailure>& failed_at_start() const { return failed_at_start_; }
   const std::string& hostname() const { return hostname_; }
 
  private:
@@ -43,6 +55,7 @@ class Router {
   std::vector<Transport*> active_;
   std::vector<Transport*> by_peer_;
   int local_ranks_ = 1;
+  std::vector<StartupFailure> failed_at_start_;
   std::string hostname_;
 };
 

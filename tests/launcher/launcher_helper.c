@@ -6,6 +6,10 @@
  *   launcher_helper lines N [TOKEN]       every rank prints N long lines, in several write() pieces each
  *   launcher_helper env VAR [TOKEN]       every rank prints "rank R VAR=value"
  *   launcher_helper ok [TOKEN]            every rank prints "rank R ok" to stdout and "rank R err" to stderr
+ *   launcher_helper lastwords [TOKEN]     every rank printf()s "rank R last words\n" (stdio, no fflush),
+ *                                         then raise(SIGKILL)s: the line survives only if stdout is
+ *                                         line-buffered (a terminal), as under Open MPI's mpirun
+ *   launcher_helper tty [TOKEN]           every rank prints "rank R stdout tty=1|0" and raw bytes "a\nb\n"
  * TOKEN is ignored (tests use it to find leftover processes with pgrep -f).
  * PASS is decided by the test script (tests/launcher/launcher_test.sh). */
 #include <signal.h>
@@ -59,6 +63,17 @@ int main(int argc, char **argv) {
   if (!strcmp(mode, "env") && argc >= 3) {
     const char *v = getenv(argv[2]);
     printf("rank %d %s=%s\n", rank, argv[2], v ? v : "(unset)");
+    return 0;
+  }
+  if (!strcmp(mode, "lastwords")) {
+    printf("rank %d last words\n", rank);
+    raise(SIGKILL);
+    return 1;
+  }
+  if (!strcmp(mode, "tty")) {
+    printf("rank %d stdout tty=%d\n", rank, isatty(1));
+    fflush(stdout);
+    if (write(1, "a\nb\n", 4) != 4) return 1;
     return 0;
   }
   if (!strcmp(mode, "ok")) {

@@ -293,7 +293,7 @@ ft_hang)
   run "$MPIEXEC" --ft ulfm --detector-timeout 300 -n 2 "$FTHELPER" bye "$TOKEN"
   expect_rc 0
   [ ! -s "$TMP/err" ] || fail "unexpected stderr"
-  # a rank that never heartbeats is never declared hung
+  # a running rank that never speaks PMI and never heartbeats (not an MPI program) is not declared hung
   run "$MPIEXEC" --ft ulfm --detector-timeout 200 -n 2 "$HELPER" sleep 1 "$TOKEN"
   expect_rc 0
   [ ! -s "$TMP/err" ] || fail "unexpected stderr"
@@ -350,6 +350,153 @@ ft_mpi)
   expect_rc 0
   [ "$(grep -c finalizing "$TMP/out")" = 2 ] || fail "expected 2 ranks to finalize"
   expect_err 'rank 2 \(hung, killed\) at [0-9.]+ s; survivors completed$'
+  expect_no_leftovers ;;
+mpiexec_timeout)
+  # MPIEXEC_TIMEOUT (as MPICH's mpiexec) works like --timeout; the option wins over it.
+  MPIEXEC_TIMEOUT=1 run "$MPIEXEC" -n 2 "$HELPER" sleep 30 "$TOKEN"
+  expect_rc 124
+  expect_err 'timed out after 1 seconds'
+  expect_faster 5
+  MPIEXEC_TIMEOUT=30 run "$MPIEXEC" --timeout 1 -n 2 "$HELPER" sleep 30 "$TOKEN"
+  expect_rc 124
+  expect_faster 5
+  MPIEXEC_TIMEOUT=1 run "$MPIEXEC" --timeout 30 -n 2 "$HELPER" sleep 2 "$TOKEN"
+  expect_rc 0
+  MPIEXEC_TIMEOUT=soon run "$MPIEXEC" -n 1 "$HELPER" ok "$TOKEN"
+  expect_rc 2
+  expect_err '^mpiexec: bad value .soon. for MPIEXEC_TIMEOUT'
+  expect_no_leftovers ;;
+cwd_program)
+  # As Open MPI: a program not in PATH is found in the working directory.
+  cp "$HELPER" "$TMP/helper_in_cwd"
+  (cd "$TMP" && PATH=/usr/bin:/bin run "$MPIEXEC" -n 2 helper_in_cwd ok "$TOKEN"; echo "$RC" >"$TMP/rc")
+  RC=$(cat "$TMP/rc")
+  expect_rc 0
+  [ "$(grep -c ' ok$' "$TMP/out")" = 2 ] || fail "expected 2 ok lines"
+  (cd "$TMP" && run "$MPIEXEC" -n 1 no-such-program-$TOKEN; echo "$RC" >"$TMP/rc")
+  RC=$(cat "$TMP/rc")
+  expect_rc 2
+  expect_err 'not found in PATH or in the working directory'
+  expect_no_leftovers ;;
+prefork_checks)
+  # What can be checked before forking is: one clear line, exit 2, no rank started.
+  printf 'echo hello\n' >"$TMP/noshebang"; chmod +x "$TMP/noshebang"
+  printf '#!/nonexistent/interp-%s\necho hi\n' "$TOKEN" >"$TMP/badinterp"; chmod +x "$TMP/badinterp"
+  head -c 200 "$HELPER" >"$TMP/truncated"; chmod +x "$TMP/truncated"
+  cp "$HELPER" "$TMP/otherarch"; printf '\x28\x00' | dd of="$TMP/otherarch" bs=1 seek=18 conv=notrunc 2>/dev/null
+  for prog in noshebang badinterp truncated otherarch; do
+    run "$MPIEXEC" -n 3 "$TMP/$prog" "$TOKEN"
+    expect_rc 2
+    [ "$(wc -l <"$TMP/err")" = 1 ] || fail "$prog: expected one line on stderr"
+    [ ! -s "$TMP/out" ] || fail "$prog: a rank ran"
+  done
+  run "$MPIEXEC" -n 3 "$TMP/noshebang" "$TOKEN"
+  expect_err "^mpiexec: '.*noshebang' has no #! line and is not an ELF executable"
+  run "$MPIEXEC" -n 3 "$TMP/badinterp" "$TOKEN"
+  expect_err "interpreter '/nonexistent/interp-.*' .* does not exist"
+  run "$MPIEXEC" -n 3 "$TMP/truncated" "$TOKEN"
+  expect_err "not a valid ELF executable for this machine: truncated"
+  run "$MPIEXEC" -n 3 "$TMP/otherarch" "$TOKEN"
+  expect_err "not a valid ELF executable for this machine: built for another architecture"
+  # far more ranks than the machine holds: refused before any fork, naming the limit
+  run "$MPIEXEC" -n 1000000 "$HELPER" sleep 30 "$TOKEN"
+  expect_rc 2
+  [ "$(wc -l <"$TMP/err")" = 1 ] || fail "-n 1000000: expected one line on stderr"
+  expect_err '^mpiexec: -n 1000000 (needs|exceeds|is more)'
+  expect_faster 3
+  expect_no_leftovers ;;
+pty_output)
+  # Rank stdout is a raw pseudo-terminal: line-buffered stdio (a line printed just before a crash is
+  # kept), bytes unchanged (no \r), lines still forwarded whole. --output-pipe gives a pipe.
+  run "$MPIEXEC" -n 3 "$HELPER" lastwords "$TOKEN"
+  expect_rc 137
+  [ "$(grep -c '^rank [0-2] last words$' "$TMP/out")" -ge 1 ] || fail "the last words were lost"
+  run "$MPIEXEC" -n 1 "$HELPER" lastwords "$TOKEN"
+  expect_out '^rank 0 last words$'
+  run "$MPIEXEC" -n 2 "$HELPER" tty "$TOKEN"
+  expect_rc 0
+  [ "$(grep -c 'stdout tty=1$' "$TMP/out")" = 2 ] || fail "stdout is not a terminal"
+  grep -q $'\r' "$TMP/out" && fail "carriage returns in the output"
+  [ "$(grep -c '^[ab]$' "$TMP/out")" = 4 ] || fail "raw bytes changed"
+  run "$MPIEXEC" --output-pipe -n 2 "$HELPER" tty "$TOKEN"
+  [ "$(grep -c 'stdout tty=0$' "$TMP/out")" = 2 ] || fail "--output-pipe: stdout is not a pipe"
+  run "$MPIEXEC" --output-pipe -n 1 "$HELPER" lastwords "$TOKEN"
+  expect_rc 137
+  # stdin still reaches rank 0, and output order within a rank is kept
+  printf 'x\ny\n' | "$MPIEXEC" -n 1 sh -c 'cat; echo done' >"$TMP/out" 2>"$TMP/err"
+  [ "$(tr '\n' ' ' <"$TMP/out")" = "x y done " ] || fail "stdin/out through the terminal: $(cat -A "$TMP/out")"
+  expect_no_leftovers ;;
+shm_stale)
+  # mpiexec SIGKILLed while its ranks are in MPI_Init (segments created, not yet unlinked): the next
+  # mpiexec removes the segments of the dead job.
+  "$MPIEXEC" -n 3 sh -c 'if [ "$PMI_RANK" = 2 ]; then sleep 30; fi; exec "$0" 0 3000' \
+      "$BIN/launcher_ft_mpi_finalize" "$TOKEN" </dev/null >"$TMP/out" 2>"$TMP/err" &
+  pid=$!
+  for _ in $(seq 100); do
+    [ "$(ls /dev/shm | grep -c "^ftmpi-ftmpi-$pid-")" -ge 2 ] && break; sleep 0.1
+  done
+  [ "$(ls /dev/shm | grep -c "^ftmpi-ftmpi-$pid-")" -ge 2 ] || { kill -KILL $pid; fail "no segments appeared"; }
+  kill -KILL $pid
+  wait $pid 2>/dev/null
+  sleep 0.3
+  # (another mpiexec started meanwhile, e.g. a parallel test, may already have removed them)
+  run "$MPIEXEC" -n 1 "$HELPER" ok "$TOKEN"
+  expect_rc 0
+  left=$(ls /dev/shm | grep "^ftmpi-ftmpi-$pid-")
+  [ -z "$left" ] || { for f in $left; do rm -f "/dev/shm/$f"; done; fail "stale segments left: $left"; }
+  expect_no_leftovers ;;
+ft_early_stop)
+  # A rank stopped before its first heartbeat (here before its program even starts heartbeating) is
+  # declared hung after the detector timeout, like one stopped later.
+  for i in $(seq 8); do
+    at=$(printf '0.%02d' $(( (RANDOM % 30) + 2 )))
+    run "$MPIEXEC" --ft ulfm --detector-timeout 500 --timeout 20 -n 3 --inject rank=1,after=$at,signal=STOP \
+        sh -c 'sleep 0.5; exec "$0" notices 1 -1 0' "$FTHELPER" "$TOKEN"
+    expect_rc 0
+    [ "$(grep -c 'notice cmd=failed rank=1 cause=hung code=9' "$TMP/out")" = 2 ] || fail "stop at $at s: no hung notice"
+  done
+  # the same with the library, stopped at random moments from launch through MPI_Init
+  for i in $(seq 8); do
+    at=$(printf '0.%03d' $(( (RANDOM % 400) + 5 )))
+    run "$MPIEXEC" --ft ulfm --detector-timeout 500 --timeout 40 -n 3 --inject rank=1,after=$at,signal=STOP \
+        "$BIN/launcher_ft_start" 1 none "$TOKEN"
+    expect_rc 0
+    [ "$(grep -c 'sees rank 1 failed' "$TMP/out")" = 2 ] || fail "stop at $at s: survivors did not see it"
+    [ "$(grep -c 'shrunk to 2 sum 2' "$TMP/out")" = 2 ] || fail "stop at $at s: no shrink"
+    expect_err 'rank 1 \(hung, killed\)'
+  done
+  expect_no_leftovers ;;
+ft_init_death)
+  # A rank that dies before or during MPI_Init: the others' MPI_Init completes with it failed in
+  # MPI_COMM_WORLD; they shrink and go on. Over shared memory and TCP.
+  for tr in auto tcp; do
+    run "$MPIEXEC" --ft ulfm --timeout 40 --transport $tr -n 4 \
+        sh -c 'if [ "$PMI_RANK" = 2 ]; then exit 5; fi; exec "$0" 2 none' "$BIN/launcher_ft_start" "$TOKEN"
+    expect_rc 0
+    [ "$(grep -c 'sees rank 2 failed' "$TMP/out")" = 3 ] || fail "$tr: rank 2 dead before MPI_Init not seen failed"
+    [ "$(grep -c 'shrunk to 3 sum 3' "$TMP/out")" = 3 ] || fail "$tr: no shrink"
+    expect_err 'rank 2 \(exited with code 5\)'
+    for i in $(seq 6); do
+      at=$(printf '0.%03d' $(( (RANDOM % 300) + 5 )))
+      run "$MPIEXEC" --ft ulfm --timeout 40 --transport $tr -n 3 --inject rank=1,after=$at "$BIN/launcher_ft_start" 1 none "$TOKEN"
+      expect_rc 0
+      [ "$(grep -c 'sees rank 1 failed' "$TMP/out")" = 2 ] || fail "$tr, kill at $at s: not seen failed"
+      [ "$(grep -c 'shrunk to 2 sum 2' "$TMP/out")" = 2 ] || fail "$tr, kill at $at s: no shrink"
+      expect_err 'rank 1 \(killed by signal 9\)'
+    done
+  done
+  expect_no_leftovers ;;
+ft_cause)
+  # The summary and the notice give the cause waitpid saw, even when a peer reports the rank first
+  # (over TCP a peer sees the connection close before mpiexec reaps the rank).
+  for mode in exit3 kill; do
+    for i in $(seq 10); do
+      run "$MPIEXEC" --ft ulfm --timeout 40 --transport tcp -n 3 "$BIN/launcher_ft_start" 1 $mode "$TOKEN"
+      expect_rc 0
+      if [ $mode = exit3 ]; then expect_err 'rank 1 \(exited with code 3\)'; else expect_err 'rank 1 \(killed by signal 9\)'; fi
+      grep -q 'disappeared' "$TMP/err" && fail "$mode: reported as disappeared"
+    done
+  done
   expect_no_leftovers ;;
 hydra)
   run timeout 30 mpiexec.mpich -n 4 "$PROBE" --token "$TOKEN"

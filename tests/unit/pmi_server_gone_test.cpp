@@ -47,3 +47,29 @@ TEST(PmiServerGone, NothingWaitingNothingReleased) {
   EXPECT_TRUE(s.rank_gone(0).replies.empty());
   EXPECT_TRUE(s.rank_gone(1).replies.empty());
 }
+
+// Ranks still in MPI_Init ask whether a peer is gone (key ftmpi-gone.<rank>): "0" while it lives, then
+// the "<cause>:<code>" mpiexec gave. Bad ranks are not found.
+TEST(PmiServerGone, GoneKeyAnswersHowTheRankEnded) {
+  PmiServer s(3, "kvs_gone");
+  auto get = [&](const char* key) {
+    auto o = s.handle(0, std::string("cmd=get kvsname=kvs_gone key=") + key);
+    EXPECT_EQ(o.replies.size(), 1u);
+    return o.replies.empty() ? std::string() : o.replies[0].line;
+  };
+  EXPECT_NE(get("ftmpi-gone.2").find("rc=0 msg=success value=0\n"), std::string::npos);
+  (void)s.rank_gone(2, "signaled:9");
+  EXPECT_NE(get("ftmpi-gone.2").find("value=signaled:9\n"), std::string::npos);
+  EXPECT_NE(get("ftmpi-gone.3").find("rc=-1"), std::string::npos);
+  EXPECT_NE(get("ftmpi-gone.x").find("rc=-1"), std::string::npos);
+  EXPECT_NE(get("ftmpi-gone.").find("rc=-1"), std::string::npos);
+}
+
+// mpiexec presets the TCP secret; a rank's put replaces it.
+TEST(PmiServerGone, PresetKeyIsVisibleAndReplaceable) {
+  PmiServer s(2, "kvs_gone");
+  s.preset("secret", "abc");
+  EXPECT_NE(s.handle(1, "cmd=get kvsname=kvs_gone key=secret").replies[0].line.find("value=abc"), std::string::npos);
+  (void)s.handle(0, "cmd=put kvsname=kvs_gone key=secret value=def");
+  EXPECT_NE(s.handle(1, "cmd=get kvsname=kvs_gone key=secret").replies[0].line.find("value=def"), std::string::npos);
+}

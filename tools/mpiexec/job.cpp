@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "rank_stdout.h"
 #include "say.h"
 #include "shm_cleanup.h"
 #include "spawn.h"
@@ -63,6 +64,8 @@ Job::Job(Options options, std::string program_path)
     : opt_(std::move(options)), program_path_(std::move(program_path)), ft_(opt_.ft.enabled()) {
   kvsname_ = "ftmpi-" + std::to_string(getpid()) + "-" + random_hex();
   server_ = std::make_unique<boot::PmiServer>(opt_.np, kvsname_);
+  // The TCP job secret (rank 0 publishes one too, replacing it): present even if rank 0 dies first.
+  server_->preset("secret", random_hex() + random_hex() + random_hex() + random_hex());
 }
 
 Job::~Job() {
@@ -111,6 +114,7 @@ std::vector<std::string> Job::rank_environment(int rank, int cpu) const {
   set("FTMPI_LOCAL_SIZE", std::to_string(opt_.np));
   set("FTMPI_NUM_CORES", std::to_string(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))));
   set("FTMPI_TRANSPORT", opt_.transport);
+  if (!opt_.hostfile.empty()) set("FTMPI_INFO_FILE", opt_.hostfile);  // MPI_INFO_ENV's "file"
   if (cpu >= 0) set("FTMPI_BOUND_CPU", std::to_string(cpu));
   if (ft_) {
     set("FTMPI_FT", opt_.ft.rank_mode());
@@ -146,7 +150,11 @@ bool Job::launch() {
   streams_.reserve(2 * static_cast<std::size_t>(opt_.np));
   for (int r = 0; r < opt_.np; ++r) {
     int sv[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1}, in[2] = {-1, -1}, cv[2] = {-1, -1};
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 || pipe2(out, O_CLOEXEC) != 0 ||
+    OutputChannel stdout_channel;
+    bool have_out = open_output_channel(!opt_.output_pipe, stdout_channel);
+    out[0] = stdout_channel.read_end;
+    out[1] = stdout_channel.write_end;
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 || !have_out ||
         pipe2(err, O_CLOEXEC) != 0 || (r == 0 && forward_stdin_ && pipe2(in, O_CLOEXEC) != 0) ||
         (ft_ && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, cv) != 0)) {
       say("cannot create the pipes for rank %d: %s", r, strerror(errno));
@@ -227,6 +235,8 @@ int Job::run() {
                                    std::chrono::duration<double>(s.after_seconds)),
                          s.rank, s.signal});
   start_realtime_ = realtime_seconds();
+  if (int n = remove_stale_shm_segments(); n > 0)
+    log::debug("mpiexec: removed %d shared-memory segments of dead jobs", n);
   if (!launch()) {
     // Some ranks may be running: end them like any failed job.
     fail_job(kExitUsage, "");
@@ -301,8 +311,10 @@ void Job::supervise() {
       for (const Timer& t : timers_)
         if (!t.done) consider(t.when);
     if (phase_ == Phase::running && ft_)
-      for (const RankRecord& rec : ranks_)
+      for (const RankRecord& rec : ranks_) {
         if (heartbeat_watched(rec)) consider(rec.last_heartbeat + std::chrono::milliseconds(opt_.ft.timeout_ms()));
+        else if (startup_watched(rec)) consider(now + std::chrono::milliseconds(opt_.ft.period_ms()));
+      }
 
     int n = ::poll(fds.data(), fds.size(), timeout_ms);
     if (n < 0 && errno != EINTR) {
@@ -388,6 +400,10 @@ void Job::on_rank_exit(int r, int wait_status) {
     rec.state = RankRecord::State::exited;
     rec.exit_code = WEXITSTATUS(wait_status);
   }
+  // A verdict (hung, suspected) stands only if our SIGKILL is what ended the rank: a rank that exited or
+  // died of another signal ended by itself before the kill landed, and waitpid's account wins.
+  if (rec.verdict != RankRecord::Verdict::none && !(WIFSIGNALED(wait_status) && WTERMSIG(wait_status) == SIGKILL))
+    rec.verdict = RankRecord::Verdict::none;
   close_pmi(r);
   if (ft_) ctrl_[static_cast<std::size_t>(r)].close();
   if (r == 0) close_stdin_forwarding();
@@ -419,6 +435,7 @@ void Job::on_pmi_readable(int r) {
     }
     c.in.append(buf, static_cast<std::size_t>(n));
     while (auto line = c.in.next()) {
+      rec.last_pmi = Clock::now();
       boot::PmiServer::Outcome o = server_->handle(r, *line);
       send_pmi_replies(o);
       auto now = Clock::now();
@@ -459,6 +476,7 @@ void Job::on_pmi_readable(int r) {
 
 void Job::send_pmi_replies(const boot::PmiServer::Outcome& o) {
   for (const auto& rep : o.replies) {
+    ranks_[static_cast<std::size_t>(rep.rank)].last_pmi = Clock::now();
     PmiConn& c = pmi_[static_cast<std::size_t>(rep.rank)];
     if (c.fd < 0) continue;  // the rank is gone
     c.out += rep.line;

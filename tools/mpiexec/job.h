@@ -82,12 +82,18 @@ class Job {
   void on_suspect(int reporter, int suspect);
   void check_heartbeats(Clock::time_point now);
   bool heartbeat_watched(const RankRecord& rec) const;
+  // Not heartbeating yet but alive and not done: judged by its process state and the start-up timeout.
+  bool startup_watched(const RankRecord& rec) const;
+  void check_startup(int rank, Clock::time_point now);
+  // If `rank` has already ended (a zombie), reap it now with its own cause and return true.
+  bool reap_if_dead(int rank);
   // Kill `rank` on mpiexec's own verdict; it is announced once reaped.
   void condemn(int rank, RankRecord::Verdict verdict, const char* why);
   // A rank was reaped while the job runs: failure or clean end, notices, barrier release.
   void on_rank_exit_ft(int rank);
   bool is_ft_failure(const RankRecord& rec) const;
   void announce_failure(int rank);
+  static void failure_cause(const RankRecord& rec, FailureCause& cause, int& code);
   int ft_exit_status() const;
   void print_ft_summary() const;
   // First failure wins: record the exit status, then terminate the remaining ranks.

@@ -1,6 +1,7 @@
 // Job, fault-tolerant mode: the control channels, the heartbeat watch, failure notices, failure-aware
 // PMI barriers, the exit status and the summary line (rules: docs/ft-protocol.md).
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "job.h"
+#include "proc_state.h"
 #include "say.h"
 #include "util/log.h"
 
@@ -17,6 +19,34 @@ namespace ftmpi::mpiexec {
 bool Job::heartbeat_watched(const RankRecord& rec) const {
   return rec.alive() && rec.heartbeating && !rec.said_bye && !rec.pmi_finalized &&
          rec.verdict == RankRecord::Verdict::none;
+}
+
+bool Job::startup_watched(const RankRecord& rec) const {
+  return rec.alive() && !rec.heartbeating && !rec.said_bye && !rec.pmi_finalized &&
+         rec.verdict == RankRecord::Verdict::none;
+}
+
+void Job::check_startup(int r, Clock::time_point now) {
+  RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
+  // A stopped rank cannot heartbeat: judged by the detector timeout from the start, whenever it stopped.
+  auto ps = read_proc_state(rec.pid);
+  if (ps && ps->stopped()) {
+    if (!rec.seen_stopped) {
+      rec.seen_stopped = true;
+      rec.stopped_since = now;
+    } else if (now >= rec.stopped_since + std::chrono::milliseconds(opt_.ft.timeout_ms())) {
+      condemn(r, RankRecord::Verdict::hung, "stopped before its first heartbeat");
+      return;
+    }
+  } else {
+    rec.seen_stopped = false;
+  }
+  // A rank inside MPI_Init (PMI init sent) heartbeats once its library is up: its silence beyond the
+  // start-up timeout, not counting time spent waiting for the others in a PMI barrier, is a hang.
+  if (rec.pmi_initialized && !server_->in_barrier(r) &&
+      now >= rec.last_pmi + std::chrono::duration_cast<Clock::duration>(
+                                std::chrono::duration<double>(opt_.ft.startup_seconds)))
+    condemn(r, RankRecord::Verdict::hung, "no heartbeat within the start-up timeout");
 }
 
 void Job::on_ctrl_readable(int r) {
@@ -72,9 +102,24 @@ void Job::on_suspect(int reporter, int suspect) {
   condemn(suspect, RankRecord::Verdict::disappeared, "suspected by a peer");
 }
 
+bool Job::reap_if_dead(int r) {
+  siginfo_t info{};
+  const RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
+  // WNOWAIT: only look; reap_children() collects it (and any other child that ended meanwhile).
+  if (waitid(P_PID, static_cast<id_t>(rec.pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0)
+    return false;
+  reap_children();
+  return true;
+}
+
 void Job::check_heartbeats(Clock::time_point now) {
   const auto timeout = std::chrono::milliseconds(opt_.ft.timeout_ms());
   for (std::size_t r = 0; r < ranks_.size(); ++r) {
+    if (startup_watched(ranks_[r])) {
+      on_ctrl_readable(static_cast<int>(r));  // a first heartbeat may be waiting
+      if (startup_watched(ranks_[r])) check_startup(static_cast<int>(r), now);
+      continue;
+    }
     if (!heartbeat_watched(ranks_[r]) || now < ranks_[r].last_heartbeat + timeout) continue;
     // mpiexec itself may have been slow to read: drain the channel before judging.
     on_ctrl_readable(static_cast<int>(r));
@@ -84,7 +129,16 @@ void Job::check_heartbeats(Clock::time_point now) {
 }
 
 void Job::condemn(int r, RankRecord::Verdict verdict, const char* why) {
+  // What the kernel says wins over a peer's suspicion or a silence: a rank that already ended (exit(3),
+  // a signal it raised) is reported with its own cause, not as one mpiexec killed.
+  if (reap_if_dead(r)) return;
   RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
+  if (!rec.alive()) return;
+  if (auto ps = read_proc_state(rec.pid); ps && ps->exiting()) {
+    log::debug("mpiexec: rank %d (pid %d) would be declared failed (%s) but is already exiting", r,
+               static_cast<int>(rec.pid), why);
+    return;  // its SIGCHLD follows: reaped then, with its own cause
+  }
   rec.verdict = verdict;
   rec.failed_realtime = realtime_seconds();
   log::debug("mpiexec: rank %d (pid %d) declared failed: %s; killing it", r, static_cast<int>(rec.pid), why);
@@ -108,18 +162,28 @@ void Job::on_rank_exit_ft(int r) {
   } else if (first_survivor_error_ < 0 && (rec.state == RankRecord::State::signaled || rec.exit_code != 0)) {
     first_survivor_error_ = r;
   }
-  // Barriers no longer wait for it, and one it held up completes now.
-  send_pmi_replies(server_->rank_gone(r));
+  // Barriers no longer wait for it, and one it held up completes now; ranks still in MPI_Init can ask
+  // the PMI server whether it is gone, and how (key ftmpi-gone.<r>).
+  FailureCause cause;
+  int code;
+  failure_cause(rec, cause, code);
+  send_pmi_replies(server_->rank_gone(r, std::string(cause_name(cause)) + ":" + std::to_string(code)));
 }
 
-void Job::announce_failure(int r) {
-  RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
-  FailureCause cause = FailureCause::exited;
-  int code = rec.exit_code;
+void Job::failure_cause(const RankRecord& rec, FailureCause& cause, int& code) {
+  cause = FailureCause::exited;
+  code = rec.exit_code;
   if (rec.verdict == RankRecord::Verdict::hung) cause = FailureCause::hung;
   else if (rec.verdict == RankRecord::Verdict::disappeared) cause = FailureCause::disappeared;
   else if (rec.state == RankRecord::State::signaled) cause = FailureCause::signaled;
   if (rec.state == RankRecord::State::signaled) code = rec.term_signal;
+}
+
+void Job::announce_failure(int r) {
+  RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
+  FailureCause cause;
+  int code;
+  failure_cause(rec, cause, code);
   std::string line = format_failed_notice(r, cause, code, rec.failed_realtime);
   for (std::size_t q = 0; q < ranks_.size(); ++q) {
     const RankRecord& other = ranks_[q];

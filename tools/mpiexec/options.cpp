@@ -47,7 +47,8 @@ bool valid_env_name(std::string_view name) {
 
 enum class Opt {
   np, oversubscribe, allow_root, bind_to, x, tag_output, timeout, transport, host, hostfile, help, version,
-  with_ft, am, initial_errhandler, detector_period, detector_timeout, inject, max_restarts,
+  with_ft, am, initial_errhandler, detector_period, detector_timeout, inject, max_restarts, output_pipe,
+  startup_timeout,
 };
 
 struct OptSpec {
@@ -81,6 +82,8 @@ constexpr OptSpec kOptions[] = {
     {"detector-timeout", Opt::detector_timeout, true},
     {"inject", Opt::inject, true},
     {"max-restarts", Opt::max_restarts, true},
+    {"output-pipe", Opt::output_pipe, false},
+    {"startup-timeout", Opt::startup_timeout, true},
 };
 
 const OptSpec* find_option(std::string_view name) {
@@ -121,6 +124,7 @@ std::string apply(Options& o, const OptSpec& spec, const std::string& shown, con
       auto s = parse_seconds(v);
       if (!s) return bad("expected a positive number of seconds");
       o.timeout_seconds = *s;
+      o.timeout_given = true;
       return {};
     }
     case Opt::transport:
@@ -162,6 +166,13 @@ std::string apply(Options& o, const OptSpec& spec, const std::string& shown, con
       auto spec_ok = parse_inject_spec(v, err);
       if (!spec_ok) return bad(err.c_str());
       o.ft.injections.push_back(*spec_ok);
+      return {};
+    }
+    case Opt::output_pipe: o.output_pipe = true; return {};
+    case Opt::startup_timeout: {
+      auto s = parse_seconds(v);
+      if (!s) return bad("expected a positive number of seconds");
+      o.ft.startup_seconds = *s;
       return {};
     }
     case Opt::max_restarts: {
@@ -286,6 +297,17 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
     r.error = "no program to run (usage: mpiexec [options] program [args...])";
     return r;
   }
+  // MPIEXEC_TIMEOUT (as MPICH's mpiexec honours it) when --timeout is not given: the option wins.
+  if (!o.timeout_given)
+    if (const char* env = getenv("MPIEXEC_TIMEOUT"); env && *env) {
+      auto s = parse_seconds(env);
+      if (!s) {
+        r.action = ParsedCommandLine::Action::error;
+        r.error = std::string("bad value '") + env + "' for MPIEXEC_TIMEOUT: expected a positive number of seconds";
+        return r;
+      }
+      o.timeout_seconds = *s;
+    }
   if (o.ft.enabled() && o.ft.timeout_ms() <= o.ft.period_ms()) {
     r.action = ParsedCommandLine::Action::error;
     r.error = "--detector-timeout (" + std::to_string(o.ft.timeout_ms()) + " ms) must be longer than --detector-period (" +
@@ -313,7 +335,9 @@ Start N copies of program on this host, connected by ftmpi's PMI-1 bootstrap.
   --bind-to core|none       bind rank i to core i (default when ranks <= cores) or not at all
   -x VAR[=value]            export VAR (with mpiexec's value, or the one given) to every rank; repeatable
   --tag-output              prefix every output line with [1,<rank>]<stdout>: or [1,<rank>]<stderr>:
-  --timeout SECONDS         kill the job after SECONDS and exit with status 124
+  --timeout SECONDS         kill the job after SECONDS and exit with status 124 (default: the
+                            environment variable MPIEXEC_TIMEOUT, if set; the option wins)
+  --output-pipe             rank stdout is a pipe (block-buffered stdio) instead of a pseudo-terminal
   --transport auto|shm|tcp  transport between ranks (exported as FTMPI_TRANSPORT)
   -H, --host LIST           hosts to use (only this host is supported for now)
   --hostfile FILE           file of hosts to use (only this host is supported for now)
@@ -322,6 +346,7 @@ Start N copies of program on this host, connected by ftmpi's PMI-1 bootstrap.
   --initial-errhandler EH   mpi_errors_return|mpi_errors_are_fatal|mpi_errors_abort
   --detector-period MS      FT mode: heartbeat period of each rank (default 100)
   --detector-timeout MS     FT mode: silence after which a rank is declared hung and killed (default 1000)
+  --startup-timeout SECONDS FT mode: a rank in MPI_Init must heartbeat within SECONDS (default 60)
   --inject SPEC             rank=R,after=SECONDS[,signal=KILL|STOP|TERM] or rank=R,at=MPI_Func:N
   --max-restarts N          respawn limit for --with-ft reinit
   -h, --help                this text

@@ -24,6 +24,7 @@ enum class BindTo { unset, core, none };
 
 inline constexpr int kDefaultDetectorPeriodMs = 100;
 inline constexpr int kDefaultDetectorTimeoutMs = 1000;
+inline constexpr double kDefaultStartupSeconds = 60;
 
 // Fault-tolerance options (docs/mpiexec.md, docs/ft-protocol.md).
 struct FtOptions {
@@ -32,6 +33,10 @@ struct FtOptions {
   int detector_period_ms = -1;      // --detector-period (-1: default)
   int detector_timeout_ms = -1;     // --detector-timeout (-1: default)
   int max_restarts = -1;            // --max-restarts (-1: default)
+  // --startup-timeout: a rank that sent PMI init must heartbeat within this many seconds of its last
+  // PMI exchange (time spent waiting in a PMI barrier does not count). A stopped rank is judged by the
+  // detector timeout from the start, heartbeat or not.
+  double startup_seconds = kDefaultStartupSeconds;
   std::vector<InjectSpec> injections;
 
   // FT mode is on: a failed rank no longer ends the job (mode ulfm, mpi; reinit behaves as ulfm until
@@ -52,7 +57,9 @@ struct Options {
   // -x VAR (value taken from mpiexec's environment) or -x VAR=value, in order.
   std::vector<std::pair<std::string, std::optional<std::string>>> env;
   bool tag_output = false;
-  double timeout_seconds = 0;  // 0: no timeout
+  bool output_pipe = false;    // --output-pipe: rank stdout is a pipe, not a pseudo-terminal
+  double timeout_seconds = 0;  // 0: no timeout (--timeout, else MPIEXEC_TIMEOUT)
+  bool timeout_given = false;  // --timeout was on the command line (it wins over MPIEXEC_TIMEOUT)
   std::string transport = "auto";
   std::vector<std::string> hosts;  // --host/-H entries (host or host:slots), comma lists split
   std::string hostfile;

@@ -73,7 +73,7 @@ void RankStream::pump() {
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN) return;
-      close_now();
+      close_now();  // EIO: a pseudo-terminal whose writers are all gone (its EOF)
       return;
     }
     if (n == 0) {

@@ -29,6 +29,11 @@ struct RankRecord {
   bool heartbeating = false;      // sent at least one cmd=hb: its silence can mean a hang
   bool said_bye = false;          // sent cmd=bye: heartbeats stop, silence is fine
   Clock::time_point last_heartbeat{};
+  // Before the first heartbeat (the start-up watch): when the rank was first seen stopped (SIGSTOP,
+  // ptrace) in the current stop, and its last PMI exchange (a request, or a barrier's release).
+  bool seen_stopped = false;
+  Clock::time_point stopped_since{};
+  Clock::time_point last_pmi{};
   // Set when mpiexec kills the rank on its own verdict (hung, or suspected by a peer): the cause its
   // notice gives once the kernel confirms the death. 0: none.
   enum class Verdict { none, hung, disappeared } verdict = Verdict::none;

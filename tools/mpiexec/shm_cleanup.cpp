@@ -1,7 +1,11 @@
 #include "shm_cleanup.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
 
 namespace ftmpi::mpiexec {
 
@@ -17,6 +21,35 @@ int remove_job_shm_segments(const std::string& job_id) {
     if (name.rfind(prefix1, 0) == 0 || name.rfind(prefix2, 0) == 0) {
       if (unlinkat(dirfd(d), name.c_str(), 0) == 0) ++removed;
     }
+  }
+  closedir(d);
+  return removed;
+}
+
+namespace {
+// The mpiexec pid a segment name carries, or -1 if the name is not one of ours.
+long owner_pid(const std::string& name) {
+  std::size_t p = 0;
+  if (name.rfind("ftmpi-ftmpi-", 0) == 0) p = 12;
+  else if (name.rfind("ftmpi-", 0) == 0) p = 6;
+  else return -1;
+  std::size_t q = p;
+  while (q < name.size() && name[q] >= '0' && name[q] <= '9') ++q;
+  if (q == p || q - p > 9 || q >= name.size() || name[q] != '-') return -1;
+  return std::strtol(name.c_str() + p, nullptr, 10);
+}
+}  // namespace
+
+int remove_stale_shm_segments() {
+  DIR* d = opendir("/dev/shm");
+  if (!d) return 0;
+  int removed = 0;
+  while (dirent* e = readdir(d)) {
+    std::string name = e->d_name;
+    long pid = owner_pid(name);
+    if (pid <= 1) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive (or not ours to judge)
+    if (unlinkat(dirfd(d), name.c_str(), 0) == 0) ++removed;
   }
   closedir(d);
   return removed;

@@ -88,7 +88,10 @@ Result<std::string> resolve_program(const std::string& name) {
     if (colon == std::string::npos) break;
     start = colon + 1;
   }
-  return Status(Errc::arg, "program '" + name + "' not found in PATH");
+  // As Open MPI's mpirun: a program not in PATH is looked for in the working directory (CMake-generated
+  // test commands name programs that way).
+  if (executable_file(name)) return "./" + name;
+  return Status(Errc::arg, "program '" + name + "' not found in PATH or in the working directory");
 }
 
 Result<pid_t> spawn_rank(const SpawnRequest& req) {
@@ -101,7 +104,10 @@ Result<pid_t> spawn_rank(const SpawnRequest& req) {
 
   pid_t parent = getpid();
   pid_t pid = fork();
-  if (pid < 0) return Status(Errc::other, std::string("fork failed: ") + strerror(errno));
+  if (pid < 0)
+    return Status(Errc::other, std::string("fork failed: ") + strerror(errno) +
+                                   (errno == EAGAIN ? " (the user's or the system's process limit is reached)"
+                                    : errno == ENOMEM ? " (out of memory)" : ""));
   if (pid == 0) exec_child(req, parent, argv.data(), envp.data());
   setpgid(pid, pid);  // also in the parent, so that killpg works whoever runs first
   return pid;

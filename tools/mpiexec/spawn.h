@@ -22,8 +22,9 @@ struct SpawnRequest {
   int cpu = -1;        // bind to this logical CPU; -1: no binding
 };
 
-// Find the program the way execvp would ($PATH when it has no '/'); Errc::arg with a message such as
-// "program 'foo' not found" or "'./x' is not executable".
+// Find the program the way execvp would ($PATH when it has no '/'), then, as Open MPI does, in the
+// working directory ("./name"); Errc::arg with a message such as "program 'foo' not found in PATH or in
+// the working directory" or "'./x' is not executable".
 Result<std::string> resolve_program(const std::string& name);
 
 // Fork and exec. The child: own process group (pgid == pid), SIGKILL if mpiexec dies, default signal

@@ -18,6 +18,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr auto kFirstRetryDelay = std::chrono::milliseconds(20);
 constexpr auto kMaxRetryDelay = std::chrono::milliseconds(1000);
+constexpr auto kGoneCheck = std::chrono::milliseconds(200);
 
 // One socket being set up. Outgoing: connecting → sending hello → receiving the answer → done.
 // Incoming: receiving hello → (checked) sending our hello → done. `retry_wait` is an outgoing attempt that
@@ -54,9 +55,15 @@ class Handshake {
       attempts_.push_back(a);
     }
     const size_t wanted = plan_.dial.size() + plan_.accept.size();
+    auto next_gone_check = Clock::now() + kGoneCheck;
     while (done_ < wanted) {
       auto now = Clock::now();
       if (now >= plan_.deadline) return timeout_status();
+      if (plan_.gone && now >= next_gone_check) {
+        give_up_gone_peers();
+        next_gone_check = now + kGoneCheck;
+        if (done_ >= wanted) break;
+      }
       for (auto& a : attempts_)
         if (a.stage == Attempt::Stage::retry_wait && now >= a.retry_at) start_dial(a);
       FTMPI_TRY(poll_once());
@@ -71,6 +78,33 @@ class Handshake {
   }
 
  private:
+  bool is_gone(int rank) const { return std::find(gone_.begin(), gone_.end(), rank) != gone_.end(); }
+  bool connected(int rank, bool outgoing) const {
+    for (const auto& a : attempts_)
+      if (a.rank == rank && a.outgoing == outgoing && a.stage == Attempt::Stage::done && a.fd >= 0) return true;
+    return false;
+  }
+
+  // Peers not connected yet that the launcher declares failed: stop waiting for them.
+  void give_up_gone_peers() {
+    auto give_up = [&](int rank) {
+      gone_.push_back(rank);
+      if (plan_.gone_out) plan_.gone_out->push_back(rank);
+      for (auto& a : attempts_)
+        if (a.rank == rank && a.stage != Attempt::Stage::done) {
+          if (a.fd >= 0) ::close(a.fd);
+          a.fd = -1;
+          a.stage = Attempt::Stage::done;  // inert
+        }
+      ++done_;
+      log::debug("tcp: rank %d failed during start-up; not waiting for it", rank);
+    };
+    for (const auto& t : plan_.dial)
+      if (!is_gone(t.rank) && !connected(t.rank, true) && plan_.gone(t.rank)) give_up(t.rank);
+    for (int r : plan_.accept)
+      if (!is_gone(r) && !connected(r, false) && plan_.gone(r)) give_up(r);
+  }
+
   Status poll_once() {
     std::vector<pollfd> fds;
     std::vector<size_t> which;  // attempt index per pollfd (after the listener)
@@ -218,6 +252,12 @@ class Handshake {
       return Status::Ok();
     }
     int r_ = rank.value();
+    if (is_gone(r_)) {  // its hello was sent before it died, and we gave up on it since
+      ::close(a.fd);
+      a.fd = -1;
+      a.stage = Attempt::Stage::done;
+      return Status::Ok();
+    }
     if (std::find(plan_.accept.begin(), plan_.accept.end(), r_) == plan_.accept.end()) {
       std::string why = "hello from unexpected rank " + std::to_string(r_);
       drop_stranger(a, why.c_str());
@@ -239,21 +279,16 @@ class Handshake {
 
   Status timeout_status() const {
     std::string missing;
-    auto connected = [&](int rank, bool outgoing) {
-      for (const auto& a : attempts_)
-        if (a.rank == rank && a.outgoing == outgoing && a.stage == Attempt::Stage::done && a.fd >= 0)
-          return true;
-      return false;
-    };
     for (const auto& t : plan_.dial)
-      if (!connected(t.rank, true)) missing += " " + std::to_string(t.rank);
+      if (!is_gone(t.rank) && !connected(t.rank, true)) missing += " " + std::to_string(t.rank);
     for (int r : plan_.accept)
-      if (!connected(r, false)) missing += " " + std::to_string(r);
+      if (!is_gone(r) && !connected(r, false)) missing += " " + std::to_string(r);
     return Status(Errc::other, "tcp: timed out connecting to rank(s)" + missing);
   }
 
   const HandshakePlan& plan_;
   std::vector<Attempt> attempts_;
+  std::vector<int> gone_;  // peers given up (plan_.gone said so)
   size_t done_ = 0;
 };
 

@@ -2,6 +2,7 @@
 // higher ranks, and exchanges hellos (tcp_wire.h) with each. Strangers are logged and closed.
 #pragma once
 #include <chrono>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -29,9 +30,14 @@ struct HandshakePlan {
   std::string secret;                // <= kMaxSecret bytes
   int socket_buffer = 0;             // for tune_socket()
   std::chrono::steady_clock::time_point deadline;
+  // Fault-tolerant start-up: asked about peers still missing (every 200 ms of waiting) whether they have
+  // failed for good; a failed one is given up (its sockets closed) and appended to *gone_out. Empty: wait
+  // for everybody until the deadline.
+  std::function<bool(int rank)> gone;
+  std::vector<int>* gone_out = nullptr;
 };
 
-// Runs until every peer of the plan is connected and greeted, or the deadline passes (Errc::other naming
+// Runs until every peer of the plan is connected and greeted (or given up as gone), or the deadline passes (Errc::other naming
 // the missing ranks; every socket opened here is closed). Never blocks past the deadline.
 Result<std::vector<PeerSocket>> run_handshake(const HandshakePlan& plan);
 

@@ -61,6 +61,8 @@ class TcpTransportImpl final : public TcpTransport {
   int wait_fd() const override { return epoll_fd_; }
 
   Status connect(std::span<const int> peers, const std::string& secret) override;
+  void tolerate_gone_peers(std::function<bool(int rank)> gone) override { gone_check_ = std::move(gone); }
+  const std::vector<int>& peers_gone() const override { return peers_gone_; }
   bool try_send(int peer, std::span<const std::byte> hdr, std::span<const std::byte> payload) override;
   int poll(FrameSink& sink) override;
   void wait(int timeout_us) override;
@@ -130,6 +132,8 @@ class TcpTransportImpl final : public TcpTransport {
   std::vector<Connection*> by_rank_;  // world rank → connection (nullptr: not a peer)
   std::vector<pollfd> wait_fds_;
   bool connected_ = false;
+  std::function<bool(int rank)> gone_check_;
+  std::vector<int> peers_gone_;
 };
 
 Status TcpTransportImpl::connect(std::span<const int> peers, const std::string& secret) {
@@ -141,6 +145,8 @@ Status TcpTransportImpl::connect(std::span<const int> peers, const std::string& 
   plan.secret = secret;
   plan.socket_buffer = opts_.socket_buffer;
   plan.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(opts_.connect_timeout_ms);
+  plan.gone = gone_check_;
+  plan.gone_out = &peers_gone_;
   for (int p : peers) {
     if (p < 0 || static_cast<size_t>(p) >= by_rank_.size() || p == rank_)
       return Status(Errc::intern, "tcp: bad peer rank " + std::to_string(p));

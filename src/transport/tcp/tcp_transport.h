@@ -19,9 +19,11 @@
 // All ranks must use the same max_payload (FTMPI_TCP_MAX_PAYLOAD): a larger frame is malformed input.
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "boot/bootstrap.h"
 #include "transport/transport.h"
@@ -46,6 +48,10 @@ class TcpTransport : public Transport {
   // `peers`: world ranks, never including our own. Call once, after the fence that follows listen(); the
   // Bootstrap given to listen() must still be alive (connect() reads the peers' addresses from it).
   virtual Status connect(std::span<const int> peers, const std::string& secret) = 0;
+  // Fault-tolerant start-up (call before connect()): connect() gives up on a missing peer for which
+  // `gone` says it failed for good, instead of waiting for it until the timeout; peers_gone() lists them.
+  virtual void tolerate_gone_peers(std::function<bool(int rank)> gone) = 0;
+  virtual const std::vector<int>& peers_gone() const = 0;
   // Makes a concurrent or the next wait() return promptly. The only call that may be made from another
   // thread of the process (the ULFM service thread uses it); async-signal-safe.
   virtual void wake_self() = 0;
