@@ -58,7 +58,7 @@ for ((j = 0; j < jobs; j++)); do
     if ((init)) && ((RANDOM % 2)); then delay_ms=$((RANDOM % 40)); when=init; else delay_ms=$((100 + RANDOM % 1500)); when=run; fi
     sleep "$(printf '0.%03d' "$delay_ms")"
     [[ $delay_ms -ge 1000 ]] && sleep 1
-    mapfile -t pids < <(pgrep -f -- "$logs " 2>/dev/null)
+    mapfile -t pids < <(pgrep -P "$mp" 2>/dev/null)   # the ranks: mpiexec's children (never mpiexec itself)
     if ((${#pids[@]} > 0)); then
       victim=${pids[RANDOM % ${#pids[@]}]}
       if kill -"$action" "$victim" 2>/dev/null; then
@@ -70,10 +70,11 @@ for ((j = 0; j < jobs; j++)); do
   wait "$mp"
   rc=$?
   sleep 0.2
-  if pgrep -f -- "$logs " >/dev/null 2>&1; then
+  mapfile -t left < <(pgrep -f -- "$work/soak $rounds $agrees $((seed + j)) " 2>/dev/null)
+  if ((${#left[@]} > 0)); then
     leftovers=$((leftovers + 1))
-    echo "job $j: processes left behind" >&2
-    pkill -KILL -f -- "$logs " 2>/dev/null
+    echo "job $j: processes left behind: ${left[*]}" >&2
+    kill -KILL "${left[@]}" 2>/dev/null
   fi
   if ls /dev/shm 2>/dev/null | grep -q "^ftmpi-ftmpi-$mp-"; then
     leftovers=$((leftovers + 1))

@@ -89,7 +89,7 @@ void Engine::Impl::release(Request* r) {
   if (r->staging_owned) std::free(r->staging);
   delete r->generic;
   r->generic = nullptr;
-  if (comm::comm_unhold(r->comm)) idle_comms.push_back(r->comm);
+  if (r->holds_comm && comm::comm_unhold(r->comm)) idle_comms.push_back(r->comm);
   r->comm = nullptr;
   pool.put(r);
 }

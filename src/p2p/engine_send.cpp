@@ -148,7 +148,7 @@ Status Engine::isend(const SendArgs& a, Request** out) {
   fill_send(r, a);
   Status st = impl_->start_send(r);
   if (!st.ok()) {
-    (void)comm::comm_unhold(r->comm);  // a live communicator (the caller's): never idle here
+    if (r->holds_comm) (void)comm::comm_unhold(r->comm);  // the caller's live communicator: never idle here
     r->comm = nullptr;
     impl_->pool.put(r);
     return st;
