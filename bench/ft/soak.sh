@@ -55,7 +55,7 @@ for ((j = 0; j < jobs; j++)); do
   action=none
   if ((RANDOM % 100 < ext_pct)); then action=KILL; elif ((RANDOM % 100 < stop_pct)); then action=STOP; fi
   if [[ $action != none ]]; then
-    if ((init)) && ((RANDOM % 2)); then delay_ms=$((RANDOM % 40)); when=init; else delay_ms=$((100 + RANDOM % 1500)); when=run; fi
+    if ((init)) && ((RANDOM % 2)); then delay_ms=$((RANDOM % 40)); when=init; else delay_ms=$((50 + RANDOM % 750)); when=run; fi
     sleep "$(printf '0.%03d' "$delay_ms")"
     [[ $delay_ms -ge 1000 ]] && sleep 1
     mapfile -t pids < <(pgrep -P "$mp" 2>/dev/null)   # the ranks: mpiexec's children (never mpiexec itself)
