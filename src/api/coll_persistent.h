@@ -38,7 +38,7 @@ int init_collective(MPI_Comm comm, MPI_Info info, Make make, MPI_Request* reques
     return coll::begin_plan(engine, std::move(*plan));
   };
   p2p::Request* r = engine.generic_init(std::make_unique<coll::PersistentColl>(std::move(factory)));
-  r->comm = comm;
+  p2p::set_comm(r, comm);  // the communicator lives as long as the request
   *request = r;
   return MPI_SUCCESS;
 }

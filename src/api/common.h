@@ -65,6 +65,27 @@ class ApiLock {
 
 Status not_initialized(const char* fn);
 
+// Holds a communicator for the scope of an API call (comm_hold/comm_unhold, comm/communicator.h): when
+// the call releases the last request of a freed communicator, the error is still raised on that
+// communicator's handler before it is retired.
+class CommHold {
+ public:
+  CommHold() = default;
+  explicit CommHold(ftmpi_comm_s* c) { set(c); }
+  ~CommHold() { drop(); }
+  CommHold(const CommHold&) = delete;
+  CommHold& operator=(const CommHold&) = delete;
+  void set(ftmpi_comm_s* c) {
+    drop();
+    c_ = c;
+    comm::comm_hold(c_);
+  }
+
+ private:
+  void drop();
+  ftmpi_comm_s* c_ = nullptr;
+};
+
 }  // namespace ftmpi::api
 
 #define FTMPI_ALIAS(name) \

@@ -78,7 +78,7 @@ int iagree(MPI_Comm comm, int* flag, MPI_Request* request, bool report, const ch
   if (Status g = intercomm_guard(comm); !g.ok()) return ret(comm, g, fn);
   auto op = std::make_unique<FlagAgreement>(comm, flag, report, rt().ft().acked_members(comm));
   ftmpi::p2p::Request* r = rt().engine().start_generic(std::move(op));
-  r->comm = comm;
+  ftmpi::p2p::set_comm(r, comm);
   *request = r;
   return MPI_SUCCESS;
 }
@@ -140,7 +140,7 @@ int ishrink(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request, bool need_re
     return ret(comm, Status(Errc::arg, "MPI_Comm_shrink needs an invalidated communicator (seed 000 §1.3.1)"), fn);
   *newcomm = MPI_COMM_NULL;
   ftmpi::p2p::Request* r = rt().engine().start_generic(std::make_unique<Shrink>(comm, newcomm));
-  r->comm = comm;
+  ftmpi::p2p::set_comm(r, comm);
   *request = r;
   return MPI_SUCCESS;
 }

@@ -77,7 +77,7 @@ int start_pair(const ftmpi::p2p::SendArgs& sa, const ftmpi::p2p::RecvArgs& ra, v
     return ret(comm, st, fn);
   }
   Request* r = rt().engine().start_generic(std::make_unique<SendrecvOp>(rt(), rr, sr, staging));
-  r->comm = comm;
+  ftmpi::p2p::set_comm(r, comm);  // the communicator lives as long as the request
   *request = r;
   return MPI_SUCCESS;
 }

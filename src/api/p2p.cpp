@@ -58,7 +58,7 @@ int nonblocking_send(const void* buf, MPI_Count count, MPI_Datatype type, int de
   if (mode == SendMode::buffered) {
     rt().engine().release(r);
     r = rt().engine().completed_request();
-    r->comm = comm;
+    ftmpi::p2p::set_comm(r, comm);
   }
   *request = r;
   return MPI_SUCCESS;

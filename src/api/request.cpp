@@ -86,6 +86,7 @@ extern "C" int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
   }
   Request* r = *request;
   MPI_Comm comm = r->comm;
+  ftmpi::api::CommHold hold(comm);
   if (!rt().wait_or_pending(r)) return ret(comm, pending_error(), "MPI_Wait");  // request stays valid
   return ret(comm, finish(request, status), "MPI_Wait");
 }
@@ -106,6 +107,7 @@ extern "C" int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   *flag = r->complete;
   if (!r->complete) return rt().pending_by_failure(r) ? ret(r->comm, pending_error(), "MPI_Test") : MPI_SUCCESS;
   MPI_Comm comm = r->comm;
+  ftmpi::api::CommHold hold(comm);
   return ret(comm, finish(request, status), "MPI_Test");
 }
 FTMPI_ALIAS(Test)
@@ -121,6 +123,7 @@ extern "C" int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]
   });
   bool any_error = false;
   MPI_Comm err_comm = nullptr;
+  ftmpi::api::CommHold err_hold;
   for (int i = 0; i < count; ++i) {
     MPI_Status* s = statuses ? &statuses[i] : nullptr;
     if (inert(reqs[i])) {
@@ -135,11 +138,13 @@ extern "C" int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]
       continue;
     }
     MPI_Comm c = reqs[i]->comm;
+    ftmpi::api::CommHold hold(c);
     Status e = finish(&reqs[i], s);
     if (s) s->MPI_ERROR = ftmpi::api::error_class_of(e.code());
     if (!e.ok() && !any_error) {
       any_error = true;
       err_comm = c;
+      err_hold.set(c);
     }
   }
   if (any_error) return ret(err_comm, Status(Errc::in_status, "an operation failed: see the statuses"), "MPI_Waitall");
@@ -203,6 +208,7 @@ extern "C" int PMPI_Waitany(int count, MPI_Request reqs[], int* index, MPI_Statu
     return MPI_SUCCESS;
   }
   MPI_Comm comm = comm_of(reqs[i]);
+  ftmpi::api::CommHold hold(comm);
   return ret(comm, finish(&reqs[i], status), "MPI_Waitany");
 }
 FTMPI_ALIAS(Waitany)
@@ -226,6 +232,7 @@ extern "C" int PMPI_Testany(int count, MPI_Request reqs[], int* index, int* flag
     return MPI_SUCCESS;
   }
   MPI_Comm comm = comm_of(reqs[i]);
+  ftmpi::api::CommHold hold(comm);
   return ret(comm, finish(&reqs[i], status), "MPI_Testany");
 }
 FTMPI_ALIAS(Testany)
@@ -238,17 +245,20 @@ int collect_some(int count, MPI_Request reqs[], int* outcount, int indices[], MP
   bool any_active = false;
   bool any_error = false;
   MPI_Comm err_comm = nullptr;
+  ftmpi::api::CommHold err_hold;
   for (int i = 0; i < count; ++i) {
     if (inert(reqs[i])) continue;
     any_active = true;
     if (!reqs[i]->complete) continue;
     MPI_Status* s = statuses ? &statuses[n] : nullptr;
     MPI_Comm c = reqs[i]->comm;
+    ftmpi::api::CommHold hold(c);
     Status e = finish(&reqs[i], s);
     if (s) s->MPI_ERROR = ftmpi::api::error_class_of(e.code());
     if (!e.ok() && !any_error) {
       any_error = true;
       err_comm = c;
+      err_hold.set(c);
     }
     indices[n++] = i;
   }

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "api/common.h"
+#include "comm/comm_ops.h"
 #include "api/error_class.h"
 #include "api/errors.h"
 #include "datatype/datatype.h"
@@ -71,8 +72,17 @@ bool valid_group(const ftmpi_group_s* g) { return g && g->magic == kMagicGroup; 
   std::_Exit(code);  // singleton, or the launcher did not end us
 }
 
+void CommHold::drop() {
+  if (comm::comm_unhold(c_)) comm::retire(rt(), c_);
+  c_ = nullptr;
+}
+
 int invoke_errhandler(ftmpi_comm_s* comm, int code, const std::string& detail, const char* fn) {
-  if (!valid_comm(comm)) comm = valid_comm(&ftmpi_comm_world) ? &ftmpi_comm_world : nullptr;
+  // A communicator freed by the user while requests still hold it keeps its handler for them (MPI-3.1
+  // §6.4.3: pending operations complete normally); anything else invalid falls back to MPI_COMM_WORLD.
+  const bool freed_but_held = comm && comm->magic == kMagicFreed && comm->retire_on_idle && comm->errhandler;
+  if (!valid_comm(comm) && !freed_but_held)
+    comm = valid_comm(&ftmpi_comm_world) ? &ftmpi_comm_world : nullptr;
   ftmpi_errhandler_s* eh = comm ? comm->errhandler : nullptr;
   auto kind = eh ? eh->kind : ftmpi_errhandler_s::Kind::fatal;
   if (kind == ftmpi_errhandler_s::Kind::return_) return code;

@@ -48,7 +48,7 @@ p2p::Request* start_plan(p2p::Engine& engine, std::unique_ptr<Plan> plan) {
   ftmpi_comm_s* comm = plan->comm();
   (void)plan->advance(engine);
   p2p::Request* r = engine.start_generic(std::make_unique<PlanOp<Plan>>(engine, std::move(plan)));
-  r->comm = comm;
+  ftmpi::p2p::set_comm(r, comm);
   return r;
 }
 

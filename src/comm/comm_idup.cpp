@@ -183,6 +183,7 @@ class Idup final : public p2p::GenericOp {
       rt_.ft().register_comm(c->local_comm);
     }
     c->magic = kMagicComm;
+    c->counted = true;  // its requests hold it; freed, it retires after the last one (comm_ops.h)
     rt_.ft().register_comm(c);
   }
 
@@ -230,7 +231,7 @@ p2p::Request* start_idup(Runtime& rt, Communicator* parent, Communicator* out, C
   out->topo = parent->topo;
   out->hints = parent->hints;
   p2p::Request* r = rt.engine().start_generic(std::make_unique<Idup>(rt, parent, out, handle));
-  r->comm = parent;
+  p2p::set_comm(r, parent);  // the parent lives (context, FT state shared by the shadows) until the idup ends
   return r;
 }
 

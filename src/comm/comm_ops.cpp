@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <vector>
 
 #include "coll/coll.h"
 #include "comm/comm_ctors.h"
 #include "comm/context_alloc.h"
 #include "comm/group_algebra.h"
+#include "ft/comm_ft.h"
 #include "mpi.h"
 #include "runtime/runtime.h"
 
@@ -29,6 +31,7 @@ Communicator* make_comm(Group* group, std::uint32_t ctx, const Communicator* par
   c->errhandler = parent->errhandler;
   if (c->errhandler && !c->errhandler->predefined) ++c->errhandler->refs;
   c->magic = kMagicComm;
+  c->counted = true;
   return c;
 }
 
@@ -102,29 +105,63 @@ Status create(Runtime& rt, Communicator* parent, const Group* group, Communicato
 
 Status free(Runtime& rt, Communicator* comm) {
   if (comm->predefined) return Status(Errc::comm, "cannot free a predefined communicator");
+  // The handle dies now; the object lives on while requests hold it (retire below).
+  comm->magic = kMagicFreed;
+  comm->retire_on_idle = true;
+  if (comm->local_comm) {
+    Status st = free(rt, comm->local_comm);  // a hidden intracommunicator: never predefined
+    (void)st;
+    comm->local_comm = nullptr;
+  }
+  if (!comm->counted || comm->holds == 0) retire(rt, comm);
+  return {};
+}
+
+namespace {
+// Objects of retired communicators: kept for a while, so that a stale handle still reads kMagicFreed
+// (valid_comm rejects it) during the next kGraveyard frees, then deleted (memory stays flat however many
+// communicators a long-running code creates and frees).
+constexpr std::size_t kGraveyard = 64;
+std::deque<Communicator*>& graveyard() {
+  static std::deque<Communicator*> g;  // objects only: every resource of theirs is released already
+  return g;
+}
+}  // namespace
+
+void retire(Runtime& rt, Communicator* comm) {
   rt.ft().unregister_comm(comm);
-  // A revoked communicator's context id is retired, not reused: revoke frames may still be on their way and
-  // must never reach a later communicator that would get the same id.
-  if (!comm->revoked.load()) rt.contexts().release(comm->ctx_pt2pt);
+  // Give the context slot back at once, and tell the other members that nothing more comes from here on
+  // it (p2p/stale_filter.h: their late frames on the slot are dropped until they retire it too).
+  std::vector<int> peers;
+  for (const Group* g : {comm->group, comm->remote_group}) {
+    if (!g) continue;
+    for (int w : g->world_ranks)
+      if (w != rt.world_rank()) peers.push_back(w);
+  }
+  rt.engine().retire_context(comm->ctx_pt2pt, peers);
+  rt.contexts().release(comm->ctx_pt2pt);
+  delete comm->ft;  // agreement records and acknowledgements (ft/comm_ft.h)
+  comm->ft = nullptr;
   group_release(comm->group);
   comm->group = nullptr;
   if (comm->remote_group) group_release(comm->remote_group);
   comm->remote_group = nullptr;
-  if (comm->local_comm) {
-    Status st = free(rt, comm->local_comm);
-    (void)st;  // a hidden intracommunicator: never predefined
-  }
-  comm->local_comm = nullptr;
   comm->topo.reset();
   comm->hints.reset();
   if (comm->errhandler && !comm->errhandler->predefined && --comm->errhandler->refs == 0)
     comm->errhandler->magic = kMagicFreed;
   comm->errhandler = nullptr;
-  comm->magic = kMagicFreed;
   comm->rank = -1;
   comm->size = 0;
+  comm->retire_on_idle = false;
   std::string().swap(comm->name);
-  return {};
+  if (!comm->counted) return;
+  auto& g = graveyard();
+  g.push_back(comm);
+  if (g.size() > kGraveyard) {
+    delete g.front();
+    g.pop_front();
+  }
 }
 
 int compare(const Communicator* a, const Communicator* b) {

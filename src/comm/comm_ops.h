@@ -6,8 +6,12 @@
 //  * A new communicator gets a fresh context-id pair from the mask allocator (comm/context_alloc.h),
 //    the parent's error handler (one more reference), rank/size from its group, an empty name.
 //  * On error nothing is created and no context id stays claimed.
-//  * Communicator objects are never returned to the system: free() stamps kMagicFreed so that a stale
-//    handle is rejected by valid_comm() (see util/magic.h).
+//  * Life cycle: free() stamps kMagicFreed at once (a stale handle is rejected by valid_comm()); the
+//    communicator is *retired* when no request holds it any more (comm_hold/comm_unhold in
+//    communicator.h): its context slot is given back and the other members told (p2p/stale_filter.h),
+//    its FT state, group(s), error handler, topology and hints are released. Until then pending
+//    operations complete normally, with this communicator's error handler. The object itself is kept
+//    for the next 64 retirements (stale handles stay detectable), then deleted.
 #pragma once
 #include <span>
 #include <vector>
@@ -32,11 +36,13 @@ Status split(Runtime& rt, Communicator* parent, int color, int key, Communicator
 // communicator in group order; everybody else gets nullptr.
 Status create(Runtime& rt, Communicator* parent, const Group* group, Communicator** out);
 
-// MPI_Comm_free (local): release the group(s), the error handler, the context id, the topology, the hints
-// and an intercommunicator's hidden local communicator; stamp kMagicFreed. Attributes are the C API's
-// business (their delete callbacks run before this).
-// Errc::comm for a predefined communicator.
+// MPI_Comm_free (local): stamp kMagicFreed, free an intercommunicator's hidden local communicator, and
+// retire the communicator now or when its last request is released. Attributes are the C API's business
+// (their delete callbacks run before this). Errc::comm for a predefined communicator.
 Status free(Runtime& rt, Communicator* comm);
+
+// Retirement (see the life cycle above): called by free() or by the engine's idle-communicator hook.
+void retire(Runtime& rt, Communicator* comm);
 
 // MPI_Comm_compare: IDENT (0) same object, CONGRUENT (1) same members in the same order, SIMILAR (2)
 // same members, UNEQUAL (3) otherwise.

@@ -42,6 +42,13 @@ struct ftmpi_comm_s {
   std::shared_ptr<const ftmpi::topo::Topology> topo;  // process topology (topo/topology.h), shared by dups
   std::shared_ptr<const ftmpi::Info> hints;           // info hints of set_info / dup_with_info (util/info.h)
 
+  // Life cycle (comm/comm_ops.h): objects made by make_comm are counted; MPI_Comm_free sets
+  // retire_on_idle, and the communicator is retired (context ids given back, FT state, group and error
+  // handler released) once no request holds it any more.
+  bool counted = false;         // made by make_comm (predefined and transient communicators: false)
+  bool retire_on_idle = false;  // freed by the user, waiting for its last request
+  int holds = 0;                // requests (and transient API holds) pointing here
+
   // World rank of communicator rank `r` (0 <= r < size) in the local group.
   int world_rank(int r) const { return group->world_ranks[static_cast<size_t>(r)]; }
   bool is_inter() const { return remote_group != nullptr; }
@@ -56,6 +63,16 @@ struct ftmpi_comm_s {
 
 namespace ftmpi::comm {
 using Communicator = ftmpi_comm_s;
+
+// A request (or an API call for its duration) starts / stops pointing at `c`. comm_unhold returns true
+// when `c` was freed by the user and nothing holds it any more: the caller then retires it
+// (comm::retire, comm_ops.h) — at a point where no engine or FT loop is walking its structures.
+inline void comm_hold(Communicator* c) {
+  if (c && c->counted) ++c->holds;
+}
+inline bool comm_unhold(Communicator* c) {
+  return c && c->counted && --c->holds == 0 && c->retire_on_idle;
+}
 
 // Context ids: each communicator takes an even id for point-to-point and id+1 for collectives.
 // World = 0/1, self = 2/3. New ids come from ContextAllocator (comm/context_alloc.h).

@@ -2,6 +2,7 @@
 #include "comm/group.h"
 
 #include <algorithm>
+#include <deque>
 
 int ftmpi_group_s::rank_of_world(int world) const {
   auto it = std::find(world_ranks.begin(), world_ranks.end(), world);
@@ -25,11 +26,19 @@ void group_retain(Group* g) {
 void group_release(Group* g) {
   if (g == nullptr || g->predefined) return;
   if (g->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    // Keep the object (a stale user handle may still point here): drop the member list and stamp it so
-    // valid_group() rejects it.
+    // Keep the object for a while (a stale user handle may still point here): drop the member list and
+    // stamp it so valid_group() rejects it; delete it after the next kGraveyard releases, so memory stays
+    // flat however many groups (one per communicator) a long-running code creates and frees.
     g->magic = kMagicFreed;
     std::vector<int>().swap(g->world_ranks);
     g->my_rank = -1;
+    constexpr std::size_t kGraveyard = 64;
+    static std::deque<Group*> graveyard;  // only dead objects; each is reachable from stale handles only
+    graveyard.push_back(g);
+    if (graveyard.size() > kGraveyard) {
+      delete graveyard.front();
+      graveyard.pop_front();
+    }
   }
 }
 

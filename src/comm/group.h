@@ -23,5 +23,5 @@ using Group = ftmpi_group_s;
 // A new group holding `world_ranks` (order kept); my_rank computed against `my_world_rank`.
 Group* make_group(std::vector<int> world_ranks, int my_world_rank);
 void group_retain(Group* g);
-void group_release(Group* g);  // frees at zero (stamps kMagicFreed, keeps memory: see util/magic.h)
+void group_release(Group* g);  // frees at zero (stamps kMagicFreed; the object is deleted 64 releases later)
 }  // namespace ftmpi::comm

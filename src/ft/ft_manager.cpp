@@ -17,10 +17,7 @@ FtManager::FtManager(Runtime& rt, FailureState& failures, bool ft_mode)
 FtManager::~FtManager() = default;
 
 CommFt& FtManager::state(ftmpi_comm_s* c) {
-  if (!c->ft) {
-    owned_.push_back(std::make_unique<CommFt>());
-    c->ft = owned_.back().get();
-  }
+  if (!c->ft) c->ft = new CommFt;  // owned by the communicator: deleted when it is retired (comm::retire)
   return *c->ft;
 }
 

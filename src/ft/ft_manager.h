@@ -3,8 +3,10 @@
 // shrink. It plugs into the p2p engine as its FtHandler.
 //
 // Contracts: every method runs on the application thread holding the runtime lock (if any), like the
-// engine. Communicators are registered by their constructors and unregistered by MPI_Comm_free, so FT
-// frames can be routed by context id; frames for a context not registered yet are kept until it is.
+// engine. Communicators are registered by their constructors and unregistered when they are retired
+// (comm::retire, after MPI_Comm_free and their last request), so FT frames can be routed by context id;
+// frames for a context not registered yet are kept until it is. A communicator's CommFt (ft/comm_ft.h) is
+// created here on first use and deleted by its retirement.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -95,7 +97,6 @@ class FtManager final : public p2p::FtHandler {
   Service* service_ = nullptr;
   std::unordered_map<std::uint32_t, ftmpi_comm_s*> by_ctx_;
   std::unordered_map<std::uint32_t, std::vector<Early>> early_;  // frames for contexts not registered yet
-  std::vector<std::unique_ptr<CommFt>> owned_;
 };
 
 }  // namespace ftmpi::ft

@@ -89,7 +89,18 @@ void Engine::Impl::release(Request* r) {
   if (r->staging_owned) std::free(r->staging);
   delete r->generic;
   r->generic = nullptr;
+  if (r->holds_comm && comm::comm_unhold(r->comm)) idle_comms.push_back(r->comm);
+  r->comm = nullptr;
   pool.put(r);
+}
+
+void Engine::Impl::retire_idle_comms() {
+  if (progress_depth > 0 || !on_idle_comm) return;
+  while (!idle_comms.empty()) {
+    ftmpi_comm_s* c = idle_comms.back();
+    idle_comms.pop_back();
+    on_idle_comm(c);
+  }
 }
 
 // --- fault tolerance ---------------------------------------------------------------------------------
@@ -184,6 +195,20 @@ void Engine::send_ft_frame(int peer_world, std::uint32_t context, int kind, std:
   q.back().payload = q.back().owned.data();
 }
 
+void Engine::set_idle_comm_hook(std::function<void(ftmpi_comm_s*)> hook) { impl_->on_idle_comm = std::move(hook); }
+
+void Engine::retire_context(std::uint32_t ctx, std::span<const int> peers) {
+  Impl& m = *impl_;
+  Envelope env{};
+  env.kind = FrameKind::retire;
+  env.context = ctx;
+  for (int q : peers)
+    if (!m.peer_failed(q)) m.send_frame(q, env, nullptr, 0, nullptr);
+  m.stale.retired_here(ctx, peers);
+  m.matcher.drop_unexpected(ctx);
+  m.matcher.drop_unexpected(ctx + 1);
+}
+
 void Engine::purge_contexts(std::uint32_t ctx_a, std::uint32_t ctx_b, const Status& why) {
   Impl& m = *impl_;
   std::vector<Request*> doomed;
@@ -246,6 +271,7 @@ bool Engine::Impl::drain_all() {
 
 int Engine::progress() {
   Impl& m = *impl_;
+  ++m.progress_depth;
   int work = m.poll_transports();
   if (m.failures && m.failures->epoch() != m.seen_epoch) {  // the one relaxed load of the fault-free path
     m.seen_epoch = m.failures->epoch_acquire();
@@ -268,12 +294,17 @@ int Engine::progress() {
       ++i;
     }
   }
+  --m.progress_depth;
+  if (!m.idle_comms.empty()) m.retire_idle_comms();
   return work;
 }
 
 bool Engine::has_backlog() const { return !impl_->backlog_peers.empty(); }
 
-void Engine::release(Request* r) { impl_->release(r); }
+void Engine::release(Request* r) {
+  impl_->release(r);
+  if (!impl_->idle_comms.empty()) impl_->retire_idle_comms();
+}
 
 Request* Engine::start_generic(std::unique_ptr<GenericOp> op) {
   Request* r = impl_->pool.get();
@@ -329,7 +360,14 @@ void Engine::on_frame(int src, std::span<const std::byte> hdr, std::span<const s
     log::warn("dropping malformed frame from rank %d (header of %zu bytes)", src, hdr.size());
     return;
   }
+  // Frames of a communicator retired here (its context slot may serve a new one already): drop them.
+  if ((env.kind == FrameKind::eager || env.kind == FrameKind::rts || env.kind == FrameKind::ft) &&
+      m.stale.stale(env.context, src))
+    return;
   switch (env.kind) {
+    case FrameKind::retire:
+      m.stale.notice_from(env.context, src);
+      return;
     case FrameKind::eager:
     case FrameKind::rts: {
       if (env.kind == FrameKind::eager && env.len != payload.size()) {
@@ -359,7 +397,7 @@ void Engine::on_frame(int src, std::span<const std::byte> hdr, std::span<const s
       return;
     case FrameKind::fin:
     case FrameKind::sync_ack:
-      m.on_sender_done(env);
+      m.on_sender_done(src, env);
       return;
     case FrameKind::ft:
       if (m.ft && env.len == payload.size()) m.ft->on_ft_frame(src, env.context, env.tag, payload);

@@ -9,7 +9,9 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "comm/communicator.h"
@@ -131,6 +133,14 @@ class Engine final : public transport::FrameSink {
   // Revoke support: complete every pending operation on the two contexts with `why` and drop their
   // unexpected messages.
   void purge_contexts(std::uint32_t ctx_a, std::uint32_t ctx_b, const Status& why);
+  // Communicator retirement (context-id recycling, p2p/stale_filter.h). `hook` is called with a communicator
+  // freed by the user once its last request is released, at a point where no engine loop runs (the end of
+  // progress(), or release() called from outside progress); it retires the communicator (comm::retire).
+  void set_idle_comm_hook(std::function<void(ftmpi_comm_s*)> hook);
+  // This process will send nothing more on the context pair (ctx, ctx+1) of a communicator whose other
+  // members are `peers` (world ranks): tell them (retire frames, behind everything sent before), start
+  // dropping their stale frames on that slot, and drop the unexpected messages left on both contexts.
+  void retire_context(std::uint32_t ctx, std::span<const int> peers);
   // True for a receive still waiting in the posted queue (not matched yet).
   bool is_unmatched_recv(const Request* r) const;
   // Remove a posted receive that a failure interrupted (blocking ANY_SOURCE receive): it completes with

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "p2p/envelope.h"
 #include "p2p/matcher.h"
 #include "p2p/request_pool.h"
+#include "p2p/stale_filter.h"
 #include "transport/router.h"
 
 namespace ftmpi::p2p {
@@ -83,6 +85,14 @@ struct Engine::Impl {
   // One poll of every transport; returns the frames delivered.
   int poll_transports();
 
+  // Context-id recycling: frames of retired communicators, and communicators freed by the user whose last
+  // request was released (retired by `on_idle_comm` outside the engine's loops).
+  StaleFilter stale;
+  std::vector<ftmpi_comm_s*> idle_comms;
+  std::function<void(ftmpi_comm_s*)> on_idle_comm;
+  int progress_depth = 0;
+  void retire_idle_comms();
+
   // Buffered sends (MPI_Buffer_attach).
   void* bsend_buf = nullptr;
   std::size_t bsend_size = 0;
@@ -104,7 +114,7 @@ struct Engine::Impl {
   // send side
   Status start_send(Request* r);
   void on_cts(int src, const Envelope& env);
-  void on_sender_done(const Envelope& env);  // fin / sync_ack
+  void on_sender_done(int src, const Envelope& env);  // fin / sync_ack
   // receive side
   Status start_recv(Request* r);
   void deliver(Request* r, Unexpected* u);  // matched: complete eager or start rendezvous

@@ -25,7 +25,7 @@ void fill_send(Request* r, const SendArgs& a) {
   r->sbuf = a.buf;
   r->count = a.count;
   r->type = a.type;
-  r->comm = a.comm;
+  set_comm(r, a.comm);
   r->peer = a.dest;
   r->tag = a.tag;
   r->is_coll_ctx = a.coll;
@@ -33,6 +33,7 @@ void fill_send(Request* r, const SendArgs& a) {
 }  // namespace
 
 Status Engine::Impl::start_send(Request* r) {
+  RequestPool::new_incarnation(r);
   r->complete = false;
   r->error = Status::Ok();
   r->status = MsgStatus{};
@@ -102,7 +103,9 @@ Status Engine::Impl::start_send(Request* r) {
 void Engine::Impl::on_cts(int src, const Envelope& env) {
   Request* r = pool.lookup(env.sreq);
   if (!r || r->kind != ReqKind::send || r->proto_state != kSendWaitRndv || r->peer_world != src) {
-    log::warn("dropping clear-to-send for an unknown send request from rank %d", src);
+    // A notice for a send that already ended (revoked, failed, released): expected after revokes and
+    // failures, so not worth a warning (request ids carry an incarnation: it cannot hit a later send).
+    log::debug("dropping clear-to-send for an unknown send request from rank %d", src);
     return;
   }
   const std::byte* data = r->staging ? r->staging : static_cast<const std::byte*>(r->sbuf);
@@ -128,10 +131,12 @@ void Engine::Impl::on_cts(int src, const Envelope& env) {
   }
 }
 
-void Engine::Impl::on_sender_done(const Envelope& env) {
+void Engine::Impl::on_sender_done(int src, const Envelope& env) {
   Request* r = pool.lookup(env.sreq);
-  if (!r || r->kind != ReqKind::send || (r->proto_state != kSendWaitRndv && r->proto_state != kSendWaitAck)) {
-    log::warn("dropping completion notice for an unknown send request");
+  if (!r || r->kind != ReqKind::send || (r->proto_state != kSendWaitRndv && r->proto_state != kSendWaitAck) ||
+      r->peer_world != src) {
+    // As for cts: the send ended before the receiver's notice came (e.g. purged by a revoke).
+    log::debug("dropping completion notice for an unknown send request from rank %d", src);
     return;
   }
   complete(r);
@@ -143,6 +148,8 @@ Status Engine::isend(const SendArgs& a, Request** out) {
   fill_send(r, a);
   Status st = impl_->start_send(r);
   if (!st.ok()) {
+    if (r->holds_comm) (void)comm::comm_unhold(r->comm);  // the caller's live communicator: never idle here
+    r->comm = nullptr;
     impl_->pool.put(r);
     return st;
   }

@@ -17,6 +17,8 @@ enum class FrameKind : std::uint8_t {
   fin = 5,       // receiver pulled the data itself (single copy): sender request `sreq` is complete
   sync_ack = 6,  // synchronous-mode eager message was matched: sender request `sreq` is complete
   ft = 7,        // fault-tolerance protocol frame (revoke, agreement): bypasses matching; tag = sub-kind
+  retire = 8,    // the sender retired its communicator on `context`'s slot: nothing more for it follows
+                 // (p2p/stale_filter.h)
 };
 
 inline constexpr std::uint8_t kFlagSync = 1;

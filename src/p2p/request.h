@@ -46,6 +46,7 @@ struct ftmpi_request_s {
   bool active = false;         // persistent: started and not yet completed by Wait/Test
   bool user_freed = false;     // MPI_Request_free called while pending: release on completion
   bool is_coll_ctx = false;    // uses the communicator's collective context
+  bool holds_comm = false;     // set_comm() took a hold on `comm` (released with the request)
 
   // Arguments.
   const void* sbuf = nullptr;
@@ -69,6 +70,7 @@ struct ftmpi_request_s {
   std::byte* staging = nullptr;  // packed copy for non-contiguous types / buffered sends
   bool staging_owned = false;
   std::uint8_t proto_state = 0;
+  std::uint16_t incarnation = 0; // bumped by every (re)start: part of the request id in frames (request_pool.h)
   ftmpi::p2p::GenericOp* generic = nullptr;  // ReqKind::generic
 
   // Intrusive links for the engine's queues.
@@ -78,4 +80,14 @@ struct ftmpi_request_s {
 
 namespace ftmpi::p2p {
 using Request = ftmpi_request_s;
+
+// Point `r` (fresh from the pool, comm null) at `c`: the request holds the communicator until the engine
+// releases it, so a communicator freed with operations pending keeps its context ids, group and error
+// handler for them (MPI-3.1 §6.4.3: pending operations complete normally).
+// (Code that assigns `comm` directly takes no hold and the release gives none back.)
+inline void set_comm(Request* r, ftmpi_comm_s* c) {
+  r->comm = c;
+  r->holds_comm = true;
+  comm::comm_hold(c);
+}
 }

@@ -15,8 +15,10 @@ Request* RequestPool::get() {
   }
   Request* r = free_.back();
   free_.pop_back();
+  const std::uint16_t inc = r->incarnation;
   r->~Request();
   new (r) Request();
+  r->incarnation = static_cast<std::uint16_t>(inc + 1);
   return r;
 }
 
@@ -27,12 +29,13 @@ void RequestPool::put(Request* r) {
 }
 
 Request* RequestPool::lookup(std::uint64_t id) const {
-  auto p = reinterpret_cast<std::uintptr_t>(id);
+  const auto inc = static_cast<std::uint16_t>(id >> 48);
+  auto p = static_cast<std::uintptr_t>(id & ((std::uint64_t{1} << 48) - 1));
   for (const auto& c : chunks_) {
     auto base = reinterpret_cast<std::uintptr_t>(c.get());
     if (p >= base && p < base + kChunk * sizeof(Request) && (p - base) % sizeof(Request) == 0) {
       Request* r = reinterpret_cast<Request*>(p);
-      return r->magic == kMagicRequest ? r : nullptr;
+      return r->magic == kMagicRequest && r->incarnation == inc ? r : nullptr;
     }
   }
   return nullptr;

@@ -20,10 +20,17 @@ class RequestPool {
   // Back to the pool (magic = kMagicFreed). The caller has released staging buffers.
   void put(Request* r);
 
-  // The live request with id `id` (from Engine::id_of), or nullptr when `id` is not a live request of
-  // this pool — defends against stale or malformed ids in frames.
+  // The live request with id `id` (from id_of), or nullptr when `id` is not a live request of this pool
+  // in the same incarnation — defends against stale or malformed ids in frames: a notice (cts, fin,
+  // sync_ack, data) for an operation that ended (revoked, failed, released) never reaches the request
+  // object's next use.
   Request* lookup(std::uint64_t id) const;
-  static std::uint64_t id_of(const Request* r) { return reinterpret_cast<std::uint64_t>(r); }
+  // Id = address (48 bits on every supported 64-bit target) | incarnation << 48.
+  static std::uint64_t id_of(const Request* r) {
+    return reinterpret_cast<std::uint64_t>(r) | (std::uint64_t{r->incarnation} << 48);
+  }
+  // A new incarnation (every start of an operation on `r`): ids of earlier ones no longer look it up.
+  static void new_incarnation(Request* r) { ++r->incarnation; }
 
  private:
   static constexpr std::size_t kChunk = 256;

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "comm/comm_ops.h"
 #include "comm/context_alloc.h"
 #include "ft/failure_state.h"
 #include "ft/ft_manager.h"
@@ -114,6 +115,8 @@ Result<std::unique_ptr<Runtime>> Runtime::init(int required_thread_level) {
   }
   rt->ft_ = std::make_unique<ft::FtManager>(*rt, *rt->failures_, rt->ft_mode_);
   rt->engine_->set_ft(rt->ft_.get(), rt->failures_.get());
+  Runtime* self = rt.get();
+  rt->engine_->set_idle_comm_hook([self](ftmpi_comm_s* c) { comm::retire(*self, c); });
   if (rt->ft_mode_ && std::getenv("FTMPI_CTRL_FD")) {
     ft::ServiceConfig cfg;
     cfg.ctrl_fd = env_int("FTMPI_CTRL_FD", -1);
