@@ -35,6 +35,7 @@ void FtManager::register_comm(ftmpi_comm_s* c) {
 }
 
 void FtManager::unregister_comm(ftmpi_comm_s* c) {
+  rt_.engine().forget_given_up(c->ctx_coll);
   auto it = by_ctx_.find(c->ctx_pt2pt);
   if (it != by_ctx_.end() && it->second == c) by_ctx_.erase(it);
 }
@@ -105,6 +106,14 @@ int FtManager::acknowledge(ftmpi_comm_s* c, int n) {
     if (std::find(s.acked.begin(), s.acked.end(), w) == s.acked.end()) s.acked.push_back(w);
   }
   return static_cast<int>(s.acked.size());
+}
+
+void FtManager::adopt_failed(const ftmpi_comm_s* c, const RankSet& failed) {
+  for (int r : failed.ranks()) {
+    if (r < 0 || r >= c->size) continue;
+    const int w = c->world_rank(r);
+    if (w != rt_.world_rank()) failures_.mark_failed(FailureRecord{w, Cause::reported, 0, 0.0});
+  }
 }
 
 std::vector<int> FtManager::acked_members(const ftmpi_comm_s* c) const {
@@ -201,6 +210,16 @@ void FtManager::handle_agree(ftmpi_comm_s* c, int src_world, std::span<const std
 // --- FtHandler ----------------------------------------------------------------------------------------
 
 void FtManager::on_ft_frame(int src_world, std::uint32_t context, int kind, std::span<const std::byte> payload) {
+  if (kind == kCollGiveUp) {  // the engine's own (p2p/engine.h), addressed by collective context
+    std::int32_t tag;
+    if (payload.size() != sizeof tag) {
+      log::warn("dropping malformed collective notice from rank %d", src_world);
+      return;
+    }
+    std::memcpy(&tag, payload.data(), sizeof tag);
+    rt_.engine().on_coll_given_up(src_world, context, tag);
+    return;
+  }
   auto it = by_ctx_.find(context);
   if (it == by_ctx_.end()) {
     // The communicator does not exist here yet (a fast peer created and revoked it): keep the frame.

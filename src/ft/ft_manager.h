@@ -31,7 +31,7 @@ class Service;
 inline constexpr std::uint64_t kAgreementsKept = 1024;
 
 // FT frame sub-kinds (Envelope::tag of FrameKind::ft).
-enum FtFrame : int { kRevoke = 1, kAgree = 2 };
+enum FtFrame : int { kRevoke = 1, kAgree = 2, kCollGiveUp = p2p::kFtFrameCollGiveUp };
 
 class FtManager final : public p2p::FtHandler {
  public:
@@ -57,6 +57,11 @@ class FtManager final : public p2p::FtHandler {
   std::vector<int> failed_members(const ftmpi_comm_s* c) const;
   // Acknowledge the first `n` of failed_members(c) (all when n < 0). Returns how many are acknowledged.
   int acknowledge(ftmpi_comm_s* c, int n);
+  // Members of `c` (communicator ranks) an agreement decided as failed: recorded as failed here too (notices
+  // are true, the launcher's own notice may still be on its way), so that failed_members() and a later
+  // acknowledge() include them (ULFM: failure_ack after an agreement acknowledges every process that did not
+  // contribute).
+  void adopt_failed(const ftmpi_comm_s* c, const RankSet& failed);
   // Acknowledged members, as communicator ranks.
   std::vector<int> acked_members(const ftmpi_comm_s* c) const;
   // True for an unmatched ANY_SOURCE receive while `c` has a failed member not acknowledged (seed 000

@@ -105,9 +105,15 @@ Status Engine::Impl::start_check(const Request* r, int peer_world) const {
     return Status(Errc::revoked, "the communicator has been revoked");
   if (peer_failed(peer_world))
     return Status(Errc::proc_failed, "peer process " + std::to_string(r->peer) + " has failed");
-  if (r->is_coll_ctx && ft && ft->comm_has_failure(r->comm))
+  if (r->is_coll_ctx && !r->coll_precise && ft && ft->comm_has_failure(r->comm))
     return Status(Errc::proc_failed, "a member of the communicator has failed");
   return Status::Ok();
+}
+
+bool Engine::Impl::coll_given_up(std::uint32_t ctx, int tag, int src_world) const {
+  for (const GivenUp& g : given_up)
+    if (g.ctx == ctx && g.tag == tag && g.src_world == src_world) return true;
+  return false;
 }
 
 void Engine::Impl::fail(Request* r, const Status& why) {
@@ -141,23 +147,34 @@ void Engine::Impl::sweep_failures() {
     while (!q.empty()) {
       Request* r = q.front().complete_on_accept;
       q.pop_front();
-      if (r) fail(r, Status(Errc::proc_failed, "the destination process has failed"));
+      // A collective's message to a dead member: nobody needs it, the step is done (engine.h).
+      if (r) fail(r, r->coll_precise ? Status::Ok() : Status(Errc::proc_failed, "the destination process has failed"));
     }
     backlog_peers[i] = backlog_peers.back();
     backlog_peers.pop_back();
   }
   // Operations in flight with a dead peer.
+  // (A collective's step, coll_precise, only when its own peer died: engine.h.)
+  auto blanket = [this](const Request* r) {
+    return r->is_coll_ctx && !r->coll_precise && ft && ft->comm_has_failure(r->comm);
+  };
   std::vector<Request*> doomed;
   for (Request* r = inflight.front(); r; r = r->next)
-    if (peer_failed(r->peer_world) || (r->is_coll_ctx && ft && ft->comm_has_failure(r->comm))) doomed.push_back(r);
+    if (peer_failed(r->peer_world) || blanket(r)) doomed.push_back(r);
   // Posted receives naming a dead peer, and collective traffic on a communicator with a failure.
   matcher.for_each_posted([&](Request* r) {
     if (r->peer >= 0 && peer_failed(r->comm->peer_world_rank(r->peer))) doomed.push_back(r);
-    else if (r->is_coll_ctx && ft && ft->comm_has_failure(r->comm)) doomed.push_back(r);
+    else if (blanket(r)) doomed.push_back(r);
   });
-  for (Request* r : doomed)
-    fail(r, Status(Errc::proc_failed, r->is_coll_ctx ? "a member of the communicator has failed"
-                                                     : "the peer process has failed"));
+  for (Request* r : doomed) {
+    if (r->coll_precise && r->kind == ReqKind::send) {
+      fail(r, Status::Ok());  // nobody needs the message of a dead member
+      continue;
+    }
+    fail(r, Status(Errc::proc_failed, r->coll_precise ? "a process this collective needs data from has failed"
+                                      : r->is_coll_ctx ? "a member of the communicator has failed"
+                                                       : "the peer process has failed"));
+  }
 }
 
 void Engine::set_ft(FtHandler* ft, const ft::FailureState* failures) {
@@ -195,6 +212,45 @@ void Engine::purge_contexts(std::uint32_t ctx_a, std::uint32_t ctx_b, const Stat
   for (Request* r : doomed) m.fail(r, why);
   m.matcher.drop_unexpected(ctx_a);
   m.matcher.drop_unexpected(ctx_b);
+}
+
+void Engine::give_up_coll(ftmpi_comm_s* comm, int peer, int tag) {
+  const int world = comm->peer_world_rank(peer);
+  if (world < 0 || world == impl_->me) return;
+  const std::int32_t t = tag;
+  send_ft_frame(world, comm->ctx_coll, kFtFrameCollGiveUp,
+                std::span<const std::byte>(reinterpret_cast<const std::byte*>(&t), sizeof t));
+}
+
+void Engine::on_coll_given_up(int src_world, std::uint32_t ctx_coll, int tag) {
+  Impl& m = *impl_;
+  if (m.coll_given_up(ctx_coll, tag, src_world)) return;
+  // Bounded: one record per (collective, peer) that gave up, only after failures; the oldest go first (a
+  // collective that old has long finished here).
+  if (m.given_up.size() >= 4096) m.given_up.erase(m.given_up.begin(), m.given_up.begin() + 2048);
+  m.given_up.push_back(Impl::GivenUp{ctx_coll, tag, src_world});
+  std::vector<Request*> failed, done;
+  m.matcher.for_each_posted([&](Request* r) {
+    if (r->coll_precise && r->ctx == ctx_coll && r->tag == tag && r->peer >= 0 &&
+        r->comm->peer_world_rank(r->peer) == src_world)
+      failed.push_back(r);
+  });
+  for (Request* r = m.inflight.front(); r; r = r->next)
+    if (r->coll_precise && r->kind == ReqKind::send && r->ctx == ctx_coll && r->tag == tag && r->peer_world == src_world)
+      done.push_back(r);
+  for (Request* r : failed)
+    m.fail(r, Status(Errc::proc_failed, "a process this collective needs data from lost data of a failed process"));
+  for (Request* r : done) m.fail(r, Status::Ok());
+}
+
+bool Engine::comm_known_failed(const ftmpi_comm_s* comm) const {
+  const Impl& m = *impl_;
+  return m.failures != nullptr && m.failures->epoch() != 0 && m.ft != nullptr && m.ft->comm_has_failure(comm);
+}
+
+void Engine::forget_given_up(std::uint32_t ctx_coll) {
+  auto& g = impl_->given_up;
+  g.erase(std::remove_if(g.begin(), g.end(), [ctx_coll](const Impl::GivenUp& x) { return x.ctx == ctx_coll; }), g.end());
 }
 
 bool Engine::is_unmatched_recv(const Request* r) const {

@@ -65,6 +65,14 @@ struct Engine::Impl {
   // revoked, failed peer, failed member for collective traffic. Ok when it may proceed.
   Status start_check(const Request* r, int peer_world) const;
   void sweep_failures();
+  // Collectives given up by peers (Engine::give_up_coll): (collective context, tag, peer world rank).
+  struct GivenUp {
+    std::uint32_t ctx;
+    int tag;
+    int src_world;
+  };
+  std::vector<GivenUp> given_up;
+  bool coll_given_up(std::uint32_t ctx, int tag, int src_world) const;
   void fail(Request* r, const Status& why);  // complete with an error, leaving any queue it is in
 
   // Set when an incoming frame matched the last posted receive (Engine::pause_requested). Never set once

@@ -41,6 +41,7 @@ struct ftmpi_request_s {
   bool active = false;         // persistent: started and not yet completed by Wait/Test
   bool user_freed = false;     // MPI_Request_free called while pending: release on completion
   bool is_coll_ctx = false;    // uses the communicator's collective context
+  bool coll_precise = false;   // a Schedule's step: fails only where a dead process's data is missing (engine.h)
 
   // Arguments.
   const void* sbuf = nullptr;
