@@ -104,7 +104,12 @@ Status Schedule::post(p2p::Engine& engine, const Step& s) {
     // A collective started once a member is known to have failed fails at once (p2p/engine.h,
     // "Collective failures"); one relaxed load when nothing failed.
     started_ = true;
-    if (engine.comm_known_failed(comm_)) return Status(Errc::proc_failed, "a member of the communicator has failed");
+    if (engine.comm_known_failed(comm_)) {
+      if (comm_->revoked.load(std::memory_order_acquire))  // a revoke is what the others will report too
+        return Status(Errc::revoked, "the communicator has been revoked");
+      failed_at_start_ = true;
+      return Status(Errc::proc_failed, "a member of the communicator has failed");
+    }
   }
   p2p::Request* r = nullptr;
   if (s.kind == Step::Kind::send) {
@@ -147,7 +152,7 @@ void Schedule::give_up(p2p::Engine& engine, int peer) {
   for (int p : given_up_to_)
     if (p == peer) return;
   given_up_to_.push_back(peer);
-  engine.give_up_coll(comm_, peer, tag_);
+  engine.give_up_coll(comm_, peer, tag_, failed_at_start_);
 }
 
 bool Schedule::harvest(p2p::Engine& engine) {

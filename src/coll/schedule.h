@@ -171,6 +171,7 @@ class Schedule {
   std::pmr::vector<int> given_up_to_{&arena_};     // peers told that this collective was given up
   bool done_ = false;
   bool started_ = false;  // the first step was posted (post() checks the communicator's failures once)
+  bool failed_at_start_ = false;  // a member was known failed at the start: so will every later collective
   Status status_;
 };
 

@@ -211,13 +211,13 @@ void FtManager::handle_agree(ftmpi_comm_s* c, int src_world, std::span<const std
 
 void FtManager::on_ft_frame(int src_world, std::uint32_t context, int kind, std::span<const std::byte> payload) {
   if (kind == kCollGiveUp) {  // the engine's own (p2p/engine.h), addressed by collective context
-    std::int32_t tag;
-    if (payload.size() != sizeof tag) {
+    std::int32_t w[2];
+    if (payload.size() != sizeof w) {
       log::warn("dropping malformed collective notice from rank %d", src_world);
       return;
     }
-    std::memcpy(&tag, payload.data(), sizeof tag);
-    rt_.engine().on_coll_given_up(src_world, context, tag);
+    std::memcpy(w, payload.data(), sizeof w);
+    rt_.engine().on_coll_given_up(src_world, context, w[0], w[1] != 0);
     return;
   }
   auto it = by_ctx_.find(context);

@@ -110,9 +110,17 @@ Status Engine::Impl::start_check(const Request* r, int peer_world) const {
   return Status::Ok();
 }
 
+namespace {
+// A communicator's own collective tags are its sequence numbers, below 2^29 (create_group borrows the
+// parent's context with tags from 2^29 on, which a from_here_on give-up must not cover).
+bool covers(bool from_here_on, int given_tag, int tag) {
+  return from_here_on ? (tag >= given_tag && tag < (1 << 29)) : tag == given_tag;
+}
+}  // namespace
+
 bool Engine::Impl::coll_given_up(std::uint32_t ctx, int tag, int src_world) const {
   for (const GivenUp& g : given_up)
-    if (g.ctx == ctx && g.tag == tag && g.src_world == src_world) return true;
+    if (g.ctx == ctx && g.src_world == src_world && covers(g.from_here_on, g.tag, tag)) return true;
   return false;
 }
 
@@ -214,29 +222,41 @@ void Engine::purge_contexts(std::uint32_t ctx_a, std::uint32_t ctx_b, const Stat
   m.matcher.drop_unexpected(ctx_b);
 }
 
-void Engine::give_up_coll(ftmpi_comm_s* comm, int peer, int tag) {
+void Engine::give_up_coll(ftmpi_comm_s* comm, int peer, int tag, bool from_here_on) {
+  Impl& m = *impl_;
   const int world = comm->peer_world_rank(peer);
-  if (world < 0 || world == impl_->me) return;
-  const std::int32_t t = tag;
+  if (world < 0 || world == m.me) return;
+  if (tag >= (1 << 29)) from_here_on = false;  // a borrowed context (create_group): this collective only
+  if (from_here_on) {
+    const std::pair<std::uint32_t, int> key{comm->ctx_coll, world};
+    if (std::find(m.gave_up_from.begin(), m.gave_up_from.end(), key) != m.gave_up_from.end()) return;
+    m.gave_up_from.push_back(key);
+  }
+  const std::int32_t w[2] = {tag, from_here_on ? 1 : 0};
   send_ft_frame(world, comm->ctx_coll, kFtFrameCollGiveUp,
-                std::span<const std::byte>(reinterpret_cast<const std::byte*>(&t), sizeof t));
+                std::span<const std::byte>(reinterpret_cast<const std::byte*>(w), sizeof w));
 }
 
-void Engine::on_coll_given_up(int src_world, std::uint32_t ctx_coll, int tag) {
+void Engine::on_coll_given_up(int src_world, std::uint32_t ctx_coll, int tag, bool from_here_on) {
   Impl& m = *impl_;
-  if (m.coll_given_up(ctx_coll, tag, src_world)) return;
-  // Bounded: one record per (collective, peer) that gave up, only after failures; the oldest go first (a
-  // collective that old has long finished here).
-  if (m.given_up.size() >= 4096) m.given_up.erase(m.given_up.begin(), m.given_up.begin() + 2048);
-  m.given_up.push_back(Impl::GivenUp{ctx_coll, tag, src_world});
+  if (m.coll_given_up(ctx_coll, tag, src_world) && !from_here_on) return;
+  // Bounded: one record per (collective, peer) that gave up in the middle, only after failures; the oldest
+  // go first (a collective that old has long finished here). from_here_on records (one per communicator
+  // and peer) are kept.
+  if (m.given_up.size() >= 4096) {
+    std::size_t dropped = 0;
+    std::erase_if(m.given_up, [&dropped](const Impl::GivenUp& g) { return !g.from_here_on && dropped++ < 2048; });
+  }
+  m.given_up.push_back(Impl::GivenUp{ctx_coll, tag, src_world, from_here_on});
   std::vector<Request*> failed, done;
   m.matcher.for_each_posted([&](Request* r) {
-    if (r->coll_precise && r->ctx == ctx_coll && r->tag == tag && r->peer >= 0 &&
+    if (r->coll_precise && r->ctx == ctx_coll && covers(from_here_on, tag, r->tag) && r->peer >= 0 &&
         r->comm->peer_world_rank(r->peer) == src_world)
       failed.push_back(r);
   });
   for (Request* r = m.inflight.front(); r; r = r->next)
-    if (r->coll_precise && r->kind == ReqKind::send && r->ctx == ctx_coll && r->tag == tag && r->peer_world == src_world)
+    if (r->coll_precise && r->kind == ReqKind::send && r->ctx == ctx_coll && covers(from_here_on, tag, r->tag) &&
+        r->peer_world == src_world)
       done.push_back(r);
   for (Request* r : failed)
     m.fail(r, Status(Errc::proc_failed, "a process this collective needs data from lost data of a failed process"));
@@ -249,8 +269,8 @@ bool Engine::comm_known_failed(const ftmpi_comm_s* comm) const {
 }
 
 void Engine::forget_given_up(std::uint32_t ctx_coll) {
-  auto& g = impl_->given_up;
-  g.erase(std::remove_if(g.begin(), g.end(), [ctx_coll](const Impl::GivenUp& x) { return x.ctx == ctx_coll; }), g.end());
+  std::erase_if(impl_->given_up, [ctx_coll](const Impl::GivenUp& x) { return x.ctx == ctx_coll; });
+  std::erase_if(impl_->gave_up_from, [ctx_coll](const std::pair<std::uint32_t, int>& x) { return x.first == ctx_coll; });
 }
 
 bool Engine::is_unmatched_recv(const Request* r) const {

@@ -157,11 +157,14 @@ class Engine final : public transport::FrameSink {
   // that no longer comes, and never hangs. Other collective-context traffic (the leaders' exchange of
   // intercommunicator construction) keeps the blanket rule: it fails once the communicator has a failed
   // member. Only on the failure path: nothing is checked while no failure is known.
-  void give_up_coll(ftmpi_comm_s* comm, int peer, int tag);
+  // `from_here_on`: the collective failed at its start because a member is known to have failed, so every
+  // later collective on `comm` will too: one frame per (communicator, peer) covers all of them (tags from
+  // `tag` on), so a program looping on failing collectives sends nothing more.
+  void give_up_coll(ftmpi_comm_s* comm, int peer, int tag, bool from_here_on);
   // True when a member of `comm` is known to have failed (fault-free cost: one relaxed load).
   bool comm_known_failed(const ftmpi_comm_s* comm) const;
   // A peer's give_up_coll frame arrived (called by the FtHandler).
-  void on_coll_given_up(int src_world, std::uint32_t ctx_coll, int tag);
+  void on_coll_given_up(int src_world, std::uint32_t ctx_coll, int tag, bool from_here_on);
   // The communicator of `ctx_coll` is freed: forget what its peers gave up (its id may be reused).
   void forget_given_up(std::uint32_t ctx_coll);
 

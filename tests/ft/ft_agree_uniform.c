@@ -12,9 +12,9 @@
  *  Uniformity is checked by two further agreements after acknowledging (AND of "I got the error" and AND of
  *  "I did not"): both 0 means the survivors disagreed. Repeated `rounds` times (argv[1], default 1) on
  *  fresh duplicates; nothing hangs. */
-#include <stdlib.h>
+#include "ft_check.h" /* first: it sets _POSIX_C_SOURCE */
 
-#include "ft_check.h"
+#include <stdlib.h>
 
 /* All survivors saw the same outcome `mine` (1 = error) of the previous call? Uses two agreements. */
 static void check_uniform(MPI_Comm c, int mine, const char *what) {

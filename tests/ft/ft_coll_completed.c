@@ -15,11 +15,11 @@
  *               MPI_ERR_PROC_FAILED.
  * Before the fix: survivors got MPI_ERR_PROC_FAILED (and MPI_COMM_NULL) from collectives the dead process had
  * completed, and creations failed at some survivors only. */
+#include "ft_check.h" /* first: it sets _POSIX_C_SOURCE */
+
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
-
-#include "ft_check.h"
 
 static void arm_random_death(int seed) {
   srand((unsigned)seed * 7919u + 17u);

@@ -12,9 +12,9 @@
  * MPI_ERR_PROC_FAILED (or success for the calls that do not need the dead rank), and the survivors shrink
  * c and agree. Before the fix, failing collectives returned at once without progress: the loops never saw
  * the revoke (livelock, caught here by the 5 s bound). */
-#include <string.h>
+#include "ft_check.h" /* first: it sets _POSIX_C_SOURCE */
 
-#include "ft_check.h"
+#include <string.h>
 
 int main(int argc, char **argv) {
   int rank, size;
