@@ -6,6 +6,8 @@
 #include "ft/agree_wire.h"
 #include "ft/revoke.h"
 #include "ft/service.h"
+#include "comm/group.h"
+#include "util/magic.h"
 #include "runtime/runtime.h"
 #include "util/log.h"
 
@@ -16,16 +18,40 @@ FtManager::FtManager(Runtime& rt, FailureState& failures, bool ft_mode)
 
 FtManager::~FtManager() = default;
 
+namespace {
+std::uint32_t hash_members(const ftmpi_comm_s* c) {
+  std::uint32_t h = 2166136261u;  // FNV-1a over the world ranks of both groups
+  auto mix = [&h](std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) {
+      h ^= (v >> (8 * i)) & 0xffu;
+      h *= 16777619u;
+    }
+  };
+  for (const ftmpi_group_s* g : {static_cast<const ftmpi_group_s*>(c->group), static_cast<const ftmpi_group_s*>(c->remote_group)}) {
+    if (g == nullptr) continue;
+    mix(static_cast<std::uint32_t>(g->world_ranks.size()));
+    for (int w : g->world_ranks) mix(static_cast<std::uint32_t>(w));
+  }
+  return h;
+}
+}  // namespace
+
 CommFt& FtManager::state(ftmpi_comm_s* c) {
   if (!c->ft) {
     owned_.push_back(std::make_unique<CommFt>());
     c->ft = owned_.back().get();
+    c->ft->members_hash = hash_members(c);
   }
   return *c->ft;
 }
 
+FtManager::Zombie::~Zombie() {
+  if (comm.group != nullptr) comm::group_release(comm.group);
+}
+
 void FtManager::register_comm(ftmpi_comm_s* c) {
   state(c);
+  zombies_.erase(c->ctx_pt2pt);  // the context has a new owner
   by_ctx_[c->ctx_pt2pt] = c;
   auto it = early_.find(c->ctx_pt2pt);
   if (it == early_.end()) return;
@@ -38,6 +64,16 @@ void FtManager::unregister_comm(ftmpi_comm_s* c) {
   rt_.engine().forget_given_up(c->ctx_coll);
   auto it = by_ctx_.find(c->ctx_pt2pt);
   if (it != by_ctx_.end() && it->second == c) by_ctx_.erase(it);
+  if (c->ft == nullptr || c->ft->agreements.empty() || c->is_inter() || c->group == nullptr) return;
+  auto z = std::make_unique<Zombie>();
+  z->comm.group = comm::make_group(c->group->world_ranks, rt_.world_rank());
+  z->comm.rank = c->rank;
+  z->comm.size = c->size;
+  z->comm.ctx_pt2pt = c->ctx_pt2pt;
+  z->comm.ctx_coll = c->ctx_coll;
+  z->comm.ft = c->ft;
+  z->comm.magic = kMagicFreed;  // never an application handle
+  zombies_[c->ctx_pt2pt] = std::move(z);
 }
 
 // --- revoke (seed 000 §1.3.1) -------------------------------------------------------------------------
@@ -168,7 +204,7 @@ void FtManager::feed_failures(ftmpi_comm_s* c, Agreement& a) {
 
 void FtManager::flush(ftmpi_comm_s* c, Agreement& a, std::uint64_t id) {
   for (Outgoing& o : a.take_outgoing()) {
-    std::vector<std::byte> bytes = encode(id, o.msg);
+    std::vector<std::byte> bytes = encode((std::uint64_t{c->ft->members_hash} << 32) | (id & 0xffffffffu), o.msg);
     rt_.engine().send_ft_frame(c->world_rank(o.dest), c->ctx_pt2pt, kAgree, bytes);
   }
 }
@@ -193,10 +229,12 @@ void FtManager::handle_agree(ftmpi_comm_s* c, int src_world, std::span<const std
   std::uint64_t id;
   AgreeMsg m;
   int src = c->group->rank_of_world(src_world);
-  if (src < 0 || !decode(payload, &id, &m, c->size)) {
-    log::warn("dropping malformed agreement message from rank %d", src_world);
+  if (src < 0 || !decode(payload, &id, &m, c->size) || (id >> 32) != state(c).members_hash) {
+    // Most likely a late frame of a freed communicator whose context id now belongs to this one.
+    log::debug("dropping agreement message from rank %d that does not belong to this communicator", src_world);
     return;
   }
+  id &= 0xffffffffu;
   if (id > c->ft->next_instance + kAgreementsKept) {
     log::warn("dropping agreement message for implausible instance %llu", static_cast<unsigned long long>(id));
     return;
@@ -221,6 +259,12 @@ void FtManager::on_ft_frame(int src_world, std::uint32_t context, int kind, std:
     return;
   }
   auto it = by_ctx_.find(context);
+  if (it == by_ctx_.end() && kind == kAgree) {
+    if (auto z = zombies_.find(context); z != zombies_.end()) {  // a freed communicator's agreement
+      handle_agree(&z->second->comm, src_world, payload);
+      return;
+    }
+  }
   if (it == by_ctx_.end()) {
     // The communicator does not exist here yet (a fast peer created and revoked it): keep the frame.
     if (early_[context].size() < 4096) early_[context].push_back(Early{src_world, kind, {payload.begin(), payload.end()}});
@@ -241,14 +285,16 @@ void FtManager::on_ft_frame(int src_world, std::uint32_t context, int kind, std:
 }
 
 void FtManager::on_failures() {
-  for (auto& [ctx, c] : by_ctx_) {
-    if (!c->ft) continue;
+  auto feed = [this](ftmpi_comm_s* c) {
+    if (!c->ft) return;
     for (auto& [id, a] : c->ft->agreements) {
       // Decided instances keep running too: they answer late UPs and spread the decision in new trees.
       feed_failures(c, *a);
       flush(c, *a, id);
     }
-  }
+  };
+  for (auto& [ctx, c] : by_ctx_) feed(c);
+  for (auto& [ctx, z] : zombies_) feed(&z->comm);
 }
 
 void FtManager::on_peer_lost(int world) {

@@ -101,6 +101,16 @@ class FtManager final : public p2p::FtHandler {
   std::unordered_map<std::uint32_t, ftmpi_comm_s*> by_ctx_;
   std::unordered_map<std::uint32_t, std::vector<Early>> early_;  // frames for contexts not registered yet
   std::vector<std::unique_ptr<CommFt>> owned_;
+  // Freed intracommunicators whose agreements may still be needed: a process that decided keeps answering
+  // late UPs and spreading its decision after failures (ft/agreement.h), or a survivor still deciding would
+  // wait for it forever — also after MPI_Comm_free (e.g. the parent of a dup, freed right after). A private
+  // copy (rank, size, members, contexts, FT state) keeps serving agreement frames until a new communicator
+  // takes the context id.
+  struct Zombie {
+    ftmpi_comm_s comm;
+    ~Zombie();
+  };
+  std::unordered_map<std::uint32_t, std::unique_ptr<Zombie>> zombies_;
 };
 
 }  // namespace ftmpi::ft

@@ -269,6 +269,7 @@ bool Engine::comm_known_failed(const ftmpi_comm_s* comm) const {
 }
 
 void Engine::forget_given_up(std::uint32_t ctx_coll) {
+  if (impl_->failures != nullptr && impl_->failures->epoch() != 0) impl_->matcher.drop_unexpected(ctx_coll);
   std::erase_if(impl_->given_up, [ctx_coll](const Impl::GivenUp& x) { return x.ctx == ctx_coll; });
   std::erase_if(impl_->gave_up_from, [ctx_coll](const std::pair<std::uint32_t, int>& x) { return x.first == ctx_coll; });
 }

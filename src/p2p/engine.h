@@ -166,6 +166,9 @@ class Engine final : public transport::FrameSink {
   // A peer's give_up_coll frame arrived (called by the FtHandler).
   void on_coll_given_up(int src_world, std::uint32_t ctx_coll, int tag, bool from_here_on);
   // The communicator of `ctx_coll` is freed: forget what its peers gave up (its id may be reused).
+  // ... and drops the collective messages still unexpected on it: after failures, a collective that failed
+  // at some members leaves messages nobody will receive, which a later communicator with the same context
+  // id (and a tag sequence restarting at 0) would otherwise match.
   void forget_given_up(std::uint32_t ctx_coll);
 
   // FrameSink

@@ -85,8 +85,8 @@ int main(int argc, char **argv) {
         CHECK(iterations < 100000, "the victim never died");
       }
       CHECK(br != victim, "the victim survived its timer");
-      CHECK(check_class_of(rc) == MPI_ERR_PROC_FAILED, "round %d: creation failed with %s", round,
-            ft_class_name(rc));
+      CHECK(check_class_of(rc) == MPI_ERR_PROC_FAILED, "round %d: creation failed with %s (%s)", round,
+            ft_class_name(rc), check_errstr(rc));
       MPI_Comm s;
       CHECK_MPI(MPIX_Comm_shrink(base, &s));
       int lo = 0, hi = 0;
