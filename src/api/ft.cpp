@@ -2,14 +2,15 @@
 // Behavioural differences between the spellings are listed in docs/api.md:
 //  * MPI_Comm_shrink rejects a communicator that was not invalidated (MPI_ERR_ARG); MPIX_Comm_shrink
 //    accepts any communicator.
-//  * MPI_Comm_agreement never reports a process failure; MPIX_Comm_agree returns MPI_ERR_PROC_FAILED when
-//    the agreed failed set holds processes this caller had not acknowledged before the call (the flag is
-//    still the agreed value).
+//  * MPI_Comm_agreement never reports a process failure; MPIX_Comm_agree returns MPI_ERR_PROC_FAILED, at
+//    every process alike, when the agreed failed set holds a member not acknowledged before the call by
+//    every contributor (ft/agree_outcome.h; the flag is still the agreed value).
 #include <vector>
 
 #include "api/common.h"
 #include "comm/comm_ops.h"
 #include "comm/context_alloc.h"
+#include "ft/agree_outcome.h"
 #include "ft/ft_manager.h"
 #include "mpi-ext.h"
 
@@ -40,34 +41,29 @@ MPI_Group group_of(const ftmpi_comm_s* c, const std::vector<int>& comm_ranks) {
 // --- agreement (flag) ---------------------------------------------------------------------------------
 
 // A non-blocking agreement on an int flag: the request's generic op fills `outcome`; completion writes
-// the flag and decides the error (see file comment).
+// the flag and the error, both functions of the decision only (ft/agree_outcome.h), so uniform.
 class FlagAgreement final : public ftmpi::p2p::GenericOp {
  public:
-  FlagAgreement(ftmpi_comm_s* c, int* flag, bool report_failures, std::vector<int> acked_before)
-      : flag_(flag),
+  FlagAgreement(ftmpi_comm_s* c, int* flag, bool report_failures)
+      : c_(c),
+        flag_(flag),
         report_(report_failures),
-        acked_before_(std::move(acked_before)),
-        a_(rt().ft().start_agreement(c, Bits{0xffffffff00000000ull | static_cast<std::uint32_t>(*flag)})) {}
+        a_(rt().ft().start_agreement(
+            c, ftmpi::ft::flag_contribution(*flag, rt().ft().acked_members(c), c->size))) {}
   bool progress() override {
     if (!a_.decided()) return false;
-    *flag_ = static_cast<int>(static_cast<std::uint32_t>(a_.value().empty() ? 0 : a_.value()[0]));
-    if (report_) {
-      for (int r : a_.failed().ranks()) {
-        bool acked = false;
-        for (int a : acked_before_) acked |= (a == r);
-        if (!acked) {
-          result = Status(Errc::proc_failed, "processes of the communicator failed and were not acknowledged");
-          break;
-        }
-      }
-    }
+    const ftmpi::ft::FlagOutcome o = ftmpi::ft::flag_outcome(a_.value(), a_.failed());
+    *flag_ = o.flag;
+    rt().ft().adopt_failed(c_, a_.failed());
+    if (report_ && o.proc_failed)
+      result = Status(Errc::proc_failed, "processes of the communicator failed and were not acknowledged by all");
     return true;
   }
 
  private:
+  ftmpi_comm_s* c_;
   int* flag_;
   bool report_;
-  std::vector<int> acked_before_;
   const Agreement& a_;
 };
 
@@ -76,7 +72,7 @@ int iagree(MPI_Comm comm, int* flag, MPI_Request* request, bool report, const ch
   FTMPI_CHECK_COMM(comm, fn);
   if (!flag || !request) return ret(comm, Status(Errc::arg, "NULL argument"), fn);
   if (Status g = intercomm_guard(comm); !g.ok()) return ret(comm, g, fn);
-  auto op = std::make_unique<FlagAgreement>(comm, flag, report, rt().ft().acked_members(comm));
+  auto op = std::make_unique<FlagAgreement>(comm, flag, report);
   ftmpi::p2p::Request* r = rt().engine().start_generic(std::move(op));
   ftmpi::p2p::set_comm(r, comm);
   *request = r;
@@ -103,6 +99,7 @@ class Shrink final : public ftmpi::p2p::GenericOp {
       : c_(c), out_(out), a_(rt().ft().start_agreement(c, mask_bits(rt().contexts().free_mask()))) {}
   bool progress() override {
     if (!a_.decided()) return false;
+    rt().ft().adopt_failed(c_, a_.failed());
     ftmpi::comm::ContextAllocator::Mask common{};
     for (std::size_t i = 0; i < common.size() && i < a_.value().size(); ++i) common[i] = a_.value()[i];
     auto slot = ftmpi::comm::ContextAllocator::lowest_common(common);

@@ -102,6 +102,13 @@ int invoke_errhandler(ftmpi_comm_s* comm, int code, const std::string& detail, c
 
 int ret(ftmpi_comm_s* comm, const Status& st, const char* fn) {
   if (st.ok()) return MPI_SUCCESS;
+  // A call failing because of a failure or a revoke may not have run progress at all (a collective on a
+  // communicator with a dead member can fail at its first step): read what waits in the transports now,
+  // so that a program looping on a failing call still receives the revoke (and agreement) frames of the
+  // others instead of spinning on MPI_ERR_PROC_FAILED forever. Error path only.
+  if ((st.code() == Errc::proc_failed || st.code() == Errc::proc_failed_pending || st.code() == Errc::revoked) &&
+      g_api.rt != nullptr && g_api.initialized && !g_api.finalized)
+    g_api.rt->progress().poll();
   int code = error_class_of(st.code());
   const std::string& detail = st.message().empty() ? std::string(error_class_sentence(code)) : st.message();
   return invoke_errhandler(comm, code, detail, fn);

@@ -57,9 +57,15 @@ void Schedule::add_comm(const Step& s) {
     steps_.push_back(s);
     return;
   }
-  if (done_) return;  // failed earlier: skip the rest
   p2p::Engine& engine = immediate_->engine();
-  if (Status st = post(engine, s); !st.ok()) fail(engine, std::move(st));
+  if (done_) {  // failed earlier: skip the rest, telling the peer that waits for (or sends) this step
+    give_up(engine, s.peer);
+    return;
+  }
+  if (Status st = post(engine, s); !st.ok()) {
+    fail(engine, std::move(st));
+    give_up(engine, s.peer);
+  }
 }
 
 void Schedule::send_bytes(int peer, const void* buf, std::size_t bytes) { send(peer, buf, bytes, &ftmpi_dt_byte); }
@@ -94,14 +100,27 @@ std::byte* Schedule::scratch(std::size_t bytes) {
 }
 
 Status Schedule::post(p2p::Engine& engine, const Step& s) {
+  if (!started_) {
+    // A collective started once a member is known to have failed fails at once (p2p/engine.h,
+    // "Collective failures"); one relaxed load when nothing failed.
+    started_ = true;
+    if (engine.comm_known_failed(comm_)) {
+      if (comm_->revoked.load(std::memory_order_acquire))  // a revoke is what the others will report too
+        return Status(Errc::revoked, "the communicator has been revoked");
+      failed_at_start_ = true;
+      return Status(Errc::proc_failed, "a member of the communicator has failed");
+    }
+  }
   p2p::Request* r = nullptr;
   if (s.kind == Step::Kind::send) {
     p2p::SendArgs a{s.sbuf, s.count, s.type, s.peer, tag_, comm_};
     a.coll = true;
+    a.precise = true;
     FTMPI_TRY(engine.isend(a, &r));
   } else {
     p2p::RecvArgs a{s.rbuf, s.count, s.type, s.peer, tag_, comm_};
     a.coll = true;
+    a.precise = true;
     FTMPI_TRY(engine.irecv(a, &r));
   }
   outstanding_.push_back(r);
@@ -109,17 +128,31 @@ Status Schedule::post(p2p::Engine& engine, const Step& s) {
 }
 
 void Schedule::fail(p2p::Engine& engine, Status st) {
+  status_ = std::move(st);
+  done_ = true;
   for (p2p::Request* r : outstanding_) {
     // Receives stop here (nothing may write into our buffers once we are gone); a send still in flight
     // completes on its own (stopping it half-way would strand its live receiver), so what it reads from
     // must stay valid: see orphaned_.
-    if (!r->complete && r->kind == p2p::ReqKind::recv) engine.abort_recv(r, st);
+    if (!r->complete && r->kind == p2p::ReqKind::recv) {
+      engine.abort_recv(r, status_);
+      give_up(engine, r->peer);  // its sender may wait for us to take a large message
+    }
     if (!r->complete) orphaned_ = true;
     engine.release(r);  // a still-pending request is released by the engine when it completes
   }
   outstanding_.clear();
-  status_ = std::move(st);
-  done_ = true;
+  // Steps never posted: their peers wait for our message, or would send us one we will not take.
+  for (std::size_t i = pc_; i < steps_.size(); ++i)
+    if (steps_[i].kind == Step::Kind::send || steps_[i].kind == Step::Kind::recv) give_up(engine, steps_[i].peer);
+}
+
+void Schedule::give_up(p2p::Engine& engine, int peer) {
+  if (status_.code() == Errc::revoked || peer < 0) return;
+  for (int p : given_up_to_)
+    if (p == peer) return;
+  given_up_to_.push_back(peer);
+  engine.give_up_coll(comm_, peer, tag_, failed_at_start_);
 }
 
 bool Schedule::harvest(p2p::Engine& engine) {

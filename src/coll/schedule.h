@@ -148,6 +148,9 @@ class Schedule {
   bool wait_posted();
   friend Status run(Runtime& rt, Schedule& s);
   void fail(p2p::Engine& engine, Status st);
+  // After a failure (not a revoke, which every member sees anyway): tell `peer` that this process gives
+  // the collective up (p2p/engine.h, "Collective failures"), once per peer.
+  void give_up(p2p::Engine& engine, int peer);
   Status post(p2p::Engine& engine, const Step& s);
 
   alignas(std::max_align_t) std::byte inline_[kInlineArena];  // not over-aligned: heap schedules use plain new
@@ -165,7 +168,10 @@ class Schedule {
   std::size_t pc_ = 0;
   std::pmr::vector<p2p::Request*> outstanding_{&arena_};
   std::pmr::vector<Pooled> big_scratch_{&arena_};  // from pool_ (or the heap when pool_ is null)
+  std::pmr::vector<int> given_up_to_{&arena_};     // peers told that this collective was given up
   bool done_ = false;
+  bool started_ = false;  // the first step was posted (post() checks the communicator's failures once)
+  bool failed_at_start_ = false;  // a member was known failed at the start: so will every later collective
   Status status_;
 };
 

@@ -17,8 +17,31 @@
 
 namespace ftmpi::comm {
 
-Status allocate_context(Runtime& rt, Communicator* parent, std::uint32_t* ctx) {
-  return rt.contexts().allocate(rt, parent, ctx);
+Status allocate_context(Runtime& rt, Communicator* parent, const Status& before, std::uint32_t* ctx) {
+  if (!rt.ft().ft_mode() || parent->is_inter()) {
+    FTMPI_TRY(before);
+    return rt.contexts().allocate(rt, parent, ctx);
+  }
+  // Contribution: the free-slot mask, then one word "my earlier steps succeeded" (all ones or zero); AND.
+  const ContextAllocator::Mask& mine = rt.contexts().free_mask();
+  ft::Bits contribution(mine.begin(), mine.end());
+  contribution.push_back(before.ok() ? ~std::uint64_t{0} : 0);
+  const ft::Agreement& a = rt.ft().start_agreement(parent, std::move(contribution));
+  rt.progress().wait_until([&a] { return a.decided(); });
+  FTMPI_TRY(before);
+  const ft::Bits& v = a.value();
+  if (v.size() != mine.size() + 1) return Status(Errc::intern, "context id agreement: unexpected value size");
+  if (v.back() == 0)
+    return Status(Errc::proc_failed, "another member could not complete this communicator creation (a process failed)");
+  if (!a.failed().empty())
+    return Status(Errc::proc_failed, "a member of the parent communicator has failed (communicator creation)");
+  ContextAllocator::Mask common{};
+  for (std::size_t i = 0; i < common.size(); ++i) common[i] = v[i];
+  auto lowest = ContextAllocator::lowest_common(common);
+  if (!lowest.ok()) return lowest.status();
+  FTMPI_TRY(rt.contexts().claim(*lowest));
+  *ctx = *lowest;
+  return {};
 }
 
 Communicator* make_comm(Group* group, std::uint32_t ctx, const Communicator* parent) {
@@ -73,10 +96,11 @@ Status split(Runtime& rt, Communicator* parent, int color, int key, Communicator
   const auto p = static_cast<std::size_t>(parent->size);
   std::vector<int> all(2 * p);
   const int mine[2] = {color, key};
-  FTMPI_TRY(coll::allgather(rt, parent, mine, 2, &ftmpi_dt_int, all.data(), 2, &ftmpi_dt_int));
-  // One context id serves every color: the new communicators are disjoint.
+  Status gathered = coll::allgather(rt, parent, mine, 2, &ftmpi_dt_int, all.data(), 2, &ftmpi_dt_int);
+  // One context id serves every color: the new communicators are disjoint. (Called also when the
+  // allgather failed here: in FT mode the others' agreement needs this process; see allocate_context.)
   std::uint32_t ctx = 0;
-  FTMPI_TRY(allocate_context(rt, parent, &ctx));
+  FTMPI_TRY(allocate_context(rt, parent, gathered, &ctx));
   if (color == kUndefined) {
     rt.contexts().release(ctx);
     return {};

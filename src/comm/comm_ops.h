@@ -54,7 +54,17 @@ int compare(const Communicator* a, const Communicator* b);
 std::vector<int> split_members(std::span<const int> color_key, std::span<const int> parent_world, int color);
 
 // The collective context-id allocation the three constructors share (exposed for shrink, issue 3).
-Status allocate_context(Runtime& rt, Communicator* parent, std::uint32_t* ctx);
+// `before` is the outcome of the constructor's earlier steps at this process (e.g. split's allgather).
+// In fault-tolerant mode the id is agreed with the fault-tolerant agreement (ft/agreement.h) instead of an
+// allreduce, which makes creation uniform (issue 12 item 2): every survivor gets the new id, or every
+// survivor gets an error — Errc::proc_failed when a member failed before contributing to the agreement or
+// another member's earlier steps failed, or this process's own `before` error. Every member must call it,
+// also after its earlier steps failed (otherwise the others' agreement would wait for it forever).
+// Without FT mode: `before` is returned at once if it is an error, then the allreduce (context_alloc.h).
+Status allocate_context(Runtime& rt, Communicator* parent, const Status& before, std::uint32_t* ctx);
+inline Status allocate_context(Runtime& rt, Communicator* parent, std::uint32_t* ctx) {
+  return allocate_context(rt, parent, Status::Ok(), ctx);
+}
 
 // Build a communicator object around `group` (reference taken over) with context pair (ctx, ctx+1),
 // inheriting `parent`'s error handler. Does no communication.

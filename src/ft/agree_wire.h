@@ -1,4 +1,5 @@
-// Wire form of agreement messages inside FT frames: [u64 instance][u8 kind][u8 decided][view][value]
+// Wire form of agreement messages inside FT frames: [u64 instance (FtManager puts the communicator's
+// members hash in the high 32 bits, the instance number in the low 32)][u8 kind][u8 decided][view][value]
 // [failed], where a rank set is [u32 n][n × i32] and a bit vector [u32 n][n × u64]. Little-endian (same
 // architecture on every rank). decode() checks every length against the buffer: malformed input gives
 // false, never a read out of bounds.

@@ -11,7 +11,11 @@ namespace ftmpi::ft {
 
 struct CommFt {
   std::vector<int> acked;           // world ranks acknowledged by failure_ack/ack_failed, in order
-  std::uint64_t next_instance = 0;  // agreement instances started here (agree, shrink) — same order everywhere
+  std::uint64_t next_instance = 0;
+  // Hash of the members (world ranks), carried in the high half of every agreement frame's instance field:
+  // a late frame of a freed communicator whose context id was reused by one with other members is dropped
+  // instead of being taken for an instance of the new one (FtManager::handle_agree).
+  std::uint32_t members_hash = 0;  // agreement instances started here (agree, shrink) — same order everywhere
   std::map<std::uint64_t, std::unique_ptr<Agreement>> agreements;
   // Cache for comm_has_failure(): valid while the failure epoch is `cached_epoch`.
   std::uint64_t cached_epoch = ~std::uint64_t{0};

@@ -6,6 +6,8 @@
 #include "ft/agree_wire.h"
 #include "ft/revoke.h"
 #include "ft/service.h"
+#include "comm/group.h"
+#include "util/magic.h"
 #include "runtime/runtime.h"
 #include "util/log.h"
 
@@ -16,13 +18,54 @@ FtManager::FtManager(Runtime& rt, FailureState& failures, bool ft_mode)
 
 FtManager::~FtManager() = default;
 
+namespace {
+// The agreement frame's instance word carries the members hash in its high half (a late frame of another
+// communicator on a recycled context is dropped), whose top bit says "sent by a freed communicator's zombie":
+// such a frame went out after its sender's retire notice (p2p/stale_filter.h), so it must never be taken for a
+// frame of a newer communicator on the slot; only a zombie, or a live communicator still deciding that very
+// instance (the survivor the zombie exists for), takes it.
+constexpr std::uint32_t kFromFreed = 0x80000000u;
+
+bool from_freed(std::span<const std::byte> payload) {
+  std::uint64_t instance = 0;
+  if (payload.size() < sizeof instance) return false;
+  std::memcpy(&instance, payload.data(), sizeof instance);
+  return (instance >> 32) & kFromFreed;
+}
+
+std::uint32_t hash_members(const ftmpi_comm_s* c) {
+  std::uint32_t h = 2166136261u;  // FNV-1a over the world ranks of both groups
+  auto mix = [&h](std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) {
+      h ^= (v >> (8 * i)) & 0xffu;
+      h *= 16777619u;
+    }
+  };
+  for (const ftmpi_group_s* g : {static_cast<const ftmpi_group_s*>(c->group), static_cast<const ftmpi_group_s*>(c->remote_group)}) {
+    if (g == nullptr) continue;
+    mix(static_cast<std::uint32_t>(g->world_ranks.size()));
+    for (int w : g->world_ranks) mix(static_cast<std::uint32_t>(w));
+  }
+  return h & ~kFromFreed;
+}
+}  // namespace
+
 CommFt& FtManager::state(ftmpi_comm_s* c) {
-  if (!c->ft) c->ft = new CommFt;  // owned by the communicator: deleted when it is retired (comm::retire)
+  if (!c->ft) {  // owned by the communicator: deleted when it is retired (comm::retire), or by its zombie
+    c->ft = new CommFt;
+    c->ft->members_hash = hash_members(c);
+  }
   return *c->ft;
+}
+
+FtManager::Zombie::~Zombie() {
+  delete comm.ft;
+  if (comm.group != nullptr) comm::group_release(comm.group);
 }
 
 void FtManager::register_comm(ftmpi_comm_s* c) {
   state(c);
+  zombies_.erase(c->ctx_pt2pt);  // the context has a new owner
   by_ctx_[c->ctx_pt2pt] = c;
   auto it = early_.find(c->ctx_pt2pt);
   if (it == early_.end()) return;
@@ -32,8 +75,20 @@ void FtManager::register_comm(ftmpi_comm_s* c) {
 }
 
 void FtManager::unregister_comm(ftmpi_comm_s* c) {
+  rt_.engine().forget_given_up(c->ctx_coll);
   auto it = by_ctx_.find(c->ctx_pt2pt);
   if (it != by_ctx_.end() && it->second == c) by_ctx_.erase(it);
+  if (c->ft == nullptr || c->ft->agreements.empty() || c->is_inter() || c->group == nullptr) return;
+  auto z = std::make_unique<Zombie>();
+  z->comm.group = comm::make_group(c->group->world_ranks, rt_.world_rank());
+  z->comm.rank = c->rank;
+  z->comm.size = c->size;
+  z->comm.ctx_pt2pt = c->ctx_pt2pt;
+  z->comm.ctx_coll = c->ctx_coll;
+  z->comm.ft = c->ft;  // the zombie takes the FT state over (comm::retire deletes c->ft otherwise)
+  c->ft = nullptr;
+  z->comm.magic = kMagicFreed;  // never an application handle
+  zombies_[c->ctx_pt2pt] = std::move(z);
 }
 
 // --- revoke (seed 000 §1.3.1) -------------------------------------------------------------------------
@@ -104,6 +159,14 @@ int FtManager::acknowledge(ftmpi_comm_s* c, int n) {
   return static_cast<int>(s.acked.size());
 }
 
+void FtManager::adopt_failed(const ftmpi_comm_s* c, const RankSet& failed) {
+  for (int r : failed.ranks()) {
+    if (r < 0 || r >= c->size) continue;
+    const int w = c->world_rank(r);
+    if (w != rt_.world_rank()) failures_.mark_failed(FailureRecord{w, Cause::reported, 0, 0.0});
+  }
+}
+
 std::vector<int> FtManager::acked_members(const ftmpi_comm_s* c) const {
   std::vector<int> out;
   if (!c->ft) return out;
@@ -156,7 +219,8 @@ void FtManager::feed_failures(ftmpi_comm_s* c, Agreement& a) {
 
 void FtManager::flush(ftmpi_comm_s* c, Agreement& a, std::uint64_t id) {
   for (Outgoing& o : a.take_outgoing()) {
-    std::vector<std::byte> bytes = encode(id, o.msg);
+    const std::uint32_t tag = c->ft->members_hash | (c->magic == kMagicFreed ? kFromFreed : 0u);  // zombie?
+    std::vector<std::byte> bytes = encode((std::uint64_t{tag} << 32) | (id & 0xffffffffu), o.msg);
     rt_.engine().send_ft_frame(c->world_rank(o.dest), c->ctx_pt2pt, kAgree, bytes);
   }
 }
@@ -181,9 +245,17 @@ void FtManager::handle_agree(ftmpi_comm_s* c, int src_world, std::span<const std
   std::uint64_t id;
   AgreeMsg m;
   int src = c->group->rank_of_world(src_world);
-  if (src < 0 || !decode(payload, &id, &m, c->size)) {
-    log::warn("dropping malformed agreement message from rank %d", src_world);
+  if (src < 0 || !decode(payload, &id, &m, c->size) ||
+      (static_cast<std::uint32_t>(id >> 32) & ~kFromFreed) != state(c).members_hash) {
+    // Most likely a late frame of a freed communicator whose context id now belongs to this one.
+    log::debug("dropping agreement message from rank %d that does not belong to this communicator", src_world);
     return;
+  }
+  const bool sender_freed = (id >> 32) & kFromFreed;
+  id &= 0xffffffffu;
+  if (sender_freed && c->magic != kMagicFreed) {  // a zombie's answer: only for an instance still deciding here
+    auto a = c->ft->agreements.find(id);
+    if (a == c->ft->agreements.end() || a->second->decided()) return;
   }
   if (id > c->ft->next_instance + kAgreementsKept) {
     log::warn("dropping agreement message for implausible instance %llu", static_cast<unsigned long long>(id));
@@ -197,8 +269,36 @@ void FtManager::handle_agree(ftmpi_comm_s* c, int src_world, std::span<const std
 
 // --- FtHandler ----------------------------------------------------------------------------------------
 
+void FtManager::on_stale_ft_frame(int src_world, std::uint32_t context, int kind, std::span<const std::byte> payload) {
+  // The sender has not retired the communicator that this process retired on `context`'s slot: the frame is
+  // that communicator's. Only its agreement may still need an answer (a survivor still deciding: see
+  // zombies_); anything else of it is dropped (p2p/stale_filter.h).
+  if (kind != kAgree) return;
+  if (auto z = zombies_.find(context); z != zombies_.end()) handle_agree(&z->second->comm, src_world, payload);
+}
+
 void FtManager::on_ft_frame(int src_world, std::uint32_t context, int kind, std::span<const std::byte> payload) {
+  if (kind == kCollGiveUp) {  // the engine's own (p2p/engine.h), addressed by collective context
+    std::int32_t w[2];
+    if (payload.size() != sizeof w) {
+      log::warn("dropping malformed collective notice from rank %d", src_world);
+      return;
+    }
+    std::memcpy(w, payload.data(), sizeof w);
+    rt_.engine().on_coll_given_up(src_world, context, w[0], w[1] != 0);
+    return;
+  }
+  // Frames of a communicator retired here come through on_stale_ft_frame (p2p/stale_filter.h): this one
+  // is for the communicator on `context` now, or for a future one (a fast peer that reused the id).
   auto it = by_ctx_.find(context);
+  if (kind == kAgree && from_freed(payload)) {  // never kept for a future communicator on the slot
+    if (it != by_ctx_.end()) {
+      handle_agree(it->second, src_world, payload);
+    } else if (auto z = zombies_.find(context); z != zombies_.end()) {
+      handle_agree(&z->second->comm, src_world, payload);
+    }
+    return;
+  }
   if (it == by_ctx_.end()) {
     // The communicator does not exist here yet (a fast peer created and revoked it): keep the frame.
     if (early_[context].size() < 4096) early_[context].push_back(Early{src_world, kind, {payload.begin(), payload.end()}});
@@ -219,14 +319,16 @@ void FtManager::on_ft_frame(int src_world, std::uint32_t context, int kind, std:
 }
 
 void FtManager::on_failures() {
-  for (auto& [ctx, c] : by_ctx_) {
-    if (!c->ft) continue;
+  auto feed = [this](ftmpi_comm_s* c) {
+    if (!c->ft) return;
     for (auto& [id, a] : c->ft->agreements) {
       // Decided instances keep running too: they answer late UPs and spread the decision in new trees.
       feed_failures(c, *a);
       flush(c, *a, id);
     }
-  }
+  };
+  for (auto& [ctx, c] : by_ctx_) feed(c);
+  for (auto& [ctx, z] : zombies_) feed(&z->comm);
 }
 
 void FtManager::on_peer_lost(int world) {

@@ -30,10 +30,10 @@ class Service;
 
 // Decided agreement instances kept per communicator (bounds memory; docs/fault-tolerance.md: at most this
 // many iagree/ishrink may be outstanding on one communicator at a time).
-inline constexpr std::uint64_t kAgreementsKept = 1024;
+inline constexpr std::uint64_t kAgreementsKept = 64;  // each ~1 KB: communicator creation in FT mode agrees on the parent too
 
 // FT frame sub-kinds (Envelope::tag of FrameKind::ft).
-enum FtFrame : int { kRevoke = 1, kAgree = 2 };
+enum FtFrame : int { kRevoke = 1, kAgree = 2, kCollGiveUp = p2p::kFtFrameCollGiveUp };
 
 class FtManager final : public p2p::FtHandler {
  public:
@@ -59,6 +59,11 @@ class FtManager final : public p2p::FtHandler {
   std::vector<int> failed_members(const ftmpi_comm_s* c) const;
   // Acknowledge the first `n` of failed_members(c) (all when n < 0). Returns how many are acknowledged.
   int acknowledge(ftmpi_comm_s* c, int n);
+  // Members of `c` (communicator ranks) an agreement decided as failed: recorded as failed here too (notices
+  // are true, the launcher's own notice may still be on its way), so that failed_members() and a later
+  // acknowledge() include them (ULFM: failure_ack after an agreement acknowledges every process that did not
+  // contribute).
+  void adopt_failed(const ftmpi_comm_s* c, const RankSet& failed);
   // Acknowledged members, as communicator ranks.
   std::vector<int> acked_members(const ftmpi_comm_s* c) const;
   // True for an unmatched ANY_SOURCE receive while `c` has a failed member not acknowledged (seed 000
@@ -72,6 +77,7 @@ class FtManager final : public p2p::FtHandler {
 
   // FtHandler
   void on_ft_frame(int src_world, std::uint32_t context, int kind, std::span<const std::byte> payload) override;
+  void on_stale_ft_frame(int src_world, std::uint32_t context, int kind, std::span<const std::byte> payload) override;
   void on_failures() override;
   bool comm_has_failure(const ftmpi_comm_s* comm) override;
   void on_peer_lost(int world) override;
@@ -97,6 +103,18 @@ class FtManager final : public p2p::FtHandler {
   Service* service_ = nullptr;
   std::unordered_map<std::uint32_t, ftmpi_comm_s*> by_ctx_;
   std::unordered_map<std::uint32_t, std::vector<Early>> early_;  // frames for contexts not registered yet
+  // Freed intracommunicators whose agreements may still be needed: a process that decided keeps answering
+  // late UPs and spreading its decision after failures (ft/agreement.h), or a survivor still deciding would
+  // wait for it forever — also after MPI_Comm_free (e.g. the parent of a dup, freed right after). A private
+  // copy (rank, size, members, contexts, FT state) keeps serving agreement frames until a new communicator
+  // takes the context id.
+  // The zombie owns the FT state it took over from the retired communicator (comm::retire deletes what is
+  // left in `c->ft`, which is then null).
+  struct Zombie {
+    ftmpi_comm_s comm;
+    ~Zombie();
+  };
+  std::unordered_map<std::uint32_t, std::unique_ptr<Zombie>> zombies_;
 };
 
 }  // namespace ftmpi::ft

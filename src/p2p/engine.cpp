@@ -116,9 +116,23 @@ Status Engine::Impl::start_check(const Request* r, int peer_world) const {
     return Status(Errc::revoked, "the communicator has been revoked");
   if (peer_failed(peer_world))
     return Status(Errc::proc_failed, "peer process " + std::to_string(r->peer) + " has failed");
-  if (r->is_coll_ctx && ft && ft->comm_has_failure(r->comm))
+  if (r->is_coll_ctx && !r->coll_precise && ft && ft->comm_has_failure(r->comm))
     return Status(Errc::proc_failed, "a member of the communicator has failed");
   return Status::Ok();
+}
+
+namespace {
+// A communicator's own collective tags are its sequence numbers, below 2^29 (create_group borrows the
+// parent's context with tags from 2^29 on, which a from_here_on give-up must not cover).
+bool covers(bool from_here_on, int given_tag, int tag) {
+  return from_here_on ? (tag >= given_tag && tag < (1 << 29)) : tag == given_tag;
+}
+}  // namespace
+
+bool Engine::Impl::coll_given_up(std::uint32_t ctx, int tag, int src_world) const {
+  for (const GivenUp& g : given_up)
+    if (g.ctx == ctx && g.src_world == src_world && covers(g.from_here_on, g.tag, tag)) return true;
+  return false;
 }
 
 void Engine::Impl::fail(Request* r, const Status& why) {
@@ -152,23 +166,34 @@ void Engine::Impl::sweep_failures() {
     while (!q.empty()) {
       Request* r = q.front().complete_on_accept;
       q.pop_front();
-      if (r) fail(r, Status(Errc::proc_failed, "the destination process has failed"));
+      // A collective's message to a dead member: nobody needs it, the step is done (engine.h).
+      if (r) fail(r, r->coll_precise ? Status::Ok() : Status(Errc::proc_failed, "the destination process has failed"));
     }
     backlog_peers[i] = backlog_peers.back();
     backlog_peers.pop_back();
   }
   // Operations in flight with a dead peer.
+  // (A collective's step, coll_precise, only when its own peer died: engine.h.)
+  auto blanket = [this](const Request* r) {
+    return r->is_coll_ctx && !r->coll_precise && ft && ft->comm_has_failure(r->comm);
+  };
   std::vector<Request*> doomed;
   for (Request* r = inflight.front(); r; r = r->next)
-    if (peer_failed(r->peer_world) || (r->is_coll_ctx && ft && ft->comm_has_failure(r->comm))) doomed.push_back(r);
+    if (peer_failed(r->peer_world) || blanket(r)) doomed.push_back(r);
   // Posted receives naming a dead peer, and collective traffic on a communicator with a failure.
   matcher.for_each_posted([&](Request* r) {
     if (r->peer >= 0 && peer_failed(r->comm->peer_world_rank(r->peer))) doomed.push_back(r);
-    else if (r->is_coll_ctx && ft && ft->comm_has_failure(r->comm)) doomed.push_back(r);
+    else if (blanket(r)) doomed.push_back(r);
   });
-  for (Request* r : doomed)
-    fail(r, Status(Errc::proc_failed, r->is_coll_ctx ? "a member of the communicator has failed"
-                                                     : "the peer process has failed"));
+  for (Request* r : doomed) {
+    if (r->coll_precise && r->kind == ReqKind::send) {
+      fail(r, Status::Ok());  // nobody needs the message of a dead member
+      continue;
+    }
+    fail(r, Status(Errc::proc_failed, r->coll_precise ? "a process this collective needs data from has failed"
+                                      : r->is_coll_ctx ? "a member of the communicator has failed"
+                                                       : "the peer process has failed"));
+  }
 }
 
 void Engine::set_ft(FtHandler* ft, const ft::FailureState* failures) {
@@ -220,6 +245,58 @@ void Engine::purge_contexts(std::uint32_t ctx_a, std::uint32_t ctx_b, const Stat
   for (Request* r : doomed) m.fail(r, why);
   m.matcher.drop_unexpected(ctx_a);
   m.matcher.drop_unexpected(ctx_b);
+}
+
+void Engine::give_up_coll(ftmpi_comm_s* comm, int peer, int tag, bool from_here_on) {
+  Impl& m = *impl_;
+  const int world = comm->peer_world_rank(peer);
+  if (world < 0 || world == m.me) return;
+  if (tag >= (1 << 29)) from_here_on = false;  // a borrowed context (create_group): this collective only
+  if (from_here_on) {
+    const std::pair<std::uint32_t, int> key{comm->ctx_coll, world};
+    if (std::find(m.gave_up_from.begin(), m.gave_up_from.end(), key) != m.gave_up_from.end()) return;
+    m.gave_up_from.push_back(key);
+  }
+  const std::int32_t w[2] = {tag, from_here_on ? 1 : 0};
+  send_ft_frame(world, comm->ctx_coll, kFtFrameCollGiveUp,
+                std::span<const std::byte>(reinterpret_cast<const std::byte*>(w), sizeof w));
+}
+
+void Engine::on_coll_given_up(int src_world, std::uint32_t ctx_coll, int tag, bool from_here_on) {
+  Impl& m = *impl_;
+  if (m.coll_given_up(ctx_coll, tag, src_world) && !from_here_on) return;
+  // Bounded: one record per (collective, peer) that gave up in the middle, only after failures; the oldest
+  // go first (a collective that old has long finished here). from_here_on records (one per communicator
+  // and peer) are kept.
+  if (m.given_up.size() >= 4096) {
+    std::size_t dropped = 0;
+    std::erase_if(m.given_up, [&dropped](const Impl::GivenUp& g) { return !g.from_here_on && dropped++ < 2048; });
+  }
+  m.given_up.push_back(Impl::GivenUp{ctx_coll, tag, src_world, from_here_on});
+  std::vector<Request*> failed, done;
+  m.matcher.for_each_posted([&](Request* r) {
+    if (r->coll_precise && r->ctx == ctx_coll && covers(from_here_on, tag, r->tag) && r->peer >= 0 &&
+        r->comm->peer_world_rank(r->peer) == src_world)
+      failed.push_back(r);
+  });
+  for (Request* r = m.inflight.front(); r; r = r->next)
+    if (r->coll_precise && r->kind == ReqKind::send && r->ctx == ctx_coll && covers(from_here_on, tag, r->tag) &&
+        r->peer_world == src_world)
+      done.push_back(r);
+  for (Request* r : failed)
+    m.fail(r, Status(Errc::proc_failed, "a process this collective needs data from lost data of a failed process"));
+  for (Request* r : done) m.fail(r, Status::Ok());
+}
+
+bool Engine::comm_known_failed(const ftmpi_comm_s* comm) const {
+  const Impl& m = *impl_;
+  return m.failures != nullptr && m.failures->epoch() != 0 && m.ft != nullptr && m.ft->comm_has_failure(comm);
+}
+
+void Engine::forget_given_up(std::uint32_t ctx_coll) {
+  if (impl_->failures != nullptr && impl_->failures->epoch() != 0) impl_->matcher.drop_unexpected(ctx_coll);
+  std::erase_if(impl_->given_up, [ctx_coll](const Impl::GivenUp& x) { return x.ctx == ctx_coll; });
+  std::erase_if(impl_->gave_up_from, [ctx_coll](const std::pair<std::uint32_t, int>& x) { return x.first == ctx_coll; });
 }
 
 bool Engine::is_unmatched_recv(const Request* r) const {
@@ -362,8 +439,12 @@ void Engine::on_frame(int src, std::span<const std::byte> hdr, std::span<const s
   }
   // Frames of a communicator retired here (its context slot may serve a new one already): drop them.
   if ((env.kind == FrameKind::eager || env.kind == FrameKind::rts || env.kind == FrameKind::ft) &&
-      m.stale.stale(env.context, src))
+      m.stale.stale(env.context, src)) {
+    // a freed communicator's agreement may still need answers (ft/ft_manager.h, zombies)
+    if (env.kind == FrameKind::ft && m.ft && env.len == payload.size())
+      m.ft->on_stale_ft_frame(src, env.context, env.tag, payload);
     return;
+  }
   switch (env.kind) {
     case FrameKind::retire:
       m.stale.notice_from(env.context, src);

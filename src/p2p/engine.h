@@ -38,6 +38,7 @@ struct SendArgs {
   ftmpi_comm_s* comm;
   SendMode mode = SendMode::standard;
   bool coll = false;             // true: use the communicator's collective context
+  bool precise = false;          // coll: a Schedule step (failure rule: see "Collective failures" below)
 };
 
 struct RecvArgs {
@@ -48,6 +49,7 @@ struct RecvArgs {
   int tag;                       // or MPI_ANY_TAG
   ftmpi_comm_s* comm;
   bool coll = false;
+  bool precise = false;          // as SendArgs::precise
 };
 
 struct Unexpected;
@@ -57,6 +59,10 @@ struct Message {
   ftmpi_comm_s* comm = nullptr;
 };
 
+// FT frame sub-kind of give_up_coll (the FtHandler hands it back through on_coll_given_up); 1 and 2 are
+// the FtHandler's own (revoke, agreement, ft/ft_manager.h).
+inline constexpr int kFtFrameCollGiveUp = 3;
+
 // The fault-tolerance layer's hooks into the engine (implemented by ft::FtManager).
 class FtHandler {
  public:
@@ -64,6 +70,9 @@ class FtHandler {
   // A protocol frame (revoke, agreement) for communicator context `context`. `kind` is the frame's
   // sub-kind (Envelope::tag). Called from the progress loop.
   virtual void on_ft_frame(int src_world, std::uint32_t context, int kind, std::span<const std::byte> payload) = 0;
+  // A protocol frame on the slot of a communicator retired here, from a member that has not retired it yet
+  // (p2p/stale_filter.h): it belongs to the retired communicator, never to a new one on the slot.
+  virtual void on_stale_ft_frame(int src_world, std::uint32_t context, int kind, std::span<const std::byte> payload) = 0;
   // The failure epoch moved; the engine has already failed the p2p requests it affects.
   virtual void on_failures() = 0;
   // True when `comm` has a member known to have failed (collectives on it fail).
@@ -150,6 +159,33 @@ class Engine final : public transport::FrameSink {
   // data frames for it are dropped), so that nothing writes into its buffer any more. No effect on a
   // completed request. For owners that give the buffer back (a failed collective's scratch).
   void abort_recv(Request* r, const Status& why);
+
+  // Collective failures (issue 12 item 2; seed 000 §1.2: an error where a failure *prevents* completion).
+  // A collective started while this process knows that a member of its communicator failed fails at once
+  // (coll::Schedule asks comm_known_failed() before its first step; it then gives up, see below). Once
+  // started, a collective's steps (`precise` args, posted by coll::Schedule) fail only where data from a dead
+  // process is still missing: a receive from a dead member fails unless its message fully arrived, a send
+  // to a dead member completes successfully (nobody will use the data), and the other steps go on. A
+  // process whose collective failed tells every peer it still owed a message to, or still expected one
+  // from, that it gave up (give_up_coll, an FT frame behind its earlier data on the same link): there a
+  // receive of that collective from it fails unless the message had been sent before, and a send of that
+  // collective to it completes. So a collective fails exactly at the processes whose result depends on data
+  // that no longer comes, and never hangs. Other collective-context traffic (the leaders' exchange of
+  // intercommunicator construction) keeps the blanket rule: it fails once the communicator has a failed
+  // member. Only on the failure path: nothing is checked while no failure is known.
+  // `from_here_on`: the collective failed at its start because a member is known to have failed, so every
+  // later collective on `comm` will too: one frame per (communicator, peer) covers all of them (tags from
+  // `tag` on), so a program looping on failing collectives sends nothing more.
+  void give_up_coll(ftmpi_comm_s* comm, int peer, int tag, bool from_here_on);
+  // True when a member of `comm` is known to have failed (fault-free cost: one relaxed load).
+  bool comm_known_failed(const ftmpi_comm_s* comm) const;
+  // A peer's give_up_coll frame arrived (called by the FtHandler).
+  void on_coll_given_up(int src_world, std::uint32_t ctx_coll, int tag, bool from_here_on);
+  // The communicator of `ctx_coll` is freed: forget what its peers gave up (its id may be reused).
+  // ... and drops the collective messages still unexpected on it: after failures, a collective that failed
+  // at some members leaves messages nobody will receive, which a later communicator with the same context
+  // id (and a tag sequence restarting at 0) would otherwise match.
+  void forget_given_up(std::uint32_t ctx_coll);
 
   // FrameSink
   void on_frame(int src, std::span<const std::byte> hdr, std::span<const std::byte> payload) override;

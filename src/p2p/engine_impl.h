@@ -5,6 +5,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "p2p/engine.h"
@@ -67,6 +68,17 @@ struct Engine::Impl {
   // revoked, failed peer, failed member for collective traffic. Ok when it may proceed.
   Status start_check(const Request* r, int peer_world) const;
   void sweep_failures();
+  // Collectives given up by peers (Engine::give_up_coll): (collective context, tag, peer world rank).
+  struct GivenUp {
+    std::uint32_t ctx;
+    int tag;
+    int src_world;
+    bool from_here_on;  // every collective from `tag` on (a communicator's own tags, below 2^29)
+  };
+  std::vector<GivenUp> given_up;
+  bool coll_given_up(std::uint32_t ctx, int tag, int src_world) const;
+  // (collective context, peer world rank) pairs this process sent a from_here_on give-up to.
+  std::vector<std::pair<std::uint32_t, int>> gave_up_from;
   void fail(Request* r, const Status& why);  // complete with an error, leaving any queue it is in
 
   // Set when an incoming frame matched the last posted receive (Engine::pause_requested). Never set once

@@ -26,6 +26,7 @@ void fill_recv(Request* r, const RecvArgs& a) {
   r->peer = a.source;
   r->tag = a.tag;
   r->is_coll_ctx = a.coll;
+  r->coll_precise = a.coll && a.precise;
 }
 
 // Where received bytes land: the user buffer (contiguous type) or a staging buffer unpacked at the end
@@ -65,6 +66,10 @@ Status Engine::Impl::start_recv(Request* r) {
       why = start_check(r, peer_world);
       if (!why.ok() && drain_all() && (u = matcher.match_unexpected(r->ctx, r->peer, r->tag)) != nullptr)
         why = Status::Ok();
+      // The sender gave this collective up after sending what precedes (its frame follows its data).
+      if (why.ok() && u == nullptr && r->coll_precise && !given_up.empty() &&
+          coll_given_up(r->ctx, r->tag, peer_world))
+        why = Status(Errc::proc_failed, "a process this collective needs data from lost data of a failed process");
     }
     if (u != nullptr) {
       deliver(r, u);

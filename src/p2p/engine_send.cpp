@@ -29,6 +29,7 @@ void fill_send(Request* r, const SendArgs& a) {
   r->peer = a.dest;
   r->tag = a.tag;
   r->is_coll_ctx = a.coll;
+  r->coll_precise = a.coll && a.precise;
 }
 }  // namespace
 
@@ -50,7 +51,13 @@ Status Engine::Impl::start_send(Request* r) {
   const std::size_t bytes = dt::packed_size(r->type, r->count);
   r->bytes_total = bytes;
   if (Status why = start_check(r, r->peer_world); !why.ok()) {  // reported at completion (seed 000 §1.2)
+    // A collective's message for a dead member is not needed by anyone: the step is done (engine.h).
+    if (r->coll_precise && why.code() == Errc::proc_failed) why = Status::Ok();
     fail(r, why);
+    return Status::Ok();
+  }
+  if (r->coll_precise && !given_up.empty() && coll_given_up(r->ctx, r->tag, r->peer_world)) {
+    complete(r);  // the receiver gave this collective up: it will not take the message
     return Status::Ok();
   }
 

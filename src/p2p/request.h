@@ -47,6 +47,7 @@ struct ftmpi_request_s {
   bool user_freed = false;     // MPI_Request_free called while pending: release on completion
   bool is_coll_ctx = false;    // uses the communicator's collective context
   bool holds_comm = false;     // set_comm() took a hold on `comm` (released with the request)
+  bool coll_precise = false;   // a Schedule's step: fails only where a dead process's data is missing (engine.h)
 
   // Arguments.
   const void* sbuf = nullptr;

@@ -2,6 +2,11 @@
 // step: thousands of seeded random schedules, exhaustive single and double failures on small process
 // counts, and a cost table (messages and rounds) from 2 to 16,384 simulated ranks.
 //
+// With acknowledgements (MPIX_Comm_agree, ft/agree_outcome.h): every process contributes its flag and the
+// failures it acknowledged (a random subset of those it knows when it starts); PASS also needs every survivor
+// to derive the same flag and the same error from its decision, the error to be raised iff the failed set
+// holds a member some contributor had not acknowledged, and never when every process acknowledged it.
+//
 // PASS: for every schedule — agreement (all survivors decide the same value and failed set; seed 000
 // §1.3: "all living processes must agree"), validity (value is the AND of a superset of the survivors'
 // contributions and contains the AND of all contributions; the failed set holds only dead processes and
@@ -15,6 +20,7 @@
 #include <optional>
 #include <random>
 
+#include "ft/agree_outcome.h"
 #include "ft/agreement.h"
 
 namespace {
@@ -42,9 +48,13 @@ struct World {
   std::vector<InFlight> net;
   std::uint64_t messages = 0;
   std::vector<std::uint64_t> sent_by;
+  // Acknowledgement mode: start() replaces the contribution by flag_contribution(low 32 bits, acked, n).
+  bool with_acks = false;
+  std::mt19937_64 ack_rng{12345};
+  std::vector<RankSet> acked;
 
   explicit World(int n_) : n(n_), alive(n_, true), started(n_, false), contribution(n_), known_at_start(n_),
-                           notices(n_), noticed(n_), sent_by(n_, 0) {
+                           notices(n_), noticed(n_), sent_by(n_, 0), acked(n_) {
     procs.reserve(n_);
     for (int i = 0; i < n_; ++i) procs.emplace_back(i, n_);
   }
@@ -59,6 +69,15 @@ struct World {
   void start(int p) {
     started[p] = true;
     known_at_start[p] = noticed[p];
+    if (with_acks) {
+      // Acknowledge all known failures (a third of the time) or a random subset of them.
+      const bool all = ack_rng() % 3 == 0;
+      std::vector<int> a;
+      for (int r : noticed[p].ranks())
+        if (all || ack_rng() % 2 == 0) a.push_back(r);
+      acked[p] = RankSet(a);
+      contribution[p] = ftmpi::ft::flag_contribution(static_cast<int>(static_cast<std::uint32_t>(contribution[p][0])), a, n);
+    }
     procs[p].start(contribution[p], noticed[p]);
     collect(p);
   }
@@ -114,15 +133,35 @@ struct World {
     }
     for (int r : f.ranks())
       if (alive[r]) return "failed set names live process " + std::to_string(r);
+    if (with_acks) {
+      const ftmpi::ft::FlagOutcome o = ftmpi::ft::flag_outcome(v, f);
+      for (int p = 0; p < n; ++p) {
+        if (!alive[p]) continue;
+        const ftmpi::ft::FlagOutcome q = ftmpi::ft::flag_outcome(procs[p].value(), procs[p].failed());
+        if (q.flag != o.flag || q.proc_failed != o.proc_failed)
+          return "outcome (flag, error) differs at survivor " + std::to_string(p);
+      }
+      bool some_unacked = false;  // a member of the failed set not acknowledged by some contributor
+      for (int r : f.ranks())
+        for (int p = 0; p < n; ++p)
+          if (started[p] && !f.contains(p) && !acked[p].contains(r)) some_unacked = true;
+      bool survivors_acked_all = true;
+      for (int p = 0; p < n; ++p)
+        if (alive[p] && !acked[p].includes(f)) survivors_acked_all = false;
+      if (o.proc_failed && !some_unacked) return "error raised although every contributor acknowledged the failed set";
+      if (!o.proc_failed && !survivors_acked_all) return "no error although a survivor had not acknowledged a failed member";
+    }
     return std::nullopt;
   }
 };
 
 // One random schedule: processes start at random times, up to max_failures die at random steps.
-std::optional<std::string> run_random(int n, int max_failures, std::uint64_t seed) {
+std::optional<std::string> run_random(int n, int max_failures, std::uint64_t seed, bool with_acks = false) {
   std::mt19937_64 rng(seed);
   const std::uint64_t kill_pct = std::array<std::uint64_t, 3>{1, 5, 20}[seed % 3];
   World w(n);
+  w.with_acks = with_acks;
+  w.ack_rng.seed(seed ^ 0x9e3779b97f4a7c15ull);
   for (int p = 0; p < n; ++p) w.contribution[p] = Bits{rng() | rng()};  // mostly ones
   int failures = 0;
   for (std::uint64_t steps = 0; !w.done(); ++steps) {
@@ -163,8 +202,10 @@ enum class Order { fifo_notices_first, lifo_notices_first, fifo_messages_first, 
 // A fixed schedule (everyone starts first, then messages and notices in the given order) with process
 // `victim` killed right after event number `kill_at` (and optionally `victim2` after event `kill_at2`).
 std::optional<std::string> run_fixed(int n, int victim, int kill_at, int victim2, int kill_at2,
-                                     Order order = Order::fifo_notices_first) {
+                                     Order order = Order::fifo_notices_first, bool with_acks = false) {
   World w(n);
+  w.with_acks = with_acks;
+  w.ack_rng.seed(static_cast<std::uint64_t>(n * 1000003 + victim * 1009 + kill_at * 31 + victim2 * 7 + kill_at2));
   for (int p = 0; p < n; ++p) w.contribution[p] = Bits{~std::uint64_t{0} ^ (std::uint64_t{1} << p)};
   int event = 0;
   auto maybe_kill = [&] {
@@ -228,6 +269,43 @@ TEST(AgreementSim, RandomSchedulesWithFailures) {
     }
   }
   std::printf("random schedules checked: %d\n", runs);
+}
+
+// MPIX_Comm_agree's outcome (flag and error) is the same at every survivor, and the error is right, in random
+// schedules with failures before and during the agreement and random acknowledgements.
+TEST(AgreementSim, UniformErrorRandomSchedules) {
+  int runs = 0, errors = 0;
+  for (int n : {2, 3, 4, 5, 7, 8, 13, 16, 32, 70}) {
+    for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+      int max_f = static_cast<int>(seed % static_cast<std::uint64_t>(n));
+      auto err = run_random(n, max_f, seed * 104729 + static_cast<std::uint64_t>(n), true);
+      ASSERT_FALSE(err.has_value()) << *err;
+      ++runs;
+    }
+  }
+  (void)errors;
+  std::printf("random schedules with acknowledgements checked: %d\n", runs);
+}
+
+// The same with a failure injected at every step of fixed schedules (single and double failures), every
+// delivery order.
+TEST(AgreementSim, UniformErrorFailureAtEveryStep) {
+  int cases = 0;
+  for (int n = 2; n <= 7; ++n)
+    for (int victim = 0; victim < n; ++victim)
+      for (int at = 0; at < 12 * n; ++at)
+        for (Order o : {Order::fifo_notices_first, Order::lifo_notices_first, Order::fifo_messages_first,
+                        Order::lifo_messages_first}) {
+          auto err = run_fixed(n, victim, at, -1, -1, o, true);
+          ASSERT_FALSE(err.has_value()) << *err << " (n=" << n << " victim=" << victim << " at=" << at << ")";
+          const int v2 = (victim + 1) % n;
+          if (n >= 3) {
+            err = run_fixed(n, victim, at, v2, at + (at % 5), o, true);
+            ASSERT_FALSE(err.has_value()) << *err << " (n=" << n << " v1=" << victim << " v2=" << v2 << ")";
+          }
+          cases += n >= 3 ? 2 : 1;
+        }
+  std::printf("failure-at-every-step cases with acknowledgements checked: %d\n", cases);
 }
 
 // The schedule that makes the "accept only a DOWN of my last UP's view" rule necessary: the root decides

@@ -1,0 +1,105 @@
+/* ft_coll_completed — a collective fails only where data from a dead process is missing, and communicator
+ * creation is uniform (issue 12 item 2; seed 000 §1.2). 8 ranks, --with-ft ulfm.
+ *
+ * argv[1] = mode, argv[2] = rounds (default 4). Each round works on base = MPIX_Comm_shrink(MPI_COMM_WORLD)
+ * (the survivors so far) and kills its last rank, the victim:
+ *  - dup:       the victim dies right after its MPI_Comm_dup(base) returned. PASS: every survivor's dup
+ *               returns MPI_SUCCESS with a usable communicator (the victim had contributed everything).
+ *  - barrier:   the victim dies right after its MPI_Barrier(base) returned. PASS: every survivor's
+ *               Barrier returns MPI_SUCCESS (everyone had entered; nothing the survivors need is missing).
+ *  - allreduce: the same with MPI_Allreduce(SUM of ranks): PASS: success and the right sum everywhere.
+ *  - random_dup / random_split: the victim is killed by a timer at a random moment (0-3 ms) while every
+ *               rank loops on MPI_Comm_dup(base) (or MPI_Comm_split(base, rank % 2)) until it fails.
+ *               PASS: every survivor's loop ends at the same iteration — creation is uniform: every
+ *               survivor got the communicator, or every survivor got the error — and the error is
+ *               MPI_ERR_PROC_FAILED.
+ * Before the fix: survivors got MPI_ERR_PROC_FAILED (and MPI_COMM_NULL) from collectives the dead process had
+ * completed, and creations failed at some survivors only. */
+#include "ft_check.h" /* first: it sets _POSIX_C_SOURCE */
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+static void arm_random_death(int seed) {
+  srand((unsigned)seed * 7919u + 17u);
+  struct itimerval it;
+  memset(&it, 0, sizeof it);
+  it.it_value.tv_usec = 1 + rand() % 3000;
+  signal(SIGALRM, SIG_DFL); /* default action: the process dies (signal 14) */
+  setitimer(ITIMER_REAL, &it, NULL);
+}
+
+int main(int argc, char **argv) {
+  int rank, size;
+  ft_init(&argc, &argv, &rank, &size);
+  CHECK(size == 8, "needs 8 ranks");
+  const char *mode = argc > 1 ? argv[1] : "dup";
+  const int rounds = argc > 2 ? atoi(argv[2]) : 4;
+  const int random_mode = strncmp(mode, "random_", 7) == 0;
+
+  for (int round = 0; round < rounds; round++) {
+    MPI_Comm base;
+    CHECK_MPI(MPIX_Comm_shrink(MPI_COMM_WORLD, &base));
+    CHECK_MPI(MPI_Comm_set_errhandler(base, MPI_ERRORS_RETURN));
+    int br, bn;
+    MPI_Comm_rank(base, &br);
+    MPI_Comm_size(base, &bn);
+    CHECK(bn == size - round, "round %d: %d survivors", round, bn);
+    CHECK(ft_sync_all(base) == MPI_SUCCESS);
+    const int victim = bn - 1;
+
+    if (strcmp(mode, "dup") == 0) {
+      MPI_Comm d = MPI_COMM_NULL;
+      int rc = MPI_Comm_dup(base, &d);
+      if (br == victim) ft_die();
+      CHECK(rc == MPI_SUCCESS && d != MPI_COMM_NULL, "round %d: dup completed by the dead rank failed here: %s",
+            round, ft_class_name(rc));
+      CHECK_MPI(MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN));
+      CHECK_MPI(MPI_Comm_free(&d));
+    } else if (strcmp(mode, "barrier") == 0) {
+      int rc = MPI_Barrier(base);
+      if (br == victim) ft_die();
+      CHECK(rc == MPI_SUCCESS, "round %d: a barrier everyone entered failed here: %s", round, ft_class_name(rc));
+    } else if (strcmp(mode, "allreduce") == 0) {
+      int sum = 0;
+      int rc = MPI_Allreduce(&br, &sum, 1, MPI_INT, MPI_SUM, base);
+      if (br == victim) ft_die();
+      CHECK(rc == MPI_SUCCESS, "round %d: an allreduce the dead rank completed failed here: %s", round,
+            ft_class_name(rc));
+      CHECK(sum == bn * (bn - 1) / 2, "round %d: sum %d", round, sum);
+    } else if (random_mode) {
+      const int split = strcmp(mode, "random_split") == 0;
+      if (br == victim) arm_random_death(round * 131 + (int)(ft_now() * 1e6) % 1000);
+      int iterations = 0, rc = MPI_SUCCESS;
+      for (;;) {
+        MPI_Comm d = MPI_COMM_NULL;
+        rc = split ? MPI_Comm_split(base, br % 2, br, &d) : MPI_Comm_dup(base, &d);
+        if (rc != MPI_SUCCESS) {
+          CHECK(d == MPI_COMM_NULL, "a failed creation returned a communicator");
+          break;
+        }
+        CHECK(d != MPI_COMM_NULL);
+        MPI_Comm_free(&d);
+        iterations++;
+        CHECK(iterations < 100000, "the victim never died");
+      }
+      CHECK(br != victim, "the victim survived its timer");
+      CHECK(check_class_of(rc) == MPI_ERR_PROC_FAILED, "round %d: creation failed with %s (%s)", round,
+            ft_class_name(rc), check_errstr(rc));
+      MPI_Comm s;
+      CHECK_MPI(MPIX_Comm_shrink(base, &s));
+      int lo = 0, hi = 0;
+      CHECK_MPI(MPI_Allreduce(&iterations, &lo, 1, MPI_INT, MPI_MIN, s));
+      CHECK_MPI(MPI_Allreduce(&iterations, &hi, 1, MPI_INT, MPI_MAX, s));
+      CHECK(lo == hi, "round %d: creation not uniform: survivors failed after %d and %d creations", round, lo, hi);
+      MPI_Comm_free(&s);
+    } else {
+      CHECK(0, "unknown mode %s", mode);
+    }
+    MPI_Comm_free(&base);
+  }
+  ft_pass(MPI_COMM_WORLD, "ft_coll_completed");
+  MPI_Finalize();
+  return 0;
+}
