@@ -6,6 +6,8 @@
 #include "coll/coll.h"
 #include "coll/schedule.h"
 #include "datatype/op.h"
+#include "ft/failure_state.h"
+#include "models/events/event_hub.h"
 
 using ftmpi::Errc;
 using ftmpi::Status;
@@ -42,7 +44,10 @@ extern "C" int PMPI_Barrier(MPI_Comm comm) {
   FTMPI_ENTER("MPI_Barrier");
   FTMPI_CHECK_COMM(comm, "MPI_Barrier");
   if (comm->is_inter()) return run_collective(comm, prepare_inter_barrier(comm), "MPI_Barrier");
-  return ret(comm, ftmpi::coll::barrier(rt(), comm), "MPI_Barrier");
+  Status st = ftmpi::coll::barrier(rt(), comm);
+  // LAM (seed 002 §8.2 4d): the communicator's failure callback has run for every failure known here.
+  if (rt().events().has_comm_callbacks() && rt().failures().epoch() != 0) rt().events().wait_comm_delivered(comm);
+  return ret(comm, st, "MPI_Barrier");
 }
 FTMPI_ALIAS(Barrier)
 
