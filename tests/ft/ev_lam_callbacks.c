@@ -1,14 +1,15 @@
 /* ev_lam_callbacks <kill|stop> <victims,comma-separated> — LAM's reliable mode (seed 002 §7.3.1, §8.2 item 4),
- * run with `mpiexec --with-ft lam`; for `stop` also `--inject rank=V,after=1,signal=STOP` per victim.
+ * run with `mpiexec --with-ft lam` (for `stop` with a short --detector-timeout).
  *
  * Failure callbacks on three communicators: MPI_COMM_WORLD, a dup of it, and the ranks of one parity
  * (MPI_Comm_split). Each callback sleeps 20 ms (so a barrier that did not wait for it would be caught) and then
- * counts its (communicator, failed rank) pair. Victims die (kill: raise(SIGKILL) after a barrier; stop: mpiexec
- * stops them in the barrier loop, the detector declares them hung and kills them).
+ * counts its (communicator, failed rank) pair. Victims die after a barrier (kill: raise(SIGKILL); stop:
+ * raise(SIGSTOP), the detector declares them hung and mpiexec kills them).
  *
  * PASS when, on every survivor and each communicator:
  *  - right after every MPI_Barrier returns, the callback has run for every member the process knew had failed
- *    before it called the barrier, and — a barrier that failed with a single victim — for that victim;
+ *    before it called the barrier, and — a barrier that failed with a single victim — for that victim (even
+ *    when this process learned of the failure only from another survivor giving the barrier up);
  *  - once every victim of the communicator is known, after 200 ms more, each victim's count is exactly 1 and
  *    every other member's 0 (a communicator without victims gets no callback);
  *  - the survivors then split the wounded MPI_COMM_WORLD (LAM split) into a communicator of all of them. */
@@ -56,7 +57,11 @@ int main(int argc, char **argv) {
     CHECK_MPI(MPIX_Comm_set_failure_callback(comms[i], on_failure, (void *)(long)i));
   }
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
-  if (!stop_mode && victim[rank]) ft_die();
+  if (victim[rank]) {
+    if (!stop_mode) ft_die();
+    raise(SIGSTOP); /* the detector declares it hung and mpiexec kills it */
+    for (;;) pause();
+  }
 
   for (int i = 0; i < 3; i++) {
     MPI_Comm c = comms[i];

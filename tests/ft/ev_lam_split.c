@@ -6,8 +6,8 @@
  * given by the injection: every rank whose FTMPI_INJECT_AT is set). The survivors call MPI_Comm_split(world,
  * rank % 3, -rank) at once, without waiting for the failure notices.
  *
- * With `stopped`, the victims do not die but idle until mpiexec stops them (SIGSTOP); the detector declares them
- * hung and kills them while the survivors wait in their split.
+ * With `stopped`, the victims stop themselves (raise(SIGSTOP)) instead of dying; the detector declares them hung
+ * and mpiexec kills them while the survivors wait in their split.
  *
  * PASS when on every survivor: the split succeeds; the new communicator holds exactly the survivors of the same
  * color, ordered by key (descending world rank); every member of it agrees on its members (each one's list of
@@ -52,8 +52,10 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Comm_set_errhandler(orig, MPI_ERRORS_RETURN));
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
   int stopped = argc > 2 && strcmp(argv[2], "stopped") == 0; /* mpiexec --inject ...,signal=STOP stops the victims */
-  if (victim[rank] && stopped)
-    for (;;) ft_sleep_ms(10);
+  if (victim[rank] && stopped) {
+    raise(SIGSTOP);
+    for (;;) pause();
+  }
   if (victim[rank] && !during) ft_die();
 
   MPI_Comm c;

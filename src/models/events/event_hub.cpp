@@ -3,6 +3,9 @@
 #include <time.h>
 
 #include <algorithm>
+#include <chrono>
+
+#include "util/log.h"
 
 namespace ftmpi::events {
 namespace {
@@ -173,22 +176,30 @@ void EventHub::drop_comm(const void* comm) {
   delivered_.notify_all();
 }
 
-void EventHub::wait_comm_delivered(const void* comm) {
+void EventHub::wait_comm_delivered(const void* comm, bool failed_op) {
   std::unique_lock<std::mutex> l(mu_);
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   auto done = [&] {
     if (stop_) return true;
     auto it = comm_cbs_.find(comm);
     if (it == comm_cbs_.end()) return true;
     const CommCb& cb = *it->second;
+    bool any = false;
     for (int w : cb.members) {
       if (!failures_.failed(w)) continue;
+      any = true;
       auto p = failure_pos_.find(w);
       if (p == failure_pos_.end() || cb.cursor <= p->second) return false;
     }
+    if (failed_op && !any) {
+      if (std::chrono::steady_clock::now() < give_up) return false;
+      log::warn("MPI_Barrier failed but no failure notice for its communicator came within 30 s");
+    }
     return true;
   };
-  // A failure's bit is set just before the hub logs it (FailureState::mark_failed), hence the timed wait.
-  while (!done()) delivered_.wait_for(l, std::chrono::milliseconds(5));
+  // A failure's bit is set just before the hub logs it (FailureState::mark_failed), and a notice may still be
+  // on its way: hence the timed wait.
+  while (!done()) delivered_.wait_for(l, std::chrono::milliseconds(2));
 }
 
 bool EventHub::matches(const Sub& s, const Event& e) {

@@ -21,7 +21,8 @@
 //   * a communicator callback runs exactly once per (failed member, communicator): a per-entry cursor into
 //     the failure log only moves forward, under the delivery lock;
 //   * wait_comm_delivered(c) returns once the callback has run for every member of c the FailureState
-//     knows failed at the call (the LAM barrier rule).
+//     knows failed at the call, and for at least one member when the caller's barrier failed (the LAM
+//     barrier rule; exact with one failure, see docs/lam.md for several).
 //
 // Locks: `deliver_mu_` (held while callbacks run, and by every change to subscriptions / communicator
 // callbacks, so none disappears under a running callback) before `mu_` (state; held briefly, never while a
@@ -101,8 +102,11 @@ class EventHub final : public ft::FailureObserver {
   // The communicator is gone (MPI_Comm_free): its callback and its subscriptions end. On return none runs.
   void drop_comm(const void* comm);
   // Block until `comm`'s failure callback ran for every member the FailureState knows failed now.
-  // Returns at once when `comm` has no callback.
-  void wait_comm_delivered(const void* comm);
+  // Returns at once when `comm` has no callback. `failed_op`: the caller's barrier failed with a process
+  // failure, so a member has failed even if this process has not been told yet (it may have learned it
+  // from another member giving the barrier up): wait for that notice too (it is on its way from the
+  // launcher to every survivor; at most 30 s, then give up with a warning).
+  void wait_comm_delivered(const void* comm, bool failed_op = false);
 
   bool on_event_thread() const { return std::this_thread::get_id() == thread_id_; }
 
