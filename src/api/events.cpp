@@ -86,6 +86,7 @@ extern "C" int PMPIX_Event_poll(MPIX_Event* event, int* flag) {
   static constexpr const char* fn = "MPIX_Event_poll";
   FTMPI_ENTER(fn);
   if (!event || !flag) return ret(nullptr, Status(Errc::arg, "NULL argument"), fn);
+  rt().progress().poll();  // one progress pass: revokes and user events sent to this process arrive
   ev::Event e;
   *flag = rt().events().poll(&e) ? 1 : 0;
   if (*flag) *event = ftmpi::api::to_mpix(e, MPI_COMM_WORLD);
