@@ -1255,6 +1255,128 @@ typedef void MPI_User_function_c(void *invec, void *inoutvec, MPI_Count *len, MP
 FTMPI_DECL(int, Op_create_c, (MPI_User_function_c *user_fn, int commute, MPI_Op *op));
 /* ==== end of the MPI-4.0 / 4.1 block (branch mpi4) ===================================================== */
 
+/* ==== asynchronous events (seed 004), LAM's reliable mode (seed 002 §7.3, §8.2), MPI-4 MPI_T events ====
+ * docs/events.md, docs/lam.md; shared/design/API.md "Asynchronous events". */
+typedef struct {
+  int type;       /* MPIX_EVENT_* */
+  int world_rank; /* the failed process, the revoker, or the publisher (rank in MPI_COMM_WORLD) */
+  int cause;      /* MPIX_CAUSE_* of a failure, 0 otherwise */
+  int code;       /* exit code or signal of a failure; the application's code of a user event */
+  double time;    /* seconds (CLOCK_REALTIME) when the failure was seen by the launcher, else by this process */
+  MPI_Comm comm;  /* revoked / published-on communicator; for a failure the subscription's (MPI_COMM_WORLD in the queue) */
+} MPIX_Event;
+#define MPIX_EVENT_PROC_FAILED 1
+#define MPIX_EVENT_NODE_LOST 2
+#define MPIX_EVENT_COMM_REVOKED 3
+#define MPIX_EVENT_USER 4
+#define MPIX_EVENT_MASK(t) (1 << (t))
+#define MPIX_EVENT_MASK_ALL 0x1e
+#define MPIX_CAUSE_EXITED 1
+#define MPIX_CAUSE_SIGNALED 2
+#define MPIX_CAUSE_HUNG 3
+#define MPIX_CAUSE_HOST_LOST 4
+#define MPIX_CAUSE_DISAPPEARED 5
+#define MPIX_CAUSE_REPORTED 6 /* a peer reported it before the launcher's notice arrived: cause not known here */
+typedef void MPIX_Event_callback(const MPIX_Event *ev, void *extra);
+typedef void MPIX_Failure_callback(MPI_Comm comm, int failed_rank, void *extra);
+FTMPI_API int MPIX_Event_poll(MPIX_Event *ev, int *flag);
+FTMPI_API int PMPIX_Event_poll(MPIX_Event *ev, int *flag);
+FTMPI_API int MPIX_Event_subscribe(MPI_Comm comm, int rank, int type_mask, MPIX_Event_callback *fn, void *extra,
+                                   int *subscription);
+FTMPI_API int PMPIX_Event_subscribe(MPI_Comm comm, int rank, int type_mask, MPIX_Event_callback *fn, void *extra,
+                                    int *subscription);
+FTMPI_API int MPIX_Event_unsubscribe(int subscription);
+FTMPI_API int PMPIX_Event_unsubscribe(int subscription);
+FTMPI_API int MPIX_Event_publish(MPI_Comm comm, int code);
+FTMPI_API int PMPIX_Event_publish(MPI_Comm comm, int code);
+FTMPI_API int MPIX_Comm_set_failure_callback(MPI_Comm comm, MPIX_Failure_callback *fn, void *extra);
+FTMPI_API int PMPIX_Comm_set_failure_callback(MPI_Comm comm, MPIX_Failure_callback *fn, void *extra);
+/* LAM's local query (seed 002 §8.2 item 6): the failed members of comm known here, as ranks of comm in
+ * detection order; *count is their number (at most maxcount are written). */
+FTMPI_API int MPIX_Comm_failed_ranks(MPI_Comm comm, int maxcount, int ranks[], int *count);
+FTMPI_API int PMPIX_Comm_failed_ranks(MPI_Comm comm, int maxcount, int ranks[], int *count);
+/* Communicator attributes (seed 002 Figure 11): MPI_FAILED_SIZE's value is an int* (the number of failed
+ * members known here), MPI_FAILED_LIST's an int* to that many ranks of comm (valid until the next get of
+ * MPI_FAILED_LIST on comm or its free). flag is 1 in fault-tolerant mode, 0 otherwise. */
+#define MPI_FAILED_LIST 0x64400011
+#define MPI_FAILED_SIZE 0x64400013
+
+/* MPI-4.0 tool information interface, the event part (§15.3.8) and what it needs */
+typedef struct ftmpi_mpit_event_instance_s *MPI_T_event_instance;
+typedef struct ftmpi_mpit_event_registration_s *MPI_T_event_registration;
+typedef struct ftmpi_mpit_enum_s *MPI_T_enum;
+#define MPI_T_ENUM_NULL ((MPI_T_enum)0)
+#define MPI_T_EVENT_REGISTRATION_NULL ((MPI_T_event_registration)0)
+typedef enum {
+  MPI_T_CB_REQUIRE_NONE = 0,
+  MPI_T_CB_REQUIRE_MPI_RESTRICTED = 1,
+  MPI_T_CB_REQUIRE_THREAD_SAFE = 2,
+  MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE = 3
+} MPI_T_cb_safety;
+typedef enum { MPI_T_SOURCE_ORDERED = 0, MPI_T_SOURCE_UNORDERED = 1 } MPI_T_source_order;
+#define MPI_T_VERBOSITY_USER_BASIC 1
+#define MPI_T_VERBOSITY_USER_DETAIL 2
+#define MPI_T_VERBOSITY_USER_ALL 3
+#define MPI_T_VERBOSITY_TUNER_BASIC 4
+#define MPI_T_VERBOSITY_TUNER_DETAIL 5
+#define MPI_T_VERBOSITY_TUNER_ALL 6
+#define MPI_T_VERBOSITY_MPIDEV_BASIC 7
+#define MPI_T_VERBOSITY_MPIDEV_DETAIL 8
+#define MPI_T_VERBOSITY_MPIDEV_ALL 9
+#define MPI_T_BIND_NO_OBJECT 0
+#define MPI_T_BIND_MPI_COMM 1
+#define MPI_T_ERR_MEMORY 70
+#define MPI_T_ERR_NOT_INITIALIZED 71
+#define MPI_T_ERR_CANNOT_INIT 72
+#define MPI_T_ERR_INVALID_INDEX 73
+#define MPI_T_ERR_INVALID_ITEM 74
+#define MPI_T_ERR_INVALID_HANDLE 75
+#define MPI_T_ERR_OUT_OF_HANDLES 76
+#define MPI_T_ERR_INVALID_NAME 77
+#define MPI_T_ERR_INVALID 78
+#define MPI_T_ERR_NOT_SUPPORTED 79
+typedef void MPI_T_event_cb_function(MPI_T_event_instance event_instance, MPI_T_event_registration event_registration,
+                                     MPI_T_cb_safety cb_safety, void *user_data);
+typedef void MPI_T_event_free_cb_function(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+                                          void *user_data);
+typedef void MPI_T_event_dropped_cb_function(MPI_Count count, MPI_T_event_registration event_registration,
+                                             int source_index, MPI_T_cb_safety cb_safety, void *user_data);
+FTMPI_DECL(int, T_init_thread, (int required, int *provided));
+FTMPI_DECL(int, T_finalize, (void));
+FTMPI_DECL(int, T_cvar_get_num, (int *num_cvar));
+FTMPI_DECL(int, T_pvar_get_num, (int *num_pvar));
+FTMPI_DECL(int, T_category_get_num, (int *num_cat));
+FTMPI_DECL(int, T_source_get_num, (int *num_sources));
+FTMPI_DECL(int, T_source_get_info, (int source_index, char *name, int *name_len, char *desc, int *desc_len,
+                                    MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks,
+                                    MPI_Info *info));
+FTMPI_DECL(int, T_source_get_timestamp, (int source_index, MPI_Count *timestamp));
+FTMPI_DECL(int, T_event_get_num, (int *num_events));
+FTMPI_DECL(int, T_event_get_info, (int event_index, char *name, int *name_len, int *verbosity,
+                                   MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[],
+                                   int *num_elements, MPI_T_enum *enumtype, MPI_Info *info, char *desc,
+                                   int *desc_len, int *bind));
+FTMPI_DECL(int, T_event_get_index, (const char *name, int *event_index));
+FTMPI_DECL(int, T_event_handle_alloc, (int event_index, void *obj_handle, MPI_Info info,
+                                       MPI_T_event_registration *event_registration));
+FTMPI_DECL(int, T_event_handle_set_info, (MPI_T_event_registration event_registration, MPI_Info info));
+FTMPI_DECL(int, T_event_handle_get_info, (MPI_T_event_registration event_registration, MPI_Info *info_used));
+FTMPI_DECL(int, T_event_register_callback, (MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+                                            MPI_Info info, void *user_data, MPI_T_event_cb_function *event_cb_function));
+FTMPI_DECL(int, T_event_callback_set_info, (MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+                                            MPI_Info info));
+FTMPI_DECL(int, T_event_callback_get_info, (MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+                                            MPI_Info *info_used));
+FTMPI_DECL(int, T_event_handle_free, (MPI_T_event_registration event_registration, void *user_data,
+                                      MPI_T_event_free_cb_function *free_cb_function));
+FTMPI_DECL(int, T_event_set_dropped_handler, (MPI_T_event_registration event_registration,
+                                              MPI_T_event_dropped_cb_function *dropped_cb_function));
+FTMPI_DECL(int, T_event_read, (MPI_T_event_instance event_instance, int element_index, void *buffer));
+FTMPI_DECL(int, T_event_copy, (MPI_T_event_instance event_instance, void *buffer));
+FTMPI_DECL(int, T_event_get_timestamp, (MPI_T_event_instance event_instance, MPI_Count *event_timestamp));
+FTMPI_DECL(int, T_event_get_source, (MPI_T_event_instance event_instance, int *source_index));
+/* ==== end of the events / LAM / MPI_T block ============================================================== */
+
 #undef FTMPI_DECL
 
 #ifdef __cplusplus

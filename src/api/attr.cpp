@@ -7,6 +7,7 @@
 #include "api/common.h"
 #include "api/error_class.h"
 #include "api/errors.h"
+#include "api/events_api.h"
 #include "comm/error_classes.h"
 #include "datatype/datatype.h"
 #include "mpi-ext.h"
@@ -60,7 +61,7 @@ PredefinedAttrs g_attrs;  // the C API needs addresses that outlive the call
 bool is_predefined_key(int keyval) {
   switch (keyval) {
     case MPI_TAG_UB: case MPI_HOST: case MPI_IO: case MPI_WTIME_IS_GLOBAL: case MPI_UNIVERSE_SIZE:
-    case MPI_LASTUSEDCODE: case MPI_APPNUM: case MPIX_FT: return true;
+    case MPI_LASTUSEDCODE: case MPI_APPNUM: case MPIX_FT: case MPI_FAILED_LIST: case MPI_FAILED_SIZE: return true;
     default: return false;
   }
 }
@@ -179,6 +180,11 @@ extern "C" int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val
   FTMPI_ENTER("MPI_Comm_get_attr");
   FTMPI_CHECK_COMM(comm, "MPI_Comm_get_attr");
   if (!attribute_val || !flag) return ret(comm, Status(Errc::arg, "NULL argument"), "MPI_Comm_get_attr");
+  if (keyval == MPI_FAILED_LIST || keyval == MPI_FAILED_SIZE) {  // LAM (seed 002 Figure 11; docs/lam.md)
+    *flag = ftmpi::api::rt().ft_mode() ? 1 : 0;
+    if (*flag) *static_cast<int**>(attribute_val) = ftmpi::api::failed_attr(comm, keyval);
+    return MPI_SUCCESS;
+  }
   if (is_predefined_key(keyval)) {
     *static_cast<int**>(attribute_val) = predefined_attr(keyval);
     *flag = 1;

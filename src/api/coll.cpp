@@ -6,6 +6,8 @@
 #include "coll/coll.h"
 #include "coll/schedule.h"
 #include "datatype/op.h"
+#include "ft/failure_state.h"
+#include "models/events/event_hub.h"
 
 using ftmpi::Errc;
 using ftmpi::Status;
@@ -42,7 +44,12 @@ extern "C" int PMPI_Barrier(MPI_Comm comm) {
   FTMPI_ENTER("MPI_Barrier");
   FTMPI_CHECK_COMM(comm, "MPI_Barrier");
   if (comm->is_inter()) return run_collective(comm, prepare_inter_barrier(comm), "MPI_Barrier");
-  return ret(comm, ftmpi::coll::barrier(rt(), comm), "MPI_Barrier");
+  Status st = ftmpi::coll::barrier(rt(), comm);
+  // LAM (seed 002 §8.2 4d): the communicator's failure callback has run for every failure known here.
+  // A failed barrier may have learned of the failure only from another member's give-up: wait for the notice.
+  if (rt().events().has_comm_callbacks() && (rt().failures().epoch() != 0 || st.code() == ftmpi::Errc::proc_failed))
+    rt().events().wait_comm_delivered(comm, st.code() == ftmpi::Errc::proc_failed);
+  return ret(comm, st, "MPI_Barrier");
 }
 FTMPI_ALIAS(Barrier)
 

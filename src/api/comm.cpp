@@ -9,6 +9,8 @@
 #include "comm/comm_ctors.h"
 #include "comm/comm_ops.h"
 #include "comm/group.h"
+#include "api/events_api.h"
+#include "models/lam/lam_split.h"
 
 using ftmpi::Errc;
 using ftmpi::Status;
@@ -59,6 +61,7 @@ extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newc
   if (!newcomm) return ret(comm, Status(Errc::arg, "newcomm is NULL"), "MPI_Comm_split");
   *newcomm = MPI_COMM_NULL;
   if (comm->is_inter()) return ret(comm, cops::intercomm_split(rt(), comm, color, key, newcomm), "MPI_Comm_split");
+  if (rt().lam_mode()) return ret(comm, ftmpi::lam::split(rt(), comm, color, key, newcomm), "MPI_Comm_split");
   return ret(comm, cops::split(rt(), comm, color, key, newcomm), "MPI_Comm_split");
 }
 FTMPI_ALIAS(Comm_split)
@@ -84,6 +87,7 @@ extern "C" int PMPI_Comm_free(MPI_Comm* comm) {
   // makes the free fail with the callback's code.
   if (int rc = ftmpi::api::delete_attributes(ftmpi::attr::ObjectKind::comm, old); rc != MPI_SUCCESS)
     return ftmpi::api::invoke_errhandler(old, rc, "an attribute delete callback failed", "MPI_Comm_free");
+  ftmpi::api::forget_comm(old);  // failure callbacks, event subscriptions, MPI_FAILED_LIST (api/events.cpp)
   Status st = cops::free(rt(), old);
   if (!st.ok()) return ret(old, st, "MPI_Comm_free");
   *comm = MPI_COMM_NULL;

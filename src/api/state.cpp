@@ -11,6 +11,7 @@
 #include "api/errors.h"
 #include "datatype/datatype.h"
 #include "util/log.h"
+#include "models/lam/failure_notice.h"
 
 namespace ftmpi::api {
 
@@ -109,6 +110,10 @@ int ret(ftmpi_comm_s* comm, const Status& st, const char* fn) {
   if ((st.code() == Errc::proc_failed || st.code() == Errc::proc_failed_pending || st.code() == Errc::revoked) &&
       g_api.rt != nullptr && g_api.initialized && !g_api.finalized)
     g_api.rt->progress().poll();
+  // LAM mode: the failed ranks are known when a failed call returns (src/models/lam/failure_notice.h).
+  if (st.code() == Errc::proc_failed && comm != nullptr && g_api.rt != nullptr && g_api.rt->lam_mode() &&
+      g_api.initialized && !g_api.finalized)
+    ftmpi::lam::await_failure_notice(*g_api.rt, comm);
   int code = error_class_of(st.code());
   const std::string& detail = st.message().empty() ? std::string(error_class_sentence(code)) : st.message();
   return invoke_errhandler(comm, code, detail, fn);

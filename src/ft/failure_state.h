@@ -10,6 +10,8 @@
 #include <memory>
 #include <vector>
 
+#include "ft/failure_observer_fwd.h"
+
 namespace ftmpi::ft {
 
 // `reported`: learned from a peer's protocol message (a revoke carries what the revoker knew); the
@@ -52,8 +54,13 @@ class FailureState {
       records_lock_.clear(std::memory_order_release);
     }
     epoch_.fetch_add(1, std::memory_order_release);
+    if (FailureObserver* o = observer_.load(std::memory_order_acquire)) notify_failed(o, rec);
     return true;
   }
+
+  // The listener told of every failure recorded from now on (ft/failure_observer.h); null to stop.
+  void set_observer(FailureObserver* o) { observer_.store(o, std::memory_order_release); }
+  FailureObserver* observer() const { return observer_.load(std::memory_order_acquire); }
 
   // Move the epoch without a new failure: a communicator was revoked. The epoch is the one word the fault-free
   // path reads (per progress pass and per operation start), so every fault-tolerance event moves it.
@@ -73,6 +80,7 @@ class FailureState {
   std::atomic<std::uint64_t> epoch_{0};
   mutable std::atomic_flag records_lock_ = ATOMIC_FLAG_INIT;
   std::vector<FailureRecord> records_;
+  std::atomic<FailureObserver*> observer_{nullptr};
 };
 
 }  // namespace ftmpi::ft

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "ft/agree_wire.h"
+#include "ft/failure_observer.h"
 #include "ft/revoke.h"
 #include "ft/service.h"
 #include "comm/group.h"
@@ -104,7 +105,12 @@ void FtManager::revoke(ftmpi_comm_s* c, int from) {
   // 1. mark (the flood decides whether this is the first time and whom to forward to)
   std::vector<int> forward = RevokeFlood(c->rank, c->size + (c->is_inter() ? c->remote_group->size() : 0)).trigger(from);
   if (c->revoked.exchange(true)) return;
-  failures_.bump();  // operation starts check the epoch first: now they look at the revoked flag too
+  failures_.bump();
+  if (FailureObserver* o = failures_.observer()) {  // the event hub (src/models/events/)
+    int revoker = rt_.world_rank();
+    if (from >= 0) revoker = from < c->size ? c->world_rank(from) : c->remote_group->world_ranks[static_cast<std::size_t>(from - c->size)];
+    o->on_comm_revoked(c, revoker);
+  }  // operation starts check the epoch first: now they look at the revoked flag too
   // 2. purge pending matching on both contexts, 3. wake waiters (their requests complete now)
   const Status why(Errc::revoked, "the communicator has been revoked");
   rt_.engine().purge_contexts(c->ctx_pt2pt, c->ctx_coll, why);
@@ -313,6 +319,13 @@ void FtManager::on_ft_frame(int src_world, std::uint32_t context, int kind, std:
     case kAgree:
       handle_agree(c, src_world, payload);
       return;
+    case kUserEvent: {  // MPIX_Event_publish: an i32 code
+      std::int32_t code = 0;
+      if (payload.size() != sizeof code) break;
+      std::memcpy(&code, payload.data(), sizeof code);
+      if (FailureObserver* o = failures_.observer()) o->on_user_event(c, src_world, code);
+      return;
+    }
     default:
       log::warn("dropping FT frame of unknown kind %d from rank %d", kind, src_world);
   }

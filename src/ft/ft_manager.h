@@ -33,7 +33,8 @@ class Service;
 inline constexpr std::uint64_t kAgreementsKept = 64;  // each ~1 KB: communicator creation in FT mode agrees on the parent too
 
 // FT frame sub-kinds (Envelope::tag of FrameKind::ft).
-enum FtFrame : int { kRevoke = 1, kAgree = 2, kCollGiveUp = p2p::kFtFrameCollGiveUp };
+// kUserEvent: an application event (MPIX_Event_publish, src/models/events/), handed to the FailureObserver.
+enum FtFrame : int { kRevoke = 1, kAgree = 2, kCollGiveUp = p2p::kFtFrameCollGiveUp, kUserEvent = 4 };
 
 class FtManager final : public p2p::FtHandler {
  public:

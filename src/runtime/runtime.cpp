@@ -12,6 +12,7 @@
 #include "ft/failure_state.h"
 #include "ft/ft_manager.h"
 #include "ft/service.h"
+#include "models/events/event_hub.h"
 #include "mpi.h"
 #include "util/log.h"
 
@@ -33,7 +34,12 @@ transport::RouterOptions router_options_from_env() {
 
 bool ft_mode_from_env() {
   const char* f = std::getenv("FTMPI_FT");
-  return f && (std::strcmp(f, "ulfm") == 0 || std::strcmp(f, "mpi") == 0);
+  return f && (std::strcmp(f, "ulfm") == 0 || std::strcmp(f, "mpi") == 0 || std::strcmp(f, "lam") == 0);
+}
+
+bool lam_mode_from_env() {
+  const char* f = std::getenv("FTMPI_FT");
+  return f && std::strcmp(f, "lam") == 0;
 }
 
 int env_int(const char* name, int dflt) {
@@ -88,6 +94,7 @@ Result<std::unique_ptr<Runtime>> Runtime::init(int required_thread_level) {
   log::set_rank(rt->world_rank_);
 
   rt->ft_mode_ = ft_mode_from_env();
+  rt->lam_mode_ = lam_mode_from_env();
   transport::RouterOptions ropts = router_options_from_env();
   ropts.tolerate_failed_peers = rt->ft_mode_;
   auto router = transport::Router::create(*rt->boot_, ropts);
@@ -99,6 +106,8 @@ Result<std::unique_ptr<Runtime>> Runtime::init(int required_thread_level) {
       progress::BackoffPolicy::for_load(rt->router_->local_ranks(), online_cores()));
   rt->contexts_ = std::make_unique<comm::ContextAllocator>();
   rt->failures_ = std::make_unique<ft::FailureState>(rt->world_size_);
+  rt->events_ = std::make_unique<events::EventHub>(*rt->failures_);
+  rt->failures_->set_observer(rt->events_.get());
   // Ranks that died during MPI_Init (FT mode): failed in MPI_COMM_WORLD from the start. mpiexec's notice
   // for each follows on the control channel and finds them already recorded.
   for (const transport::StartupFailure& f : rt->router_->failed_at_start()) {
@@ -140,6 +149,8 @@ Result<std::unique_ptr<Runtime>> Runtime::init(int required_thread_level) {
 
 Runtime::~Runtime() {
   if (service_) service_->stop();
+  if (failures_) failures_->set_observer(nullptr);
+  if (events_) events_->stop();
 }
 
 bool Runtime::pending_by_failure(const p2p::Request* r) {
@@ -159,6 +170,8 @@ Status Runtime::finalize() {
   progress_->wait_until([this] { return !engine_->has_backlog() && !engine_->bsend_pending(); });
   FTMPI_TRY(boot_->fence());
   if (service_) service_->stop();
+  failures_->set_observer(nullptr);
+  events_->stop();
   Status st = boot_->finalize();
   ftmpi_comm_world.magic = kMagicFreed;
   ftmpi_comm_self.magic = kMagicFreed;

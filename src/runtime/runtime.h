@@ -23,6 +23,9 @@ class FailureState;
 class FtManager;
 class Service;
 }
+namespace ftmpi::events {
+class EventHub;
+}
 
 namespace ftmpi {
 
@@ -48,6 +51,10 @@ class Runtime {
   ft::FtManager& ft() { return *ft_; }
   ft::FailureState& failures() { return *failures_; }
   bool ft_mode() const { return ft_mode_; }
+  // LAM's reliable mode (mpiexec --with-ft lam, src/models/lam/): FT mode plus seed 002's split/free rules.
+  bool lam_mode() const { return lam_mode_; }
+  // Asynchronous events (src/models/events/): the FailureState's observer.
+  events::EventHub& events() { return *events_; }
 
   // Block until `r` completes (drives progress). Does not release the request.
   void wait(p2p::Request* r) {
@@ -78,7 +85,9 @@ class Runtime {
   std::unique_ptr<ft::FailureState> failures_;
   std::unique_ptr<ft::FtManager> ft_;
   std::unique_ptr<ft::Service> service_;
+  std::unique_ptr<events::EventHub> events_;
   bool ft_mode_ = false;
+  bool lam_mode_ = false;
   BigLock lock_;
   ScratchPool scratch_;
   unsigned long main_thread_ = 0;

@@ -142,7 +142,8 @@ std::string apply(Options& o, const OptSpec& spec, const std::string& shown, con
     case Opt::help: action = ParsedCommandLine::Action::help; return {};
     case Opt::version: action = ParsedCommandLine::Action::version; return {};
     case Opt::with_ft:
-      if (v != "ulfm" && v != "mpi" && v != "reinit" && v != "no") return bad("expected ulfm, mpi, reinit or no");
+      if (v != "ulfm" && v != "mpi" && v != "reinit" && v != "lam" && v != "no")
+        return bad("expected ulfm, mpi, reinit, lam or no");
       o.ft.mode = v;
       return {};
     case Opt::am:
@@ -341,7 +342,7 @@ Start N copies of program on this host, connected by ftmpi's PMI-1 bootstrap.
   --transport auto|shm|tcp  transport between ranks (exported as FTMPI_TRANSPORT)
   -H, --host LIST           hosts to use (only this host is supported for now)
   --hostfile FILE           file of hosts to use (only this host is supported for now)
-  --with-ft, --ft MODE      fault tolerance: ulfm|mpi|reinit|no (default no); -am ft-enable-mpi = mpi.
+  --with-ft, --ft MODE      fault tolerance: ulfm|mpi|reinit|lam|no (default no); -am ft-enable-mpi = mpi.
                             In FT mode a failed rank does not end the job: the others are told
   --initial-errhandler EH   mpi_errors_return|mpi_errors_are_fatal|mpi_errors_abort
   --detector-period MS      FT mode: heartbeat period of each rank (default 100)

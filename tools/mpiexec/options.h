@@ -28,7 +28,7 @@ inline constexpr double kDefaultStartupSeconds = 60;
 
 // Fault-tolerance options (docs/mpiexec.md, docs/ft-protocol.md).
 struct FtOptions {
-  std::string mode = "no";          // --with-ft / --ft / -am ft-enable-mpi: ulfm|mpi|reinit|no
+  std::string mode = "no";          // --with-ft / --ft / -am ft-enable-mpi: ulfm|mpi|reinit|lam|no
   std::string initial_errhandler;   // --initial-errhandler (empty: library default)
   int detector_period_ms = -1;      // --detector-period (-1: default)
   int detector_timeout_ms = -1;     // --detector-timeout (-1: default)
@@ -42,8 +42,9 @@ struct FtOptions {
   // FT mode is on: a failed rank no longer ends the job (mode ulfm, mpi; reinit behaves as ulfm until
   // respawning exists).
   bool enabled() const { return mode != "no"; }
-  // The value of FTMPI_FT for the ranks: "ulfm" for ulfm and mpi, "reinit" for reinit.
-  const char* rank_mode() const { return mode == "reinit" ? "reinit" : "ulfm"; }
+  // The value of FTMPI_FT for the ranks: "ulfm" for ulfm and mpi, "reinit" for reinit, "lam" for LAM's
+  // reliable mode (seed 002 §8.2; the launcher behaves as for ulfm).
+  const char* rank_mode() const { return mode == "reinit" ? "reinit" : mode == "lam" ? "lam" : "ulfm"; }
   int period_ms() const { return detector_period_ms > 0 ? detector_period_ms : kDefaultDetectorPeriodMs; }
   int timeout_ms() const { return detector_timeout_ms > 0 ? detector_timeout_ms : kDefaultDetectorTimeoutMs; }
 };
