@@ -1,6 +1,7 @@
 #include "runtime/runtime.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -117,10 +118,18 @@ Result<std::unique_ptr<Runtime>> Runtime::init(int required_thread_level) {
     int code = colon == std::string_view::npos ? 0 : std::atoi(std::string(how.substr(colon + 1)).c_str());
     ft::Cause c = cause == "signaled" ? ft::Cause::signaled
                   : cause == "hung"   ? ft::Cause::hung
-                  : cause == "disappeared" ? ft::Cause::disappeared
+                  : cause == "disappeared" || cause == "unreachable" ? ft::Cause::disappeared
                                            : ft::Cause::exited;
     rt->failures_->mark_failed({f.rank, c, code, 0.0});
     log::debug("MPI_Init: rank %d failed during start-up (%s)", f.rank, f.how.c_str());
+  }
+  if (rt->ft_mode_ && !rt->boot_->launched_by_ftmpi()) {
+    // MPICH's Hydra run with -disable-auto-cleanup sends SIGUSR1 to the survivors when a rank dies (its own
+    // ranks catch it); its default action would end ours. Failures are detected by the ranks themselves
+    // (lost connections), so the signal is ignored unless the application installed a handler.
+    struct sigaction old{};
+    if (sigaction(SIGUSR1, nullptr, &old) == 0 && old.sa_handler == SIG_DFL && !(old.sa_flags & SA_SIGINFO))
+      signal(SIGUSR1, SIG_IGN);
   }
   rt->ft_ = std::make_unique<ft::FtManager>(*rt, *rt->failures_, rt->ft_mode_);
   rt->engine_->set_ft(rt->ft_.get(), rt->failures_.get());
@@ -168,7 +177,11 @@ bool Runtime::is_main_thread() const { return static_cast<unsigned long>(pthread
 Status Runtime::finalize() {
   // Drain: frames still waiting for a transport (and buffered sends) must reach their peers first.
   progress_->wait_until([this] { return !engine_->has_backlog() && !engine_->bsend_pending(); });
-  FTMPI_TRY(boot_->fence());
+  // The launcher's barrier tells every rank that all are done. A foreign launcher (Hydra, srun) in FT mode
+  // knows nothing of failed ranks and would wait for them forever: there, each rank leaves on its own (its
+  // queued output is pushed out and each peer gets a goodbye when the transports close, so nothing sent
+  // is lost and no departure looks like a failure).
+  if (!ft_mode_ || boot_->launched_by_ftmpi()) FTMPI_TRY(boot_->fence());
   if (service_) service_->stop();
   failures_->set_observer(nullptr);
   events_->stop();

@@ -132,6 +132,13 @@ env_passing)
   expect_out '^bound=([0-9]+) allowed=\1$'
   run "$MPIEXEC" --with-ft ulfm -n 1 "$HELPER" env FTMPI_FT "$TOKEN"
   expect_out 'FTMPI_FT=ulfm'
+  # TCP interfaces: --tcp-if and Open MPI's --mca btl_tcp_if_include both become FTMPI_TCP_IF
+  run "$MPIEXEC" -n 2 --transport tcp --tcp-if lo "$HELPER" env FTMPI_TCP_IF "$TOKEN"
+  expect_rc 0; expect_out 'FTMPI_TCP_IF=lo$'
+  run "$MPIEXEC" -n 2 --transport tcp --mca btl_tcp_if_include 127.0.0.0/8 "$HELPER" env FTMPI_TCP_IF "$TOKEN"
+  expect_rc 0; expect_out 'FTMPI_TCP_IF=127.0.0.0/8$'
+  run "$MPIEXEC" -n 1 --mca no_such_param 1 "$HELPER" ok "$TOKEN"
+  expect_rc 2; expect_err "unsupported MCA parameter 'no_such_param'"
   expect_no_leftovers ;;
 no_interleave)
   run "$MPIEXEC" -n 4 "$HELPER" lines 2000 "$TOKEN"

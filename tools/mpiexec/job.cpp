@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "boot/process_mapping.h"
 #include "rank_stdout.h"
 #include "say.h"
 #include "shm_cleanup.h"
@@ -66,6 +67,9 @@ Job::Job(Options options, std::string program_path)
   server_ = std::make_unique<boot::PmiServer>(opt_.np, kvsname_);
   // The TCP job secret (rank 0 publishes one too, replacing it): present even if rank 0 dies first.
   server_->preset("secret", random_hex() + random_hex() + random_hex() + random_hex());
+  // Host identity for the ranks (shared memory only within a host): the standard PMI job attribute, as
+  // Hydra and Slurm publish it. Every rank of this job runs on this host.
+  server_->preset("PMI_process_mapping", boot::single_node_mapping(opt_.np));
 }
 
 Job::~Job() {
@@ -114,6 +118,7 @@ std::vector<std::string> Job::rank_environment(int rank, int cpu) const {
   set("FTMPI_LOCAL_SIZE", std::to_string(opt_.np));
   set("FTMPI_NUM_CORES", std::to_string(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))));
   set("FTMPI_TRANSPORT", opt_.transport);
+  if (!opt_.tcp_if.empty()) set("FTMPI_TCP_IF", opt_.tcp_if);
   if (!opt_.hostfile.empty()) set("FTMPI_INFO_FILE", opt_.hostfile);  // MPI_INFO_ENV's "file"
   if (cpu >= 0) set("FTMPI_BOUND_CPU", std::to_string(cpu));
   if (ft_) {

@@ -48,7 +48,7 @@ bool valid_env_name(std::string_view name) {
 enum class Opt {
   np, oversubscribe, allow_root, bind_to, x, tag_output, timeout, transport, host, hostfile, help, version,
   with_ft, am, initial_errhandler, detector_period, detector_timeout, inject, max_restarts, output_pipe,
-  startup_timeout,
+  startup_timeout, tcp_if,
 };
 
 struct OptSpec {
@@ -84,12 +84,24 @@ constexpr OptSpec kOptions[] = {
     {"max-restarts", Opt::max_restarts, true},
     {"output-pipe", Opt::output_pipe, false},
     {"startup-timeout", Opt::startup_timeout, true},
+    {"tcp-if", Opt::tcp_if, true},
 };
 
 const OptSpec* find_option(std::string_view name) {
   for (const OptSpec& o : kOptions)
     if (name == o.name) return &o;
   return nullptr;
+}
+
+// Apply one Open MPI MCA parameter (`--mca KEY VALUE`). Returns an error message, or empty on success.
+std::string apply_mca(Options& o, const std::string& key, const std::string& v) {
+  if (key == "btl_tcp_if_include") {
+    if (v.empty() || v.find_first_of(" \t=") != std::string::npos)
+      return "bad value '" + v + "' for --mca btl_tcp_if_include: expected NAME or CIDR[,...]";
+    o.tcp_if = v;
+    return {};
+  }
+  return "unsupported MCA parameter '" + key + "' (ftmpi's mpiexec understands btl_tcp_if_include)";
 }
 
 // Apply one option with its value. Returns an error message, or empty on success.
@@ -170,6 +182,10 @@ std::string apply(Options& o, const OptSpec& spec, const std::string& shown, con
       return {};
     }
     case Opt::output_pipe: o.output_pipe = true; return {};
+    case Opt::tcp_if:
+      if (v.empty() || v.find_first_of(" \t=") != std::string::npos) return bad("expected NAME or CIDR[,...]");
+      o.tcp_if = v;
+      return {};
     case Opt::startup_timeout: {
       auto s = parse_seconds(v);
       if (!s) return bad("expected a positive number of seconds");
@@ -254,6 +270,21 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
     std::string word = argv[i];
     if (word == "--") { ++i; break; }
     if (word.size() < 2 || word[0] != '-') break;  // the program
+    if (word == "--mca" || word == "-mca") {  // Open MPI's two-value form: --mca KEY VALUE
+      if (i + 2 >= argc) {
+        r.action = ParsedCommandLine::Action::error;
+        r.error = "option " + word + " needs a parameter name and a value";
+        return r;
+      }
+      std::string err = apply_mca(o, argv[i + 1], argv[i + 2]);
+      i += 2;
+      if (!err.empty()) {
+        r.action = ParsedCommandLine::Action::error;
+        r.error = err;
+        return r;
+      }
+      continue;
+    }
     std::string body = word.substr(word[1] == '-' ? 2 : 1);
     std::string value;
     bool inline_value = false;
@@ -340,6 +371,8 @@ Start N copies of program on this host, connected by ftmpi's PMI-1 bootstrap.
                             environment variable MPIEXEC_TIMEOUT, if set; the option wins)
   --output-pipe             rank stdout is a pipe (block-buffered stdio) instead of a pseudo-terminal
   --transport auto|shm|tcp  transport between ranks (exported as FTMPI_TRANSPORT)
+  --tcp-if NAME|CIDR[,...]  interfaces for TCP between hosts (default: every usable one; exported as
+                            FTMPI_TCP_IF); also --mca btl_tcp_if_include NAME|CIDR
   -H, --host LIST           hosts to use (only this host is supported for now)
   --hostfile FILE           file of hosts to use (only this host is supported for now)
   --with-ft, --ft MODE      fault tolerance: ulfm|mpi|reinit|lam|no (default no); -am ft-enable-mpi = mpi.

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# bench/hosts_tcp.sh — TCP between two hosts (issue 8): 1-byte latency and 1 MiB bandwidth of ftmpi, Open MPI
+# (--mca btl tcp,self) and MPICH between two network-namespace hosts (tests/hosts/netns.sh; root only), one
+# rank per host, the same bench/pingpong.c and bench/bandwidth.c compiled with each MPI. ftmpi and MPICH
+# are started by MPICH's Hydra (ftmpi's own mpiexec runs on one host only in this branch), Open MPI by its
+# mpirun, all through the same rsh agent. Not a test: prints a table. Usage: bench/hosts_tcp.sh [BUILD_DIR]
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+build=${1:-$here/../build/release}
+netns="$here/../tests/hosts/netns.sh"
+"$netns" check
+tmp=$(mktemp -d /tmp/ftmpi-hostsbench-XXXXXX)
+eval "$("$netns" up 2)"
+trap '"$netns" down "$NETNS_SLOT"; rm -rf "$tmp"' EXIT
+IFS=, read -r a b <<<"$NETNS_HOSTS"
+net=198.18.$NETNS_SLOT.0/24
+declare -A cc=([ftmpi]="$build/bin/mpicc" [openmpi]=mpicc.openmpi [mpich]=mpicc.mpich)
+for impl in ftmpi openmpi mpich; do
+  for p in pingpong bandwidth; do "${cc[$impl]}" -O2 -o "$tmp/$p.$impl" "$here/$p.c"; done
+done
+hydra=(mpiexec.mpich -launcher ssh -launcher-exec "$NETNS_AGENT" -iface "$NETNS_BRIDGE" -hosts "$a,$b" -n 2)
+ompi=(mpirun.openmpi --allow-run-as-root --oversubscribe -n 2 --host "$a,$b" --mca plm_rsh_agent "$NETNS_AGENT"
+      --mca btl tcp,self --mca btl_tcp_if_include "$net" --mca oob_tcp_if_include "$NETNS_BRIDGE,$net")
+run() {  # run IMPL PROG ARGS...
+  local impl=$1 prog=$2; shift 2
+  case $impl in
+    ftmpi) FTMPI_TCP_IF=$net "${hydra[@]}" "$tmp/$prog.ftmpi" "$@" ;;
+    mpich) "${hydra[@]}" -genv MPIR_CVAR_CH4_NETMOD=tcp "$tmp/$prog.mpich" "$@" ;;
+    openmpi) "${ompi[@]}" "$tmp/$prog.openmpi" "$@" ;;
+  esac
+}
+printf '%-10s %18s %22s\n' impl "latency 1 B (us)" "bandwidth 1 MiB (MB/s)"
+for impl in ftmpi openmpi mpich; do
+  lat=$(run $impl pingpong -m 1 -M 1 -T 2 2>/dev/null | awk '$1 == 1 {print $2}' | tail -1)
+  bw=$(run $impl bandwidth -m 1M -M 1M -T 2 2>/dev/null | awk '$1 == 1048576 {print $2}' | tail -1)
+  printf '%-10s %18s %22s\n' "$impl" "${lat:-n/a}" "${bw:-n/a}"
+done
