@@ -16,6 +16,7 @@ Engine::Impl::Impl(transport::Router& r, int me_, int n)
     : router(r), me(me_), nworld(n), backlog(static_cast<size_t>(n)) {
   const char* e = std::getenv("FTMPI_EAGER_LIMIT");
   eager_limit_default = e ? std::strtoull(e, nullptr, 10) : 0;
+  if (const char* l = std::getenv("FTMPI_STAGING_LIMIT")) staging_limit = std::strtoull(l, nullptr, 10);
 }
 
 std::size_t Engine::Impl::eager_limit(transport::Transport& t) const {

@@ -34,9 +34,10 @@ struct PendingFrame {
   std::size_t pack_offset = 0;
 };
 
-// Non-contiguous messages above this many bytes are packed and unpacked in pieces (data frames on the send
-// side, kStagingChunk-byte pieces of a single-copy read on the receive side) instead of through one
-// staging copy of the whole message. Smaller ones keep the single staging copy (one pack, one transfer).
+// Non-contiguous messages above kStagingLimit bytes (Impl::staging_limit: env FTMPI_STAGING_LIMIT) are
+// packed and unpacked in pieces (data frames on the send side, kStagingChunk-byte pieces of a single-copy
+// read on the receive side) instead of through one staging copy of the whole message. Smaller ones keep
+// the single staging copy (one pack, one transfer).
 inline constexpr std::size_t kStagingLimit = std::size_t{8} << 20;
 inline constexpr std::size_t kStagingChunk = std::size_t{4} << 20;
 
@@ -64,6 +65,7 @@ struct Engine::Impl {
   std::vector<std::deque<PendingFrame>> backlog;
   std::vector<int> backlog_peers;   // peers whose backlog is non-empty
   std::size_t eager_limit_default;  // FTMPI_EAGER_LIMIT or 0 for per-transport defaults
+  std::size_t staging_limit = kStagingLimit;  // FTMPI_STAGING_LIMIT (chunked staging above it)
 
   std::vector<Request*> generic_active;
 

@@ -130,7 +130,7 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
     r->error = Status(Errc::truncate, "message truncated: receive buffer too small");
   // Chunked staging (engine_impl.h): a large non-contiguous receive unpacks each data frame, or each piece
   // of the single-copy read, straight into the user's buffer.
-  const bool chunked = !r->type->contiguous && n > kStagingLimit;
+  const bool chunked = !r->type->contiguous && n > staging_limit;
   transport::Transport& t = router.for_peer(src_world);
   const bool read_remote = t.supports_remote_read() && (env.flags & kFlagNoRemoteRead) == 0;
   if (chunked && read_remote) {

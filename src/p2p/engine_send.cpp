@@ -73,7 +73,7 @@ Status Engine::Impl::start_send(Request* r) {
   transport::Transport& t = router.for_peer(r->peer_world);
   // A large non-contiguous (non-buffered) send streams data frames packed one at a time (chunked staging,
   // engine_impl.h): no packed copy of the whole message.
-  const bool chunked = r->mode != SendMode::buffered && !r->type->contiguous && bytes > kStagingLimit &&
+  const bool chunked = r->mode != SendMode::buffered && !r->type->contiguous && bytes > staging_limit &&
                        bytes > eager_limit(t);
   if (r->mode == SendMode::buffered || (!r->type->contiguous && bytes > 0 && !chunked)) {
     r->staging = static_cast<std::byte*>(std::malloc(bytes ? bytes : 1));
