@@ -3,8 +3,7 @@
 // every value fits in an int and otherwise build the type with 64-bit counts, recording the call in the
 // large form (Type_get_envelope_c / get_contents_c then report num_large_counts > 0). Pack_c / Unpack_c
 // work in 64 bits; the external32 forms pass a count beyond INT_MAX as one element of a stand-in type
-// (LargeCount). Negative counts reach the int forms as -1 (MPI_ERR_COUNT). One exception:
-// Type_create_darray_c with a global size beyond INT_MAX (MPI_ERR_UNSUPPORTED_OPERATION, docs/api.md).
+// (LargeCount). Negative counts reach the int forms as -1 (MPI_ERR_COUNT).
 #include <algorithm>
 #include <climits>
 #include <initializer_list>
@@ -294,9 +293,11 @@ extern "C" int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MP
   static constexpr const char* fn = "MPI_Type_create_darray_c";
   FTMPI_ENTER(fn);
   IntArray g = narrow_array(array_of_gsizes, ndims > 0 ? static_cast<std::size_t>(ndims) : 0, true, true);
-  if (!g.fits) return too_large(nullptr, fn);  // darray's pieces are int-sized per process: see docs/api.md
-  return PMPI_Type_create_darray(size, rank, ndims, g.get(), array_of_distribs, array_of_dargs, array_of_psizes, order,
-                                 oldtype, newtype);
+  if (g.fits)
+    return PMPI_Type_create_darray(size, rank, ndims, g.get(), array_of_distribs, array_of_dargs, array_of_psizes,
+                                   order, oldtype, newtype);
+  return create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order,
+                       oldtype, newtype, true, fn);
 }
 FTMPI_ALIAS(Type_create_darray_c)
 

@@ -11,7 +11,8 @@
  *    Reduce_scatter_c, Ibcast_c, Allreduce_init_c (restarted) give the blocking int forms' results;
  *  - bad input: negative counts -> MPI_ERR_COUNT;
  *  - counts beyond INT_MAX that cost no memory: Type_vector_c / Type_contiguous_c / Type_indexed_c /
- *    Type_create_hindexed_c / Type_create_subarray_c / Type_create_struct_c with 3e9-element counts or
+ *    Type_create_hindexed_c / Type_create_subarray_c / Type_create_darray_c / Type_create_struct_c with
+ *    3e9-element counts or
  *    displacements give the exact Type_size_c / Type_get_extent_c, and Type_get_envelope_c /
  *    Type_get_contents_c give them back as large counts; Reduce_local_c of 2^31 + 5 elements of a
  *    zero-extent type with a user op calls the function with the user's type for exactly that many
@@ -259,6 +260,18 @@ static void types_big(void) {
   CHECK_MPI(MPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &comb));
   CHECK(comb == MPI_COMBINER_SUBARRAY && ni == 2 && nc == 3 && nd == 1);
   MPI_Type_free(&t);
+  {
+    MPI_Count g[1] = {G};
+    int dist[1] = {MPI_DISTRIBUTE_BLOCK}, darg[1] = {MPI_DISTRIBUTE_DFLT_DARG}, ps[1] = {2};
+    CHECK_MPI(MPI_Type_create_darray_c(2, 1, 1, g, dist, darg, ps, MPI_ORDER_C, MPI_BYTE, &t));
+    CHECK_MPI(MPI_Type_size_c(t, &sz));
+    CHECK_MPI(MPI_Type_get_extent_c(t, &lb, &ext));
+    CHECK(sz == G / 2 && lb == 0 && ext == G, "darray_c %lld %lld", (long long)sz, (long long)ext);
+    CHECK_MPI(MPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &comb));
+    CHECK(comb == MPI_COMBINER_DARRAY && ni == 7 && nc == 1 && nd == 1, "darray_c envelope %lld %lld", (long long)ni,
+          (long long)nc);
+    MPI_Type_free(&t);
+  }
   MPI_Datatype two[2] = {MPI_INT, MPI_CHAR};
   MPI_Count sbl[2] = {1, G}, sdsp[2] = {0, 8};
   CHECK_MPI(MPI_Type_create_struct_c(2, sbl, sdsp, two, &t));
