@@ -16,7 +16,7 @@
  *    displacements give the exact Type_size_c / Type_get_extent_c, and Type_get_envelope_c /
  *    Type_get_contents_c give them back as large counts; Reduce_local_c of 2^31 + 5 elements of a
  *    zero-extent type with a user op calls the function with the user's type for exactly that many
- *    elements in all (MPI_Op_create: pieces of at most INT_MAX; MPI_Op_create_c: any); (ftmpi) the int
+ *    elements in all (MPI_Op_create, ftmpi only: pieces of at most INT_MAX; MPI_Op_create_c: any); (ftmpi) the int
  *    Type_get_envelope refuses such a type with MPI_ERR_TYPE.
  * With the argument "big" (RUN_SERIAL, ~4.3 GB): a Send_c / Recv_c of 2^31 + 5 MPI_BYTEs arrives intact
  * (count beyond INT_MAX, no derived type), Get_count_c reports it; then Bcast_c of the same 2^31 + 5 bytes
@@ -287,12 +287,16 @@ static void types_big(void) {
   g_expect = z;
   char a = 1, b = 2;
   MPI_Op op;
+#ifdef FTMPI /* MPICH 4.0.2 asserts count <= INT_MAX for a user function of MPI_Op_create */
   CHECK_MPI(MPI_Op_create(count_fn, 1, &op));
   g_elements = 0, g_calls = 0, g_bad_type = 0;
   CHECK_MPI(MPI_Reduce_local_c(&a, &b, n, z, op));
   CHECK(g_elements == n && g_calls >= 2 && g_bad_type == 0, "Op_create: %lld elements in %d calls (%d wrong types)",
         g_elements, g_calls, g_bad_type);
   MPI_Op_free(&op);
+#else
+  (void)count_fn;
+#endif
   CHECK_MPI(MPI_Op_create_c(count_fn_c, 1, &op));
   g_elements = 0, g_calls = 0, g_bad_type = 0;
   CHECK_MPI(MPI_Reduce_local_c(&a, &b, n, z, op));
