@@ -56,12 +56,13 @@ extern "C" int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], 
 }
 FTMPI_ALIAS(Type_create_subarray)
 
-extern "C" int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
-                                       const int array_of_distribs[], const int array_of_dargs[],
-                                       const int array_of_psizes[], int order, MPI_Datatype oldtype,
-                                       MPI_Datatype* newtype) {
-  FTMPI_ENTER("MPI_Type_create_darray");
-  const char* fn = "MPI_Type_create_darray";
+namespace ftmpi::api {
+// MPI_Type_create_darray with int (MPI-3.1) or MPI_Count (MPI-4.0 _c) global sizes; `large` records the
+// call in the large form (contents.h).
+template <class G>
+int create_darray(int size, int rank, int ndims, const G* array_of_gsizes, const int* array_of_distribs,
+                  const int* array_of_dargs, const int* array_of_psizes, int order, MPI_Datatype oldtype,
+                  MPI_Datatype* newtype, bool large, const char* fn) {
   if (ndims < 1) return fail(Errc::count, "ndims must be positive", fn);
   if (array_of_gsizes == nullptr || array_of_distribs == nullptr || array_of_dargs == nullptr ||
       array_of_psizes == nullptr)
@@ -80,13 +81,29 @@ extern "C" int PMPI_Type_create_darray(int size, int rank, int ndims, const int 
     if (array_of_dargs[i] != MPI_DISTRIBUTE_DFLT_DARG) dims[i].darg = array_of_dargs[i];
     dims[i].psize = array_of_psizes[i];
   }
-  return finish_new_type(
-      dt::make_darray(size, rank, dims, *o, oldtype),
-      {dt::Combiner::darray,
-       int_args({size, rank, ndims}, ndims, {array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes},
-                {order}),
-       {},
-       {oldtype}},
-      newtype, fn);
+  const auto n = static_cast<std::size_t>(ndims);
+  dt::Contents how{dt::Combiner::darray, {size, rank, ndims}, {}, {oldtype}};
+  if (large) {
+    how.large.assign(array_of_gsizes, array_of_gsizes + n);
+  } else {
+    how.ints.insert(how.ints.end(), array_of_gsizes, array_of_gsizes + n);
+  }
+  for (const int* a : {array_of_distribs, array_of_dargs, array_of_psizes}) how.ints.insert(how.ints.end(), a, a + n);
+  how.ints.push_back(order);
+  return finish_new_type(dt::make_darray(size, rank, dims, *o, oldtype), std::move(how), newtype, fn);
+}
+template int create_darray(int, int, int, const int*, const int*, const int*, const int*, int, MPI_Datatype,
+                           MPI_Datatype*, bool, const char*);
+template int create_darray(int, int, int, const long long*, const int*, const int*, const int*, int, MPI_Datatype,
+                           MPI_Datatype*, bool, const char*);
+}  // namespace ftmpi::api
+
+extern "C" int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                                       const int array_of_distribs[], const int array_of_dargs[],
+                                       const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                                       MPI_Datatype* newtype) {
+  FTMPI_ENTER("MPI_Type_create_darray");
+  return ftmpi::api::create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
+                                   array_of_psizes, order, oldtype, newtype, false, "MPI_Type_create_darray");
 }
 FTMPI_ALIAS(Type_create_darray)

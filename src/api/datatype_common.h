@@ -45,4 +45,11 @@ inline std::vector<int> int_args(std::initializer_list<int> first, int n, std::i
   return v;
 }
 
+// MPI_Type_create_darray's body (api/datatype_array.cpp) for int (G = int) and MPI_Count (G = long long,
+// the _c form) global sizes; `large` records the call in the large form (datatype/contents.h).
+template <class G>
+int create_darray(int size, int rank, int ndims, const G* array_of_gsizes, const int* array_of_distribs,
+                  const int* array_of_dargs, const int* array_of_psizes, int order, MPI_Datatype oldtype,
+                  MPI_Datatype* newtype, bool large, const char* fn);
+
 }  // namespace ftmpi::api

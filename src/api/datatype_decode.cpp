@@ -61,6 +61,9 @@ extern "C" int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, 
     return MPI_SUCCESS;
   }
   const dt::Contents& how = *datatype->contents;
+  if (!how.large.empty())
+    return fail(Errc::type, "the type was made by a large-count constructor with counts beyond the int range: "
+                            "decode it with MPI_Type_get_envelope_c / MPI_Type_get_contents_c", fn);
   *num_integers = count_of(how.ints);
   *num_addresses = count_of(how.aints);
   *num_datatypes = count_of(how.types);
@@ -77,6 +80,9 @@ extern "C" int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, i
   if (dt::combiner_of(datatype) == dt::Combiner::named)
     return fail(Errc::type, "a predefined datatype has no contents (its combiner is MPI_COMBINER_NAMED)", fn);
   const dt::Contents& how = *datatype->contents;
+  if (!how.large.empty())
+    return fail(Errc::type, "the type was made by a large-count constructor with counts beyond the int range: "
+                            "decode it with MPI_Type_get_contents_c", fn);
   if (max_integers < count_of(how.ints) || max_addresses < count_of(how.aints) ||
       max_datatypes < count_of(how.types))
     return fail(Errc::arg, "max_integers, max_addresses or max_datatypes is smaller than MPI_Type_get_envelope's "

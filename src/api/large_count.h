@@ -67,6 +67,25 @@ inline IntArray narrow_displs(const MPI_Aint* a, std::size_t n, bool significant
   return narrow_array(a, n, significant, false);
 }
 
+// One count of a _c function for its int form: `count` itself with `type` when it fits in an int (a negative
+// count becomes -1, which the int form reports as MPI_ERR_COUNT); beyond INT_MAX, ONE element of a stand-in
+// type: a committed contiguous type of `count` elements of `type`, marked as such (Datatype::alias_of) so
+// that user reduction functions still see `type` and the real count. The int paths count bytes in 64 bits,
+// so they move such an element like any other. The stand-in is freed with this object; operations started
+// meanwhile (non-blocking, persistent) keep using it (datatype objects are never deleted, see derived.h).
+// `significant` false: the argument is ignored by the call (MPI_IN_PLACE, non-root): 0 and `type` go on.
+// `status` is an error (invalid or uncommitted type, or no memory) when the stand-in could not be made.
+struct LargeCount {
+  LargeCount(MPI_Count count, MPI_Datatype type, bool significant = true);
+  ~LargeCount();
+  LargeCount(const LargeCount&) = delete;
+  LargeCount& operator=(const LargeCount&) = delete;
+  int count = 0;
+  MPI_Datatype type = nullptr;
+  Status status;
+  MPI_Datatype stand_in = nullptr;
+};
+
 // Entries of the per-rank arrays of `comm` (a valid communicator).
 inline std::size_t members(MPI_Comm comm) { return static_cast<std::size_t>(comm->peer_size()); }
 inline std::size_t locals(MPI_Comm comm) { return static_cast<std::size_t>(comm->size); }

@@ -20,6 +20,16 @@ extern "C" int PMPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* o
 }
 FTMPI_ALIAS(Op_create)
 
+extern "C" int PMPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op) {
+  FTMPI_ENTER("MPI_Op_create_c");
+  if (user_fn == nullptr || op == nullptr) return fail(Errc::arg, "user_fn or op is NULL", "MPI_Op_create_c");
+  ftmpi::Result<dt::Op*> r = dt::make_user_op_c(user_fn, commute != 0);
+  if (!r.ok()) return ftmpi::api::ret(nullptr, r.status(), "MPI_Op_create_c");
+  *op = r.value();
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Op_create_c)
+
 extern "C" int PMPI_Op_free(MPI_Op* op) {
   FTMPI_ENTER("MPI_Op_free");
   if (op == nullptr) return fail(Errc::arg, "op is NULL", "MPI_Op_free");

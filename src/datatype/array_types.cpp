@@ -93,8 +93,8 @@ Result<std::vector<IndexRun>> owned_runs(const DarrayDim& d, int coord) {
 
 }  // namespace
 
-Result<Datatype*> make_subarray(std::span<const int> sizes, std::span<const int> subsizes,
-                                std::span<const int> starts, Order order, const Datatype* old) {
+Result<Datatype*> make_subarray(std::span<const long long> sizes, std::span<const long long> subsizes,
+                                std::span<const long long> starts, Order order, const Datatype* old) {
   const std::size_t n = sizes.size();
   if (n == 0) return Status(Errc::count, "ndims must be positive");
   if (subsizes.size() != n || starts.size() != n) return Status(Errc::arg, "array lengths differ");

@@ -11,6 +11,7 @@
 #pragma once
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "datatype/datatype.h"
 #include "util/status.h"
@@ -22,14 +23,23 @@ enum class Order : std::uint8_t { c, fortran };
 // MPI_Type_create_subarray: the block starts[i] .. starts[i] + subsizes[i] - 1 of every dimension i of an
 // array of sizes[i]. All spans have the same length ndims >= 1 (else Errc::count). Errc::arg unless
 // sizes[i] >= 1, 1 <= subsizes[i] <= sizes[i] and 0 <= starts[i] <= sizes[i] - subsizes[i].
-Result<Datatype*> make_subarray(std::span<const int> sizes, std::span<const int> subsizes,
-                                std::span<const int> starts, Order order, const Datatype* old);
+// (long long entries: the int C form widens its arrays, the large-count _c form passes MPI_Count ones.)
+Result<Datatype*> make_subarray(std::span<const long long> sizes, std::span<const long long> subsizes,
+                                std::span<const long long> starts, Order order, const Datatype* old);
+// The same with int arrays (the MPI-3.1 form).
+inline Result<Datatype*> make_subarray(std::span<const int> sizes, std::span<const int> subsizes,
+                                       std::span<const int> starts, Order order, const Datatype* old) {
+  const std::vector<long long> s(sizes.begin(), sizes.end()), u(subsizes.begin(), subsizes.end()),
+      t(starts.begin(), starts.end());
+  return make_subarray(std::span<const long long>(s), std::span<const long long>(u), std::span<const long long>(t),
+                       order, old);
+}
 
 enum class Distribution : std::uint8_t { block, cyclic, none };
 
 // One dimension of a distributed array.
 struct DarrayDim {
-  int gsize = 1;                 // elements of the global array in this dimension (>= 1)
+  long long gsize = 1;           // elements of the global array in this dimension (>= 1)
   Distribution distribution = Distribution::block;
   std::optional<int> darg;       // block size; nullopt = the default (block: ceil(gsize / psize), cyclic: 1)
   int psize = 1;                 // processes of the grid in this dimension (>= 1; 1 for `none`)

@@ -5,6 +5,11 @@
 //  * `ints`, `aints` and `types` hold the constructor's arguments as the caller passed them, in the order
 //    and count the standard lists for its combiner (e.g. vector: ints = {count, blocklength, stride};
 //    subarray: ints = {ndims, sizes..., subsizes..., starts..., order}). This layer does not interpret them.
+//  * `large` is non-empty only for a type made by a large-count (_c) constructor with a count or displacement
+//    beyond the int range: the call is then recorded in MPI-4.0's large form (§5.1.13): the counts,
+//    displacements and strides go to `large` (array_of_large_counts), `ints` keeps only what stays int
+//    (subarray: ndims, order; darray: size, rank, ndims, distribs, dargs, psizes, order), `aints` is empty.
+//    Such a type can only be decoded with MPI_Type_get_envelope_c / get_contents_c.
 //  * The types listed stay valid for as long as the recorded type: the library never deletes a datatype
 //    object (retire() only invalidates the handle), so a constituent the user has freed is still readable.
 #pragma once
@@ -29,6 +34,7 @@ struct Contents {
   std::vector<int> ints;
   std::vector<std::ptrdiff_t> aints;
   std::vector<const Datatype*> types;
+  std::vector<long long> large = {};
 };
 
 // Records how `t` (a derived type just built) was made.

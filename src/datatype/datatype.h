@@ -69,6 +69,11 @@ struct ftmpi_datatype_s {
   // Derived types: the constructor call that made the type (MPI_Type_get_envelope / get_contents), shared by
   // the copies MPI_Type_get_contents hands out. Null for predefined types.
   std::shared_ptr<const ftmpi::dt::Contents> contents;
+  // A stand-in the large-count (_c) functions make for `alias_count` (> INT_MAX) elements of `alias_of`
+  // (api/large_count.h): a contiguous type of them, passed as one element to the int paths. User reduction
+  // functions are called with alias_of and the element count, never with the stand-in.
+  const ftmpi_datatype_s* alias_of = nullptr;
+  std::size_t alias_count = 0;
 };
 
 namespace ftmpi::dt {

@@ -57,21 +57,26 @@ Result<Datatype*> make_vector(std::size_t count, std::size_t blocklen, std::ptrd
 // MPI_Type_create_hvector: as vector, with the stride in bytes.
 Result<Datatype*> make_hvector(std::size_t count, std::size_t blocklen, std::ptrdiff_t stride_bytes,
                                const Datatype* old);
-// MPI_Type_indexed / MPI_Type_create_indexed_block: block j holds blocklens[j] old elements and starts
-// displs[j] old extents from the origin. `count` entries in each array.
-Result<Datatype*> make_indexed(std::size_t count, const int* blocklens, const int* displs, const Datatype* old);
+// MPI_Type_indexed: block j holds blocklens[j] old elements and starts displs[j] old extents from the
+// origin. `count` entries in each array. The integer arrays are int (MPI-3.1 forms) or long long (the
+// MPI-4.0 large-count _c forms); both are instantiated in derived_indexed.cpp.
+template <class Len, class Disp>
+Result<Datatype*> make_indexed(std::size_t count, const Len* blocklens, const Disp* displs, const Datatype* old);
 // MPI_Type_create_hindexed / _hindexed_block: as indexed, with displacements in bytes.
-Result<Datatype*> make_hindexed(std::size_t count, const int* blocklens, const std::ptrdiff_t* displs,
+template <class Len>
+Result<Datatype*> make_hindexed(std::size_t count, const Len* blocklens, const std::ptrdiff_t* displs,
                                 const Datatype* old);
 // MPI_Type_create_indexed_block / _hindexed_block: the same with one block length for every block.
-Result<Datatype*> make_indexed_block(std::size_t count, std::size_t blocklen, const int* displs,
+template <class Disp>
+Result<Datatype*> make_indexed_block(std::size_t count, std::size_t blocklen, const Disp* displs,
                                      const Datatype* old);
 Result<Datatype*> make_hindexed_block(std::size_t count, std::size_t blocklen, const std::ptrdiff_t* displs,
                                       const Datatype* old);
 // MPI_Type_create_struct: blocklens[j] elements of types[j] at byte displacement displs[j]. The extent is
 // rounded up to the strictest alignment of the basic elements inside (like a C struct's trailing padding).
 // Errc::type for an MPI_LB/MPI_UB marker (MPI-1 only; use make_resized).
-Result<Datatype*> make_struct(std::size_t count, const int* blocklens, const std::ptrdiff_t* displs,
+template <class Len>
+Result<Datatype*> make_struct(std::size_t count, const Len* blocklens, const std::ptrdiff_t* displs,
                               const Datatype* const* types);
 // MPI_Type_create_resized: same type map as `old`, lower bound `lb` and extent `extent` as given.
 Result<Datatype*> make_resized(const Datatype* old, std::ptrdiff_t lb, std::ptrdiff_t extent);

@@ -60,7 +60,8 @@ std::size_t alignment(const Datatype* t) {
   return t->align > 0 ? t->align : 1;
 }
 
-Result<Datatype*> make_hindexed(std::size_t count, const int* blocklens, const std::ptrdiff_t* displs,
+template <class Len>
+Result<Datatype*> make_hindexed(std::size_t count, const Len* blocklens, const std::ptrdiff_t* displs,
                                 const Datatype* old) {
   TypeBuilder b;
   for (std::size_t j = 0; j < count; ++j) {
@@ -70,7 +71,8 @@ Result<Datatype*> make_hindexed(std::size_t count, const int* blocklens, const s
   return b.finish();
 }
 
-Result<Datatype*> make_indexed(std::size_t count, const int* blocklens, const int* displs, const Datatype* old) {
+template <class Len, class Disp>
+Result<Datatype*> make_indexed(std::size_t count, const Len* blocklens, const Disp* displs, const Datatype* old) {
   TypeBuilder b;
   for (std::size_t j = 0; j < count; ++j) {
     if (blocklens[j] < 0) return Status(Errc::count, "negative block length");
@@ -89,7 +91,8 @@ Result<Datatype*> make_hindexed_block(std::size_t count, std::size_t blocklen, c
   return b.finish();
 }
 
-Result<Datatype*> make_indexed_block(std::size_t count, std::size_t blocklen, const int* displs,
+template <class Disp>
+Result<Datatype*> make_indexed_block(std::size_t count, std::size_t blocklen, const Disp* displs,
                                      const Datatype* old) {
   TypeBuilder b;
   for (std::size_t j = 0; j < count; ++j) {
@@ -101,7 +104,8 @@ Result<Datatype*> make_indexed_block(std::size_t count, std::size_t blocklen, co
   return b.finish();
 }
 
-Result<Datatype*> make_struct(std::size_t count, const int* blocklens, const std::ptrdiff_t* displs,
+template <class Len>
+Result<Datatype*> make_struct(std::size_t count, const Len* blocklens, const std::ptrdiff_t* displs,
                               const Datatype* const* types) {
   TypeBuilder b;
   for (std::size_t j = 0; j < count; ++j) {
@@ -119,6 +123,17 @@ Result<Datatype*> make_struct(std::size_t count, const int* blocklens, const std
   if (a > 1 && t->extent % a != 0) rebound(t, t->lb, t->extent + a - t->extent % a);
   return t;
 }
+
+// The int (MPI-3.1) and long long (MPI-4.0 _c) forms.
+template Result<Datatype*> make_indexed(std::size_t, const int*, const int*, const Datatype*);
+template Result<Datatype*> make_indexed(std::size_t, const long long*, const long long*, const Datatype*);
+template Result<Datatype*> make_hindexed(std::size_t, const int*, const std::ptrdiff_t*, const Datatype*);
+template Result<Datatype*> make_hindexed(std::size_t, const long long*, const std::ptrdiff_t*, const Datatype*);
+template Result<Datatype*> make_indexed_block(std::size_t, std::size_t, const int*, const Datatype*);
+template Result<Datatype*> make_indexed_block(std::size_t, std::size_t, const long long*, const Datatype*);
+template Result<Datatype*> make_struct(std::size_t, const int*, const std::ptrdiff_t*, const Datatype* const*);
+template Result<Datatype*> make_struct(std::size_t, const long long*, const std::ptrdiff_t*,
+                                       const Datatype* const*);
 
 Result<Datatype*> make_resized(const Datatype* old, std::ptrdiff_t lb, std::ptrdiff_t extent) {
   Result<Datatype*> r = make_dup(old);

@@ -8,6 +8,7 @@
 #include "util/status.h"
 
 typedef void ftmpi_user_fn(void*, void*, int*, ftmpi_datatype_s**);
+typedef void ftmpi_user_fn_c(void*, void*, long long*, ftmpi_datatype_s**);  // MPI_User_function_c
 
 namespace ftmpi::dt {
 enum class OpKind : std::uint8_t {
@@ -22,6 +23,7 @@ struct ftmpi_op_s {
   bool predefined = false;
   ftmpi_user_fn* user_fn = nullptr;
   int refs = 1;
+  ftmpi_user_fn_c* user_fn_c = nullptr;  // MPI_Op_create_c: called with an MPI_Count, in one piece
 };
 
 namespace ftmpi::dt {
@@ -33,6 +35,8 @@ inline bool live(const Op* op) { return op != nullptr && op->magic == kMagicOp; 
 
 // MPI_Op_create: a user op (kind user) owned by the caller, given back with retire().
 Result<Op*> make_user_op(ftmpi_user_fn* fn, bool commutative);
+// MPI_Op_create_c: the same with a large-count function.
+Result<Op*> make_user_op_c(ftmpi_user_fn_c* fn, bool commutative);
 // MPI_Op_free: the handle becomes invalid (magic = kMagicFreed); the object is kept so that stale
 // handles are rejected and reductions already started keep working. Errc::op for predefined/freed ops.
 Status retire(Op* op);

@@ -233,9 +233,18 @@ std::ptrdiff_t pair_index_offset(const Datatype* t, std::size_t unit) {
 }
 
 void call_user(const Op* op, const void* in, void* inout, std::size_t count, const Datatype* t) {
+  if (t->alias_of != nullptr) {  // a large-count stand-in: the user sees the type and count it passed
+    count *= t->alias_count;
+    t = t->alias_of;
+  }
   auto* type = const_cast<Datatype*>(t);
   auto* a = static_cast<std::byte*>(const_cast<void*>(in));
   auto* c = static_cast<std::byte*>(inout);
+  if (op->user_fn_c != nullptr) {
+    long long len = static_cast<long long>(count);
+    op->user_fn_c(a, c, &len, &type);
+    return;
+  }
   while (count > 0) {
     int len = count > static_cast<std::size_t>(INT_MAX) ? INT_MAX : static_cast<int>(count);
     op->user_fn(a, c, &len, &type);

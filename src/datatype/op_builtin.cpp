@@ -38,6 +38,12 @@ Result<Op*> make_user_op(ftmpi_user_fn* fn, bool commutative) {
   return op;
 }
 
+Result<Op*> make_user_op_c(ftmpi_user_fn_c* fn, bool commutative) {
+  Result<Op*> r = make_user_op(nullptr, commutative);
+  if (r.ok()) r.value()->user_fn_c = fn;
+  return r;
+}
+
 Status retire(Op* op) {
   if (!live(op)) return Status(Errc::op, "invalid op");
   if (op->predefined) return Status(Errc::op, "cannot free a predefined op");

@@ -16,6 +16,7 @@ Engine::Impl::Impl(transport::Router& r, int me_, int n)
     : router(r), me(me_), nworld(n), backlog(static_cast<size_t>(n)) {
   const char* e = std::getenv("FTMPI_EAGER_LIMIT");
   eager_limit_default = e ? std::strtoull(e, nullptr, 10) : 0;
+  if (const char* l = std::getenv("FTMPI_STAGING_LIMIT")) staging_limit = std::strtoull(l, nullptr, 10);
 }
 
 std::size_t Engine::Impl::eager_limit(transport::Transport& t) const {
@@ -35,6 +36,26 @@ bool Engine::Impl::send_frame(int peer, const Envelope& env, const std::byte* pa
   return false;
 }
 
+void Engine::Impl::send_packed_frame(int peer, const Envelope& env, const Request* from, std::size_t offset,
+                                     std::size_t len, Request* complete_on_accept) {
+  auto& q = backlog[static_cast<size_t>(peer)];
+  if (q.empty()) {
+    if (pack_scratch.size() < len) pack_scratch.resize(len);
+    dt::pack_range(from->sbuf, from->type, offset, len, pack_scratch.data());
+    if (router.for_peer(peer).try_send(peer, as_bytes(env), {pack_scratch.data(), len})) {
+      if (complete_on_accept) complete(complete_on_accept);
+      return;
+    }
+    backlog_peers.push_back(peer);
+    PendingFrame f{env, nullptr, len, complete_on_accept, {}, from->sbuf, from->type, offset};
+    f.owned.assign(pack_scratch.begin(), pack_scratch.begin() + static_cast<std::ptrdiff_t>(len));
+    f.payload = f.owned.data();
+    q.push_back(std::move(f));
+    return;
+  }
+  q.push_back(PendingFrame{env, nullptr, len, complete_on_accept, {}, from->sbuf, from->type, offset});
+}
+
 int Engine::Impl::flush_backlog() {
   int work = 0;
   for (std::size_t i = 0; i < backlog_peers.size();) {
@@ -43,6 +64,11 @@ int Engine::Impl::flush_backlog() {
     auto& t = router.for_peer(peer);
     while (!q.empty()) {
       PendingFrame& f = q.front();
+      if (f.pack_type != nullptr && f.payload == nullptr) {  // pack it now that it is next
+        f.owned.resize(f.len);
+        dt::pack_range(f.pack_buf, f.pack_type, f.pack_offset, f.len, f.owned.data());
+        f.payload = f.owned.data();
+      }
       if (!t.try_send(peer, as_bytes(f.env), {f.payload, f.len})) break;
       Request* done = f.complete_on_accept;
       q.pop_front();

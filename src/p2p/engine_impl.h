@@ -25,7 +25,21 @@ struct PendingFrame {
   std::size_t len = 0;
   Request* complete_on_accept = nullptr;  // completed when this frame is accepted
   std::vector<std::byte> owned;           // payload storage for frames that own their bytes (ft frames)
+  // A data frame of a large non-contiguous send (pack_type != nullptr): its payload is the packed bytes
+  // [pack_offset, pack_offset + len) of the send's elements at pack_buf, packed into `owned` only when the
+  // frame reaches the front of the backlog, so a send never holds more than one packed frame (chunked
+  // staging). Like `payload`, pack_buf stays valid until the send completes.
+  const void* pack_buf = nullptr;
+  const ftmpi_datatype_s* pack_type = nullptr;
+  std::size_t pack_offset = 0;
 };
+
+// Non-contiguous messages above kStagingLimit bytes (Impl::staging_limit: env FTMPI_STAGING_LIMIT) are
+// packed and unpacked in pieces (data frames on the send side, kStagingChunk-byte pieces of a single-copy
+// read on the receive side) instead of through one staging copy of the whole message. Smaller ones keep
+// the single staging copy (one pack, one transfer).
+inline constexpr std::size_t kStagingLimit = std::size_t{8} << 20;
+inline constexpr std::size_t kStagingChunk = std::size_t{4} << 20;
 
 // States of ftmpi_request_s::proto_state.
 enum ProtoState : std::uint8_t {
@@ -51,6 +65,7 @@ struct Engine::Impl {
   std::vector<std::deque<PendingFrame>> backlog;
   std::vector<int> backlog_peers;   // peers whose backlog is non-empty
   std::size_t eager_limit_default;  // FTMPI_EAGER_LIMIT or 0 for per-transport defaults
+  std::size_t staging_limit = kStagingLimit;  // FTMPI_STAGING_LIMIT (chunked staging above it)
 
   std::vector<Request*> generic_active;
 
@@ -118,6 +133,11 @@ struct Engine::Impl {
   bool send_frame(int peer, const Envelope& env, const std::byte* payload, std::size_t len,
                   Request* complete_on_accept);
   int flush_backlog();
+  // send_frame for a data frame whose payload is packed from a non-contiguous send's user buffer (see
+  // PendingFrame::pack_from).
+  void send_packed_frame(int peer, const Envelope& env, const Request* from, std::size_t offset, std::size_t len,
+                         Request* complete_on_accept);
+  std::vector<std::byte> pack_scratch;  // one packed frame (send_packed_frame)
   void complete(Request* r);
   void track(Request* r) { inflight.push_back(r); }
   void untrack(Request* r) { inflight.erase(r); }

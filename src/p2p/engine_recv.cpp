@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "p2p/engine_impl.h"
 #include "util/log.h"
@@ -99,7 +100,10 @@ void Engine::Impl::deliver_eager(Request* r, const Envelope& env, int src_world,
   r->status.tag = env.tag;
   r->peer_world = src_world;
   std::size_t n = std::min<std::size_t>(data.size(), r->bytes_total);
-  if (n) std::memcpy(landing(r, n), data.data(), n);
+  if (n && r->type->contiguous)
+    std::memcpy(r->rbuf, data.data(), n);
+  else if (n)
+    dt::unpack(data.data(), n, r->type, r->rbuf);  // straight from the frame: no staging copy
   r->status.bytes = n;
   if (data.size() > r->bytes_total)
     r->error = Status(Errc::truncate, "message truncated: receive buffer too small");
@@ -124,8 +128,35 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
   std::size_t n = std::min<std::size_t>(env.len, r->bytes_total);
   if (env.len > r->bytes_total)
     r->error = Status(Errc::truncate, "message truncated: receive buffer too small");
-  std::byte* dst = n ? landing(r, n) : nullptr;
-  if (n && !dst) {
+  // Chunked staging (engine_impl.h): a large non-contiguous receive unpacks each data frame, or each piece
+  // of the single-copy read, straight into the user's buffer.
+  const bool chunked = !r->type->contiguous && n > staging_limit;
+  transport::Transport& t = router.for_peer(src_world);
+  const bool read_remote = t.supports_remote_read() && (env.flags & kFlagNoRemoteRead) == 0;
+  if (chunked && read_remote) {
+    std::vector<std::byte> piece(kStagingChunk);
+    Status st = Status::Ok();
+    for (std::size_t off = 0; off < n && st.ok(); off += kStagingChunk) {
+      const std::size_t len = std::min(kStagingChunk, n - off);
+      st = t.remote_read(src_world, piece.data(), env.addr + off, len);
+      if (st.ok()) dt::unpack_range(piece.data(), r->type, off, len, r->rbuf);
+    }
+    if (st.ok()) {
+      Envelope fin{};
+      fin.kind = FrameKind::fin;
+      fin.context = env.context;
+      fin.sreq = env.sreq;
+      send_frame(src_world, fin, nullptr, 0, nullptr);
+      r->status.bytes = n;
+      finish_recv(r);
+      return;
+    }
+    // Data frames rewrite every byte from the start: the pieces already unpacked do no harm.
+    log::debug("remote read from rank %d failed (%s); falling back to chunked transfer", src_world,
+               st.message().c_str());
+  }
+  std::byte* dst = n && !chunked ? landing(r, n) : nullptr;
+  if (n && !chunked && !dst) {
     // No memory for the staging copy of a non-contiguous receive (a message of gigabytes): a clear-to-send
     // for 0 bytes completes the sender, and this receive fails instead of waiting forever.
     Envelope cts{};
@@ -136,8 +167,7 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
     fail(r, Status(Errc::no_mem, "out of memory for the receive staging buffer"));
     return;
   }
-  transport::Transport& t = router.for_peer(src_world);
-  if (n == 0 || t.supports_remote_read()) {
+  if (n == 0 || (read_remote && !chunked)) {
     Status st = n ? t.remote_read(src_world, dst, env.addr, n) : Status::Ok();
     if (st.ok()) {
       Envelope fin{};
@@ -178,8 +208,12 @@ void Engine::Impl::on_data(const Envelope& env, std::span<const std::byte> paylo
               static_cast<unsigned long long>(env.addr), payload.size());
     return;
   }
-  std::byte* dst = r->type->contiguous ? static_cast<std::byte*>(r->rbuf) : r->staging;
-  std::memcpy(dst + env.addr, payload.data(), payload.size());
+  if (r->type->contiguous)
+    std::memcpy(static_cast<std::byte*>(r->rbuf) + env.addr, payload.data(), payload.size());
+  else if (r->staging == nullptr)  // chunked staging: unpack this frame in place
+    dt::unpack_range(payload.data(), r->type, env.addr, payload.size(), r->rbuf);
+  else
+    std::memcpy(r->staging + env.addr, payload.data(), payload.size());
   r->bytes_done += payload.size();
   if (r->bytes_done >= wanted) finish_recv(r);
 }

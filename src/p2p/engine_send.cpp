@@ -70,7 +70,12 @@ Status Engine::Impl::start_send(Request* r) {
     bsend_used += bytes;
     bsend_active.push_back(r);
   }
-  if (r->mode == SendMode::buffered || (!r->type->contiguous && bytes > 0)) {
+  transport::Transport& t = router.for_peer(r->peer_world);
+  // A large non-contiguous (non-buffered) send streams data frames packed one at a time (chunked staging,
+  // engine_impl.h): no packed copy of the whole message.
+  const bool chunked = r->mode != SendMode::buffered && !r->type->contiguous && bytes > staging_limit &&
+                       bytes > eager_limit(t);
+  if (r->mode == SendMode::buffered || (!r->type->contiguous && bytes > 0 && !chunked)) {
     r->staging = static_cast<std::byte*>(std::malloc(bytes ? bytes : 1));
     if (!r->staging) return Status(Errc::no_mem, "out of memory for send staging");
     r->staging_owned = true;
@@ -85,7 +90,6 @@ Status Engine::Impl::start_send(Request* r) {
   env.len = bytes;
   env.sreq = RequestPool::id_of(r);
 
-  transport::Transport& t = router.for_peer(r->peer_world);
   if (bytes <= eager_limit(t)) {
     env.kind = FrameKind::eager;
     if (r->mode == SendMode::sync) {
@@ -99,7 +103,8 @@ Status Engine::Impl::start_send(Request* r) {
     }
   } else {
     env.kind = FrameKind::rts;
-    env.addr = reinterpret_cast<std::uint64_t>(data);
+    env.addr = chunked ? 0 : reinterpret_cast<std::uint64_t>(data);
+    if (chunked) env.flags = kFlagNoRemoteRead;
     r->proto_state = kSendWaitRndv;
     track(r);
     send_frame(r->peer_world, env, nullptr, 0, nullptr);
@@ -130,11 +135,15 @@ void Engine::Impl::on_cts(int src, const Envelope& env) {
     complete(r);
     return;
   }
+  const bool chunked = r->staging == nullptr && !r->type->contiguous;  // pack each frame as it goes
   for (std::size_t off = 0; off < wanted; off += chunk) {
     std::size_t n = std::min(chunk, wanted - off);
     d.addr = off;
     d.len = n;
-    send_frame(src, d, data + off, n, off + n == wanted ? r : nullptr);
+    if (chunked)
+      send_packed_frame(src, d, r, off, n, off + n == wanted ? r : nullptr);
+    else
+      send_frame(src, d, data + off, n, off + n == wanted ? r : nullptr);
   }
 }
 

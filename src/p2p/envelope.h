@@ -22,6 +22,9 @@ enum class FrameKind : std::uint8_t {
 };
 
 inline constexpr std::uint8_t kFlagSync = 1;
+// On an rts: the sender has no packed copy of the message at `addr` (a large non-contiguous send packs each
+// data frame as it goes): the receiver must ask for data frames (cts) instead of reading remotely.
+inline constexpr std::uint8_t kFlagNoRemoteRead = 2;
 
 struct Envelope {
   FrameKind kind;

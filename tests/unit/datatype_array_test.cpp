@@ -132,7 +132,7 @@ TEST(DatatypeArray, SubarrayErrors) {
     }
     return r.status().code();
   };
-  EXPECT_EQ(code(dt::make_subarray({}, {}, {}, dt::Order::c, MPI_INT)), ftmpi::Errc::count);
+  EXPECT_EQ(code(dt::make_subarray(std::span<const int>{}, {}, {}, dt::Order::c, MPI_INT)), ftmpi::Errc::count);
   EXPECT_EQ(code(dt::make_subarray(std::vector<int>{0, 4}, ok_sub, ok_start, dt::Order::c, MPI_INT)),
             ftmpi::Errc::arg);
   EXPECT_EQ(code(dt::make_subarray(s, std::vector<int>{0, 2}, ok_start, dt::Order::c, MPI_INT)), ftmpi::Errc::arg);

@@ -9,11 +9,19 @@
  *    Pack_size_c round-trip;
  *  - collectives: Bcast_c, Allreduce_c, Allgatherv_c (MPI_Count counts, MPI_Aint displacements), Alltoallw_c,
  *    Reduce_scatter_c, Ibcast_c, Allreduce_init_c (restarted) give the blocking int forms' results;
- *  - bad input: negative counts -> MPI_ERR_COUNT.
- * With the argument "big" (ftmpi only, RUN_SERIAL, ~4.3 GB): a Send_c / Recv_c of 2^31 + 5 MPI_BYTEs arrives
- * intact (count beyond INT_MAX, no derived type), Get_count_c reports it; and the _c functions ftmpi only
- * forwards to the int path (Type_contiguous_c, Bcast_c) refuse a count beyond INT_MAX with
- * MPI_ERR_UNSUPPORTED_OPERATION instead of truncating it. */
+ *  - bad input: negative counts -> MPI_ERR_COUNT;
+ *  - counts beyond INT_MAX that cost no memory: Type_vector_c / Type_contiguous_c / Type_indexed_c /
+ *    Type_create_hindexed_c / Type_create_subarray_c / Type_create_darray_c / Type_create_struct_c with
+ *    3e9-element counts or
+ *    displacements give the exact Type_size_c / Type_get_extent_c, and Type_get_envelope_c /
+ *    Type_get_contents_c give them back as large counts; Reduce_local_c of 2^31 + 5 elements of a
+ *    zero-extent type with a user op calls the function with the user's type for exactly that many
+ *    elements in all (MPI_Op_create, ftmpi only: pieces of at most INT_MAX; MPI_Op_create_c: any); (ftmpi) the int
+ *    Type_get_envelope refuses such a type with MPI_ERR_TYPE.
+ * With the argument "big" (RUN_SERIAL, ~4.3 GB): a Send_c / Recv_c of 2^31 + 5 MPI_BYTEs arrives intact
+ * (count beyond INT_MAX, no derived type), Get_count_c reports it; then Bcast_c of the same 2^31 + 5 bytes
+ * from rank 1 (a collective count beyond INT_MAX; ftmpi moves it as one element of a contiguous stand-in
+ * type, as large_count_p2p moves one 2050 MiB element) arrives intact. */
 #include "common/check.h"
 
 static int rank, size;
@@ -181,14 +189,131 @@ static void bad(void) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
-#ifdef FTMPI
-static void big(void) {
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  const MPI_Count n = (MPI_Count)INT32_MAX + 6; /* 2^31 + 5 bytes */
+/* Counts beyond INT_MAX in type constructors and in a local reduction, without gigabytes of memory. */
+static long long g_elements;   /* elements the user functions were given, in all */
+static int g_calls, g_bad_type;
+static MPI_Datatype g_expect;
+static void count_fn(void *in, void *inout, int *len, MPI_Datatype *t) {
+  (void)in, (void)inout;
+  g_elements += *len, g_calls++;
+  if (*t != g_expect) g_bad_type++;
+}
+static void count_fn_c(void *in, void *inout, MPI_Count *len, MPI_Datatype *t) {
+  (void)in, (void)inout;
+  g_elements += *len, g_calls++;
+  if (*t != g_expect) g_bad_type++;
+}
+
+static void types_big(void) {
+  const MPI_Count G = 3000000000LL; /* beyond INT_MAX */
   MPI_Datatype t;
-  CHECK_CLASS(MPI_Type_contiguous_c(n, MPI_BYTE, &t), MPI_ERR_UNSUPPORTED_OPERATION);
-  char c = 0;
-  CHECK_CLASS(MPI_Bcast_c(&c, n, MPI_BYTE, 0, MPI_COMM_WORLD), MPI_ERR_UNSUPPORTED_OPERATION);
+  MPI_Count sz, lb, ext, ni, na, nc, nd, large[8];
+  int comb, ints[4];
+  MPI_Datatype dts[2];
+  CHECK_MPI(MPI_Type_vector_c(G, 1, 2, MPI_BYTE, &t));
+  CHECK_MPI(MPI_Type_size_c(t, &sz));
+  CHECK_MPI(MPI_Type_get_extent_c(t, &lb, &ext));
+  CHECK(sz == G && lb == 0 && ext == 2 * G - 1, "vector_c size %lld extent %lld", (long long)sz, (long long)ext);
+  CHECK_MPI(MPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &comb));
+  CHECK(comb == MPI_COMBINER_VECTOR && ni == 0 && na == 0 && nc == 3 && nd == 1, "vector_c envelope %lld %lld %lld %lld",
+        (long long)ni, (long long)na, (long long)nc, (long long)nd);
+  CHECK_MPI(MPI_Type_get_contents_c(t, 0, 0, 8, 1, ints, NULL, large, dts));
+  CHECK(large[0] == G && large[1] == 1 && large[2] == 2 && dts[0] == MPI_BYTE);
+#ifdef FTMPI
+  {
+    int i1, i2, i3, c1;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    CHECK_CLASS(MPI_Type_get_envelope(t, &i1, &i2, &i3, &c1), MPI_ERR_TYPE);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  }
+#endif
+  CHECK_MPI(MPI_Type_commit(&t));
+  CHECK_MPI(MPI_Type_free(&t));
+  MPI_Datatype v3;
+  CHECK_MPI(MPI_Type_vector(3, 1, 2, MPI_INT, &v3)); /* extent 3 ints, size 3 ints */
+  CHECK_MPI(MPI_Type_contiguous_c(G, v3, &t));
+  CHECK_MPI(MPI_Type_size_c(t, &sz));
+  CHECK_MPI(MPI_Type_get_extent_c(t, &lb, &ext));
+  CHECK(sz == G * 3 * (MPI_Count)sizeof(int) && ext == G * 5 * (MPI_Count)sizeof(int), "contiguous_c %lld %lld",
+        (long long)sz, (long long)ext);
+  MPI_Type_free(&t);
+  MPI_Type_free(&v3);
+  MPI_Count bl[2] = {1, 2}, dsp[2] = {0, G};
+  CHECK_MPI(MPI_Type_indexed_c(2, bl, dsp, MPI_INT, &t));
+  CHECK_MPI(MPI_Type_size_c(t, &sz));
+  CHECK_MPI(MPI_Type_get_extent_c(t, &lb, &ext));
+  CHECK(sz == 3 * (MPI_Count)sizeof(int) && ext == (G + 2) * (MPI_Count)sizeof(int), "indexed_c %lld", (long long)ext);
+  CHECK_MPI(MPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &comb));
+  CHECK(comb == MPI_COMBINER_INDEXED && nc == 5 && nd == 1);
+  CHECK_MPI(MPI_Type_get_contents_c(t, 0, 0, 8, 1, ints, NULL, large, dts));
+  CHECK(large[0] == 2 && large[1] == 1 && large[2] == 2 && large[3] == 0 && large[4] == G);
+  MPI_Type_free(&t);
+  CHECK_MPI(MPI_Type_create_hindexed_c(2, bl, dsp, MPI_BYTE, &t));
+  CHECK_MPI(MPI_Type_get_extent_c(t, &lb, &ext));
+  CHECK(ext == G + 2);
+  MPI_Type_free(&t);
+  MPI_Count gs[1] = {G}, ss[1] = {2}, st[1] = {G - 10};
+  CHECK_MPI(MPI_Type_create_subarray_c(1, gs, ss, st, MPI_ORDER_C, MPI_BYTE, &t));
+  CHECK_MPI(MPI_Type_size_c(t, &sz));
+  CHECK_MPI(MPI_Type_get_extent_c(t, &lb, &ext));
+  CHECK(sz == 2 && lb == 0 && ext == G, "subarray_c %lld %lld", (long long)sz, (long long)ext);
+  CHECK_MPI(MPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &comb));
+  CHECK(comb == MPI_COMBINER_SUBARRAY && ni == 2 && nc == 3 && nd == 1);
+  MPI_Type_free(&t);
+  {
+    MPI_Count g[1] = {G};
+    int dist[1] = {MPI_DISTRIBUTE_BLOCK}, darg[1] = {MPI_DISTRIBUTE_DFLT_DARG}, ps[1] = {2};
+    CHECK_MPI(MPI_Type_create_darray_c(2, 1, 1, g, dist, darg, ps, MPI_ORDER_C, MPI_BYTE, &t));
+    CHECK_MPI(MPI_Type_size_c(t, &sz));
+    CHECK_MPI(MPI_Type_get_extent_c(t, &lb, &ext));
+    CHECK(sz == G / 2 && lb == 0 && ext == G, "darray_c %lld %lld", (long long)sz, (long long)ext);
+    CHECK_MPI(MPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &comb));
+    CHECK(comb == MPI_COMBINER_DARRAY && ni == 7 && nc == 1 && nd == 1, "darray_c envelope %lld %lld", (long long)ni,
+          (long long)nc);
+    MPI_Type_free(&t);
+  }
+  MPI_Datatype two[2] = {MPI_INT, MPI_CHAR};
+  MPI_Count sbl[2] = {1, G}, sdsp[2] = {0, 8};
+  CHECK_MPI(MPI_Type_create_struct_c(2, sbl, sdsp, two, &t));
+  CHECK_MPI(MPI_Type_size_c(t, &sz));
+  CHECK(sz == G + (MPI_Count)sizeof(int));
+  MPI_Type_free(&t);
+
+  /* Reduce_local_c beyond INT_MAX with user ops: a zero-extent byte type keeps the buffers one byte long. */
+  const MPI_Count n = (MPI_Count)INT32_MAX + 6;
+  MPI_Datatype z;
+  CHECK_MPI(MPI_Type_create_resized(MPI_BYTE, 0, 0, &z));
+  CHECK_MPI(MPI_Type_commit(&z));
+  g_expect = z;
+  char a = 1, b = 2;
+  MPI_Op op;
+#ifdef FTMPI /* MPICH 4.0.2 asserts count <= INT_MAX for a user function of MPI_Op_create */
+  CHECK_MPI(MPI_Op_create(count_fn, 1, &op));
+  g_elements = 0, g_calls = 0, g_bad_type = 0;
+  CHECK_MPI(MPI_Reduce_local_c(&a, &b, n, z, op));
+  CHECK(g_elements == n && g_calls >= 2 && g_bad_type == 0, "Op_create: %lld elements in %d calls (%d wrong types)",
+        g_elements, g_calls, g_bad_type);
+  MPI_Op_free(&op);
+#else
+  (void)count_fn;
+#endif
+  CHECK_MPI(MPI_Op_create_c(count_fn_c, 1, &op));
+  g_elements = 0, g_calls = 0, g_bad_type = 0;
+  CHECK_MPI(MPI_Reduce_local_c(&a, &b, n, z, op));
+  CHECK(g_elements == n && g_calls >= 1 && g_bad_type == 0, "Op_create_c: %lld elements in %d calls", g_elements,
+        g_calls);
+  /* MPI_Op_create_c also serves small counts, in collectives */
+  int x = rank + 1, y = 0;
+  g_expect = MPI_INT;
+  CHECK_MPI(MPI_Allreduce_c(&x, &y, 1, MPI_INT, op, MPI_COMM_WORLD));
+  MPI_Op_free(&op);
+  MPI_Type_free(&z);
+}
+
+static void big(void) {
+  const MPI_Count n = (MPI_Count)INT32_MAX + 6; /* 2^31 + 5 bytes */
+  MPI_Comm pair;
+  CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : MPI_UNDEFINED, rank, &pair));
   if (rank < 2 && size >= 2) {
     unsigned char *buf = malloc((size_t)n);
     if (!buf) {
@@ -208,26 +333,33 @@ static void big(void) {
         for (MPI_Count i = 0; i < n; i += 4096) CHECK(buf[i] == (unsigned char)(i / 4096), "byte %lld", (long long)i);
         CHECK(buf[n - 1] == 0xAB);
       }
+      /* Bcast_c of n bytes from rank 1 (a count beyond INT_MAX in a collective): rank 1 holds the pattern it
+       * received, rank 0 clears it first */
+      if (rank == 1) {
+        buf[n / 2] = 0x22, buf[n - 1] = 0x33;
+      } else {
+        for (MPI_Count i = 0; i < n; i += 4096) buf[i] = 0;
+        buf[n / 2] = buf[n - 1] = 0;
+      }
+      CHECK_MPI(MPI_Bcast_c(buf, n, MPI_BYTE, 1, pair));
+      for (MPI_Count i = 0; i < n; i += 4096) CHECK(buf[i] == (unsigned char)(i / 4096), "Bcast_c byte %lld", (long long)i);
+      CHECK(buf[n / 2] == 0x22 && buf[n - 1] == 0x33, "Bcast_c beyond INT_MAX");
       free(buf);
     }
   }
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  if (pair != MPI_COMM_NULL) MPI_Comm_free(&pair);
 }
-#endif
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc > 1 && strcmp(argv[1], "big") == 0) {
-#ifdef FTMPI
     big();
-#else
-    if (rank == 0) printf("SKIP big: ftmpi-only checks\n");
-#endif
   } else {
     p2p();
     types();
+    types_big();
     coll();
     bad();
   }
