@@ -55,10 +55,9 @@ static void shapes(void) {
   CHECK_MPI(MPI_Win_fence(0, win));
   CHECK_MPI(MPI_Put(orig, N, MPI_DOUBLE, tgt, 1, 1, vec, win));
   CHECK_MPI(MPI_Win_fence(0, win));
-  for (int i = 0; i < 2 * N; i++) {
-    double want = (i % 2 == 0) ? 0.0 : src * 1000.0 + i / 2;
-    CHECK(mem[1 + i] == want || i % 2 == 0, "vector slot %d = %g want %g", i, mem[1 + i], want);
-    if (i % 2 == 0) CHECK(mem[1 + i] == 0.0, "gap %d written", i);
+  for (int i = 0; i < 2 * N - 1; i++) { /* the vector's elements at 1, 3, 5, ...; gaps untouched */
+    double want = (i % 2 == 0) ? src * 1000.0 + i / 2 : 0.0;
+    CHECK(mem[1 + i] == want, "vector slot %d = %g want %g", i, mem[1 + i], want);
   }
   /* get it back through the vector type into a contiguous buffer */
   double back[N];
@@ -86,10 +85,10 @@ static void shapes(void) {
   CHECK_MPI(MPI_Type_create_resized(st, 0, 6 * sizeof(double), &str));
   CHECK_MPI(MPI_Type_commit(&str));
   double six[6] = {1, 2, 3, 4, 5, 6};
-  CHECK_MPI(MPI_Accumulate(six, 6, MPI_DOUBLE, tgt, 100, 2, str, MPI_SUM, win));
+  CHECK_MPI(MPI_Accumulate(six, 6, MPI_DOUBLE, tgt, 140, 2, str, MPI_SUM, win));
   CHECK_MPI(MPI_Win_fence(0, win));
   double want_s[12] = {1, 0, 0, 2, 3, 0, 4, 0, 0, 5, 6, 0};
-  for (int i = 0; i < 12; i++) CHECK(mem[100 + i] == want_s[i], "struct slot %d = %g", i, mem[100 + i]);
+  for (int i = 0; i < 12; i++) CHECK(mem[140 + i] == want_s[i], "struct slot %d = %g", i, mem[140 + i]);
   CHECK_MPI(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
   CHECK_MPI(MPI_Win_free(&win));
   MPI_Type_free(&vec);
