@@ -2,8 +2,9 @@
  *
  * ARGS fence: every rank puts into every other rank's window inside a fence epoch; rank 2 dies (SIGKILL)
  *   after its puts, inside the epoch. PASS when every survivor's closing MPI_Win_fence returns
- *   MPI_ERR_PROC_FAILED (never hangs), MPI_Win_get_failed names rank 2, the puts among survivors landed
- *   (checked through a second window-free exchange), and MPI_Win_free succeeds.
+ *   MPI_ERR_PROC_FAILED (never hangs), MPI_Win_get_failed names rank 2, the window stays usable among the
+ *   survivors (lock/put/unlock to each, values checked after a barrier on the shrunk world), and
+ *   MPI_Win_free succeeds.
  * ARGS lock: rank 1 holds an exclusive lock on rank 0's window and dies holding it; rank 3 holds a shared
  *   lock on rank 1's window with a put pending. PASS when ranks 2 and 3 then obtain the exclusive lock on
  *   rank 0 (the dead holder's lock was released) and their accumulates land (rank 0 sits in MPI_Recv
@@ -45,9 +46,23 @@ static void mode_fence(void) {
   if (rank == victim) ft_die();
   CHECK_CLASS(MPI_Win_fence(0, win), MPI_ERR_PROC_FAILED);
   CHECK(win_failed_has(win, victim), "MPI_Win_get_failed does not name rank %d", victim);
-  /* survivors' puts among themselves were applied (each survivor flushed them before the barrier) */
+  /* A failed fence leaves the epoch's survivor-to-survivor puts undefined (the barrier is not uniform: a
+     survivor may leave it before another flushed). The window stays usable among survivors: passive-target
+     puts to every survivor, then a barrier on the shrunk world, then every slot is checked. */
+  me = 200 + rank;
+  for (int t = 0; t < size; t++) {
+    if (t == victim) continue;
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win));
+    CHECK_MPI(MPI_Put(&me, 1, MPI_INT, t, rank, 1, MPI_INT, win));
+    CHECK_MPI(MPI_Win_unlock(t, win));
+  }
+  CHECK_CLASS(MPI_Put(&me, 1, MPI_INT, victim, rank, 1, MPI_INT, win), MPI_ERR_RMA_SYNC); /* no epoch now */
+  MPI_Comm alive;
+  CHECK_MPI(MPIX_Comm_shrink(MPI_COMM_WORLD, &alive));
+  CHECK_MPI(MPI_Barrier(alive));
+  MPI_Comm_free(&alive);
   for (int r = 0; r < size; r++)
-    if (r != victim) CHECK(mem[r] == 100 + r, "slot %d = %d", r, mem[r]);
+    if (r != victim) CHECK(mem[r] == 200 + r, "slot %d = %d", r, mem[r]);
   CHECK_MPI(MPI_Win_free(&win));
   free(mem);
   ft_pass(MPI_COMM_WORLD, "ft_rma fence");
