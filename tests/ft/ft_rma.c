@@ -45,6 +45,8 @@ static void mode_fence(void) {
   for (int t = 0; t < size; t++) CHECK_MPI(MPI_Put(&me, 1, MPI_INT, t, rank, 1, MPI_INT, win));
   if (rank == victim) ft_die();
   CHECK_CLASS(MPI_Win_fence(0, win), MPI_ERR_PROC_FAILED);
+  /* over TCP the fence may fail on the lost connection before the launcher's notice arrives: wait for it */
+  ft_wait_failed(MPI_COMM_WORLD, 1, 10.0);
   CHECK(win_failed_has(win, victim), "MPI_Win_get_failed does not name rank %d", victim);
   /* A failed fence leaves the epoch's survivor-to-survivor puts undefined (the barrier is not uniform: a
      survivor may leave it before another flushed). The window stays usable among survivors: passive-target
