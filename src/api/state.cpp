@@ -51,6 +51,18 @@ int error_class_of(Errc e) {
     case Errc::info_value: return MPI_ERR_INFO_VALUE;
     case Errc::info_nokey: return MPI_ERR_INFO_NOKEY;
     case Errc::conversion: return MPI_ERR_CONVERSION;
+    case Errc::win: return MPI_ERR_WIN;
+    case Errc::base: return MPI_ERR_BASE;
+    case Errc::locktype: return MPI_ERR_LOCKTYPE;
+    case Errc::rma_conflict: return MPI_ERR_RMA_CONFLICT;
+    case Errc::rma_sync: return MPI_ERR_RMA_SYNC;
+    case Errc::size: return MPI_ERR_SIZE;
+    case Errc::disp: return MPI_ERR_DISP;
+    case Errc::assert_: return MPI_ERR_ASSERT;
+    case Errc::rma_range: return MPI_ERR_RMA_RANGE;
+    case Errc::rma_attach: return MPI_ERR_RMA_ATTACH;
+    case Errc::rma_shared: return MPI_ERR_RMA_SHARED;
+    case Errc::rma_flavor: return MPI_ERR_RMA_FLAVOR;
   }
   return MPI_ERR_UNKNOWN;
 }
@@ -157,6 +169,18 @@ const char* error_class_sentence(int cls) {
              "request is still pending";
     case MPI_ERR_REVOKED: return "MPI_ERR_REVOKED: the communicator has been revoked";
     case MPI_ERR_SESSION: return "MPI_ERR_SESSION: invalid session";
+    case MPI_ERR_WIN: return "MPI_ERR_WIN: invalid window";
+    case MPI_ERR_BASE: return "MPI_ERR_BASE: invalid base address";
+    case MPI_ERR_LOCKTYPE: return "MPI_ERR_LOCKTYPE: invalid lock type";
+    case MPI_ERR_RMA_CONFLICT: return "MPI_ERR_RMA_CONFLICT: conflicting accesses to a window";
+    case MPI_ERR_RMA_SYNC: return "MPI_ERR_RMA_SYNC: wrong synchronization of RMA calls";
+    case MPI_ERR_SIZE: return "MPI_ERR_SIZE: invalid size argument";
+    case MPI_ERR_DISP: return "MPI_ERR_DISP: invalid displacement argument";
+    case MPI_ERR_ASSERT: return "MPI_ERR_ASSERT: invalid assertion argument";
+    case MPI_ERR_RMA_RANGE: return "MPI_ERR_RMA_RANGE: target memory is not part of the window";
+    case MPI_ERR_RMA_ATTACH: return "MPI_ERR_RMA_ATTACH: memory cannot be attached";
+    case MPI_ERR_RMA_SHARED: return "MPI_ERR_RMA_SHARED: memory cannot be shared";
+    case MPI_ERR_RMA_FLAVOR: return "MPI_ERR_RMA_FLAVOR: wrong window flavor";
     default: break;
   }
   if (const char* user = user_error_string(cls)) return user;  // MPI_Add_error_class/code/string

@@ -36,10 +36,6 @@ int unsupported(ftmpi_comm_s* comm, const char* fn) {
 // deprecated MPI-1 attribute functions (still in MPI-3.1)
 
 // error classes, codes and strings of the user; window and file error handlers
-FTMPI_UNSUPPORTED(Win_create_errhandler, nullptr, (MPI_Win_errhandler_function*, MPI_Errhandler*))
-FTMPI_UNSUPPORTED(Win_set_errhandler, nullptr, (MPI_Win, MPI_Errhandler))
-FTMPI_UNSUPPORTED(Win_get_errhandler, nullptr, (MPI_Win, MPI_Errhandler*))
-FTMPI_UNSUPPORTED(Win_call_errhandler, nullptr, (MPI_Win, int))
 FTMPI_UNSUPPORTED(File_create_errhandler, nullptr, (MPI_File_errhandler_function*, MPI_Errhandler*))
 FTMPI_UNSUPPORTED(File_set_errhandler, nullptr, (MPI_File, MPI_Errhandler))
 FTMPI_UNSUPPORTED(File_get_errhandler, nullptr, (MPI_File, MPI_Errhandler*))
@@ -50,56 +46,6 @@ FTMPI_UNSUPPORTED(File_call_errhandler, nullptr, (MPI_File, int))
 // process topologies
 
 // one-sided communication
-FTMPI_UNSUPPORTED(Win_create, comm, (void*, MPI_Aint, int, MPI_Info, MPI_Comm comm, MPI_Win*))
-FTMPI_UNSUPPORTED(Win_allocate, comm, (MPI_Aint, int, MPI_Info, MPI_Comm comm, void*, MPI_Win*))
-FTMPI_UNSUPPORTED(Win_allocate_shared, comm, (MPI_Aint, int, MPI_Info, MPI_Comm comm, void*, MPI_Win*))
-FTMPI_UNSUPPORTED(Win_shared_query, nullptr, (MPI_Win, int, MPI_Aint*, int*, void*))
-FTMPI_UNSUPPORTED(Win_create_dynamic, comm, (MPI_Info, MPI_Comm comm, MPI_Win*))
-FTMPI_UNSUPPORTED(Win_attach, nullptr, (MPI_Win, void*, MPI_Aint))
-FTMPI_UNSUPPORTED(Win_detach, nullptr, (MPI_Win, const void*))
-FTMPI_UNSUPPORTED(Win_free, nullptr, (MPI_Win*))
-FTMPI_UNSUPPORTED(Win_get_group, nullptr, (MPI_Win, MPI_Group*))
-FTMPI_UNSUPPORTED(Win_set_info, nullptr, (MPI_Win, MPI_Info))
-FTMPI_UNSUPPORTED(Win_get_info, nullptr, (MPI_Win, MPI_Info*))
-FTMPI_UNSUPPORTED(Put, nullptr, (const void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Win))
-FTMPI_UNSUPPORTED(Get, nullptr, (void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Win))
-FTMPI_UNSUPPORTED(Accumulate, nullptr,
-                  (const void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Op, MPI_Win))
-FTMPI_UNSUPPORTED(Get_accumulate, nullptr,
-                  (const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Op,
-                   MPI_Win))
-FTMPI_UNSUPPORTED(Fetch_and_op, nullptr, (const void*, void*, MPI_Datatype, int, MPI_Aint, MPI_Op, MPI_Win))
-FTMPI_UNSUPPORTED(Compare_and_swap, nullptr, (const void*, const void*, void*, MPI_Datatype, int, MPI_Aint, MPI_Win))
-FTMPI_UNSUPPORTED(Rput, nullptr,
-                  (const void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Win, MPI_Request*))
-FTMPI_UNSUPPORTED(Rget, nullptr, (void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Win, MPI_Request*))
-FTMPI_UNSUPPORTED(Raccumulate, nullptr,
-                  (const void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Op, MPI_Win, MPI_Request*))
-FTMPI_UNSUPPORTED(Rget_accumulate, nullptr,
-                  (const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Op,
-                   MPI_Win, MPI_Request*))
-FTMPI_UNSUPPORTED(Win_fence, nullptr, (int, MPI_Win))
-FTMPI_UNSUPPORTED(Win_start, nullptr, (MPI_Group, int, MPI_Win))
-FTMPI_UNSUPPORTED(Win_complete, nullptr, (MPI_Win))
-FTMPI_UNSUPPORTED(Win_post, nullptr, (MPI_Group, int, MPI_Win))
-FTMPI_UNSUPPORTED(Win_wait, nullptr, (MPI_Win))
-FTMPI_UNSUPPORTED(Win_test, nullptr, (MPI_Win, int*))
-FTMPI_UNSUPPORTED(Win_lock, nullptr, (int, int, int, MPI_Win))
-FTMPI_UNSUPPORTED(Win_lock_all, nullptr, (int, MPI_Win))
-FTMPI_UNSUPPORTED(Win_unlock, nullptr, (int, MPI_Win))
-FTMPI_UNSUPPORTED(Win_unlock_all, nullptr, (MPI_Win))
-FTMPI_UNSUPPORTED(Win_flush, nullptr, (int, MPI_Win))
-FTMPI_UNSUPPORTED(Win_flush_all, nullptr, (MPI_Win))
-FTMPI_UNSUPPORTED(Win_flush_local, nullptr, (int, MPI_Win))
-FTMPI_UNSUPPORTED(Win_flush_local_all, nullptr, (MPI_Win))
-FTMPI_UNSUPPORTED(Win_sync, nullptr, (MPI_Win))
-FTMPI_UNSUPPORTED(Win_create_keyval, nullptr, (MPI_Win_copy_attr_function*, MPI_Win_delete_attr_function*, int*, void*))
-FTMPI_UNSUPPORTED(Win_free_keyval, nullptr, (int*))
-FTMPI_UNSUPPORTED(Win_set_attr, nullptr, (MPI_Win, int, void*))
-FTMPI_UNSUPPORTED(Win_get_attr, nullptr, (MPI_Win, int, void*, int*))
-FTMPI_UNSUPPORTED(Win_delete_attr, nullptr, (MPI_Win, int))
-FTMPI_UNSUPPORTED(Win_set_name, nullptr, (MPI_Win, const char*))
-FTMPI_UNSUPPORTED(Win_get_name, nullptr, (MPI_Win, char*, int*))
 
 // process creation and management
 FTMPI_UNSUPPORTED(Comm_spawn, comm, (const char*, char**, int, MPI_Info, int, MPI_Comm comm, MPI_Comm*, int*))
@@ -177,8 +123,6 @@ FTMPI_UNSUPPORTED(File_get_atomicity, nullptr, (MPI_File, int*))
 FTMPI_UNSUPPORTED(File_sync, nullptr, (MPI_File))
 
 // fault tolerance on windows and files, seed spelling (seed 000; no windows or files yet)
-FTMPI_UNSUPPORTED(Win_invalidate, nullptr, (MPI_Win))
-FTMPI_UNSUPPORTED(Win_get_failed, nullptr, (MPI_Win, MPI_Group*))
 FTMPI_UNSUPPORTED(File_invalidate, nullptr, (MPI_File))
 
 // MPI-4.0 / 4.1 (branch mpi4): per-communicator buffered-send buffers and large-count user reductions

@@ -17,6 +17,8 @@ enum class Errc : int {
   revoked,              // the communicator was revoked (seed: invalidated)
   info_key, info_value, info_nokey,  // Info objects (MPI-3.1 §9)
   conversion,           // a value does not fit its external data representation (MPI-3.1 §13.5.2)
+  // one-sided communication (MPI-3.1 chapter 11)
+  win, base, locktype, rma_conflict, rma_sync, size, disp, assert_, rma_range, rma_attach, rma_shared, rma_flavor,
 };
 
 // A cheap status: a kind plus an optional message for MPI_Error_string / logs. The message lives out of line,

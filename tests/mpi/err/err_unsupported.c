@@ -1,12 +1,12 @@
 /* err_unsupported: functions that are declared in mpi.h but not implemented yet fail loudly.
  *
  * Without arguments: under MPI_ERRORS_RETURN, a sample of the declared-but-unimplemented functions (one or
- * more per chapter: one-sided, topologies, intercommunicators,
+ * more per chapter: topologies, intercommunicators,
  * attributes, info, MPI-IO, dynamic processes) each return MPI_ERR_UNSUPPORTED_OPERATION, and MPI keeps
  * working afterwards. The functions implemented without communication (Pcontrol, Aint_add/diff, Alloc_mem/
  * Free_mem, handle conversion c2f/f2c, Status_c2f/f2c, the predefined attribute callbacks) do their job.
  * PASS: every check holds and rank 0 prints PASS.
- * With argument "fatal": MPI_Win_create under the default MPI_ERRORS_ARE_FATAL aborts the job with the class
+ * With argument "fatal": MPI_Open_port under the default MPI_ERRORS_ARE_FATAL aborts the job with the class
  * as exit status (MPI_ERR_UNSUPPORTED_OPERATION) and a message naming the function; the test expects that
  * exit status.
  * With argument "abort": MPI_ERRORS_ABORT (MPI-4) set on a duplicate of MPI_COMM_WORLD; an invalid rank on it
@@ -14,10 +14,9 @@
 #include "common/check.h"
 
 static void fatal_path(void) {
-  int x = 0;
-  MPI_Win win;
-  MPI_Win_create(&x, sizeof x, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
-  printf("FAIL: MPI_Win_create returned under MPI_ERRORS_ARE_FATAL\n");
+  char port[MPI_MAX_PORT_NAME];
+  MPI_Open_port(MPI_INFO_NULL, port);
+  printf("FAIL: MPI_Open_port returned under MPI_ERRORS_ARE_FATAL\n");
   fflush(stdout);
 }
 
@@ -52,20 +51,11 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
   CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
 
-  int buf[8] = {0}, out[8] = {0};
-  MPI_Win win = MPI_WIN_NULL;
+  int buf[8] = {0};
   MPI_Comm comm = MPI_COMM_NULL;
   MPI_File fh = MPI_FILE_NULL;
-  void *base = NULL;
 
-  /* one-sided: what OSU's util/osu_util_mpi.c links against */
-  CHECK_CLASS(MPI_Win_create(buf, sizeof buf, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win), U);
-  CHECK_CLASS(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win), U);
-  CHECK_CLASS(MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win), U);
-  CHECK_CLASS(MPI_Win_attach(win, buf, sizeof buf), U);
-  CHECK_CLASS(MPI_Win_free(&win), U);
-  CHECK_CLASS(MPI_Put(buf, 1, MPI_INT, 0, 0, 1, MPI_INT, win), U);
-  CHECK_CLASS(MPI_Fetch_and_op(buf, out, MPI_INT, 0, 0, MPI_SUM, win), U);
+  /* (one-sided communication is implemented: tests/mpi/rma) */
   /* MPI-IO, dynamic processes */
   CHECK_CLASS(MPI_File_open(MPI_COMM_WORLD, "/nonexistent/x", MPI_MODE_RDONLY, MPI_INFO_NULL, &fh), U);
   CHECK_CLASS(MPI_File_close(&fh), U);

@@ -1,0 +1,19 @@
+// Shared helpers of the one-sided C API (api/rma_*.cpp): window handle checks and the window error path.
+#pragma once
+#include "api/common.h"
+#include "rma/window.h"
+
+namespace ftmpi::api {
+
+inline bool valid_win(const ftmpi_win_s* w) { return w != nullptr && w->magic == rma::kMagicWin; }
+
+// MPI_SUCCESS, or `st` raised on the window's error handler (MPI_ERRORS_ARE_FATAL unless set).
+int win_ret(ftmpi_win_s* w, const Status& st, const char* fn);
+// An error code (from a user callback) raised on the window's handler.
+int win_raise(ftmpi_win_s* w, int code, const std::string& detail, const char* fn);
+
+}  // namespace ftmpi::api
+
+#define FTMPI_CHECK_WIN(w_, fn)                     \
+  if (!::ftmpi::api::valid_win(w_))                 \
+  return ::ftmpi::api::ret(nullptr, ::ftmpi::Status(::ftmpi::Errc::win, "invalid window"), fn)

@@ -1,0 +1,165 @@
+/* ft_rma — one-sided communication with failures (seed 000 §1.2.3). 4 ranks, --with-ft ulfm.
+ *
+ * ARGS fence: every rank puts into every other rank's window inside a fence epoch; rank 2 dies (SIGKILL)
+ *   after its puts, inside the epoch. PASS when every survivor's closing MPI_Win_fence returns
+ *   MPI_ERR_PROC_FAILED (never hangs), MPI_Win_get_failed names rank 2, the window stays usable among the
+ *   survivors (lock/put/unlock to each, values checked after a barrier on the shrunk world), and
+ *   MPI_Win_free succeeds.
+ * ARGS lock: rank 1 holds an exclusive lock on rank 0's window and dies holding it; rank 3 holds a shared
+ *   lock on rank 1's window with a put pending. PASS when ranks 2 and 3 then obtain the exclusive lock on
+ *   rank 0 (the dead holder's lock was released) and their accumulates land (rank 0 sits in MPI_Recv
+ *   meanwhile: target-side progress), rank 3's MPI_Win_unlock(1) returns MPI_ERR_PROC_FAILED, and
+ *   MPI_Win_get_failed names rank 1.
+ * ARGS revoke: rank 0 waits in MPI_Win_wait for an origin (rank 1) that never completes, rank 3 waits in
+ *   MPI_Win_start for a post that never comes; rank 1 calls MPIX_Win_revoke. PASS when both waits return
+ *   MPI_ERR_REVOKED, every later RMA call on the window at every rank returns MPI_ERR_REVOKED, and
+ *   MPI_Win_free succeeds. (No process dies.) */
+#include "ft_check.h"
+
+static int rank, size;
+
+static int win_failed_has(MPI_Win win, int r) {
+  MPI_Group failed, all;
+  int n = 0, found = 0;
+  CHECK_MPI(MPI_Win_get_failed(win, &failed));
+  CHECK_MPI(MPI_Group_size(failed, &n));
+  CHECK_MPI(MPI_Win_get_group(win, &all));
+  for (int i = 0; i < n; i++) {
+    int cr = MPI_UNDEFINED;
+    CHECK_MPI(MPI_Group_translate_ranks(failed, 1, &i, all, &cr));
+    if (cr == r) found = 1;
+  }
+  MPI_Group_free(&all);
+  if (failed != MPI_GROUP_EMPTY) MPI_Group_free(&failed);
+  return found;
+}
+
+static void mode_fence(void) {
+  const int victim = 2;
+  int *mem = calloc((size_t)size, sizeof(int));
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_create(mem, (MPI_Aint)(size * sizeof(int)), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  CHECK_MPI(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+  CHECK_MPI(MPI_Win_fence(0, win));
+  int me = 100 + rank;
+  for (int t = 0; t < size; t++) CHECK_MPI(MPI_Put(&me, 1, MPI_INT, t, rank, 1, MPI_INT, win));
+  if (rank == victim) ft_die();
+  CHECK_CLASS(MPI_Win_fence(0, win), MPI_ERR_PROC_FAILED);
+  /* over TCP the fence may fail on the lost connection before the launcher's notice arrives: wait for it */
+  ft_wait_failed(MPI_COMM_WORLD, 1, 10.0);
+  CHECK(win_failed_has(win, victim), "MPI_Win_get_failed does not name rank %d", victim);
+  /* A failed fence leaves the epoch's survivor-to-survivor puts undefined (the barrier is not uniform: a
+     survivor may leave it before another flushed). The window stays usable among survivors: passive-target
+     puts to every survivor, then a barrier on the shrunk world, then every slot is checked. */
+  me = 200 + rank;
+  for (int t = 0; t < size; t++) {
+    if (t == victim) continue;
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win));
+    CHECK_MPI(MPI_Put(&me, 1, MPI_INT, t, rank, 1, MPI_INT, win));
+    CHECK_MPI(MPI_Win_unlock(t, win));
+  }
+  CHECK_CLASS(MPI_Put(&me, 1, MPI_INT, victim, rank, 1, MPI_INT, win), MPI_ERR_RMA_SYNC); /* no epoch now */
+  MPI_Comm alive;
+  CHECK_MPI(MPIX_Comm_shrink(MPI_COMM_WORLD, &alive));
+  CHECK_MPI(MPI_Barrier(alive));
+  MPI_Comm_free(&alive);
+  for (int r = 0; r < size; r++)
+    if (r != victim) CHECK(mem[r] == 200 + r, "slot %d = %d", r, mem[r]);
+  CHECK_MPI(MPI_Win_free(&win));
+  free(mem);
+  ft_pass(MPI_COMM_WORLD, "ft_rma fence");
+}
+
+static void mode_lock(void) {
+  const int victim = 1;
+  long *mem = calloc(8, sizeof(long));
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_create(mem, 8 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  CHECK_MPI(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+  if (rank == victim) CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+  long v = 5;
+  if (rank == 3) {
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, victim, 0, win));
+    CHECK_MPI(MPI_Put(&v, 1, MPI_LONG, victim, 0, 1, MPI_LONG, win));
+  }
+  ft_barrier_before_death(MPI_COMM_WORLD);
+  if (rank == victim) ft_die();
+  if (rank == 0) {
+    /* sit in MPI_Recv while 2 and 3 lock/accumulate/unlock on our window */
+    for (int k = 2; k <= 3; k++) { /* named sources: ANY_SOURCE fails while a failure is unacknowledged */
+      int x;
+      CHECK_MPI(MPI_Recv(&x, 1, MPI_INT, k, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    }
+    CHECK(mem[2] == 2 && mem[3] == 3, "accumulates after the dead holder: %ld %ld", mem[2], mem[3]);
+  } else {
+    long mine = rank;
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+    CHECK_MPI(MPI_Accumulate(&mine, 1, MPI_LONG, 0, rank, 1, MPI_LONG, MPI_SUM, win));
+    CHECK_MPI(MPI_Win_unlock(0, win));
+    int x = 1;
+    CHECK_MPI(MPI_Send(&x, 1, MPI_INT, 0, 7, MPI_COMM_WORLD));
+    if (rank == 3) CHECK_CLASS(MPI_Win_unlock(victim, win), MPI_ERR_PROC_FAILED);
+  }
+  ft_wait_failed(MPI_COMM_WORLD, 1, 10.0);
+  CHECK(win_failed_has(win, victim), "MPI_Win_get_failed does not name rank %d", victim);
+  CHECK_MPI(MPI_Win_free(&win));
+  free(mem);
+  ft_pass(MPI_COMM_WORLD, "ft_rma lock");
+}
+
+static void mode_revoke(void) {
+  int mem[4] = {0};
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_create(mem, sizeof mem, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  CHECK_MPI(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+  MPI_Group world, g1, g2;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  int one = 1, two = 2;
+  MPI_Group_incl(world, 1, &one, &g1);
+  MPI_Group_incl(world, 1, &two, &g2);
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  int v = 1;
+  if (rank == 0) {
+    CHECK_MPI(MPI_Win_post(g1, 0, win));
+    CHECK_CLASS(MPI_Win_wait(win), MPI_ERR_REVOKED);
+  } else if (rank == 3) {
+    CHECK_CLASS(MPI_Win_start(g2, 0, win), MPI_ERR_REVOKED);
+  } else if (rank == 1) {
+    ft_sleep_ms(200);
+    CHECK_MPI(MPIX_Win_revoke(win));
+  } else {
+    /* rank 2: loop on passive-target operations until the revoke reaches it */
+    double t0 = ft_now();
+    int rc = MPI_SUCCESS;
+    while (rc == MPI_SUCCESS) {
+      CHECK(ft_now() - t0 < 20.0, "revoke never reached rank 2");
+      rc = MPI_Win_lock(MPI_LOCK_SHARED, 2, 0, win);
+      if (rc == MPI_SUCCESS) {
+        rc = MPI_Put(&v, 1, MPI_INT, 2, 0, 1, MPI_INT, win);
+        int rc2 = MPI_Win_unlock(2, win);
+        if (rc == MPI_SUCCESS) rc = rc2;
+      }
+    }
+    CHECK(check_class_of(rc) == MPI_ERR_REVOKED, "rank 2 got %s", ft_class_name(rc));
+  }
+  CHECK_CLASS(MPI_Win_fence(0, win), MPI_ERR_REVOKED);
+  CHECK_CLASS(MPI_Win_lock_all(0, win), MPI_ERR_REVOKED);
+  MPI_Group_free(&world);
+  MPI_Group_free(&g1);
+  MPI_Group_free(&g2);
+  CHECK_MPI(MPI_Win_free(&win));
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  if (rank == 0) printf("PASS ft_rma revoke\n");
+}
+
+int main(int argc, char **argv) {
+  ft_init(&argc, &argv, &rank, &size);
+  CHECK(size == 4, "needs 4 ranks");
+  const char *mode = argc > 1 ? argv[1] : "fence";
+  if (strcmp(mode, "fence") == 0) mode_fence();
+  else if (strcmp(mode, "lock") == 0) mode_lock();
+  else if (strcmp(mode, "revoke") == 0) mode_revoke();
+  else CHECK(0, "unknown mode %s", mode);
+  MPI_Finalize();
+  return 0;
+}
