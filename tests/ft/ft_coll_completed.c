@@ -11,7 +11,8 @@
  *  - random_dup / random_split / random_idup / random_create_group / random_from_group: the victim is killed
  *               by a timer at a random moment (0-3 ms) while every rank loops on MPI_Comm_dup(base) (or
  *               MPI_Comm_split(base, rank % 2), two MPI_Comm_idup(base) waited in reverse order,
- *               MPI_Comm_create_group(base, group of base), MPI_Comm_create_from_group(group of base))
+ *               MPI_Comm_create_group(base, group of base), MPI_Comm_create_from_group(group of base), or
+ *               random_inter: dup / merge / split / create of an intercommunicator evens-odds of base in turn)
  *               until it fails.
  *               PASS: every survivor's loop ends at the same iteration — creation is uniform: every
  *               survivor got the communicator, or every survivor got the error — and the error is
@@ -76,8 +77,17 @@ int main(int argc, char **argv) {
       const int idup = strcmp(mode, "random_idup") == 0;
       const int cgroup = strcmp(mode, "random_create_group") == 0;
       const int fgroup = strcmp(mode, "random_from_group") == 0;
+      const int inter = strcmp(mode, "random_inter") == 0;
       MPI_Group bg;
       CHECK_MPI(MPI_Comm_group(base, &bg));
+      MPI_Comm half = MPI_COMM_NULL, ic = MPI_COMM_NULL;
+      MPI_Group ig = MPI_GROUP_NULL;
+      if (inter) { /* evens and odds of base */
+        CHECK_MPI(MPI_Comm_split(base, br % 2, br, &half));
+        CHECK_MPI(MPI_Intercomm_create(half, 0, base, br % 2 ? 0 : 1, 9, &ic));
+        CHECK_MPI(MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN));
+        CHECK_MPI(MPI_Comm_group(ic, &ig));
+      }
       if (br == victim) arm_random_death(round * 131 + (int)(ft_now() * 1e6) % 1000);
       int iterations = 0, rc = MPI_SUCCESS, outcome = 0;
       for (;;) {
@@ -97,6 +107,13 @@ int main(int argc, char **argv) {
           if (rc == MPI_SUCCESS && rc2 != MPI_SUCCESS) {
             MPI_Comm_free(&d);
             rc = rc2;
+          }
+        } else if (inter) { /* the intercommunicator constructors in turn */
+          switch (iterations % 4) {
+            case 0: rc = MPI_Comm_dup(ic, &d); break;
+            case 1: rc = MPI_Intercomm_merge(ic, br % 2, &d); break;
+            case 2: rc = MPI_Comm_split(ic, 0, br, &d); break;
+            default: rc = MPI_Comm_create(ic, ig, &d); break;
           }
         } else if (cgroup) {
           rc = MPI_Comm_create_group(base, bg, 7, &d);
@@ -120,6 +137,11 @@ int main(int argc, char **argv) {
       CHECK(check_class_of(rc) == MPI_ERR_PROC_FAILED, "round %d: creation failed with %s (%s)", round,
             ft_class_name(rc), check_errstr(rc));
       MPI_Group_free(&bg);
+      if (inter) {
+        MPI_Group_free(&ig);
+        MPI_Comm_free(&ic);
+        MPI_Comm_free(&half);
+      }
       MPI_Comm s;
       CHECK_MPI(MPIX_Comm_shrink(base, &s));
       int lo = 0, hi = 0;
