@@ -172,8 +172,10 @@ Status intercomm_dup(Runtime& rt, Communicator* inter, Communicator** out) {
   std::uint32_t ctx = 0;
   st = uniform(rt) ? inter_agree_context(rt, inter, st, &ctx) : inter_allocate_context(rt, inter, &ctx);
   if (!st.ok()) {
-    Status f = free(rt, hidden);
-    (void)f;
+    if (hidden != nullptr) {  // null when the local side's dup failed here
+      Status f = free(rt, hidden);
+      (void)f;
+    }
     return st;
   }
   *out = make_inter(rt, hidden, inter->remote_group->world_ranks, ctx, inter);
