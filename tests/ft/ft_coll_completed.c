@@ -87,6 +87,10 @@ int main(int argc, char **argv) {
         CHECK_MPI(MPI_Intercomm_create(half, 0, base, br % 2 ? 0 : 1, 9, &ic));
         CHECK_MPI(MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN));
         CHECK_MPI(MPI_Comm_group(ic, &ig));
+        /* Everybody has finished Intercomm_create before the victim's timer can fire (a collective started
+         * after a member is known to have failed fails at once, and a slow survivor could still be in it). A
+         * Barrier everyone entered completes everywhere even if the victim dies right after it. */
+        CHECK_MPI(MPI_Barrier(base));
       }
       if (br == victim) arm_random_death(round * 131 + (int)(ft_now() * 1e6) % 1000);
       int iterations = 0, rc = MPI_SUCCESS, outcome = 0;
