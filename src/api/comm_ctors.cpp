@@ -10,6 +10,7 @@
 #include "comm/comm_ctors.h"
 #include "comm/comm_idup.h"
 #include "comm/group.h"
+#include "ft/ft_manager.h"
 
 using ftmpi::Errc;
 using ftmpi::Status;
@@ -90,7 +91,10 @@ int idup(MPI_Comm comm, MPI_Info info, bool with_info, MPI_Comm* newcomm, MPI_Re
   if (!newcomm || !request) return ret(comm, Status(Errc::arg, "NULL argument"), fn);
   *newcomm = MPI_COMM_NULL;
   *request = MPI_REQUEST_NULL;
-  if (comm->revoked.load()) return ret(comm, Status(Errc::revoked, "the communicator has been revoked"), fn);
+  // In FT mode an intracommunicator's idup is uniform (comm/comm_idup.h): it runs its agreement even on a
+  // revoked communicator (every member must take part) and completes with MPI_ERR_REVOKED everywhere.
+  if (comm->revoked.load() && !(rt().ft().ft_mode() && !comm->is_inter()))
+    return ret(comm, Status(Errc::revoked, "the communicator has been revoked"), fn);
   MPI_Comm dup = cops::new_pending_comm();
   if (int rc = ftmpi::api::copy_attributes(ftmpi::attr::ObjectKind::comm, comm, dup); rc != MPI_SUCCESS) {
     dup->magic = ftmpi::kMagicFreed;

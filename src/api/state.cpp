@@ -128,6 +128,7 @@ int ret(ftmpi_comm_s* comm, const Status& st, const char* fn) {
     ftmpi::lam::await_failure_notice(*g_api.rt, comm);
   int code = error_class_of(st.code());
   const std::string& detail = st.message().empty() ? std::string(error_class_sentence(code)) : st.message();
+  log::debug("%s: %s", fn, detail.c_str());  // the detail is lost under MPI_ERRORS_RETURN otherwise
   return invoke_errhandler(comm, code, detail, fn);
 }
 

@@ -1,4 +1,5 @@
 // split_type(SHARED) and create_group (see comm_ctors.h).
+#include <algorithm>
 #include <array>
 #include <cstring>
 
@@ -11,6 +12,9 @@
 #include "runtime/runtime.h"
 
 namespace ftmpi::comm {
+namespace {
+constexpr std::uint32_t kSaltCreateGroup = 0x43475250u;  // agreement channel of create_group ("CGRP")
+}
 
 Status split_shared(Runtime& rt, Communicator* parent, bool undefined, int key, Communicator** out) {
   *out = nullptr;
@@ -38,6 +42,20 @@ Status create_group(Runtime& rt, Communicator* parent, const Group* group, int t
     if (parent->group->rank_of_world(w) < 0) return Status(Errc::group, "group is not a subset of the communicator's group");
   const int me = group->rank_of_world(rt.world_rank());
   if (me < 0) return Status(Errc::group, "the calling process is not a member of the group");
+  if (rt.ft().ft_mode()) {
+    // Uniform (issue 12): agree on the id with the fault-tolerant agreement over a channel of exactly the
+    // group's members (ft/ft_manager.h); every survivor gets the communicator or every survivor the error.
+    // The channel is the same for every create_group over this set of processes (any parent, any tag):
+    // blocking calls over the same set are made in the same order by all of them.
+    std::vector<int> members = group->world_ranks;
+    std::sort(members.begin(), members.end());
+    const Status before = parent->revoked.load() ? Status(Errc::revoked, "the communicator has been revoked") : Status::Ok();
+    std::uint32_t ctx = 0;
+    FTMPI_TRY(agree_context(rt, rt.ft().channel(members, kSaltCreateGroup), before, &ctx));
+    *out = make_comm(make_group(group->world_ranks, rt.world_rank()), ctx, parent);
+    rt.ft().register_comm(*out);
+    return {};
+  }
   // Agree on a context id among the group's members only, over a transient communicator that borrows
   // parent's collective context with a tag range (2^29 + tag) parent's own collectives never reach
   // (they use their sequence number, which would need 2^29 collectives to get there).

@@ -68,6 +68,8 @@ class Idup final : public p2p::GenericOp {
     }
     errhandler_ = parent->errhandler;
     if (errhandler_ && !errhandler_->predefined) ++errhandler_->refs;
+    uniform_ = rt.ft().ft_mode() && !inter_;
+    idup_seq_ = parent->idup_seq++;
     start_round();
   }
 
@@ -80,6 +82,7 @@ class Idup final : public p2p::GenericOp {
   }
 
   bool progress() override {
+    if (uniform_) return progress_uniform();
     for (;;) {
       if (!sched_->advance(rt_.engine())) return false;
       Status st = sched_->status();
@@ -124,9 +127,42 @@ class Idup final : public p2p::GenericOp {
                             static_cast<std::uint32_t>(phase));
   }
 
+  // FT mode, intracommunicator (see comm_idup.h, "Failures"): the round's AND is a fault-tolerant
+  // agreement, so every survivor decides alike.
+  bool progress_uniform() {
+    for (;;) {
+      if (!agreement_->decided()) return false;
+      const ft::Bits& v = agreement_->value();
+      if (v.size() != 2) return finish(Status(Errc::intern, "idup agreement: unexpected value size"));
+      if (!agreement_->failed().empty())
+        return finish(Status(Errc::proc_failed, "a member of the communicator failed (MPI_Comm_idup)"));
+      if ((v[1] & 1u) == 0) return finish(Status(Errc::revoked, "the communicator has been revoked (MPI_Comm_idup)"));
+      const std::uint64_t common = v[0];
+      if (common != 0) {
+        const std::uint64_t keep = common & (~common + 1);  // lowest bit
+        rt_.contexts().give_back_async(w_, reserved_ & ~keep);
+        reserved_ = 0;
+        build({ContextAllocator::async_id(w_, std::countr_zero(keep))});
+        return finish({});
+      }
+      rt_.contexts().give_back_async(w_, reserved_);
+      reserved_ = 0;
+      if (++round_ >= kMaxRounds)
+        return finish(Status(Errc::no_mem, "out of communicator context ids for MPI_Comm_idup"));
+      start_round();
+    }
+  }
+
   void start_round() {
     w_ = static_cast<std::size_t>(mix(key_ ^ mix(static_cast<std::uint64_t>(round_))) % ContextAllocator::kAsyncWords);
     reserved_ = rt_.contexts().reserve_async(w_);
+    if (uniform_) {
+      // Contribution: the reserved word, and a flags word whose bit 0 says "the parent is not revoked here".
+      const std::uint64_t flags = parent_->revoked.load() ? ~std::uint64_t{1} : ~std::uint64_t{0};
+      const auto key = static_cast<std::uint32_t>(((idup_seq_ & 0xffffffu) << 7) | (static_cast<std::uint32_t>(round_) & 0x7fu));
+      agreement_ = &rt_.ft().start_keyed_agreement(parent_, key, ft::Bits{reserved_, flags});
+      return;
+    }
     word_ = reserved_;
     err_ = 0;
     phase_ = 0;
@@ -211,6 +247,9 @@ class Idup final : public p2p::GenericOp {
   std::uint32_t seq_ = 0;
   std::uint64_t key_ = 0;
   bool inter_ = false;
+  bool uniform_ = false;                   // rounds agree with ft/agreement.h (FT mode, intracommunicator)
+  std::uint32_t idup_seq_ = 0;             // this idup's number on the parent (the agreements' key)
+  const ft::Agreement* agreement_ = nullptr;
   int need_ = 1;
   int round_ = 0;
   int phase_ = 0;

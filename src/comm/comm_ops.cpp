@@ -22,16 +22,25 @@ Status allocate_context(Runtime& rt, Communicator* parent, const Status& before,
     FTMPI_TRY(before);
     return rt.contexts().allocate(rt, parent, ctx);
   }
-  // Contribution: the free-slot mask, then one word "my earlier steps succeeded" (all ones or zero); AND.
+  return agree_context(rt, parent, before, ctx);
+}
+
+Status agree_context(Runtime& rt, Communicator* on, const Status& before, std::uint32_t* ctx) {
+  // Contribution: the free-slot mask, then one word of flags (ANDed): bit 0 "my earlier steps succeeded",
+  // bit 1 "and did not fail because of a revoke".
   const ContextAllocator::Mask& mine = rt.contexts().free_mask();
   ft::Bits contribution(mine.begin(), mine.end());
-  contribution.push_back(before.ok() ? ~std::uint64_t{0} : 0);
-  const ft::Agreement& a = rt.ft().start_agreement(parent, std::move(contribution));
+  std::uint64_t flags = ~std::uint64_t{0};
+  if (!before.ok()) flags &= ~std::uint64_t{1};
+  if (before.code() == Errc::revoked) flags &= ~std::uint64_t{2};
+  contribution.push_back(flags);
+  const ft::Agreement& a = rt.ft().start_agreement(on, std::move(contribution));
   rt.progress().wait_until([&a] { return a.decided(); });
   FTMPI_TRY(before);
   const ft::Bits& v = a.value();
   if (v.size() != mine.size() + 1) return Status(Errc::intern, "context id agreement: unexpected value size");
-  if (v.back() == 0)
+  if ((v.back() & 2u) == 0) return Status(Errc::revoked, "the communicator was revoked at another member (communicator creation)");
+  if ((v.back() & 1u) == 0)
     return Status(Errc::proc_failed, "another member could not complete this communicator creation (a process failed)");
   if (!a.failed().empty())
     return Status(Errc::proc_failed, "a member of the parent communicator has failed (communicator creation)");

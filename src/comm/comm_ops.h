@@ -66,6 +66,14 @@ inline Status allocate_context(Runtime& rt, Communicator* parent, std::uint32_t*
   return allocate_context(rt, parent, Status::Ok(), ctx);
 }
 
+// The fault-tolerant half of allocate_context: agree on a context id free at every member of `on` (a
+// communicator, or an agreement channel, ft/ft_manager.h) with the fault-tolerant agreement. Uniform: every
+// survivor gets the id (claimed), or every survivor an error — Errc::revoked when some member's `before`
+// was a revoke, Errc::proc_failed when another member's `before` failed or a member did not contribute —
+// or its own `before` error. Every live member of `on` must call it (in the same order), whatever its
+// `before`.
+Status agree_context(Runtime& rt, Communicator* on, const Status& before, std::uint32_t* ctx);
+
 // Build a communicator object around `group` (reference taken over) with context pair (ctx, ctx+1),
 // inheriting `parent`'s error handler. Does no communication.
 Communicator* make_comm(Group* group, std::uint32_t ctx, const Communicator* parent);

@@ -33,6 +33,7 @@ struct ftmpi_comm_s {
   std::string name;
   bool predefined = false;
   std::uint32_t coll_seq = 0;       // collectives issued on this communicator (used for internal tags)
+  std::uint32_t idup_seq = 0;       // MPI_Comm_idup calls on it (keys of their agreements, comm/comm_idup.h)
   std::atomic<bool> revoked{false}; // ULFM (issue 3); read by every blocking loop
   ftmpi::ft::CommFt *ft = nullptr;   // fault-tolerance state (acknowledged failures, agreements), ft/
 

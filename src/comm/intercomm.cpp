@@ -60,11 +60,13 @@ struct Remote {
 // The shared protocol of create, merge and dup: each side ANDs its free masks over `local` (an
 // intracommunicator over the side's group), the leaders swap (header, member list) through `talk`
 // (`talk_peer`, `tag`, `coll`), and each leader broadcasts what it got over `local`.
+// masks == false (FT mode, where the context id is agreed afterwards): no mask allreduce, so that the only
+// steps are the leaders' exchange and the broadcast, which every member runs whatever happened before.
 Status swap_sides(Runtime& rt, Communicator* local, int local_leader, Communicator* talk, int talk_peer, int tag,
-                  bool coll, std::int32_t flag, Header* mine_out, Remote* remote) {
+                  bool coll, std::int32_t flag, Header* mine_out, Remote* remote, bool masks = true) {
   Header mine{};
   mine.mask = rt.contexts().free_mask();
-  FTMPI_TRY(coll::allreduce_band(rt, local, std::span<std::uint64_t>(mine.mask)));
+  if (masks) FTMPI_TRY(coll::allreduce_band(rt, local, std::span<std::uint64_t>(mine.mask)));
   mine.size = local->size;
   mine.flag = flag;
   mine.leader_world = local->world_rank(local_leader);
@@ -102,6 +104,23 @@ Status claim_common(Runtime& rt, const Header& a, const Header& b, std::uint32_t
   return {};
 }
 
+// FT mode (issue 12): the intercommunicator constructors below end with one fault-tolerant agreement over
+// both groups (an agreement channel of their union, ft/ft_manager.h) on the new context id, with every
+// member's outcome of the earlier steps, so every survivor of both groups gets the new communicator or
+// every one the error. Each earlier step runs at every member whatever happened before (so nobody waits
+// for a member that skipped it); the first error is carried to the agreement.
+constexpr std::uint32_t kSaltInter = 0x494e5452u;  // "INTR"
+
+bool uniform(Runtime& rt) { return rt.ft().ft_mode(); }
+
+Status inter_agree_context(Runtime& rt, Communicator* inter, Status before, std::uint32_t* ctx) {
+  std::vector<int> members = inter->group->world_ranks;
+  members.insert(members.end(), inter->remote_group->world_ranks.begin(), inter->remote_group->world_ranks.end());
+  std::sort(members.begin(), members.end());
+  if (before.ok() && inter->revoked.load()) before = Status(Errc::revoked, "the communicator has been revoked");
+  return agree_context(rt, rt.ft().channel(members, kSaltInter), before, ctx);
+}
+
 Communicator* make_inter(Runtime& rt, Communicator* local_hidden, std::vector<int> remote_world, std::uint32_t ctx,
                          const Communicator* errhandler_from) {
   Communicator* c = make_comm(make_group(local_hidden->group->world_ranks, rt.world_rank()), ctx, errhandler_from);
@@ -137,6 +156,7 @@ Status intercomm_create(Runtime& rt, Communicator* local_comm, int local_leader,
 }
 
 Status inter_allocate_context(Runtime& rt, Communicator* inter, std::uint32_t* ctx) {
+  if (uniform(rt)) return inter_agree_context(rt, inter, Status::Ok(), ctx);
   const int tag = coll::next_coll_tag(inter);
   Header mine{};
   Remote remote;
@@ -147,12 +167,15 @@ Status inter_allocate_context(Runtime& rt, Communicator* inter, std::uint32_t* c
 Status intercomm_dup(Runtime& rt, Communicator* inter, Communicator** out) {
   *out = nullptr;
   Communicator* hidden = nullptr;
-  FTMPI_TRY(dup(rt, inter->local_comm, &hidden));
+  Status st = dup(rt, inter->local_comm, &hidden);
+  if (!uniform(rt)) FTMPI_TRY(st);
   std::uint32_t ctx = 0;
-  Status st = inter_allocate_context(rt, inter, &ctx);
+  st = uniform(rt) ? inter_agree_context(rt, inter, st, &ctx) : inter_allocate_context(rt, inter, &ctx);
   if (!st.ok()) {
-    Status f = free(rt, hidden);
-    (void)f;
+    if (hidden != nullptr) {  // null when the local side's dup failed here
+      Status f = free(rt, hidden);
+      (void)f;
+    }
     return st;
   }
   *out = make_inter(rt, hidden, inter->remote_group->world_ranks, ctx, inter);
@@ -164,9 +187,14 @@ Status intercomm_merge(Runtime& rt, Communicator* inter, bool high, Communicator
   const int tag = coll::next_coll_tag(inter);
   Header mine{};
   Remote remote;
-  FTMPI_TRY(swap_sides(rt, inter->local_comm, 0, inter, 0, tag, true, high ? 1 : 0, &mine, &remote));
   std::uint32_t ctx = 0;
-  FTMPI_TRY(claim_common(rt, mine, remote.hdr, &ctx));
+  if (uniform(rt)) {
+    Status st = swap_sides(rt, inter->local_comm, 0, inter, 0, tag, true, high ? 1 : 0, &mine, &remote, false);
+    FTMPI_TRY(inter_agree_context(rt, inter, st, &ctx));
+  } else {
+    FTMPI_TRY(swap_sides(rt, inter->local_comm, 0, inter, 0, tag, true, high ? 1 : 0, &mine, &remote));
+    FTMPI_TRY(claim_common(rt, mine, remote.hdr, &ctx));
+  }
   // Order: low side first; equal flags: the side whose leader has the lower world rank first.
   bool local_first = mine.flag != remote.hdr.flag ? mine.flag == 0 : mine.leader_world < remote.hdr.leader_world;
   const std::vector<int>& local_world = inter->group->world_ranks;
@@ -216,9 +244,9 @@ Status swap_arrays(Runtime& rt, Communicator* inter, const std::vector<int>& min
 // Finish: `hidden` is the new local side (nullptr when this member is in none), `remote_world` the new
 // remote side. Agrees on the context at everybody, then builds the intercommunicator or gives up the id.
 Status finish_inter(Runtime& rt, Communicator* inter, Communicator* hidden, std::vector<int> remote_world,
-                    Communicator** out) {
+                    Communicator** out, const Status& before = Status::Ok()) {
   std::uint32_t ctx = 0;
-  Status st = inter_allocate_context(rt, inter, &ctx);
+  Status st = uniform(rt) ? inter_agree_context(rt, inter, before, &ctx) : inter_allocate_context(rt, inter, &ctx);
   if (!st.ok() || hidden == nullptr || remote_world.empty()) {
     if (st.ok()) rt.contexts().release(ctx);
     if (hidden != nullptr) {
@@ -237,18 +265,24 @@ Status intercomm_split(Runtime& rt, Communicator* inter, int color, int key, Com
   *out = nullptr;
   if (color < 0 && color != kUndefined) return Status(Errc::arg, "color must be non-negative or MPI_UNDEFINED");
   Communicator* local = inter->local_comm;
+  const bool u = uniform(rt);  // every step at every member, the first error carried (see inter_agree_context)
   std::vector<int> mine(2 * static_cast<std::size_t>(local->size));
   const int ck[2] = {color, key};
-  FTMPI_TRY(coll::allgather(rt, local, ck, 2, &ftmpi_dt_int, mine.data(), 2, &ftmpi_dt_int));
+  Status st = coll::allgather(rt, local, ck, 2, &ftmpi_dt_int, mine.data(), 2, &ftmpi_dt_int);
+  if (!u) FTMPI_TRY(st);
   std::vector<int> theirs(2 * static_cast<std::size_t>(inter->remote_group->size()));
-  FTMPI_TRY(swap_arrays(rt, inter, mine, &theirs));
+  Status st2 = swap_arrays(rt, inter, mine, &theirs);
+  if (!u) FTMPI_TRY(st2);
+  if (st.ok()) st = st2;
   std::vector<int> remote_world;
-  if (color != kUndefined) remote_world = split_members(theirs, inter->remote_group->world_ranks, color);
+  if (color != kUndefined && st.ok()) remote_world = split_members(theirs, inter->remote_group->world_ranks, color);
   // An empty remote side makes this color's result MPI_COMM_NULL on both sides: the local side of such a
   // color takes no part in the new local communicator either.
   Communicator* hidden = nullptr;
-  FTMPI_TRY(split(rt, local, remote_world.empty() ? kUndefined : color, key, &hidden));
-  return finish_inter(rt, inter, hidden, std::move(remote_world), out);
+  st2 = split(rt, local, remote_world.empty() ? kUndefined : color, key, &hidden);
+  if (!u) FTMPI_TRY(st2);
+  if (st.ok()) st = st2;
+  return finish_inter(rt, inter, hidden, std::move(remote_world), out, st);
 }
 
 Status intercomm_create_sub(Runtime& rt, Communicator* inter, const Group* group, Communicator** out) {
@@ -258,19 +292,25 @@ Status intercomm_create_sub(Runtime& rt, Communicator* inter, const Group* group
       return Status(Errc::group, "group is not a subset of the intercommunicator's local group");
   Communicator* local = inter->local_comm;
   // The group's size first, then its members (the remote side's size is not known beforehand).
+  const bool u = uniform(rt);  // every step at every member, the first error carried (see inter_agree_context)
   std::vector<int> mine{group->size()};
-  std::vector<int> theirs(1);
-  FTMPI_TRY(swap_arrays(rt, inter, mine, &theirs));
-  std::vector<int> remote_world(static_cast<std::size_t>(std::max(0, theirs[0])));
-  FTMPI_TRY(swap_arrays(rt, inter, group->world_ranks, &remote_world));
+  std::vector<int> theirs(1, 0);
+  Status st = swap_arrays(rt, inter, mine, &theirs);
+  if (!u) FTMPI_TRY(st);
+  std::vector<int> remote_world(st.ok() ? static_cast<std::size_t>(std::max(0, theirs[0])) : 0);
+  Status st2 = swap_arrays(rt, inter, group->world_ranks, &remote_world);
+  if (!u) FTMPI_TRY(st2);
+  if (st.ok()) st = st2;
   Communicator* hidden = nullptr;
-  FTMPI_TRY(create(rt, local, group, &hidden));
+  st2 = create(rt, local, group, &hidden);
+  if (!u) FTMPI_TRY(st2);
+  if (st.ok()) st = st2;
   if (remote_world.empty() && hidden != nullptr) {  // nothing on the other side: MPI_COMM_NULL here too
     Status f = free(rt, hidden);
     (void)f;
     hidden = nullptr;
   }
-  return finish_inter(rt, inter, hidden, std::move(remote_world), out);
+  return finish_inter(rt, inter, hidden, std::move(remote_world), out, st);
 }
 
 }  // namespace ftmpi::comm

@@ -1,7 +1,9 @@
 // Per-communicator fault-tolerance state (owned by FtManager, reached through ftmpi_comm_s::ft).
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <map>
+#include <set>
 #include <memory>
 #include <vector>
 
@@ -17,6 +19,11 @@ struct CommFt {
   // instead of being taken for an instance of the new one (FtManager::handle_agree).
   std::uint32_t members_hash = 0;  // agreement instances started here (agree, shrink) — same order everywhere
   std::map<std::uint64_t, std::unique_ptr<Agreement>> agreements;
+  // Keyed instances (FtManager::start_keyed_agreement; ids with kKeyedInstance set): the started ones in
+  // start order, and the ids forgotten since (their late frames are dropped, not taken for new instances).
+  std::deque<std::uint64_t> keyed_started;
+  std::deque<std::uint64_t> keyed_forgotten_order;
+  std::set<std::uint64_t> keyed_forgotten;
   // Cache for comm_has_failure(): valid while the failure epoch is `cached_epoch`.
   std::uint64_t cached_epoch = ~std::uint64_t{0};
   bool cached_has_failure = false;

@@ -35,20 +35,43 @@ bool from_freed(std::span<const std::byte> payload) {
   return (instance >> 32) & kFromFreed;
 }
 
-std::uint32_t hash_members(const ftmpi_comm_s* c) {
-  std::uint32_t h = 2166136261u;  // FNV-1a over the world ranks of both groups
-  auto mix = [&h](std::uint32_t v) {
+struct Fnv {  // FNV-1a over 32-bit words
+  std::uint32_t h = 2166136261u;
+  void mix(std::uint32_t v) {
     for (int i = 0; i < 4; ++i) {
       h ^= (v >> (8 * i)) & 0xffu;
       h *= 16777619u;
     }
-  };
+  }
+};
+
+std::uint32_t hash_members(const ftmpi_comm_s* c) {
+  Fnv f;  // over the world ranks of both groups
   for (const ftmpi_group_s* g : {static_cast<const ftmpi_group_s*>(c->group), static_cast<const ftmpi_group_s*>(c->remote_group)}) {
     if (g == nullptr) continue;
-    mix(static_cast<std::uint32_t>(g->world_ranks.size()));
-    for (int w : g->world_ranks) mix(static_cast<std::uint32_t>(w));
+    f.mix(static_cast<std::uint32_t>(g->world_ranks.size()));
+    for (int w : g->world_ranks) f.mix(static_cast<std::uint32_t>(w));
   }
-  return h & ~kFromFreed;
+  return f.h & ~kFromFreed;
+}
+
+// A channel's members hash: the set and the salt, and never MPI_COMM_WORLD's own hash (whose frames must
+// not be taken for a channel's).
+std::uint32_t hash_channel(const std::vector<int>& world, std::uint32_t salt, std::uint32_t world_hash) {
+  Fnv f;
+  f.mix(0x43484e4cu);  // "CHNL"
+  f.mix(salt);
+  f.mix(static_cast<std::uint32_t>(world.size()));
+  for (int w : world) f.mix(static_cast<std::uint32_t>(w));
+  std::uint32_t h = f.h & ~kFromFreed;
+  return h == world_hash ? h ^ 1u : h;
+}
+
+std::uint32_t peek_hash(std::span<const std::byte> payload) {
+  std::uint64_t instance = 0;
+  if (payload.size() < sizeof instance) return 0;
+  std::memcpy(&instance, payload.data(), sizeof instance);
+  return static_cast<std::uint32_t>(instance >> 32) & ~kFromFreed;
 }
 }  // namespace
 
@@ -58,6 +81,65 @@ CommFt& FtManager::state(ftmpi_comm_s* c) {
     c->ft->members_hash = hash_members(c);
   }
   return *c->ft;
+}
+
+FtManager::Channel::~Channel() {
+  delete comm.ft;
+  if (comm.group != nullptr) comm::group_release(comm.group);
+}
+
+ftmpi_comm_s* FtManager::channel(const std::vector<int>& world, std::uint32_t salt) {
+  auto w = by_ctx_.find(comm::kCtxWorld);
+  const std::uint32_t h = hash_channel(world, salt, w == by_ctx_.end() ? 0u : state(w->second).members_hash);
+  auto it = channels_.find(h);
+  if (it != channels_.end()) {
+    if (it->second->comm.group->world_ranks != world)
+      log::warn("agreement channel hash collision (%u): the older channel is replaced", h);
+    else {
+      it->second->last_used = ++channel_clock_;
+      return &it->second->comm;
+    }
+  }
+  if (channels_.size() >= kMaxChannels) {  // drop the least recently used channel with nothing undecided
+    auto victim = channels_.end();
+    for (auto c = channels_.begin(); c != channels_.end(); ++c) {
+      bool idle = true;
+      for (auto& [id, a] : c->second->comm.ft->agreements) idle = idle && a->decided();
+      if (idle && (victim == channels_.end() || c->second->last_used < victim->second->last_used)) victim = c;
+    }
+    if (victim != channels_.end()) channels_.erase(victim);
+  }
+  auto ch = std::make_unique<Channel>();
+  ftmpi_comm_s& c = ch->comm;
+  c.group = comm::make_group(world, rt_.world_rank());
+  c.rank = c.group->my_rank;
+  c.size = c.group->size();
+  c.ctx_pt2pt = comm::kCtxWorld;
+  c.ctx_coll = comm::kCtxWorld + 1;
+  c.ft = new CommFt;
+  c.ft->members_hash = h;
+  c.magic = kMagicComm;  // never an application handle (nobody sees it), but not a freed one either
+  ch->last_used = ++channel_clock_;
+  ftmpi_comm_s* out = &ch->comm;
+  channels_[h] = std::move(ch);
+  if (auto e = channel_early_.find(h); e != channel_early_.end()) {
+    std::vector<Early> frames = std::move(e->second);
+    channel_early_.erase(e);
+    for (auto& f : frames) handle_agree(out, f.src_world, f.payload);
+  }
+  return out;
+}
+
+void FtManager::handle_channel_frame(int src_world, std::span<const std::byte> payload) {
+  const std::uint32_t h = peek_hash(payload);
+  if (auto it = channels_.find(h); it != channels_.end()) {
+    handle_agree(&it->second->comm, src_world, payload);
+    return;
+  }
+  // A channel not created here yet (a faster member), or a frame of another communicator's: keep a bounded
+  // number of them.
+  auto& q = channel_early_[h];
+  if (q.size() < 4096 && channel_early_.size() < 4 * kMaxChannels) q.push_back(Early{src_world, kAgree, {payload.begin(), payload.end()}});
 }
 
 FtManager::Zombie::~Zombie() {
@@ -232,6 +314,35 @@ void FtManager::flush(ftmpi_comm_s* c, Agreement& a, std::uint64_t id) {
   }
 }
 
+const Agreement& FtManager::start_keyed_agreement(ftmpi_comm_s* c, std::uint32_t key, Bits contribution) {
+  CommFt& s = state(c);
+  const std::uint64_t id = kKeyedInstance | (key & (kKeyedInstance - 1));
+  // Forget the oldest decided keyed instances beyond kAgreementsKept (same argument as start_agreement:
+  // only instances some member has not decided yet can still be asked for, and a member keeps at most
+  // that many outstanding); their late frames are then dropped (keyed_forgotten) instead of creating a
+  // fresh instance nobody would start.
+  while (s.keyed_started.size() >= kAgreementsKept) {
+    const std::uint64_t old = s.keyed_started.front();
+    auto it = s.agreements.find(old);
+    if (it != s.agreements.end() && !it->second->decided()) break;
+    if (it != s.agreements.end()) s.agreements.erase(it);
+    s.keyed_started.pop_front();
+    s.keyed_forgotten.insert(old);
+    s.keyed_forgotten_order.push_back(old);
+    if (s.keyed_forgotten_order.size() > 1024) {
+      s.keyed_forgotten.erase(s.keyed_forgotten_order.front());
+      s.keyed_forgotten_order.pop_front();
+    }
+  }
+  s.keyed_forgotten.erase(id);  // reused after a long time (the caller's contract): a new instance
+  s.keyed_started.push_back(id);
+  Agreement& a = instance(c, id);
+  std::vector<int> known = failed_members(c);
+  a.start(std::move(contribution), RankSet(known));
+  flush(c, a, id);
+  return a;
+}
+
 const Agreement& FtManager::start_agreement(ftmpi_comm_s* c, Bits contribution) {
   CommFt& s = state(c);
   std::uint64_t id = s.next_instance++;
@@ -252,6 +363,10 @@ void FtManager::handle_agree(ftmpi_comm_s* c, int src_world, std::span<const std
   std::uint64_t id;
   AgreeMsg m;
   int src = c->group->rank_of_world(src_world);
+  if (c->predefined && c->ctx_pt2pt == comm::kCtxWorld && peek_hash(payload) != state(c).members_hash) {
+    handle_channel_frame(src_world, payload);  // an agreement channel's (channel())
+    return;
+  }
   if (src < 0 || !decode(payload, &id, &m, c->size) ||
       (static_cast<std::uint32_t>(id >> 32) & ~kFromFreed) != state(c).members_hash) {
     // Most likely a late frame of a freed communicator whose context id now belongs to this one.
@@ -264,11 +379,15 @@ void FtManager::handle_agree(ftmpi_comm_s* c, int src_world, std::span<const std
     auto a = c->ft->agreements.find(id);
     if (a == c->ft->agreements.end() || a->second->decided()) return;
   }
-  if (id > c->ft->next_instance + kAgreementsKept) {
-    log::warn("dropping agreement message for implausible instance %llu", static_cast<unsigned long long>(id));
-    return;
+  if (id & kKeyedInstance) {
+    if (c->ft->keyed_forgotten.count(id)) return;  // long forgotten
+  } else {
+    if (id > c->ft->next_instance + kAgreementsKept) {
+      log::warn("dropping agreement message for implausible instance %llu", static_cast<unsigned long long>(id));
+      return;
+    }
+    if (id + kAgreementsKept < c->ft->next_instance && !c->ft->agreements.count(id)) return;  // long forgotten
   }
-  if (id + kAgreementsKept < c->ft->next_instance && !c->ft->agreements.count(id)) return;  // long forgotten
   Agreement& a = instance(c, id);
   a.on_message(src, m);
   flush(c, a, id);
@@ -343,6 +462,7 @@ void FtManager::on_failures() {
   };
   for (auto& [ctx, c] : by_ctx_) feed(c);
   for (auto& [ctx, z] : zombies_) feed(&z->comm);
+  for (auto& [h, ch] : channels_) feed(&ch->comm);
 }
 
 void FtManager::on_peer_lost(int world) {

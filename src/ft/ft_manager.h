@@ -32,6 +32,11 @@ class Service;
 // many iagree/ishrink may be outstanding on one communicator at a time).
 inline constexpr std::uint64_t kAgreementsKept = 64;  // each ~1 KB: communicator creation in FT mode agrees on the parent too
 
+// Instance ids with this bit set are *keyed* (start_keyed_agreement): chosen by the caller instead of taken
+// from the communicator's sequence, for agreements whose start order may differ between members (the rounds
+// of concurrent MPI_Comm_idup). Sequential ids stay below it.
+inline constexpr std::uint64_t kKeyedInstance = 0x80000000u;
+
 // FT frame sub-kinds (Envelope::tag of FrameKind::ft).
 // kUserEvent: an application event (MPIX_Event_publish, src/models/events/), handed to the FailureObserver.
 enum FtFrame : int { kRevoke = 1, kAgree = 2, kCollGiveUp = p2p::kFtFrameCollGiveUp, kUserEvent = 4 };
@@ -75,6 +80,21 @@ class FtManager final : public p2p::FtHandler {
   // as long as the communicator's FT state; callers poll decided() from a GenericOp (api/ft.cpp), the
   // progress loop feeds it messages and failures.
   const Agreement& start_agreement(ftmpi_comm_s* c, Bits contribution);
+  // The same with a caller-chosen instance `key` (< 2^31), identical at every member and never reused for
+  // another agreement on `c` while an earlier use may still be remembered (the last kAgreementsKept started
+  // keyed instances and the 1024 forgotten before them). Members may start keyed instances in any order
+  // relative to each other and to the sequential ones.
+  const Agreement& start_keyed_agreement(ftmpi_comm_s* c, std::uint32_t key, Bits contribution);
+
+  // An agreement channel over an arbitrary set of processes (`world`: world ranks, sorted, including this
+  // one): a communicator-like object whose agreements travel on MPI_COMM_WORLD's context, told apart by
+  // their members hash (salted with `salt`, so that two channels over the same set used for different
+  // purposes stay apart). Used where a constructor's members are not the group of one communicator
+  // (MPI_Comm_create_group, the intercommunicator constructors): its sequential instances are uniform as
+  // long as the members start them in the same order (true of blocking constructors over the same
+  // members). Channels live until MPI_Finalize (one per distinct (set, salt); at most kMaxChannels, then
+  // the least recently used idle one is dropped).
+  ftmpi_comm_s* channel(const std::vector<int>& world, std::uint32_t salt);
 
   // FtHandler
   void on_ft_frame(int src_world, std::uint32_t context, int kind, std::span<const std::byte> payload) override;
@@ -116,6 +136,18 @@ class FtManager final : public p2p::FtHandler {
     ~Zombie();
   };
   std::unordered_map<std::uint32_t, std::unique_ptr<Zombie>> zombies_;
+  // Agreement channels (channel()), by members hash; frames for a channel not created here yet are kept.
+  struct Channel {
+    ftmpi_comm_s comm;
+    std::uint64_t last_used = 0;
+    ~Channel();
+  };
+  static constexpr std::size_t kMaxChannels = 256;
+  std::unordered_map<std::uint32_t, std::unique_ptr<Channel>> channels_;
+  std::unordered_map<std::uint32_t, std::vector<Early>> channel_early_;
+  std::uint64_t channel_clock_ = 0;
+  // World frames whose members hash is not world's: a channel's (or dropped).
+  void handle_channel_frame(int src_world, std::span<const std::byte> payload);
 };
 
 }  // namespace ftmpi::ft

@@ -8,8 +8,12 @@
  *  - barrier:   the victim dies right after its MPI_Barrier(base) returned. PASS: every survivor's
  *               Barrier returns MPI_SUCCESS (everyone had entered; nothing the survivors need is missing).
  *  - allreduce: the same with MPI_Allreduce(SUM of ranks): PASS: success and the right sum everywhere.
- *  - random_dup / random_split: the victim is killed by a timer at a random moment (0-3 ms) while every
- *               rank loops on MPI_Comm_dup(base) (or MPI_Comm_split(base, rank % 2)) until it fails.
+ *  - random_dup / random_split / random_idup / random_create_group / random_from_group: the victim is killed
+ *               by a timer at a random moment (0-3 ms) while every rank loops on MPI_Comm_dup(base) (or
+ *               MPI_Comm_split(base, rank % 2), two MPI_Comm_idup(base) waited in reverse order,
+ *               MPI_Comm_create_group(base, group of base), MPI_Comm_create_from_group(group of base), or
+ *               random_inter: dup / merge / split / create of an intercommunicator evens-odds of base in turn)
+ *               until it fails.
  *               PASS: every survivor's loop ends at the same iteration — creation is uniform: every
  *               survivor got the communicator, or every survivor got the error — and the error is
  *               MPI_ERR_PROC_FAILED.
@@ -70,11 +74,60 @@ int main(int argc, char **argv) {
       CHECK(sum == bn * (bn - 1) / 2, "round %d: sum %d", round, sum);
     } else if (random_mode) {
       const int split = strcmp(mode, "random_split") == 0;
+      const int idup = strcmp(mode, "random_idup") == 0;
+      const int cgroup = strcmp(mode, "random_create_group") == 0;
+      const int fgroup = strcmp(mode, "random_from_group") == 0;
+      const int inter = strcmp(mode, "random_inter") == 0;
+      MPI_Group bg;
+      CHECK_MPI(MPI_Comm_group(base, &bg));
+      MPI_Comm half = MPI_COMM_NULL, ic = MPI_COMM_NULL;
+      MPI_Group ig = MPI_GROUP_NULL;
+      if (inter) { /* evens and odds of base */
+        CHECK_MPI(MPI_Comm_split(base, br % 2, br, &half));
+        CHECK_MPI(MPI_Intercomm_create(half, 0, base, br % 2 ? 0 : 1, 9, &ic));
+        CHECK_MPI(MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN));
+        CHECK_MPI(MPI_Comm_group(ic, &ig));
+        /* Everybody has finished Intercomm_create before the victim's timer can fire (a collective started
+         * after a member is known to have failed fails at once, and a slow survivor could still be in it). A
+         * Barrier everyone entered completes everywhere even if the victim dies right after it. */
+        CHECK_MPI(MPI_Barrier(base));
+      }
       if (br == victim) arm_random_death(round * 131 + (int)(ft_now() * 1e6) % 1000);
-      int iterations = 0, rc = MPI_SUCCESS;
+      int iterations = 0, rc = MPI_SUCCESS, outcome = 0;
       for (;;) {
         MPI_Comm d = MPI_COMM_NULL;
-        rc = split ? MPI_Comm_split(base, br % 2, br, &d) : MPI_Comm_dup(base, &d);
+        if (idup) { /* two outstanding idups, waited in reverse order */
+          MPI_Comm d2 = MPI_COMM_NULL;
+          MPI_Request r[2];
+          CHECK_MPI(MPI_Comm_idup(base, &d, &r[0]));
+          CHECK_MPI(MPI_Comm_idup(base, &d2, &r[1]));
+          int rc2 = MPI_Wait(&r[1], MPI_STATUS_IGNORE);
+          rc = MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+          /* Each is uniform on its own (either may be the one that fails): the pair of outcomes must be the
+           * same at every survivor. */
+          outcome = (rc == MPI_SUCCESS) + 2 * (rc2 == MPI_SUCCESS);
+          CHECK((rc2 == MPI_SUCCESS) == (d2 != MPI_COMM_NULL), "idup result and handle disagree");
+          if (rc2 == MPI_SUCCESS) MPI_Comm_free(&d2);
+          if (rc == MPI_SUCCESS && rc2 != MPI_SUCCESS) {
+            MPI_Comm_free(&d);
+            rc = rc2;
+          }
+        } else if (inter) { /* the intercommunicator constructors in turn */
+          switch (iterations % 4) {
+            case 0: rc = MPI_Comm_dup(ic, &d); break;
+            case 1: rc = MPI_Intercomm_merge(ic, br % 2, &d); break;
+            case 2: rc = MPI_Comm_split(ic, 0, br, &d); break;
+            default: rc = MPI_Comm_create(ic, ig, &d); break;
+          }
+        } else if (cgroup) {
+          rc = MPI_Comm_create_group(base, bg, 7, &d);
+#if MPI_VERSION >= 4 || defined(FTMPI)
+        } else if (fgroup) {
+          rc = MPI_Comm_create_from_group(bg, "ft.random", MPI_INFO_NULL, MPI_ERRORS_RETURN, &d);
+#endif
+        } else {
+          rc = split ? MPI_Comm_split(base, br % 2, br, &d) : MPI_Comm_dup(base, &d);
+        }
         if (rc != MPI_SUCCESS) {
           CHECK(d == MPI_COMM_NULL, "a failed creation returned a communicator");
           break;
@@ -87,12 +140,21 @@ int main(int argc, char **argv) {
       CHECK(br != victim, "the victim survived its timer");
       CHECK(check_class_of(rc) == MPI_ERR_PROC_FAILED, "round %d: creation failed with %s (%s)", round,
             ft_class_name(rc), check_errstr(rc));
+      MPI_Group_free(&bg);
+      if (inter) {
+        MPI_Group_free(&ig);
+        MPI_Comm_free(&ic);
+        MPI_Comm_free(&half);
+      }
       MPI_Comm s;
       CHECK_MPI(MPIX_Comm_shrink(base, &s));
       int lo = 0, hi = 0;
       CHECK_MPI(MPI_Allreduce(&iterations, &lo, 1, MPI_INT, MPI_MIN, s));
       CHECK_MPI(MPI_Allreduce(&iterations, &hi, 1, MPI_INT, MPI_MAX, s));
       CHECK(lo == hi, "round %d: creation not uniform: survivors failed after %d and %d creations", round, lo, hi);
+      CHECK_MPI(MPI_Allreduce(&outcome, &lo, 1, MPI_INT, MPI_MIN, s));
+      CHECK_MPI(MPI_Allreduce(&outcome, &hi, 1, MPI_INT, MPI_MAX, s));
+      CHECK(lo == hi, "round %d: idup outcomes not uniform (%d and %d)", round, lo, hi);
       MPI_Comm_free(&s);
     } else {
       CHECK(0, "unknown mode %s", mode);

@@ -2,7 +2,8 @@
  * Rank VICTIM raise(SIGKILL)s right after MPI_Init; every rank else sleeps MS milliseconds (its service
  * thread heartbeats meanwhile), prints "rank R finalizing" and calls MPI_Finalize.
  * PASS (decided by launcher_test.sh, case ft_mpi): exit status 0, every other rank finalizes, the summary
- * line names the victim; with --inject signal=STOP instead, the stopped rank is declared hung. */
+ * line names the victim; with --inject signal=STOP instead, the stopped rank is declared hung.
+ * With FTMPI_TEST_SAY_UP set, each rank prints "rank R up" right after MPI_Init (case shm_killall). */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +15,10 @@ int main(int argc, char **argv) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (argc < 3) return 64;
+  if (getenv("FTMPI_TEST_SAY_UP")) { /* case shm_killall: tell the script that MPI_Init returned here */
+    printf("rank %d up\n", rank);
+    fflush(stdout);
+  }
   if (rank == atoi(argv[1])) raise(SIGKILL);
   usleep((useconds_t)atoi(argv[2]) * 1000);
   printf("rank %d finalizing\n", rank);

@@ -452,6 +452,21 @@ shm_stale)
   left=$(ls /dev/shm | grep "^ftmpi-ftmpi-$pid-")
   [ -z "$left" ] || { for f in $left; do rm -f "/dev/shm/$f"; done; fail "stale segments left: $left"; }
   expect_no_leftovers ;;
+shm_killall)
+  # mpiexec and every rank SIGKILLed right after MPI_Init: nothing may stay in /dev/shm, before any later
+  # mpiexec could clean up (a segment's name is removed as soon as every local rank has mapped it).
+  for i in 1 2 3; do
+    FTMPI_TEST_SAY_UP=1 "$MPIEXEC" -n 4 "$BIN/launcher_ft_mpi_finalize" -1 30000 "$TOKEN" </dev/null >"$TMP/out" 2>"$TMP/err" &
+    pid=$!
+    for _ in $(seq 300); do [ "$(grep -c ' up' "$TMP/out")" -ge 4 ] && break; sleep 0.05; done
+    [ "$(grep -c ' up' "$TMP/out")" -ge 4 ] || { kill -KILL $pid; fail "the ranks did not come up"; }
+    kill -KILL $pid $(pgrep -f -- "launcher_ft_mpi_finalize -1 30000 $TOKEN")
+    wait $pid 2>/dev/null
+    left=$(ls /dev/shm | grep "^ftmpi-ftmpi-$pid-")
+    [ -z "$left" ] || { for f in $left; do rm -f "/dev/shm/$f"; done; fail "segments left after SIGKILL of the whole job: $left"; }
+  done
+  sleep 0.3
+  expect_no_leftovers ;;
 ft_early_stop)
   # A rank stopped before its first heartbeat (here before its program even starts heartbeating) is
   # declared hung after the detector timeout, like one stopped later.

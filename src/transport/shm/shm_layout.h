@@ -22,7 +22,7 @@ namespace ftmpi::transport::shm {
 inline constexpr std::size_t kCacheLine = 64;
 inline constexpr std::size_t kPage = 4096;
 inline constexpr std::uint64_t kSegmentMagic = 0x66746d7069736d31ull;  // "ftmpism1"
-inline constexpr std::uint32_t kLayoutVersion = 1;
+inline constexpr std::uint32_t kLayoutVersion = 2;
 
 // Ring length and cell size; identical on every rank of a job (checked at attach).
 //
@@ -95,6 +95,10 @@ struct SegmentHeader {
   // sees it set bumps `doorbell` and wakes the owner.
   alignas(kCacheLine) std::uint32_t sleeping;
   std::uint32_t doorbell;
+  // Line 2: how many local peers have mapped this segment (atomic add by each, in attach()); the one that
+  // brings it to the number of local peers removes the segment's name, so that a job killed right after
+  // start-up (mpiexec and all) leaves nothing in /dev/shm even before the owner's unlink after fence 2.
+  alignas(kCacheLine) std::uint32_t attached;
 };
 static_assert(sizeof(SegmentHeader) <= kPage);
 

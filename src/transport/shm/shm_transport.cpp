@@ -2,6 +2,8 @@
 // process_vm_readv for single-copy reads. See shm_transport.h for the phases and shm_layout.h for the bytes.
 #include "transport/shm/shm_transport.h"
 
+#include <sys/mman.h>
+
 #include <sys/prctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -231,6 +233,11 @@ Status ShmTransportImpl::attach(std::span<const int> local_world_ranks) {
     Link& link = links_[static_cast<std::size_t>(peer)];
     if (link.peer_header != nullptr) continue;
     FTMPI_TRY(map_peer(peer, link));
+    if (peer != rank_) {  // the last local peer to map a segment removes its name (shm_layout.h, line 2)
+      const auto others = static_cast<std::uint32_t>(local_world_ranks.size() - 1);
+      auto* hdr = const_cast<SegmentHeader*>(link.peer_header);
+      if (__atomic_add_fetch(&hdr->attached, 1u, __ATOMIC_ACQ_REL) == others) ::shm_unlink(link.segment.name().c_str());
+    }
     inbound_.push_back(
         {peer, RingConsumer(ring_control(own_, layout_, peer), ring_cells(own_, layout_, peer), geometry_)});
   }
