@@ -235,6 +235,7 @@ int Job::run() {
                                    std::chrono::duration<double>(s.after_seconds)),
                          s.rank, s.signal});
   start_realtime_ = realtime_seconds();
+  if (ft_) reinit_setup();
   if (int n = remove_stale_shm_segments(); n > 0)
     log::debug("mpiexec: removed %d shared-memory segments of dead jobs", n);
   if (!launch()) {
@@ -245,6 +246,7 @@ int Job::run() {
   supervise();
   remove_job_shm_segments(kvsname_);
   if (ft_) {
+    if (reinit_ && !reinit_->summary().empty()) say("%s", reinit_->summary().c_str());
     print_ft_summary();
     if (!status_set_) exit_status_ = ft_exit_status();
   }
