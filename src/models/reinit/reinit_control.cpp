@@ -149,17 +149,22 @@ void ReinitControl::on_control_line(std::string_view line) {
       if (comma == std::string_view::npos) break;
       list.remove_prefix(comma + 1);
     }
-    bool moved;
+    bool moved = false;
     {
       std::lock_guard g(mu_);
-      moved = member_.on_reinit(e);
-      if (moved) failed_ = failed;
-      if (moved) arm_jump_locked();
+      if (e > member_.target()) {
+        // First end the old epoch (every peer counts as failed there), then publish the new target: the
+        // application thread resets the failure state only after it sees the target, so these marks can
+        // never leak into the new epoch.
+        if (kill_old_) kill_old_(failed);
+        moved = member_.on_reinit(e);
+        failed_ = failed;
+        arm_jump_locked();
+      }
     }
     cv_.notify_all();
     if (moved) {
       log::debug("reinit: epoch %d announced (failed: %zu)", e, failed.size());
-      if (kill_old_) kill_old_(failed);
       if (g_gate.jump_due) send_signal();
     }
   } else if (cmd == "fence_out") {
