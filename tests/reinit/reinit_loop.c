@@ -16,6 +16,8 @@
  * of that step (a message or collective of an older epoch would corrupt them), the final sum equals the
  * failure-free result, MPIX_Reinit_state reports NEW/REINITED/RESTARTED as expected and the number of
  * rollbacks the scenario implies. */
+#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE 1
 #include <errno.h>
 #include <mpi.h>
 #include <signal.h>

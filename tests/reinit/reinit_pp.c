@@ -5,6 +5,7 @@
  * PASS (rank 0 prints "PASS reinit_pp"): the restart point sees NEW, then REINITED (survivors) or RESTARTED
  * (rank 1), OMPI_Reinit_state agrees, the five-parameter form gets exactly {1} as failed ranks, and every
  * step's Allreduce is right. */
+#define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <mpi-ext.h>
 #include <signal.h>

@@ -21,7 +21,7 @@ using ftmpi::reinit::EpochMember;
 
 // One rank process: the member state machine plus where its application thread is in a change.
 struct Proc {
-  EpochMember m;
+  EpochMember m{0};
   enum class Phase { running, to_fence1, in_fence1, in_fence2 } phase = Phase::running;
   int incarnation = 0;
   bool alive = true;
@@ -62,8 +62,10 @@ struct Sim {
         case CoordAction::Kind::committed: {
           // every member entered fence 2 of this epoch
           for (int r = 0; r < n; ++r)
-            if (coord.member(r)) EXPECT_TRUE(entered2.size() > static_cast<size_t>(a.epoch) && entered2[static_cast<size_t>(a.epoch)].count(r))
-                << "epoch " << a.epoch << " committed without rank " << r;
+            if (coord.member(r)) {
+              EXPECT_TRUE(entered2.size() > static_cast<size_t>(a.epoch) && entered2[static_cast<size_t>(a.epoch)].count(r))
+                  << "epoch " << a.epoch << " committed without rank " << r;
+            }
           break;
         }
         case CoordAction::Kind::fatal: fatal = true; break;
@@ -83,7 +85,14 @@ struct Sim {
   bool step_rank(int r) {
     Proc& q = p[static_cast<size_t>(r)];
     if (!q.alive) return false;
-    if (!q.inbox.empty() && (rng() % 2 == 0 || q.phase == Proc::Phase::running)) {
+    // Either deliver the next notice or advance the application thread, in random order; if the chosen one
+    // cannot move, try the other.
+    if (rng() % 2 == 0) return deliver(q) || advance(r, q);
+    return advance(r, q) || deliver(q);
+  }
+
+  bool deliver(Proc& q) {
+    if (!q.inbox.empty()) {
       CoordAction a = q.inbox.front();
       q.inbox.pop_front();
       if (a.kind == CoordAction::Kind::reinit) {
@@ -93,6 +102,10 @@ struct Sim {
       }
       return true;
     }
+    return false;
+  }
+
+  bool advance(int r, Proc& q) {
     switch (q.phase) {
       case Proc::Phase::running: return false;
       case Proc::Phase::to_fence1: {

@@ -48,8 +48,8 @@ std::vector<CoordAction> EpochCoordinator::on_fence(int r, int epoch, int seq) {
   std::vector<CoordAction> out;
   if (dead_ || r < 0 || idx(r) >= ranks_.size() || epoch != epoch_ || !ranks_[idx(r)].member) return out;
   Rank& k = ranks_[idx(r)];
+  k.fence_seq = k.fence_epoch == epoch ? std::max(k.fence_seq, seq) : seq;  // a fence of an older epoch counts for nothing
   k.fence_epoch = epoch;
-  k.fence_seq = std::max(k.fence_seq, seq);
   try_release(out);
   return out;
 }
