@@ -246,8 +246,13 @@ int Job::run() {
   supervise();
   remove_job_shm_segments(kvsname_);
   if (ft_) {
-    if (reinit_ && !reinit_->summary().empty()) say("%s", reinit_->summary().c_str());
-    print_ft_summary();
+    if (reinit_) {
+      // The rank table holds the restarted processes now: the driver keeps the account of the failures.
+      if (!reinit_->summary().empty())
+        say("%s%s", reinit_->summary().c_str(), status_set_ ? "; the job was terminated" : "; every rank completed");
+    } else {
+      print_ft_summary();
+    }
     if (!status_set_) exit_status_ = ft_exit_status();
   }
   return exit_status_;

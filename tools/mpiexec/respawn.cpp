@@ -41,6 +41,12 @@ void ReinitDriver::on_death(int rank, const std::string& how) {
     t_restarted_ = t_fence1_ = 0;
   }
   say("reinit: t=%.3fs rank %d failed (%s) [%.6f]", since_start(), rank, how.c_str(), realtime_seconds());
+  if (failures_.size() < 16) {
+    char at[32];
+    std::snprintf(at, sizeof at, " at %.3f s", since_start());
+    failures_.push_back("rank " + std::to_string(rank) + " (" + how + ")" + at);
+  }
+  ++failure_count_;
   run(coord_.on_death(rank));
 }
 
@@ -108,11 +114,15 @@ void ReinitDriver::run(const std::vector<reinit::CoordAction>& actions) {
 }
 
 std::string ReinitDriver::summary() const {
-  if (recoveries_ms_.empty()) return {};
-  char buf[128];
-  std::snprintf(buf, sizeof buf, "reinit: %d rank restart(s), %zu rollback(s) committed, last at epoch %d",
-                coord_.restarts(), recoveries_ms_.size(), coord_.committed_epoch());
-  return buf;
+  if (failure_count_ == 0) return {};
+  std::string s = std::to_string(failure_count_) + (failure_count_ == 1 ? " rank failed" : " ranks failed") +
+                  " during the job: ";
+  for (std::size_t i = 0; i < failures_.size(); ++i) s += (i ? ", " : "") + failures_[i];
+  if (failure_count_ > static_cast<int>(failures_.size())) s += " and more";
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "; %d restart(s), %zu rollback(s) committed (epoch %d)", coord_.restarts(),
+                recoveries_ms_.size(), coord_.committed_epoch());
+  return s + buf;
 }
 
 }  // namespace ftmpi::mpiexec

@@ -58,6 +58,8 @@ class ReinitDriver {
   // Timeline of the change in progress (CLOCK_REALTIME seconds).
   double t_death_ = 0, t_restarted_ = 0, t_fence1_ = 0;
   std::vector<double> recoveries_ms_;
+  std::vector<std::string> failures_;  // for the summary (first 16)
+  int failure_count_ = 0;
 };
 
 }  // namespace ftmpi::mpiexec
