@@ -58,6 +58,10 @@ static void resilient(void *arg) {
     step = load();
     double back = now(), latest = 0;
     MPI_Allreduce(&back, &latest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    /* the asynchronous jump may have cut a rank's last store short (between write and rename): resume
+     * from the oldest step anyone saved, or the ranks would run different numbers of steps */
+    int mine = step;
+    MPI_Allreduce(&mine, &step, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (rank == 0) {
       char p[512];
       snprintf(p, sizeof p, "%s/kill_time", dir);
