@@ -633,6 +633,20 @@ FTMPIX_DECL(int, Comm_get_failed, (MPI_Comm comm, MPI_Group *failedgrp));
 FTMPIX_DECL(int, Comm_ack_failed, (MPI_Comm comm, int num_to_ack, int *num_acked));
 FTMPIX_DECL(int, Comm_agree, (MPI_Comm comm, int *flag));
 FTMPIX_DECL(int, Comm_iagree, (MPI_Comm comm, int *flag, MPI_Request *request));
+
+/* Reinit: global-restart fault tolerance (seed 003; docs/fault-tolerance.md "Reinit"). Needs
+ * mpiexec --with-ft reinit. The handlers are valid only on MPI_COMM_WORLD. */
+typedef void MPI_Reinit_function(void *data);
+FTMPI_DECL(int, Reinit, (MPI_Reinit_function * resilient_fn, void *data));
+FTMPI_DECL(int, Test_failure, (void));
+FTMPI_API extern struct ftmpi_errhandler_s ftmpi_errors_reinit_async, ftmpi_errors_reinit_sync;
+#define MPI_ERRORS_REINIT_ASYNC FTMPI_PREDEFINED(MPI_Errhandler, ftmpi_errors_reinit_async)
+#define MPI_ERRORS_REINIT_SYNC FTMPI_PREDEFINED(MPI_Errhandler, ftmpi_errors_reinit_sync)
+/* where this process comes from: first run, rolled back, or restarted; restarts = rollbacks of the job */
+#define MPIX_REINIT_NEW 1
+#define MPIX_REINIT_REINITED 2
+#define MPIX_REINIT_RESTARTED 3
+FTMPIX_DECL(int, Reinit_state, (int *state, int *restarts));
 #undef FTMPIX_DECL
 
 /* info (minimal in the foundation) */

@@ -16,6 +16,7 @@
 #include "mpi.h"
 #include "comm/communicator.h"
 #include "api/inject.h"
+#include "models/reinit/reinit_control.h"
 #include "runtime/runtime.h"
 #include "util/status.h"
 
@@ -44,10 +45,13 @@ bool valid_comm(const ftmpi_comm_s* c);
 bool valid_type(const ftmpi_datatype_s* t);   // live and committed, usable for communication
 bool valid_group(const ftmpi_group_s* g);
 
-// RAII: the big lock for MPI_THREAD_MULTIPLE (no lock taken below MULTIPLE).
+// RAII: the big lock for MPI_THREAD_MULTIPLE (no lock taken below MULTIPLE), and the Reinit gate: the
+// nesting of MPI calls (an asynchronous rollback never jumps out of the library) and, at the exit of the
+// outermost call, the jump that was deferred meanwhile (models/reinit/reinit_control.h).
 class ApiLock {
  public:
   ApiLock() {
+    reinit::gate_enter();
     if (g_api.rt && g_api.rt->thread_level() == MPI_THREAD_MULTIPLE) {
       lock_ = &g_api.rt->lock();
       lock_->lock();
@@ -55,6 +59,8 @@ class ApiLock {
   }
   ~ApiLock() {
     if (lock_) lock_->unlock();
+    if (reinit::gate_leave() == 0 && __builtin_expect(reinit::g_gate.jump_due != 0, 0))
+      reinit::ReinitControl::jump_if_due();
   }
   ApiLock(const ApiLock&) = delete;
   ApiLock& operator=(const ApiLock&) = delete;
@@ -64,6 +70,10 @@ class ApiLock {
 };
 
 Status not_initialized(const char* fn);
+
+// The error of an invalid communicator handle: says so clearly when the handle belongs to an epoch
+// before a Reinit rollback.
+Status invalid_comm_status(const ftmpi_comm_s* c);
 
 // Holds a communicator for the scope of an API call (comm_hold/comm_unhold, comm/communicator.h): when
 // the call releases the last request of a freed communicator, the error is still raised on that
@@ -106,4 +116,4 @@ class CommHold {
 
 #define FTMPI_CHECK_COMM(c_, fn)                                                          \
   if (!::ftmpi::api::valid_comm(c_))                                                       \
-  return ::ftmpi::api::ret(nullptr, ::ftmpi::Status(::ftmpi::Errc::comm, "invalid communicator"), fn)
+  return ::ftmpi::api::ret(nullptr, ::ftmpi::api::invalid_comm_status(c_), fn)

@@ -30,6 +30,8 @@ extern "C" int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler
   FTMPI_CHECK_COMM(comm, "MPI_Comm_set_errhandler");
   if (!valid_errhandler(errhandler))
     return ret(comm, Status(Errc::arg, "invalid error handler"), "MPI_Comm_set_errhandler");
+  if (Status st = ftmpi::api::check_reinit_errhandler(comm, errhandler); !st.ok())
+    return ret(comm, st, "MPI_Comm_set_errhandler");
   if (!errhandler->predefined) ++errhandler->refs;
   ftmpi_errhandler_s* old = comm->errhandler;
   comm->errhandler = errhandler;

@@ -98,6 +98,8 @@ int invoke_errhandler(ftmpi_comm_s* comm, int code, const std::string& detail, c
     comm = valid_comm(&ftmpi_comm_world) ? &ftmpi_comm_world : nullptr;
   ftmpi_errhandler_s* eh = comm ? comm->errhandler : nullptr;
   auto kind = eh ? eh->kind : ftmpi_errhandler_s::Kind::fatal;
+  if (kind == ftmpi_errhandler_s::Kind::reinit_async || kind == ftmpi_errhandler_s::Kind::reinit_sync)
+    kind = reinit_errhandler_outcome(kind == ftmpi_errhandler_s::Kind::reinit_async, code);
   if (kind == ftmpi_errhandler_s::Kind::return_) return code;
   if (kind == ftmpi_errhandler_s::Kind::user && eh->fn) {
     MPI_Comm handle = comm;
@@ -111,6 +113,14 @@ int invoke_errhandler(ftmpi_comm_s* comm, int code, const std::string& detail, c
              kind == ftmpi_errhandler_s::Kind::abort ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL",
              comm ? comm->name.c_str() : "no communicator");
   abort_job(code, line);
+}
+
+Status invalid_comm_status(const ftmpi_comm_s* c) {
+  if (c && c->magic == kMagicRolledBack)
+    return Status(Errc::comm,
+                  "communicator of an epoch before the last Reinit rollback (after a rollback only MPI_COMM_WORLD, "
+                  "MPI_COMM_SELF and MPI_COMM_NULL are valid; seed 003 section 1.3)");
+  return Status(Errc::comm, "invalid communicator");
 }
 
 int ret(ftmpi_comm_s* comm, const Status& st, const char* fn) {

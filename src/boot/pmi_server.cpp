@@ -46,6 +46,13 @@ PmiServer::Outcome PmiServer::rank_gone(int rank, std::string how) {
   return out;
 }
 
+void PmiServer::rank_back(int rank) {
+  if (rank < 0 || rank >= size_ || !gone_[static_cast<std::size_t>(rank)]) return;
+  gone_[static_cast<std::size_t>(rank)] = 0;
+  gone_how_[static_cast<std::size_t>(rank)].clear();
+  --gone_count_;
+}
+
 PmiServer::Outcome PmiServer::handle(int rank, std::string_view line) {
   Outcome out;
   auto reply = [&](std::string l) { out.replies.push_back({rank, std::move(l)}); };

@@ -54,6 +54,8 @@ class PmiServer {
   // then on (it answers "0" for a rank not gone): ranks still in MPI_Init learn that a peer died while
   // starting (docs/ft-protocol.md).
   Outcome rank_gone(int rank, std::string how = "exited:0");
+  // Reinit: a new process took over `rank` (restarted by the launcher); barriers count it again.
+  void rank_back(int rank);
   // A key-value pair present from the start (mpiexec presets the TCP job secret, so that the job can
   // start even if rank 0, which also publishes one, dies first). A rank's put of the same key replaces it.
   void preset(std::string key, std::string value) { kvs_.insert_or_assign(std::move(key), std::move(value)); }

@@ -66,6 +66,17 @@ class FailureState {
   // path reads (per progress pass and per operation start), so every fault-tolerance event moves it.
   void bump() { epoch_.fetch_add(1, std::memory_order_release); }
 
+  // Reinit (models/reinit): a new epoch starts with nobody failed. Application thread; a notice the
+  // service thread records meanwhile belongs to the new epoch and stays.
+  void reset() {
+    while (records_lock_.test_and_set(std::memory_order_acquire)) {
+    }
+    records_.clear();
+    for (int w = 0; w < (n_ + 63) / 64; ++w) bits_[static_cast<std::size_t>(w)].store(0, std::memory_order_release);
+    records_lock_.clear(std::memory_order_release);
+    epoch_.fetch_add(1, std::memory_order_release);
+  }
+
   std::vector<FailureRecord> records() const {
     while (records_lock_.test_and_set(std::memory_order_acquire)) {
     }

@@ -51,6 +51,12 @@ class FtManager final : public p2p::FtHandler {
 
   void register_comm(ftmpi_comm_s* c);
   void unregister_comm(ftmpi_comm_s* c);
+  // Every registered communicator (Reinit rollback invalidates them all).
+  std::vector<ftmpi_comm_s*> registered_comms() const {
+    std::vector<ftmpi_comm_s*> v;
+    for (const auto& [ctx, c] : by_ctx_) v.push_back(c);
+    return v;
+  }
 
   // Revoke (four steps: mark, purge, wake, broadcast; ft/revoke.h). Idempotent. `from` is the member whose
   // revoke message triggered it (revoke_member_index), or -1 for the local call. On an intercommunicator

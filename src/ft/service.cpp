@@ -89,12 +89,14 @@ class ServiceThread final : public Service {
     send_line(line);
   }
 
+  void send(const char* line) override { send_line(line); }
+
  private:
   void send_line(const char* line) {
     std::lock_guard<std::mutex> g(write_lock_);
     std::size_t len = std::strlen(line);
     while (len > 0) {
-      ssize_t n = send(cfg_.ctrl_fd, line, len, MSG_NOSIGNAL);
+      ssize_t n = ::send(cfg_.ctrl_fd, line, len, MSG_NOSIGNAL);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) return;  // mpiexec is gone; nothing to do
       line += n;
@@ -103,7 +105,10 @@ class ServiceThread final : public Service {
   }
 
   void handle(std::string_view line) {
-    if (field(line, "cmd") != "failed") return;
+    if (field(line, "cmd") != "failed") {
+      if (cfg_.on_line) cfg_.on_line(line);
+      return;
+    }
     long rank = -1, code = 0;
     if (!parse_int(field(line, "rank"), &rank)) {
       log::warn("service: malformed notice '%.*s'", static_cast<int>(line.size()), line.data());
@@ -132,6 +137,10 @@ class ServiceThread final : public Service {
         }
         timeout = static_cast<int>(next_hb - now_ms()) + 1;
         if (timeout < 0) timeout = 0;
+      }
+      if (cfg_.on_tick) {
+        int t = cfg_.on_tick();
+        if (t >= 0 && (timeout < 0 || t < timeout)) timeout = t;
       }
       pollfd fds[2] = {{cfg_.ctrl_fd, POLLIN, 0}, {stop_pipe_[0], POLLIN, 0}};
       int n = poll(fds, 2, timeout);

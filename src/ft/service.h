@@ -5,6 +5,7 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <string_view>
 
 #include "ft/failure_state.h"
 #include "util/status.h"
@@ -14,6 +15,11 @@ namespace ftmpi::ft {
 struct ServiceConfig {
   int ctrl_fd = -1;            // FTMPI_CTRL_FD
   int heartbeat_period_ms = 0; // FTMPI_DETECTOR_PERIOD_MS (0: no heartbeats)
+  // Models on top (Reinit): called on the service thread with every line that is not a failure notice.
+  std::function<void(std::string_view)> on_line;
+  // Called on every wake-up of the service thread; returns the longest time (ms) until the next call it
+  // needs, or -1 for none (Reinit re-sends its rollback signal while the jump is deferred).
+  std::function<int()> on_tick;
 };
 
 class Service {
@@ -24,6 +30,8 @@ class Service {
   // Report that a transport lost world rank `world` (cmd=suspect): mpiexec kills it and announces it.
   // Thread-safe.
   virtual void report_suspect(int world) = 0;
+  // Send one protocol line ('\n'-terminated) to mpiexec. Thread-safe.
+  virtual void send(const char* line) = 0;
 };
 
 // Starts the service thread. `wake` is called (from the service thread) after each new failure.

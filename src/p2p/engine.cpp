@@ -529,4 +529,6 @@ Request* Engine::completed_request() {
   r->complete = true;
   return r;
 }
+void Engine::invalidate_all_requests() { impl_->pool.invalidate_all(); }
+
 }  // namespace ftmpi::p2p

@@ -116,6 +116,9 @@ class Engine final : public transport::FrameSink {
   // normally (MPI allows a cancel to fail).
   Status cancel(Request* r);
 
+  // Reinit rollback (models/reinit): every request of this engine becomes invalid; the engine is not used
+  // again.
+  void invalidate_all_requests();
   // Return a completed request to the pool (or mark it to be released at completion if still pending).
   void release(Request* r);
 

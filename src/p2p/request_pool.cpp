@@ -41,4 +41,10 @@ Request* RequestPool::lookup(std::uint64_t id) const {
   return nullptr;
 }
 
+void RequestPool::invalidate_all() {
+  for (const auto& c : chunks_)
+    for (std::size_t i = 0; i < kChunk; ++i) c[i].magic = kMagicRolledBack;
+  free_.clear();
+}
+
 }  // namespace ftmpi::p2p

@@ -31,6 +31,9 @@ class RequestPool {
   }
   // A new incarnation (every start of an operation on `r`): ids of earlier ones no longer look it up.
   static void new_incarnation(Request* r) { ++r->incarnation; }
+  // Reinit rollback: every request of this pool becomes invalid for good (magic = kMagicRolledBack); the
+  // pool is never used again (its engine is dropped with the old epoch, memory kept for stale handles).
+  void invalidate_all();
 
  private:
   static constexpr std::size_t kChunk = 256;

@@ -33,6 +33,7 @@ class Progress {
     for (;;) {
       int work = engine_.progress();
       if (done()) return;
+      if (interrupt_ && __builtin_expect(*interrupt_ != 0, 0)) on_interrupt_();
       if (work > 0) {
         idle = 0;
       } else {
@@ -50,6 +51,14 @@ class Progress {
   // MPI_THREAD_MULTIPLE: waiting threads release this lock between passes.
   void set_lock(BigLock* lock) { lock_ = lock; }
 
+  // Reinit (models/reinit): while `*flag` is non-zero a waiting loop calls `fn`, which does not return
+  // (it jumps back to the rollback location). The loop is a safe point: no lock held (Reinit refuses
+  // MPI_THREAD_MULTIPLE), no system call in progress. Cost when unused: one pointer test per idle pass.
+  void set_interrupt(const volatile int* flag, void (*fn)()) {
+    interrupt_ = flag;
+    on_interrupt_ = fn;
+  }
+
  private:
   void back_off(int idle_passes);
 
@@ -57,6 +66,8 @@ class Progress {
   transport::Router& router_;
   BackoffPolicy policy_;
   BigLock* lock_ = nullptr;
+  const volatile int* interrupt_ = nullptr;
+  void (*on_interrupt_)() = nullptr;
 };
 
 }  // namespace ftmpi::progress

@@ -14,6 +14,8 @@
 #include "ft/ft_manager.h"
 #include "ft/service.h"
 #include "models/events/event_hub.h"
+#include "models/reinit/epoch_bootstrap.h"
+#include "models/reinit/reinit_control.h"
 #include "mpi.h"
 #include "util/log.h"
 
@@ -35,12 +37,18 @@ transport::RouterOptions router_options_from_env() {
 
 bool ft_mode_from_env() {
   const char* f = std::getenv("FTMPI_FT");
-  return f && (std::strcmp(f, "ulfm") == 0 || std::strcmp(f, "mpi") == 0 || std::strcmp(f, "lam") == 0);
+  return f && (std::strcmp(f, "ulfm") == 0 || std::strcmp(f, "mpi") == 0 || std::strcmp(f, "lam") == 0 ||
+               std::strcmp(f, "reinit") == 0);
 }
 
 bool lam_mode_from_env() {
   const char* f = std::getenv("FTMPI_FT");
   return f && std::strcmp(f, "lam") == 0;
+}
+
+bool reinit_mode_from_env() {
+  const char* f = std::getenv("FTMPI_FT");
+  return f && std::strcmp(f, "reinit") == 0;
 }
 
 int env_int(const char* name, int dflt) {
@@ -65,16 +73,21 @@ int online_cores() {
   return n > 0 ? static_cast<int>(n) : 1;
 }
 
+// `first`: at MPI_Init. A Reinit epoch change keeps the error handler and the name (the handler on
+// MPI_COMM_WORLD is how the program chose its Reinit mode).
 void init_predefined_comm(ftmpi_comm_s& c, std::vector<int> members, int my_world, std::uint32_t ctx,
-                          const char* name) {
+                          const char* name, bool first) {
   c.group = comm::make_group(std::move(members), my_world);
   c.group->predefined = true;
   c.rank = c.group->my_rank;
   c.size = c.group->size();
   c.ctx_pt2pt = ctx;
   c.ctx_coll = ctx + 1;
-  c.errhandler = initial_errhandler();
-  c.name = name;
+  if (first || !c.errhandler) c.errhandler = initial_errhandler();
+  if (first) c.name = name;
+  c.ft = nullptr;
+  c.holds = 0;
+  c.retire_on_idle = false;
   c.predefined = true;
   c.coll_seq = 0;
   c.revoked.store(false);
@@ -96,33 +109,45 @@ Result<std::unique_ptr<Runtime>> Runtime::init(int required_thread_level) {
 
   rt->ft_mode_ = ft_mode_from_env();
   rt->lam_mode_ = lam_mode_from_env();
-  transport::RouterOptions ropts = router_options_from_env();
-  ropts.tolerate_failed_peers = rt->ft_mode_;
-  auto router = transport::Router::create(*rt->boot_, ropts);
-  if (!router.ok()) return router.status();
-  rt->router_ = std::move(router.value());
-  rt->engine_ = std::make_unique<p2p::Engine>(*rt->router_, rt->world_rank_, rt->world_size_);
-  rt->progress_ = std::make_unique<progress::Progress>(
-      *rt->engine_, *rt->router_,
-      progress::BackoffPolicy::for_load(rt->router_->local_ranks(), online_cores()));
-  rt->contexts_ = std::make_unique<comm::ContextAllocator>();
   rt->failures_ = std::make_unique<ft::FailureState>(rt->world_size_);
   rt->events_ = std::make_unique<events::EventHub>(*rt->failures_);
   rt->failures_->set_observer(rt->events_.get());
-  // Ranks that died during MPI_Init (FT mode): failed in MPI_COMM_WORLD from the start. mpiexec's notice
-  // for each follows on the control channel and finds them already recorded.
-  for (const transport::StartupFailure& f : rt->router_->failed_at_start()) {
-    std::string_view how = f.how;
-    std::size_t colon = how.find(':');
-    std::string_view cause = how.substr(0, colon);
-    int code = colon == std::string_view::npos ? 0 : std::atoi(std::string(how.substr(colon + 1)).c_str());
-    ft::Cause c = cause == "signaled" ? ft::Cause::signaled
-                  : cause == "hung"   ? ft::Cause::hung
-                  : cause == "disappeared" || cause == "unreachable" ? ft::Cause::disappeared
-                                           : ft::Cause::exited;
-    rt->failures_->mark_failed({f.rank, c, code, 0.0});
-    log::debug("MPI_Init: rank %d failed during start-up (%s)", f.rank, f.how.c_str());
+  Runtime* self = rt.get();
+  // Reinit: a restarted rank joins epoch FTMPI_REINIT_EPOCH (> 0) through the epoch coordinator, so its
+  // service thread (which carries the fences) starts before the transports.
+  const int start_epoch = rt->ft_mode_ && reinit_mode_from_env() ? std::max(0, env_int("FTMPI_REINIT_EPOCH", 0)) : 0;
+  if (rt->ft_mode_ && reinit_mode_from_env()) {
+    rt->reinit_ = std::make_unique<reinit::ReinitControl>(rt->world_rank_, start_epoch,
+                                                         std::max(0, env_int("FTMPI_REINIT_RESTARTS", 0)));
+    rt->reinit_->set_old_epoch_killer([self](const std::vector<int>& failed) {
+      // The old epoch is over for this process: whatever waits on a peer ends with an error (the peer
+      // rolls back too), the failed ones first so their cause is right.
+      for (int r : failed) self->failures_->mark_failed({r, ft::Cause::signaled, 9, 0.0});
+      for (int r = 0; r < self->world_size_; ++r)
+        if (r != self->world_rank_) self->failures_->mark_failed({r, ft::Cause::reported, 0, 0.0});
+      self->wake();
+    });
   }
+  if (rt->ft_mode_ && std::getenv("FTMPI_CTRL_FD")) {
+    ft::ServiceConfig cfg;
+    cfg.ctrl_fd = env_int("FTMPI_CTRL_FD", -1);
+    cfg.heartbeat_period_ms = env_int("FTMPI_DETECTOR_PERIOD_MS", 0);
+    if (rt->reinit_) {
+      reinit::ReinitControl* rc = rt->reinit_.get();
+      cfg.on_line = [rc](std::string_view line) { rc->on_control_line(line); };
+      cfg.on_tick = [rc] { return rc->on_tick(); };
+    }
+    auto svc = ft::start_service(cfg, *rt->failures_, [self] { self->wake(); });
+    if (!svc.ok()) return svc.status();
+    rt->service_ = std::move(svc.value());
+    if (rt->reinit_) {
+      ft::Service* sv = rt->service_.get();
+      rt->reinit_->set_send([sv](const char* line) { sv->send(line); });
+    }
+  } else if (rt->reinit_) {
+    return Status(Errc::other, "FTMPI_FT=reinit needs ftmpi's mpiexec (--with-ft reinit): no control channel");
+  }
+
   if (rt->ft_mode_ && !rt->boot_->launched_by_ftmpi()) {
     // MPICH's Hydra run with -disable-auto-cleanup sends SIGUSR1 to the survivors when a rank dies (its own
     // ranks catch it); its default action would end ours. Failures are detected by the ranks themselves
@@ -131,35 +156,113 @@ Result<std::unique_ptr<Runtime>> Runtime::init(int required_thread_level) {
     if (sigaction(SIGUSR1, nullptr, &old) == 0 && old.sa_handler == SIG_DFL && !(old.sa_flags & SA_SIGINFO))
       signal(SIGUSR1, SIG_IGN);
   }
-  rt->ft_ = std::make_unique<ft::FtManager>(*rt, *rt->failures_, rt->ft_mode_);
-  rt->engine_->set_ft(rt->ft_.get(), rt->failures_.get());
-  Runtime* self = rt.get();
-  rt->engine_->set_idle_comm_hook([self](ftmpi_comm_s* c) { comm::retire(*self, c); });
-  if (rt->ft_mode_ && std::getenv("FTMPI_CTRL_FD")) {
-    ft::ServiceConfig cfg;
-    cfg.ctrl_fd = env_int("FTMPI_CTRL_FD", -1);
-    cfg.heartbeat_period_ms = env_int("FTMPI_DETECTOR_PERIOD_MS", 0);
-    transport::Router* router_ptr = rt->router_.get();
-    auto svc = ft::start_service(cfg, *rt->failures_, [router_ptr] { router_ptr->wake_all(); });
-    if (!svc.ok()) return svc.status();
-    rt->service_ = std::move(svc.value());
-    rt->ft_->set_service(rt->service_.get());
+  if (start_epoch > 0) {
+    FTMPI_TRY(rt->enter_epoch());
+  } else {
+    FTMPI_TRY(rt->build_layer(*rt->boot_, rt->ft_mode_, true));
   }
-  if (rt->thread_level_ == MPI_THREAD_MULTIPLE) rt->progress_->set_lock(&rt->lock_);
-
-  std::vector<int> all(static_cast<size_t>(rt->world_size_));
-  std::iota(all.begin(), all.end(), 0);
-  init_predefined_comm(ftmpi_comm_world, std::move(all), rt->world_rank_, comm::kCtxWorld, "MPI_COMM_WORLD");
-  init_predefined_comm(ftmpi_comm_self, {rt->world_rank_}, rt->world_rank_, comm::kCtxSelf, "MPI_COMM_SELF");
-  rt->ft_->register_comm(&ftmpi_comm_world);
-  rt->ft_->register_comm(&ftmpi_comm_self);
   return rt;
+}
+
+void Runtime::wake() {
+  std::lock_guard g(wake_mu_);
+  if (router_) router_->wake_all();
+}
+
+Status Runtime::build_layer(boot::Bootstrap& boot, bool tolerate_failed_peers, bool first) {
+  transport::RouterOptions ropts = router_options_from_env();
+  ropts.tolerate_failed_peers = tolerate_failed_peers;
+  auto router = transport::Router::create(boot, ropts);
+  if (!router.ok()) return router.status();
+  if (!first && !router.value()->failed_at_start().empty())
+    return Status(Errc::other, "reinit: a rank failed while the epoch was built");
+  {
+    std::lock_guard g(wake_mu_);
+    router_ = std::move(router.value());
+  }
+  engine_ = std::make_unique<p2p::Engine>(*router_, world_rank_, world_size_);
+  progress_ = std::make_unique<progress::Progress>(
+      *engine_, *router_, progress::BackoffPolicy::for_load(router_->local_ranks(), online_cores()));
+  contexts_ = std::make_unique<comm::ContextAllocator>();
+  // Ranks that died during MPI_Init (FT mode): failed in MPI_COMM_WORLD from the start. mpiexec's notice
+  // for each follows on the control channel and finds them already recorded.
+  for (const transport::StartupFailure& f : router_->failed_at_start()) {
+    std::string_view how = f.how;
+    std::size_t colon = how.find(':');
+    std::string_view cause = how.substr(0, colon);
+    int code = colon == std::string_view::npos ? 0 : std::atoi(std::string(how.substr(colon + 1)).c_str());
+    ft::Cause c = cause == "signaled" ? ft::Cause::signaled
+                  : cause == "hung"   ? ft::Cause::hung
+                  : cause == "disappeared" || cause == "unreachable" ? ft::Cause::disappeared
+                                           : ft::Cause::exited;
+    failures_->mark_failed({f.rank, c, code, 0.0});
+    log::debug("MPI_Init: rank %d failed during start-up (%s)", f.rank, f.how.c_str());
+  }
+  ft_ = std::make_unique<ft::FtManager>(*this, *failures_, ft_mode_);
+  engine_->set_ft(ft_.get(), failures_.get());
+  Runtime* self = this;
+  engine_->set_idle_comm_hook([self](ftmpi_comm_s* c) { comm::retire(*self, c); });
+  if (service_) ft_->set_service(service_.get());
+  if (thread_level_ == MPI_THREAD_MULTIPLE) progress_->set_lock(&lock_);
+  if (reinit_) progress_->set_interrupt(&reinit::g_gate.jump_due, &reinit::ReinitControl::jump_if_due);
+
+  std::vector<int> all(static_cast<size_t>(world_size_));
+  std::iota(all.begin(), all.end(), 0);
+  init_predefined_comm(ftmpi_comm_world, std::move(all), world_rank_, comm::kCtxWorld, "MPI_COMM_WORLD", first);
+  init_predefined_comm(ftmpi_comm_self, {world_rank_}, world_rank_, comm::kCtxSelf, "MPI_COMM_SELF", first);
+  ft_->register_comm(&ftmpi_comm_world);
+  ft_->register_comm(&ftmpi_comm_self);
+  return Status::Ok();
+}
+
+void Runtime::drop_layer() {
+  // Handles of the old epoch become invalid for good (seed 003 §1.3: after a rollback only
+  // MPI_COMM_WORLD, MPI_COMM_SELF and MPI_COMM_NULL are valid). The old engine, FT manager, progress
+  // loop and context allocator are not destroyed: stale handles point into them and must stay readable
+  // (their magic says "rolled back"); one set per rollback, bounded by --max-restarts.
+  if (ft_)
+    for (ftmpi_comm_s* c : ft_->registered_comms()) {
+      if (c->predefined) continue;
+      c->magic = kMagicRolledBack;
+      if (c->local_comm) c->local_comm->magic = kMagicRolledBack;
+    }
+  if (engine_) engine_->invalidate_all_requests();
+  (void)engine_.release();
+  (void)progress_.release();
+  (void)ft_.release();
+  (void)contexts_.release();
+  {
+    std::lock_guard g(wake_mu_);
+    router_.reset();  // closes the old epoch's transports (unmaps segments, closes connections)
+  }
+  epoch_boot_.reset();
+}
+
+Status Runtime::enter_epoch() {
+  for (;;) {
+    const int e = reinit_->begin_change();
+    drop_layer();
+    failures_->reset();
+    reinit::ReinitControl* rc = reinit_.get();
+    epoch_boot_ = std::make_unique<reinit::EpochBootstrap>(
+        *boot_, e, [rc, e](int seq) { return rc->fence(e, seq); }, [rc] { return rc->superseded(); });
+    Status st = build_layer(*epoch_boot_, true, false);
+    if (st.ok()) {
+      reinit_->commit();
+      log::debug("reinit: epoch %d committed", e);
+      if (!reinit_->rollback_due()) return st;
+      continue;
+    }
+    if (reinit_->superseded()) continue;
+    return st;
+  }
 }
 
 Runtime::~Runtime() {
   if (service_) service_->stop();
   if (failures_) failures_->set_observer(nullptr);
   if (events_) events_->stop();
+  router_.reset();  // before the epoch's bootstrap it may refer to
 }
 
 bool Runtime::pending_by_failure(const p2p::Request* r) {

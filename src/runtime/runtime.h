@@ -18,6 +18,9 @@
 namespace ftmpi::comm {
 class ContextAllocator;
 }
+namespace ftmpi::reinit {
+class ReinitControl;
+}
 namespace ftmpi::ft {
 class FailureState;
 class FtManager;
@@ -55,6 +58,14 @@ class Runtime {
   bool lam_mode() const { return lam_mode_; }
   // Asynchronous events (src/models/events/): the FailureState's observer.
   events::EventHub& events() { return *events_; }
+  // Reinit model (mpiexec --with-ft reinit): the rank's control of rollbacks and epochs, else null.
+  reinit::ReinitControl* reinit() { return reinit_.get(); }
+  // Reinit: drop the communication layer of the current epoch (communicators other than WORLD/SELF and
+  // every request become invalid, with a clear error) and build the one of the newest announced epoch,
+  // again as long as newer ones are announced meanwhile. Application thread, outside any MPI call
+  // (MPI_Reinit's landing point, or MPI_Init of a restarted rank). Collective with every member of the
+  // epoch, through mpiexec (models/reinit/epoch_change.h).
+  Status enter_epoch();
 
   // Block until `r` completes (drives progress). Does not release the request.
   void wait(p2p::Request* r) {
@@ -74,6 +85,10 @@ class Runtime {
 
  private:
   Runtime() = default;
+  // Router, engine, progress, contexts, FT manager and the predefined communicators over `boot`.
+  Status build_layer(boot::Bootstrap& boot, bool tolerate_failed_peers, bool first);
+  void drop_layer();
+  void wake();
   int world_rank_ = 0;
   int world_size_ = 1;
   int thread_level_ = 0;
@@ -88,6 +103,9 @@ class Runtime {
   std::unique_ptr<events::EventHub> events_;
   bool ft_mode_ = false;
   bool lam_mode_ = false;
+  std::unique_ptr<reinit::ReinitControl> reinit_;
+  std::unique_ptr<boot::Bootstrap> epoch_boot_;  // the current epoch's bootstrap (Reinit, epoch > 0)
+  std::mutex wake_mu_;                           // the service thread's wake vs. replacing the router
   BigLock lock_;
   ScratchPool scratch_;
   unsigned long main_thread_ = 0;

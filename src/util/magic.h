@@ -14,4 +14,6 @@ inline constexpr std::uint32_t kMagicErrhandler = 0xE3300006;
 inline constexpr std::uint32_t kMagicMessage = 0x35600007;
 inline constexpr std::uint32_t kMagicInfo = 0x1AF00008;
 inline constexpr std::uint32_t kMagicFreed = 0xDEADF3EE;
+// A communicator or request of an epoch before the last Reinit rollback (models/reinit): never reused.
+inline constexpr std::uint32_t kMagicRolledBack = 0xDEADEB0C;
 }  // namespace ftmpi

@@ -240,6 +240,7 @@ int Job::run() {
                                    std::chrono::duration<double>(s.after_seconds)),
                          s.rank, s.signal});
   start_realtime_ = realtime_seconds();
+  if (ft_) reinit_setup();
   if (int n = remove_stale_shm_segments(); n > 0)
     log::debug("mpiexec: removed %d shared-memory segments of dead jobs", n);
   if (!launch()) {
@@ -250,7 +251,13 @@ int Job::run() {
   supervise();
   remove_job_shm_segments(kvsname_);
   if (ft_) {
-    print_ft_summary();
+    if (reinit_) {
+      // The rank table holds the restarted processes now: the driver keeps the account of the failures.
+      if (!reinit_->summary().empty())
+        say("%s%s", reinit_->summary().c_str(), status_set_ ? "; the job was terminated" : "; every rank completed");
+    } else {
+      print_ft_summary();
+    }
     if (!status_set_) exit_status_ = ft_exit_status();
   }
   return exit_status_;

@@ -24,6 +24,7 @@
 #include "options.h"
 #include "output_forwarder.h"
 #include "rank_table.h"
+#include "respawn.h"
 
 namespace ftmpi::mpiexec {
 
@@ -32,11 +33,11 @@ inline constexpr int kExitUsage = 2;      // bad command line, program not found
 inline constexpr int kExitTimeout = 124;  // --timeout expired (as timeout(1))
 inline constexpr int kExitNoFinalize = 1; // a rank exited 0 after PMI init without finalize
 
-class Job {
+class Job final : public RankRestarter {
  public:
   // `program_path` is the resolved executable; options.program[0] stays the argv[0] ranks see.
   Job(Options options, std::string program_path);
-  ~Job();
+  ~Job() override;
   Job(const Job&) = delete;
   Job& operator=(const Job&) = delete;
 
@@ -102,6 +103,11 @@ class Job {
   bool all_reaped() const;
   int find_rank_by_pid(pid_t pid) const;
 
+  // Reinit mode (job_reinit.cpp).
+  void reinit_setup();
+  void reinit_on_exit(int rank, bool failure);
+  Result<pid_t> restart(int rank, int epoch, const std::vector<int>& failed) override;
+
   Options opt_;
   std::string program_path_;
   std::string kvsname_;
@@ -131,6 +137,7 @@ class Job {
   std::vector<int> failed_order_;   // failed ranks, in the order mpiexec saw them
   int first_survivor_error_ = -1;   // rank of the first survivor that exited non-zero
   double start_realtime_ = 0;       // CLOCK_REALTIME at launch, for the summary's times
+  std::unique_ptr<ReinitDriver> reinit_;  // --with-ft reinit
 };
 
 }  // namespace ftmpi::mpiexec

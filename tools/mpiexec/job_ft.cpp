@@ -73,6 +73,7 @@ void Job::on_ctrl_readable(int r) {
         case ControlMessage::Kind::bye: rec.said_bye = true; break;
         case ControlMessage::Kind::suspect: on_suspect(r, m.rank); break;
         case ControlMessage::Kind::unknown:
+          if (reinit_ && reinit_->on_control_line(r, *line)) break;
           log::debug("mpiexec: rank %d sent an unknown control line '%.80s'", r, line->c_str());
           break;
       }
@@ -92,6 +93,9 @@ void Job::on_ctrl_writable(int r) {
 
 void Job::on_suspect(int reporter, int suspect) {
   if (phase_ != Phase::running) return;
+  // Reinit: ranks close the transports of an epoch they leave, which a peer still in it may take for a
+  // lost process; on this host every real death is seen by waitpid, so suspicions are not needed.
+  if (reinit_) return;
   if (suspect < 0 || suspect >= static_cast<int>(ranks_.size()) || suspect == reporter) {
     log::debug("mpiexec: rank %d suspects rank %d: ignored", reporter, suspect);
     return;
@@ -168,6 +172,7 @@ void Job::on_rank_exit_ft(int r) {
   int code;
   failure_cause(rec, cause, code);
   send_pmi_replies(server_->rank_gone(r, std::string(cause_name(cause)) + ":" + std::to_string(code)));
+  reinit_on_exit(r, is_ft_failure(rec));
 }
 
 void Job::failure_cause(const RankRecord& rec, FailureCause& cause, int& code) {
@@ -200,7 +205,7 @@ int Job::ft_exit_status() const {
     const RankRecord& rec = ranks_[static_cast<std::size_t>(first_survivor_error_)];
     return rec.state == RankRecord::State::signaled ? 128 + rec.term_signal : rec.exit_code;
   }
-  if (!failed_order_.empty() && failed_order_.size() == ranks_.size())  // nobody survived
+  if (!reinit_ && !failed_order_.empty() && failed_order_.size() == ranks_.size())  // nobody survived
     return ranks_[static_cast<std::size_t>(failed_order_.front())].job_exit_status();
   return 0;
 }

@@ -202,6 +202,17 @@ std::string apply(Options& o, const OptSpec& spec, const std::string& shown, con
   return "internal error: unhandled option " + shown;
 }
 
+// Open MPI's --mca KEY VALUE, for the keys Reinit++ run lines use (docs/mpiexec.md).
+std::string apply_mca(Options& o, const std::string& key, const std::string& v) {
+  if (key == "orte_enable_recovery") {
+    if (v == "1" || v == "true" || v == "yes") o.ft.mode = "reinit";
+    else if (v != "0" && v != "false" && v != "no") return "bad value '" + v + "' for --mca orte_enable_recovery: expected 0 or 1";
+    return {};
+  }
+  if (key == "pml" || key == "plm_slurm_args" || key == "btl") return {};  // accepted, no meaning here
+  return "unsupported MCA parameter '" + key + "' (accepted: orte_enable_recovery, pml, btl, plm_slurm_args)";
+}
+
 }  // namespace
 
 std::optional<InjectSpec> parse_inject_spec(const std::string& spec, std::string& error) {
@@ -286,6 +297,21 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
       continue;
     }
     std::string body = word.substr(word[1] == '-' ? 2 : 1);
+    if (body == "mca" || body == "gmca") {
+      if (i + 2 >= argc) {
+        r.action = ParsedCommandLine::Action::error;
+        r.error = "option " + word + " needs a key and a value";
+        return r;
+      }
+      std::string err = apply_mca(o, argv[i + 1], argv[i + 2]);
+      if (!err.empty()) {
+        r.action = ParsedCommandLine::Action::error;
+        r.error = err;
+        return r;
+      }
+      i += 2;
+      continue;
+    }
     std::string value;
     bool inline_value = false;
     std::size_t eq = body.find('=');
@@ -382,7 +408,9 @@ Start N copies of program on this host, connected by ftmpi's PMI-1 bootstrap.
   --detector-timeout MS     FT mode: silence after which a rank is declared hung and killed (default 1000)
   --startup-timeout SECONDS FT mode: a rank in MPI_Init must heartbeat within SECONDS (default 60)
   --inject SPEC             rank=R,after=SECONDS[,signal=KILL|STOP|TERM] or rank=R,at=MPI_Func:N
-  --max-restarts N          respawn limit for --with-ft reinit
+  --max-restarts N          respawn limit for --with-ft reinit (default 16)
+  --mca KEY VALUE           Open MPI parameters of Reinit++ run lines: orte_enable_recovery 1 (= --with-ft
+                            reinit); pml, btl and plm_slurm_args are accepted and ignored
   -h, --help                this text
   --version                 print the version
 

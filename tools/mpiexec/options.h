@@ -39,12 +39,14 @@ struct FtOptions {
   double startup_seconds = kDefaultStartupSeconds;
   std::vector<InjectSpec> injections;
 
-  // FT mode is on: a failed rank no longer ends the job (mode ulfm, mpi; reinit behaves as ulfm until
-  // respawning exists).
+  // FT mode is on: a failed rank no longer ends the job (ulfm, mpi: survivors are told; reinit: the rank
+  // is restarted and every rank rolls back, tools/mpiexec/job_reinit.cpp).
   bool enabled() const { return mode != "no"; }
   // The value of FTMPI_FT for the ranks: "ulfm" for ulfm and mpi, "reinit" for reinit, "lam" for LAM's
   // reliable mode (seed 002 §8.2; the launcher behaves as for ulfm).
   const char* rank_mode() const { return mode == "reinit" ? "reinit" : mode == "lam" ? "lam" : "ulfm"; }
+  bool reinit() const { return mode == "reinit"; }
+  int restarts_limit() const { return max_restarts >= 0 ? max_restarts : 16; }
   int period_ms() const { return detector_period_ms > 0 ? detector_period_ms : kDefaultDetectorPeriodMs; }
   int timeout_ms() const { return detector_timeout_ms > 0 ? detector_timeout_ms : kDefaultDetectorTimeoutMs; }
 };

@@ -1,0 +1,34 @@
+#!/bin/sh
+# Reinit recovery vs relaunch from a checkpoint, side by side (issue 9). Usage: bench/reinit/run.sh BUILD_DIR [REPS]
+# For each size (4, 8, 16 ranks) and REPS repetitions (default 10): one Reinit job whose last rank is killed
+# (SIGKILL) at step 20 -> time from the kill until every rank is back in its resilient function with its
+# checkpoint read; and one relaunch of the same program from the same checkpoint -> time from starting
+# mpiexec until every rank has finished MPI_Init and read its checkpoint. Prints medians and mpiexec's
+# breakdown of the last Reinit run (restart, endpoints published, connected).
+set -eu
+B=${1:?build dir}
+REPS=${2:-10}
+MPIEXEC=$B/bin/mpiexec
+TMP=$(mktemp -d /tmp/ftmpi-reinit-bench.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+EXE=$TMP/recovery
+"$B/bin/mpicc" -O2 -o "$EXE" "$(dirname "$0")/recovery.c"
+median() { sort -n | awk '{a[NR]=$1} END {if (NR==0) print "nan"; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+printf "%6s %14s %14s %8s\n" ranks "reinit(ms)" "relaunch(ms)" speedup
+for n in 4 8 16; do
+  : > "$TMP/re.$n"; : > "$TMP/rl.$n"
+  for i in $(seq "$REPS"); do
+    rm -rf "$TMP/d"; mkdir -p "$TMP/d"
+    "$MPIEXEC" -n "$n" --with-ft reinit --timeout 60 "$EXE" reinit "$TMP/d" > "$TMP/out" 2> "$TMP/err" || true
+    sed -n 's/^RECOVERY n=[0-9]* ms=//p' "$TMP/out" >> "$TMP/re.$n"
+    grep 'epoch 1 committed' "$TMP/err" > "$TMP/breakdown.$n" || true
+    rm -rf "$TMP/d"; mkdir -p "$TMP/d"
+    "$MPIEXEC" -n "$n" "$EXE" prepare "$TMP/d" > /dev/null
+    t0=$(date +%s.%N)
+    "$MPIEXEC" -n "$n" --timeout 60 "$EXE" relaunch "$TMP/d" "$t0" > "$TMP/out" 2>&1 || true
+    sed -n 's/^RELAUNCH n=[0-9]* ms=//p' "$TMP/out" >> "$TMP/rl.$n"
+  done
+  re=$(median < "$TMP/re.$n"); rl=$(median < "$TMP/rl.$n")
+  printf "%6d %14s %14s %8s\n" "$n" "$re" "$rl" "$(awk -v a="$re" -v b="$rl" 'BEGIN{ if (a>0) printf "%.1fx", b/a; else print "?" }')"
+done
+for n in 4 8 16; do echo "breakdown n=$n (mpiexec, last run):"; sed 's/^/  /' "$TMP/breakdown.$n"; done

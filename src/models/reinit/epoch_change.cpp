@@ -1,0 +1,89 @@
+#include "models/reinit/epoch_change.h"
+
+#include <algorithm>
+
+namespace ftmpi::reinit {
+
+EpochCoordinator::EpochCoordinator(int n, int max_restarts)
+    : ranks_(static_cast<std::size_t>(n)), max_restarts_(max_restarts) {}
+
+std::vector<CoordAction> EpochCoordinator::on_death(int r) {
+  std::vector<CoordAction> out;
+  if (dead_ || r < 0 || idx(r) >= ranks_.size()) return out;
+  Rank& dead = ranks_[idx(r)];
+  if (!dead.member) return out;  // finalized already: not a failure of the computation
+  // Seed 003 §1.4.2: a failure while some member has no active rollback location is fatal.
+  for (std::size_t q = 0; q < ranks_.size(); ++q)
+    if (static_cast<int>(q) != r && ranks_[q].member && !ranks_[q].active) {
+      dead_ = true;
+      out.push_back({CoordAction::Kind::fatal, r, epoch_, 0, {},
+                     "rank " + std::to_string(r) + " failed while rank " + std::to_string(q) +
+                         " had no active Reinit rollback location (before or after MPI_Reinit): the failure is "
+                         "fatal (seed 003 section 1.4.2)"});
+      return out;
+    }
+  if (max_restarts_ >= 0 && restarts_ >= max_restarts_) {
+    dead_ = true;
+    out.push_back({CoordAction::Kind::fatal, r, epoch_, 0, {},
+                   "rank " + std::to_string(r) + " failed and the restart limit (--max-restarts " +
+                       std::to_string(max_restarts_) + ") is reached"});
+    return out;
+  }
+  ++restarts_;
+  ++epoch_;
+  released_seq_ = 0;
+  if (std::find(failed_since_commit_.begin(), failed_since_commit_.end(), r) == failed_since_commit_.end())
+    failed_since_commit_.push_back(r);
+  dead.active = true;  // the new process joins the change inside MPI_Init: part of the recovery
+  dead.fence_epoch = -1;
+  dead.fence_seq = 0;
+  out.push_back({CoordAction::Kind::restart, r, epoch_, 0, failed_since_commit_, {}});
+  for (std::size_t q = 0; q < ranks_.size(); ++q)
+    if (static_cast<int>(q) != r && ranks_[q].member)
+      out.push_back({CoordAction::Kind::reinit, static_cast<int>(q), epoch_, 0, failed_since_commit_, {}});
+  return out;
+}
+
+std::vector<CoordAction> EpochCoordinator::on_fence(int r, int epoch, int seq) {
+  std::vector<CoordAction> out;
+  if (dead_ || r < 0 || idx(r) >= ranks_.size() || epoch != epoch_ || !ranks_[idx(r)].member) return out;
+  Rank& k = ranks_[idx(r)];
+  k.fence_seq = k.fence_epoch == epoch ? std::max(k.fence_seq, seq) : seq;  // a fence of an older epoch counts for nothing
+  k.fence_epoch = epoch;
+  try_release(out);
+  return out;
+}
+
+std::vector<CoordAction> EpochCoordinator::on_finalized(int r) {
+  std::vector<CoordAction> out;
+  if (r < 0 || idx(r) >= ranks_.size()) return out;
+  ranks_[idx(r)].member = false;
+  if (!dead_) try_release(out);
+  return out;
+}
+
+void EpochCoordinator::try_release(std::vector<CoordAction>& out) {
+  if (epoch_ == committed_) return;  // no change in progress
+  for (;;) {
+    int next = released_seq_ + 1;
+    if (next > 2) return;
+    bool all = true, any = false;
+    for (const Rank& k : ranks_) {
+      if (!k.member) continue;
+      any = true;
+      if (k.fence_epoch != epoch_ || k.fence_seq < next) all = false;
+    }
+    if (!all || !any) return;
+    released_seq_ = next;
+    for (std::size_t q = 0; q < ranks_.size(); ++q)
+      if (ranks_[q].member) out.push_back({CoordAction::Kind::fence_out, static_cast<int>(q), epoch_, next, {}, {}});
+    if (next == 2) {
+      committed_ = epoch_;
+      failed_since_commit_.clear();
+      out.push_back({CoordAction::Kind::committed, -1, epoch_, 2, {}, {}});
+      return;
+    }
+  }
+}
+
+}  // namespace ftmpi::reinit

@@ -1,0 +1,133 @@
+// The Reinit model's epoch change (seed 003; docs/fault-tolerance.md "Reinit") as two plain state machines:
+// the launcher's EpochCoordinator and a rank's EpochMember. Events in, actions out; no sockets, no
+// processes. The same code runs in mpiexec (tools/mpiexec/job_reinit.cpp), in the library
+// (models/reinit/reinit_control.cpp) and in the deterministic simulator (tests/sim/reinit_sim_test.cpp),
+// which kills ranks at every step and checks the properties below.
+//
+// Model. One coordinator (mpiexec, or later a host daemon) that never fails, sees every rank's death
+// (fail-stop: it kills a suspect before it counts it) and talks to every rank over a FIFO channel. Ranks
+// fail by crashing, at any moment, any number of times. A failed rank is restarted by the coordinator with
+// the same rank number (RespawnOps::restart "restart rank R with epoch E").
+//
+// Algorithm. The job lives in numbered epochs; every rank's communication layer (transports, matching,
+// communicators) belongs to exactly one epoch, and transports are created fresh per epoch (shared-memory
+// segments and TCP connections are named by the epoch), so a frame can only ever reach a rank of its own
+// epoch.
+//  * A death in epoch E (or during the change to E): the coordinator moves to E' = E+1, restarts the dead
+//    rank for E', and tells every other live rank `reinit E'` (plus who failed since the last commit).
+//  * A rank told `reinit E'` (at once when asynchronous, at MPI_Test_failure when synchronous) drops its
+//    whole communication layer of the old epoch, publishes its new endpoints under E'-prefixed keys, and
+//    enters fence 1 of E'; when released it connects and enters fence 2 of E'; when released it has
+//    committed E' and resumes in the resilient function. A restarted rank does the same inside MPI_Init.
+//  * The coordinator releases fence k of E' when every member (live rank that has not finalized) has
+//    entered it — only for the current epoch: fences of older epochs are ignored. Releasing fence 2
+//    commits E'.
+//  * A death during the change simply starts the next epoch: members still in a fence of the old one see
+//    the newer `reinit` and start over (their fence is never released).
+// Safety: (1) a rank commits E only after every member of E entered fence 2 of E, i.e. after every member
+// dropped its old layer and connected in E — so when any rank runs in E, nobody runs in an older epoch
+// that could still reach it, and no old-epoch frame can arrive over E's fresh transports. (2) every rank
+// that commits, commits the coordinator's epoch at that moment; one failure moves everyone to the same E'.
+// Liveness: finitely many failures (bounded by --max-restarts) → the last epoch's fences are entered by
+// every member and released.
+// Cost: per epoch change, 2 fences through the coordinator (2n lines in, 2n out), one `reinit` line per
+// rank, one process start. Nothing grows with the number of communicators or pending operations.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ftmpi::reinit {
+
+// What the coordinator asks its environment to do. Delivered in order.
+struct CoordAction {
+  enum class Kind : std::uint8_t {
+    restart,     // start a new process for `rank` that joins epoch `epoch` (RESTARTED)
+    reinit,      // tell `rank`: roll back into `epoch`; `failed` = ranks failed since the last commit
+    fence_out,   // tell `rank`: fence `seq` of `epoch` is complete
+    committed,   // `epoch` is committed (every member passed fence 2); for the timeline
+    fatal,       // end the job: `why`
+  };
+  Kind kind;
+  int rank = -1;
+  int epoch = 0;
+  int seq = 0;
+  std::vector<int> failed;
+  std::string why;
+};
+
+class EpochCoordinator {
+ public:
+  // `n` ranks, all members of epoch 0 and not yet inside MPI_Reinit. max_restarts < 0: unlimited.
+  EpochCoordinator(int n, int max_restarts);
+
+  // Rank `r` died (once per process; a restarted process may die again).
+  std::vector<CoordAction> on_death(int r);
+  // Rank `r` entered fence `seq` (1 or 2) of `epoch`.
+  std::vector<CoordAction> on_fence(int r, int epoch, int seq);
+  // Rank `r` has (true) / no longer has (false) an active rollback location (inside MPI_Reinit). A rank
+  // without one when another rank fails makes the failure fatal (seed 003 §1.4.2).
+  void on_active(int r, bool active) { ranks_[idx(r)].active = active; }
+  // Rank `r` finalized (or exited cleanly): no longer a member of any epoch.
+  std::vector<CoordAction> on_finalized(int r);
+
+  int epoch() const { return epoch_; }
+  int committed_epoch() const { return committed_; }
+  int restarts() const { return restarts_; }
+  bool changing() const { return epoch_ != committed_; }
+  bool member(int r) const { return ranks_[idx(r)].member; }
+
+ private:
+  struct Rank {
+    bool member = true;   // alive (or being restarted) and not finalized
+    bool active = false;  // inside MPI_Reinit, or restarted and not yet back in it
+    int fence_epoch = -1, fence_seq = 0;  // last fence entered
+  };
+  static std::size_t idx(int r) { return static_cast<std::size_t>(r); }
+  void try_release(std::vector<CoordAction>& out);
+
+  std::vector<Rank> ranks_;
+  int max_restarts_;
+  int restarts_ = 0;
+  int epoch_ = 0;
+  int committed_ = 0;
+  int released_seq_ = 0;           // highest fence of epoch_ released
+  std::vector<int> failed_since_commit_;
+  bool dead_ = false;              // fatal was returned
+};
+
+// A rank's side: which epoch it runs in and which one it must reach. The library drives it from the
+// service thread (notices) and the application thread (fences); the simulator drives it directly.
+class EpochMember {
+ public:
+  explicit EpochMember(int committed = 0) : committed_(committed), target_(committed) {}
+  // Notice `reinit E`. Returns true when it moved the target (a newer epoch).
+  bool on_reinit(int e) {
+    if (e <= target_) return false;
+    target_ = e;
+    return true;
+  }
+  // The application thread starts the change to target(): returns the epoch to build.
+  int begin() { building_ = target_; fence_done_ = 0; return building_; }
+  // Fence `seq` of `e` released.
+  void on_fence_out(int e, int seq) {
+    if (e == building_ && seq > fence_done_) fence_done_ = seq;
+  }
+  bool fence_released(int seq) const { return fence_done_ >= seq; }
+  // The change being built was overtaken by a newer epoch: start over with begin().
+  bool superseded() const { return target_ > building_; }
+  // Both fences passed: the epoch is committed.
+  void commit() { committed_ = building_; }
+  bool rollback_due() const { return target_ > committed_; }
+  int committed() const { return committed_; }
+  int target() const { return target_; }
+  int building() const { return building_; }
+
+ private:
+  int committed_;
+  int target_;
+  int building_ = -1;
+  int fence_done_ = 0;
+};
+
+}  // namespace ftmpi::reinit

@@ -1,0 +1,276 @@
+#include "models/reinit/reinit_control.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <ucontext.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "util/log.h"
+
+namespace ftmpi::reinit {
+
+Gate g_gate;
+
+namespace {
+
+// The control object the signal handler reaches (set while a location is active).
+std::atomic<ReinitControl*> g_active{nullptr};
+
+// Executable segments of code the jump must never leave half-way (libc, loader, C++ runtime, libmpi).
+struct Range {
+  std::uintptr_t lo, hi;
+};
+constexpr int kMaxRanges = 32;
+Range g_ranges[kMaxRanges];
+int g_nranges = 0;
+
+bool unsafe_object(const char* name, const char* self) {
+  if (!name || !*name) return false;  // the main program
+  if (self && std::strcmp(name, self) == 0) return true;
+  for (const char* lib : {"libc.so", "ld-linux", "ld64.so", "libstdc++", "libgcc_s", "libm.so", "libpthread",
+                          "libdl.so", "librt.so"})
+    if (std::strstr(name, lib)) return true;
+  return false;
+}
+
+int collect_ranges(dl_phdr_info* info, size_t, void* self) {
+  if (!unsafe_object(info->dlpi_name, static_cast<const char*>(self))) return 0;
+  for (int i = 0; i < info->dlpi_phnum && g_nranges < kMaxRanges; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X)) continue;
+    std::uintptr_t lo = info->dlpi_addr + ph.p_vaddr;
+    g_ranges[g_nranges++] = {lo, lo + ph.p_memsz};
+  }
+  return 0;
+}
+
+void compute_ranges() {
+  if (g_nranges) return;
+  Dl_info me{};
+  const char* self = nullptr;
+  if (dladdr(reinterpret_cast<void*>(&compute_ranges), &me) && me.dli_fname) self = me.dli_fname;
+  dl_iterate_phdr(collect_ranges, const_cast<char*>(self));
+}
+
+// The interrupted program counter is in code that may hold a lock or be half-way through a system call.
+bool pc_unsafe(void* uctx) {
+#if defined(__x86_64__)
+  auto pc = static_cast<std::uintptr_t>(static_cast<ucontext_t*>(uctx)->uc_mcontext.gregs[REG_RIP]);
+#elif defined(__aarch64__)
+  auto pc = static_cast<std::uintptr_t>(static_cast<ucontext_t*>(uctx)->uc_mcontext.pc);
+#else
+  (void)uctx;
+  return true;  // unknown architecture: only the library's own safe points jump
+#endif
+#if defined(__x86_64__) || defined(__aarch64__)
+  for (int i = 0; i < g_nranges; ++i)
+    if (pc >= g_ranges[i].lo && pc < g_ranges[i].hi) return true;
+  return false;
+#endif
+}
+
+void on_signal(int, siginfo_t*, void* uctx) {
+  ReinitControl* c = g_active.load(std::memory_order_acquire);
+  if (!c || !g_gate.jump_due || g_gate.depth > 0) return;  // inside MPI: the call's exit jumps
+  if (pc_unsafe(uctx)) return;                              // the service thread signals again
+  c->jump();
+}
+
+int parse_int(std::string_view line, std::string_view key, int dflt) {
+  std::size_t pos = 0;
+  while (pos < line.size()) {
+    std::size_t end = line.find(' ', pos);
+    if (end == std::string_view::npos) end = line.size();
+    std::string_view f = line.substr(pos, end - pos);
+    if (f.size() > key.size() && f.substr(0, key.size()) == key && f[key.size()] == '=')
+      return std::atoi(std::string(f.substr(key.size() + 1)).c_str());
+    pos = end + 1;
+  }
+  return dflt;
+}
+
+std::string_view field(std::string_view line, std::string_view key) {
+  std::size_t pos = 0;
+  while (pos < line.size()) {
+    std::size_t end = line.find(' ', pos);
+    if (end == std::string_view::npos) end = line.size();
+    std::string_view f = line.substr(pos, end - pos);
+    if (f.size() > key.size() && f.substr(0, key.size()) == key && f[key.size()] == '=') return f.substr(key.size() + 1);
+    pos = end + 1;
+  }
+  return {};
+}
+
+}  // namespace
+
+ReinitControl::ReinitControl(int world_rank, int start_epoch, int restarts_before)
+    : rank_(world_rank),
+      member_(start_epoch > 0 ? start_epoch - 1 : 0),
+      origin_(start_epoch > 0 ? Origin::restarted : Origin::fresh),
+      restarts_(restarts_before) {
+  if (start_epoch > 0) member_.on_reinit(start_epoch);
+  // A restarted process learns from mpiexec who failed (the restart point's list).
+  if (const char* f = std::getenv("FTMPI_REINIT_FAILED")) {
+    std::string_view list(f);
+    while (!list.empty()) {
+      std::size_t comma = list.find(',');
+      failed_.push_back(std::atoi(std::string(list.substr(0, comma)).c_str()));
+      if (comma == std::string_view::npos) break;
+      list.remove_prefix(comma + 1);
+    }
+  }
+  signo_ = SIGRTMIN + 4;
+  if (const char* s = std::getenv("FTMPI_REINIT_SIGNAL")) signo_ = std::atoi(s);
+  compute_ranges();
+}
+
+ReinitControl::~ReinitControl() {
+  ReinitControl* me = this;
+  g_active.compare_exchange_strong(me, nullptr);
+}
+
+void ReinitControl::on_control_line(std::string_view line) {
+  std::string_view cmd = field(line, "cmd");
+  if (cmd == "reinit") {
+    int e = parse_int(line, "epoch", -1);
+    std::vector<int> failed;
+    std::string_view list = field(line, "failed");
+    while (!list.empty()) {
+      std::size_t comma = list.find(',');
+      failed.push_back(std::atoi(std::string(list.substr(0, comma)).c_str()));
+      if (comma == std::string_view::npos) break;
+      list.remove_prefix(comma + 1);
+    }
+    bool moved = false;
+    {
+      std::lock_guard g(mu_);
+      if (e > member_.target()) {
+        // First end the old epoch (every peer counts as failed there), then publish the new target: the
+        // application thread resets the failure state only after it sees the target, so these marks can
+        // never leak into the new epoch.
+        if (kill_old_) kill_old_(failed);
+        moved = member_.on_reinit(e);
+        failed_ = failed;
+        arm_jump_locked();
+      }
+    }
+    cv_.notify_all();
+    if (moved) {
+      log::debug("reinit: epoch %d announced (failed: %zu)", e, failed.size());
+      if (g_gate.jump_due) send_signal();
+    }
+  } else if (cmd == "fence_out") {
+    {
+      std::lock_guard g(mu_);
+      member_.on_fence_out(parse_int(line, "epoch", -1), parse_int(line, "seq", 0));
+    }
+    cv_.notify_all();
+  }
+}
+
+void ReinitControl::arm_jump_locked() {
+  if (handler_ == Handler::async && active_.load() && member_.rollback_due()) {
+    resend_.store(0);
+    g_gate.jump_due = 1;
+  }
+}
+
+void ReinitControl::send_signal() {
+  if (app_thread_) pthread_kill(static_cast<pthread_t>(app_thread_), signo_);
+}
+
+int ReinitControl::on_tick() {
+  if (!g_gate.jump_due || !active_.load()) return -1;
+  // The jump is still due: the application thread was in code it must not leave (libc) — try again.
+  if (resend_.fetch_add(1) > 0) send_signal();
+  return 2;
+}
+
+Status ReinitControl::fence(int epoch, int seq) {
+  char line[96];
+  std::snprintf(line, sizeof line, "cmd=fence epoch=%d seq=%d\n", epoch, seq);
+  if (send_) send_(line);
+  std::unique_lock lk(mu_);
+  cv_.wait(lk, [&] { return member_.superseded() || (member_.building() == epoch && member_.fence_released(seq)); });
+  if (member_.superseded())
+    return Status(Errc::other, "reinit: epoch " + std::to_string(epoch) + " superseded by a newer failure");
+  return Status::Ok();
+}
+
+int ReinitControl::begin_change() {
+  std::lock_guard g(mu_);
+  return member_.begin();
+}
+
+void ReinitControl::commit() {
+  std::lock_guard g(mu_);
+  member_.commit();
+  if (!member_.rollback_due()) g_gate.jump_due = 0;
+}
+
+bool ReinitControl::superseded() const {
+  std::lock_guard g(mu_);
+  return member_.superseded();
+}
+bool ReinitControl::rollback_due() const {
+  std::lock_guard g(mu_);
+  return member_.rollback_due();
+}
+int ReinitControl::committed() const {
+  std::lock_guard g(mu_);
+  return member_.committed();
+}
+int ReinitControl::target() const {
+  std::lock_guard g(mu_);
+  return member_.target();
+}
+std::vector<int> ReinitControl::failed() const {
+  std::lock_guard g(mu_);
+  return failed_;
+}
+
+void ReinitControl::activate(sigjmp_buf* env) {
+  used_ = true;
+  app_thread_ = static_cast<unsigned long>(pthread_self());
+  if (handler_ == Handler::async) {
+    struct sigaction sa {};
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(signo_, &sa, nullptr);
+  }
+  env_ = env;
+  g_active.store(this, std::memory_order_release);
+  active_.store(true, std::memory_order_release);
+  if (send_) send_("cmd=reinit_active\n");
+  std::lock_guard g(mu_);
+  arm_jump_locked();
+}
+
+void ReinitControl::deactivate() {
+  active_.store(false, std::memory_order_release);
+  g_gate.jump_due = 0;
+  g_active.store(nullptr, std::memory_order_release);
+  if (send_) send_("cmd=reinit_done\n");
+}
+
+void ReinitControl::jump() {
+  g_gate.jump_due = 0;
+  g_gate.depth = 0;
+  siglongjmp(*env_, 1);
+}
+
+void ReinitControl::jump_if_due() {
+  ReinitControl* c = g_active.load(std::memory_order_acquire);
+  if (c && g_gate.jump_due && c->active()) c->jump();
+}
+
+}  // namespace ftmpi::reinit

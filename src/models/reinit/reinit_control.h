@@ -1,0 +1,125 @@
+// The rank's side of the Reinit model (seed 003): the rollback location, the asynchronous jump, and the
+// epoch-change fences with the launcher. The protocol itself is the pure EpochMember (epoch_change.h);
+// this file drives it from the service thread (notices) and the application thread (fences, jumps).
+//
+// Asynchronous rollback (MPI_ERRORS_REINIT_ASYNC), designed so the jump never leaves the library or libc in
+// a broken state:
+//  1. The service thread reads `cmd=reinit epoch=E` from mpiexec. It records the target, makes the old
+//     epoch fail fast (every other rank marked failed, progress woken), and — when the location is active —
+//     sets Gate::jump_due and sends the application thread a signal (SIGRTMIN+4 by default).
+//  2. The signal handler jumps (siglongjmp to MPI_Reinit) only from a safe point: outside MPI
+//     (Gate::depth == 0) and with the interrupted instruction outside libc, the dynamic loader, the C++
+//     runtime and libmpi (a program counter check against their executable segments). Otherwise it returns
+//     and the jump is taken at the next safe point: the exit of the outermost MPI call (api/common.h), a
+//     pass of the progress loop (progress.h), or the service thread's next signal (every 2 ms while the
+//     jump is due: user code that was inside malloc or write(2) is back in its own code by then).
+//  3. At the landing point (MPI_Reinit) the old epoch's communicators and requests are invalidated, the
+//     communication layer is rebuilt for the target epoch (Runtime::enter_epoch), and the resilient
+//     function is called again with state REINITED.
+// Synchronous rollback (MPI_ERRORS_REINIT_SYNC): steps 1 without the signal; operations of the old epoch
+// return errors (as MPI_ERRORS_RETURN) until MPI_Test_failure jumps.
+//
+// Threads: MPI_Reinit is refused under MPI_THREAD_MULTIPLE; the jump always happens on the thread that
+// called MPI_Reinit.
+#pragma once
+#include <setjmp.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <string_view>
+#include <vector>
+
+#include "models/reinit/epoch_change.h"
+#include "util/status.h"
+
+namespace ftmpi::reinit {
+
+// Process-wide flags read by the signal handler, by the exit of every MPI call and by the progress loop.
+// They are the model's only globals: a signal handler cannot reach an object any other way.
+struct Gate {
+  volatile int depth = 0;     // MPI calls in progress on the application thread (ApiLock nesting)
+  volatile int jump_due = 0;  // an asynchronous rollback is due: jump at the next safe point
+};
+extern Gate g_gate;
+inline void gate_enter() { g_gate.depth = g_gate.depth + 1; }
+inline int gate_leave() {
+  int d = g_gate.depth - 1;
+  g_gate.depth = d;
+  return d;
+}
+
+// The error handler on MPI_COMM_WORLD (seed 003 §1.4).
+enum class Handler { none, async, sync };
+// MPIX_Reinit_state / OMPI_Reinit_state values.
+enum class Origin { fresh = 1, reinited = 2, restarted = 3 };
+
+class ReinitControl {
+ public:
+  // `start_epoch` > 0: this process was restarted by mpiexec to join that epoch.
+  ReinitControl(int world_rank, int start_epoch, int restarts_before);
+  ~ReinitControl();
+
+  // Set by the runtime before the service thread starts.
+  void set_send(std::function<void(const char*)> send) { send_ = std::move(send); }
+  // Called (service thread) when a newer epoch is announced: fail everything of the old epoch fast.
+  void set_old_epoch_killer(std::function<void(const std::vector<int>&)> kill) { kill_old_ = std::move(kill); }
+
+  // --- service thread ---
+  void on_control_line(std::string_view line);
+  int on_tick();
+
+  // --- application thread ---
+  // Fence `seq` of `epoch` with every member (through mpiexec). Errc::other "superseded" when a newer
+  // epoch was announced meanwhile (start over with begin_change()).
+  Status fence(int epoch, int seq);
+  int begin_change();
+  void commit();
+  bool superseded() const;
+  bool rollback_due() const;
+  int committed() const;
+  int target() const;
+  // World ranks that failed since the previous committed epoch (the restart point's failed list).
+  std::vector<int> failed() const;
+
+  Handler handler() const { return handler_; }
+  void set_handler(Handler h) { handler_ = h; }
+  bool used() const { return used_; }  // MPI_Reinit was called (at most once, seed 003 §1.3)
+  Origin origin() const { return origin_; }
+  void set_origin(Origin o) { origin_ = o; }
+  int restarts() const { return restarts_; }
+  void count_rollback() { ++restarts_; }
+
+  // The rollback location (MPI_Reinit's frame) is active while `env` is set.
+  void activate(sigjmp_buf* env);
+  void deactivate();
+  bool active() const { return active_.load(std::memory_order_acquire); }
+  // Jump to the location now (application thread, at a safe point). Does not return.
+  [[noreturn]] void jump();
+  // Asynchronous mode only: take the jump if one is due (api exit point, progress loop).
+  static void jump_if_due();
+
+ private:
+  void arm_jump_locked();
+  void send_signal();
+
+  int rank_;
+  std::function<void(const char*)> send_;
+  std::function<void(const std::vector<int>&)> kill_old_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  EpochMember member_;
+  std::vector<int> failed_;
+  Handler handler_ = Handler::none;
+  bool used_ = false;
+  Origin origin_;
+  int restarts_;
+  std::atomic<bool> active_{false};
+  sigjmp_buf* env_ = nullptr;
+  unsigned long app_thread_ = 0;  // pthread_t of the thread that called MPI_Reinit
+  int signo_ = 0;
+  std::atomic<int> resend_{0};    // signals sent while the jump stays due
+};
+
+}  // namespace ftmpi::reinit

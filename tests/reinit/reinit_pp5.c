@@ -1,0 +1,2 @@
+#define FIVE 1
+#include "../reinit/reinit_pp.c"

@@ -1,0 +1,243 @@
+// Deterministic simulation of the Reinit epoch change (src/models/reinit/epoch_change.h): the launcher's
+// EpochCoordinator and every rank's EpochMember, connected by FIFO channels, with ranks killed at every step
+// of the change (and several at once, and again during the change). Checks:
+//  * safety: a rank commits epoch E only when every member of E has entered fence 2 of E (so every rank
+//    dropped the old epoch's transports and built E's before anyone uses E), and all ranks that run at the
+//    end run in the same epoch, the coordinator's;
+//  * liveness: once failures stop, every rank commits the coordinator's epoch;
+//  * restarts are bounded by --max-restarts (then the job is declared fatal, never a hang).
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <random>
+#include <set>
+
+#include "models/reinit/epoch_change.h"
+
+namespace {
+using ftmpi::reinit::CoordAction;
+using ftmpi::reinit::EpochCoordinator;
+using ftmpi::reinit::EpochMember;
+
+// One rank process: the member state machine plus where its application thread is in a change.
+struct Proc {
+  EpochMember m{0};
+  enum class Phase { running, to_fence1, in_fence1, in_fence2 } phase = Phase::running;
+  int incarnation = 0;
+  bool alive = true;
+  std::deque<CoordAction> inbox;  // coordinator -> rank (FIFO)
+};
+
+struct Sim {
+  int n;
+  EpochCoordinator coord;
+  std::vector<Proc> p;
+  std::deque<std::tuple<int, int, int, int>> to_coord;  // (rank, incarnation, epoch, seq) fences
+  std::mt19937 rng;
+  bool fatal = false;
+  int commits_checked = 0;
+  // fence-2 entries per epoch, to check commits
+  std::vector<std::set<int>> entered2;
+
+  Sim(int n_, int max_restarts, unsigned seed) : n(n_), coord(n_, max_restarts), p(static_cast<size_t>(n_)), rng(seed) {
+    for (int r = 0; r < n; ++r) coord.on_active(r, true);  // everyone inside MPI_Reinit
+  }
+
+  void apply(const std::vector<CoordAction>& acts) {
+    for (const CoordAction& a : acts) {
+      switch (a.kind) {
+        case CoordAction::Kind::restart: {
+          Proc& q = p[static_cast<size_t>(a.rank)];
+          q = Proc{};
+          q.m = EpochMember(a.epoch - 1);
+          q.m.on_reinit(a.epoch);
+          q.incarnation = ++incarnations;
+          q.phase = Proc::Phase::to_fence1;  // MPI_Init of a restarted process
+          break;
+        }
+        case CoordAction::Kind::reinit:
+        case CoordAction::Kind::fence_out:
+          p[static_cast<size_t>(a.rank)].inbox.push_back(a);
+          break;
+        case CoordAction::Kind::committed: {
+          // every member entered fence 2 of this epoch
+          for (int r = 0; r < n; ++r)
+            if (coord.member(r)) {
+              EXPECT_TRUE(entered2.size() > static_cast<size_t>(a.epoch) && entered2[static_cast<size_t>(a.epoch)].count(r))
+                  << "epoch " << a.epoch << " committed without rank " << r;
+            }
+          break;
+        }
+        case CoordAction::Kind::fatal: fatal = true; break;
+      }
+    }
+  }
+  int incarnations = 0;
+
+  void kill(int r) {
+    if (!p[static_cast<size_t>(r)].alive) return;
+    p[static_cast<size_t>(r)].alive = false;
+    p[static_cast<size_t>(r)].inbox.clear();
+    apply(coord.on_death(r));
+  }
+
+  // One step of rank r: deliver one inbox message or advance its application thread.
+  bool step_rank(int r) {
+    Proc& q = p[static_cast<size_t>(r)];
+    if (!q.alive) return false;
+    // Either deliver the next notice or advance the application thread, in random order; if the chosen one
+    // cannot move, try the other.
+    if (rng() % 2 == 0) return deliver(q) || advance(r, q);
+    return advance(r, q) || deliver(q);
+  }
+
+  bool deliver(Proc& q) {
+    if (!q.inbox.empty()) {
+      CoordAction a = q.inbox.front();
+      q.inbox.pop_front();
+      if (a.kind == CoordAction::Kind::reinit) {
+        if (q.m.on_reinit(a.epoch) && q.phase == Proc::Phase::running) q.phase = Proc::Phase::to_fence1;
+      } else {
+        q.m.on_fence_out(a.epoch, a.seq);
+      }
+      return true;
+    }
+    return false;
+  }
+
+  bool advance(int r, Proc& q) {
+    switch (q.phase) {
+      case Proc::Phase::running: return false;
+      case Proc::Phase::to_fence1: {
+        int e = q.m.begin();
+        to_coord.emplace_back(r, q.incarnation, e, 1);
+        q.phase = Proc::Phase::in_fence1;
+        return true;
+      }
+      case Proc::Phase::in_fence1:
+        if (q.m.superseded()) { q.phase = Proc::Phase::to_fence1; return true; }
+        if (!q.m.fence_released(1)) return false;
+        to_coord.emplace_back(r, q.incarnation, q.m.building(), 2);
+        if (entered2.size() <= static_cast<size_t>(q.m.building())) entered2.resize(static_cast<size_t>(q.m.building()) + 1);
+        entered2[static_cast<size_t>(q.m.building())].insert(r);
+        q.phase = Proc::Phase::in_fence2;
+        return true;
+      case Proc::Phase::in_fence2:
+        if (q.m.superseded()) { q.phase = Proc::Phase::to_fence1; return true; }
+        if (!q.m.fence_released(2)) return false;
+        q.m.commit();
+        q.phase = q.m.rollback_due() ? Proc::Phase::to_fence1 : Proc::Phase::running;
+        return true;
+    }
+    return false;
+  }
+
+  bool step_coord() {
+    if (to_coord.empty()) return false;
+    auto [r, inc, e, seq] = to_coord.front();
+    to_coord.pop_front();
+    if (!p[static_cast<size_t>(r)].alive || p[static_cast<size_t>(r)].incarnation != inc) return true;  // died since
+    apply(coord.on_fence(r, e, seq));
+    return true;
+  }
+
+  // Run until quiet; `kill_prob` per step of killing a random rank while kills remain.
+  void run(int kills, double kill_prob) {
+    std::uniform_real_distribution<double> u(0, 1);
+    for (int guard = 0; guard < 200000 && !fatal; ++guard) {
+      if (kills > 0 && u(rng) < kill_prob) {
+        kill(static_cast<int>(rng() % static_cast<unsigned>(n)));
+        --kills;
+        continue;
+      }
+      bool any = false;
+      // random order of actors
+      int start = static_cast<int>(rng() % static_cast<unsigned>(n + 1));
+      for (int k = 0; k <= n && !any; ++k) {
+        int who = (start + k) % (n + 1);
+        any = who == n ? step_coord() : step_rank(who);
+      }
+      if (!any && kills == 0) break;
+      if (!any) {  // quiet: inject the next kill now
+        kill(static_cast<int>(rng() % static_cast<unsigned>(n)));
+        --kills;
+      }
+    }
+  }
+
+  void check_final() {
+    if (fatal) return;
+    EXPECT_FALSE(coord.changing()) << "change never completed";
+    for (int r = 0; r < n; ++r) {
+      const Proc& q = p[static_cast<size_t>(r)];
+      ASSERT_TRUE(q.alive);
+      EXPECT_EQ(q.phase, Proc::Phase::running) << "rank " << r;
+      EXPECT_EQ(q.m.committed(), coord.epoch()) << "rank " << r;
+    }
+  }
+};
+
+TEST(ReinitSim, SingleFailureAtEveryPoint) {
+  for (unsigned seed = 0; seed < 2000; ++seed) {
+    Sim s(5, -1, seed);
+    s.run(1, 0.2);
+    s.check_final();
+    EXPECT_EQ(s.coord.epoch(), 1);
+  }
+}
+
+TEST(ReinitSim, ManyFailuresDuringRecovery) {
+  for (unsigned seed = 0; seed < 3000; ++seed) {
+    int n = 2 + static_cast<int>(seed % 15);
+    Sim s(n, -1, seed);
+    s.run(1 + static_cast<int>(seed % 6), 0.05);
+    s.check_final();
+    EXPECT_GE(s.coord.epoch(), 1);
+  }
+}
+
+TEST(ReinitSim, SimultaneousFailures) {
+  for (unsigned seed = 0; seed < 1000; ++seed) {
+    Sim s(8, -1, seed);
+    s.kill(1);
+    s.kill(2);
+    s.kill(static_cast<int>(seed % 8));
+    s.run(0, 0);
+    s.check_final();
+  }
+}
+
+TEST(ReinitSim, RestartLimitIsFatalNeverAHang) {
+  for (unsigned seed = 0; seed < 500; ++seed) {
+    Sim s(4, 2, seed);
+    s.run(3, 0.1);
+    EXPECT_TRUE(s.fatal);
+    EXPECT_EQ(s.coord.restarts(), 2);
+  }
+}
+
+TEST(ReinitSim, FailureWithoutActiveLocationIsFatal) {
+  EpochCoordinator c(3, -1);
+  c.on_active(0, true);
+  c.on_active(1, true);  // rank 2 not inside MPI_Reinit
+  auto acts = c.on_death(0);
+  ASSERT_EQ(acts.size(), 1u);
+  EXPECT_EQ(acts[0].kind, CoordAction::Kind::fatal);
+}
+
+TEST(ReinitSim, StaleFencesAreIgnored) {
+  EpochCoordinator c(2, -1);
+  c.on_active(0, true);
+  c.on_active(1, true);
+  c.on_death(1);                         // epoch 1
+  EXPECT_TRUE(c.on_fence(0, 1, 1).empty());
+  c.on_death(1);                         // the restarted rank 1 dies again: epoch 2
+  EXPECT_TRUE(c.on_fence(1, 1, 1).empty());  // a fence of epoch 1 completes nothing
+  EXPECT_TRUE(c.on_fence(0, 2, 1).empty());
+  auto acts = c.on_fence(1, 2, 1);
+  ASSERT_EQ(acts.size(), 2u);
+  EXPECT_EQ(acts[0].kind, CoordAction::Kind::fence_out);
+  EXPECT_EQ(acts[0].epoch, 2);
+}
+
+}  // namespace

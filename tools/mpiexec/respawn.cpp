@@ -1,0 +1,128 @@
+#include "respawn.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "control_channel.h"
+#include "say.h"
+#include "util/log.h"
+
+namespace ftmpi::mpiexec {
+
+namespace {
+int field_int(std::string_view line, std::string_view key, int dflt) {
+  std::size_t pos = 0;
+  while (pos < line.size()) {
+    std::size_t end = line.find(' ', pos);
+    if (end == std::string_view::npos) end = line.size();
+    std::string_view f = line.substr(pos, end - pos);
+    if (f.size() > key.size() && f.substr(0, key.size()) == key && f[key.size()] == '=')
+      return std::atoi(std::string(f.substr(key.size() + 1)).c_str());
+    pos = end + 1;
+  }
+  return dflt;
+}
+
+std::string join(const std::vector<int>& v) {
+  std::string s;
+  for (int x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
+  return s;
+}
+}  // namespace
+
+ReinitDriver::ReinitDriver(int np, int max_restarts, Hooks hooks, double start_realtime)
+    : coord_(np, max_restarts), hooks_(std::move(hooks)), start_realtime_(start_realtime) {}
+
+double ReinitDriver::since_start() const { return realtime_seconds() - start_realtime_; }
+
+void ReinitDriver::on_death(int rank, const std::string& how) {
+  if (!coord_.changing()) {
+    t_death_ = realtime_seconds();
+    t_restarted_ = t_fence1_ = 0;
+  }
+  say("reinit: t=%.3fs rank %d failed (%s) [%.6f]", since_start(), rank, how.c_str(), realtime_seconds());
+  if (failures_.size() < 16) {
+    char at[32];
+    std::snprintf(at, sizeof at, " at %.3f s", since_start());
+    failures_.push_back("rank " + std::to_string(rank) + " (" + how + ")" + at);
+  }
+  ++failure_count_;
+  run(coord_.on_death(rank));
+}
+
+void ReinitDriver::on_finalized(int rank) { run(coord_.on_finalized(rank)); }
+
+bool ReinitDriver::on_control_line(int rank, std::string_view line) {
+  std::string_view cmd = line.substr(0, line.find(' '));
+  if (cmd == "cmd=fence") {
+    run(coord_.on_fence(rank, field_int(line, "epoch", -1), field_int(line, "seq", 0)));
+  } else if (cmd == "cmd=reinit_active") {
+    coord_.on_active(rank, true);
+  } else if (cmd == "cmd=reinit_done") {
+    coord_.on_active(rank, false);
+    if (coord_.changing() && coord_.member(rank))
+      hooks_.fatal("rank " + std::to_string(rank) +
+                   " left MPI_Reinit while the others roll back after a failure: the failure is fatal (seed 003 "
+                   "section 1.4.2)");
+  } else {
+    return false;
+  }
+  return true;
+}
+
+void ReinitDriver::run(const std::vector<reinit::CoordAction>& actions) {
+  using K = reinit::CoordAction::Kind;
+  for (const reinit::CoordAction& a : actions) {
+    switch (a.kind) {
+      case K::restart: {
+        auto pid = hooks_.restarter->restart(a.rank, a.epoch, a.failed);
+        if (!pid.ok()) {
+          hooks_.fatal("cannot restart rank " + std::to_string(a.rank) + ": " + pid.status().message());
+          return;
+        }
+        t_restarted_ = realtime_seconds();
+        say("reinit: t=%.3fs rank %d restarted as pid %d for epoch %d (restart %d)", since_start(), a.rank,
+            static_cast<int>(pid.value()), a.epoch, coord_.restarts());
+        break;
+      }
+      case K::reinit: {
+        char line[64];
+        std::snprintf(line, sizeof line, "cmd=reinit epoch=%d failed=", a.epoch);
+        hooks_.tell(a.rank, std::string(line) + join(a.failed) + "\n");
+        break;
+      }
+      case K::fence_out: {
+        if (a.seq == 1) t_fence1_ = realtime_seconds();
+        char line[64];
+        std::snprintf(line, sizeof line, "cmd=fence_out epoch=%d seq=%d\n", a.epoch, a.seq);
+        hooks_.tell(a.rank, line);
+        break;
+      }
+      case K::committed: {
+        double now = realtime_seconds();
+        double total = (now - t_death_) * 1e3;
+        recoveries_ms_.push_back(total);
+        say("reinit: t=%.3fs epoch %d committed: every rank rolled back (%.1f ms after the failure was seen: "
+            "restart %.1f ms, endpoints published %.1f ms, connected %.1f ms) [%.6f]",
+            since_start(), a.epoch, total, (t_restarted_ - t_death_) * 1e3,
+            (t_fence1_ - t_restarted_) * 1e3, (now - t_fence1_) * 1e3, now);
+        break;
+      }
+      case K::fatal: hooks_.fatal(a.why); return;
+    }
+  }
+}
+
+std::string ReinitDriver::summary() const {
+  if (failure_count_ == 0) return {};
+  std::string s = std::to_string(failure_count_) + (failure_count_ == 1 ? " rank failed" : " ranks failed") +
+                  " during the job: ";
+  for (std::size_t i = 0; i < failures_.size(); ++i) s += (i ? ", " : "") + failures_[i];
+  if (failure_count_ > static_cast<int>(failures_.size())) s += " and more";
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "; %d restart(s), %zu rollback(s) committed (epoch %d)", coord_.restarts(),
+                recoveries_ms_.size(), coord_.committed_epoch());
+  return s + buf;
+}
+
+}  // namespace ftmpi::mpiexec

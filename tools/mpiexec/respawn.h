@@ -1,0 +1,65 @@
+// The launcher's side of the Reinit model (seed 003; docs/fault-tolerance.md "Reinit"): restart failed
+// ranks and drive the epoch change (models/reinit/epoch_change.h) over the control channels.
+//
+// The one operation a launcher or host daemon must offer is RankRestarter::restart — "restart rank R
+// with epoch E". Job implements it for this host (job_reinit.cpp); a host daemon can implement it for
+// its host later and receive the same call over its own channel. Everything else (who fails, which epoch,
+// when a fence is complete, what is fatal) is the EpochCoordinator's decision, driven by ReinitDriver.
+#pragma once
+#include <sys/types.h>
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/reinit/epoch_change.h"
+#include "util/status.h"
+
+namespace ftmpi::mpiexec {
+
+class RankRestarter {
+ public:
+  virtual ~RankRestarter() = default;
+  // Start a new process for world rank `rank` that joins epoch `epoch` from its MPI_Init
+  // (FTMPI_REINIT_EPOCH), knowing which ranks failed (FTMPI_REINIT_FAILED). Returns its pid.
+  virtual Result<pid_t> restart(int rank, int epoch, const std::vector<int>& failed) = 0;
+};
+
+// Reinit bookkeeping of one job: feeds deaths and control lines to the coordinator, carries out its
+// actions, and prints the rollback timeline (one line per failure and per committed epoch).
+class ReinitDriver {
+ public:
+  struct Hooks {
+    RankRestarter* restarter = nullptr;
+    std::function<void(int rank, const std::string& line)> tell;  // one control line to a rank
+    std::function<void(const std::string& why)> fatal;             // end the job
+  };
+  ReinitDriver(int np, int max_restarts, Hooks hooks, double start_realtime);
+
+  // A rank died (reaped; `how` says how, for the timeline).
+  void on_death(int rank, const std::string& how);
+  // A rank ended cleanly (after MPI_Finalize).
+  void on_finalized(int rank);
+  // A control line the generic FT code does not know. Returns true when it was a Reinit line.
+  bool on_control_line(int rank, std::string_view line);
+
+  int restarts() const { return coord_.restarts(); }
+  // One summary line for the end of the job ("" when nothing happened).
+  std::string summary() const;
+
+ private:
+  void run(const std::vector<reinit::CoordAction>& actions);
+  double since_start() const;
+
+  reinit::EpochCoordinator coord_;
+  Hooks hooks_;
+  double start_realtime_;
+  // Timeline of the change in progress (CLOCK_REALTIME seconds).
+  double t_death_ = 0, t_restarted_ = 0, t_fence1_ = 0;
+  std::vector<double> recoveries_ms_;
+  std::vector<std::string> failures_;  // for the summary (first 16)
+  int failure_count_ = 0;
+};
+
+}  // namespace ftmpi::mpiexec
