@@ -17,6 +17,9 @@ enum class Errc : int {
   revoked,              // the communicator was revoked (seed: invalidated)
   info_key, info_value, info_nokey,  // Info objects (MPI-3.1 §9)
   conversion,           // a value does not fit its external data representation (MPI-3.1 §13.5.2)
+  // FA-MPI (seed 001, src/models/famp): TryBlock outcomes and local timeouts
+  timeout, local_error_injection, task_fault, communication_fault, unmodeled_fault, multiple_faults,
+  group_shrunk, tryblock_found_errors,
 };
 
 // A cheap status: a kind plus an optional message for MPI_Error_string / logs. The message lives out of line,
