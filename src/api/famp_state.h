@@ -6,7 +6,9 @@
 // requests are try requests (a freed or foreign handle is refused with a clear MPI_ERR_REQUEST).
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <tuple>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -54,7 +56,11 @@ struct Registry {
     int code = 0;
     std::vector<int> world_declared;  // world ranks declared failed on this communicator
   };
-  std::unordered_map<const ftmpi_comm_s*, CommRaise> comm_raised;
+  // Keyed by (communicator, context id, group): a freed communicator's address reused by a new one does not
+  // inherit its errors (the new one has other context ids or another group object).
+  using CommKey = std::tuple<const ftmpi_comm_s*, std::uint32_t, const ftmpi_group_s*>;
+  static CommKey key(const ftmpi_comm_s* c) { return {c, c->ctx_pt2pt, c->group}; }
+  std::map<CommKey, CommRaise> comm_raised;
   std::vector<int> world_declared_forall;  // MPI_Comm_rank(s)_raise_forall: every communicator
   // Requests marked bad by MPI_Request_raise_error: (request, incarnation) -> code.
   struct Marked {

@@ -127,7 +127,7 @@ Contribution local_contribution(TryBlock* b, const void* injection) {
     const int r = b->comm->group->rank_of_world(world);
     if (r >= 0) c.declared_failed.push_back(r);
   };
-  if (auto it = reg.comm_raised.find(b->comm); it != reg.comm_raised.end()) {
+  if (auto it = reg.comm_raised.find(ftmpi::api::famp::Registry::key(b->comm)); it != reg.comm_raised.end()) {
     if (it->second.code != 0) {
       c.flags |= ftmpi::famp::kFlagRaised;
       if (!c.raised_code) c.raised_code = it->second.code;
@@ -734,7 +734,7 @@ int raise_ranks(MPI_Comm comm, int n, const int ranks[], const int errors[], boo
   auto& reg = registry();
   for (int i = 0; i < n; ++i) {
     const int world = comm->peer_world_rank(ranks[i]);
-    auto& list = forall ? reg.world_declared_forall : reg.comm_raised[comm].world_declared;
+    auto& list = forall ? reg.world_declared_forall : reg.comm_raised[ftmpi::api::famp::Registry::key(comm)].world_declared;
     if (std::find(list.begin(), list.end(), world) == list.end()) list.push_back(world);  // irreversible, idempotent
   }
   return MPI_SUCCESS;
@@ -746,7 +746,7 @@ extern "C" int PMPI_Comm_raise_error(MPI_Comm comm, MPI_Error error) {
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   if (error == 0) return ret(comm, Status(Errc::arg, "the error code must be non-zero"), fn);
-  auto& cr = registry().comm_raised[comm];
+  auto& cr = registry().comm_raised[ftmpi::api::famp::Registry::key(comm)];
   if (!cr.code) cr.code = error;
   return MPI_SUCCESS;
 }
