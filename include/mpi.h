@@ -649,6 +649,151 @@ FTMPI_API extern struct ftmpi_errhandler_s ftmpi_errors_reinit_async, ftmpi_erro
 FTMPIX_DECL(int, Reinit_state, (int *state, int *restarts));
 #undef FTMPIX_DECL
 
+/* ==== FA-MPI (seed 001; docs/famp.md): timeouts, local completion, TryBlocks, error injection, fault-aware
+ * communicator creation. Both the seed's names and the published implementation's (Hassani 2013-14). ==== */
+/* result classes (MPI_Error_class / MPI_Error_string know them) */
+#define MPI_LOCAL_ERROR_INJECTION 80
+#define MPI_TIMEOUT 81
+#define MPI_TIMEOUT_OCCURRED MPI_TIMEOUT
+#define MPI_ERR_TIMEOUT MPI_TIMEOUT
+#define MPI_TASK_FAULT 82
+#define MPI_COMMUNICATION_FAULT 83
+#define MPI_UNMODELED_FAULT 84
+#define MPI_MULTIPLE_FAULTS 85
+#define MPI_GROUP_SHRUNK 86
+#define MPI_GROUPS_SHRUNK MPI_GROUP_SHRUNK
+#define MPI_USER_LOCAL_TIMEOUT 87
+#define MPI_ERR_TRYBLOCK_FOUND_ERRORS 88
+/* assertion codes for MPI_Request_raise_error / MPI_Comm_raise_error / MPI_Comm_rank(s)_raise_* */
+typedef int MPI_Error;
+#define MPI_Error_incorrect_results 1
+#define MPI_Error_unknown 2
+#define MPI_Error_Invalidate_Collective 3
+#define MPI_Error_User_assertion 4
+#define MPI_Error_rank_invalidate 5
+#define MPI_Error_task_down 6
+/* MPI_Tryblock_start flags (published implementation) */
+#define MPI_TRYBLOCK_GLOBAL 1
+/* A timeout in nanoseconds. Zero: blocking calls wait without limit, tests check once. */
+typedef struct MPI_Timeout {
+  long long ftmpi_ns;
+} MPI_Timeout;
+#ifdef __cplusplus
+#define MPI_TIMEOUT_ZERO (MPI_Timeout{0})
+#else
+#define MPI_TIMEOUT_ZERO ((MPI_Timeout){0})
+#endif
+FTMPI_DECL(int, Timeout_set_seconds, (MPI_Timeout * timeout, double seconds));
+FTMPI_DECL(int, Timeout_get_time, (MPI_Timeout timeout, double *seconds));
+FTMPI_DECL(int, Timeout_set_ticks, (MPI_Timeout * timeout, MPI_Aint ticks));
+FTMPI_DECL(int, Timeout_get_ticks, (MPI_Timeout timeout, MPI_Aint *ticks));
+/* local completion: the requests stay valid (for the TryBlock commit, MPI_Wait/Test or MPI_Request_free) */
+FTMPI_DECL(int, Test_local, (MPI_Request * request, int *flag, MPI_Timeout timeout, MPI_Status *status));
+FTMPI_DECL(int, Testall_local, (int count, MPI_Request array_of_requests[], int *flag, MPI_Timeout timeout,
+                                MPI_Status array_of_statuses[]));
+FTMPI_DECL(int, Testsome_local, (MPI_Timeout timeout, int incount, MPI_Request array_of_requests[], int *outcount,
+                                 int array_of_indices[], MPI_Status array_of_statuses[]));
+/* MPI_Wait_local: the seed's order (timeout first) is the symbol MPI_Wait_local; the published order
+ * (request, status, timeout) is MPI_Wait_local_tl. C11 picks by the first argument, C++ overloads. */
+FTMPI_DECL(int, Wait_local, (MPI_Timeout timeout, MPI_Request *request, MPI_Status *status));
+FTMPI_DECL(int, Wait_local_tl, (MPI_Request * request, MPI_Status *status, MPI_Timeout timeout));
+#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define MPI_Wait_local(a, b, c) _Generic((a), MPI_Timeout: MPI_Wait_local, default: MPI_Wait_local_tl)(a, b, c)
+#define PMPI_Wait_local(a, b, c) _Generic((a), MPI_Timeout: PMPI_Wait_local, default: PMPI_Wait_local_tl)(a, b, c)
+#endif
+FTMPI_DECL(int, Waitall_local, (MPI_Timeout timeout, int count, MPI_Request array_of_requests[],
+                                MPI_Status array_of_statuses[]));
+FTMPI_DECL(int, Waitsome_local, (MPI_Timeout timeout, int incount, MPI_Request array_of_requests[], int *outcount,
+                                 int array_of_indices[], MPI_Status array_of_statuses[]));
+/* TryBlocks (seed 001 §7.2-7.3) */
+FTMPI_DECL(int, TryBlock_start, (MPI_Comm comm, MPI_Datatype type, void *local_error_injection,
+                                 void *group_error_state, MPI_Timeout timeout, MPI_Request *try_request));
+FTMPI_DECL(int, TryBlock_istart, (MPI_Comm comm, MPI_Datatype type, void *local_error_injection,
+                                  void *group_error_state, MPI_Timeout timeout, MPI_Request *try_request));
+FTMPI_DECL(int, TryBlock_waitall, (MPI_Request try_request, int *try_flag, MPI_Status *try_status,
+                                   MPI_Datatype type, void *local_error_injection, void *group_error_state,
+                                   MPI_Timeout timeout, int count, MPI_Request array_of_requests[],
+                                   MPI_Status array_of_statuses[], int *numerrors, int error_indices[]));
+FTMPI_DECL(int, TryBlock_testall, (MPI_Request try_request, int *try_flag, MPI_Status *try_status,
+                                   MPI_Datatype type, void *local_error_injection, void *group_error_state,
+                                   MPI_Timeout timeout, int count, MPI_Request array_of_requests[], int *flag,
+                                   MPI_Status array_of_statuses[], int *numerrors, int error_indices[]));
+FTMPI_DECL(int, TryBlock_waitsome, (MPI_Request try_request, int *try_flag, MPI_Status *try_status,
+                                    MPI_Datatype type, void *local_error_injection, void *group_error_state,
+                                    MPI_Timeout timeout, int incount, MPI_Request array_of_requests[],
+                                    int *outcount, int array_of_indices[], MPI_Status array_of_statuses[],
+                                    int *numerrors, int error_indices[]));
+FTMPI_DECL(int, TryBlock_testsome, (MPI_Request try_request, int *try_flag, MPI_Status *try_status,
+                                    MPI_Datatype type, void *local_error_injection, void *group_error_state,
+                                    MPI_Timeout timeout, int incount, MPI_Request array_of_requests[],
+                                    int *outcount, int array_of_indices[], MPI_Status array_of_statuses[],
+                                    int *numerrors, int error_indices[]));
+FTMPI_DECL(int, TryBlock_multiple_waitall, (int n_try, MPI_Request try_request_array[], int try_flag_array[],
+                                            MPI_Status try_status_array[], MPI_Datatype type,
+                                            void *local_error_injection, void *group_error_state,
+                                            MPI_Timeout timeout, int count, MPI_Request array_of_requests[],
+                                            MPI_Status array_of_statuses[], int *numerrors, int error_indices[]));
+FTMPI_DECL(int, TryBlock_group_sync, (MPI_Group group, MPI_Request try_request, MPI_Timeout timeout));
+FTMPI_DECL(int, TryBlock_group_isync, (MPI_Group group, MPI_Request try_request, MPI_Timeout timeout,
+                                       MPI_Request *out_request));
+FTMPI_DECL(int, TryBlock_comm_sync, (MPI_Comm sync_comm, MPI_Request try_request, MPI_Timeout timeout));
+FTMPI_DECL(int, TryBlock_comm_isync, (MPI_Comm sync_comm, MPI_Request try_request, MPI_Timeout timeout,
+                                      MPI_Request *out_request));
+FTMPI_DECL(int, TryBlock_get_failed, (MPI_Request try_request, MPI_Group *failed));
+/* error injection (seed 001 §7.4) */
+FTMPI_DECL(int, Request_raise_error, (MPI_Request request, int code));
+FTMPI_DECL(int, Comm_raise_error, (MPI_Comm comm, MPI_Error error));
+FTMPI_DECL(int, Comm_rank_raise_error, (MPI_Comm comm, int rank, int error));
+FTMPI_DECL(int, Comm_ranks_raise_error, (MPI_Comm comm, int numranks, int rank_list[], int list_of_errors[]));
+FTMPI_DECL(int, Comm_rank_raise_forall, (MPI_Comm comm, int rank, int error));
+FTMPI_DECL(int, Comm_ranks_raise_forall, (MPI_Comm comm, int numranks, int rank_list[], int list_of_errors[]));
+/* published implementation's TryBlock names */
+FTMPI_DECL(int, Tryblock_start, (MPI_Comm comm, int flags, MPI_Request *tb));
+FTMPI_DECL(int, Tryblock_finish, (MPI_Request tb, int count, MPI_Request array_of_requests[]));
+FTMPI_DECL(int, Tryblock_finish_local, (MPI_Request tb, int count, MPI_Request array_of_requests[],
+                                        MPI_Timeout timeout));
+FTMPI_DECL(int, Get_failed_group, (MPI_Request tb, int ncodes, int codes[], MPI_Comm comm, MPI_Group *group));
+/* fault-aware communicator creation (seed 001 §7.5.1, §8.3): sync = agreed among the survivors, returns
+ * MPI_GROUP_SHRUNK when members were left out; local = the same communicator, failures reported by the
+ * enclosing TryBlock's commit. */
+FTMPI_DECL(int, Comm_split_sync, (MPI_Comm comm, int color, int key, MPI_Timeout timeout, MPI_Comm *newcomm));
+FTMPI_DECL(int, Comm_split_local, (MPI_Comm comm, int color, int key, MPI_Timeout timeout, MPI_Comm *newcomm));
+FTMPI_DECL(int, Comm_isplit_sync, (MPI_Comm comm, int color, int key, MPI_Timeout timeout, MPI_Comm *newcomm,
+                                   MPI_Request *request));
+FTMPI_DECL(int, Comm_isplit_local, (MPI_Comm comm, int color, int key, MPI_Timeout timeout, MPI_Comm *newcomm,
+                                    MPI_Request *request));
+FTMPI_DECL(int, Comm_create_group_sync, (MPI_Comm comm, int tag, MPI_Group group, MPI_Timeout timeout,
+                                         MPI_Comm *outcomm));
+FTMPI_DECL(int, Comm_create_group_local, (MPI_Comm comm, int tag, MPI_Group group, MPI_Timeout timeout,
+                                          MPI_Comm *outcomm));
+FTMPI_DECL(int, Comm_igroup_sync, (MPI_Comm comm, int tag, MPI_Group group, MPI_Timeout timeout, MPI_Comm *outcomm,
+                                   MPI_Request *request));
+FTMPI_DECL(int, Comm_igroup_local, (MPI_Comm comm, int tag, MPI_Group group, MPI_Timeout timeout,
+                                    MPI_Comm *outcomm, MPI_Request *request));
+FTMPI_DECL(int, Comm_isplit_multi_sync, (int numcomms, MPI_Comm *incomms, int num_outcomms, int my_color_array[],
+                                         int my_key_array[], MPI_Timeout timeout, MPI_Comm *outcomms, int colltag,
+                                         MPI_Request *request));
+/* dynamic-process forms (seed 001 §7.5.2): MPI_ERR_UNSUPPORTED_OPERATION until dynamic processes land */
+FTMPI_DECL(int, Comm_spawn_local, (char *command, char *argv[], int maxprocs, MPI_Info info, int numroots,
+                                   int list_of_roots[], MPI_Comm comm, MPI_Comm *intercomm, MPI_Timeout timeout,
+                                   int array_of_errcodes[]));
+FTMPI_DECL(int, Comm_ispawn_local, (char *command, char *argv[], int maxprocs, MPI_Info info, int numroots,
+                                    int list_of_roots[], MPI_Comm comm, MPI_Comm *intercomm, MPI_Timeout timeout,
+                                    int array_of_errcodes[], MPI_Request *request));
+FTMPI_DECL(int, Comm_ispawn_sync, (char *command, char *argv[], int maxprocs, MPI_Info info, int numroots,
+                                   int list_of_roots[], MPI_Comm comm, MPI_Comm *intercomm, MPI_Timeout timeout,
+                                   int array_of_errcodes[], MPI_Request *request));
+FTMPI_DECL(int, Comm_spawn_merge_local, (char *command, char *argv[], int maxprocs, MPI_Info info, int numroots,
+                                         int list_of_roots[], MPI_Comm comm, MPI_Comm *outcomm,
+                                         MPI_Timeout timeout, int array_of_errcodes[]));
+FTMPI_DECL(int, Comm_ispawn_merge_local, (char *command, char *argv[], int maxprocs, MPI_Info info, int numroots,
+                                          int list_of_roots[], MPI_Comm comm, MPI_Comm *outcomm,
+                                          MPI_Timeout timeout, int array_of_errcodes[], MPI_Request *request));
+FTMPI_DECL(int, Comm_ispawn_merge_sync, (char *command, char *argv[], int maxprocs, MPI_Info info, int numroots,
+                                         int list_of_roots[], MPI_Comm comm, MPI_Comm *outcomm,
+                                         MPI_Timeout timeout, int array_of_errcodes[], MPI_Request *request));
+/* ==== end of FA-MPI ==================================================================================== */
+
 /* info (minimal in the foundation) */
 FTMPI_DECL(int, Info_get, (MPI_Info info, const char *key, int valuelen, char *value, int *flag));
 
@@ -1396,6 +1541,16 @@ FTMPI_DECL(int, T_event_get_source, (MPI_T_event_instance event_instance, int *s
 #undef FTMPI_DECL
 
 #ifdef __cplusplus
+}
+#endif
+
+#ifdef __cplusplus
+/* FA-MPI: the published implementation's argument order of MPI_Wait_local (see above). */
+inline int MPI_Wait_local(MPI_Request *request, MPI_Status *status, MPI_Timeout timeout) {
+  return MPI_Wait_local_tl(request, status, timeout);
+}
+inline int PMPI_Wait_local(MPI_Request *request, MPI_Status *status, MPI_Timeout timeout) {
+  return PMPI_Wait_local_tl(request, status, timeout);
 }
 #endif
 

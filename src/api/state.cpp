@@ -63,6 +63,14 @@ int error_class_of(Errc e) {
     case Errc::rma_attach: return MPI_ERR_RMA_ATTACH;
     case Errc::rma_shared: return MPI_ERR_RMA_SHARED;
     case Errc::rma_flavor: return MPI_ERR_RMA_FLAVOR;
+    case Errc::timeout: return MPI_TIMEOUT;
+    case Errc::local_error_injection: return MPI_LOCAL_ERROR_INJECTION;
+    case Errc::task_fault: return MPI_TASK_FAULT;
+    case Errc::communication_fault: return MPI_COMMUNICATION_FAULT;
+    case Errc::unmodeled_fault: return MPI_UNMODELED_FAULT;
+    case Errc::multiple_faults: return MPI_MULTIPLE_FAULTS;
+    case Errc::group_shrunk: return MPI_GROUP_SHRUNK;
+    case Errc::tryblock_found_errors: return MPI_ERR_TRYBLOCK_FOUND_ERRORS;
   }
   return MPI_ERR_UNKNOWN;
 }
@@ -192,6 +200,18 @@ const char* error_class_sentence(int cls) {
     case MPI_ERR_RMA_ATTACH: return "MPI_ERR_RMA_ATTACH: memory cannot be attached";
     case MPI_ERR_RMA_SHARED: return "MPI_ERR_RMA_SHARED: memory cannot be shared";
     case MPI_ERR_RMA_FLAVOR: return "MPI_ERR_RMA_FLAVOR: wrong window flavor";
+    /* FA-MPI (seed 001) */
+    case MPI_LOCAL_ERROR_INJECTION:
+      return "MPI_LOCAL_ERROR_INJECTION: a member of the TryBlock raised an error (error injection, "
+             "MPI_Request_raise_error or a failed nested block)";
+    case MPI_TIMEOUT: return "MPI_TIMEOUT: the timeout ran out before the operation completed";
+    case MPI_TASK_FAULT: return "MPI_TASK_FAULT: a member of the TryBlock failed or was declared failed";
+    case MPI_COMMUNICATION_FAULT: return "MPI_COMMUNICATION_FAULT: an operation of the TryBlock failed";
+    case MPI_UNMODELED_FAULT: return "MPI_UNMODELED_FAULT: an unmodeled fault occurred";
+    case MPI_MULTIPLE_FAULTS: return "MPI_MULTIPLE_FAULTS: the TryBlock found faults of several kinds";
+    case MPI_GROUP_SHRUNK: return "MPI_GROUP_SHRUNK: the new communicator lacks members that failed";
+    case MPI_USER_LOCAL_TIMEOUT: return "MPI_USER_LOCAL_TIMEOUT: a member raised a local timeout";
+    case MPI_ERR_TRYBLOCK_FOUND_ERRORS: return "MPI_ERR_TRYBLOCK_FOUND_ERRORS: the TryBlock found errors";
     default: break;
   }
   if (const char* user = user_error_string(cls)) return user;  // MPI_Add_error_class/code/string

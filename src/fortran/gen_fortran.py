@@ -53,7 +53,8 @@ HANDWRITTEN = {
     'MPI_Pcontrol': ('int', 'int level'),
 }
 # C functions with no Fortran binding by the standard.
-NOT_IN_FORTRAN = re.compile(r'^P?MPI_\w+_(c2f|f2c)$|^MPI_Status_(c2f|f2c)$')
+# FA-MPI: the published MPI_Tryblock_start is MPI_TryBlock_start to Fortran (case-insensitive): C only.
+NOT_IN_FORTRAN = re.compile(r'^P?MPI_\w+_(c2f|f2c)$|^MPI_Status_(c2f|f2c)$|^P?MPI_Tryblock_start$')
 
 
 def strip_comments(txt):

@@ -19,6 +19,9 @@ enum class Errc : int {
   conversion,           // a value does not fit its external data representation (MPI-3.1 §13.5.2)
   // one-sided communication (MPI-3.1 chapter 11)
   win, base, locktype, rma_conflict, rma_sync, size, disp, assert_, rma_range, rma_attach, rma_shared, rma_flavor,
+  // FA-MPI (seed 001, src/models/famp): TryBlock outcomes and local timeouts
+  timeout, local_error_injection, task_fault, communication_fault, unmodeled_fault, multiple_faults,
+  group_shrunk, tryblock_found_errors,
 };
 
 // A cheap status: a kind plus an optional message for MPI_Error_string / logs. The message lives out of line,

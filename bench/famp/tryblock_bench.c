@@ -1,0 +1,79 @@
+/* tryblock_bench [iters] — cost of FA-MPI TryBlocks (ftmpi only; run with bench/famp/run.sh).
+ * Per iteration, averaged over `iters` (after iters/10 warm-up), every rank:
+ *   allreduce8   MPI_Allreduce of one double (8 bytes)                        — the reference
+ *   commit       MPI_Tryblock_start (local) + MPI_Tryblock_finish of 0 requests: the empty commit (one agreement)
+ *   seed_block   MPI_TryBlock_start + MPI_TryBlock_waitall with an int injection (start + commit: two agreements)
+ *   halo         ring halo exchange (2 Irecv + 2 Isend of 8 bytes, MPI_Waitall)
+ *   halo_block   the same exchange inside a block (MPI_Tryblock_start .. MPI_Tryblock_finish of its 4 requests)
+ * Rank 0 prints "name ranks usec ratio_to_allreduce8" lines (max over ranks of the per-rank average). */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rank, size;
+
+static void halo(double *out, double *in, MPI_Request r[4]) {
+  const int left = (rank + size - 1) % size, right = (rank + 1) % size;
+  MPI_Irecv(&in[0], 1, MPI_DOUBLE, left, 1, MPI_COMM_WORLD, &r[0]);
+  MPI_Irecv(&in[1], 1, MPI_DOUBLE, right, 1, MPI_COMM_WORLD, &r[1]);
+  MPI_Isend(&out[0], 1, MPI_DOUBLE, right, 1, MPI_COMM_WORLD, &r[2]);
+  MPI_Isend(&out[1], 1, MPI_DOUBLE, left, 1, MPI_COMM_WORLD, &r[3]);
+}
+
+static double run(int which, long iters) {
+  double x = 1, y = 0, out[2] = {1, 2}, in[2];
+  MPI_Request r[4], tb;
+  int inj = 0, g[1024], f;
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = 0;
+  const long warm = iters / 10 + 1;
+  for (long i = 0; i < warm + iters; i++) {
+    if (i == warm) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      t0 = MPI_Wtime();
+    }
+    switch (which) {
+      case 0: MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); break;
+      case 1:
+        MPI_Tryblock_start(MPI_COMM_WORLD, MPI_TRYBLOCK_GLOBAL, &tb);
+        if (MPI_Tryblock_finish(tb, 0, NULL) != MPI_SUCCESS) abort();
+        MPI_Request_free(&tb);
+        break;
+      case 2:
+        MPI_TryBlock_start(MPI_COMM_WORLD, MPI_INT, &inj, g, MPI_TIMEOUT_ZERO, &tb);
+        if (MPI_TryBlock_waitall(tb, &f, MPI_STATUS_IGNORE, MPI_INT, &inj, g, MPI_TIMEOUT_ZERO, 0, NULL, NULL, NULL,
+                                 NULL) != MPI_SUCCESS)
+          abort();
+        MPI_Request_free(&tb);
+        break;
+      case 3:
+        halo(out, in, r);
+        MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+        break;
+      case 4:
+        MPI_Tryblock_start(MPI_COMM_WORLD, MPI_TRYBLOCK_GLOBAL, &tb);
+        halo(out, in, r);
+        if (MPI_Tryblock_finish(tb, 4, r) != MPI_SUCCESS) abort();
+        MPI_Request_free(&tb);
+        break;
+    }
+  }
+  double us = (MPI_Wtime() - t0) / (double)iters * 1e6, mx = 0;
+  MPI_Allreduce(&us, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return mx;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  long iters = argc > 1 ? atol(argv[1]) : 2000;
+  static const char *names[] = {"allreduce8", "commit", "seed_block", "halo", "halo_block"};
+  double t[5];
+  for (int w = 0; w < 5; w++) t[w] = run(w, iters);
+  if (rank == 0)
+    for (int w = 0; w < 5; w++) printf("%-11s %3d ranks %9.2f us  %5.2fx allreduce8\n", names[w], size, t[w], t[w] / t[0]);
+  MPI_Finalize();
+  return 0;
+}

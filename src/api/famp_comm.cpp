@@ -1,0 +1,217 @@
+// FA-MPI fault-aware communicator creation (seed 001 §7.5.1, §8.3) on models/famp/split.h: one agreement
+// on the parent, every survivor builds the same communicators. sync forms: MPI_GROUP_SHRUNK when members
+// failed (the communicators hold the survivors); local forms: the same communicators, MPI_SUCCESS (the
+// failure is for the enclosing TryBlock's commit to report, seed: "use in TryBlock"). MPI_TIMEOUT when the
+// timeout runs out first (the agreement goes on for the others: the caller should treat its parent as
+// broken, e.g. revoke it). The spawn/merge forms need dynamic processes: MPI_ERR_UNSUPPORTED_OPERATION.
+#include <algorithm>
+
+#include "api/famp_state.h"
+#include "comm/comm_ops.h"
+#include "comm/context_alloc.h"
+#include "ft/ft_manager.h"
+#include "models/famp/split.h"
+
+using ftmpi::Errc;
+using ftmpi::Status;
+using ftmpi::api::ret;
+using ftmpi::api::rt;
+using ftmpi::api::famp::Deadline;
+using ftmpi::famp::SplitRequest;
+using ftmpi::p2p::Request;
+
+namespace {
+
+class SplitOp final : public ftmpi::p2p::GenericOp {
+ public:
+  SplitOp(ftmpi_comm_s* c, std::vector<SplitRequest> asks, MPI_Comm* out, bool sync)
+      : c_(c), asks_(std::move(asks)), out_(out), sync_(sync) {
+    const auto& m = rt().contexts().free_mask();
+    mask_words_ = m.size();
+    a_ = &rt().ft().start_agreement(c, ftmpi::famp::encode_split(std::vector<std::uint64_t>(m.begin(), m.end()), c->rank, c->size, asks_));
+    for (std::size_t i = 0; i < asks_.size(); ++i) out_[i] = MPI_COMM_NULL;
+  }
+  bool progress() override {
+    if (!a_->decided()) return false;
+    rt().ft().adopt_failed(c_, a_->failed());
+    const ftmpi::famp::SplitOutcome o =
+        ftmpi::famp::decode_split(a_->value(), a_->failed(), mask_words_, c_->size, MPI_UNDEFINED);
+    if (!o.ok) {
+      result = Status(Errc::no_mem, "out of communicator context ids");
+      return true;
+    }
+    for (std::size_t i = 0; i < asks_.size(); ++i) {
+      if (asks_[i].color == MPI_UNDEFINED) continue;
+      auto g = std::find_if(o.groups.begin(), o.groups.end(), [&](const auto& x) { return x.color == asks_[i].color; });
+      if (g == o.groups.end()) continue;  // cannot happen for a survivor
+      if (Status st = rt().contexts().claim(g->context); !st.ok()) {
+        result = st;
+        return true;
+      }
+      std::vector<int> world;
+      for (int r : g->members) world.push_back(c_->world_rank(r));
+      ftmpi_comm_s* n = ftmpi::comm::make_comm(ftmpi::comm::make_group(std::move(world), rt().world_rank()), g->context, c_);
+      rt().ft().register_comm(n);
+      out_[i] = n;
+    }
+    if (sync_ && o.shrunk) result = Status(Errc::group_shrunk, "members of the parent communicator failed; the new communicators hold the survivors");
+    return true;
+  }
+
+ private:
+  ftmpi_comm_s* c_;
+  std::vector<SplitRequest> asks_;
+  MPI_Comm* out_;
+  bool sync_;
+  std::size_t mask_words_ = 0;
+  const ftmpi::ft::Agreement* a_ = nullptr;
+};
+
+// An outcome code (MPI_GROUP_SHRUNK, MPI_TIMEOUT) is returned as is; other errors through the handler.
+int outcome(MPI_Comm comm, const Status& st, const char* fn) {
+  if (st.code() == Errc::group_shrunk) return MPI_GROUP_SHRUNK;
+  return ret(comm, st, fn);
+}
+
+Status check_parent(MPI_Comm comm, MPI_Timeout timeout) {
+  if (comm->is_inter()) return Status(Errc::unsupported, "fault-aware creation from intercommunicators is not implemented yet");
+  if (timeout.ftmpi_ns < 0) return Status(Errc::arg, "negative timeout");
+  return Status::Ok();
+}
+
+int isplit(MPI_Comm comm, std::vector<SplitRequest> asks, MPI_Timeout timeout, MPI_Comm* out, MPI_Request* request,
+           bool sync, const char* fn) {
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  if (!out) return ret(comm, Status(Errc::arg, "newcomm is NULL"), fn);
+  if (Status st = check_parent(comm, timeout); !st.ok()) return ret(comm, st, fn);
+  for (const auto& a : asks)
+    if (a.color < 0 && a.color != MPI_UNDEFINED) return ret(comm, Status(Errc::arg, "negative color"), fn);
+  Request* r = rt().engine().start_generic(std::make_unique<SplitOp>(comm, std::move(asks), out, sync));
+  ftmpi::p2p::set_comm(r, comm);
+  if (request) {
+    *request = r;
+    return MPI_SUCCESS;
+  }
+  ftmpi::api::CommHold hold(comm);
+  if (!ftmpi::api::famp::wait_until(Deadline(timeout), [r] { return r->complete; })) {
+    rt().engine().release(r);  // completes (and builds nothing visible) in the background
+    return MPI_TIMEOUT;
+  }
+  Status st = r->error;
+  rt().engine().release(r);
+  return outcome(comm, st, fn);
+}
+
+// create_group: the group must be the parent's group or a subset; every member of the parent calls it
+// with the same group (ftmpi builds it as a split of the parent: members of the group take color 0).
+// A strict subset called only by the group's members would need an agreement among them alone: refused
+// with a clear message for now.
+int igroup(MPI_Comm comm, int tag, MPI_Group group, MPI_Timeout timeout, MPI_Comm* out, MPI_Request* request,
+           bool sync, const char* fn) {
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  if (tag < 0) return ret(comm, Status(Errc::tag, "negative tag"), fn);
+  if (!ftmpi::api::valid_group(group)) return ret(comm, Status(Errc::group, "invalid group"), fn);
+  if (group->size() != comm->size)
+    return ret(comm, Status(Errc::unsupported, std::string(fn) +
+                                                   ": only the parent's whole group is implemented (a strict subset needs an "
+                                                   "agreement among its members alone); use MPI_Comm_split_sync with "
+                                                   "MPI_UNDEFINED for the others"),
+               fn);
+  int my = -1;
+  std::vector<int> order;
+  for (int k = 0; k < group->size(); ++k) {
+    const int pr = comm->group->rank_of_world(group->world_ranks[static_cast<std::size_t>(k)]);
+    if (pr < 0) return ret(comm, Status(Errc::group, "the group has processes outside the communicator"), fn);
+    if (pr == comm->rank) my = k;
+  }
+  return isplit(comm, {SplitRequest{my >= 0 ? 0 : MPI_UNDEFINED, my}}, timeout, out, request, sync, fn);
+}
+
+}  // namespace
+
+extern "C" int PMPI_Comm_split_sync(MPI_Comm comm, int color, int key, MPI_Timeout timeout, MPI_Comm* newcomm) {
+  return isplit(comm, {SplitRequest{color, key}}, timeout, newcomm, nullptr, true, "MPI_Comm_split_sync");
+}
+FTMPI_ALIAS(Comm_split_sync)
+extern "C" int PMPI_Comm_split_local(MPI_Comm comm, int color, int key, MPI_Timeout timeout, MPI_Comm* newcomm) {
+  return isplit(comm, {SplitRequest{color, key}}, timeout, newcomm, nullptr, false, "MPI_Comm_split_local");
+}
+FTMPI_ALIAS(Comm_split_local)
+extern "C" int PMPI_Comm_isplit_sync(MPI_Comm comm, int color, int key, MPI_Timeout timeout, MPI_Comm* newcomm,
+                                     MPI_Request* request) {
+  if (!request) return ret(comm, Status(Errc::arg, "request is NULL"), "MPI_Comm_isplit_sync");
+  return isplit(comm, {SplitRequest{color, key}}, timeout, newcomm, request, true, "MPI_Comm_isplit_sync");
+}
+FTMPI_ALIAS(Comm_isplit_sync)
+extern "C" int PMPI_Comm_isplit_local(MPI_Comm comm, int color, int key, MPI_Timeout timeout, MPI_Comm* newcomm,
+                                      MPI_Request* request) {
+  if (!request) return ret(comm, Status(Errc::arg, "request is NULL"), "MPI_Comm_isplit_local");
+  return isplit(comm, {SplitRequest{color, key}}, timeout, newcomm, request, false, "MPI_Comm_isplit_local");
+}
+FTMPI_ALIAS(Comm_isplit_local)
+extern "C" int PMPI_Comm_create_group_sync(MPI_Comm comm, int tag, MPI_Group group, MPI_Timeout timeout, MPI_Comm* out) {
+  return igroup(comm, tag, group, timeout, out, nullptr, true, "MPI_Comm_create_group_sync");
+}
+FTMPI_ALIAS(Comm_create_group_sync)
+extern "C" int PMPI_Comm_create_group_local(MPI_Comm comm, int tag, MPI_Group group, MPI_Timeout timeout, MPI_Comm* out) {
+  return igroup(comm, tag, group, timeout, out, nullptr, false, "MPI_Comm_create_group_local");
+}
+FTMPI_ALIAS(Comm_create_group_local)
+extern "C" int PMPI_Comm_igroup_sync(MPI_Comm comm, int tag, MPI_Group group, MPI_Timeout timeout, MPI_Comm* out,
+                                     MPI_Request* request) {
+  if (!request) return ret(comm, Status(Errc::arg, "request is NULL"), "MPI_Comm_igroup_sync");
+  return igroup(comm, tag, group, timeout, out, request, true, "MPI_Comm_igroup_sync");
+}
+FTMPI_ALIAS(Comm_igroup_sync)
+extern "C" int PMPI_Comm_igroup_local(MPI_Comm comm, int tag, MPI_Group group, MPI_Timeout timeout, MPI_Comm* out,
+                                      MPI_Request* request) {
+  if (!request) return ret(comm, Status(Errc::arg, "request is NULL"), "MPI_Comm_igroup_local");
+  return igroup(comm, tag, group, timeout, out, request, false, "MPI_Comm_igroup_local");
+}
+FTMPI_ALIAS(Comm_igroup_local)
+
+// One input communicator (several would need an agreement spanning communicators: not implemented);
+// up to 8 output communicators per process, outcomms[i] for my_color_array[i] (MPI_COMM_NULL for
+// MPI_UNDEFINED). colltag is accepted (the agreement's instance order already separates calls).
+extern "C" int PMPI_Comm_isplit_multi_sync(int numcomms, MPI_Comm* incomms, int num_outcomms, int colors[], int keys[],
+                                           MPI_Timeout timeout, MPI_Comm* outcomms, int colltag, MPI_Request* request) {
+  const char* fn = "MPI_Comm_isplit_multi_sync";
+  (void)colltag;
+  if (numcomms != 1 || !incomms)
+    return ret(nullptr, Status(Errc::unsupported, "MPI_Comm_isplit_multi_sync: exactly one input communicator is implemented"), fn);
+  if (!request) return ret(incomms[0], Status(Errc::arg, "request is NULL"), fn);
+  if (num_outcomms < 0 || num_outcomms > ftmpi::famp::kMaxSplits)
+    return ret(incomms[0], Status(Errc::arg, "num_outcomms must be 0..8"), fn);
+  if (num_outcomms > 0 && (!colors || !keys || !outcomms)) return ret(incomms[0], Status(Errc::arg, "NULL array"), fn);
+  std::vector<SplitRequest> asks;
+  for (int i = 0; i < num_outcomms; ++i) {
+    for (int j = 0; j < i; ++j)
+      if (colors[j] == colors[i] && colors[i] != MPI_UNDEFINED)
+        return ret(incomms[0], Status(Errc::arg, "the same color twice"), fn);
+    asks.push_back(SplitRequest{colors[i], keys[i]});
+  }
+  return isplit(incomms[0], std::move(asks), timeout, outcomms, request, true, fn);
+}
+FTMPI_ALIAS(Comm_isplit_multi_sync)
+
+// --- dynamic-process forms: need MPI_Comm_spawn (not in ftmpi yet) ------------------------------------
+namespace {
+int no_spawn(const char* fn) {
+  FTMPI_ENTER(fn);
+  return ret(nullptr, Status(Errc::unsupported, std::string(fn) + " needs dynamic processes (MPI_Comm_spawn), which ftmpi "
+                                                                  "does not implement yet (docs/api.md)"),
+             fn);
+}
+}  // namespace
+#define FAMP_NO_SPAWN(name, params)             \
+  extern "C" int PMPI_##name params { return no_spawn("MPI_" #name); } \
+  FTMPI_ALIAS(name)
+FAMP_NO_SPAWN(Comm_spawn_local, (char*, char*[], int, MPI_Info, int, int[], MPI_Comm, MPI_Comm*, MPI_Timeout, int[]))
+FAMP_NO_SPAWN(Comm_ispawn_local, (char*, char*[], int, MPI_Info, int, int[], MPI_Comm, MPI_Comm*, MPI_Timeout, int[], MPI_Request*))
+FAMP_NO_SPAWN(Comm_ispawn_sync, (char*, char*[], int, MPI_Info, int, int[], MPI_Comm, MPI_Comm*, MPI_Timeout, int[], MPI_Request*))
+FAMP_NO_SPAWN(Comm_spawn_merge_local, (char*, char*[], int, MPI_Info, int, int[], MPI_Comm, MPI_Comm*, MPI_Timeout, int[]))
+FAMP_NO_SPAWN(Comm_ispawn_merge_local, (char*, char*[], int, MPI_Info, int, int[], MPI_Comm, MPI_Comm*, MPI_Timeout, int[], MPI_Request*))
+FAMP_NO_SPAWN(Comm_ispawn_merge_sync, (char*, char*[], int, MPI_Info, int, int[], MPI_Comm, MPI_Comm*, MPI_Timeout, int[], MPI_Request*))
+#undef FAMP_NO_SPAWN

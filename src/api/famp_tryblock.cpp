@@ -1,0 +1,822 @@
+// FA-MPI TryBlocks (seed 001 §5-7.4) and the published implementation's names (Hassani 2013-14).
+//
+// A TryBlock is the GenericOp of its try request: MPI_TryBlock_start/istart create it (the seed's forms run
+// a start agreement that "admits or rejects the start of the block", gathering local_error_injection; the
+// published MPI_Tryblock_start does not synchronise), the commit (waitall/testall/waitsome/testsome/
+// multiple_waitall, MPI_Tryblock_finish) runs the uniform commit of models/famp/commit.h on the block's
+// communicator's agreement, and MPI_Request_free ends it. The try request is complete once the start is
+// decided: MPI_Wait_local/MPI_Test_local on it give the start's outcome and keep it valid.
+//
+// Outcomes (the commit's class, MPI_TIMEOUT, MPI_GROUP_SHRUNK ...) are results, returned without calling
+// the communicator's error handler; wrong arguments are errors and go through it (MPI_ERR_REQUEST for a
+// freed/foreign try request or a foreign request, MPI_ERR_ARG for NULL outputs, MPI_ERR_TYPE ...).
+//
+// Nesting: a block started while others are open (not yet committed) on this process has the innermost one
+// as its parent; when a nested block's commit fails, its parent's commit reports a local error injection
+// (kFlagInner) at every member of the parent — or a task fault if the failure was a process's.
+#include <algorithm>
+#include <cstring>
+
+#include "api/famp_state.h"
+#include "api/p2p_args.h"
+#include "comm/comm_ops.h"
+#include "ft/ft_manager.h"
+
+using ftmpi::Errc;
+using ftmpi::Status;
+using ftmpi::api::ret;
+using ftmpi::api::rt;
+using ftmpi::api::famp::Deadline;
+using ftmpi::api::famp::inert;
+using ftmpi::api::famp::registry;
+using ftmpi::api::famp::valid_request;
+using ftmpi::famp::CommitClass;
+using ftmpi::famp::CommitOutcome;
+using ftmpi::famp::Contribution;
+using ftmpi::famp::TryCommit;
+using ftmpi::ft::Agreement;
+using ftmpi::p2p::Request;
+
+namespace ftmpi::api::famp {
+
+struct TryBlock final : p2p::GenericOp {
+  ftmpi_comm_s* comm = nullptr;
+  std::size_t inj_bytes = 0;
+  TryBlock* parent = nullptr;
+  bool open = true;  // on the open stack (not committed yet)
+  // start (seed forms): a commit machine of its own
+  bool sync_start = false;
+  TryCommit start;
+  const Agreement* start_agreement = nullptr;
+  void* start_gstate = nullptr;  // istart's group_error_state (written when the start decides)
+  int start_rc = MPI_SUCCESS;
+  // commit
+  TryCommit commit;
+  const Agreement* commit_agreement = nullptr;
+  bool have_outcome = false;
+  CommitOutcome last;
+  int last_rc = MPI_SUCCESS;
+  // local state (raise_error on the block or its requests, nested failures)
+  std::uint32_t flags = 0;
+  int raised_code = 0;
+
+  TryBlock(ftmpi_comm_s* c, std::size_t inj) : comm(c), inj_bytes(inj), start(c->rank, c->size, inj), commit(c->rank, c->size, inj) {}
+  ~TryBlock() override {
+    auto& reg = registry();
+    for (auto it = reg.blocks.begin(); it != reg.blocks.end();)
+      it = it->second == this ? reg.blocks.erase(it) : std::next(it);
+    std::erase(reg.open, this);
+    for (TryBlock* b : reg.open)
+      if (b->parent == this) b->parent = parent;
+    for (auto& [r, b] : reg.blocks)
+      if (b->parent == this) b->parent = parent;
+  }
+  bool progress() override {
+    if (!sync_start) return true;
+    if (!start_agreement->decided()) return false;
+    finish_start();
+    return true;
+  }
+  void finish_start();
+};
+
+}  // namespace ftmpi::api::famp
+
+using ftmpi::api::famp::TryBlock;
+
+namespace {
+
+int class_code(CommitClass c) {
+  switch (c) {
+    case CommitClass::success: return MPI_SUCCESS;
+    case CommitClass::local_error_injection: return MPI_LOCAL_ERROR_INJECTION;
+    case CommitClass::task_fault: return MPI_TASK_FAULT;
+    case CommitClass::communication_fault: return MPI_COMMUNICATION_FAULT;
+    case CommitClass::timeout: return MPI_TIMEOUT;
+    case CommitClass::multiple_faults: return MPI_MULTIPLE_FAULTS;
+    case CommitClass::unmodeled: return MPI_UNMODELED_FAULT;
+  }
+  return MPI_UNMODELED_FAULT;
+}
+
+Status type_bytes(MPI_Datatype type, std::size_t* bytes) {
+  *bytes = 0;
+  if (type == MPI_DATATYPE_NULL) return Status::Ok();
+  if (!ftmpi::api::valid_type(type)) return Status(Errc::type, "invalid or uncommitted datatype");
+  *bytes = type->size;
+  return Status::Ok();
+}
+
+// The block of a try request, or an explanation.
+ftmpi::Result<TryBlock*> block_of(MPI_Request r) {
+  if (r == MPI_REQUEST_NULL) return Status(Errc::request, "the try request is MPI_REQUEST_NULL (freed or never started)");
+  auto& reg = registry();
+  auto it = reg.blocks.find(r);
+  if (it == reg.blocks.end() || !valid_request(r))
+    return Status(Errc::request, "not a try request: freed, or not created by MPI_TryBlock_start/istart/MPI_Tryblock_start");
+  return it->second;
+}
+
+// Local contribution: the block's own flags, errors raised on its communicator, declared failures.
+Contribution local_contribution(TryBlock* b, const void* injection) {
+  Contribution c;
+  c.flags = b->flags;
+  c.raised_code = b->raised_code;
+  auto& reg = registry();
+  auto add_declared = [&](int world) {
+    const int r = b->comm->group->rank_of_world(world);
+    if (r >= 0) c.declared_failed.push_back(r);
+  };
+  if (auto it = reg.comm_raised.find(ftmpi::api::famp::Registry::key(b->comm)); it != reg.comm_raised.end()) {
+    if (it->second.code != 0) {
+      c.flags |= ftmpi::famp::kFlagRaised;
+      if (!c.raised_code) c.raised_code = it->second.code;
+    }
+    for (int w : it->second.world_declared) add_declared(w);
+  }
+  for (int w : reg.world_declared_forall) add_declared(w);
+  if (b->inj_bytes > 0) {
+    c.injection.assign(b->inj_bytes, std::byte{0});
+    if (injection) std::memcpy(c.injection.data(), injection, b->inj_bytes);
+  }
+  return c;
+}
+
+void write_gathered(const CommitOutcome& o, std::size_t inj_bytes, void* group_error_state) {
+  if (group_error_state && inj_bytes > 0 && !o.gathered.empty())
+    std::memcpy(group_error_state, o.gathered.data(), o.gathered.size());
+}
+
+}  // namespace
+
+void ftmpi::api::famp::TryBlock::finish_start() {
+  start.on_decided(start_agreement->value(), start_agreement->failed());
+  rt().ft().adopt_failed(comm, start_agreement->failed());
+  const CommitOutcome& o = start.outcome();
+  write_gathered(o, inj_bytes, start_gstate);
+  start_gstate = nullptr;
+  start_rc = class_code(o.cls);
+  // The start's outcome is what Wait_local/Test_local on the try request report (as the request's error).
+  switch (o.cls) {
+    case CommitClass::success: result = Status::Ok(); break;
+    case CommitClass::local_error_injection: result = Status(Errc::local_error_injection, "a member raised an error at the start"); break;
+    case CommitClass::task_fault: result = Status(Errc::task_fault, "a member of the block failed"); break;
+    case CommitClass::communication_fault: result = Status(Errc::communication_fault, "communication fault"); break;
+    case CommitClass::timeout: result = Status(Errc::timeout, "a member timed out"); break;
+    case CommitClass::multiple_faults: result = Status(Errc::multiple_faults, "several kinds of faults"); break;
+    case CommitClass::unmodeled: result = Status(Errc::unmodeled_fault, "unmodeled fault"); break;
+  }
+}
+
+namespace {
+
+// Start a block on `comm`. sync: run the start agreement (blocking waits for it up to `timeout`).
+int start_block(MPI_Comm comm, MPI_Datatype type, void* injection, void* group_error_state, MPI_Timeout timeout,
+                MPI_Request* try_request, bool sync, bool blocking, const char* fn) {
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  if (!try_request) return ret(comm, Status(Errc::arg, "try_request is NULL"), fn);
+  if (comm->is_inter()) return ret(comm, Status(Errc::unsupported, "TryBlocks on intercommunicators are not implemented yet"), fn);
+  if (timeout.ftmpi_ns < 0) return ret(comm, Status(Errc::arg, "negative timeout"), fn);
+  std::size_t inj = 0;
+  if (Status st = type_bytes(type, &inj); !st.ok()) return ret(comm, st, fn);
+  if (inj > 0 && !injection) return ret(comm, Status(Errc::arg, "local_error_injection is NULL"), fn);
+  if (inj > 0 && !group_error_state) return ret(comm, Status(Errc::arg, "group_error_state is NULL"), fn);
+  auto op = std::make_unique<TryBlock>(comm, inj);
+  TryBlock* b = op.get();
+  auto& reg = registry();
+  b->parent = reg.open.empty() ? nullptr : reg.open.back();
+  b->sync_start = sync;
+  if (sync) {
+    b->start_gstate = group_error_state;
+    b->start_agreement = &rt().ft().start_agreement(comm, b->start.contribute(local_contribution(b, injection)));
+  }
+  Request* r = rt().engine().start_generic(std::move(op));
+  ftmpi::p2p::set_comm(r, comm);
+  reg.blocks[r] = b;
+  reg.open.push_back(b);
+  *try_request = r;
+  if (!sync || !blocking) return MPI_SUCCESS;
+  if (!ftmpi::api::famp::wait_until(Deadline(timeout), [r] { return r->complete; })) return MPI_TIMEOUT;
+  return b->start_rc;
+}
+
+// Check the requests of a commit: valid, not try requests, on a communicator within the block's.
+Status check_block_requests(TryBlock* b, int count, MPI_Request reqs[]) {
+  if (count < 0) return Status(Errc::count, "negative request count");
+  if (count > 0 && !reqs) return Status(Errc::arg, "request array is NULL");
+  auto& reg = registry();
+  for (int i = 0; i < count; ++i) {
+    Request* r = reqs[i];
+    if (!r) continue;
+    if (!valid_request(r)) return Status(Errc::request, "request " + std::to_string(i) + " is invalid or freed");
+    if (reg.blocks.count(r))
+      return Status(Errc::request, "request " + std::to_string(i) + " is a try request; commit nested blocks with their own commit (or MPI_TryBlock_multiple_waitall)");
+    const ftmpi_comm_s* c = r->comm;
+    if (!c || c == b->comm) continue;
+    const ftmpi_group_s* g = c->is_inter() ? nullptr : c->group;
+    bool inside = g != nullptr;
+    for (int k = 0; inside && k < c->size; ++k) inside = b->comm->group->rank_of_world(c->world_rank(k)) >= 0;
+    if (!inside)
+      return Status(Errc::request, "request " + std::to_string(i) +
+                                       " is foreign to this TryBlock: its communicator has members outside the block's communicator");
+  }
+  return Status::Ok();
+}
+
+bool settled(const Request* r) { return inert(r) || r->complete || rt().pending_by_failure(r); }
+
+struct CommitArgs {
+  int* try_flag = nullptr;
+  MPI_Status* try_status = nullptr;
+  const void* injection = nullptr;
+  void* group_error_state = nullptr;
+  int count = 0;
+  MPI_Request* reqs = nullptr;
+  MPI_Status* statuses = nullptr;
+  int* numerrors = nullptr;
+  int* error_indices = nullptr;
+};
+
+// The commit. blocking: waits up to the deadline, MPI_TIMEOUT if it runs out (the commit's agreement was
+// started with kFlagTimeout if the requests were not done, so nobody waits for this member forever).
+// Not blocking (testall): *done = false while the requests are not done or the agreement undecided.
+int commit_block(TryBlock* b, const Deadline& d, const CommitArgs& a, bool blocking, bool* done) {
+  *done = false;
+  if (b->commit.phase() == TryCommit::Phase::open || b->commit.phase() == TryCommit::Phase::decided) {
+    auto requests_done = [&] {
+      for (int i = 0; i < a.count; ++i)
+        if (!settled(a.reqs[i])) return false;
+      return true;
+    };
+    if (blocking) {
+      ftmpi::api::famp::wait_until(d, requests_done);
+    } else {
+      rt().progress().poll();
+      if (!requests_done()) return MPI_SUCCESS;
+    }
+    Contribution c = local_contribution(b, a.injection);
+    auto& marked = registry().marked;
+    for (int i = 0; i < a.count; ++i) {
+      const Request* r = a.reqs[i];
+      if (inert(r)) continue;
+      if (auto it = marked.find(r); it != marked.end() && it->second.incarnation == r->incarnation) {
+        c.flags |= ftmpi::famp::kFlagRaised;
+        if (!c.raised_code) c.raised_code = it->second.code;
+      }
+      if (!settled(r)) {
+        c.flags |= ftmpi::famp::kFlagTimeout;
+      } else if (!r->complete) {
+        c.flags |= ftmpi::famp::kFlagProc;  // ANY_SOURCE blocked by a failure
+      } else if (!r->error.ok()) {
+        const Errc e = r->error.code();
+        c.flags |= (e == Errc::proc_failed || e == Errc::proc_failed_pending || e == Errc::revoked) ? ftmpi::famp::kFlagProc
+                                                                                                  : ftmpi::famp::kFlagComm;
+      }
+    }
+    if (b->sync_start && !b->start_agreement->decided()) c.flags |= ftmpi::famp::kFlagTimeout;
+    b->commit = TryCommit(b->comm->rank, b->comm->size, b->inj_bytes);
+    b->commit_agreement = &rt().ft().start_agreement(b->comm, b->commit.contribute(c));
+  }
+  const Agreement* ag = b->commit_agreement;
+  bool decided;
+  if (blocking) {
+    decided = ftmpi::api::famp::wait_until(d, [ag] { return ag->decided(); });
+  } else {
+    if (!ag->decided()) rt().progress().poll();
+    decided = ag->decided();
+  }
+  if (!decided) {
+    b->commit.on_deadline();
+    return blocking ? MPI_TIMEOUT : MPI_SUCCESS;
+  }
+  b->commit.on_decided(ag->value(), ag->failed());
+  rt().ft().adopt_failed(b->comm, ag->failed());
+  const CommitOutcome& o = b->commit.outcome();
+  b->last = o;
+  b->have_outcome = true;
+  b->last_rc = class_code(o.cls);
+  *done = true;
+  // Local results: statuses, errors, requests freed (the seed's "+ free descriptors").
+  int nerr = 0;
+  for (int i = 0; i < a.count; ++i) {
+    MPI_Status* s = a.statuses ? &a.statuses[i] : nullptr;
+    Request* r = a.reqs[i];
+    if (inert(r)) {
+      ftmpi::api::empty_status(s);
+      continue;
+    }
+    bool bad = false;
+    int cls = MPI_SUCCESS;
+    if (!r->complete) {
+      cls = settled(r) ? MPI_ERR_PROC_FAILED_PENDING : MPI_TIMEOUT;  // stays valid
+      bad = true;
+    } else {
+      ftmpi::api::fill_status(s, r);
+      cls = ftmpi::api::error_class_of(r->error.code());
+      bad = !r->error.ok();
+    }
+    if (auto it = registry().marked.find(r); it != registry().marked.end()) {
+      if (it->second.incarnation == r->incarnation) {
+        bad = true;
+        if (cls == MPI_SUCCESS) cls = MPI_LOCAL_ERROR_INJECTION;
+      }
+      if (r->complete) registry().marked.erase(it);
+    }
+    if (s) s->MPI_ERROR = cls;
+    if (bad) {
+      if (a.error_indices) a.error_indices[nerr] = i;
+      ++nerr;
+    }
+    if (r->complete) {
+      registry().reported.erase(r);
+      if (r->persistent) {
+        r->active = false;
+      } else {
+        rt().engine().release(r);
+        a.reqs[i] = MPI_REQUEST_NULL;
+      }
+    }
+  }
+  if (a.numerrors) *a.numerrors = nerr;
+  if (a.try_flag) *a.try_flag = o.try_flag ? 1 : 0;
+  if (a.try_status) {
+    a.try_status->MPI_ERROR = b->last_rc;
+    a.try_status->MPI_SOURCE = static_cast<int>(o.failed.size());  // members in the failed group
+    a.try_status->MPI_TAG = static_cast<int>(o.flags);              // union of the members' fault flags
+    a.try_status->ftmpi_count = 0;
+    a.try_status->ftmpi_cancelled = 0;
+  }
+  write_gathered(o, b->inj_bytes, a.group_error_state);
+  // Nesting: the block is closed; a failure counts against the enclosing block.
+  auto& open = registry().open;
+  std::erase(open, b);
+  b->open = false;
+  if (!o.try_flag && b->parent) b->parent->flags |= ftmpi::famp::kFlagInner;
+  return b->last_rc;
+}
+
+// Common argument checks of the commit family.
+Status check_commit_args(TryBlock* b, MPI_Datatype type, const void* injection, void* gstate, MPI_Timeout t) {
+  if (t.ftmpi_ns < 0) return Status(Errc::arg, "negative timeout");
+  std::size_t inj = 0;
+  if (Status st = type_bytes(type, &inj); !st.ok()) return st;
+  if (inj != b->inj_bytes)
+    return Status(Errc::type, "the datatype's size differs from the one given to MPI_TryBlock_start");
+  if (inj > 0 && (!injection || !gstate)) return Status(Errc::arg, "local_error_injection or group_error_state is NULL");
+  return Status::Ok();
+}
+
+int waitall(MPI_Request try_request, int* try_flag, MPI_Status* try_status, MPI_Datatype type, void* injection,
+            void* gstate, MPI_Timeout timeout, int count, MPI_Request reqs[], MPI_Status statuses[], int* numerrors,
+            int error_indices[], const char* fn) {
+  FTMPI_ENTER(fn);
+  auto bl = block_of(try_request);
+  if (!bl.ok()) return ret(nullptr, bl.status(), fn);
+  TryBlock* b = bl.value();
+  if (!try_flag) return ret(b->comm, Status(Errc::arg, "try_flag is NULL"), fn);
+  if (Status st = check_commit_args(b, type, injection, gstate, timeout); !st.ok()) return ret(b->comm, st, fn);
+  if (Status st = check_block_requests(b, count, reqs); !st.ok()) return ret(b->comm, st, fn);
+  ftmpi::api::CommHold hold(b->comm);
+  bool done = false;
+  return commit_block(b, Deadline(timeout), CommitArgs{try_flag, try_status, injection, gstate, count, reqs, statuses, numerrors, error_indices}, true, &done);
+}
+
+}  // namespace
+
+// --- seed 001 names ----------------------------------------------------------------------------------
+extern "C" int PMPI_TryBlock_start(MPI_Comm comm, MPI_Datatype type, void* inj, void* gstate, MPI_Timeout timeout,
+                                   MPI_Request* try_request) {
+  return start_block(comm, type, inj, gstate, timeout, try_request, true, true, "MPI_TryBlock_start");
+}
+FTMPI_ALIAS(TryBlock_start)
+extern "C" int PMPI_TryBlock_istart(MPI_Comm comm, MPI_Datatype type, void* inj, void* gstate, MPI_Timeout timeout,
+                                    MPI_Request* try_request) {
+  return start_block(comm, type, inj, gstate, timeout, try_request, true, false, "MPI_TryBlock_istart");
+}
+FTMPI_ALIAS(TryBlock_istart)
+
+extern "C" int PMPI_TryBlock_waitall(MPI_Request try_request, int* try_flag, MPI_Status* try_status, MPI_Datatype type,
+                                     void* inj, void* gstate, MPI_Timeout timeout, int count, MPI_Request reqs[],
+                                     MPI_Status statuses[], int* numerrors, int error_indices[]) {
+  return waitall(try_request, try_flag, try_status, type, inj, gstate, timeout, count, reqs, statuses, numerrors,
+                 error_indices, "MPI_TryBlock_waitall");
+}
+FTMPI_ALIAS(TryBlock_waitall)
+
+// testall: *flag = 1 once the commit is decided (then as waitall); before, the requests stay untouched. A
+// non-zero timeout keeps testing until it runs out (then MPI_TIMEOUT), zero tests once.
+extern "C" int PMPI_TryBlock_testall(MPI_Request try_request, int* try_flag, MPI_Status* try_status, MPI_Datatype type,
+                                     void* inj, void* gstate, MPI_Timeout timeout, int count, MPI_Request reqs[],
+                                     int* flag, MPI_Status statuses[], int* numerrors, int error_indices[]) {
+  const char* fn = "MPI_TryBlock_testall";
+  FTMPI_ENTER(fn);
+  auto bl = block_of(try_request);
+  if (!bl.ok()) return ret(nullptr, bl.status(), fn);
+  TryBlock* b = bl.value();
+  if (!try_flag || !flag) return ret(b->comm, Status(Errc::arg, "try_flag or flag is NULL"), fn);
+  if (Status st = check_commit_args(b, type, inj, gstate, timeout); !st.ok()) return ret(b->comm, st, fn);
+  if (Status st = check_block_requests(b, count, reqs); !st.ok()) return ret(b->comm, st, fn);
+  ftmpi::api::CommHold hold(b->comm);
+  const Deadline d(timeout);
+  const CommitArgs a{try_flag, try_status, inj, gstate, count, reqs, statuses, numerrors, error_indices};
+  *flag = 0;
+  for (;;) {
+    bool done = false;
+    const int rc = commit_block(b, d, a, false, &done);
+    if (done) {
+      *flag = 1;
+      return rc;
+    }
+    if (timeout.ftmpi_ns == 0) return MPI_SUCCESS;
+    if (d.expired()) return MPI_TIMEOUT;
+  }
+}
+FTMPI_ALIAS(TryBlock_testall)
+
+// waitsome/testsome: report the block's requests that completed locally since the last call (they stay
+// valid, as with MPI_Waitsome_local); once all of them are complete, commit as waitall (*try_flag, the
+// statuses of the last ones, requests freed). Until then try_status->MPI_ERROR is MPI_ERR_PENDING.
+namespace {
+int some(MPI_Request try_request, int* try_flag, MPI_Status* try_status, MPI_Datatype type, void* inj, void* gstate,
+         MPI_Timeout timeout, int incount, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[],
+         int* numerrors, int error_indices[], bool blocking, const char* fn) {
+  FTMPI_ENTER(fn);
+  auto bl = block_of(try_request);
+  if (!bl.ok()) return ret(nullptr, bl.status(), fn);
+  TryBlock* b = bl.value();
+  if (!try_flag || !outcount) return ret(b->comm, Status(Errc::arg, "try_flag or outcount is NULL"), fn);
+  if (Status st = check_commit_args(b, type, inj, gstate, timeout); !st.ok()) return ret(b->comm, st, fn);
+  if (Status st = check_block_requests(b, incount, reqs); !st.ok()) return ret(b->comm, st, fn);
+  ftmpi::api::CommHold hold(b->comm);
+  auto& rep = registry().reported;
+  auto reported = [&](const Request* r) {
+    auto it = rep.find(r);
+    return it != rep.end() && it->second == r->incarnation;
+  };
+  auto fresh = [&] {
+    for (int i = 0; i < incount; ++i)
+      if (!inert(reqs[i]) && reqs[i]->complete && !reported(reqs[i])) return true;
+    return false;
+  };
+  auto all_done = [&] {
+    for (int i = 0; i < incount; ++i)
+      if (!settled(reqs[i])) return false;
+    return true;
+  };
+  *try_flag = 0;
+  *outcount = 0;
+  if (try_status) try_status->MPI_ERROR = MPI_ERR_PENDING;
+  const Deadline d(timeout);
+  if (blocking) {
+    if (!ftmpi::api::famp::wait_until(d, [&] { return fresh() || all_done(); })) return MPI_TIMEOUT;
+  } else {
+    rt().progress().poll();
+  }
+  int n = 0;
+  for (int i = 0; i < incount; ++i) {
+    Request* r = reqs[i];
+    if (inert(r) || !r->complete || reported(r)) continue;
+    rep[r] = r->incarnation;
+    if (indices) indices[n] = i;
+    if (statuses) {
+      ftmpi::api::fill_status(&statuses[n], r);
+      statuses[n].MPI_ERROR = ftmpi::api::error_class_of(r->error.code());
+    }
+    ++n;
+  }
+  *outcount = n;
+  if (!all_done()) return MPI_SUCCESS;
+  bool done = false;
+  const int rc = commit_block(b, d, CommitArgs{try_flag, try_status, inj, gstate, incount, reqs, nullptr, numerrors, error_indices},
+                              blocking, &done);
+  return rc;
+}
+}  // namespace
+
+extern "C" int PMPI_TryBlock_waitsome(MPI_Request try_request, int* try_flag, MPI_Status* try_status, MPI_Datatype type,
+                                      void* inj, void* gstate, MPI_Timeout timeout, int incount, MPI_Request reqs[],
+                                      int* outcount, int indices[], MPI_Status statuses[], int* numerrors,
+                                      int error_indices[]) {
+  return some(try_request, try_flag, try_status, type, inj, gstate, timeout, incount, reqs, outcount, indices,
+              statuses, numerrors, error_indices, true, "MPI_TryBlock_waitsome");
+}
+FTMPI_ALIAS(TryBlock_waitsome)
+extern "C" int PMPI_TryBlock_testsome(MPI_Request try_request, int* try_flag, MPI_Status* try_status, MPI_Datatype type,
+                                      void* inj, void* gstate, MPI_Timeout timeout, int incount, MPI_Request reqs[],
+                                      int* outcount, int indices[], MPI_Status statuses[], int* numerrors,
+                                      int error_indices[]) {
+  return some(try_request, try_flag, try_status, type, inj, gstate, timeout, incount, reqs, outcount, indices,
+              statuses, numerrors, error_indices, false, "MPI_TryBlock_testsome");
+}
+FTMPI_ALIAS(TryBlock_testsome)
+
+// Several (nested) blocks at once: the requests are completed and freed with the last block's commit; the
+// blocks are committed innermost first (array order reversed when they nest), each with the others' failures
+// counting as nested failures. Returns the first non-success class (MPI_SUCCESS if all committed).
+extern "C" int PMPI_TryBlock_multiple_waitall(int n_try, MPI_Request try_reqs[], int try_flags[], MPI_Status try_statuses[],
+                                              MPI_Datatype type, void* inj, void* gstate, MPI_Timeout timeout, int count,
+                                              MPI_Request reqs[], MPI_Status statuses[], int* numerrors,
+                                              int error_indices[]) {
+  const char* fn = "MPI_TryBlock_multiple_waitall";
+  FTMPI_ENTER(fn);
+  if (n_try < 0 || (n_try > 0 && (!try_reqs || !try_flags))) return ret(nullptr, Status(Errc::arg, "bad try request array"), fn);
+  std::vector<TryBlock*> blocks;
+  for (int i = 0; i < n_try; ++i) {
+    auto bl = block_of(try_reqs[i]);
+    if (!bl.ok()) return ret(nullptr, bl.status(), fn);
+    if (Status st = check_commit_args(bl.value(), type, inj, gstate, timeout); !st.ok()) return ret(bl.value()->comm, st, fn);
+    blocks.push_back(bl.value());
+  }
+  if (!blocks.empty())
+    if (Status st = check_block_requests(blocks.back(), count, reqs); !st.ok()) return ret(blocks.back()->comm, st, fn);
+  // Innermost first: a block whose parent chain contains another block of the array is committed before it.
+  std::vector<int> order(static_cast<std::size_t>(n_try));
+  for (int i = 0; i < n_try; ++i) order[static_cast<std::size_t>(i)] = i;
+  auto depth = [](TryBlock* b) {
+    int d = 0;
+    for (TryBlock* p = b->parent; p; p = p->parent) ++d;
+    return d;
+  };
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return depth(blocks[static_cast<std::size_t>(x)]) > depth(blocks[static_cast<std::size_t>(y)]); });
+  const Deadline d(timeout);
+  int first = MPI_SUCCESS;
+  // The requests are waited for (locally) once, then every block commits; the last one frees them.
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const int i = order[k];
+    TryBlock* b = blocks[static_cast<std::size_t>(i)];
+    ftmpi::api::CommHold hold(b->comm);
+    const bool last = k + 1 == order.size();
+    CommitArgs a{&try_flags[i], try_statuses ? &try_statuses[i] : nullptr, inj,
+                 // the gathered state of the outermost (last) block
+                 last ? gstate : nullptr, last ? count : 0, last ? reqs : nullptr, last ? statuses : nullptr,
+                 last ? numerrors : nullptr, last ? error_indices : nullptr};
+    if (!last) {  // the requests' errors belong to every block
+      std::vector<MPI_Request> copy(reqs, reqs + count);
+      ftmpi::api::famp::wait_until(d, [&] {
+        for (int j = 0; j < count; ++j)
+          if (!settled(copy[static_cast<std::size_t>(j)])) return false;
+        return true;
+      });
+    }
+    bool done = false;
+    const int rc = commit_block(b, d, a, true, &done);
+    if (rc != MPI_SUCCESS && first == MPI_SUCCESS) first = rc;
+  }
+  if (numerrors && n_try == 0) *numerrors = 0;
+  return first;
+}
+FTMPI_ALIAS(TryBlock_multiple_waitall)
+
+// --- synchronisation in the middle of a block (seed 001 §7.3) ----------------------------------------
+// A fault-aware barrier over sync_comm (the block's communicator or a subset communicator of it): one
+// agreement on the members' local fault state of the block; returns the class every member of sync_comm
+// gets (uniform), without ending the block. A group that is empty or only this process returns the locally
+// known errors. A strict subset given as a group needs a communicator: use MPI_TryBlock_comm_sync.
+namespace {
+
+class SyncOp final : public ftmpi::p2p::GenericOp {
+ public:
+  SyncOp(ftmpi_comm_s* c, const Contribution& contrib) : m_(c->rank, c->size, 0), c_(c) {
+    a_ = &rt().ft().start_agreement(c, m_.contribute(contrib));
+  }
+  bool progress() override {
+    if (!a_->decided()) return false;
+    m_.on_decided(a_->value(), a_->failed());
+    rt().ft().adopt_failed(c_, a_->failed());
+    switch (m_.outcome().cls) {
+      case CommitClass::success: break;
+      case CommitClass::local_error_injection: result = Status(Errc::local_error_injection, "a member raised an error"); break;
+      case CommitClass::task_fault: result = Status(Errc::task_fault, "a member failed"); break;
+      case CommitClass::communication_fault: result = Status(Errc::communication_fault, "communication fault"); break;
+      case CommitClass::timeout: result = Status(Errc::timeout, "a member timed out"); break;
+      case CommitClass::multiple_faults: result = Status(Errc::multiple_faults, "several kinds of faults"); break;
+      case CommitClass::unmodeled: result = Status(Errc::unmodeled_fault, "unmodeled fault"); break;
+    }
+    return true;
+  }
+
+ private:
+  TryCommit m_;
+  ftmpi_comm_s* c_;
+  const Agreement* a_ = nullptr;
+};
+
+int local_errors(TryBlock* b) {
+  Contribution c = local_contribution(b, nullptr);
+  if (!rt().ft().failed_members(b->comm).empty() || !c.declared_failed.empty()) return MPI_TASK_FAULT;
+  if (c.flags) return MPI_LOCAL_ERROR_INJECTION;
+  return MPI_SUCCESS;
+}
+
+int sync(MPI_Comm sync_comm, MPI_Group group, MPI_Request try_request, MPI_Timeout timeout, MPI_Request* out,
+         const char* fn) {
+  FTMPI_ENTER(fn);
+  auto bl = block_of(try_request);
+  if (!bl.ok()) return ret(nullptr, bl.status(), fn);
+  TryBlock* b = bl.value();
+  if (timeout.ftmpi_ns < 0) return ret(b->comm, Status(Errc::arg, "negative timeout"), fn);
+  if (group != MPI_GROUP_NULL || !sync_comm) {  // group form
+    if (!ftmpi::api::valid_group(group)) return ret(b->comm, Status(Errc::group, "invalid group"), fn);
+    const int gs = group->size();
+    const bool self_only = gs == 0 || (gs == 1 && group->world_ranks[0] == rt().world_rank());
+    if (self_only) {
+      if (out) *out = rt().engine().completed_request();
+      return out ? MPI_SUCCESS : local_errors(b);
+    }
+    if (gs != b->comm->size)
+      return ret(b->comm, Status(Errc::unsupported, "MPI_TryBlock_group_sync on a strict subset of the block's group is not implemented; use MPI_TryBlock_comm_sync with a communicator over the subset"), fn);
+    for (int k = 0; k < gs; ++k)
+      if (b->comm->group->rank_of_world(group->world_ranks[static_cast<std::size_t>(k)]) < 0)
+        return ret(b->comm, Status(Errc::group, "the group is not the block's group or a subset of it"), fn);
+    sync_comm = b->comm;
+  } else {
+    FTMPI_CHECK_COMM(sync_comm, fn);
+    if (sync_comm->is_inter()) return ret(b->comm, Status(Errc::comm, "sync_comm is an intercommunicator"), fn);
+    for (int k = 0; k < sync_comm->size; ++k)
+      if (b->comm->group->rank_of_world(sync_comm->world_rank(k)) < 0)
+        return ret(b->comm, Status(Errc::comm, "sync_comm has members outside the block's communicator"), fn);
+  }
+  Contribution c = local_contribution(b, nullptr);
+  c.injection.clear();
+  // Declared failures are named as ranks of the block's communicator: translate to sync_comm's.
+  std::vector<int> declared;
+  for (int r : c.declared_failed) {
+    const int s = sync_comm->group->rank_of_world(b->comm->world_rank(r));
+    if (s >= 0) declared.push_back(s);
+  }
+  c.declared_failed = declared;
+  Request* r = rt().engine().start_generic(std::make_unique<SyncOp>(sync_comm, c));
+  ftmpi::p2p::set_comm(r, sync_comm);
+  if (out) {
+    *out = r;
+    return MPI_SUCCESS;
+  }
+  ftmpi::api::CommHold hold(sync_comm);
+  if (!ftmpi::api::famp::wait_until(Deadline(timeout), [r] { return r->complete; })) {
+    rt().engine().release(r);  // released when it completes; the agreement goes on for the others
+    return MPI_TIMEOUT;
+  }
+  const int rc = ftmpi::api::error_class_of(r->error.code());
+  rt().engine().release(r);
+  return rc;
+}
+
+}  // namespace
+
+extern "C" int PMPI_TryBlock_group_sync(MPI_Group group, MPI_Request try_request, MPI_Timeout timeout) {
+  if (group == MPI_GROUP_NULL) return ret(nullptr, Status(Errc::group, "group is MPI_GROUP_NULL"), "MPI_TryBlock_group_sync");
+  return sync(nullptr, group, try_request, timeout, nullptr, "MPI_TryBlock_group_sync");
+}
+FTMPI_ALIAS(TryBlock_group_sync)
+extern "C" int PMPI_TryBlock_group_isync(MPI_Group group, MPI_Request try_request, MPI_Timeout timeout, MPI_Request* out) {
+  if (!out) return ret(nullptr, Status(Errc::arg, "out_request is NULL"), "MPI_TryBlock_group_isync");
+  if (group == MPI_GROUP_NULL) return ret(nullptr, Status(Errc::group, "group is MPI_GROUP_NULL"), "MPI_TryBlock_group_isync");
+  return sync(nullptr, group, try_request, timeout, out, "MPI_TryBlock_group_isync");
+}
+FTMPI_ALIAS(TryBlock_group_isync)
+extern "C" int PMPI_TryBlock_comm_sync(MPI_Comm sync_comm, MPI_Request try_request, MPI_Timeout timeout) {
+  if (!sync_comm) return ret(nullptr, Status(Errc::comm, "sync_comm is MPI_COMM_NULL"), "MPI_TryBlock_comm_sync");
+  return sync(sync_comm, MPI_GROUP_NULL, try_request, timeout, nullptr, "MPI_TryBlock_comm_sync");
+}
+FTMPI_ALIAS(TryBlock_comm_sync)
+extern "C" int PMPI_TryBlock_comm_isync(MPI_Comm sync_comm, MPI_Request try_request, MPI_Timeout timeout, MPI_Request* out) {
+  if (!out) return ret(nullptr, Status(Errc::arg, "out_request is NULL"), "MPI_TryBlock_comm_isync");
+  if (!sync_comm) return ret(nullptr, Status(Errc::comm, "sync_comm is MPI_COMM_NULL"), "MPI_TryBlock_comm_isync");
+  return sync(sync_comm, MPI_GROUP_NULL, try_request, timeout, out, "MPI_TryBlock_comm_isync");
+}
+FTMPI_ALIAS(TryBlock_comm_isync)
+
+// The agreed failed group of the block's last decided commit (or of its start): every survivor gets the
+// same group — members that failed plus members some member declared failed (raise_error on ranks).
+extern "C" int PMPI_TryBlock_get_failed(MPI_Request try_request, MPI_Group* failed) {
+  const char* fn = "MPI_TryBlock_get_failed";
+  FTMPI_ENTER(fn);
+  auto bl = block_of(try_request);
+  if (!bl.ok()) return ret(nullptr, bl.status(), fn);
+  TryBlock* b = bl.value();
+  if (!failed) return ret(b->comm, Status(Errc::arg, "group is NULL"), fn);
+  const CommitOutcome* o = b->have_outcome ? &b->last : (b->start.phase() == TryCommit::Phase::decided ? &b->start.outcome() : nullptr);
+  std::vector<int> world;
+  if (o)
+    for (int r : o->failed.ranks()) world.push_back(b->comm->world_rank(r));
+  *failed = world.empty() ? MPI_GROUP_EMPTY : ftmpi::comm::make_group(std::move(world), rt().world_rank());
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(TryBlock_get_failed)
+
+// --- error injection (seed 001 §7.4) -----------------------------------------------------------------
+extern "C" int PMPI_Request_raise_error(MPI_Request request, int code) {
+  const char* fn = "MPI_Request_raise_error";
+  FTMPI_ENTER(fn);
+  if (code == 0) return ret(nullptr, Status(Errc::arg, "the code must be non-zero"), fn);
+  if (request == MPI_REQUEST_NULL || !valid_request(request)) return ret(nullptr, Status(Errc::request, "invalid or freed request"), fn);
+  auto& reg = registry();
+  if (auto it = reg.blocks.find(request); it != reg.blocks.end()) {  // on the block itself
+    it->second->flags |= ftmpi::famp::kFlagRaised;
+    if (!it->second->raised_code) it->second->raised_code = code;
+    return MPI_SUCCESS;
+  }
+  reg.marked[request] = {request->incarnation, code};  // reported by the commit that completes it
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Request_raise_error)
+
+namespace {
+int raise_ranks(MPI_Comm comm, int n, const int ranks[], const int errors[], bool forall, const char* fn) {
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  if (n < 0 || (n > 0 && (!ranks || !errors))) return ret(comm, Status(Errc::arg, "bad rank or error list"), fn);
+  for (int i = 0; i < n; ++i) {
+    if (ranks[i] < 0 || ranks[i] >= comm->peer_size()) return ret(comm, Status(Errc::rank, "rank out of range"), fn);
+    if (errors[i] == 0) return ret(comm, Status(Errc::arg, "the error code must be non-zero"), fn);
+  }
+  auto& reg = registry();
+  for (int i = 0; i < n; ++i) {
+    const int world = comm->peer_world_rank(ranks[i]);
+    auto& list = forall ? reg.world_declared_forall : reg.comm_raised[ftmpi::api::famp::Registry::key(comm)].world_declared;
+    if (std::find(list.begin(), list.end(), world) == list.end()) list.push_back(world);  // irreversible, idempotent
+  }
+  return MPI_SUCCESS;
+}
+}  // namespace
+
+extern "C" int PMPI_Comm_raise_error(MPI_Comm comm, MPI_Error error) {
+  const char* fn = "MPI_Comm_raise_error";
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  if (error == 0) return ret(comm, Status(Errc::arg, "the error code must be non-zero"), fn);
+  auto& cr = registry().comm_raised[ftmpi::api::famp::Registry::key(comm)];
+  if (!cr.code) cr.code = error;
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Comm_raise_error)
+extern "C" int PMPI_Comm_rank_raise_error(MPI_Comm comm, int rank, int error) {
+  return raise_ranks(comm, 1, &rank, &error, false, "MPI_Comm_rank_raise_error");
+}
+FTMPI_ALIAS(Comm_rank_raise_error)
+extern "C" int PMPI_Comm_ranks_raise_error(MPI_Comm comm, int n, int ranks[], int errors[]) {
+  return raise_ranks(comm, n, ranks, errors, false, "MPI_Comm_ranks_raise_error");
+}
+FTMPI_ALIAS(Comm_ranks_raise_error)
+extern "C" int PMPI_Comm_rank_raise_forall(MPI_Comm comm, int rank, int error) {
+  return raise_ranks(comm, 1, &rank, &error, true, "MPI_Comm_rank_raise_forall");
+}
+FTMPI_ALIAS(Comm_rank_raise_forall)
+extern "C" int PMPI_Comm_ranks_raise_forall(MPI_Comm comm, int n, int ranks[], int errors[]) {
+  return raise_ranks(comm, n, ranks, errors, true, "MPI_Comm_ranks_raise_forall");
+}
+FTMPI_ALIAS(Comm_ranks_raise_forall)
+
+// --- the published implementation's names -------------------------------------------------------------
+// MPI_Tryblock_start(comm, MPI_TRYBLOCK_GLOBAL, &tb): a block without a start agreement and without
+// injection; MPI_Tryblock_finish(tb, n, reqs): the uniform commit (no time limit), MPI_SUCCESS or
+// MPI_ERR_TRYBLOCK_FOUND_ERRORS; _finish_local: with a timeout (MPI_ERR_TIMEOUT when it runs out).
+extern "C" int PMPI_Tryblock_start(MPI_Comm comm, int flags, MPI_Request* tb) {
+  if (flags != MPI_TRYBLOCK_GLOBAL && flags != 0)
+    return ret(nullptr, Status(Errc::arg, "MPI_Tryblock_start: flags must be MPI_TRYBLOCK_GLOBAL"), "MPI_Tryblock_start");
+  return start_block(comm, MPI_DATATYPE_NULL, nullptr, nullptr, MPI_Timeout{0}, tb, false, false, "MPI_Tryblock_start");
+}
+FTMPI_ALIAS(Tryblock_start)
+namespace {
+int finish(MPI_Request tb, int count, MPI_Request reqs[], MPI_Timeout timeout, const char* fn) {
+  int try_flag = 0;
+  const int rc = waitall(tb, &try_flag, nullptr, MPI_DATATYPE_NULL, nullptr, nullptr, timeout, count, reqs, nullptr,
+                         nullptr, nullptr, fn);
+  if (rc == MPI_SUCCESS || rc == MPI_TIMEOUT) return rc;
+  if (rc == MPI_LOCAL_ERROR_INJECTION || rc == MPI_TASK_FAULT || rc == MPI_COMMUNICATION_FAULT ||
+      rc == MPI_MULTIPLE_FAULTS || rc == MPI_UNMODELED_FAULT)
+    return MPI_ERR_TRYBLOCK_FOUND_ERRORS;
+  return rc;  // an argument error
+}
+}  // namespace
+extern "C" int PMPI_Tryblock_finish(MPI_Request tb, int count, MPI_Request reqs[]) {
+  return finish(tb, count, reqs, MPI_Timeout{0}, "MPI_Tryblock_finish");
+}
+FTMPI_ALIAS(Tryblock_finish)
+extern "C" int PMPI_Tryblock_finish_local(MPI_Request tb, int count, MPI_Request reqs[], MPI_Timeout timeout) {
+  return finish(tb, count, reqs, timeout, "MPI_Tryblock_finish_local");
+}
+FTMPI_ALIAS(Tryblock_finish_local)
+// The failed group of the block's last commit, restricted to comm's members (codes are not filtered:
+// every failure kind counts).
+extern "C" int PMPI_Get_failed_group(MPI_Request tb, int ncodes, int codes[], MPI_Comm comm, MPI_Group* group) {
+  const char* fn = "MPI_Get_failed_group";
+  FTMPI_ENTER(fn);
+  (void)codes;
+  if (ncodes < 0) return ret(nullptr, Status(Errc::arg, "negative ncodes"), fn);
+  auto bl = block_of(tb);
+  if (!bl.ok()) return ret(nullptr, bl.status(), fn);
+  TryBlock* b = bl.value();
+  FTMPI_CHECK_COMM(comm, fn);
+  if (!group) return ret(comm, Status(Errc::arg, "group is NULL"), fn);
+  std::vector<int> world;
+  if (b->have_outcome)
+    for (int r : b->last.failed.ranks()) {
+      const int w = b->comm->world_rank(r);
+      if (comm->group->rank_of_world(w) >= 0) world.push_back(w);
+    }
+  *group = world.empty() ? MPI_GROUP_EMPTY : ftmpi::comm::make_group(std::move(world), rt().world_rank());
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Get_failed_group)

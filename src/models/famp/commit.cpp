@@ -1,0 +1,93 @@
+#include "models/famp/commit.h"
+
+#include <cstring>
+
+namespace ftmpi::famp {
+
+namespace {
+constexpr std::uint64_t kAbsent = std::uint64_t{1} << 63;  // top bit of a slot's first word
+}
+
+Bits encode(const CommitLayout& l, int me, const Contribution& c) {
+  Bits v(l.words(), ~std::uint64_t{0});
+  if (me < 0 || me >= l.size) return v;
+  const std::size_t base = static_cast<std::size_t>(me) * l.slot_words();
+  v[base] = c.flags;  // present: top bit clear
+  v[base + 1] = static_cast<std::uint32_t>(c.raised_code);
+  for (std::size_t w = 0; w < l.rank_words(); ++w) v[base + 2 + w] = 0;
+  for (int r : c.declared_failed)
+    if (r >= 0 && r < l.size)
+      v[base + 2 + static_cast<std::size_t>(r) / 64] |= std::uint64_t{1} << (r % 64);
+  const std::size_t ib = base + 2 + l.rank_words();
+  for (std::size_t w = 0; w < l.inj_words(); ++w) v[ib + w] = 0;
+  if (l.inj_bytes > 0 && !c.injection.empty())
+    std::memcpy(&v[ib], c.injection.data(), std::min(l.inj_bytes, c.injection.size()));
+  return v;
+}
+
+CommitOutcome decode(const CommitLayout& l, const Bits& value, const RankSet& agreed_failed) {
+  CommitOutcome o;
+  const auto n = static_cast<std::size_t>(l.size);
+  o.contributed.assign(n, false);
+  o.raised_code.assign(n, 0);
+  o.gathered.assign(n * l.inj_bytes, std::byte{0});
+  o.failed = agreed_failed;
+  for (std::size_t r = 0; r < n; ++r) {
+    const std::size_t base = r * l.slot_words();
+    if (base + l.slot_words() > value.size() || (value[base] & kAbsent)) continue;
+    o.contributed[r] = true;
+    o.flags |= static_cast<std::uint32_t>(value[base]);
+    o.raised_code[r] = static_cast<int>(static_cast<std::uint32_t>(value[base + 1]));
+    for (std::size_t w = 0; w < l.rank_words(); ++w)
+      for (int b = 0; b < 64; ++b)
+        if ((value[base + 2 + w] >> b) & 1u) {
+          const int fr = static_cast<int>(w * 64) + b;
+          if (fr < l.size) o.failed.insert(fr);
+        }
+    if (l.inj_bytes > 0) {
+      std::memcpy(&o.gathered[r * l.inj_bytes], &value[base + 2 + l.rank_words()], l.inj_bytes);
+      bool nonzero = false;
+      for (std::size_t k = 0; k < l.inj_bytes; ++k) nonzero |= o.gathered[r * l.inj_bytes + k] != std::byte{0};
+      if (nonzero) o.flags |= kFlagInjection;
+    }
+  }
+  const bool task = !o.failed.empty() || (o.flags & kFlagProc);
+  const bool comm = o.flags & kFlagComm;
+  const bool inj = o.flags & (kFlagRaised | kFlagInner | kFlagInjection);
+  const bool tmo = o.flags & kFlagTimeout;
+  const bool unm = o.flags & kFlagUnmodeled;
+  const int kinds = int{task} + int{comm} + int{inj} + int{tmo} + int{unm};
+  if (kinds == 0)
+    o.cls = CommitClass::success;
+  else if (kinds > 1)
+    o.cls = CommitClass::multiple_faults;
+  else if (task)
+    o.cls = CommitClass::task_fault;
+  else if (comm)
+    o.cls = CommitClass::communication_fault;
+  else if (inj)
+    o.cls = CommitClass::local_error_injection;
+  else if (tmo)
+    o.cls = CommitClass::timeout;
+  else
+    o.cls = CommitClass::unmodeled;
+  o.try_flag = o.cls == CommitClass::success;
+  return o;
+}
+
+Bits TryCommit::contribute(const Contribution& c) {
+  phase_ = Phase::agreeing;
+  return encode(layout_, me_, c);
+}
+
+void TryCommit::on_decided(const Bits& value, const RankSet& failed) {
+  if (phase_ != Phase::agreeing && phase_ != Phase::timed_out) return;
+  outcome_ = decode(layout_, value, failed);
+  phase_ = Phase::decided;
+}
+
+void TryCommit::on_deadline() {
+  if (phase_ == Phase::agreeing) phase_ = Phase::timed_out;
+}
+
+}  // namespace ftmpi::famp

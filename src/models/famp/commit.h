@@ -1,0 +1,123 @@
+// The TryBlock commit of FA-MPI (seed 001 §7.2: MPI_TryBlock_waitall/testall/..., "a synchronizing
+// collective operation that reports consistent error state to all participants") as a plain state machine
+// on top of the fault-tolerant agreement (ft/agreement.h). The same code runs inside the library
+// (api/famp_tryblock.cpp feeds it from a GenericOp polled by the progress loop, the agreement instance
+// being FtManager's) and in the deterministic simulator (tests/sim/tryblock_sim_test.cpp), which kills
+// processes at every step and checks the properties below.
+//
+// Model. That of the agreement: fail-stop processes, a perfect failure detector (every notice is true and
+// reaches every survivor), messages between live processes eventually delivered in any order. On top of
+// it, every process has a local clock for its own timeout; a process that stops answering (SIGSTOP) is,
+// until the detector declares it, indistinguishable from a slow one.
+//
+// What a member contributes (Contribution): a set of local fault flags (kFlag*: a request of the block
+// failed, did not complete before the timeout, the member raised an error on the block/a request/the
+// communicator, a nested block failed, a non-zero local_error_injection), the communicator ranks it
+// declared failed itself (MPI_Comm_rank(s)_raise_*), and its local_error_injection bytes.
+//
+// Algorithm. A commit is one agreement instance whose AND-combined value encodes a *gather*: the value is
+// n slots, one per communicator rank; member i writes its contribution into slot i (top bit of the slot's
+// first word cleared = "present") and all-ones into every other slot. AND over the contributors therefore
+// leaves slot i = member i's contribution if i contributed, all-ones ("absent") otherwise. The agreement
+// decides one value and one failed set F at every survivor; the outcome (return class, try_flag, the
+// gathered group_error_state, the failed group) is a pure function decode(value, F) — so it is the same
+// everywhere. Classes: a member in F or declared failed, or a request that failed with a process
+// failure -> task fault; another request error -> communication fault; injections/raised errors/failed
+// nested blocks -> local error injection; a member whose requests did not complete in time -> timeout;
+// several -> multiple faults; none -> success (try_flag = 1).
+//
+// Phases: open --contribute()--> agreeing --on_decided()--> decided; agreeing --on_deadline()-->
+// timed_out --on_decided()--> decided. A member contributes even when its own waiting timed out (with
+// kFlagTimeout), so the others are never left waiting for a live member's contribution; a member whose
+// timeout runs out *during* the agreement returns MPI_TIMEOUT locally (the only local outcome) and may
+// wait again on the same instance later, getting the same decision as everyone else.
+//
+// Safety. Agreement gives every decided survivor the same (value, F); decode() reads nothing else, so rc,
+// try_flag, group_error_state and the failed group are identical at every survivor that decides, whoever
+// dies before, during or after the commit (a member dying after contributing may or may not be in F: the
+// agreement decides that once for all). Validity: every contributor's slot is its own contribution
+// (nobody else clears bits of slot i: they contribute all-ones there); a member that did not contribute is
+// in F (the agreement's failed set contains every member whose value is missing), hence a task fault.
+// Liveness: that of the agreement; timeouts only shorten local waits.
+//
+// Cost: one agreement (2·log2(n) rounds, n-1 UP and at most n-1 DOWN messages without failures); each
+// message carries n slots of 2 + ceil(n/64) + ceil(b/8) words (b = bytes of local_error_injection) —
+// 48 words (384 bytes) at 16 ranks with an int injection.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "ft/agreement.h"
+
+namespace ftmpi::famp {
+
+using ft::Bits;
+using ft::RankSet;
+
+// Local fault flags (a member's slot, ORed over contributors in the outcome).
+enum : std::uint32_t {
+  kFlagProc = 1u << 0,       // a request of the block failed because a process failed (or was revoked)
+  kFlagComm = 1u << 1,       // a request of the block failed with another error
+  kFlagTimeout = 1u << 2,    // the block's requests (or its start) did not complete before the timeout
+  kFlagRaised = 1u << 3,     // MPI_Request_raise_error / MPI_Comm_raise_error
+  kFlagInner = 1u << 4,      // a nested TryBlock of this one failed
+  kFlagInjection = 1u << 5,  // non-zero local_error_injection
+  kFlagUnmodeled = 1u << 6,  // an error the library could not classify
+};
+
+struct Contribution {
+  std::uint32_t flags = 0;
+  int raised_code = 0;                  // the first code raised (0: none)
+  std::vector<int> declared_failed;     // communicator ranks this member declared failed
+  std::vector<std::byte> injection;     // local_error_injection, exactly the block's injection size
+};
+
+enum class CommitClass { success, local_error_injection, task_fault, communication_fault, timeout, multiple_faults, unmodeled };
+
+struct CommitOutcome {
+  CommitClass cls = CommitClass::success;
+  bool try_flag = true;                 // the block committed (no fault anywhere)
+  std::uint32_t flags = 0;              // union of the contributors' flags
+  RankSet failed;                       // agreed failed members ∪ members declared failed by a contributor
+  std::vector<bool> contributed;        // per communicator rank
+  std::vector<int> raised_code;         // per rank (0: none or not contributed)
+  std::vector<std::byte> gathered;      // n × injection bytes, rank order; zeros for non-contributors
+};
+
+// The encoding (pure). `size` members, `inj_bytes` bytes of injection per member.
+struct CommitLayout {
+  int size = 0;
+  std::size_t inj_bytes = 0;
+  std::size_t rank_words() const { return (static_cast<std::size_t>(size) + 63) / 64; }
+  std::size_t inj_words() const { return (inj_bytes + 7) / 8; }
+  std::size_t slot_words() const { return 2 + rank_words() + inj_words(); }
+  std::size_t words() const { return slot_words() * static_cast<std::size_t>(size); }
+};
+Bits encode(const CommitLayout& l, int me, const Contribution& c);
+CommitOutcome decode(const CommitLayout& l, const Bits& value, const RankSet& agreed_failed);
+
+class TryCommit {
+ public:
+  enum class Phase { open, agreeing, timed_out, decided };
+  TryCommit(int me, int size, std::size_t inj_bytes) : me_(me), layout_{size, inj_bytes} {}
+
+  // open -> agreeing: the value to start this member's agreement instance with.
+  Bits contribute(const Contribution& c);
+  // agreeing|timed_out -> decided (the agreement instance decided `value`, `failed`).
+  void on_decided(const Bits& value, const RankSet& failed);
+  // agreeing -> timed_out (this member's timeout ran out); no effect in other phases.
+  void on_deadline();
+
+  Phase phase() const { return phase_; }
+  const CommitOutcome& outcome() const { return outcome_; }  // valid when decided
+  const CommitLayout& layout() const { return layout_; }
+
+ private:
+  int me_;
+  CommitLayout layout_;
+  Phase phase_ = Phase::open;
+  CommitOutcome outcome_;
+};
+
+}  // namespace ftmpi::famp
