@@ -91,9 +91,7 @@ class Job {
   void condemn(int rank, RankRecord::Verdict verdict, const char* why);
   // A rank was reaped while the job runs: failure or clean end, notices, barrier release.
   void on_rank_exit_ft(int rank);
-  bool is_ft_failure(const RankRecord& rec) const;
   void announce_failure(int rank);
-  static void failure_cause(const RankRecord& rec, FailureCause& cause, int& code);
   int ft_exit_status() const;
   void print_ft_summary() const;
   // First failure wins: record the exit status, then terminate the remaining ranks.
