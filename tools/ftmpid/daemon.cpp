@@ -290,6 +290,8 @@ void Daemon::on_rank_ended(Rank& r) {
   // Whatever it sent before dying goes first: its finalize, its suspicions, its last lines.
   read_pmi(r);
   read_ctrl(r);
+  r.out->pump();
+  r.err->pump();
   r.out->close_now();
   r.err->close_now();
   r.alive = false;

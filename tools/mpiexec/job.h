@@ -32,6 +32,10 @@ inline constexpr int kExitUsage = 2;      // bad command line, program not found
 inline constexpr int kExitTimeout = 124;  // --timeout expired (as timeout(1))
 inline constexpr int kExitNoFinalize = 1; // a rank exited 0 after PMI init without finalize
 
+// The environment every rank of the job gets (mpiexec's own without PMI_*, -x, PMI_SIZE, FT settings);
+// each launcher adds the per-rank variables (PMI_RANK, PMI_FD, FTMPI_LOCAL_RANK, ...).
+std::vector<std::string> job_environment(const Options& opt);
+
 class Job {
  public:
   // `program_path` is the resolved executable; options.program[0] stays the argv[0] ranks see.
