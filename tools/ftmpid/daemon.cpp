@@ -325,6 +325,11 @@ void Daemon::fence(const char* why) {
       waitpid(r.pid, nullptr, 0);
       r.alive = false;
     }
+  // Abort the link (RST, no lingering orphan socket retrying towards an unreachable parent).
+  if (parent_.fd >= 0) {
+    linger lg{1, 0};
+    setsockopt(parent_.fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+  }
 }
 
 void Daemon::check_heartbeats(Clock::time_point now) {

@@ -19,7 +19,7 @@ namespace {
 std::string socket_dir() {
   const char* rt = getenv("XDG_RUNTIME_DIR");
   std::string base = rt && *rt ? rt : "/tmp";
-  return base + "/ftmpi-" + std::to_string(getuid());
+  return base + "/ftmpi-jobs-" + std::to_string(getuid());
 }
 
 bool fill_addr(const std::string& path, sockaddr_un& a) {

@@ -1,5 +1,5 @@
 // --status JOBID and --halt JOBID: a running several-hosts job's origin listens on a Unix socket named by
-// its pid ($XDG_RUNTIME_DIR or /tmp, "ftmpi-<uid>/job-<pid>.sock", mode 0700 directory), answers
+// its pid ($XDG_RUNTIME_DIR or /tmp, "ftmpi-jobs-<uid>/job-<pid>.sock", mode 0700 directory), answers
 // "status" with a table of hosts and ranks from its own records (never waiting for a host, so the answer
 // is immediate even when hosts are dead) and "halt" by ending the job in order (no failure notices).
 #pragma once

@@ -462,7 +462,10 @@ void Origin::on_hello(const Frame& f, int via_slot) {
   h.ep = std::string(f.get("ep").value_or(""));
   const HostEntry& e = layout_.hosts[static_cast<std::size_t>(node - 1)];
   log::debug("mpiexec: host %s up (daemon pid %d, %s)", e.name.c_str(), h.daemon_pid, h.ep.c_str());
-  // Launch its ranks.
+  // Launch its ranks (none once the job is ending: they are recorded as never started).
+  if (phase_ != Phase::running)
+    for (int r = e.first_rank; r < e.first_rank + e.nranks; ++r)
+      if (ranks_[static_cast<std::size_t>(r)].alive()) ranks_[static_cast<std::size_t>(r)].state = RankRecord::State::exited;
   Frame l("launch");
   l.set("first", e.first_rank).set("n", phase_ == Phase::running ? e.nranks : 0).set("ft", ft_ ? 1 : 0);
   l.set("pty", opt_.output_pipe ? 0 : 1);
@@ -750,6 +753,13 @@ void Origin::supervise() {
           l.send(Frame("hb"));
           if (!l.flush()) l.close();
         }
+    if (phase_ == Phase::terminating)  // hosts not up yet will run nothing: their ranks never start
+      for (std::size_t i = 0; i < hosts_.size(); ++i) {
+        if (hosts_[i].state != Host::State::starting && hosts_[i].state != Host::State::waiting) continue;
+        const HostEntry& e = layout_.hosts[i];
+        for (int r = e.first_rank; r < e.first_rank + e.nranks; ++r)
+          if (ranks_[static_cast<std::size_t>(r)].alive()) ranks_[static_cast<std::size_t>(r)].state = RankRecord::State::exited;
+      }
     if (!ending && all_ranks_ended()) {
       ending = true;
       end_deadline = now + kEndWait;
