@@ -160,10 +160,11 @@ leak)
   [ "$rss1" -le $((rss0 + 512)) ] || fail "origin RSS grew $rss0 -> $rss1 kB"
   [ "$drss1" -le $((drss0 + 256)) ] || fail "daemon RSS grew $drss0 -> $drss1 kB"
   [ "$(grep -c "^rank 0 notice cmd=failed" "$TMP/out")" = 20 ] || fail "rank 0 lacks its 20 notices"
+  [ -z "$(pgrep -P "$P" ftmpid)" ] || fail "the daemons of lost hosts still run: $(pgrep -P "$P" -a ftmpid)"
   "$MPIEXEC" --halt "$P" >/dev/null 2>&1
   finish
   expect_rc 143
-  pgrep -f -- "--key" -a | grep -q "ftmpid.*$P" && fail "daemons left"
+  kill -0 "$D" 2>/dev/null && fail "the surviving daemon outlived the job"
   expect_no_leftovers ;;
 *) echo "unknown case $CASE"; exit 2 ;;
 esac

@@ -381,8 +381,10 @@ void Daemon::handle_own(Frame& f) {
 }
 
 void Daemon::on_parent_frame(Frame& f) {
-  live_->heard_parent(Clock::now());
-  if (f.type == "hb") return;
+  if (f.type == "hb") {  // the parent's echo of our heartbeat: only echoes keep us alive
+    live_->heard_parent(Clock::now());
+    return;
+  }
   std::string_view to = f.get("to").value_or("*");
   if (to == "*") {
     for (Child& c : children_)
@@ -408,8 +410,14 @@ void Daemon::on_parent_frame(Frame& f) {
 }
 
 void Daemon::on_child_frame(std::size_t ci, Frame& f) {
-  live_->heard_child(static_cast<int>(ci), Clock::now());
-  if (f.type == "hb") return;
+  bool echo = live_->heard_child(static_cast<int>(ci), Clock::now());
+  if (f.type == "hb") {
+    if (echo) {
+      children_[ci].link.send(Frame("hb"));
+      if (!children_[ci].link.flush()) children_[ci].link.close();
+    }
+    return;
+  }
   send_up(f);  // everything else is for the origin
 }
 
@@ -473,15 +481,7 @@ void Daemon::loop() {
       return;
     }
     for (std::size_t k = 0; k < a.lost.size(); ++k) lose_child(static_cast<std::size_t>(a.lost[k]), a.lost_why[k]);
-    if (a.send_heartbeats) {
-      Frame hb("hb");
-      send_up(hb);
-      for (Child& c : children_)
-        if (c.link.fd >= 0) {
-          c.link.send(hb);
-          if (!c.link.flush()) c.link.close();
-        }
-    }
+    if (a.send_heartbeats) send_up(Frame("hb"));
     check_heartbeats(now);
     if (ending_) {
       bool any = std::any_of(ranks_.begin(), ranks_.end(), [](const Rank& r) { return r.alive; });

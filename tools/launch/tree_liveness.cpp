@@ -24,9 +24,11 @@ void TreeLiveness::child_connected(int i, Clock::time_point now) {
   if (c.state == State::unused || c.state == State::pending) c = {State::up, now};
 }
 
-void TreeLiveness::heard_child(int i, Clock::time_point now) {
+bool TreeLiveness::heard_child(int i, Clock::time_point now) {
   Child& c = child(i);
-  if (c.state == State::up) c.since = std::max(c.since, now);
+  if (c.state != State::up) return false;
+  c.since = std::max(c.since, now);
+  return true;
 }
 
 void TreeLiveness::child_closed(int i) {
@@ -67,7 +69,7 @@ TreeLiveness::Actions TreeLiveness::tick(Clock::time_point now) {
     a.lost.push_back(static_cast<int>(i));
     a.lost_why.push_back(why);
   }
-  if (now >= next_beat_) {
+  if (has_parent_ && now >= next_beat_) {
     a.send_heartbeats = true;
     next_beat_ = now + period_;
   }
@@ -75,8 +77,8 @@ TreeLiveness::Actions TreeLiveness::tick(Clock::time_point now) {
 }
 
 TreeLiveness::Clock::time_point TreeLiveness::next_deadline() const {
-  Clock::time_point t = next_beat_;
   if (fenced_) return Clock::time_point::max();
+  Clock::time_point t = has_parent_ ? next_beat_ : Clock::time_point::max();
   if (has_parent_) t = std::min(t, parent_closed_ ? Clock::time_point::min() : parent_heard_ + timeout_);
   for (const Child& c : children_) {
     if (c.state == State::closed) return Clock::time_point::min();

@@ -10,27 +10,31 @@
 // local and monotonic; a live, scheduled node handles its events within a small delay d << period P.
 // Frames on a live link are delivered in order.
 //
-// Algorithm. Each node sends a heartbeat frame on every link (to its parent and to each child) every
-// period P; any frame counts as a heartbeat. Every node keeps the last time it heard each link.
-//  * Daemon, parent link: closed (EOF, reset) or silent for the detector timeout T -> fence: the daemon
+// Algorithm. Each daemon sends a heartbeat frame to its parent every period P; a parent answers each
+// heartbeat of a child at once with one of its own (an echo). Every node keeps the last time it heard
+// each link: a child by any frame, the parent by its echoes only (data frames from a parent that has
+// stopped hearing us must not keep us alive).
+//  * Daemon, parent link: closed (EOF, reset) or no echo for the detector timeout T -> fence: the daemon
 //    kills its ranks and exits (it can no longer reach the origin, so it must not go on; §8.1.3).
 //  * Any node, child link: closed -> that child's subtree is lost at once (a killed host's sockets close:
 //    the fast path). Silent for T + P -> lost (the slow path: partition, hung host).
 //  * A child that was launched but never connected within the start-up limit S is lost too.
 // The origin turns "child subtree lost" into "every rank of those hosts failed" (failure_judge.h).
 //
-// Safety (two halves never both go on): let a link be cut at time c. The daemon last heard its parent at
-// t_d in (c-P-d, c], so it fences by t_d + T <= c + T (+d). The parent last heard the daemon at t_p >
-// c-P-d, so it declares the subtree lost no earlier than t_p + T + P > c + T - d. So the fence comes
-// before the declaration (up to the scheduling delay d, which the kill's own latency dwarfs only when the
-// daemon is starved: a daemon stopped for longer than P may overlap; fail-stop then holds as soon as it
-// runs, since its first act on waking is to see the silence and fence). A daemon whose parent died
-// fences too: no subtree outlives its path to the origin. The origin never fences: it is the master node
-// of §3.6, its own loss ends the job (every daemon fences).
+// Safety (two halves never both go on): let a link be cut, in one direction or both, at time c, and let
+// t_p be the last time the parent heard the child. Echoes answer what the parent hears, so the child's
+// last echo left the parent by t_p and arrives by t_p + d (d: delivery and scheduling delay); the child
+// fences by t_p + d + T. The parent declares the subtree lost at t_p + T + P, or earlier only on a
+// closed link, which the child's own fence causes (an up-only cut) or which closes the child's side too
+// (then it fences at once). So the fence precedes the declaration whenever d < P: a daemon starved of CPU
+// for longer than a period may overlap, and fail-stop holds again as soon as it runs, since its first act
+// on waking is to see the silence and fence. A daemon whose parent died fences too: no subtree outlives
+// its path to the origin. The origin never fences: it is the master node of §3.6; its loss ends the job
+// (every daemon fences). tests/unit/launcher_tree_test.cpp checks the ordering for every heartbeat phase
+// and each cut direction.
 //
-// Cost. Each node sends (children + 1) heartbeats per period: O(k) per node, none through the tree; the
-// origin holds k sockets whatever the number of hosts. Detection: a closed link at once; silence within
-// T + P (children) or T (parent).
+// Cost. Two frames per link per period (heartbeat and echo); the origin holds k sockets whatever the
+// number of hosts. Detection: a closed link at once; silence within T + P (children) or T (parent).
 #pragma once
 #include <chrono>
 #include <vector>
@@ -51,15 +55,17 @@ class TreeLiveness {
   void expect_child(int child, Clock::time_point now);
   // The child connected (its hello arrived): heard from now on.
   void child_connected(int child, Clock::time_point now);
-  void heard_child(int child, Clock::time_point now);
+  // Any frame from the child. For its heartbeat frames, answer with an echo while this returns true.
+  bool heard_child(int child, Clock::time_point now);
   void child_closed(int child);  // EOF or error on its link
   // The child's subtree ended in order (it said it is done): never lost afterwards.
   void child_done(int child);
+  // An echo (heartbeat frame) from the parent.
   void heard_parent(Clock::time_point now);
   void parent_closed();
 
   struct Actions {
-    bool send_heartbeats = false;  // send one on every live link now
+    bool send_heartbeats = false;  // daemon: send a heartbeat to the parent now
     bool fence = false;            // daemon: the parent is lost; kill the ranks and exit (once)
     Why fence_why = Why::none;
     std::vector<int> lost;         // children lost at this tick (each reported once)

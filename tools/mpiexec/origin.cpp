@@ -542,10 +542,14 @@ void Origin::on_pending_readable(std::size_t i) {
 void Origin::on_link_readable(std::size_t slot) {
   TreeLink& l = links_[slot];
   bool alive = l.fill();
-  live_->heard_child(static_cast<int>(slot), SteadyClock::now());
+  bool echo = live_->heard_child(static_cast<int>(slot), SteadyClock::now());
   while (l.fd >= 0) {
     auto f = l.in.next();
     if (!f) break;
+    if (f->type == "hb" && echo) {  // answer each heartbeat at once (tree_liveness.h)
+      l.send(Frame("hb"));
+      if (!l.flush()) l.close();
+    }
     on_frame(*f, static_cast<int>(slot));
   }
   if (l.fd >= 0 && (!alive || l.in.bad())) {
@@ -747,12 +751,6 @@ void Origin::supervise() {
       if (ending && a.lost_why[k] == TreeLiveness::Why::closed) continue;
       hosts_lost(node, a.lost_why[k]);
     }
-    if (a.send_heartbeats)
-      for (TreeLink& l : links_)
-        if (l.fd >= 0) {
-          l.send(Frame("hb"));
-          if (!l.flush()) l.close();
-        }
     if (phase_ == Phase::terminating)  // hosts not up yet will run nothing: their ranks never start
       for (std::size_t i = 0; i < hosts_.size(); ++i) {
         if (hosts_[i].state != Host::State::starting && hosts_[i].state != Host::State::waiting) continue;
