@@ -135,7 +135,8 @@ status_halt)
 agent_fail)
   run "$MPIEXEC" --rsh-agent false -H "$H1" -n 1 "$HELPER" ok "$TOKEN"
   expect_rc 2
-  expect_err "^mpiexec: cannot start the daemon on host $H1: 'false $H1 \.\.\.' exited with status 1$"
+  expect_err "^mpiexec: cannot start the daemon on host $H1: 'false $H1 \.\.\.' exited with status 1; terminating the job$"
+  [ "$(wc -l <"$TMP/err")" = 1 ] || fail "expected one line on stderr"
   expect_no_leftovers ;;
 leak)
   # 20 host losses in one job: the origin and a surviving daemon keep their descriptors and memory.

@@ -382,7 +382,7 @@ void Origin::on_suspect(int r, int by) {
   send_to(rec.host + 1, f);  // announced once its daemon reports it dead (fail-stop)
 }
 
-void Origin::hosts_lost(int node, TreeLiveness::Why why) {
+void Origin::hosts_lost(int node, TreeLiveness::Why why, const std::string& detail) {
   double now = realtime_seconds();
   for (int n : shape_.subtree(node)) {
     Host& h = hosts_[static_cast<std::size_t>(n - 1)];
@@ -409,15 +409,19 @@ void Origin::hosts_lost(int node, TreeLiveness::Why why) {
       failed.push_back(r);
     }
     if (phase_ != Phase::running && (all_ranks_ended() || !started)) continue;  // an orderly end: no notices
+    if (!started) {  // never came up: the job cannot run as asked, whatever the mode
+      if (!detail.empty()) h.why = detail;
+      fail_job(kExitUsage, "cannot start the daemon on host " + e.name + ": " + h.why + "; terminating the job");
+      continue;
+    }
     lost_hosts_.push_back(n - 1);
     std::string ranks_text = failed.empty() ? "no rank running there"
                              : "rank" + std::string(failed.size() > 1 ? "s " : " ") + std::to_string(failed.front()) +
                                    (failed.size() > 1 ? "-" + std::to_string(failed.back()) : "") + " failed";
     say("host %s lost at %s (%s); %s", e.name.c_str(), clock_text(now).c_str(), h.why.c_str(), ranks_text.c_str());
     if (phase_ != Phase::running) continue;
-    if (!ft_ || !started) {
-      fail_job(started ? 1 : kExitUsage, "host " + e.name + (started ? " lost" : " could not be started") +
-                                             "; terminating the job");
+    if (!ft_) {
+      fail_job(1, "host " + e.name + " lost; terminating the job");
       continue;
     }
     for (int r : failed) {
@@ -598,13 +602,11 @@ void Origin::reap_agents() {
         // The agent ended before its daemon said hello: this host cannot be started.
         std::string how = WIFSIGNALED(st) ? "was killed by signal " + std::to_string(WTERMSIG(st))
                                           : "exited with status " + std::to_string(WEXITSTATUS(st));
-        say("cannot start the daemon on host %s: '%s %s ...' %s", layout_.hosts[i].name.c_str(),
-            layout_.hosts[i].local ? daemon_path_.c_str() : opt_.rsh_agent.c_str(),
-            layout_.hosts[i].local ? "" : layout_.hosts[i].name.c_str(), how.c_str());
+        std::string cmd = layout_.hosts[i].local ? daemon_path_ : opt_.rsh_agent + " " + layout_.hosts[i].name;
         int node = static_cast<int>(i) + 1;
         int s = slot_of(node);
         if (s >= 0) live_->child_done(s);
-        hosts_lost(node, TreeLiveness::Why::never_connected);
+        hosts_lost(node, TreeLiveness::Why::never_connected, "'" + cmd + " ...' " + how);
       }
     }
   }

@@ -70,7 +70,8 @@ class Origin {
   void broadcast(const Frame& f);
   void send_pmi_replies(const boot::PmiServer::Outcome& o);
   void announce_failure(int rank);
-  void hosts_lost(int node, TreeLiveness::Why why);
+  // `node`'s subtree is lost (or, not started yet, cannot be started: `detail` says why).
+  void hosts_lost(int node, TreeLiveness::Why why, const std::string& detail = "");
   void fail_job(int status, const std::string& message);
   void signal_ranks(int sig, bool halt);
   void check_timers(std::chrono::steady_clock::time_point now);
