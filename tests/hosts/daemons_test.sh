@@ -167,6 +167,23 @@ leak)
   expect_rc 143
   kill -0 "$D" 2>/dev/null && fail "the surviving daemon outlived the job"
   expect_no_leftovers ;;
+mpi_work)
+  # Ranks talk across hosts over TCP: ring, 8 MiB exchanges, collectives; 2 ranks per host.
+  run "${MX[@]}" --host "$H1:2,$H2:2,$H3:2" "$BIN/hosts_mpi" work
+  expect_rc 0
+  for r in 0 1 2 3 4 5; do expect_out "^rank $r on ft${S}h$((r / 2 + 1)) ok$"; done
+  expect_no_leftovers ;;
+mpi_host_kill|mpi_host_cut)
+  # FT: a host is killed (or cut off) while the ranks compute; the survivors shrink and finish.
+  start "${MX[@]}" --with-ft ulfm --host "$H1:2,$H2:2,$H3:2" "$BIN/hosts_mpi" ft 4
+  sleep 2
+  if [ "$CASE" = mpi_host_kill ]; then "$NETNS" kill "$H2"; else "$NETNS" cut "$H2"; fi
+  finish
+  expect_rc 0
+  for r in 0 1 4 5; do expect_out "^rank $r survivor: 4 of 6 ranks left"; done
+  if [ "$CASE" = mpi_host_kill ]; then expect_err "rank 2 on $H2 \(host lost\)"; else expect_err "rank 2 on $H2 \(host cut off\)"; fi
+  expect_err "host $H2 lost; survivors completed$"
+  expect_no_leftovers ;;
 *) echo "unknown case $CASE"; exit 2 ;;
 esac
 echo "PASS [$CASE]"
