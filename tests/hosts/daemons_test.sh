@@ -142,10 +142,13 @@ leak)
   # 20 host losses in one job: the origin and a surviving daemon keep their descriptors and memory.
   # Hosts 127.0.0.2..21 are this machine (their daemons start without the agent); H1 is a namespace host.
   hosts=$H1; inj=()
-  for i in $(seq 2 21); do hosts+=",127.0.0.$i"; inj+=(--inject "host=127.0.0.$i,after=$(echo "1.5 + ($i - 2) * 0.15" | bc)"); done
+  for i in $(seq 2 21); do hosts+=",127.0.0.$i"; inj+=(--inject "host=127.0.0.$i,after=$(echo "2.5 + ($i - 2) * 0.15" | bc)"); done
   start "${MX[@]}" --with-ft ulfm --host "$hosts" "${inj[@]}" "$FTHELPER" notices 99 -1 0 "$TOKEN"
-  sleep 1.2
+  sleep 0.3
   P=$(mpiexec_pid)
+  # Measure once every host is up and before the first loss.
+  for _ in $(seq 50); do "$MPIEXEC" --status "$P" 2>/dev/null | grep -q "(21 up)" && break; sleep 0.05; done
+  "$MPIEXEC" --status "$P" 2>/dev/null | grep -q "(21 up)" || fail "the 21 hosts did not come up before the first injected loss"
   D=$(ip netns pids "$H1" | while read -r p; do [ "$(basename "$(readlink "/proc/$p/exe")")" = ftmpid ] && echo "$p"; done | head -1)
   [ -n "$D" ] && [ -n "$P" ] || fail "no daemon or mpiexec found"
   fd0=$(ls /proc/"$P"/fd | wc -l) dfd0=$(ls /proc/"$D"/fd | wc -l)
