@@ -516,6 +516,7 @@ void Origin::accept_links() {
     TreeLink l;
     l.fd = fd;
     pending_.push_back(std::move(l));
+    pending_since_.push_back(SteadyClock::now());
   }
 }
 
@@ -823,7 +824,15 @@ void Origin::supervise() {
           break;
       }
     }
-    std::erase_if(pending_, [](const TreeLink& l) { return l.fd < 0; });
+    // A connection that says no hello within the detector timeout is not one of ours.
+    for (std::size_t i = 0; i < pending_.size(); ++i)
+      if (pending_[i].fd >= 0 && SteadyClock::now() > pending_since_[i] + std::chrono::milliseconds(opt_.ft.timeout_ms()))
+        pending_[i].close();
+    for (std::size_t i = pending_.size(); i-- > 0;)
+      if (pending_[i].fd < 0) {
+        pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
+        pending_since_.erase(pending_since_.begin() + static_cast<std::ptrdiff_t>(i));
+      }
     std::erase_if(controls_, [](const Control& c) { return c.fd < 0; });
     check_timers(SteadyClock::now());
   }

@@ -95,6 +95,7 @@ class Origin {
   std::vector<Host> hosts_;
   std::vector<TreeLink> links_;    // by slot among shape_.children(0)
   std::vector<TreeLink> pending_;  // accepted, no hello yet
+  std::vector<std::chrono::steady_clock::time_point> pending_since_;  // parallel to pending_
   std::vector<Control> controls_;
   std::vector<int> failed_order_;
   std::vector<int> lost_hosts_;
