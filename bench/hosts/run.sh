@@ -31,7 +31,7 @@ measure() {  # measure kill|cut -> prints one latency in ms
   fi
   wait $mp || true
   "$NETNS" down "$NETNS_SLOT"
-  awk -v t="$t" '/notice-at/ {if ($3 > m) m = $3} END {printf "%.3f\n", (m - t) * 1000}' "$out"
+  awk -v t="$t" '/notice-at/ {if ($4 > m) m = $4} END {printf "%.3f\n", (m - t) * 1000}' "$out"
 }
 
 echo "host kill -> every survivor notified (3 hosts, 6 ranks):"
@@ -47,6 +47,6 @@ for _ in $(seq "$REPS"); do run_time "$MPIEXEC" --rsh-agent "$NETNS_AGENT" --hos
 if command -v mpiexec.mpich >/dev/null; then
   printf "  MPICH Hydra:   "
   for _ in $(seq "$REPS"); do
-    run_time mpiexec.mpich -launcher ssh -launcher-exec "$NETNS_AGENT" -hosts "$NETNS_HOSTS" -n 6 /bin/true
+    run_time mpiexec.mpich -localhost "$NETNS_ORIGIN_IP" -launcher ssh -launcher-exec "$NETNS_AGENT" -hosts "$NETNS_HOSTS" -n 6 /bin/true
   done | median
 fi
