@@ -1,6 +1,7 @@
 // The bootstrap: how a rank learns who it is and exchanges business cards with the others.
 //
-// Implementations: PmiClient (PMI-1 wire protocol to our mpiexec or MPICH's Hydra, boot/pmi_client.*)
+// Implementations: PmiClient (PMI-1 wire protocol to our mpiexec or MPICH's Hydra, boot/pmi_client.*), Pmi2Client
+// (PMI-2 wire protocol, Slurm's srun --mpi=pmi2, boot/pmi2_client.*)
 // and SingletonBootstrap (a program started without a launcher: size 1, a private key-value space).
 #pragma once
 #include <memory>
@@ -35,6 +36,12 @@ class Bootstrap {
   virtual void abort(int code, std::string_view message) = 0;
   // Tell the launcher this rank finalized cleanly (its later exit is not a failure).
   virtual Status finalize() = 0;
+  // A job attribute the launcher publishes, such as "PMI_process_mapping" (boot/process_mapping.h): PMI-1
+  // reads it with a get of that reserved key, PMI-2 with info-getjobattr. nullopt when not published.
+  virtual std::optional<std::string> job_attribute(std::string_view name) {
+    (void)name;
+    return std::nullopt;
+  }
   // Fault-tolerant start-up: has `rank` ended for good, according to the launcher? ftmpi's mpiexec
   // answers (docs/ft-protocol.md, key "ftmpi-gone.<rank>"); other launchers cannot tell: nullopt. When
   // gone, the value is "<cause>:<code>" as in the failure notice (e.g. "signaled:9").
@@ -44,7 +51,8 @@ class Bootstrap {
   }
 };
 
-// Picks the bootstrap from the environment: PMI_FD or PMI_PORT (with PMI_RANK/PMI_SIZE) → PmiClient;
+// Picks the bootstrap from the environment: PMI_FD or PMI_PORT → PmiClient (PMI-1) or Pmi2Client (PMI-2:
+// FTMPI_PMI=2, PMI_VERSION=2, or PMI_JOBID set as Slurm sets it; FTMPI_PMI=1 forces PMI-1);
 // nothing → singleton. Errc::other with a message if the environment is inconsistent.
 Result<std::unique_ptr<Bootstrap>> make_bootstrap();
 

@@ -261,6 +261,13 @@ std::optional<std::string> PmiClient::rank_gone(int rank) {
   return v.value();
 }
 
+std::optional<std::string> PmiClient::job_attribute(std::string_view name) {
+  // Hydra answers a get of PMI_process_mapping from its own table; ftmpi's mpiexec presets the key.
+  auto v = get(name);
+  if (!v.ok()) return std::nullopt;
+  return v.value();
+}
+
 Status PmiClient::finalize() {
   std::lock_guard lk(mu_);
   if (finalized_) return Status::Ok();

@@ -44,6 +44,7 @@ class PmiClient final : public Bootstrap {
   void abort(int code, std::string_view message) override;
   Status finalize() override;
   std::optional<std::string> rank_gone(int rank) override;
+  std::optional<std::string> job_attribute(std::string_view name) override;
 
   // Application number (PMI get_appnum); 0 for a single-program job.
   Result<int> appnum();

@@ -14,10 +14,10 @@ namespace ftmpi::comm {
 
 Status split_shared(Runtime& rt, Communicator* parent, bool undefined, int key, Communicator** out) {
   *out = nullptr;
-  // Everybody learns everybody's host name (the router's, the same one the transports chose shm by).
+  // Everybody learns everybody's host (the router's, the same one the transports chose shm by).
   constexpr std::size_t kName = 256;
   std::array<char, kName> mine{};
-  const std::string& host = rt.router().hostname();
+  const std::string& host = rt.router().host_id();
   std::memcpy(mine.data(), host.data(), std::min(host.size(), kName - 1));
   std::vector<char> all(kName * static_cast<std::size_t>(parent->size));
   FTMPI_TRY(coll::allgather(rt, parent, mine.data(), kName, &ftmpi_dt_byte, all.data(), kName, &ftmpi_dt_byte));

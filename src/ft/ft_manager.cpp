@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <ctime>
 
 #include "ft/agree_wire.h"
 #include "ft/revoke.h"
@@ -332,7 +333,20 @@ void FtManager::on_failures() {
 }
 
 void FtManager::on_peer_lost(int world) {
-  if (service_) service_->report_suspect(world);
+  if (service_) {
+    service_->report_suspect(world);  // ftmpi's launcher kills it and announces it to everybody
+    return;
+  }
+  if (!ft_mode_) return;
+  // No ftmpi launcher (FT mode under Hydra or srun): nobody else will announce it. A lost connection (the
+  // kernel closes a killed process's sockets; a shared-memory peer's process is gone) is a failure of that
+  // peer, recorded here; the others that talk to it see the same, and agreement spreads what they know.
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  double now = static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+  if (failures_.mark_failed({world, Cause::disappeared, 0, now}))
+    log::warn("rank %d lost its connection to rank %d: counted as failed (no ftmpi launcher to ask)",
+              rt_.world_rank(), world);
 }
 
 }  // namespace ftmpi::ft

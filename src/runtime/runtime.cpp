@@ -108,7 +108,7 @@ Result<std::unique_ptr<Runtime>> Runtime::init(int required_thread_level) {
     int code = colon == std::string_view::npos ? 0 : std::atoi(std::string(how.substr(colon + 1)).c_str());
     ft::Cause c = cause == "signaled" ? ft::Cause::signaled
                   : cause == "hung"   ? ft::Cause::hung
-                  : cause == "disappeared" ? ft::Cause::disappeared
+                  : cause == "disappeared" || cause == "unreachable" ? ft::Cause::disappeared
                                            : ft::Cause::exited;
     rt->failures_->mark_failed({f.rank, c, code, 0.0});
     log::debug("MPI_Init: rank %d failed during start-up (%s)", f.rank, f.how.c_str());

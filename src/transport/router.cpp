@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <string_view>
 
+#include "boot/process_mapping.h"
 #include "transport/self/self_transport.h"
 #include "transport/shm/shm_transport.h"
 #include "transport/tcp/tcp_transport.h"
@@ -39,10 +41,22 @@ class GoneTransport final : public Transport {
   void wait(int) override {}
 };
 
-std::string local_hostname() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "localhost";
-  return buf;
+// Node of every rank, from the launcher's PMI_process_mapping (boot/process_mapping.h). Without one (a
+// launcher that does not publish it), every rank counts as a host of its own: TCP between all ranks is
+// always correct, shared memory between ranks of different hosts never is.
+std::vector<int> node_map(boot::Bootstrap& boot) {
+  const int n = boot.size();
+  if (auto text = boot.job_attribute("PMI_process_mapping")) {
+    auto m = boot::parse_process_mapping(*text, n);
+    if (m.ok()) return m.value();
+    log::warn("router: %s; treating every rank as a host of its own (TCP between all ranks)",
+              m.status().message().c_str());
+  } else {
+    log::debug("router: the launcher publishes no PMI_process_mapping; every rank is a host of its own");
+  }
+  std::vector<int> own(static_cast<size_t>(n));
+  for (int p = 0; p < n; ++p) own[static_cast<size_t>(p)] = p;
+  return own;
 }
 }  // namespace
 
@@ -52,13 +66,17 @@ Result<std::unique_ptr<Router>> Router::create(boot::Bootstrap& boot, const Rout
   std::unique_ptr<Router> r(new Router());
   const int n = boot.size();
   const int me = boot.rank();
-  r->hostname_ = local_hostname();
   r->owned_.push_back(make_self_transport(me));
   Transport* self = r->owned_.back().get();
   r->by_peer_.assign(static_cast<size_t>(n), nullptr);
   r->by_peer_[static_cast<size_t>(me)] = self;
   r->active_.push_back(self);
-  if (n == 1) return r;
+  if (n == 1) {
+    r->host_id_ = "node0";
+    return r;
+  }
+  const std::vector<int> node_of = node_map(boot);
+  r->host_id_ = "node" + std::to_string(node_of[static_cast<size_t>(me)]);
 
   // Phase 1: create endpoints and publish business cards.
   std::unique_ptr<TcpTransport> tcp;
@@ -73,14 +91,14 @@ Result<std::unique_ptr<Router>> Router::create(boot::Bootstrap& boot, const Rout
     if (!s.ok()) return s.status();
     shm = std::move(s.value());
   }
-  FTMPI_TRY(boot.put("host." + std::to_string(me), r->hostname_));
+  FTMPI_TRY(boot.put("up." + std::to_string(me), "1"));
   if (me == 0) FTMPI_TRY(boot.put("secret", random_secret()));
   FTMPI_TRY(boot.fence());
 
   // Phase 2: decide per peer, connect.
   std::vector<int> local, remote;
   for (int p = 0; p < n; ++p) {
-    auto h = boot.get("host." + std::to_string(p));
+    auto h = boot.get("up." + std::to_string(p));
     if (!h.ok() && opts.tolerate_failed_peers) {
       // Fence 1 completed without it: in FT mode the launcher releases barriers from dead ranks only.
       if (auto how = boot.rank_gone(p)) {
@@ -94,7 +112,7 @@ Result<std::unique_ptr<Router>> Router::create(boot::Bootstrap& boot, const Rout
                                           ? " (it died during MPI_Init and this launcher cannot say so; start "
                                             "fault-tolerant jobs with ftmpi's mpiexec --with-ft)"
                                           : ""));
-    (h.value() == r->hostname_ ? local : remote).push_back(p);
+    (node_of[static_cast<size_t>(p)] == node_of[static_cast<size_t>(me)] ? local : remote).push_back(p);
   }
   r->local_ranks_ = static_cast<int>(local.size());
   std::vector<int> tcp_peers;
@@ -117,9 +135,10 @@ Result<std::unique_ptr<Router>> Router::create(boot::Bootstrap& boot, const Rout
     auto secret = boot.get("secret");
     if (!secret.ok()) return Status(Errc::other, "bootstrap: job secret missing");
     if (opts.tolerate_failed_peers) tcp->tolerate_gone_peers([&boot](int p) { return boot.rank_gone(p).has_value(); });
+    tcp->set_same_host([&node_of, me](int p) { return node_of[static_cast<size_t>(p)] == node_of[static_cast<size_t>(me)]; });
     FTMPI_TRY(tcp->connect(tcp_peers, secret.value()));
     for (int p : tcp_peers) r->by_peer_[static_cast<size_t>(p)] = tcp.get();
-    for (int p : tcp->peers_gone()) r->failed_at_start_.push_back({p, boot.rank_gone(p).value_or("exited:0")});
+    for (int p : tcp->peers_gone()) r->failed_at_start_.push_back({p, boot.rank_gone(p).value_or("unreachable:0")});
   }
   if (!r->failed_at_start_.empty()) {
     r->owned_.push_back(std::make_unique<GoneTransport>());
@@ -137,7 +156,20 @@ Result<std::unique_ptr<Router>> Router::create(boot::Bootstrap& boot, const Rout
     r->active_.push_back(tcp.get());
     r->owned_.push_back(std::move(tcp));
   }
-  log::debug("router: %d local ranks, %zu over tcp", r->local_ranks_, tcp_peers.size());
+  if (log::debug_enabled()) {
+    auto list = [](const std::vector<int>& v, int skip) {
+      std::string s;
+      for (int p : v)
+        if (p != skip) s += (s.empty() ? "" : ",") + std::to_string(p);
+      return "[" + s + "]";
+    };
+    std::vector<int> shm_peers;
+    for (int p : local)
+      if (r->by_peer_[static_cast<size_t>(p)] != nullptr && std::string_view(r->by_peer_[static_cast<size_t>(p)]->name()) == "shm")
+        shm_peers.push_back(p);
+    log::debug("router: %s, shm with %s, tcp with %s", r->host_id_.c_str(), list(shm_peers, me).c_str(),
+               list(tcp_peers, me).c_str());
+  }
   return r;
 }
 

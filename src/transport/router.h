@@ -1,6 +1,9 @@
 // The one place that decides which transport carries traffic to a peer: self for our own rank, shared
 // memory for ranks on this host, TCP for the others — or TCP for everybody when FTMPI_TRANSPORT=tcp
 // (mpiexec --transport tcp). Sets the transports up through the bootstrap (business cards, fences).
+// "This host" is what the launcher says, never the hostname or a reachable /dev/shm: the job attribute
+// PMI_process_mapping (Hydra, Slurm and ftmpi's mpiexec publish it; boot/process_mapping.h). A launcher
+// without it makes every rank a host of its own (TCP everywhere).
 #pragma once
 #include <memory>
 #include <span>
@@ -47,7 +50,9 @@ class Router {
   // Ranks left out because they failed during set-up (tolerate_failed_peers): traffic to them is
   // dropped; the caller marks them failed.
   const std::vector<StartupFailure>& failed_at_start() const { return failed_at_start_; }
-  const std::string& hostname() const { return hostname_; }
+  // This rank's host as the launcher numbers it ("node<N>"): equal for ranks on the same host
+  // (MPI_Comm_split_type SHARED uses it).
+  const std::string& host_id() const { return host_id_; }
 
  private:
   Router() = default;
@@ -56,7 +61,7 @@ class Router {
   std::vector<Transport*> by_peer_;
   int local_ranks_ = 1;
   std::vector<StartupFailure> failed_at_start_;
-  std::string hostname_;
+  std::string host_id_;
 };
 
 }  // namespace ftmpi::transport

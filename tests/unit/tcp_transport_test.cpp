@@ -386,7 +386,7 @@ namespace {
 int raw_connect(FakeBoot& boot, int rank) {
   auto card = boot.get("tcp." + std::to_string(rank));
   if (!card.ok()) return -1;
-  auto ep = tcp::parse_endpoint(card.value());
+  auto ep = tcp::parse_endpoint(card.value().substr(0, card.value().find(',')));  // its first address
   if (!ep.ok()) return -1;
   int fd = socket(ep->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
   timeval tv{10, 0};

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "boot/process_mapping.h"
 #include "rank_stdout.h"
 #include "say.h"
 #include "shm_cleanup.h"
@@ -66,6 +67,9 @@ Job::Job(Options options, std::string program_path)
   server_ = std::make_unique<boot::PmiServer>(opt_.np, kvsname_);
   // The TCP job secret (rank 0 publishes one too, replacing it): present even if rank 0 dies first.
   server_->preset("secret", random_hex() + random_hex() + random_hex() + random_hex());
+  // Host identity for the ranks (shared memory only within a host): the standard PMI job attribute, as
+  // Hydra and Slurm publish it. Every rank of this job runs on this host.
+  server_->preset("PMI_process_mapping", boot::single_node_mapping(opt_.np));
 }
 
 Job::~Job() {
@@ -109,6 +113,7 @@ std::vector<std::string> job_environment(const Options& opt) {
   set("PMI_SPAWNED", "0");
   set("FTMPI_LAUNCHER", "ftmpi");
   set("FTMPI_TRANSPORT", opt.transport);
+  if (!opt.tcp_if.empty()) set("FTMPI_TCP_IF", opt.tcp_if);
   if (!opt.hostfile.empty()) set("FTMPI_INFO_FILE", opt.hostfile);  // MPI_INFO_ENV's "file"
   if (opt.ft.enabled()) {
     set("FTMPI_FT", opt.ft.rank_mode());

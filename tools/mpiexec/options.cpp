@@ -48,7 +48,7 @@ bool valid_env_name(std::string_view name) {
 enum class Opt {
   np, oversubscribe, allow_root, bind_to, x, tag_output, timeout, transport, host, hostfile, help, version,
   with_ft, am, initial_errhandler, detector_period, detector_timeout, inject, max_restarts, output_pipe,
-  startup_timeout, rsh_agent, tree_fanout, status, halt,
+  startup_timeout, rsh_agent, tree_fanout, status, halt, tcp_if,
 };
 
 struct OptSpec {
@@ -89,6 +89,7 @@ constexpr OptSpec kOptions[] = {
     {"tree-fanout", Opt::tree_fanout, true},
     {"status", Opt::status, true},
     {"halt", Opt::halt, true},
+    {"tcp-if", Opt::tcp_if, true},
 };
 
 const OptSpec* find_option(std::string_view name) {
@@ -174,6 +175,10 @@ std::string apply(Options& o, const OptSpec& spec, const std::string& shown, con
       return {};
     }
     case Opt::output_pipe: o.output_pipe = true; return {};
+    case Opt::tcp_if:
+      if (v.empty() || v.find_first_of(" \t=") != std::string::npos) return bad("expected NAME or CIDR[,...]");
+      o.tcp_if = v;
+      return {};
     case Opt::startup_timeout: {
       auto s = parse_seconds(v);
       if (!s) return bad("expected a positive number of seconds");
@@ -216,14 +221,20 @@ std::string apply_mca(Options& o, const std::string& name, const std::string& va
     o.rsh_agent = value;
     return {};
   }
+  if (name == "btl_tcp_if_include") {
+    if (value.empty() || value.find_first_of(" \t=") != std::string::npos)
+      return "bad value '" + value + "' for --mca btl_tcp_if_include: expected NAME or CIDR[,...]";
+    o.tcp_if = value;
+    return {};
+  }
   if (name == "orte_enable_recovery") {
     if (value == "1" || value == "true") o.ft.mode = "reinit";
     return {};
   }
   if (name == "pml" || name == "btl" || name == "plm_slurm_args" || name == "plm_rsh_no_tree_spawn" ||
-      name == "btl_tcp_if_include" || name == "oob_tcp_if_include" || name == "rmaps_base_oversubscribe")
+      name == "oob_tcp_if_include" || name == "rmaps_base_oversubscribe")
     return {};
-  return "unknown MCA parameter '" + name + "' (ftmpi knows plm_rsh_agent and orte_enable_recovery)";
+  return "unknown MCA parameter '" + name + "' (ftmpi knows plm_rsh_agent, btl_tcp_if_include and orte_enable_recovery)";
 }
 
 }  // namespace
@@ -301,6 +312,21 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
     std::string word = argv[i];
     if (word == "--") { ++i; break; }
     if (word.size() < 2 || word[0] != '-') break;  // the program
+    if (word == "--mca" || word == "-mca" || word == "--gmca" || word == "-gmca") {  // Open MPI's two-value form: --mca KEY VALUE
+      if (i + 2 >= argc) {
+        r.action = ParsedCommandLine::Action::error;
+        r.error = "option " + word + " needs a parameter name and a value";
+        return r;
+      }
+      std::string err = apply_mca(o, argv[i + 1], argv[i + 2]);
+      i += 2;
+      if (!err.empty()) {
+        r.action = ParsedCommandLine::Action::error;
+        r.error = err;
+        return r;
+      }
+      continue;
+    }
     std::string body = word.substr(word[1] == '-' ? 2 : 1);
     std::string value;
     bool inline_value = false;
@@ -309,21 +335,6 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
       value = body.substr(eq + 1);
       body = body.substr(0, eq);
       inline_value = true;
-    }
-    if (body == "mca" || body == "gmca") {
-      if (i + 2 >= argc) {
-        r.action = ParsedCommandLine::Action::error;
-        r.error = "option " + word + " needs a parameter name and a value";
-        return r;
-      }
-      std::string err = apply_mca(o, argv[i + 1], argv[i + 2]);
-      if (!err.empty()) {
-        r.action = ParsedCommandLine::Action::error;
-        r.error = err;
-        return r;
-      }
-      i += 2;
-      continue;
     }
     const OptSpec* spec = find_option(body);
     if (!spec) {
@@ -407,6 +418,8 @@ through the rsh agent), connected by ftmpi's PMI-1 bootstrap.
                             environment variable MPIEXEC_TIMEOUT, if set; the option wins)
   --output-pipe             rank stdout is a pipe (block-buffered stdio) instead of a pseudo-terminal
   --transport auto|shm|tcp  transport between ranks (exported as FTMPI_TRANSPORT)
+  --tcp-if NAME|CIDR[,...]  interfaces for TCP between hosts (default: every usable one; exported as
+                            FTMPI_TCP_IF); also --mca btl_tcp_if_include NAME|CIDR
   -H, --host LIST           hosts to use: a,b:2,c (host:slots); ranks fill the slots in order
   --hostfile FILE           file of hosts to use, one "host [slots=N]" per line
   --rsh-agent CMD           how to start a daemon on another host, called as CMD HOST COMMAND...

@@ -62,6 +62,9 @@ struct Options {
   double timeout_seconds = 0;  // 0: no timeout (--timeout, else MPIEXEC_TIMEOUT)
   bool timeout_given = false;  // --timeout was on the command line (it wins over MPIEXEC_TIMEOUT)
   std::string transport = "auto";
+  // --tcp-if NAME|CIDR[,...] (also --mca btl_tcp_if_include X): interfaces for TCP between hosts, exported
+  // as FTMPI_TCP_IF (src/transport/tcp/tcp_interfaces.h). Empty: every usable interface.
+  std::string tcp_if;
   std::vector<std::string> hosts;  // --host/-H entries (host or host:slots), comma lists split
   std::string hostfile;
   // Several hosts (docs/mpiexec.md): the rsh agent (--rsh-agent, --mca plm_rsh_agent, FTMPI_RSH_AGENT;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "transport/tcp/tcp_wire.h"
@@ -31,7 +32,10 @@ struct Attempt {
   Stage stage = Stage::receiving;
   const DialTarget* target = nullptr;
   Clock::time_point retry_at{};
-  std::chrono::milliseconds retry_delay = kFirstRetryDelay;  // doubles per failed attempt, up to 1 s
+  std::chrono::milliseconds retry_delay = kFirstRetryDelay;  // doubles per failed round, up to 1 s
+  size_t which = 0;                 // outgoing: index of the target's address being tried
+  Clock::time_point started{};      // outgoing: when the current connect began
+  std::string last_error;           // outgoing: why the last attempt failed
   std::array<std::byte, kHelloSize> buf{};
   size_t off = 0;
 };
@@ -58,14 +62,24 @@ class Handshake {
     auto next_gone_check = Clock::now() + kGoneCheck;
     while (done_ < wanted) {
       auto now = Clock::now();
-      if (now >= plan_.deadline) return timeout_status();
+      if (now >= plan_.deadline) {
+        Status st = timeout_status();
+        if (!plan_.give_up_at_deadline || !plan_.gone_out) return st;
+        log::warn("%s; going on without them (fault-tolerant mode: they count as failed)", st.message().c_str());
+        give_up_missing();
+        break;
+      }
       if (plan_.gone && now >= next_gone_check) {
         give_up_gone_peers();
         next_gone_check = now + kGoneCheck;
         if (done_ >= wanted) break;
       }
-      for (auto& a : attempts_)
+      for (auto& a : attempts_) {
         if (a.stage == Attempt::Stage::retry_wait && now >= a.retry_at) start_dial(a);
+        // A connect that has had no answer for attempt_timeout: silence (a cut link); try the next address.
+        else if (a.outgoing && a.stage == Attempt::Stage::connecting && now - a.started >= plan_.attempt_timeout)
+          retry_later(a, "no answer");
+      }
       FTMPI_TRY(poll_once());
     }
     std::vector<PeerSocket> out;
@@ -85,9 +99,15 @@ class Handshake {
     return false;
   }
 
-  // Peers not connected yet that the launcher declares failed: stop waiting for them.
-  void give_up_gone_peers() {
-    auto give_up = [&](int rank) {
+  // Give up every peer still missing (give_up_at_deadline).
+  void give_up_missing() {
+    for (const auto& t : plan_.dial)
+      if (!is_gone(t.rank) && !connected(t.rank, true)) give_up(t.rank);
+    for (int r : plan_.accept)
+      if (!is_gone(r) && !connected(r, false)) give_up(r);
+  }
+
+  void give_up(int rank) {
       gone_.push_back(rank);
       if (plan_.gone_out) plan_.gone_out->push_back(rank);
       for (auto& a : attempts_)
@@ -97,8 +117,11 @@ class Handshake {
           a.stage = Attempt::Stage::done;  // inert
         }
       ++done_;
-      log::debug("tcp: rank %d failed during start-up; not waiting for it", rank);
-    };
+      log::debug("tcp: rank %d failed during start-up or is unreachable; not waiting for it", rank);
+  }
+
+  // Peers not connected yet that the launcher declares failed: stop waiting for them.
+  void give_up_gone_peers() {
     for (const auto& t : plan_.dial)
       if (!is_gone(t.rank) && !connected(t.rank, true) && plan_.gone(t.rank)) give_up(t.rank);
     for (int r : plan_.accept)
@@ -139,10 +162,17 @@ class Handshake {
   }
 
   void start_dial(Attempt& a) {
-    auto fd = start_connect(a.target->endpoint, plan_.socket_buffer);
+    a.started = Clock::now();
+    if (a.target->endpoints.empty()) {
+      a.last_error = "it published no address";
+      a.retry_at = plan_.deadline;
+      return;
+    }
+    auto fd = start_connect(a.target->endpoints[a.which], plan_.socket_buffer);
     if (!fd.ok()) {
-      log::debug("tcp: connect to rank %d: %s (retrying)", a.rank, fd.status().message().c_str());
-      schedule_retry(a);
+      a.last_error = fd.status().message();
+      log::debug("tcp: connect to rank %d: %s (retrying)", a.rank, a.last_error.c_str());
+      next_address(a);
       return;
     }
     a.fd = fd.value();
@@ -150,15 +180,25 @@ class Handshake {
     a.off = 0;
   }
 
-  void retry_later(Attempt& a, const char* why) {
-    log::debug("tcp: connection to rank %d failed (%s), retrying", a.rank, why);
-    ::close(a.fd);
+  // The current address did not work: try the target's next one at once, or, after the last, start over
+  // after a delay that doubles per round.
+  void retry_later(Attempt& a, const std::string& why) {
+    log::debug("tcp: connection to rank %d at %s failed (%s), retrying", a.rank,
+               format_endpoint(a.target->endpoints[a.which]).c_str(), why.c_str());
+    a.last_error = why;
+    if (a.fd >= 0) ::close(a.fd);
     a.fd = -1;
     a.stage = Attempt::Stage::retry_wait;
-    schedule_retry(a);
+    next_address(a);
   }
 
-  static void schedule_retry(Attempt& a) {
+  static void next_address(Attempt& a) {
+    a.stage = Attempt::Stage::retry_wait;
+    if (++a.which < a.target->endpoints.size()) {
+      a.retry_at = Clock::now();
+      return;
+    }
+    a.which = 0;
     a.retry_at = Clock::now() + a.retry_delay;
     a.retry_delay = std::min(a.retry_delay * 2, kMaxRetryDelay);
   }
@@ -238,11 +278,13 @@ class Handshake {
     if (a.off < a.buf.size()) return Status::Ok();
     auto rank = check_hello(a.buf, plan_.secret);
     if (a.outgoing) {
-      if (!rank.ok() || rank.value() != a.rank)
-        return Status(Errc::other, "tcp: the listener published for rank " + std::to_string(a.rank) +
-                                       " answered with a bad hello (" +
-                                       (rank.ok() ? "rank " + std::to_string(rank.value())
-                                                  : rank.status().message()) + ")");
+      if (!rank.ok() || rank.value() != a.rank) {
+        // Another process listens at that address (an address every host has, such as a docker bridge,
+        // reaches a listener of our own host): not our peer; try its next address.
+        retry_later(a, "the listener there answered as " +
+                           (rank.ok() ? "rank " + std::to_string(rank.value()) : rank.status().message()));
+        return Status::Ok();
+      }
       a.stage = Attempt::Stage::done;
       ++done_;
       return Status::Ok();
@@ -279,14 +321,29 @@ class Handshake {
 
   Status timeout_status() const {
     std::string missing;
-    for (const auto& t : plan_.dial)
-      if (!is_gone(t.rank) && !connected(t.rank, true)) missing += " " + std::to_string(t.rank);
-    for (int r : plan_.accept)
-      if (!is_gone(r) && !connected(r, false)) missing += " " + std::to_string(r);
-    return Status(Errc::other, "tcp: timed out connecting to rank(s)" + missing);
+    auto secs = std::chrono::duration_cast<std::chrono::milliseconds>(plan_.deadline - start_).count() / 1000.0;
+    for (const auto& a : attempts_) {
+      if (!a.outgoing || is_gone(a.rank) || connected(a.rank, true)) continue;
+      std::string where;
+      for (const auto& e : a.target->endpoints) where += (where.empty() ? "" : ",") + format_endpoint(e);
+      missing += (missing.empty() ? "" : "; ") + std::string("rank ") + std::to_string(plan_.my_rank) +
+                 " cannot reach rank " + std::to_string(a.rank) + " at " + (where.empty() ? "?" : where) + " (" +
+                 (a.last_error.empty() ? "no answer" : a.last_error) + ")";
+    }
+    for (int r : plan_.accept) {
+      if (is_gone(r) || connected(r, false)) continue;
+      std::string where = plan_.address_of ? plan_.address_of(r) : std::string();
+      missing += (missing.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r) +
+                 (where.empty() ? "" : " (at " + where + ")") + " never reached rank " +
+                 std::to_string(plan_.my_rank);
+    }
+    char head[96];
+    std::snprintf(head, sizeof head, "tcp: timed out after %.1f s: ", secs);
+    return Status(Errc::other, head + missing);
   }
 
   const HandshakePlan& plan_;
+  Clock::time_point start_ = Clock::now();
   std::vector<Attempt> attempts_;
   std::vector<int> gone_;  // peers given up (plan_.gone said so)
   size_t done_ = 0;

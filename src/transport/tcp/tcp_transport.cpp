@@ -1,5 +1,6 @@
 #include "transport/tcp/tcp_transport.h"
 
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -10,10 +11,12 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <vector>
 
 #include "transport/tcp/tcp_connection.h"
 #include "transport/tcp/tcp_handshake.h"
+#include "transport/tcp/tcp_interfaces.h"
 #include "transport/tcp/tcp_socket.h"
 #include "transport/tcp/tcp_wire.h"
 #include "util/log.h"
@@ -22,9 +25,14 @@ namespace ftmpi::transport {
 
 TcpOptions TcpOptions::from_env() {
   TcpOptions o;
-  if (const char* a = std::getenv("FTMPI_TCP_IF_ADDR"); a && *a) o.if_addr = a;
-  long t = tcp::env_long("FTMPI_TCP_CONNECT_TIMEOUT", 60);
-  if (t > 0) o.connect_timeout_ms = static_cast<int>(t * 1000);
+  if (const char* a = std::getenv("FTMPI_TCP_IF_ADDR"); a && *a) o.if_include = a;
+  if (const char* a = std::getenv("FTMPI_TCP_IF"); a && *a) o.if_include = a;
+  if (const char* t = std::getenv("FTMPI_TCP_CONNECT_TIMEOUT"); t && *t) {
+    char* end = nullptr;
+    double s = std::strtod(t, &end);
+    if (end && *end == '\0' && s > 0 && s <= 86400) o.connect_timeout_ms = static_cast<int>(s * 1000);
+    else log::warn("FTMPI_TCP_CONNECT_TIMEOUT='%s' is not a number of seconds; using %d ms", t, o.connect_timeout_ms);
+  }
   long mp = tcp::env_long("FTMPI_TCP_MAX_PAYLOAD", static_cast<long>(o.max_payload));
   if (mp >= 4096 && mp <= (64l << 20)) o.max_payload = static_cast<size_t>(mp);
   long sb = tcp::env_long("FTMPI_TCP_SOCKBUF", o.socket_buffer);
@@ -42,8 +50,10 @@ constexpr size_t kDirectReadPeers = 4;
 class TcpTransportImpl final : public TcpTransport {
  public:
   TcpTransportImpl(boot::Bootstrap& boot, const TcpOptions& opts, int listen_fd, std::string address,
-                   int wake_fd, int epoll_fd)
+                   int wake_fd, int epoll_fd, std::vector<tcp::LocalAddress> selected,
+                   std::vector<tcp::LocalAddress> all)
       : boot_(&boot), rank_(boot.rank()), opts_(opts), listen_fd_(listen_fd), address_(std::move(address)),
+        selected_(std::move(selected)), all_(std::move(all)),
         wake_fd_(wake_fd), epoll_fd_(epoll_fd), by_rank_(static_cast<size_t>(boot.size()), nullptr) {}
 
   ~TcpTransportImpl() override {
@@ -62,6 +72,7 @@ class TcpTransportImpl final : public TcpTransport {
 
   Status connect(std::span<const int> peers, const std::string& secret) override;
   void tolerate_gone_peers(std::function<bool(int rank)> gone) override { gone_check_ = std::move(gone); }
+  void set_same_host(std::function<bool(int rank)> same_host) override { same_host_ = std::move(same_host); }
   const std::vector<int>& peers_gone() const override { return peers_gone_; }
   bool try_send(int peer, std::span<const std::byte> hdr, std::span<const std::byte> payload) override;
   int poll(FrameSink& sink) override;
@@ -125,6 +136,8 @@ class TcpTransportImpl final : public TcpTransport {
   TcpOptions opts_;
   int listen_fd_;
   std::string address_;
+  std::vector<tcp::LocalAddress> selected_, all_;  // our listening addresses, every local address
+  std::function<bool(int rank)> same_host_;
   int wake_fd_;
   int epoll_fd_;
   std::atomic<bool> wake_pending_{false};
@@ -147,6 +160,12 @@ Status TcpTransportImpl::connect(std::span<const int> peers, const std::string& 
   plan.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(opts_.connect_timeout_ms);
   plan.gone = gone_check_;
   plan.gone_out = &peers_gone_;
+  plan.give_up_at_deadline = static_cast<bool>(gone_check_);
+  plan.address_of = [this](int r) {
+    auto card = boot_->get("tcp." + std::to_string(r));
+    return card.ok() ? card.value() : std::string();
+  };
+  size_t most_addresses = 1;
   for (int p : peers) {
     if (p < 0 || static_cast<size_t>(p) >= by_rank_.size() || p == rank_)
       return Status(Errc::intern, "tcp: bad peer rank " + std::to_string(p));
@@ -156,10 +175,15 @@ Status TcpTransportImpl::connect(std::span<const int> peers, const std::string& 
     }
     auto card = boot_->get("tcp." + std::to_string(p));
     if (!card.ok()) return Status(Errc::other, "tcp: rank " + std::to_string(p) + " published no address");
-    auto ep = tcp::parse_endpoint(card.value());
-    if (!ep.ok()) return ep.status();
-    plan.dial.push_back({p, ep.value()});
+    auto eps = tcp::parse_card(card.value());
+    if (!eps.ok()) return Status(Errc::other, "tcp: rank " + std::to_string(p) + ": " + eps.status().message());
+    bool local = same_host_ && same_host_(p);
+    plan.dial.push_back({p, tcp::order_for_peer(eps.value(), local, selected_, all_)});
+    most_addresses = std::max(most_addresses, plan.dial.back().endpoints.size());
   }
+  // Each address gets a fair share of the time before the next is tried (at least 250 ms).
+  plan.attempt_timeout = std::chrono::milliseconds(
+      std::max<long>(250, opts_.connect_timeout_ms / static_cast<long>(most_addresses)));
   auto sockets = tcp::run_handshake(plan);
   if (!sockets.ok()) return sockets.status();
   for (auto& ps : sockets.value()) {
@@ -239,11 +263,31 @@ void TcpTransportImpl::wait(int timeout_us) {
 }  // namespace
 
 Result<std::unique_ptr<TcpTransport>> TcpTransport::listen(boot::Bootstrap& boot, const TcpOptions& opts) {
-  auto ip = tcp::resolve_interface_address(opts.if_addr);
-  if (!ip.ok()) return ip.status();
+  auto all = tcp::local_addresses();
+  if (!all.ok()) return all.status();
+  auto selected = tcp::select_addresses(opts.if_include, all.value());
+  if (!selected.ok()) return selected.status();
+  // One address: bind it. Several: bind the wildcard of their family (both families: IPv6's, dual-stack).
+  std::string bind_ip = selected.value().front().ip;
+  if (selected.value().size() > 1) {
+    bool v6 = false;
+    for (const auto& a : selected.value()) v6 |= a.ep.addr.ss_family == AF_INET6;
+    bind_ip = v6 ? "::" : "0.0.0.0";
+  }
   tcp::Endpoint bound;
-  auto lfd = tcp::open_listener(ip.value(), opts.socket_buffer, bound);
+  auto lfd = tcp::open_listener(bind_ip, opts.socket_buffer, bound);
   if (!lfd.ok()) return lfd.status();
+  std::vector<tcp::Endpoint> published;
+  for (const auto& a : selected.value()) {
+    tcp::Endpoint e = a.ep;
+    if (e.addr.ss_family == AF_INET)
+      reinterpret_cast<sockaddr_in*>(&e.addr)->sin_port = reinterpret_cast<sockaddr_in*>(&bound.addr)->sin_port;
+    else
+      reinterpret_cast<sockaddr_in6*>(&e.addr)->sin6_port = bound.addr.ss_family == AF_INET6
+          ? reinterpret_cast<sockaddr_in6*>(&bound.addr)->sin6_port
+          : reinterpret_cast<sockaddr_in*>(&bound.addr)->sin_port;
+    published.push_back(e);
+  }
   int wake_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   int epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
   epoll_event ev{};
@@ -256,9 +300,16 @@ Result<std::unique_ptr<TcpTransport>> TcpTransport::listen(boot::Bootstrap& boot
     if (epoll_fd >= 0) ::close(epoll_fd);
     return st;
   }
-  std::string address = tcp::format_endpoint(bound);
-  std::unique_ptr<TcpTransport> t = std::make_unique<TcpTransportImpl>(boot, opts, lfd.value(), address,
-                                                                       wake_fd, epoll_fd);
+  std::string address = tcp::format_card(published);
+  if (address.size() > 1000) {  // PMI values are at most 1024 bytes
+    ::close(lfd.value());
+    ::close(wake_fd);
+    ::close(epoll_fd);
+    return Status(Errc::arg, "tcp: too many interface addresses to publish (" + address.substr(0, 100) +
+                                 "...): choose some with FTMPI_TCP_IF / --tcp-if");
+  }
+  std::unique_ptr<TcpTransport> t = std::make_unique<TcpTransportImpl>(
+      boot, opts, lfd.value(), address, wake_fd, epoll_fd, std::move(selected.value()), std::move(all.value()));
   FTMPI_TRY(boot.put("tcp." + std::to_string(boot.rank()), address));
   log::debug("tcp: rank %d listening on %s", boot.rank(), address.c_str());
   return t;
