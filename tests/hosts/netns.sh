@@ -42,7 +42,9 @@ kill_host() {
 
 down() {
   local s=$1 h
-  for h in $(hosts_of "$s"); do kill_host "$h"; ip netns del "$h" 2>/dev/null || true; done
+  # The host side of each veth goes explicitly: a cut host's namespace can outlive `ip netns del` while
+  # its orphaned TCP sockets retry, and its veth would then block the slot's next `up`.
+  for h in $(hosts_of "$s"); do kill_host "$h"; ip link del "${h}v" 2>/dev/null || true; ip netns del "$h" 2>/dev/null || true; done
   ip link del "ftbr$s" 2>/dev/null || true
   rm -rf "$state_root-$s"
 }

@@ -84,7 +84,11 @@ usage_errors)
 --with-ft maybe $HELPER ok
 --with-ft ulfm --detector-period 500 --detector-timeout 400 $HELPER ok
 --detector-timeout 0 $HELPER ok
--H some.other.host -n 1 $HELPER ok
+--rsh-agent false -H some.other.host -n 1 $HELPER ok
+-H a:0 -n 1 $HELPER ok
+--inject host=x,after=1 -n 1 $HELPER ok
+--mca no_such_param 1 $HELPER ok
+--status notapid
 -n 2 /nonexistent/program
 -n 2 no-such-program-$TOKEN
 -n 1 $TMP/notexec

@@ -90,7 +90,7 @@ bool Job::setup_signals() {
   return sigfd_ >= 0;
 }
 
-std::vector<std::string> Job::rank_environment(int rank, int cpu) const {
+std::vector<std::string> job_environment(const Options& opt) {
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) {
     std::string_view kv(*e);
@@ -102,38 +102,48 @@ std::vector<std::string> Job::rank_environment(int rank, int cpu) const {
     std::erase_if(env, [&](const std::string& e) { return e.rfind(prefix, 0) == 0; });
     env.push_back(prefix + value);
   };
-  for (const auto& [name, value] : opt_.env) {
+  for (const auto& [name, value] : opt.env) {
     if (value) {
       set(name, *value);
     } else if (const char* v = getenv(name.c_str())) {
       set(name, v);
     }
   }
-  set("PMI_FD", std::to_string(-1));  // replaced by run() once the socket exists
-  set("PMI_RANK", std::to_string(rank));
-  set("PMI_SIZE", std::to_string(opt_.np));
+  set("PMI_SIZE", std::to_string(opt.np));
   set("PMI_SPAWNED", "0");
   set("FTMPI_LAUNCHER", "ftmpi");
-  set("FTMPI_LOCAL_RANK", std::to_string(rank));
-  set("FTMPI_LOCAL_SIZE", std::to_string(opt_.np));
-  set("FTMPI_NUM_CORES", std::to_string(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))));
-  set("FTMPI_TRANSPORT", opt_.transport);
-  if (!opt_.tcp_if.empty()) set("FTMPI_TCP_IF", opt_.tcp_if);
-  if (!opt_.hostfile.empty()) set("FTMPI_INFO_FILE", opt_.hostfile);  // MPI_INFO_ENV's "file"
-  if (cpu >= 0) set("FTMPI_BOUND_CPU", std::to_string(cpu));
-  if (ft_) {
-    set("FTMPI_FT", opt_.ft.rank_mode());
-    set("FTMPI_CTRL_FD", "-1");  // replaced by launch() once the socket exists
-    set("FTMPI_DETECTOR_PERIOD_MS", std::to_string(opt_.ft.period_ms()));
-    set("FTMPI_DETECTOR_TIMEOUT_MS", std::to_string(opt_.ft.timeout_ms()));
+  set("FTMPI_TRANSPORT", opt.transport);
+  if (!opt.tcp_if.empty()) set("FTMPI_TCP_IF", opt.tcp_if);
+  if (!opt.hostfile.empty()) set("FTMPI_INFO_FILE", opt.hostfile);  // MPI_INFO_ENV's "file"
+  if (opt.ft.enabled()) {
+    set("FTMPI_FT", opt.ft.rank_mode());
+    set("FTMPI_DETECTOR_PERIOD_MS", std::to_string(opt.ft.period_ms()));
+    set("FTMPI_DETECTOR_TIMEOUT_MS", std::to_string(opt.ft.timeout_ms()));
   } else {
     // Not fault-tolerant, even if mpiexec itself runs inside an FT job.
     std::erase_if(env, [](const std::string& e) {
       return e.rfind("FTMPI_FT=", 0) == 0 || e.rfind("FTMPI_CTRL_FD=", 0) == 0;
     });
   }
-  if (!opt_.ft.initial_errhandler.empty()) set("FTMPI_INITIAL_ERRHANDLER", opt_.ft.initial_errhandler);
-  if (opt_.ft.max_restarts >= 0) set("FTMPI_MAX_RESTARTS", std::to_string(opt_.ft.max_restarts));
+  if (!opt.ft.initial_errhandler.empty()) set("FTMPI_INITIAL_ERRHANDLER", opt.ft.initial_errhandler);
+  if (opt.ft.max_restarts >= 0) set("FTMPI_MAX_RESTARTS", std::to_string(opt.ft.max_restarts));
+  return env;
+}
+
+std::vector<std::string> Job::rank_environment(int rank, int cpu) const {
+  std::vector<std::string> env = job_environment(opt_);
+  auto set = [&env](const std::string& name, const std::string& value) {
+    std::string prefix = name + "=";
+    std::erase_if(env, [&](const std::string& e) { return e.rfind(prefix, 0) == 0; });
+    env.push_back(prefix + value);
+  };
+  set("PMI_FD", std::to_string(-1));  // replaced by run() once the socket exists
+  set("PMI_RANK", std::to_string(rank));
+  set("FTMPI_LOCAL_RANK", std::to_string(rank));
+  set("FTMPI_LOCAL_SIZE", std::to_string(opt_.np));
+  set("FTMPI_NUM_CORES", std::to_string(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))));
+  if (cpu >= 0) set("FTMPI_BOUND_CPU", std::to_string(cpu));
+  if (ft_) set("FTMPI_CTRL_FD", "-1");  // replaced by launch() once the socket exists
   for (const InjectSpec& s : opt_.ft.injections)
     if (s.kind == InjectSpec::Kind::at && s.rank == rank)
       set("FTMPI_INJECT_AT", s.function + ":" + std::to_string(s.call));
@@ -235,7 +245,7 @@ int Job::run() {
                                   std::chrono::duration<double>(opt_.timeout_seconds));
   }
   for (const InjectSpec& s : opt_.ft.injections)
-    if (s.kind == InjectSpec::Kind::after)
+    if (s.kind == InjectSpec::Kind::after && s.host.empty())
       timers_.push_back({now + std::chrono::duration_cast<Clock::duration>(
                                    std::chrono::duration<double>(s.after_seconds)),
                          s.rank, s.signal});

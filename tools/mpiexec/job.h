@@ -33,6 +33,10 @@ inline constexpr int kExitUsage = 2;      // bad command line, program not found
 inline constexpr int kExitTimeout = 124;  // --timeout expired (as timeout(1))
 inline constexpr int kExitNoFinalize = 1; // a rank exited 0 after PMI init without finalize
 
+// The environment every rank of the job gets (mpiexec's own without PMI_*, -x, PMI_SIZE, FT settings);
+// each launcher adds the per-rank variables (PMI_RANK, PMI_FD, FTMPI_LOCAL_RANK, ...).
+std::vector<std::string> job_environment(const Options& opt);
+
 class Job final : public RankRestarter {
  public:
   // `program_path` is the resolved executable; options.program[0] stays the argv[0] ranks see.
@@ -92,9 +96,7 @@ class Job final : public RankRestarter {
   void condemn(int rank, RankRecord::Verdict verdict, const char* why);
   // A rank was reaped while the job runs: failure or clean end, notices, barrier release.
   void on_rank_exit_ft(int rank);
-  bool is_ft_failure(const RankRecord& rec) const;
   void announce_failure(int rank);
-  static void failure_cause(const RankRecord& rec, FailureCause& cause, int& code);
   int ft_exit_status() const;
   void print_ft_summary() const;
   // First failure wins: record the exit status, then terminate the remaining ranks.

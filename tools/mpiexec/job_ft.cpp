@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "failure_judge.h"
 #include "job.h"
 #include "proc_state.h"
 #include "say.h"
@@ -150,13 +151,6 @@ void Job::condemn(int r, RankRecord::Verdict verdict, const char* why) {
   if (kill(-rec.pid, SIGKILL) != 0) kill(rec.pid, SIGKILL);
 }
 
-bool Job::is_ft_failure(const RankRecord& rec) const {
-  if (rec.verdict != RankRecord::Verdict::none) return true;
-  if (rec.pmi_finalized) return false;  // after MPI_Finalize nothing is a failure of the computation
-  if (rec.state == RankRecord::State::signaled) return true;
-  return rec.state == RankRecord::State::exited && (rec.exit_code != 0 || rec.pmi_initialized);
-}
-
 void Job::on_rank_exit_ft(int r) {
   RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
   if (is_ft_failure(rec)) {
@@ -173,15 +167,6 @@ void Job::on_rank_exit_ft(int r) {
   failure_cause(rec, cause, code);
   send_pmi_replies(server_->rank_gone(r, std::string(cause_name(cause)) + ":" + std::to_string(code)));
   reinit_on_exit(r, is_ft_failure(rec));
-}
-
-void Job::failure_cause(const RankRecord& rec, FailureCause& cause, int& code) {
-  cause = FailureCause::exited;
-  code = rec.exit_code;
-  if (rec.verdict == RankRecord::Verdict::hung) cause = FailureCause::hung;
-  else if (rec.verdict == RankRecord::Verdict::disappeared) cause = FailureCause::disappeared;
-  else if (rec.state == RankRecord::State::signaled) cause = FailureCause::signaled;
-  if (rec.state == RankRecord::State::signaled) code = rec.term_signal;
 }
 
 void Job::announce_failure(int r) {
@@ -211,36 +196,14 @@ int Job::ft_exit_status() const {
 }
 
 void Job::print_ft_summary() const {
-  if (failed_order_.empty()) return;
-  constexpr std::size_t kMaxListed = 16;
-  std::string text = std::to_string(failed_order_.size()) +
-                     (failed_order_.size() == 1 ? " rank failed" : " ranks failed") + " during the job: ";
-  for (std::size_t i = 0; i < failed_order_.size() && i < kMaxListed; ++i) {
-    const RankRecord& rec = ranks_[static_cast<std::size_t>(failed_order_[i])];
-    std::string how;
-    if (rec.verdict == RankRecord::Verdict::hung) how = "hung, killed";
-    else if (rec.verdict == RankRecord::Verdict::disappeared) how = "disappeared, killed";
-    else if (rec.state == RankRecord::State::signaled) how = "killed by signal " + std::to_string(rec.term_signal);
-    else if (rec.exit_code != 0) how = "exited with code " + std::to_string(rec.exit_code);
-    else how = "exited with code 0 without MPI_Finalize";
-    char at[48];
-    snprintf(at, sizeof at, " at %.3f s", rec.failed_realtime - start_realtime_);
-    if (i) text += ", ";
-    text += "rank " + std::to_string(rec.rank) + " (" + how + ")" + at;
-  }
-  if (failed_order_.size() > kMaxListed)
-    text += " and " + std::to_string(failed_order_.size() - kMaxListed) + " more";
-  if (status_set_) {
-    text += "; the job was terminated";
-  } else if (first_survivor_error_ >= 0) {
-    const RankRecord& rec = ranks_[static_cast<std::size_t>(first_survivor_error_)];
-    text += "; surviving rank " + std::to_string(rec.rank) + " " + rec.cause();
-  } else if (failed_order_.size() == ranks_.size()) {
-    text += "; no rank survived";
-  } else {
-    text += "; survivors completed";
-  }
-  say("%s", text.c_str());
+  SummaryInput in;
+  in.ranks = &ranks_;
+  in.failed_order = &failed_order_;
+  in.terminated = status_set_;
+  in.first_survivor_error = first_survivor_error_;
+  in.start_realtime = start_realtime_;
+  std::string text = ft_summary(in);
+  if (!text.empty()) say("%s", text.c_str());
 }
 
 }  // namespace ftmpi::mpiexec

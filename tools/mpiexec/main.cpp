@@ -5,9 +5,11 @@
 #include <cstdio>
 
 #include "exec_check.h"
-#include "hosts.h"
+#include "host_layout.h"
 #include "job.h"
+#include "job_control.h"
 #include "options.h"
+#include "origin.h"
 #include "spawn.h"
 
 namespace {
@@ -45,11 +47,26 @@ int main(int argc, char** argv) {
       return 0;
     case ParsedCommandLine::Action::error:
       return usage_error(cl.error);
+    case ParsedCommandLine::Action::status:
+      return job_control_client(cl.job_id, "status", 5);
+    case ParsedCommandLine::Action::halt:
+      return job_control_client(cl.job_id, "halt", 30);
     case ParsedCommandLine::Action::run:
       break;
   }
   Options& o = cl.options;
-  if (std::string err = check_hosts_are_local(o); !err.empty()) return usage_error(err);
+  auto layout = parse_hosts(o.hosts, o.hostfile);
+  if (!layout.ok()) return usage_error(layout.status().message());
+  // Several hosts: one daemon per host, mpiexec is the origin (origin.h). All hosts local (or none
+  // given): the single-host Job.
+  bool several = !layout->hosts.empty() && !layout->all_local();
+  for (const InjectSpec& s : o.ft.injections) {
+    if (s.host.empty()) continue;
+    if (!several) return usage_error("--inject host=" + s.host + " needs a job on several hosts (--host/--hostfile)");
+    bool known = false;
+    for (const HostEntry& h : layout->hosts) known = known || h.name == s.host;
+    if (!known) return usage_error("--inject names host '" + s.host + "', which is not a host of the job");
+  }
   auto path = resolve_program(o.program[0]);
   if (!path.ok()) return usage_error(path.status().message());
   // What can be checked before forking is checked now: one clear line instead of N failed children.
@@ -57,6 +74,15 @@ int main(int argc, char** argv) {
   if (ftmpi::Status st = check_job_fits(o.np, o.ft.enabled()); !st.ok()) return usage_error(st.message());
 
   fflush(stdout);
+  if (several) {
+    if (!o.np_given) o.np = layout->total_slots();
+    place_ranks(layout.value(), o.np);
+    for (const InjectSpec& s : o.ft.injections)
+      if (s.host.empty() && s.rank >= o.np)
+        return usage_error("--inject names rank " + std::to_string(s.rank) + " but the job has " + std::to_string(o.np) + " ranks");
+    Origin origin(std::move(o), path.value(), std::move(layout.value()));
+    return origin.run();
+  }
   Job job(std::move(o), path.value());
   return job.run();
 }

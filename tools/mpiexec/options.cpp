@@ -48,7 +48,7 @@ bool valid_env_name(std::string_view name) {
 enum class Opt {
   np, oversubscribe, allow_root, bind_to, x, tag_output, timeout, transport, host, hostfile, help, version,
   with_ft, am, initial_errhandler, detector_period, detector_timeout, inject, max_restarts, output_pipe,
-  startup_timeout, tcp_if,
+  startup_timeout, rsh_agent, tree_fanout, status, halt, tcp_if,
 };
 
 struct OptSpec {
@@ -84,6 +84,11 @@ constexpr OptSpec kOptions[] = {
     {"max-restarts", Opt::max_restarts, true},
     {"output-pipe", Opt::output_pipe, false},
     {"startup-timeout", Opt::startup_timeout, true},
+    {"rsh-agent", Opt::rsh_agent, true},
+    {"launch-agent", Opt::rsh_agent, true},
+    {"tree-fanout", Opt::tree_fanout, true},
+    {"status", Opt::status, true},
+    {"halt", Opt::halt, true},
     {"tcp-if", Opt::tcp_if, true},
 };
 
@@ -93,20 +98,9 @@ const OptSpec* find_option(std::string_view name) {
   return nullptr;
 }
 
-// Apply one Open MPI MCA parameter (`--mca KEY VALUE`). Returns an error message, or empty on success.
-std::string apply_mca(Options& o, const std::string& key, const std::string& v) {
-  if (key == "btl_tcp_if_include") {
-    if (v.empty() || v.find_first_of(" \t=") != std::string::npos)
-      return "bad value '" + v + "' for --mca btl_tcp_if_include: expected NAME or CIDR[,...]";
-    o.tcp_if = v;
-    return {};
-  }
-  return "unsupported MCA parameter '" + key + "' (ftmpi's mpiexec understands btl_tcp_if_include)";
-}
-
 // Apply one option with its value. Returns an error message, or empty on success.
 std::string apply(Options& o, const OptSpec& spec, const std::string& shown, const std::string& v,
-                  ParsedCommandLine::Action& action) {
+                  ParsedCommandLine::Action& action, int& job_id_out) {
   auto bad = [&](const char* what) { return "bad value '" + v + "' for " + shown + ": " + what; };
   switch (spec.opt) {
     case Opt::np: {
@@ -192,6 +186,24 @@ std::string apply(Options& o, const OptSpec& spec, const std::string& shown, con
       o.ft.startup_seconds = *s;
       return {};
     }
+    case Opt::rsh_agent:
+      if (v.find_first_not_of(" \t") == std::string::npos) return bad("expected a command");
+      o.rsh_agent = v;
+      return {};
+    case Opt::tree_fanout: {
+      auto n = parse_int(v, 1, 4096);
+      if (!n) return bad("expected a number >= 1");
+      o.tree_fanout = *n;
+      return {};
+    }
+    case Opt::status:
+    case Opt::halt: {
+      auto n = parse_int(v, 1, 1 << 30);
+      if (!n) return bad("expected a job id (the pid of its mpiexec)");
+      action = spec.opt == Opt::status ? ParsedCommandLine::Action::status : ParsedCommandLine::Action::halt;
+      job_id_out = *n;
+      return {};
+    }
     case Opt::max_restarts: {
       auto n = parse_int(v, 0, 1000000);
       if (!n) return bad("expected a number >= 0");
@@ -202,15 +214,30 @@ std::string apply(Options& o, const OptSpec& spec, const std::string& shown, con
   return "internal error: unhandled option " + shown;
 }
 
-// Open MPI's --mca KEY VALUE, for the keys Reinit++ run lines use (docs/mpiexec.md).
-std::string apply_mca(Options& o, const std::string& key, const std::string& v) {
-  if (key == "orte_enable_recovery") {
-    if (v == "1" || v == "true" || v == "yes") o.ft.mode = "reinit";
-    else if (v != "0" && v != "false" && v != "no") return "bad value '" + v + "' for --mca orte_enable_recovery: expected 0 or 1";
+// Open MPI's --mca NAME VALUE: the few parameters that mean something to ftmpi, and the ones run lines
+// carry that are accepted and ignored.
+std::string apply_mca(Options& o, const std::string& name, const std::string& value) {
+  if (name == "plm_rsh_agent" || name == "orte_rsh_agent" || name == "pls_rsh_agent") {
+    if (value.find_first_not_of(" \t") == std::string::npos) return "bad value '' for --mca " + name + ": expected a command";
+    o.rsh_agent = value;
     return {};
   }
-  if (key == "pml" || key == "plm_slurm_args" || key == "btl") return {};  // accepted, no meaning here
-  return "unsupported MCA parameter '" + key + "' (accepted: orte_enable_recovery, pml, btl, plm_slurm_args)";
+  if (name == "btl_tcp_if_include") {
+    if (value.empty() || value.find_first_of(" \t=") != std::string::npos)
+      return "bad value '" + value + "' for --mca btl_tcp_if_include: expected NAME or CIDR[,...]";
+    o.tcp_if = value;
+    return {};
+  }
+  if (name == "orte_enable_recovery") {
+    if (value == "1" || value == "true" || value == "yes") o.ft.mode = "reinit";
+    else if (value != "0" && value != "false" && value != "no")
+      return "bad value '" + value + "' for --mca orte_enable_recovery: expected 0 or 1";
+    return {};
+  }
+  if (name == "pml" || name == "btl" || name == "plm_slurm_args" || name == "plm_rsh_no_tree_spawn" ||
+      name == "oob_tcp_if_include" || name == "rmaps_base_oversubscribe")
+    return {};
+  return "unsupported MCA parameter '" + name + "' (ftmpi knows plm_rsh_agent, btl_tcp_if_include and orte_enable_recovery)";
 }
 
 }  // namespace
@@ -226,7 +253,10 @@ std::optional<InjectSpec> parse_inject_spec(const std::string& spec, std::string
       return std::nullopt;
     }
     std::string key = item.substr(0, eq), val = item.substr(eq + 1);
-    if (key == "rank" && !have_rank) {
+    if (key == "host" && !have_rank && out.host.empty()) {
+      if (val.empty() || val.find_first_of(" \t") != std::string::npos) { error = "host must be a host name"; return std::nullopt; }
+      out.host = val;
+    } else if (key == "rank" && !have_rank) {
       auto r = parse_int(val, 0, 1 << 20);
       if (!r) { error = "rank must be a number >= 0"; return std::nullopt; }
       out.rank = *r;
@@ -266,7 +296,11 @@ std::optional<InjectSpec> parse_inject_spec(const std::string& spec, std::string
       return std::nullopt;
     }
   }
-  if (!have_rank) { error = "rank=R is required"; return std::nullopt; }
+  if (!out.host.empty()) {
+    if (!have_after || have_signal) { error = "host=H goes with after=SECONDS only"; return std::nullopt; }
+    return out;
+  }
+  if (!have_rank) { error = "rank=R or host=H is required"; return std::nullopt; }
   if (have_after == have_at) { error = "exactly one of after=SECONDS or at=MPI_Function:N is required"; return std::nullopt; }
   if (have_at && have_signal) { error = "signal= only goes with after="; return std::nullopt; }
   return out;
@@ -281,7 +315,7 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
     std::string word = argv[i];
     if (word == "--") { ++i; break; }
     if (word.size() < 2 || word[0] != '-') break;  // the program
-    if (word == "--mca" || word == "-mca") {  // Open MPI's two-value form: --mca KEY VALUE
+    if (word == "--mca" || word == "-mca" || word == "--gmca" || word == "-gmca") {  // Open MPI's two-value form: --mca KEY VALUE
       if (i + 2 >= argc) {
         r.action = ParsedCommandLine::Action::error;
         r.error = "option " + word + " needs a parameter name and a value";
@@ -297,21 +331,6 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
       continue;
     }
     std::string body = word.substr(word[1] == '-' ? 2 : 1);
-    if (body == "mca" || body == "gmca") {
-      if (i + 2 >= argc) {
-        r.action = ParsedCommandLine::Action::error;
-        r.error = "option " + word + " needs a key and a value";
-        return r;
-      }
-      std::string err = apply_mca(o, argv[i + 1], argv[i + 2]);
-      if (!err.empty()) {
-        r.action = ParsedCommandLine::Action::error;
-        r.error = err;
-        return r;
-      }
-      i += 2;
-      continue;
-    }
     std::string value;
     bool inline_value = false;
     std::size_t eq = body.find('=');
@@ -340,7 +359,7 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
       return r;
     }
     ParsedCommandLine::Action act = r.action;
-    std::string err = apply(o, *spec, shown, value, act);
+    std::string err = apply(o, *spec, shown, value, act, r.job_id);
     if (!err.empty()) {
       r.action = ParsedCommandLine::Action::error;
       r.error = err;
@@ -348,7 +367,11 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
     }
     if (act != ParsedCommandLine::Action::run) r.action = act;
   }
-  if (r.action != ParsedCommandLine::Action::run) return r;  // --help / --version win
+  if (r.action != ParsedCommandLine::Action::run) return r;  // --help / --version / --status / --halt win
+  if (o.rsh_agent.empty()) {
+    const char* env = getenv("FTMPI_RSH_AGENT");
+    o.rsh_agent = env && *env ? env : "ssh";
+  }
   for (; i < argc; ++i) o.program.emplace_back(argv[i]);
   if (o.program.empty()) {
     r.action = ParsedCommandLine::Action::error;
@@ -373,7 +396,7 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
     return r;
   }
   for (const InjectSpec& s : o.ft.injections)
-    if (s.rank >= o.np) {
+    if (s.host.empty() && s.rank >= o.np) {
       r.action = ParsedCommandLine::Action::error;
       r.error = "--inject names rank " + std::to_string(s.rank) + " but the job has " + std::to_string(o.np) +
                 " ranks";
@@ -385,7 +408,8 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
 const char* usage_text() {
   return R"(Usage: mpiexec [options] program [args...]        (mpirun is the same program)
 
-Start N copies of program on this host, connected by ftmpi's PMI-1 bootstrap.
+Start N copies of program on this host or on several hosts (one ftmpid daemon per host, started
+through the rsh agent), connected by ftmpi's PMI-1 bootstrap.
 
   -n, -np N                 number of ranks (default 1)
   --oversubscribe           allow more ranks than cores (always allowed; accepted for compatibility)
@@ -399,8 +423,13 @@ Start N copies of program on this host, connected by ftmpi's PMI-1 bootstrap.
   --transport auto|shm|tcp  transport between ranks (exported as FTMPI_TRANSPORT)
   --tcp-if NAME|CIDR[,...]  interfaces for TCP between hosts (default: every usable one; exported as
                             FTMPI_TCP_IF); also --mca btl_tcp_if_include NAME|CIDR
-  -H, --host LIST           hosts to use (only this host is supported for now)
-  --hostfile FILE           file of hosts to use (only this host is supported for now)
+  -H, --host LIST           hosts to use: a,b:2,c (host:slots); ranks fill the slots in order
+  --hostfile FILE           file of hosts to use, one "host [slots=N]" per line
+  --rsh-agent CMD           how to start a daemon on another host, called as CMD HOST COMMAND...
+                            (default ssh; also --mca plm_rsh_agent CMD and FTMPI_RSH_AGENT)
+  --tree-fanout K           each daemon (and mpiexec) has at most K child daemons (default 32)
+  --status JOBID            print the hosts and ranks of running job JOBID (its mpiexec's pid)
+  --halt JOBID              end running job JOBID in order (no failure notices) and wait for it
   --with-ft, --ft MODE      fault tolerance: ulfm|mpi|reinit|lam|no (default no); -am ft-enable-mpi = mpi.
                             In FT mode a failed rank does not end the job: the others are told
   --initial-errhandler EH   mpi_errors_return|mpi_errors_are_fatal|mpi_errors_abort
@@ -408,9 +437,11 @@ Start N copies of program on this host, connected by ftmpi's PMI-1 bootstrap.
   --detector-timeout MS     FT mode: silence after which a rank is declared hung and killed (default 1000)
   --startup-timeout SECONDS FT mode: a rank in MPI_Init must heartbeat within SECONDS (default 60)
   --inject SPEC             rank=R,after=SECONDS[,signal=KILL|STOP|TERM] or rank=R,at=MPI_Func:N
+                            or host=H,after=SECONDS (host H is lost: its daemon and ranks die)
   --max-restarts N          respawn limit for --with-ft reinit (default 16)
-  --mca KEY VALUE           Open MPI parameters of Reinit++ run lines: orte_enable_recovery 1 (= --with-ft
-                            reinit); pml, btl and plm_slurm_args are accepted and ignored
+  --mca KEY VALUE           Open MPI parameters: plm_rsh_agent CMD (= --rsh-agent), btl_tcp_if_include X
+                            (= --tcp-if), orte_enable_recovery 1 (= --with-ft reinit); pml, btl,
+                            plm_slurm_args and a few more are accepted and ignored
   -h, --help                this text
   --version                 print the version
 

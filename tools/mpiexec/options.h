@@ -13,6 +13,7 @@ struct InjectSpec {
   enum class Kind { after, at };
   Kind kind = Kind::after;
   int rank = 0;
+  std::string host;          // "host=H,after=S": the whole host H is lost (daemon and ranks; several hosts)
   double after_seconds = 0;  // Kind::after
   int signal = 9;            // Kind::after: SIGKILL, SIGSTOP or SIGTERM
   std::string function;      // Kind::at: e.g. "MPI_Allreduce"
@@ -69,13 +70,18 @@ struct Options {
   std::string tcp_if;
   std::vector<std::string> hosts;  // --host/-H entries (host or host:slots), comma lists split
   std::string hostfile;
+  // Several hosts (docs/mpiexec.md): the rsh agent (--rsh-agent, --mca plm_rsh_agent, FTMPI_RSH_AGENT;
+  // default ssh), split into words; the launcher tree's fan-out (--tree-fanout).
+  std::string rsh_agent;
+  int tree_fanout = 32;
   FtOptions ft;
   std::vector<std::string> program;  // program and its arguments (program[0] as typed)
 };
 
 struct ParsedCommandLine {
-  enum class Action { run, help, version, error };
+  enum class Action { run, help, version, error, status, halt };
   Action action = Action::error;
+  int job_id = 0;  // Action::status / halt: the job (mpiexec's pid)
   Options options;
   std::string error;  // for Action::error: one line, without "mpiexec: " prefix
 };

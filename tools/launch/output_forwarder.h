@@ -1,6 +1,8 @@
 // Forwards the ranks' stdout/stderr pipes to mpiexec's own stdout/stderr, whole lines only, so that
 // lines of different ranks never mix; optionally tagged "[1,<rank>]<stdout>: " like Open MPI.
 #pragma once
+#include <cstddef>
+#include <functional>
 #include <string>
 
 namespace ftmpi::mpiexec {
@@ -9,6 +11,10 @@ namespace ftmpi::mpiexec {
 class RankStream {
  public:
   RankStream(int rank, int target_fd, int pipe_fd, bool tag);
+  // Whole lines go to `sink` instead of an fd (the host daemon sends them up its tree link; the origin
+  // tags and writes them with write_lines()).
+  using Sink = std::function<void(const char* data, std::size_t n)>;
+  RankStream(int rank, int pipe_fd, Sink sink);
   ~RankStream();
   RankStream(RankStream&&) noexcept;
   RankStream(const RankStream&) = delete;
@@ -31,6 +37,11 @@ class RankStream {
   bool tag_;
   std::string prefix_;
   std::string partial_;
+  Sink sink_;
 };
+
+// Write `n` bytes of whole lines to `fd`, each line prefixed with `prefix` (none if empty), blocking
+// until written (EPIPE drops them).
+void write_lines(int fd, const std::string& prefix, const char* data, std::size_t n);
 
 }  // namespace ftmpi::mpiexec

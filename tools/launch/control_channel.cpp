@@ -34,6 +34,7 @@ const char* cause_name(FailureCause c) {
     case FailureCause::signaled: return "signaled";
     case FailureCause::hung: return "hung";
     case FailureCause::disappeared: return "disappeared";
+    case FailureCause::node_lost: return "node_lost";
   }
   return "disappeared";
 }

@@ -36,7 +36,10 @@ struct RankRecord {
   Clock::time_point last_pmi{};
   // Set when mpiexec kills the rank on its own verdict (hung, or suspected by a peer): the cause its
   // notice gives once the kernel confirms the death. 0: none.
-  enum class Verdict { none, hung, disappeared } verdict = Verdict::none;
+  // host_lost: its host's daemon died or fell silent (several-hosts jobs; cut_off says it was silence).
+  enum class Verdict { none, hung, disappeared, host_lost } verdict = Verdict::none;
+  int host = 0;          // index of its host in the job's host layout (0 on a single-host job)
+  bool cut_off = false;  // Verdict::host_lost by silence (a partition), not by a closed connection
   bool failure_announced = false;  // its cmd=failed notice went out
   double failed_realtime = 0;      // CLOCK_REALTIME seconds when mpiexec saw the failure
 

@@ -11,7 +11,7 @@
 namespace ftmpi::mpiexec {
 
 // Why a rank failed, as the notice's cause= field spells it.
-enum class FailureCause { exited, signaled, hung, disappeared };
+enum class FailureCause { exited, signaled, hung, disappeared, node_lost };
 const char* cause_name(FailureCause c);
 
 // One line from a rank. Kind::unknown covers malformed lines (logged and ignored).

@@ -36,9 +36,12 @@ RankStream::RankStream(int rank, int target_fd, int pipe_fd, bool tag)
     prefix_ = "[1," + std::to_string(rank_) + "]" + (target_fd == 2 ? "<stderr>: " : "<stdout>: ");
 }
 
+RankStream::RankStream(int rank, int pipe_fd, Sink sink)
+    : rank_(rank), target_(-1), fd_(pipe_fd), tag_(false), sink_(std::move(sink)) {}
+
 RankStream::RankStream(RankStream&& o) noexcept
     : rank_(o.rank_), target_(o.target_), fd_(o.fd_), tag_(o.tag_), prefix_(std::move(o.prefix_)),
-      partial_(std::move(o.partial_)) {
+      partial_(std::move(o.partial_)), sink_(std::move(o.sink_)) {
   o.fd_ = -1;
 }
 
@@ -48,6 +51,10 @@ RankStream::~RankStream() {
 
 void RankStream::emit(const char* data, std::size_t n) {
   if (n == 0) return;
+  if (sink_) {
+    sink_(data, n);
+    return;
+  }
   if (!tag_) {
     write_all(target_, data, n);
     return;
@@ -111,6 +118,24 @@ void RankStream::close_now() {
   }
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
+}
+
+void write_lines(int fd, const std::string& prefix, const char* data, std::size_t n) {
+  if (prefix.empty()) {
+    write_all(fd, data, n);
+    return;
+  }
+  std::string out;
+  out.reserve(n + 32);
+  std::size_t start = 0;
+  while (start < n) {
+    const char* nl = static_cast<const char*>(memchr(data + start, '\n', n - start));
+    std::size_t end = nl ? static_cast<std::size_t>(nl - data) + 1 : n;
+    out += prefix;
+    out.append(data + start, end - start);
+    start = end;
+  }
+  write_all(fd, out.data(), out.size());
 }
 
 }  // namespace ftmpi::mpiexec

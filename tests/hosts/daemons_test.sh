@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# Several-hosts launcher tests (issue 8 items 2-5): mpiexec starts one ftmpid per network-namespace host
+# (netns.sh) through the rsh agent. Usage: daemons_test.sh CASE MPIEXEC TESTBINDIR
+# Each case creates its hosts and always removes them; exit 0 PASS, 1 FAIL, 77 SKIP (no namespaces).
+set -u
+CASE=$1 MPIEXEC=$2 BIN=$3
+here="$(cd "$(dirname "$0")" && pwd)"
+NETNS="$here/netns.sh"
+"$NETNS" check || exit $?
+PROBE=$BIN/boot_probe HELPER=$BIN/launcher_helper FTHELPER=$BIN/ft_helper
+TOKEN="ht-$$-$RANDOM$RANDOM"
+TMP=$(mktemp -d /tmp/ftmpi-hosts-test.XXXXXX)
+HOSTS_UP=3
+[ "$CASE" = leak ] && HOSTS_UP=1
+eval "$("$NETNS" up $HOSTS_UP)" || exit 1
+trap 'for p in $(pgrep -f -- "$TOKEN"); do kill -KILL "$p" 2>/dev/null; done; "$NETNS" down "$NETNS_SLOT"; rm -rf "$TMP"' EXIT
+S=$NETNS_SLOT H1=ft${S}h1 H2=ft${S}h2 H3=ft${S}h3
+MX=("$MPIEXEC" --rsh-agent "$NETNS_AGENT")
+
+fail() { echo "FAIL [$CASE]: $*"; echo "--- stdout:"; cat "$TMP/out" 2>/dev/null; echo "--- stderr:"; cat "$TMP/err" 2>/dev/null; exit 1; }
+run() { local t0; t0=$(date +%s.%N); timeout 60 "$@" </dev/null >"$TMP/out" 2>"$TMP/err"; RC=$?; ELAPSED=$(echo "$(date +%s.%N) - $t0" | bc); }
+# start ARGS...: in the background; MPID is mpiexec's pid
+start() { timeout 60 "$@" </dev/null >"$TMP/out" 2>"$TMP/err" & MPID=$!; }
+finish() { wait "$MPID"; RC=$?; }
+expect_rc() { [ "$RC" = "$1" ] || fail "exit status $RC, expected $1"; }
+expect_err() { grep -qE -- "$1" "$TMP/err" || fail "stderr lacks /$1/"; }
+expect_out() { grep -qE -- "$1" "$TMP/out" || fail "stdout lacks /$1/"; }
+expect_faster() { (( $(echo "$ELAPSED < $1" | bc) )) || fail "took ${ELAPSED}s, expected < $1 s"; }
+host_empty() { [ -z "$(ip netns pids "$1" 2>/dev/null)" ]; }
+expect_no_leftovers() {
+  sleep 0.2
+  for h in $H1 $H2 $H3; do host_empty "$h" || { ps -ef | grep -v grep | grep -E "ftmpid|$TOKEN"; fail "processes left on $h"; }; done
+  pgrep -f -- "$TOKEN" >/dev/null && fail "processes left over"
+  return 0
+}
+# the mpiexec pid inside `timeout`
+mpiexec_pid() { pgrep -P "$MPID" -f mpiexec | head -1; }
+
+case "$CASE" in
+start)
+  # Ranks fill the slots in host order: a, b:2, c -> rank 0 on a, 1-2 on b, 3 on c; PMI across hosts.
+  run "${MX[@]}" --host "$H1,$H2:2,$H3" sh -c 'echo "rank $PMI_RANK on $(hostname) local $FTMPI_LOCAL_RANK of $FTMPI_LOCAL_SIZE"'
+  expect_rc 0
+  expect_out "^rank 0 on $H1 local 0 of 1$"; expect_out "^rank 1 on $H2 local 0 of 2$"
+  expect_out "^rank 2 on $H2 local 1 of 2$"; expect_out "^rank 3 on $H3 local 0 of 1$"
+  run "${MX[@]}" --host "$NETNS_HOSTS" -n 9 --tag-output "$PROBE" --token "$TOKEN"
+  expect_rc 0
+  [ "$(grep -c 'of 9 ok' "$TMP/out")" = 9 ] || fail "expected 9 ok lines"
+  expect_out '^\[1,8\]<stdout>: boot_probe: rank 8 of 9 ok'
+  # A hostfile, and mpiexec's own host among the hosts (no agent for it).
+  printf '%s slots=2\nlocalhost slots=1\n' "$H2" >"$TMP/hostfile"
+  run "${MX[@]}" --hostfile "$TMP/hostfile" sh -c 'echo "rank $PMI_RANK on $(hostname)"'
+  expect_rc 0
+  expect_out "^rank 1 on $H2$"; expect_out "^rank 2 on $(hostname)$"
+  expect_no_leftovers ;;
+rank_exit)
+  run "${MX[@]}" --host "$NETNS_HOSTS" -n 3 "$HELPER" exit 2 3 "$TOKEN"
+  expect_rc 3
+  expect_err "^mpiexec: rank 2 on $H3 exited with code 3; terminating the job$"
+  expect_faster 10
+  run "${MX[@]}" --host "$NETNS_HOSTS" -n 3 "$PROBE" --abort 1:7 --token "$TOKEN"
+  expect_rc 7
+  expect_err "rank 1 on $H2 called MPI_Abort with code 7"
+  expect_no_leftovers ;;
+host_kill)
+  # FT: a host's power loss -> every rank on it announced failed (node_lost) to every survivor at once.
+  start "${MX[@]}" --with-ft ulfm --host "$NETNS_HOSTS" -n 6 "$FTHELPER" notices 2 -1 0 "$TOKEN"
+  sleep 1.5; "$NETNS" kill "$H2"; finish
+  expect_rc 0
+  for r in 0 1 4 5; do
+    [ "$(grep -c "^rank $r notice cmd=failed rank=[23] cause=node_lost" "$TMP/out")" = 2 ] || fail "rank $r lacks its 2 notices"
+  done
+  expect_err "^mpiexec: host $H2 lost at [0-9:.]+ UTC \(its daemon's connection closed\); ranks 2-3 failed$"
+  expect_err "rank 2 on $H2 \(host lost\).*host $H2 lost; survivors completed$"
+  expect_no_leftovers ;;
+host_kill_noft)
+  run "${MX[@]}" --host "$NETNS_HOSTS" -n 3 --inject "host=$H3,after=1" "$HELPER" sleep 30 "$TOKEN"
+  expect_rc 1
+  expect_err "^mpiexec: host $H3 lost; terminating the job$"
+  expect_faster 10
+  expect_no_leftovers ;;
+host_cut)
+  # A partition: silence only. The cut host's daemon kills its ranks and exits (it cannot reach the
+  # origin); the origin declares the host lost after the detector timeout plus one period.
+  start "${MX[@]}" --with-ft ulfm --detector-period 100 --detector-timeout 1000 --host "$NETNS_HOSTS" -n 6 \
+    "$FTHELPER" notices 2 -1 0 "$TOKEN"
+  sleep 1.5; "$NETNS" cut "$H3"; t0=$(date +%s.%N)
+  # Nothing of the cut host keeps running: its daemon fences itself within the detector timeout.
+  for _ in $(seq 40); do host_empty "$H3" && break; sleep 0.1; done
+  fenced=$(echo "$(date +%s.%N) - $t0" | bc)
+  host_empty "$H3" || fail "the cut host still runs processes after ${fenced}s"
+  finish
+  expect_rc 0
+  expect_err "^ftmpid\[$H3\]: host $H3: the launcher fell silent beyond the detector timeout; killing its 2 ranks and exiting$"
+  expect_err "^mpiexec: host $H3 lost at .*fell silent"
+  expect_err "rank 4 on $H3 \(host cut off\)"
+  for r in 0 1 2 3; do
+    [ "$(grep -c "^rank $r notice cmd=failed rank=[45] cause=node_lost" "$TMP/out")" = 2 ] || fail "rank $r lacks its 2 notices"
+  done
+  # The cut host's end came before the origin's declaration (two halves never both go on).
+  fence_line=$(grep -n "ftmpid\[$H3\]" "$TMP/err" | head -1 | cut -d: -f1)
+  lost_line=$(grep -n "mpiexec: host $H3 lost" "$TMP/err" | head -1 | cut -d: -f1)
+  [ "$fence_line" -lt "$lost_line" ] || fail "the origin declared the host lost before it fenced itself"
+  expect_no_leftovers ;;
+daemon_sigterm)
+  # A daemon that receives SIGTERM counts as its host being lost.
+  start "${MX[@]}" --with-ft ulfm --host "$NETNS_HOSTS" -n 3 "$FTHELPER" notices 1 -1 0 "$TOKEN"
+  sleep 1.5
+  pid=$(ip netns pids "$H2" | while read -r p; do grep -q ftmpid "/proc/$p/cmdline" 2>/dev/null && [ "$(tr '\0' ' ' <"/proc/$p/cmdline" | cut -d' ' -f1 | xargs basename)" = ftmpid ] && echo "$p"; done | head -1)
+  [ -n "$pid" ] || fail "no ftmpid on $H2"
+  kill -TERM "$pid"; finish
+  expect_rc 0
+  expect_err "host $H2 lost"
+  expect_out "^rank 0 notice cmd=failed rank=1 cause=node_lost"
+  expect_no_leftovers ;;
+status_halt)
+  start "${MX[@]}" --with-ft ulfm --host "$NETNS_HOSTS" -n 6 "$FTHELPER" notices 9 -1 0 "$TOKEN"
+  sleep 1.5; "$NETNS" kill "$H3"; sleep 0.3
+  P=$(mpiexec_pid)
+  t0=$(date +%s.%N)
+  "$MPIEXEC" --status "$P" >"$TMP/status" 2>&1 || fail "--status failed: $(cat "$TMP/status")"
+  grep -qE "^host $H3: lost at .* ranks 4-5" "$TMP/status" || fail "status lacks the lost host: $(cat "$TMP/status")"
+  grep -qE "^host $H1: up, ranks 0-1" "$TMP/status" || fail "status lacks host 1 up: $(cat "$TMP/status")"
+  grep -qE "^rank 5 on $H3: lost$" "$TMP/status" || fail "status lacks rank 5 lost"
+  grep -qE "^rank 0 on $H1: up$" "$TMP/status" || fail "status lacks rank 0 up"
+  "$MPIEXEC" --halt "$P" >"$TMP/halt" 2>&1 || fail "--halt failed: $(cat "$TMP/halt")"
+  ELAPSED=$(echo "$(date +%s.%N) - $t0" | bc)
+  expect_faster 5
+  finish
+  expect_rc 143
+  # Orderly shutdown: the survivors got the two notices of the lost host and none for the halt.
+  [ "$(grep -c "notice cmd=failed rank=[0-3] " "$TMP/out")" = 0 ] || fail "halt produced failure notices"
+  "$MPIEXEC" --status "$P" >/dev/null 2>&1 && fail "--status of an ended job succeeded"
+  expect_no_leftovers ;;
+agent_fail)
+  run "$MPIEXEC" --rsh-agent false -H "$H1" -n 1 "$HELPER" ok "$TOKEN"
+  expect_rc 2
+  expect_err "^mpiexec: cannot start the daemon on host $H1: 'false $H1 \.\.\.' exited with status 1; terminating the job$"
+  [ "$(wc -l <"$TMP/err")" = 1 ] || fail "expected one line on stderr"
+  expect_no_leftovers ;;
+leak)
+  # 20 host losses in one job: the origin and a surviving daemon keep their descriptors and memory.
+  # Hosts 127.0.0.2..21 are this machine (their daemons start without the agent); H1 is a namespace host.
+  hosts=$H1; inj=()
+  for i in $(seq 2 21); do hosts+=",127.0.0.$i"; inj+=(--inject "host=127.0.0.$i,after=$(echo "2.5 + ($i - 2) * 0.15" | bc)"); done
+  start "${MX[@]}" --with-ft ulfm --host "$hosts" "${inj[@]}" "$FTHELPER" notices 99 -1 0 "$TOKEN"
+  sleep 0.3
+  P=$(mpiexec_pid)
+  # Measure once every host is up and before the first loss.
+  for _ in $(seq 50); do "$MPIEXEC" --status "$P" 2>/dev/null | grep -q "(21 up)" && break; sleep 0.05; done
+  "$MPIEXEC" --status "$P" 2>/dev/null | grep -q "(21 up)" || fail "the 21 hosts did not come up before the first injected loss"
+  D=$(ip netns pids "$H1" | while read -r p; do [ "$(basename "$(readlink "/proc/$p/exe")")" = ftmpid ] && echo "$p"; done | head -1)
+  [ -n "$D" ] && [ -n "$P" ] || fail "no daemon or mpiexec found"
+  fd0=$(ls /proc/"$P"/fd | wc -l) dfd0=$(ls /proc/"$D"/fd | wc -l)
+  rss0=$(awk '/VmRSS/{print $2}' /proc/"$P"/status) drss0=$(awk '/VmRSS/{print $2}' /proc/"$D"/status)
+  for _ in $(seq 60); do [ "$(grep -c '^mpiexec: host .* lost at' "$TMP/err")" -ge 20 ] && break; sleep 0.1; done
+  sleep 0.5
+  [ "$(grep -c '^mpiexec: host 127.0.0.[0-9]* lost at' "$TMP/err")" = 20 ] || fail "expected 20 lost hosts"
+  fd1=$(ls /proc/"$P"/fd | wc -l) dfd1=$(ls /proc/"$D"/fd | wc -l)
+  rss1=$(awk '/VmRSS/{print $2}' /proc/"$P"/status) drss1=$(awk '/VmRSS/{print $2}' /proc/"$D"/status)
+  echo "origin: fds $fd0 -> $fd1, RSS $rss0 -> $rss1 kB; surviving daemon: fds $dfd0 -> $dfd1, RSS $drss0 -> $drss1 kB"
+  [ "$fd1" -le $((fd0 - 20)) ] || fail "origin fds $fd0 -> $fd1 (20 links should have closed)"
+  [ "$dfd1" -le "$dfd0" ] || fail "daemon fds $dfd0 -> $dfd1"
+  [ "$rss1" -le $((rss0 + 512)) ] || fail "origin RSS grew $rss0 -> $rss1 kB"
+  [ "$drss1" -le $((drss0 + 256)) ] || fail "daemon RSS grew $drss0 -> $drss1 kB"
+  [ "$(grep -c "^rank 0 notice cmd=failed" "$TMP/out")" = 20 ] || fail "rank 0 lacks its 20 notices"
+  [ -z "$(pgrep -P "$P" ftmpid)" ] || fail "the daemons of lost hosts still run: $(pgrep -P "$P" -a ftmpid)"
+  "$MPIEXEC" --halt "$P" >/dev/null 2>&1
+  finish
+  expect_rc 143
+  kill -0 "$D" 2>/dev/null && fail "the surviving daemon outlived the job"
+  expect_no_leftovers ;;
+mpi_work)
+  # Ranks talk across hosts over TCP: ring, 8 MiB exchanges, collectives; 2 ranks per host.
+  run "${MX[@]}" --host "$H1:2,$H2:2,$H3:2" "$BIN/hosts_mpi" work
+  expect_rc 0
+  for r in 0 1 2 3 4 5; do expect_out "^rank $r on ft${S}h$((r / 2 + 1)) ok$"; done
+  expect_no_leftovers ;;
+mpi_host_kill|mpi_host_cut)
+  # FT: a host is killed (or cut off) while the ranks compute; the survivors shrink and finish.
+  start "${MX[@]}" --with-ft ulfm --host "$H1:2,$H2:2,$H3:2" "$BIN/hosts_mpi" ft 4
+  sleep 2
+  if [ "$CASE" = mpi_host_kill ]; then "$NETNS" kill "$H2"; else "$NETNS" cut "$H2"; fi
+  finish
+  expect_rc 0
+  for r in 0 1 4 5; do expect_out "^rank $r survivor: 4 of 6 ranks left"; done
+  if [ "$CASE" = mpi_host_kill ]; then expect_err "rank 2 on $H2 \(host lost\)"; else expect_err "rank 2 on $H2 \(host cut off\)"; fi
+  expect_err "host $H2 lost; survivors completed$"
+  expect_no_leftovers ;;
+*) echo "unknown case $CASE"; exit 2 ;;
+esac
+echo "PASS [$CASE]"

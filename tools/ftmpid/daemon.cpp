@@ -1,0 +1,569 @@
+#include "daemon.h"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "net_addr.h"
+#include "rank_stdout.h"
+#include "say.h"
+#include "spawn.h"
+
+namespace ftmpi::mpiexec {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void set_nonblocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+int pidfd_open(pid_t pid) { return static_cast<int>(syscall(SYS_pidfd_open, pid, 0)); }
+
+int ms_until(Clock::time_point now, Clock::time_point t) {
+  if (t <= now) return 0;
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t - now).count() + 1;
+  return static_cast<int>(std::min<long long>(ms, 1000));
+}
+
+const char* why_name(TreeLiveness::Why w) {
+  switch (w) {
+    case TreeLiveness::Why::closed: return "closed";
+    case TreeLiveness::Why::silent: return "silent";
+    case TreeLiveness::Why::never_connected: return "never_connected";
+    case TreeLiveness::Why::none: break;
+  }
+  return "none";
+}
+
+}  // namespace
+
+Daemon::Daemon(DaemonOptions o) : o_(std::move(o)) {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  host_ = name;
+}
+
+Daemon::~Daemon() {
+  for (Rank& r : ranks_) {
+    if (r.pidfd >= 0) ::close(r.pidfd);
+    if (r.pmi_fd >= 0) ::close(r.pmi_fd);
+    r.ctrl.close();
+  }
+  for (Child& c : children_) c.link.close();
+  parent_.close();
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+}
+
+int Daemon::run() {
+  signal(SIGPIPE, SIG_IGN);
+  std::vector<std::string> addrs;
+  int port = 0;
+  if (!parse_endpoint(o_.parent, addrs, port)) {
+    say("bad --parent '%s' (expected addr[,addr...]:port)", o_.parent.c_str());
+    return 1;
+  }
+  auto fd = connect_any(addrs, port, std::chrono::milliseconds(std::max(o_.timeout_ms, 10000)));
+  if (!fd.ok()) {
+    say("cannot reach the launcher: %s", fd.status().message().c_str());
+    return 1;
+  }
+  parent_.fd = fd.value();
+  int my_port = 0;
+  auto lfd = listen_any(my_port);
+  if (!lfd.ok()) {
+    say("%s", lfd.status().message().c_str());
+    return 1;
+  }
+  listen_fd_ = lfd.value();
+  Frame hello("hello");
+  hello.set("node", o_.node).set("key", o_.key).set("host", host_).set("pid", getpid());
+  hello.set("ep", format_endpoint(local_addresses(), my_port));
+  parent_.send(hello);
+  auto now = Clock::now();
+  live_ = std::make_unique<TreeLiveness>(std::chrono::milliseconds(o_.period_ms),
+                                         std::chrono::milliseconds(o_.timeout_ms),
+                                         std::chrono::milliseconds(o_.startup_ms), true, now);
+  std::vector<int> kids = o_.shape.children(o_.node);
+  children_.resize(kids.size());
+  for (std::size_t i = 0; i < kids.size(); ++i) live_->expect_child(static_cast<int>(i), now);
+  loop();
+  if (ending_) return 0;
+  return 3;
+}
+
+int Daemon::child_slot(int node) const {
+  std::vector<int> kids = o_.shape.children(o_.node);
+  for (std::size_t i = 0; i < kids.size(); ++i)
+    if (kids[i] == node) return static_cast<int>(i);
+  return -1;
+}
+
+Daemon::Rank* Daemon::find_rank(int rank) {
+  for (Rank& r : ranks_)
+    if (r.rank == rank) return &r;
+  return nullptr;
+}
+
+void Daemon::send_up(const Frame& f) {
+  if (parent_.fd < 0) return;
+  parent_.send(f);
+  if (!parent_.flush()) parent_.close();
+}
+
+void Daemon::launch(const Frame& f) {
+  if (launched_) return;
+  launched_ = true;
+  int first = static_cast<int>(f.num("first", 0)), n = static_cast<int>(f.num("n", 0));
+  ft_ = f.num("ft", 0) == 1;
+  bool pty = f.num("pty", 1) == 1;
+  std::string path, cwd;
+  std::vector<std::string> argv, env, inject;
+  for (std::string& item : split_nul(f.payload)) {
+    std::size_t eq = item.find('=');
+    if (eq == std::string::npos) continue;
+    std::string k = item.substr(0, eq), v = item.substr(eq + 1);
+    if (k == "path") path = v;
+    else if (k == "cwd") cwd = v;
+    else if (k == "arg") argv.push_back(v);
+    else if (k == "env") env.push_back(v);
+    else if (k == "inject_at") inject.push_back(v);
+  }
+  if (!cwd.empty() && chdir(cwd.c_str()) != 0) say("cannot enter '%s': %s", cwd.c_str(), strerror(errno));
+  ranks_.resize(static_cast<std::size_t>(std::max(0, n)));
+  for (int i = 0; i < n; ++i) {
+    Rank& r = ranks_[static_cast<std::size_t>(i)];
+    r.rank = first + i;
+    int sv[2] = {-1, -1}, err[2] = {-1, -1}, cv[2] = {-1, -1};
+    OutputChannel oc;
+    bool ok = open_output_channel(pty, oc) && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0 &&
+              pipe2(err, O_CLOEXEC) == 0 && (!ft_ || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, cv) == 0);
+    SpawnRequest req;
+    req.path = path;
+    req.argv = argv;
+    req.env = env;
+    auto set = [&](const std::string& name, const std::string& value) {
+      std::string prefix = name + "=";
+      std::erase_if(req.env, [&](const std::string& e) { return e.rfind(prefix, 0) == 0; });
+      req.env.push_back(prefix + value);
+    };
+    set("PMI_FD", std::to_string(sv[1]));
+    set("PMI_RANK", std::to_string(r.rank));
+    set("FTMPI_LOCAL_RANK", std::to_string(i));
+    set("FTMPI_LOCAL_SIZE", std::to_string(n));
+    set("FTMPI_NUM_CORES", std::to_string(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))));
+    if (ft_) set("FTMPI_CTRL_FD", std::to_string(cv[1]));
+    for (const std::string& s : inject) {  // "R:MPI_Func:N"
+      std::size_t c = s.find(':');
+      if (c != std::string::npos && s.substr(0, c) == std::to_string(r.rank)) set("FTMPI_INJECT_AT", s.substr(c + 1));
+    }
+    req.pmi_fd = sv[1];
+    req.ctrl_fd = cv[1];
+    req.stdout_fd = oc.write_end;
+    req.stderr_fd = err[1];
+    Result<pid_t> pid = ok ? spawn_rank(req) : Result<pid_t>(Status(Errc::other, strerror(errno)));
+    for (int fd : {sv[1], oc.write_end, err[1], cv[1]})
+      if (fd >= 0) ::close(fd);
+    int pidfd = pid.ok() ? pidfd_open(pid.value()) : -1;
+    if (!pid.ok() || pidfd < 0) {
+      say("cannot start rank %d: %s", r.rank, pid.ok() ? strerror(errno) : pid.status().message().c_str());
+      for (int fd : {sv[0], oc.read_end, err[0], cv[0]})
+        if (fd >= 0) ::close(fd);
+      if (pid.ok()) {
+        kill(pid.value(), SIGKILL);
+        waitpid(pid.value(), nullptr, 0);
+      }
+      Frame e("exit");
+      e.set("rank", r.rank).set("status", 127 << 8).set("verdict", "none");
+      send_up(e);
+      continue;
+    }
+    r.pid = pid.value();
+    r.pidfd = pidfd;
+    r.alive = true;
+    r.pmi_fd = sv[0];
+    set_nonblocking(sv[0]);
+    set_nonblocking(oc.read_end);
+    set_nonblocking(err[0]);
+    if (ft_) {
+      set_nonblocking(cv[0]);
+      r.ctrl.fd = cv[0];
+    }
+    int rank = r.rank;
+    auto sink = [this, rank](int stream) {
+      return [this, rank, stream](const char* d, std::size_t len) {
+        Frame o("out");
+        o.set("rank", rank).set("fd", stream);
+        o.payload.assign(d, len);
+        send_up(o);
+      };
+    };
+    r.out = std::make_unique<RankStream>(rank, oc.read_end, sink(1));
+    r.err = std::make_unique<RankStream>(rank, err[0], sink(2));
+  }
+}
+
+void Daemon::read_pmi(Rank& r) {
+  char buf[4096];
+  for (;;) {
+    if (r.pmi_fd < 0) return;
+    ssize_t n = ::read(r.pmi_fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return;
+    if (n <= 0) {
+      ::close(r.pmi_fd);
+      r.pmi_fd = -1;
+      return;
+    }
+    r.pmi_in.append(buf, static_cast<std::size_t>(n));
+    while (auto line = r.pmi_in.next()) {
+      if (line->find("cmd=finalize") != std::string::npos) r.finalized = true;
+      Frame f("pmi");
+      f.set("rank", r.rank);
+      f.payload = *line;
+      send_up(f);
+    }
+    if (r.pmi_in.overflowed()) {
+      say("rank %d sent an over-long PMI line; closing its PMI connection", r.rank);
+      ::close(r.pmi_fd);
+      r.pmi_fd = -1;
+      return;
+    }
+  }
+}
+
+void Daemon::flush_rank_pmi(Rank& r) {
+  while (r.pmi_fd >= 0 && !r.pmi_out.empty()) {
+    ssize_t n = ::send(r.pmi_fd, r.pmi_out.data(), r.pmi_out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno != EAGAIN) r.pmi_out.clear();
+      return;
+    }
+    r.pmi_out.erase(0, static_cast<std::size_t>(n));
+  }
+}
+
+void Daemon::read_ctrl(Rank& r) {
+  char buf[4096];
+  for (;;) {
+    if (r.ctrl.fd < 0) return;
+    ssize_t n = ::read(r.ctrl.fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return;
+    if (n <= 0) {
+      r.ctrl.close();
+      return;
+    }
+    r.ctrl.in.append(buf, static_cast<std::size_t>(n));
+    while (auto line = r.ctrl.in.next()) {
+      ControlMessage m = parse_control_line(*line);
+      if (m.kind == ControlMessage::Kind::hb) {
+        r.heartbeating = true;
+        r.last_hb = Clock::now();
+      } else if (m.kind == ControlMessage::Kind::bye) {
+        r.said_bye = true;
+      } else if (m.kind == ControlMessage::Kind::suspect) {
+        Frame f("suspect");
+        f.set("rank", m.rank).set("by", r.rank);
+        send_up(f);
+      }
+    }
+    if (r.ctrl.in.overflowed()) {
+      r.ctrl.close();
+      return;
+    }
+  }
+}
+
+void Daemon::on_rank_ended(Rank& r) {
+  int st = 0;
+  if (waitpid(r.pid, &st, WNOHANG) <= 0) return;
+  // Whatever it sent before dying goes first: its finalize, its suspicions, its last lines.
+  read_pmi(r);
+  read_ctrl(r);
+  r.out->pump();
+  r.err->pump();
+  r.out->close_now();
+  r.err->close_now();
+  r.alive = false;
+  ::close(r.pidfd);
+  r.pidfd = -1;
+  if (r.pmi_fd >= 0) ::close(r.pmi_fd);
+  r.pmi_fd = -1;
+  r.ctrl.close();
+  kill(-r.pid, SIGKILL);  // nothing of the rank outlives it
+  bool ours = r.hung && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL;
+  Frame e("exit");
+  e.set("rank", r.rank).set("status", st).set("verdict", ours ? "hung" : "none");
+  send_up(e);
+}
+
+void Daemon::kill_ranks(int sig) {
+  for (Rank& r : ranks_)
+    if (r.alive) {
+      if (kill(-r.pid, sig) != 0) kill(r.pid, sig);
+      if (sig != SIGKILL) kill(-r.pid, SIGCONT);
+    }
+}
+
+void Daemon::fence(const char* why) {
+  int n = 0;
+  for (const Rank& r : ranks_) n += r.alive ? 1 : 0;
+  say("host %s: %s; killing its %d rank%s and exiting", host_.c_str(), why, n, n == 1 ? "" : "s");
+  kill_ranks(SIGKILL);
+  for (Rank& r : ranks_)
+    if (r.alive) {
+      waitpid(r.pid, nullptr, 0);
+      r.alive = false;
+    }
+  // Abort the link (RST, no lingering orphan socket retrying towards an unreachable parent).
+  if (parent_.fd >= 0) {
+    linger lg{1, 0};
+    setsockopt(parent_.fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+  }
+}
+
+void Daemon::check_heartbeats(Clock::time_point now) {
+  if (!ft_) return;
+  auto limit = std::chrono::milliseconds(o_.timeout_ms);
+  for (Rank& r : ranks_) {
+    if (!r.alive || !r.heartbeating || r.said_bye || r.finalized || r.hung || now < r.last_hb + limit) continue;
+    read_ctrl(r);
+    if (r.said_bye || r.finalized || Clock::now() < r.last_hb + limit) continue;
+    r.hung = true;
+    kill(-r.pid, SIGKILL);
+    kill(r.pid, SIGKILL);
+  }
+}
+
+void Daemon::handle_own(Frame& f) {
+  const std::string& t = f.type;
+  if (t == "launch") {
+    launch(f);
+  } else if (t == "pmi") {
+    if (Rank* r = find_rank(static_cast<int>(f.num("rank")))) {
+      r->pmi_out += f.payload;
+      flush_rank_pmi(*r);
+    }
+  } else if (t == "notice") {
+    int failed = static_cast<int>(f.num("rank"));
+    for (Rank& r : ranks_) {
+      if (!r.alive || r.rank == failed || r.finalized || r.said_bye || r.ctrl.fd < 0) continue;
+      r.ctrl.out += f.payload;
+      if (!r.ctrl.flush()) r.ctrl.close();
+    }
+  } else if (t == "signal") {
+    int rank = static_cast<int>(f.num("rank"));
+    int sig = static_cast<int>(f.num("sig", SIGKILL));
+    if (sig <= 0 || sig >= 65) return;
+    if (rank < 0) {
+      if (f.get("halt")) halting_ = true;
+      kill_ranks(sig);
+    } else if (Rank* r = find_rank(rank); r && r->alive) {
+      if (kill(-r->pid, sig) != 0) kill(r->pid, sig);
+    }
+  } else if (t == "die") {
+    // --inject host=H: a power loss, on purpose. Nothing is said; the sockets close with the process.
+    kill_ranks(SIGKILL);
+    kill(getpid(), SIGKILL);
+  } else if (t == "end") {
+    ending_ = true;
+  }
+}
+
+void Daemon::on_parent_frame(Frame& f) {
+  if (f.type == "hb") {  // the parent's echo of our heartbeat: only echoes keep us alive
+    live_->heard_parent(Clock::now());
+    return;
+  }
+  std::string_view to = f.get("to").value_or("*");
+  if (to == "*") {
+    for (Child& c : children_)
+      if (c.node >= 0 && c.link.fd >= 0) {
+        c.link.send(f);
+        if (!c.link.flush()) c.link.close();
+      }
+    handle_own(f);
+    return;
+  }
+  int dest = static_cast<int>(f.num("to"));
+  if (dest == o_.node) {
+    handle_own(f);
+    return;
+  }
+  int hop = o_.shape.next_hop(o_.node, dest);
+  int slot = child_slot(hop);
+  if (slot >= 0 && children_[static_cast<std::size_t>(slot)].link.fd >= 0) {
+    TreeLink& l = children_[static_cast<std::size_t>(slot)].link;
+    l.send(f);
+    if (!l.flush()) l.close();
+  }
+}
+
+void Daemon::on_child_frame(std::size_t ci, Frame& f) {
+  bool echo = live_->heard_child(static_cast<int>(ci), Clock::now());
+  if (f.type == "hb") {
+    if (echo) {
+      children_[ci].link.send(Frame("hb"));
+      if (!children_[ci].link.flush()) children_[ci].link.close();
+    }
+    return;
+  }
+  send_up(f);  // everything else is for the origin
+}
+
+void Daemon::lose_child(std::size_t ci, TreeLiveness::Why why) {
+  Child& c = children_[ci];
+  std::vector<int> kids = o_.shape.children(o_.node);
+  c.link.close();
+  Frame l("lost");
+  l.set("node", kids[ci]).set("why", why_name(why));
+  send_up(l);
+}
+
+void Daemon::accept_children() {
+  for (;;) {
+    int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return;
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    // Its hello must come within a period or two; a blocking read here is bounded by a short poll.
+    TreeLink l;
+    l.fd = fd;
+    std::optional<Frame> hello;
+    auto until = Clock::now() + std::chrono::milliseconds(std::max(o_.timeout_ms, 1000));
+    while (!hello && Clock::now() < until) {
+      pollfd p{fd, POLLIN, 0};
+      if (::poll(&p, 1, 100) > 0 && !l.fill()) break;
+      hello = l.in.next();
+      if (l.in.bad()) break;
+    }
+    int node = hello && hello->type == "hello" && hello->get("key") == o_.key ? static_cast<int>(hello->num("node")) : -1;
+    int slot = child_slot(node);
+    if (slot < 0 || children_[static_cast<std::size_t>(slot)].link.fd >= 0 ||
+        live_->child_lost(slot)) {
+      l.close();
+      continue;
+    }
+    Child& c = children_[static_cast<std::size_t>(slot)];
+    c.node = node;
+    c.link.fd = fd;
+    c.link.in = std::move(l.in);
+    live_->child_connected(slot, Clock::now());
+    send_up(*hello);
+  }
+}
+
+void Daemon::loop() {
+  enum class Src { parent, listen, child, pidfd, pmi, ctrl, out, err };
+  struct Tag {
+    Src src;
+    std::size_t i;
+  };
+  std::vector<pollfd> fds;
+  std::vector<Tag> tags;
+  for (;;) {
+    auto now = Clock::now();
+    TreeLiveness::Actions a = live_->tick(now);
+    if (a.fence) {
+      if (ending_) return;  // the origin said end and closed: an orderly exit
+      fence(a.fence_why == TreeLiveness::Why::closed ? "the link to the launcher closed"
+                                                     : "the launcher fell silent beyond the detector timeout");
+      return;
+    }
+    for (std::size_t k = 0; k < a.lost.size(); ++k) lose_child(static_cast<std::size_t>(a.lost[k]), a.lost_why[k]);
+    if (a.send_heartbeats) send_up(Frame("hb"));
+    check_heartbeats(now);
+    if (ending_) {
+      bool any = std::any_of(ranks_.begin(), ranks_.end(), [](const Rank& r) { return r.alive; });
+      if (!any && parent_.out.empty()) {
+        for (Child& c : children_) c.link.flush();
+        return;
+      }
+    }
+
+    fds.clear();
+    tags.clear();
+    auto add = [&](int fd, short ev, Src s, std::size_t i) {
+      fds.push_back({fd, ev, 0});
+      tags.push_back({s, i});
+    };
+    if (parent_.fd >= 0) add(parent_.fd, static_cast<short>(POLLIN | (parent_.out.empty() ? 0 : POLLOUT)), Src::parent, 0);
+    add(listen_fd_, POLLIN, Src::listen, 0);
+    for (std::size_t i = 0; i < children_.size(); ++i)
+      if (children_[i].link.fd >= 0)
+        add(children_[i].link.fd, static_cast<short>(POLLIN | (children_[i].link.out.empty() ? 0 : POLLOUT)), Src::child, i);
+    for (std::size_t i = 0; i < ranks_.size(); ++i) {
+      Rank& r = ranks_[i];
+      if (r.pidfd >= 0) add(r.pidfd, POLLIN, Src::pidfd, i);
+      if (r.pmi_fd >= 0) add(r.pmi_fd, static_cast<short>(POLLIN | (r.pmi_out.empty() ? 0 : POLLOUT)), Src::pmi, i);
+      if (r.ctrl.fd >= 0) add(r.ctrl.fd, static_cast<short>(POLLIN | (r.ctrl.out.empty() ? 0 : POLLOUT)), Src::ctrl, i);
+      if (r.out && r.out->open()) add(r.out->fd(), POLLIN, Src::out, i);
+      if (r.err && r.err->open()) add(r.err->fd(), POLLIN, Src::err, i);
+    }
+    int timeout = ms_until(now, live_->next_deadline());
+    if (ft_) timeout = std::min(timeout, o_.period_ms);
+    int n = ::poll(fds.data(), fds.size(), timeout);
+    if (n < 0 && errno != EINTR) {
+      say("poll failed: %s", strerror(errno));
+      fence("internal error");
+      return;
+    }
+    for (std::size_t k = 0; n > 0 && k < fds.size(); ++k) {
+      short re = fds[k].revents;
+      if (!re) continue;
+      const Tag& t = tags[k];
+      switch (t.src) {
+        case Src::parent: {
+          if ((re & POLLOUT) && !parent_.flush()) parent_.close();
+          if (re & (POLLIN | POLLHUP | POLLERR)) {
+            bool alive = parent_.fill();
+            while (auto f = parent_.in.next()) on_parent_frame(*f);
+            if (!alive || parent_.in.bad()) {
+              parent_.close();
+              live_->parent_closed();
+            }
+          }
+          break;
+        }
+        case Src::listen: accept_children(); break;
+        case Src::child: {
+          TreeLink& l = children_[t.i].link;
+          if ((re & POLLOUT) && !l.flush()) l.close();
+          if (re & (POLLIN | POLLHUP | POLLERR)) {
+            bool alive = l.fill();
+            while (auto f = l.in.next()) on_child_frame(t.i, *f);
+            if (!alive || l.in.bad()) {
+              l.close();
+              live_->child_closed(static_cast<int>(t.i));
+            }
+          }
+          break;
+        }
+        case Src::pidfd: on_rank_ended(ranks_[t.i]); break;
+        case Src::pmi:
+          if (re & POLLOUT) flush_rank_pmi(ranks_[t.i]);
+          if (re & (POLLIN | POLLHUP | POLLERR)) read_pmi(ranks_[t.i]);
+          break;
+        case Src::ctrl:
+          if ((re & POLLOUT) && !ranks_[t.i].ctrl.flush()) ranks_[t.i].ctrl.close();
+          if (re & (POLLIN | POLLHUP | POLLERR)) read_ctrl(ranks_[t.i]);
+          break;
+        case Src::out: ranks_[t.i].out->pump(); break;
+        case Src::err: ranks_[t.i].err->pump(); break;
+      }
+    }
+    if (parent_.fd < 0 && !ending_) live_->parent_closed();
+  }
+}
+
+}  // namespace ftmpi::mpiexec

@@ -1,0 +1,97 @@
+// ftmpid: the host daemon of a several-hosts job (docs/architecture.md, "Launcher"). mpiexec (the origin)
+// starts one per host through the rsh agent; the daemon connects to its parent in the launcher tree
+// (the origin or another daemon, tree_shape.h), forks its host's ranks when told (they are its children),
+// relays their PMI requests up the tree and the replies down, forwards their output line-safely, watches
+// them with pidfd and reports every end, judges their heartbeats (FT mode), relays frames between its
+// parent and its children, and keeps the tree alive (tree_liveness.h): a parent it cannot hear within the
+// detector timeout makes it kill its ranks and exit (split brain, seed 002 §8.1.3).
+//
+// Frames (tree_wire.h). Down (to= a node or *): launch, pmi rank=R, notice (broadcast failure notice),
+// signal rank=R|-1 sig=S, die (inject host loss), end. Up: hello, pmi rank=R, out rank=R fd=1|2,
+// suspect rank=R by=Q, exit rank=R status=W verdict=V, lost node=N why=W, log. Both ways: hb.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "boot/pmi_wire.h"
+#include "control_channel.h"
+#include "output_forwarder.h"
+#include "tree_liveness.h"
+#include "tree_shape.h"
+#include "tree_wire.h"
+
+namespace ftmpi::mpiexec {
+
+struct DaemonOptions {
+  int node = 1;             // this daemon's node number (host index + 1)
+  std::string parent;       // "addr,addr:port"
+  std::string key;          // the job's link key (every hello carries it)
+  TreeShape shape;
+  int period_ms = 100;
+  int timeout_ms = 1000;
+  int startup_ms = 60000;   // a child daemon must connect within this
+};
+
+class Daemon {
+ public:
+  explicit Daemon(DaemonOptions o);
+  ~Daemon();
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+  // Connect, serve until the origin says end (0) or the parent is lost (3). Errors before that: 1.
+  int run();
+
+ private:
+  struct Rank {
+    int rank = -1;
+    pid_t pid = -1;
+    int pidfd = -1;
+    int pmi_fd = -1;
+    boot::pmi::LineSplitter pmi_in;
+    std::string pmi_out;
+    ControlConn ctrl;
+    std::unique_ptr<RankStream> out, err;
+    bool alive = false;
+    bool finalized = false, said_bye = false, heartbeating = false;
+    bool hung = false;  // killed on our verdict
+    std::chrono::steady_clock::time_point last_hb{};
+  };
+  struct Child {
+    int node = -1;  // -1 until its hello
+    TreeLink link;
+  };
+
+  void loop();
+  void on_parent_frame(Frame& f);
+  void handle_own(Frame& f);
+  void on_child_frame(std::size_t ci, Frame& f);
+  void accept_children();
+  void launch(const Frame& f);
+  void on_rank_ended(Rank& r);
+  void read_pmi(Rank& r);
+  void read_ctrl(Rank& r);
+  void flush_rank_pmi(Rank& r);
+  void send_up(const Frame& f);
+  void fence(const char* why);
+  void kill_ranks(int sig);
+  void check_heartbeats(std::chrono::steady_clock::time_point now);
+  void lose_child(std::size_t ci, TreeLiveness::Why why);
+  Rank* find_rank(int rank);
+  int child_slot(int node) const;  // index in shape_.children(node_) or -1
+
+  DaemonOptions o_;
+  std::string host_;
+  TreeLink parent_;
+  int listen_fd_ = -1;
+  int sigfd_ = -1;
+  std::vector<Child> children_;
+  std::vector<Rank> ranks_;
+  bool ft_ = false;
+  bool launched_ = false;
+  bool ending_ = false;   // the origin said end
+  bool halting_ = false;
+  std::unique_ptr<TreeLiveness> live_;
+};
+
+}  // namespace ftmpi::mpiexec

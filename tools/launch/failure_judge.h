@@ -1,0 +1,50 @@
+// Failure judgement shared by the single-host Job and the several-hosts origin: which end of a rank is a
+// failure of the computation in FT mode, which cause its notice gives, the job's exit status and the
+// one-line summary. Pure functions over the rank table (no processes, no I/O).
+//
+// The failure path, in one place (docs/architecture.md, "Launcher"):
+//   rank:   its host's launcher (mpiexec, or the host daemon) reaps it (pidfd/SIGCHLD), or judges it hung
+//           (heartbeat silence) or is told a peer suspects it, and kills it first; once reaped it is
+//           announced (cmd=failed) to every live rank; is_ft_failure() says whether its end is a failure.
+//   daemon: its parent link closes (EOF: the daemon or its host died) or falls silent beyond the detector
+//           timeout plus one period (tree_liveness.h): every rank of its host (and of the hosts below it in
+//           the tree) is failed with Verdict::host_lost and announced with cause node_lost.
+//   link:   a cut link is silence on both sides: the daemon fences itself (kills its ranks, exits) after
+//           the detector timeout, the origin declares the host lost one period later (tree_liveness.h).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "control_channel.h"
+#include "rank_table.h"
+
+namespace ftmpi::mpiexec {
+
+// FT mode: the end of `rec` is a failure (a verdict, a signal, a non-zero exit, or exit 0 after PMI init
+// without PMI finalize); a rank's end after PMI finalize never is.
+bool is_ft_failure(const RankRecord& rec);
+
+// The cause= and code= of `rec`'s failure notice.
+void failure_cause(const RankRecord& rec, FailureCause& cause, int& code);
+
+// FT mode's exit status: the first surviving rank's non-zero status, else (nobody survived) the first
+// failure's, else 0.
+int ft_exit_status(const RankTable& ranks, const std::vector<int>& failed_order, int first_survivor_error);
+
+struct SummaryInput {
+  const RankTable* ranks = nullptr;
+  const std::vector<int>* failed_order = nullptr;
+  bool terminated = false;        // the job was ended (abort, timeout, signal, halt)
+  int first_survivor_error = -1;
+  double start_realtime = 0;
+  // Several-hosts jobs: host names by RankRecord::host (each failed rank is named with its host); the
+  // lost hosts, in the order they were lost, are listed after the ranks. Empty on a single host.
+  const std::vector<std::string>* host_names = nullptr;
+  const std::vector<int>* lost_hosts = nullptr;
+};
+
+// "N ranks failed during the job: rank R (how) at T s, ...; survivors completed" (empty when nobody
+// failed).
+std::string ft_summary(const SummaryInput& in);
+
+}  // namespace ftmpi::mpiexec

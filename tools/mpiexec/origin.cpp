@@ -1,0 +1,850 @@
+#include "origin.h"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+
+#include "control_channel.h"
+#include "failure_judge.h"
+#include "job.h"
+#include "job_control.h"
+#include "net_addr.h"
+#include "output_forwarder.h"
+#include "say.h"
+#include "util/log.h"
+
+namespace ftmpi::mpiexec {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+constexpr auto kGrace = std::chrono::milliseconds(1000);
+constexpr auto kEndWait = std::chrono::milliseconds(2000);  // daemons leave after "end"
+
+std::string random_hex(int words) {
+  std::string s;
+  for (int i = 0; i < words; ++i) {
+    unsigned v = 0;
+    if (getrandom(&v, sizeof v, 0) != static_cast<ssize_t>(sizeof v))
+      v = static_cast<unsigned>(SteadyClock::now().time_since_epoch().count()) * 2654435761u;
+    char buf[16];
+    snprintf(buf, sizeof buf, "%08x", v);
+    s += buf;
+  }
+  return s;
+}
+
+int ms_until(SteadyClock::time_point now, SteadyClock::time_point t) {
+  if (t <= now) return 0;
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t - now).count() + 1;
+  return static_cast<int>(std::min<long long>(ms, 1000));
+}
+
+// "04:05:06.789" (UTC) for the log of lost hosts.
+std::string clock_text(double realtime) {
+  time_t secs = static_cast<time_t>(realtime);
+  tm t{};
+  gmtime_r(&secs, &t);
+  char buf[64];
+  snprintf(buf, sizeof buf, "%02d:%02d:%02d.%03d UTC", t.tm_hour, t.tm_min, t.tm_sec,
+           static_cast<int>((realtime - static_cast<double>(secs)) * 1000));
+  return buf;
+}
+
+const char* why_text(TreeLiveness::Why w) {
+  switch (w) {
+    case TreeLiveness::Why::closed: return "its daemon's connection closed";
+    case TreeLiveness::Why::silent: return "its daemon fell silent beyond the detector timeout";
+    case TreeLiveness::Why::never_connected: return "its daemon did not connect within the start-up timeout";
+    case TreeLiveness::Why::none: break;
+  }
+  return "lost";
+}
+
+TreeLiveness::Why why_from(std::string_view w) {
+  if (w == "silent") return TreeLiveness::Why::silent;
+  if (w == "never_connected") return TreeLiveness::Why::never_connected;
+  return TreeLiveness::Why::closed;
+}
+
+std::vector<std::string> split_words(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t p = 0;
+  while (p < s.size()) {
+    std::size_t b = s.find_first_not_of(" \t", p);
+    if (b == std::string::npos) break;
+    std::size_t e = s.find_first_of(" \t", b);
+    if (e == std::string::npos) e = s.size();
+    out.push_back(s.substr(b, e - b));
+    p = e;
+  }
+  return out;
+}
+
+}  // namespace
+
+Origin::Origin(Options options, std::string program_path, HostLayout layout)
+    : opt_(std::move(options)), program_path_(std::move(program_path)), layout_(std::move(layout)),
+      ft_(opt_.ft.enabled()) {
+  shape_.fanout = opt_.tree_fanout;
+  shape_.nodes = static_cast<int>(layout_.hosts.size()) + 1;
+  key_ = random_hex(4);
+  kvsname_ = "ftmpi-" + std::to_string(getpid()) + "-" + random_hex(1);
+  server_ = std::make_unique<boot::PmiServer>(opt_.np, kvsname_);
+  server_->preset("secret", random_hex(4));
+  server_->preset("PMI_process_mapping", process_mapping(layout_));
+  ranks_.resize(static_cast<std::size_t>(opt_.np));
+  for (int r = 0; r < opt_.np; ++r) {
+    RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
+    rec.rank = r;
+    rec.host = layout_.host_of(r);
+    rec.state = RankRecord::State::running;  // "not ended"; pid stays -1 (it is not our child)
+  }
+  hosts_.resize(layout_.hosts.size());
+  char self[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  std::string dir = n > 0 ? std::string(self, static_cast<std::size_t>(n)) : std::string("mpiexec");
+  dir = dir.substr(0, dir.rfind('/') == std::string::npos ? 0 : dir.rfind('/'));
+  daemon_path_ = (dir.empty() ? std::string(".") : dir) + "/ftmpid";
+}
+
+Origin::~Origin() {
+  for (TreeLink& l : links_) l.close();
+  for (TreeLink& l : pending_) l.close();
+  for (Control& c : controls_)
+    if (c.fd >= 0) ::close(c.fd);
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+  if (sigfd_ >= 0) ::close(sigfd_);
+  if (control_fd_ >= 0) ::close(control_fd_);
+  if (!control_path_.empty()) unlink(control_path_.c_str());
+}
+
+int Origin::slot_of(int node) const {
+  std::vector<int> kids = shape_.children(0);
+  for (std::size_t i = 0; i < kids.size(); ++i)
+    if (kids[i] == node) return static_cast<int>(i);
+  return -1;
+}
+
+std::vector<std::string> Origin::daemon_command(int node, const std::string& parent_ep) const {
+  std::vector<std::string> cmd = {daemon_path_,
+                                  "--node", std::to_string(node),
+                                  "--parent", parent_ep,
+                                  "--key", key_,
+                                  "--fanout", std::to_string(shape_.fanout),
+                                  "--nodes", std::to_string(shape_.nodes),
+                                  "--period", std::to_string(opt_.ft.period_ms()),
+                                  "--timeout", std::to_string(opt_.ft.timeout_ms()),
+                                  "--startup", std::to_string(static_cast<int>(opt_.ft.startup_seconds * 1000))};
+  const HostEntry& h = layout_.hosts[static_cast<std::size_t>(node - 1)];
+  if (h.local) return cmd;
+  std::vector<std::string> full = split_words(opt_.rsh_agent);
+  full.push_back(h.name);
+  for (std::string& w : cmd) full.push_back(w);
+  return full;
+}
+
+void Origin::start_daemon(int node, const std::string& parent_ep) {
+  Host& h = hosts_[static_cast<std::size_t>(node - 1)];
+  std::vector<std::string> cmd = daemon_command(node, parent_ep);
+  std::vector<char*> argv;
+  for (std::string& w : cmd) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  h.state = Host::State::starting;
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);  // Ctrl-C reaches mpiexec, which ends the job in order
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    signal(SIGPIPE, SIG_DFL);
+    int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0) dup2(devnull, 0);
+    execvp(argv[0], argv.data());
+    std::string msg = "mpiexec: cannot run '" + cmd[0] + "': " + strerror(errno) + "\n";
+    (void)!::write(2, msg.data(), msg.size());
+    _exit(127);
+  }
+  if (pid < 0) {
+    say("cannot fork the launch of host %s: %s", host_name(node - 1).c_str(), strerror(errno));
+    hosts_lost(node, TreeLiveness::Why::never_connected);
+    return;
+  }
+  h.agent = pid;
+  log::debug("mpiexec: starting the daemon of host %s (node %d) by pid %d", host_name(node - 1).c_str(), node,
+             static_cast<int>(pid));
+}
+
+bool Origin::start() {
+  signal(SIGPIPE, SIG_IGN);
+  sigset_t set;
+  sigemptyset(&set);
+  for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&set, s);
+  if (sigprocmask(SIG_BLOCK, &set, nullptr) != 0) return false;
+  sigfd_ = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+  if (sigfd_ < 0) return false;
+  int port = 0;
+  auto lfd = listen_any(port);
+  if (!lfd.ok()) {
+    say("%s", lfd.status().message().c_str());
+    return false;
+  }
+  listen_fd_ = lfd.value();
+  ep_ = format_endpoint(local_addresses(), port);
+  control_fd_ = open_job_socket(control_path_);
+  if (control_fd_ < 0) log::debug("mpiexec: no job-control socket (--status/--halt will not find this job)");
+  auto now = SteadyClock::now();
+  live_ = std::make_unique<TreeLiveness>(std::chrono::milliseconds(opt_.ft.period_ms()),
+                                         std::chrono::milliseconds(opt_.ft.timeout_ms()),
+                                         std::chrono::milliseconds(static_cast<int>(opt_.ft.startup_seconds * 1000)),
+                                         false, now);
+  std::vector<int> kids = shape_.children(0);
+  links_.resize(kids.size());
+  for (std::size_t i = 0; i < kids.size(); ++i) {
+    live_->expect_child(static_cast<int>(i), now);
+    start_daemon(kids[i], ep_);
+  }
+  return true;
+}
+
+int Origin::run() {
+  auto now = SteadyClock::now();
+  start_realtime_ = realtime_seconds();
+  if (opt_.timeout_seconds > 0) {
+    have_timeout_ = true;
+    timeout_deadline_ = now + std::chrono::duration_cast<SteadyClock::duration>(
+                                  std::chrono::duration<double>(opt_.timeout_seconds));
+  }
+  for (const InjectSpec& s : opt_.ft.injections)
+    if (s.kind == InjectSpec::Kind::after)
+      timers_.push_back({now + std::chrono::duration_cast<SteadyClock::duration>(
+                                   std::chrono::duration<double>(s.after_seconds)),
+                         s});
+  if (!start()) {
+    say("cannot start the job: %s", strerror(errno));
+    return kExitUsage;
+  }
+  supervise();
+  if (ft_ && !halted_) {
+    SummaryInput in;
+    in.ranks = &ranks_;
+    in.failed_order = &failed_order_;
+    in.terminated = status_set_;
+    in.first_survivor_error = first_survivor_error_;
+    in.start_realtime = start_realtime_;
+    std::vector<std::string> names;
+    for (const HostEntry& h : layout_.hosts) names.push_back(h.name);
+    in.host_names = &names;
+    in.lost_hosts = &lost_hosts_;
+    std::string text = ft_summary(in);
+    if (!text.empty()) say("%s", text.c_str());
+    if (!status_set_) exit_status_ = ft_exit_status(ranks_, failed_order_, first_survivor_error_);
+  }
+  return exit_status_;
+}
+
+std::string Origin::tag_prefix(int rank, int fd) const {
+  if (!opt_.tag_output) return {};
+  return "[1," + std::to_string(rank) + "]" + (fd == 2 ? "<stderr>: " : "<stdout>: ");
+}
+
+void Origin::send_to(int node, const Frame& f0) {
+  Frame f = f0;
+  f.set("to", node);
+  int hop = node;
+  while (hop > 0 && shape_.parent(hop) != 0) hop = shape_.parent(hop);
+  int slot = slot_of(hop);
+  if (slot < 0) return;
+  TreeLink& l = links_[static_cast<std::size_t>(slot)];
+  if (l.fd < 0) return;
+  l.send(f);
+  if (!l.flush()) l.close();
+}
+
+void Origin::broadcast(const Frame& f0) {
+  Frame f = f0;
+  f.set("to", "*");
+  for (TreeLink& l : links_)
+    if (l.fd >= 0) {
+      l.send(f);
+      if (!l.flush()) l.close();
+    }
+}
+
+void Origin::send_pmi_replies(const boot::PmiServer::Outcome& o) {
+  for (const auto& rep : o.replies) {
+    int host = layout_.host_of(rep.rank);
+    if (host < 0 || !ranks_[static_cast<std::size_t>(rep.rank)].alive()) continue;
+    Frame f("pmi");
+    f.set("rank", rep.rank);
+    f.payload = rep.line;
+    send_to(host + 1, f);
+  }
+}
+
+void Origin::on_pmi(int r, const std::string& line) {
+  if (r < 0 || r >= opt_.np) return;
+  RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
+  boot::PmiServer::Outcome o = server_->handle(r, line);
+  send_pmi_replies(o);
+  switch (o.event) {
+    case boot::PmiServer::Event::none: break;
+    case boot::PmiServer::Event::initialized: rec.pmi_initialized = true; break;
+    case boot::PmiServer::Event::finalized: rec.pmi_finalized = true; break;
+    case boot::PmiServer::Event::aborted:
+      if (!rec.aborted) {
+        rec.aborted = true;
+        rec.abort_code = o.abort_code;
+        char msg[256];
+        snprintf(msg, sizeof msg, "rank %d on %s called MPI_Abort with code %d; terminating the job", r,
+                 host_name(rec.host).c_str(), o.abort_code);
+        fail_job(o.abort_code & 0xff, msg);
+      }
+      break;
+    case boot::PmiServer::Event::protocol_error:
+      say("warning: rank %d sent a bad PMI request: %s", r, o.error.c_str());
+      break;
+  }
+}
+
+void Origin::announce_failure(int r) {
+  RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
+  FailureCause cause;
+  int code;
+  failure_cause(rec, cause, code);
+  Frame f("notice");
+  f.set("rank", r);
+  f.payload = format_failed_notice(r, cause, code, rec.failed_realtime);
+  broadcast(f);
+  rec.failure_announced = true;
+  send_pmi_replies(server_->rank_gone(r, std::string(cause_name(cause)) + ":" + std::to_string(code)));
+}
+
+void Origin::on_rank_exit(int r, int st, bool hung) {
+  if (r < 0 || r >= opt_.np) return;
+  RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
+  if (!rec.alive()) return;
+  rec.ended_at = SteadyClock::now();
+  if (WIFSIGNALED(st)) {
+    rec.state = RankRecord::State::signaled;
+    rec.term_signal = WTERMSIG(st);
+  } else {
+    rec.state = RankRecord::State::exited;
+    rec.exit_code = WEXITSTATUS(st);
+  }
+  if (hung) rec.verdict = RankRecord::Verdict::hung;
+  else if (rec.verdict != RankRecord::Verdict::none && !(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL))
+    rec.verdict = RankRecord::Verdict::none;
+  if (phase_ != Phase::running || rec.aborted) return;
+  if (ft_) {
+    if (is_ft_failure(rec)) {
+      if (rec.failed_realtime == 0) rec.failed_realtime = realtime_seconds();
+      failed_order_.push_back(r);
+      announce_failure(r);
+    } else {
+      if (first_survivor_error_ < 0 && (rec.state == RankRecord::State::signaled || rec.exit_code != 0))
+        first_survivor_error_ = r;
+      FailureCause cause;
+      int code;
+      failure_cause(rec, cause, code);
+      send_pmi_replies(server_->rank_gone(r, std::string(cause_name(cause)) + ":" + std::to_string(code)));
+    }
+    return;
+  }
+  if (!rec.failed()) return;
+  char line[256];
+  snprintf(line, sizeof line, "rank %d on %s %s; terminating the job", r, host_name(rec.host).c_str(),
+           rec.cause().c_str());
+  fail_job(rec.job_exit_status(), line);
+}
+
+void Origin::on_suspect(int r, int by) {
+  if (!ft_ || phase_ != Phase::running || r < 0 || r >= opt_.np || r == by) return;
+  RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
+  if (!rec.alive() || rec.pmi_finalized || rec.verdict != RankRecord::Verdict::none) return;
+  rec.verdict = RankRecord::Verdict::disappeared;
+  rec.failed_realtime = realtime_seconds();
+  Frame f("signal");
+  f.set("rank", r).set("sig", SIGKILL);
+  send_to(rec.host + 1, f);  // announced once its daemon reports it dead (fail-stop)
+}
+
+void Origin::hosts_lost(int node, TreeLiveness::Why why, const std::string& detail) {
+  double now = realtime_seconds();
+  for (int n : shape_.subtree(node)) {
+    Host& h = hosts_[static_cast<std::size_t>(n - 1)];
+    if (h.state == Host::State::lost || h.state == Host::State::done) continue;
+    bool started = h.state == Host::State::up;
+    h.state = Host::State::lost;
+    h.lost_at = now;
+    h.cut_off = why == TreeLiveness::Why::silent;
+    h.why = n == node ? why_text(why) : "the host above it in the launcher tree was lost";
+    int s = slot_of(n);
+    if (s >= 0) links_[static_cast<std::size_t>(s)].close();
+    const HostEntry& e = layout_.hosts[static_cast<std::size_t>(n - 1)];
+    std::vector<int> failed;
+    for (int r = e.first_rank; r < e.first_rank + e.nranks; ++r) {
+      RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
+      if (!rec.alive()) continue;
+      rec.state = RankRecord::State::signaled;
+      rec.term_signal = SIGKILL;
+      rec.ended_at = SteadyClock::now();
+      if (phase_ != Phase::running) continue;
+      rec.verdict = RankRecord::Verdict::host_lost;
+      rec.cut_off = h.cut_off;
+      rec.failed_realtime = now;
+      failed.push_back(r);
+    }
+    if (phase_ != Phase::running && (all_ranks_ended() || !started)) continue;  // an orderly end: no notices
+    if (!started) {  // never came up: the job cannot run as asked, whatever the mode
+      if (!detail.empty()) h.why = detail;
+      fail_job(kExitUsage, "cannot start the daemon on host " + e.name + ": " + h.why + "; terminating the job");
+      continue;
+    }
+    lost_hosts_.push_back(n - 1);
+    std::string ranks_text = failed.empty() ? "no rank running there"
+                             : "rank" + std::string(failed.size() > 1 ? "s " : " ") + std::to_string(failed.front()) +
+                                   (failed.size() > 1 ? "-" + std::to_string(failed.back()) : "") + " failed";
+    say("host %s lost at %s (%s); %s", e.name.c_str(), clock_text(now).c_str(), h.why.c_str(), ranks_text.c_str());
+    if (phase_ != Phase::running) continue;
+    if (!ft_) {
+      fail_job(1, "host " + e.name + " lost; terminating the job");
+      continue;
+    }
+    for (int r : failed) {
+      failed_order_.push_back(r);
+      announce_failure(r);
+    }
+  }
+}
+
+void Origin::fail_job(int status, const std::string& message) {
+  if (phase_ != Phase::running) return;
+  if (!message.empty()) say("%s", message.c_str());
+  if (!status_set_) {
+    status_set_ = true;
+    exit_status_ = status;
+  }
+  phase_ = Phase::terminating;
+  signal_ranks(SIGTERM, false);
+  have_kill_deadline_ = true;
+  kill_deadline_ = SteadyClock::now() + kGrace;
+}
+
+void Origin::signal_ranks(int sig, bool halt) {
+  Frame f("signal");
+  f.set("rank", -1).set("sig", sig);
+  if (halt) f.set("halt", 1);
+  broadcast(f);
+}
+
+bool Origin::all_ranks_ended() const {
+  return std::none_of(ranks_.begin(), ranks_.end(), [](const RankRecord& r) { return r.alive(); });
+}
+
+void Origin::on_hello(const Frame& f, int via_slot) {
+  int node = static_cast<int>(f.num("node"));
+  if (node < 1 || node >= shape_.nodes || f.get("key") != std::string_view(key_)) return;
+  Host& h = hosts_[static_cast<std::size_t>(node - 1)];
+  if (h.state != Host::State::starting) return;
+  if (shape_.parent(node) == 0 && via_slot != slot_of(node)) return;
+  h.state = Host::State::up;
+  h.daemon_pid = static_cast<int>(f.num("pid", 0));
+  h.ep = std::string(f.get("ep").value_or(""));
+  const HostEntry& e = layout_.hosts[static_cast<std::size_t>(node - 1)];
+  log::debug("mpiexec: host %s up (daemon pid %d, %s)", e.name.c_str(), h.daemon_pid, h.ep.c_str());
+  // Launch its ranks (none once the job is ending: they are recorded as never started).
+  if (phase_ != Phase::running)
+    for (int r = e.first_rank; r < e.first_rank + e.nranks; ++r)
+      if (ranks_[static_cast<std::size_t>(r)].alive()) ranks_[static_cast<std::size_t>(r)].state = RankRecord::State::exited;
+  Frame l("launch");
+  l.set("first", e.first_rank).set("n", phase_ == Phase::running ? e.nranks : 0).set("ft", ft_ ? 1 : 0);
+  l.set("pty", opt_.output_pipe ? 0 : 1);
+  std::vector<std::string> items;
+  items.push_back("path=" + program_path_);
+  char cwd[PATH_MAX];
+  if (getcwd(cwd, sizeof cwd)) items.push_back(std::string("cwd=") + cwd);
+  for (const std::string& a : opt_.program) items.push_back("arg=" + a);
+  for (const std::string& e2 : job_environment(opt_)) items.push_back("env=" + e2);
+  for (const InjectSpec& s : opt_.ft.injections)
+    if (s.kind == InjectSpec::Kind::at)
+      items.push_back("inject_at=" + std::to_string(s.rank) + ":" + s.function + ":" + std::to_string(s.call));
+  l.payload = join_nul(items);
+  send_to(node, l);
+  // And the daemons below it.
+  for (int c : shape_.children(node)) start_daemon(c, h.ep);
+}
+
+void Origin::on_frame(Frame& f, int via_slot) {
+  const std::string& t = f.type;
+  if (t == "hb") return;
+  if (t == "hello") on_hello(f, via_slot);
+  else if (t == "pmi") on_pmi(static_cast<int>(f.num("rank")), f.payload);
+  else if (t == "out") {
+    int r = static_cast<int>(f.num("rank"));
+    int fd = f.num("fd") == 2 ? 2 : 1;
+    write_lines(fd, tag_prefix(r, fd), f.payload.data(), f.payload.size());
+  } else if (t == "exit") {
+    on_rank_exit(static_cast<int>(f.num("rank")), static_cast<int>(f.num("status", 0)), f.get("verdict") == "hung");
+  } else if (t == "suspect") {
+    on_suspect(static_cast<int>(f.num("rank")), static_cast<int>(f.num("by")));
+  } else if (t == "lost") {
+    int node = static_cast<int>(f.num("node"));
+    if (node >= 1 && node < shape_.nodes) hosts_lost(node, why_from(f.get("why").value_or("closed")));
+  }
+}
+
+void Origin::accept_links() {
+  for (;;) {
+    int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return;
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    TreeLink l;
+    l.fd = fd;
+    pending_.push_back(std::move(l));
+    pending_since_.push_back(SteadyClock::now());
+  }
+}
+
+void Origin::on_pending_readable(std::size_t i) {
+  TreeLink& l = pending_[i];
+  bool alive = l.fill();
+  std::optional<Frame> hello = l.in.next();
+  if (!hello) {
+    if (!alive || l.in.bad()) l.close();
+    return;
+  }
+  int node = static_cast<int>(hello->num("node"));
+  int slot = slot_of(node);
+  if (hello->type != "hello" || hello->get("key") != std::string_view(key_) || slot < 0 ||
+      links_[static_cast<std::size_t>(slot)].fd >= 0 || hosts_[static_cast<std::size_t>(node - 1)].state != Host::State::starting) {
+    l.close();
+    return;
+  }
+  TreeLink& dst = links_[static_cast<std::size_t>(slot)];
+  dst.fd = l.fd;
+  dst.in = std::move(l.in);
+  l.fd = -1;
+  live_->child_connected(slot, SteadyClock::now());
+  on_frame(*hello, slot);
+  while (auto f = dst.in.next()) on_frame(*f, slot);
+}
+
+void Origin::on_link_readable(std::size_t slot) {
+  TreeLink& l = links_[slot];
+  bool alive = l.fill();
+  bool echo = live_->heard_child(static_cast<int>(slot), SteadyClock::now());
+  while (l.fd >= 0) {
+    auto f = l.in.next();
+    if (!f) break;
+    if (f->type == "hb" && echo) {  // answer each heartbeat at once (tree_liveness.h)
+      l.send(Frame("hb"));
+      if (!l.flush()) l.close();
+    }
+    on_frame(*f, static_cast<int>(slot));
+  }
+  if (l.fd >= 0 && (!alive || l.in.bad())) {
+    l.close();
+    int node = shape_.children(0)[slot];
+    if (hosts_[static_cast<std::size_t>(node - 1)].state == Host::State::done) live_->child_done(static_cast<int>(slot));
+    else live_->child_closed(static_cast<int>(slot));
+  }
+}
+
+void Origin::on_signalfd() {
+  signalfd_siginfo si;
+  bool child = false;
+  while (::read(sigfd_, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
+    int sig = static_cast<int>(si.ssi_signo);
+    if (sig == SIGCHLD) {
+      child = true;
+      continue;
+    }
+    if (phase_ == Phase::running) {
+      say("received signal %d (%s); terminating the job", sig, strsignal(sig));
+      status_set_ = true;
+      exit_status_ = 128 + sig;
+      phase_ = Phase::terminating;
+      signal_ranks(sig == SIGHUP ? SIGTERM : sig, false);
+      have_kill_deadline_ = true;
+      kill_deadline_ = SteadyClock::now() + kGrace;
+    } else {
+      signal_ranks(SIGKILL, false);
+      have_kill_deadline_ = false;
+    }
+  }
+  if (child) reap_agents();
+}
+
+void Origin::reap_agents() {
+  for (;;) {
+    int st = 0;
+    pid_t pid = waitpid(-1, &st, WNOHANG);
+    if (pid <= 0) return;
+    for (std::size_t i = 0; i < hosts_.size(); ++i) {
+      Host& h = hosts_[i];
+      if (h.agent != pid) continue;
+      h.agent = -1;
+      if (h.state == Host::State::starting) {
+        // The agent ended before its daemon said hello: this host cannot be started.
+        std::string how = WIFSIGNALED(st) ? "was killed by signal " + std::to_string(WTERMSIG(st))
+                                          : "exited with status " + std::to_string(WEXITSTATUS(st));
+        std::string cmd = layout_.hosts[i].local ? daemon_path_ : opt_.rsh_agent + " " + layout_.hosts[i].name;
+        int node = static_cast<int>(i) + 1;
+        int s = slot_of(node);
+        if (s >= 0) live_->child_done(s);
+        hosts_lost(node, TreeLiveness::Why::never_connected, "'" + cmd + " ...' " + how);
+      }
+    }
+  }
+}
+
+void Origin::check_timers(SteadyClock::time_point now) {
+  if (phase_ == Phase::running && have_timeout_ && now >= timeout_deadline_) {
+    char msg[128];
+    snprintf(msg, sizeof msg, "job timed out after %g seconds; terminating the job", opt_.timeout_seconds);
+    fail_job(kExitTimeout, msg);
+  }
+  if (phase_ == Phase::running)
+    for (Timer& t : timers_) {
+      if (t.done || now < t.when) continue;
+      t.done = true;
+      if (!t.spec.host.empty()) {
+        for (std::size_t i = 0; i < layout_.hosts.size(); ++i)
+          if (layout_.hosts[i].name == t.spec.host) {
+            log::debug("mpiexec: injecting the loss of host %s", t.spec.host.c_str());
+            send_to(static_cast<int>(i) + 1, Frame("die"));
+          }
+        continue;
+      }
+      if (t.spec.rank >= opt_.np || !ranks_[static_cast<std::size_t>(t.spec.rank)].alive()) continue;
+      Frame f("signal");
+      f.set("rank", t.spec.rank).set("sig", t.spec.signal);
+      send_to(ranks_[static_cast<std::size_t>(t.spec.rank)].host + 1, f);
+    }
+  if (phase_ == Phase::terminating && have_kill_deadline_ && now >= kill_deadline_) {
+    signal_ranks(SIGKILL, halted_);
+    have_kill_deadline_ = false;
+  }
+}
+
+std::string Origin::status_text() const {
+  std::string s;
+  char line[512];
+  double now = realtime_seconds();
+  int up = 0;
+  for (const Host& h : hosts_) up += h.state == Host::State::up ? 1 : 0;
+  snprintf(line, sizeof line, "job %d: %s, %d ranks on %zu hosts (%d up), running for %.1f s\n",
+           static_cast<int>(getpid()), phase_ == Phase::running ? "running" : "terminating", opt_.np,
+           hosts_.size(), up, now - start_realtime_);
+  s += line;
+  for (std::size_t i = 0; i < hosts_.size(); ++i) {
+    const Host& h = hosts_[i];
+    const HostEntry& e = layout_.hosts[i];
+    std::string st;
+    switch (h.state) {
+      case Host::State::waiting: st = "waiting"; break;
+      case Host::State::starting: st = "starting"; break;
+      case Host::State::up: st = "up"; break;
+      case Host::State::done: st = "done"; break;
+      case Host::State::lost: {
+        char b[64];
+        snprintf(b, sizeof b, " at %.3f s", h.lost_at - start_realtime_);
+        st = std::string(h.cut_off ? "cut off" : "lost") + b + " (" + h.why + ")";
+        break;
+      }
+    }
+    std::string ranks = e.nranks == 0 ? "no ranks"
+                        : e.nranks == 1 ? "rank " + std::to_string(e.first_rank)
+                                        : "ranks " + std::to_string(e.first_rank) + "-" +
+                                              std::to_string(e.first_rank + e.nranks - 1);
+    snprintf(line, sizeof line, "host %s: %s, %s, daemon pid %d\n", e.name.c_str(), st.c_str(), ranks.c_str(),
+             h.daemon_pid);
+    s += line;
+  }
+  for (const RankRecord& r : ranks_) {
+    std::string st;
+    if (r.alive()) st = r.pmi_finalized ? "up (finalized)" : "up";
+    else if (r.verdict == RankRecord::Verdict::host_lost) st = r.cut_off ? "cut off" : "lost";
+    else if (std::find(failed_order_.begin(), failed_order_.end(), r.rank) != failed_order_.end())
+      st = "failed (" + r.cause() + ")";
+    else st = "ended (" + r.cause() + ")";
+    snprintf(line, sizeof line, "rank %d on %s: %s\n", r.rank, host_name(r.host).c_str(), st.c_str());
+    s += line;
+  }
+  return s;
+}
+
+void Origin::on_control_readable(std::size_t i) {
+  Control& c = controls_[i];
+  char buf[256];
+  ssize_t n = ::read(c.fd, buf, sizeof buf);
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+  if (n <= 0) {
+    ::close(c.fd);
+    c.fd = -1;
+    return;
+  }
+  c.in.append(buf, static_cast<std::size_t>(n));
+  std::size_t nl = c.in.find('\n');
+  if (nl == std::string::npos) {
+    if (c.in.size() > 128) {
+      ::close(c.fd);
+      c.fd = -1;
+    }
+    return;
+  }
+  std::string cmd = c.in.substr(0, nl);
+  c.in.clear();
+  if (cmd == "status") {
+    std::string text = status_text();
+    (void)!::send(c.fd, text.data(), text.size(), MSG_NOSIGNAL);
+    ::close(c.fd);
+    c.fd = -1;
+  } else if (cmd == "halt") {
+    std::string text = "halting job " + std::to_string(getpid()) + "\n";
+    (void)!::send(c.fd, text.data(), text.size(), MSG_NOSIGNAL);
+    c.halt_waiter = true;  // closed when mpiexec exits: the client waits for the end
+    if (phase_ == Phase::running) {
+      say("halted by --halt; ending the job");
+      halted_ = true;
+      status_set_ = true;
+      exit_status_ = 128 + SIGTERM;
+      phase_ = Phase::terminating;
+      signal_ranks(SIGTERM, true);
+      have_kill_deadline_ = true;
+      kill_deadline_ = SteadyClock::now() + kGrace;
+    }
+  } else {
+    ::close(c.fd);
+    c.fd = -1;
+  }
+}
+
+void Origin::supervise() {
+  enum class Src { signal, listen, link, pending, control_listen, control };
+  struct Tag {
+    Src src;
+    std::size_t i;
+  };
+  std::vector<pollfd> fds;
+  std::vector<Tag> tags;
+  bool ending = false;
+  SteadyClock::time_point end_deadline{};
+  for (;;) {
+    auto now = SteadyClock::now();
+    TreeLiveness::Actions a = live_->tick(now);
+    std::vector<int> kids = shape_.children(0);
+    for (std::size_t k = 0; k < a.lost.size(); ++k) {
+      int node = kids[static_cast<std::size_t>(a.lost[k])];
+      if (ending && a.lost_why[k] == TreeLiveness::Why::closed) continue;
+      hosts_lost(node, a.lost_why[k]);
+    }
+    if (phase_ == Phase::terminating)  // hosts not up yet will run nothing: their ranks never start
+      for (std::size_t i = 0; i < hosts_.size(); ++i) {
+        if (hosts_[i].state != Host::State::starting && hosts_[i].state != Host::State::waiting) continue;
+        const HostEntry& e = layout_.hosts[i];
+        for (int r = e.first_rank; r < e.first_rank + e.nranks; ++r)
+          if (ranks_[static_cast<std::size_t>(r)].alive()) ranks_[static_cast<std::size_t>(r)].state = RankRecord::State::exited;
+      }
+    if (!ending && all_ranks_ended()) {
+      ending = true;
+      end_deadline = now + kEndWait;
+      broadcast(Frame("end"));
+      for (std::size_t i = 0; i < hosts_.size(); ++i) {
+        Host& h = hosts_[i];
+        if (h.state == Host::State::up) h.state = Host::State::done;
+        int s = slot_of(static_cast<int>(i) + 1);
+        if (s >= 0) live_->child_done(s);
+      }
+    }
+    if (ending) {
+      bool open = std::any_of(links_.begin(), links_.end(), [](const TreeLink& l) { return l.fd >= 0; });
+      bool agents = std::any_of(hosts_.begin(), hosts_.end(), [](const Host& h) { return h.agent > 0; });
+      if ((!open && !agents) || now >= end_deadline) break;
+    }
+
+    fds.clear();
+    tags.clear();
+    auto add = [&](int fd, short ev, Src s, std::size_t i) {
+      fds.push_back({fd, ev, 0});
+      tags.push_back({s, i});
+    };
+    add(sigfd_, POLLIN, Src::signal, 0);
+    add(listen_fd_, POLLIN, Src::listen, 0);
+    if (control_fd_ >= 0) add(control_fd_, POLLIN, Src::control_listen, 0);
+    for (std::size_t i = 0; i < links_.size(); ++i)
+      if (links_[i].fd >= 0) add(links_[i].fd, static_cast<short>(POLLIN | (links_[i].out.empty() ? 0 : POLLOUT)), Src::link, i);
+    for (std::size_t i = 0; i < pending_.size(); ++i)
+      if (pending_[i].fd >= 0) add(pending_[i].fd, POLLIN, Src::pending, i);
+    for (std::size_t i = 0; i < controls_.size(); ++i)
+      if (controls_[i].fd >= 0 && !controls_[i].halt_waiter) add(controls_[i].fd, POLLIN, Src::control, i);
+    int timeout = ms_until(now, live_->next_deadline());
+    if (ending) timeout = std::min(timeout, ms_until(now, end_deadline));
+    if (phase_ == Phase::running && have_timeout_) timeout = std::min(timeout, ms_until(now, timeout_deadline_));
+    if (phase_ == Phase::terminating && have_kill_deadline_) timeout = std::min(timeout, ms_until(now, kill_deadline_));
+    for (const Timer& t : timers_)
+      if (!t.done) timeout = std::min(timeout, ms_until(now, t.when));
+    int n = ::poll(fds.data(), fds.size(), timeout);
+    if (n < 0 && errno != EINTR) {
+      say("poll failed: %s", strerror(errno));
+      break;
+    }
+    for (std::size_t k = 0; n > 0 && k < fds.size(); ++k) {
+      short re = fds[k].revents;
+      if (!re) continue;
+      const Tag& t = tags[k];
+      switch (t.src) {
+        case Src::signal: on_signalfd(); break;
+        case Src::listen: accept_links(); break;
+        case Src::control_listen: {
+          int fd = ::accept4(control_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+          if (fd >= 0) controls_.push_back({fd, {}, false});
+          break;
+        }
+        case Src::control: on_control_readable(t.i); break;
+        case Src::pending: on_pending_readable(t.i); break;
+        case Src::link:
+          if ((re & POLLOUT) && !links_[t.i].flush()) links_[t.i].close();
+          if (re & (POLLIN | POLLHUP | POLLERR)) on_link_readable(t.i);
+          break;
+      }
+    }
+    // A connection that says no hello within the detector timeout is not one of ours.
+    for (std::size_t i = 0; i < pending_.size(); ++i)
+      if (pending_[i].fd >= 0 && SteadyClock::now() > pending_since_[i] + std::chrono::milliseconds(opt_.ft.timeout_ms()))
+        pending_[i].close();
+    for (std::size_t i = pending_.size(); i-- > 0;)
+      if (pending_[i].fd < 0) {
+        pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
+        pending_since_.erase(pending_since_.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+    std::erase_if(controls_, [](const Control& c) { return c.fd < 0; });
+    check_timers(SteadyClock::now());
+  }
+  // Daemons that did not leave in time, and agents still running, go now.
+  for (Host& h : hosts_)
+    if (h.agent > 0) kill(-h.agent, SIGKILL), kill(h.agent, SIGKILL);
+  auto until = SteadyClock::now() + std::chrono::milliseconds(1000);
+  while (SteadyClock::now() < until &&
+         std::any_of(hosts_.begin(), hosts_.end(), [](const Host& h) { return h.agent > 0; })) {
+    reap_agents();
+    usleep(5000);
+  }
+}
+
+}  // namespace ftmpi::mpiexec

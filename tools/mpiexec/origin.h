@@ -1,0 +1,126 @@
+// The origin of a several-hosts job: mpiexec when --host/--hostfile name another machine. It runs no
+// rank itself: it starts one ftmpid per host (daemon.h) through the rsh agent, the daemons connect back
+// into a tree of fan-out k (tree_shape.h: mpiexec holds at most k sockets), and the origin then keeps the
+// job's single source of truth: the PMI key-value space and barrier (PmiServer; the daemons relay their
+// ranks' requests), the rank table, which hosts are up, lost or cut off, and the failure judgement
+// (failure_judge.h). The same failure path as on one host: a rank's end (reported by its daemon) or a
+// host's loss (a closed link at once, a silent one after the detector timeout plus one period,
+// tree_liveness.h) becomes failure notices to every survivor in FT mode, or the end of the job with a
+// message naming the rank or the host without FT.
+//
+// Lifecycle: start the top-level daemons; each hello launches the next level and the host's ranks;
+// supervise (poll loop over the signalfd, the listening socket, the child links, the job-control socket)
+// until every rank has ended; tell the daemons to end; wait (bounded) for them; exit.
+#pragma once
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "boot/pmi_server.h"
+#include "host_layout.h"
+#include "options.h"
+#include "rank_table.h"
+#include "tree_liveness.h"
+#include "tree_shape.h"
+#include "tree_wire.h"
+
+namespace ftmpi::mpiexec {
+
+class Origin {
+ public:
+  Origin(Options options, std::string program_path, HostLayout layout);
+  ~Origin();
+  Origin(const Origin&) = delete;
+  Origin& operator=(const Origin&) = delete;
+  int run();
+
+ private:
+  struct Host {
+    enum class State { waiting, starting, up, lost, done } state = State::waiting;
+    pid_t agent = -1;        // the rsh agent (or the local ftmpid) we forked
+    int daemon_pid = 0;
+    std::string ep;          // where its children connect
+    double lost_at = 0;      // realtime
+    std::string why;         // why it was lost
+    bool cut_off = false;
+  };
+  struct Control {  // a --status/--halt client
+    int fd = -1;
+    std::string in;
+    bool halt_waiter = false;
+  };
+
+  bool start();
+  void start_daemon(int node, const std::string& parent_ep);
+  std::vector<std::string> daemon_command(int node, const std::string& parent_ep) const;
+  void supervise();
+  void on_signalfd();
+  void reap_agents();
+  void accept_links();
+  void on_link_readable(std::size_t slot);
+  void on_pending_readable(std::size_t i);
+  void on_frame(Frame& f, int via_slot);
+  void on_hello(const Frame& f, int via_slot);
+  void on_pmi(int rank, const std::string& line);
+  void on_rank_exit(int rank, int wait_status, bool hung);
+  void on_suspect(int rank, int by);
+  void send_to(int node, const Frame& f);
+  void broadcast(const Frame& f);
+  void send_pmi_replies(const boot::PmiServer::Outcome& o);
+  void announce_failure(int rank);
+  // `node`'s subtree is lost (or, not started yet, cannot be started: `detail` says why).
+  void hosts_lost(int node, TreeLiveness::Why why, const std::string& detail = "");
+  void fail_job(int status, const std::string& message);
+  void signal_ranks(int sig, bool halt);
+  void check_timers(std::chrono::steady_clock::time_point now);
+  bool all_ranks_ended() const;
+  void on_control_readable(std::size_t i);
+  std::string status_text() const;
+  std::string host_name(int host) const { return layout_.hosts[static_cast<std::size_t>(host)].name; }
+  int slot_of(int node) const;  // index among the origin's children, -1
+
+  Options opt_;
+  std::string program_path_;
+  HostLayout layout_;
+  TreeShape shape_;
+  std::string key_;
+  std::string ep_;
+  std::string kvsname_;
+  std::string daemon_path_;
+  std::unique_ptr<boot::PmiServer> server_;
+  std::unique_ptr<TreeLiveness> live_;
+  RankTable ranks_;
+  std::vector<Host> hosts_;
+  std::vector<TreeLink> links_;    // by slot among shape_.children(0)
+  std::vector<TreeLink> pending_;  // accepted, no hello yet
+  std::vector<std::chrono::steady_clock::time_point> pending_since_;  // parallel to pending_
+  std::vector<Control> controls_;
+  std::vector<int> failed_order_;
+  std::vector<int> lost_hosts_;
+  int first_survivor_error_ = -1;
+  int listen_fd_ = -1;
+  int sigfd_ = -1;
+  int control_fd_ = -1;
+  std::string control_path_;
+  bool ft_ = false;
+  enum class Phase { running, terminating } phase_ = Phase::running;
+  bool halted_ = false;
+  bool status_set_ = false;
+  int exit_status_ = 0;
+  bool have_kill_deadline_ = false;
+  std::chrono::steady_clock::time_point kill_deadline_{};
+  bool have_timeout_ = false;
+  std::chrono::steady_clock::time_point timeout_deadline_{};
+  struct Timer {
+    std::chrono::steady_clock::time_point when;
+    InjectSpec spec;
+    bool done = false;
+  };
+  std::vector<Timer> timers_;
+  double start_realtime_ = 0;
+  std::string tag_prefix(int rank, int fd) const;
+};
+
+}  // namespace ftmpi::mpiexec
