@@ -66,13 +66,13 @@ static int ft(int rank, int size, double secs) {
                                    MPI_STATUS_IGNORE)
                     : MPI_SUCCESS;
     if (rc == MPI_SUCCESS) rc = MPI_Allreduce(&done, &all_done, 1, MPI_INT, MPI_LAND, c);
-    if (rc == MPI_SUCCESS) {
-      /* Leaving together: agree, so that no survivor leaves while another still needs it. */
-      int flag = all_done;
-      rc = MPIX_Comm_agree(c, &flag);
-      if (rc == MPI_SUCCESS && flag) break;
-    }
-    if (rc != MPI_SUCCESS) {
+    /* Every survivor takes the same decision (the ULFM idiom): agree on (step succeeded here, all done).
+     * A failed step is not acted on alone: a survivor that revoked and went to shrink while another whose
+     * step succeeded waits in the agreement would deadlock (agree is not interrupted by a revoke). */
+    int flag = (rc == MPI_SUCCESS ? 1 : 0) | (rc == MPI_SUCCESS && all_done ? 2 : 0);
+    int arc = MPIX_Comm_agree(c, &flag);
+    if (arc == MPI_SUCCESS && (flag & 3) == 3) break;
+    if (arc != MPI_SUCCESS || !(flag & 1)) {
       MPI_Comm s;
       MPIX_Comm_revoke(c);
       if (MPIX_Comm_shrink(c, &s) != MPI_SUCCESS) DIE("rank %d: shrink failed", rank);

@@ -55,8 +55,10 @@ FTMPI_TCP_IF=lo FTMPI_TCP_CONNECT_TIMEOUT=2 timeout 60 "${hydra[@]}" -n 6 "$prog
 took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')
 [ $rc != 0 ] || { echo "FAIL: job with unreachable peers exited 0"; cat "$out"; exit 1; }
 [ $rc != 124 ] || { echo "FAIL: job with unreachable peers hung"; cat "$out"; exit 1; }
-grep -qE "rank [0-9] cannot reach rank [0-9] at 127\.0\.0\.1:[0-9]+" "$out" ||
+# Either side may give up first: the dialing rank ("rank A cannot reach rank B at ADDR") or the listening one
+# ("rank A (at ADDR,...) never reached rank B"); both name the two ranks and the address.
+grep -qE "rank [0-9] cannot reach rank [0-9] at 127\.0\.0\.1:[0-9]+|rank [0-9] \(at 127\.0\.0\.1:[0-9]+[^)]*\) never reached rank [0-9]" "$out" ||
   { echo "FAIL: no message naming both ranks and the address"; cat "$out"; exit 1; }
-grep -E "cannot reach rank" "$out" | head -1 | cut -c1-220
+grep -E "cannot reach rank|never reached rank" "$out" | head -1 | cut -c1-220
 echo "ok: unreachable peers end the job in ${took}s with a message (rc $rc)"
 echo "PASS hydra_tcp"
