@@ -66,9 +66,12 @@ static int ft(int rank, int size, double secs) {
                                    MPI_STATUS_IGNORE)
                     : MPI_SUCCESS;
     if (rc == MPI_SUCCESS) rc = MPI_Allreduce(&done, &all_done, 1, MPI_INT, MPI_LAND, c);
-    /* Every survivor takes the same decision (the ULFM idiom): agree on (step succeeded here, all done).
-     * A failed step is not acted on alone: a survivor that revoked and went to shrink while another whose
-     * step succeeded waits in the agreement would deadlock (agree is not interrupted by a revoke). */
+    /* Every survivor takes the same decision (the ULFM idiom): a survivor whose step failed revokes, which
+     * interrupts the others' pending operations (one may wait in the Allreduce for a result the failed
+     * survivor will never send); then all agree on (step succeeded here, all done) and shrink together.
+     * A survivor that shrank alone while another waits in the agreement would deadlock (agree is not
+     * interrupted by a revoke). */
+    if (rc != MPI_SUCCESS) MPIX_Comm_revoke(c);
     int flag = (rc == MPI_SUCCESS ? 1 : 0) | (rc == MPI_SUCCESS && all_done ? 2 : 0);
     int arc = MPIX_Comm_agree(c, &flag);
     if (arc == MPI_SUCCESS && (flag & 3) == 3) break;
