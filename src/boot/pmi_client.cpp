@@ -236,6 +236,9 @@ void PmiClient::abort(int code, std::string_view message) {
   if (!message.empty())
     log::error("rank %d aborting the job (code %d): %.*s", rank_, code, static_cast<int>(message.size()),
                message.data());
+  // Other launchers (Hydra) forward a rank's stderr asynchronously and kill the job as soon as they read the
+  // abort: give them a moment to forward the error line above first, or the user sees no reason at all.
+  if (!launched_by_ftmpi_) ::usleep(200 * 1000);
   {
     std::lock_guard lk(mu_);
     Status st = send_line(pmi::encode("abort", {{"exitcode", std::to_string(code)}}));
