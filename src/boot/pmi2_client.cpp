@@ -91,16 +91,8 @@ Pmi2Client::~Pmi2Client() {
 }
 
 Status Pmi2Client::send_all(const std::string& bytes) {
-  std::size_t off = 0;
-  while (off < bytes.size()) {
-    ssize_t n = ::send(fd_, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL);
-    if (n < 0 && errno == ENOTSOCK) n = ::write(fd_, bytes.data() + off, bytes.size() - off);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return Status(Errc::other, std::string("PMI-2: write to the launcher failed: ") + strerror(errno));
-    }
-    off += static_cast<std::size_t>(n);
-  }
+  if (int err = pmi::write_fully(fd_, bytes))
+    return Status(Errc::other, std::string("PMI-2: write to the launcher failed: ") + strerror(err));
   return Status::Ok();
 }
 

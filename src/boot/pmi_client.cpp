@@ -112,15 +112,9 @@ PmiClient::~PmiClient() {
 }
 
 Status PmiClient::send_line(const std::string& line) {
-  std::size_t off = 0;
-  while (off < line.size()) {
-    ssize_t n = ::send(fd_, line.data() + off, line.size() - off, MSG_NOSIGNAL);
-    if (n < 0 && errno == ENOTSOCK) n = ::write(fd_, line.data() + off, line.size() - off);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return sys_error("write to the launcher failed");
-    }
-    off += static_cast<std::size_t>(n);
+  if (int err = pmi::write_fully(fd_, line)) {
+    errno = err;
+    return sys_error("write to the launcher failed");
   }
   return Status::Ok();
 }

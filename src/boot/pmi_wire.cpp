@@ -2,6 +2,10 @@
 
 #include <cassert>
 #include <charconv>
+#include <cerrno>
+
+#include <sys/socket.h>
+#include <unistd.h>
 
 namespace ftmpi::boot::pmi {
 namespace {
@@ -103,6 +107,20 @@ std::optional<std::string> LineSplitter::next() {
   std::string line = buf_.substr(0, nl);
   buf_.erase(0, nl + 1);
   return line;
+}
+
+int write_fully(int fd, std::string_view bytes) {
+  std::size_t off = 0;
+  while (off < bytes.size()) {
+    ssize_t n = ::send(fd, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL);
+    if (n < 0 && errno == ENOTSOCK) n = ::write(fd, bytes.data() + off, bytes.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    off += static_cast<std::size_t>(n);
+  }
+  return 0;
 }
 
 }  // namespace ftmpi::boot::pmi

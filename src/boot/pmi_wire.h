@@ -64,4 +64,8 @@ class LineSplitter {
   std::string buf_;
 };
 
+// Write all of `bytes` to the launcher's PMI_FD (a socket, or a pipe: send() then write()), retrying on
+// EINTR. Returns 0, or the errno of the failed write (each client words its own error).
+int write_fully(int fd, std::string_view bytes);
+
 }  // namespace ftmpi::boot::pmi

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <thread>
 
+#include "util/kv_line.h"
 #include "util/log.h"
 
 namespace ftmpi::ft {
@@ -25,19 +26,6 @@ double now_ms() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
-}
-
-// Value of `key=` in a line of space-separated key=value fields, or empty.
-std::string_view field(std::string_view line, std::string_view key) {
-  std::size_t pos = 0;
-  while (pos < line.size()) {
-    std::size_t end = line.find(' ', pos);
-    if (end == std::string_view::npos) end = line.size();
-    std::string_view f = line.substr(pos, end - pos);
-    if (f.size() > key.size() && f.substr(0, key.size()) == key && f[key.size()] == '=') return f.substr(key.size() + 1);
-    pos = end + 1;
-  }
-  return {};
 }
 
 bool parse_int(std::string_view s, long* out) {
@@ -105,18 +93,18 @@ class ServiceThread final : public Service {
   }
 
   void handle(std::string_view line) {
-    if (field(line, "cmd") != "failed") {
+    if (kv_field(line, "cmd") != "failed") {
       if (cfg_.on_line) cfg_.on_line(line);
       return;
     }
     long rank = -1, code = 0;
-    if (!parse_int(field(line, "rank"), &rank)) {
+    if (!parse_int(kv_field(line, "rank"), &rank)) {
       log::warn("service: malformed notice '%.*s'", static_cast<int>(line.size()), line.data());
       return;
     }
-    parse_int(field(line, "code"), &code);
-    FailureRecord rec{static_cast<int>(rank), parse_cause(field(line, "cause")), static_cast<int>(code),
-                      std::atof(std::string(field(line, "time")).c_str())};
+    parse_int(kv_field(line, "code"), &code);
+    FailureRecord rec{static_cast<int>(rank), parse_cause(kv_field(line, "cause")), static_cast<int>(code),
+                      std::atof(std::string(kv_field(line, "time")).c_str())};
     if (state_.mark_failed(rec)) {
       log::debug("service: rank %ld failed", rank);
       wake_();

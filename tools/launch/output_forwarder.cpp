@@ -55,21 +55,8 @@ void RankStream::emit(const char* data, std::size_t n) {
     sink_(data, n);
     return;
   }
-  if (!tag_) {
-    write_all(target_, data, n);
-    return;
-  }
-  std::string out;
-  out.reserve(n + 32);
-  std::size_t start = 0;
-  while (start < n) {
-    const char* nl = static_cast<const char*>(memchr(data + start, '\n', n - start));
-    std::size_t end = nl ? static_cast<std::size_t>(nl - data) + 1 : n;
-    out += prefix_;
-    out.append(data + start, end - start);
-    start = end;
-  }
-  write_all(target_, out.data(), out.size());
+  static const std::string kUntagged;
+  write_lines(target_, tag_ ? prefix_ : kUntagged, data, n);
 }
 
 void RankStream::pump() {

@@ -5,24 +5,12 @@
 
 #include "control_channel.h"
 #include "say.h"
+#include "util/kv_line.h"
 #include "util/log.h"
 
 namespace ftmpi::mpiexec {
 
 namespace {
-int field_int(std::string_view line, std::string_view key, int dflt) {
-  std::size_t pos = 0;
-  while (pos < line.size()) {
-    std::size_t end = line.find(' ', pos);
-    if (end == std::string_view::npos) end = line.size();
-    std::string_view f = line.substr(pos, end - pos);
-    if (f.size() > key.size() && f.substr(0, key.size()) == key && f[key.size()] == '=')
-      return std::atoi(std::string(f.substr(key.size() + 1)).c_str());
-    pos = end + 1;
-  }
-  return dflt;
-}
-
 std::string join(const std::vector<int>& v) {
   std::string s;
   for (int x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
@@ -55,7 +43,7 @@ void ReinitDriver::on_finalized(int rank) { run(coord_.on_finalized(rank)); }
 bool ReinitDriver::on_control_line(int rank, std::string_view line) {
   std::string_view cmd = line.substr(0, line.find(' '));
   if (cmd == "cmd=fence") {
-    run(coord_.on_fence(rank, field_int(line, "epoch", -1), field_int(line, "seq", 0)));
+    run(coord_.on_fence(rank, kv_int(line, "epoch", -1), kv_int(line, "seq", 0)));
   } else if (cmd == "cmd=reinit_active") {
     coord_.on_active(rank, true);
   } else if (cmd == "cmd=reinit_done") {

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <string>
 
+#include "util/kv_line.h"
 #include "util/log.h"
 
 namespace ftmpi::reinit {
@@ -84,31 +85,6 @@ void on_signal(int, siginfo_t*, void* uctx) {
   c->jump();
 }
 
-int parse_int(std::string_view line, std::string_view key, int dflt) {
-  std::size_t pos = 0;
-  while (pos < line.size()) {
-    std::size_t end = line.find(' ', pos);
-    if (end == std::string_view::npos) end = line.size();
-    std::string_view f = line.substr(pos, end - pos);
-    if (f.size() > key.size() && f.substr(0, key.size()) == key && f[key.size()] == '=')
-      return std::atoi(std::string(f.substr(key.size() + 1)).c_str());
-    pos = end + 1;
-  }
-  return dflt;
-}
-
-std::string_view field(std::string_view line, std::string_view key) {
-  std::size_t pos = 0;
-  while (pos < line.size()) {
-    std::size_t end = line.find(' ', pos);
-    if (end == std::string_view::npos) end = line.size();
-    std::string_view f = line.substr(pos, end - pos);
-    if (f.size() > key.size() && f.substr(0, key.size()) == key && f[key.size()] == '=') return f.substr(key.size() + 1);
-    pos = end + 1;
-  }
-  return {};
-}
-
 }  // namespace
 
 ReinitControl::ReinitControl(int world_rank, int start_epoch, int restarts_before)
@@ -138,11 +114,11 @@ ReinitControl::~ReinitControl() {
 }
 
 void ReinitControl::on_control_line(std::string_view line) {
-  std::string_view cmd = field(line, "cmd");
+  std::string_view cmd = kv_field(line, "cmd");
   if (cmd == "reinit") {
-    int e = parse_int(line, "epoch", -1);
+    int e = kv_int(line, "epoch", -1);
     std::vector<int> failed;
-    std::string_view list = field(line, "failed");
+    std::string_view list = kv_field(line, "failed");
     while (!list.empty()) {
       std::size_t comma = list.find(',');
       failed.push_back(std::atoi(std::string(list.substr(0, comma)).c_str()));
@@ -170,7 +146,7 @@ void ReinitControl::on_control_line(std::string_view line) {
   } else if (cmd == "fence_out") {
     {
       std::lock_guard g(mu_);
-      member_.on_fence_out(parse_int(line, "epoch", -1), parse_int(line, "seq", 0));
+      member_.on_fence_out(kv_int(line, "epoch", -1), kv_int(line, "seq", 0));
     }
     cv_.notify_all();
   }
