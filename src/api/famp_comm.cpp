@@ -22,10 +22,12 @@ using ftmpi::p2p::Request;
 
 namespace {
 
+// The agreement runs on `c`: the parent communicator, or an agreement channel over a strict subset of it
+// (create_group on a subset, ft/ft_manager.h); `parent` gives the new communicators their error handler.
 class SplitOp final : public ftmpi::p2p::GenericOp {
  public:
-  SplitOp(ftmpi_comm_s* c, std::vector<SplitRequest> asks, MPI_Comm* out, bool sync)
-      : c_(c), asks_(std::move(asks)), out_(out), sync_(sync) {
+  SplitOp(ftmpi_comm_s* c, ftmpi_comm_s* parent, std::vector<SplitRequest> asks, MPI_Comm* out, bool sync)
+      : c_(c), parent_(parent), asks_(std::move(asks)), out_(out), sync_(sync) {
     const auto& m = rt().contexts().free_mask();
     mask_words_ = m.size();
     a_ = &rt().ft().start_agreement(c, ftmpi::famp::encode_split(std::vector<std::uint64_t>(m.begin(), m.end()), c->rank, c->size, asks_));
@@ -50,7 +52,7 @@ class SplitOp final : public ftmpi::p2p::GenericOp {
       }
       std::vector<int> world;
       for (int r : g->members) world.push_back(c_->world_rank(r));
-      ftmpi_comm_s* n = ftmpi::comm::make_comm(ftmpi::comm::make_group(std::move(world), rt().world_rank()), g->context, c_);
+      ftmpi_comm_s* n = ftmpi::comm::make_comm(ftmpi::comm::make_group(std::move(world), rt().world_rank()), g->context, parent_);
       rt().ft().register_comm(n);
       out_[i] = n;
     }
@@ -60,6 +62,7 @@ class SplitOp final : public ftmpi::p2p::GenericOp {
 
  private:
   ftmpi_comm_s* c_;
+  ftmpi_comm_s* parent_;
   std::vector<SplitRequest> asks_;
   MPI_Comm* out_;
   bool sync_;
@@ -79,15 +82,11 @@ Status check_parent(MPI_Comm comm, MPI_Timeout timeout) {
   return Status::Ok();
 }
 
-int isplit(MPI_Comm comm, std::vector<SplitRequest> asks, MPI_Timeout timeout, MPI_Comm* out, MPI_Request* request,
-           bool sync, const char* fn) {
-  FTMPI_ENTER(fn);
-  FTMPI_CHECK_COMM(comm, fn);
-  if (!out) return ret(comm, Status(Errc::arg, "newcomm is NULL"), fn);
-  if (Status st = check_parent(comm, timeout); !st.ok()) return ret(comm, st, fn);
-  for (const auto& a : asks)
-    if (a.color < 0 && a.color != MPI_UNDEFINED) return ret(comm, Status(Errc::arg, "negative color"), fn);
-  Request* r = rt().engine().start_generic(std::make_unique<SplitOp>(comm, std::move(asks), out, sync));
+// The split over `comm`'s agreement, or over `on` (an agreement channel) when given; the caller has checked
+// `comm` (FTMPI_ENTER and FTMPI_CHECK_COMM done).
+int run_split(MPI_Comm comm, ftmpi_comm_s* on, std::vector<SplitRequest> asks, MPI_Timeout timeout, MPI_Comm* out,
+              MPI_Request* request, bool sync, const char* fn) {
+  Request* r = rt().engine().start_generic(std::make_unique<SplitOp>(on ? on : comm, comm, std::move(asks), out, sync));
   ftmpi::p2p::set_comm(r, comm);
   if (request) {
     *request = r;
@@ -103,30 +102,52 @@ int isplit(MPI_Comm comm, std::vector<SplitRequest> asks, MPI_Timeout timeout, M
   return outcome(comm, st, fn);
 }
 
-// create_group: the group must be the parent's group or a subset; every member of the parent calls it
-// with the same group (ftmpi builds it as a split of the parent: members of the group take color 0).
-// A strict subset called only by the group's members would need an agreement among them alone: refused
-// with a clear message for now.
+int isplit(MPI_Comm comm, std::vector<SplitRequest> asks, MPI_Timeout timeout, MPI_Comm* out, MPI_Request* request,
+           bool sync, const char* fn) {
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  if (!out) return ret(comm, Status(Errc::arg, "newcomm is NULL"), fn);
+  if (Status st = check_parent(comm, timeout); !st.ok()) return ret(comm, st, fn);
+  for (const auto& a : asks)
+    if (a.color < 0 && a.color != MPI_UNDEFINED) return ret(comm, Status(Errc::arg, "negative color"), fn);
+  return run_split(comm, nullptr, std::move(asks), timeout, out, request, sync, fn);
+}
+
+// create_group (seed 001 §7.5.1, MPI_Comm_create_group semantics): called by the members of `group`, a
+// subset of the parent's group, e.g. the survivors named by a TryBlock's outcome. The whole group: a split
+// of the parent (every member of the parent calls). A strict subset: the same split over an agreement
+// channel of the group's members alone (ft/ft_manager.h; salted with the tag, so calls with different tags
+// over the same members stay apart); a caller outside the group gets MPI_COMM_NULL at once. Members of one
+// group must make their calls with the same (group, tag) in the same order, as MPI requires.
+constexpr std::uint32_t kSaltFampGroup = 0x46475250u;  // "FGRP"
+
 int igroup(MPI_Comm comm, int tag, MPI_Group group, MPI_Timeout timeout, MPI_Comm* out, MPI_Request* request,
            bool sync, const char* fn) {
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
+  if (!out) return ret(comm, Status(Errc::arg, "newcomm is NULL"), fn);
+  if (Status st = check_parent(comm, timeout); !st.ok()) return ret(comm, st, fn);
   if (tag < 0) return ret(comm, Status(Errc::tag, "negative tag"), fn);
   if (!ftmpi::api::valid_group(group)) return ret(comm, Status(Errc::group, "invalid group"), fn);
-  if (group->size() != comm->size)
-    return ret(comm, Status(Errc::unsupported, std::string(fn) +
-                                                   ": only the parent's whole group is implemented (a strict subset needs an "
-                                                   "agreement among its members alone); use MPI_Comm_split_sync with "
-                                                   "MPI_UNDEFINED for the others"),
-               fn);
   int my = -1;
-  std::vector<int> order;
+  std::vector<int> world;
   for (int k = 0; k < group->size(); ++k) {
-    const int pr = comm->group->rank_of_world(group->world_ranks[static_cast<std::size_t>(k)]);
+    const int w = group->world_ranks[static_cast<std::size_t>(k)];
+    const int pr = comm->group->rank_of_world(w);
     if (pr < 0) return ret(comm, Status(Errc::group, "the group has processes outside the communicator"), fn);
     if (pr == comm->rank) my = k;
+    world.push_back(w);
   }
-  return isplit(comm, {SplitRequest{my >= 0 ? 0 : MPI_UNDEFINED, my}}, timeout, out, request, sync, fn);
+  if (group->size() == comm->size)
+    return run_split(comm, nullptr, {SplitRequest{my >= 0 ? 0 : MPI_UNDEFINED, my}}, timeout, out, request, sync, fn);
+  if (my < 0) {  // not a member: nothing to agree on
+    *out = MPI_COMM_NULL;
+    if (request) *request = rt().engine().completed_request();
+    return MPI_SUCCESS;
+  }
+  std::sort(world.begin(), world.end());
+  ftmpi_comm_s* channel = rt().ft().channel(world, kSaltFampGroup ^ (static_cast<std::uint32_t>(tag) * 0x9e3779b9u));
+  return run_split(comm, channel, {SplitRequest{0, my}}, timeout, out, request, sync, fn);
 }
 
 }  // namespace

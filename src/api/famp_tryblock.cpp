@@ -572,8 +572,10 @@ FTMPI_ALIAS(TryBlock_multiple_waitall)
 // A fault-aware barrier over sync_comm (the block's communicator or a subset communicator of it): one
 // agreement on the members' local fault state of the block; returns the class every member of sync_comm
 // gets (uniform), without ending the block. A group that is empty or only this process returns the locally
-// known errors. A strict subset given as a group needs a communicator: use MPI_TryBlock_comm_sync.
+// known errors. A strict subset given as a group agrees over an agreement channel of its members.
 namespace {
+
+constexpr std::uint32_t kSaltTryGroupSync = 0x54475359u;  // "TGSY"
 
 class SyncOp final : public ftmpi::p2p::GenericOp {
  public:
@@ -624,12 +626,24 @@ int sync(MPI_Comm sync_comm, MPI_Group group, MPI_Request try_request, MPI_Timeo
       if (out) *out = rt().engine().completed_request();
       return out ? MPI_SUCCESS : local_errors(b);
     }
-    if (gs != b->comm->size)
-      return ret(b->comm, Status(Errc::unsupported, "MPI_TryBlock_group_sync on a strict subset of the block's group is not implemented; use MPI_TryBlock_comm_sync with a communicator over the subset"), fn);
-    for (int k = 0; k < gs; ++k)
-      if (b->comm->group->rank_of_world(group->world_ranks[static_cast<std::size_t>(k)]) < 0)
+    std::vector<int> world;
+    bool member = false;
+    for (int k = 0; k < gs; ++k) {
+      const int w = group->world_ranks[static_cast<std::size_t>(k)];
+      if (b->comm->group->rank_of_world(w) < 0)
         return ret(b->comm, Status(Errc::group, "the group is not the block's group or a subset of it"), fn);
-    sync_comm = b->comm;
+      member = member || w == rt().world_rank();
+      world.push_back(w);
+    }
+    if (!member) return ret(b->comm, Status(Errc::group, "this process is not a member of the group"), fn);
+    if (gs == b->comm->size) {
+      sync_comm = b->comm;
+    } else {
+      // A strict subset: an agreement among its members alone, on an agreement channel (ft/ft_manager.h)
+      // salted with the block's context, so that syncs of different blocks over the same members stay apart.
+      std::sort(world.begin(), world.end());
+      sync_comm = rt().ft().channel(world, kSaltTryGroupSync ^ (b->comm->ctx_pt2pt * 0x9e3779b9u));
+    }
   } else {
     FTMPI_CHECK_COMM(sync_comm, fn);
     if (sync_comm->is_inter()) return ret(b->comm, Status(Errc::comm, "sync_comm is an intercommunicator"), fn);
