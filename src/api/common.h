@@ -11,6 +11,7 @@
 //     return ftmpi::api::ret(comm, st, "MPI_Foo");  // MPI_SUCCESS or the error handler's outcome
 //   }
 #pragma once
+#include <atomic>
 #include <mutex>
 
 #include "mpi.h"
@@ -45,9 +46,17 @@ bool valid_comm(const ftmpi_comm_s* c);
 bool valid_type(const ftmpi_datatype_s* t);   // live and committed, usable for communication
 bool valid_group(const ftmpi_group_s* g);
 
+// MPI_T event callbacks that need the application's own context (api/mpit.cpp): non-zero while some wait
+// for the exit of an outermost MPI call; run_deferred_mpit_events() runs them there (no lock held).
+extern std::atomic<int> g_mpit_deferred;
+void run_deferred_mpit_events();
+// MPI_THREAD_MULTIPLE: this thread's nesting of MPI calls (the Reinit gate below counts for one thread only).
+extern thread_local int t_api_depth;
+
 // RAII: the big lock for MPI_THREAD_MULTIPLE (no lock taken below MULTIPLE), and the Reinit gate: the
 // nesting of MPI calls (an asynchronous rollback never jumps out of the library) and, at the exit of the
-// outermost call, the jump that was deferred meanwhile (models/reinit/reinit_control.h).
+// outermost call, the jump that was deferred meanwhile (models/reinit/reinit_control.h), then the MPI_T
+// callbacks that wait for the application's context. Cost when nothing is due: two loads.
 class ApiLock {
  public:
   ApiLock() {
@@ -55,12 +64,21 @@ class ApiLock {
     if (g_api.rt && g_api.rt->thread_level() == MPI_THREAD_MULTIPLE) {
       lock_ = &g_api.rt->lock();
       lock_->lock();
+      ++t_api_depth;
     }
   }
   ~ApiLock() {
-    if (lock_) lock_->unlock();
-    if (reinit::gate_leave() == 0 && __builtin_expect(reinit::g_gate.jump_due != 0, 0))
-      reinit::ReinitControl::jump_if_due();
+    int depth;
+    if (lock_) {
+      depth = --t_api_depth;
+      lock_->unlock();
+      reinit::gate_leave();
+    } else {
+      depth = reinit::gate_leave();
+    }
+    if (depth == 0 && __builtin_expect(reinit::g_gate.jump_due != 0, 0)) reinit::ReinitControl::jump_if_due();
+    if (depth == 0 && __builtin_expect(g_mpit_deferred.load(std::memory_order_relaxed) != 0, 0))
+      run_deferred_mpit_events();
   }
   ApiLock(const ApiLock&) = delete;
   ApiLock& operator=(const ApiLock&) = delete;

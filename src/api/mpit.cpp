@@ -9,16 +9,23 @@
 //   3 ftmpi_user_event    world rank of the publisher, the application's code
 // One source (index 0, "ftmpi_events", ordered, nanosecond ticks of CLOCK_MONOTONIC).
 //
-// Callbacks run on the event thread (models/events/event_hub.h), concurrently with the application, so
-// only a callback registered for MPI_T_CB_REQUIRE_THREAD_SAFE or MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE can be
-// invoked (the first of the two that is set; it is passed that level). An event for a handle with only
-// weaker callbacks (NONE, MPI_RESTRICTED) is dropped and the handle's dropped handler, if any, is called
-// (on the event thread, count 1, level MPI_T_CB_REQUIRE_THREAD_SAFE). MPI_T functions return their error
-// codes directly (no error handler), as the standard says.
+// Where callbacks run. Notices reach the event thread (models/events/event_hub.h), which runs concurrently
+// with the application: there a callback registered for MPI_T_CB_REQUIRE_THREAD_SAFE or
+// MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE is invoked at once (the first of the two that is set; it is passed that
+// level). A handle whose callbacks all need more (MPI_T_CB_REQUIRE_NONE or _MPI_RESTRICTED: no concurrency
+// with the application, or MPI functions allowed) gets the event queued instead; the application thread runs
+// it at the exit of its next outermost MPI call (ApiLock, api/common.h: no library lock held, any MPI
+// function may be called — the NONE context), passing MPI_T_CB_REQUIRE_NONE (or _MPI_RESTRICTED when only
+// that one is set). The queue holds kMaxDeferred events; events beyond are counted and reported through
+// the handle's dropped handler at the next delivery (also on the application thread). A handle with no
+// callback at all drops its events (dropped handler, count 1, on the event thread). Freeing a handle
+// discards its queued events. MPI_T functions return their error codes directly (no error handler), as the
+// standard says.
 #include <time.h>
 
 #include <atomic>
 #include <cstring>
+#include <deque>
 #include <mutex>
 
 #include "api/common.h"
@@ -83,6 +90,7 @@ struct ftmpi_mpit_event_registration_s {
   MPI_T_event_cb_function* cb[4] = {};
   void* user_data[4] = {};
   MPI_T_event_dropped_cb_function* dropped = nullptr;
+  MPI_Count dropped_deferred = 0;  // events the full queue could not take (guarded by g_deferred_mu)
 };
 
 struct ftmpi_mpit_event_instance_s {
@@ -105,6 +113,26 @@ int element(const ftmpi_mpit_event_instance_s& in, int k) {
   }
 }
 
+// Events waiting for the application's context (see the top of this file).
+struct Deferred {
+  MPI_T_event_registration reg;
+  ev::Event e;
+};
+constexpr std::size_t kMaxDeferred = 1024;
+std::mutex g_deferred_mu;       // the queue, dropped_deferred
+std::deque<Deferred> g_deferred;
+std::mutex g_delivering_mu;     // held while deferred callbacks run: handle_free waits for them
+thread_local bool t_in_deferred = false;
+
+void defer(MPI_T_event_registration reg, const ev::Event& e) {
+  std::lock_guard<std::mutex> l(g_deferred_mu);
+  if (g_deferred.size() >= kMaxDeferred)
+    ++reg->dropped_deferred;
+  else
+    g_deferred.push_back(Deferred{reg, e});
+  ftmpi::api::g_mpit_deferred.store(1, std::memory_order_relaxed);
+}
+
 void deliver(MPI_T_event_registration reg, const ev::Event& e) {
   MPI_T_event_cb_function* fn = nullptr;
   void* data = nullptr;
@@ -120,6 +148,10 @@ void deliver(MPI_T_event_registration reg, const ev::Event& e) {
         level = s;
         break;
       }
+    }
+    if (!fn && (reg->cb[MPI_T_CB_REQUIRE_NONE] || reg->cb[MPI_T_CB_REQUIRE_MPI_RESTRICTED])) {
+      defer(reg, e);
+      return;
     }
     if (!fn) {
       dropped = reg->dropped;
@@ -138,6 +170,59 @@ void deliver(MPI_T_event_registration reg, const ev::Event& e) {
 }
 
 }  // namespace
+
+namespace ftmpi::api {
+std::atomic<int> g_mpit_deferred{0};
+thread_local int t_api_depth = 0;
+
+void run_deferred_mpit_events() {
+  if (t_in_deferred) return;  // a callback's own MPI calls
+  // Another thread delivering (MPI_THREAD_MULTIPLE) empties the queue: do not wait for its callbacks.
+  std::unique_lock<std::mutex> delivering(g_delivering_mu, std::try_to_lock);
+  if (!delivering.owns_lock()) return;
+  t_in_deferred = true;
+  for (;;) {
+    Deferred d{};
+    MPI_Count lost = 0;
+    {
+      std::lock_guard<std::mutex> l(g_deferred_mu);
+      if (g_deferred.empty()) {
+        g_mpit_deferred.store(0, std::memory_order_relaxed);
+        break;
+      }
+      d = g_deferred.front();
+      g_deferred.pop_front();
+      lost = d.reg->dropped_deferred;
+      d.reg->dropped_deferred = 0;
+    }
+    MPI_T_event_registration reg = d.reg;
+    MPI_T_event_cb_function* fn = nullptr;
+    void* data = nullptr;
+    MPI_T_cb_safety level = MPI_T_CB_REQUIRE_NONE;
+    MPI_T_event_dropped_cb_function* dropped = nullptr;
+    {
+      std::lock_guard<std::mutex> l(reg->mu);
+      for (MPI_T_cb_safety s : {MPI_T_CB_REQUIRE_NONE, MPI_T_CB_REQUIRE_MPI_RESTRICTED}) {
+        if (reg->cb[s]) {
+          fn = reg->cb[s];
+          data = reg->user_data[s];
+          level = s;
+          break;
+        }
+      }
+      dropped = reg->dropped;
+    }
+    if (lost > 0 && dropped) dropped(lost, reg, 0, MPI_T_CB_REQUIRE_NONE, data);
+    if (!fn) continue;  // its callback was removed meanwhile
+    ftmpi_mpit_event_instance_s inst;
+    inst.index = reg->index;
+    inst.e = d.e;
+    fn(&inst, reg, level, data);
+    inst.magic = 0;
+  }
+  t_in_deferred = false;
+}
+}  // namespace ftmpi::api
 
 #define FTMPI_T_CHECK() \
   if (!t_ready()) return MPI_T_ERR_NOT_INITIALIZED
@@ -264,7 +349,7 @@ extern "C" int PMPI_T_event_handle_alloc(int event_index, void* obj_handle, MPI_
   FTMPI_T_CHECK();
   if (event_index < 0 || event_index >= kNumEvents) return MPI_T_ERR_INVALID_INDEX;
   if (!event_registration || !obj_handle) return MPI_ERR_ARG;
-  if (ftmpi::api::called_from_event_callback()) return MPI_T_ERR_INVALID;
+  if (ftmpi::api::called_from_event_callback() || t_in_deferred) return MPI_T_ERR_INVALID;
   if (!ftmpi::api::g_api.rt) return MPI_ERR_OTHER;  // bound to a communicator: MPI must be initialized
   ftmpi::api::ApiLock lock;
   MPI_Comm comm = *static_cast<MPI_Comm*>(obj_handle);
@@ -341,10 +426,15 @@ extern "C" int PMPI_T_event_handle_free(MPI_T_event_registration reg, void* user
                                         MPI_T_event_free_cb_function* free_cb_function) {
   FTMPI_T_CHECK();
   if (!valid_reg(reg)) return MPI_T_ERR_INVALID_HANDLE;
-  if (ftmpi::api::called_from_event_callback()) return MPI_T_ERR_INVALID;
+  if (ftmpi::api::called_from_event_callback() || t_in_deferred) return MPI_T_ERR_INVALID;
   if (ftmpi::api::g_api.rt) {
     ftmpi::api::ApiLock lock;
     rt().events().unsubscribe(reg->subscription);  // on return no callback of it runs
+  }
+  {
+    std::lock_guard<std::mutex> delivering(g_delivering_mu);  // another thread's deferred callbacks end first
+    std::lock_guard<std::mutex> l(g_deferred_mu);
+    std::erase_if(g_deferred, [reg](const Deferred& d) { return d.reg == reg; });
   }
   reg->magic = 0;
   if (free_cb_function) free_cb_function(reg, MPI_T_CB_REQUIRE_NONE, user_data);
