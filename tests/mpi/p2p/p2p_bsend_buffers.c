@@ -7,7 +7,8 @@
  *    waits for a pending message: a 1 MiB Bsend whose receiver posts its receive 300 ms late keeps detach
  *    blocked >= 150 ms, and the data arrives intact;
  *  - a Bsend that does not fit (64 ints into 100 bytes) fails with MPI_ERR_BUFFER; a second
- *    MPI_Buffer_attach fails with MPI_ERR_BUFFER;
+ *    MPI_Buffer_attach fails with MPI_ERR_BUFFER (neither checked with Open MPI 4.1:
+ *    it sends the message anyway and returns a raw -30 for the attach);
  * and with MPI-4.1 (ftmpi; MPICH 4.0 and Open MPI 4.1 have none of it):
  *  - a communicator's buffer is used by Bsend on that communicator only (MPI_COMM_WORLD, without a process
  *    buffer, fails with MPI_ERR_BUFFER), before the process buffer (a too small process buffer does not
@@ -84,10 +85,12 @@ static void process_buffer(void) {
   CHECK_MPI(MPI_Bsend(out, 64, MPI_INT, right, 1, MPI_COMM_WORLD));
   CHECK_MPI(MPI_Recv(in, 64, MPI_INT, left, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
   for (int i = 0; i < 64; i++) CHECK(in[i] == left * 1000 + i);
-  /* a second attach */
+  /* a second attach (Open MPI 4.1 returns its internal code -30, not an error class) */
+#ifndef OPEN_MPI
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   CHECK_CLASS(MPI_Buffer_attach(b, bsize), MPI_ERR_BUFFER);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+#endif
   void *d = NULL;
   int ds = 0;
   CHECK_MPI(MPI_Buffer_detach(&d, &ds));
@@ -100,13 +103,15 @@ static void process_buffer(void) {
   CHECK(g_detached == bb && g_detached_size == big_bsize);
   if (rank % 2 == 0) CHECK(took >= 0.15, "MPI_Buffer_detach returned after %.3f s with a message pending", took);
   free(bb);
-  /* too small */
+  /* too small (Open MPI 4.1 sends such a small message anyway) */
+#ifndef OPEN_MPI
   CHECK_MPI(MPI_Buffer_attach(b, 100));
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   CHECK_CLASS(MPI_Bsend(out, 64, MPI_INT, right, 3, MPI_COMM_WORLD), MPI_ERR_BUFFER);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
   CHECK_MPI(MPI_Buffer_detach(&d, &ds));
   CHECK(d == b && ds == 100);
+#endif
   free(b);
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 }
