@@ -1290,13 +1290,23 @@ FTMPI_DECL(int, Neighbor_allgatherv_init, (const void *sendbuf, int sendcount, M
 FTMPI_DECL(int, Neighbor_alltoall_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request));
 FTMPI_DECL(int, Neighbor_alltoallv_init, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request));
 FTMPI_DECL(int, Neighbor_alltoallw_init, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request));
-/* MPI-4.1 §3.6: flushing the buffered-send buffer; per-communicator / per-session buffers (not implemented) */
+/* MPI-4.1 §3.6: buffered-send buffers of the process, of a communicator, of a session; flushing them;
+ * MPI_BUFFER_AUTOMATIC (the library sizes the buffer itself) */
+#define MPI_BUFFER_AUTOMATIC ((void *)-2)
 FTMPI_DECL(int, Buffer_flush, (void));
 FTMPI_DECL(int, Buffer_iflush, (MPI_Request *request));
 FTMPI_DECL(int, Comm_attach_buffer, (MPI_Comm comm, void *buffer, int size));
 FTMPI_DECL(int, Comm_detach_buffer, (MPI_Comm comm, void *buffer_addr, int *size));
 FTMPI_DECL(int, Comm_flush_buffer, (MPI_Comm comm));
 FTMPI_DECL(int, Comm_iflush_buffer, (MPI_Comm comm, MPI_Request *request));
+FTMPI_DECL(int, Comm_attach_buffer_c, (MPI_Comm comm, void *buffer, MPI_Count size));
+FTMPI_DECL(int, Comm_detach_buffer_c, (MPI_Comm comm, void *buffer_addr, MPI_Count *size));
+FTMPI_DECL(int, Session_attach_buffer, (MPI_Session session, void *buffer, int size));
+FTMPI_DECL(int, Session_detach_buffer, (MPI_Session session, void *buffer_addr, int *size));
+FTMPI_DECL(int, Session_flush_buffer, (MPI_Session session));
+FTMPI_DECL(int, Session_iflush_buffer, (MPI_Session session, MPI_Request *request));
+FTMPI_DECL(int, Session_attach_buffer_c, (MPI_Session session, void *buffer, MPI_Count size));
+FTMPI_DECL(int, Session_detach_buffer_c, (MPI_Session session, void *buffer_addr, MPI_Count *size));
 /* MPI-4.0 large counts (_c): point-to-point (§3) */
 FTMPI_DECL(int, Send_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
 FTMPI_DECL(int, Bsend_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));

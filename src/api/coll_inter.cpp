@@ -14,7 +14,7 @@ namespace {
 std::size_t sz(int n) { return static_cast<std::size_t>(n); }
 
 // A data argument as coll_check_data wants it, and never MPI_IN_PLACE.
-Status check_data(const void* buf, int count, MPI_Datatype type) {
+Status check_data(const void* buf, long long count, MPI_Datatype type) {
   if (coll::is_in_place(buf)) return Status(Errc::buffer, "MPI_IN_PLACE is not allowed on an intercommunicator");
   return coll_check_data(buf, count, type);
 }
@@ -35,12 +35,6 @@ int core_root(int root) {
   if (root == MPI_ROOT) return coll::kInterRootHere;
   if (root == MPI_PROC_NULL) return coll::kInterRootIdle;
   return root;
-}
-
-// A total of elements that must fit an int (the counts of a reduction's input vector).
-Status check_total(long long total) {
-  if (total > 0x7fffffff) return Status(Errc::count, "the counts add up to more than INT_MAX");
-  return {};
 }
 
 InterPlanPtr make(MPI_Comm comm) { return std::make_unique<coll::InterPlan>(comm); }
@@ -93,7 +87,7 @@ Result<InterPlanPtr> prepare_inter_gather(const void* sendbuf, int sendcount, MP
 }
 
 Result<InterPlanPtr> prepare_inter_gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                           const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root,
+                                           coll::IndexArray recvcounts, coll::IndexArray displs, MPI_Datatype recvtype, int root,
                                            MPI_Comm comm) {
   FTMPI_TRY(check_root(root, comm));
   if (root == MPI_ROOT) {
@@ -117,7 +111,7 @@ Result<InterPlanPtr> prepare_inter_scatter(const void* sendbuf, int sendcount, M
   return p;
 }
 
-Result<InterPlanPtr> prepare_inter_scatterv(const void* sendbuf, const int* sendcounts, const int* displs,
+Result<InterPlanPtr> prepare_inter_scatterv(const void* sendbuf, coll::IndexArray sendcounts, coll::IndexArray displs,
                                             MPI_Datatype sendtype, void* recvbuf, int recvcount,
                                             MPI_Datatype recvtype, int root, MPI_Comm comm) {
   FTMPI_TRY(check_root(root, comm));
@@ -142,7 +136,7 @@ Result<InterPlanPtr> prepare_inter_allgather(const void* sendbuf, int sendcount,
 }
 
 Result<InterPlanPtr> prepare_inter_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                                              void* recvbuf, const int* recvcounts, const int* displs,
+                                              void* recvbuf, coll::IndexArray recvcounts, coll::IndexArray displs,
                                               MPI_Datatype recvtype, MPI_Comm comm) {
   FTMPI_TRY(check_data(sendbuf, sendcount, sendtype));
   FTMPI_TRY(check_vector(recvbuf, recvtype));
@@ -162,9 +156,9 @@ Result<InterPlanPtr> prepare_inter_alltoall(const void* sendbuf, int sendcount, 
   return p;
 }
 
-Result<InterPlanPtr> prepare_inter_alltoallv(const void* sendbuf, const int* sendcounts, const int* sdispls,
-                                             MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
-                                             const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm) {
+Result<InterPlanPtr> prepare_inter_alltoallv(const void* sendbuf, coll::IndexArray sendcounts, coll::IndexArray sdispls,
+                                             MPI_Datatype sendtype, void* recvbuf, coll::IndexArray recvcounts,
+                                             coll::IndexArray rdispls, MPI_Datatype recvtype, MPI_Comm comm) {
   const int rs = comm->peer_size();
   FTMPI_TRY(check_vector(sendbuf, sendtype));
   FTMPI_TRY(coll_check_array(sendcounts, rs, "sendcounts", true));
@@ -177,9 +171,9 @@ Result<InterPlanPtr> prepare_inter_alltoallv(const void* sendbuf, const int* sen
   return p;
 }
 
-Result<InterPlanPtr> prepare_inter_alltoallw(const void* sendbuf, const int* sendcounts, const int* sdispls,
-                                             const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts,
-                                             const int* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm) {
+Result<InterPlanPtr> prepare_inter_alltoallw(const void* sendbuf, coll::IndexArray sendcounts, coll::IndexArray sdispls,
+                                             const MPI_Datatype* sendtypes, void* recvbuf, coll::IndexArray recvcounts,
+                                             coll::IndexArray rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm) {
   const int rs = comm->peer_size();
   if (coll::is_in_place(sendbuf) || coll::is_in_place(recvbuf))
     return Status(Errc::buffer, "MPI_IN_PLACE is not allowed on an intercommunicator");
@@ -194,13 +188,12 @@ Result<InterPlanPtr> prepare_inter_alltoallw(const void* sendbuf, const int* sen
   return p;
 }
 
-Result<InterPlanPtr> prepare_inter_reduce_scatter(const void* sendbuf, void* recvbuf, const int* recvcounts,
+Result<InterPlanPtr> prepare_inter_reduce_scatter(const void* sendbuf, void* recvbuf, coll::IndexArray recvcounts,
                                                   MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   FTMPI_TRY(coll_check_array(recvcounts, comm->size, "recvcounts", true));
   long long total = 0;
   for (int i = 0; i < comm->size; ++i) total += recvcounts[i];
-  FTMPI_TRY(check_total(total));
-  FTMPI_TRY(check_data(sendbuf, static_cast<int>(total), type));
+  FTMPI_TRY(check_data(sendbuf, total, type));
   FTMPI_TRY(check_data(recvbuf, recvcounts[comm->rank], type));
   FTMPI_TRY(coll_check_op(op, type));
   InterPlanPtr p = make(comm);
@@ -212,8 +205,7 @@ Result<InterPlanPtr> prepare_inter_reduce_scatter_block(const void* sendbuf, voi
                                                         MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   if (recvcount < 0) return Status(Errc::count, "count must be non-negative");
   const long long total = static_cast<long long>(recvcount) * comm->size;
-  FTMPI_TRY(check_total(total));
-  FTMPI_TRY(check_data(sendbuf, static_cast<int>(total), type));
+  FTMPI_TRY(check_data(sendbuf, total, type));
   FTMPI_TRY(check_data(recvbuf, recvcount, type));
   FTMPI_TRY(coll_check_op(op, type));
   InterPlanPtr p = make(comm);

@@ -11,6 +11,7 @@
 #pragma once
 #include <memory>
 
+#include "coll/index_array.h"
 #include "coll/inter_plan.h"
 #include "mpi.h"
 #include "util/status.h"
@@ -28,27 +29,27 @@ Result<InterPlanPtr> prepare_inter_allreduce(const void* sendbuf, void* recvbuf,
 Result<InterPlanPtr> prepare_inter_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                           int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
 Result<InterPlanPtr> prepare_inter_gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                           const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root,
+                                           coll::IndexArray recvcounts, coll::IndexArray displs, MPI_Datatype recvtype, int root,
                                            MPI_Comm comm);
 Result<InterPlanPtr> prepare_inter_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                            int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
-Result<InterPlanPtr> prepare_inter_scatterv(const void* sendbuf, const int* sendcounts, const int* displs,
+Result<InterPlanPtr> prepare_inter_scatterv(const void* sendbuf, coll::IndexArray sendcounts, coll::IndexArray displs,
                                             MPI_Datatype sendtype, void* recvbuf, int recvcount,
                                             MPI_Datatype recvtype, int root, MPI_Comm comm);
 Result<InterPlanPtr> prepare_inter_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                              void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 Result<InterPlanPtr> prepare_inter_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                                              void* recvbuf, const int* recvcounts, const int* displs,
+                                              void* recvbuf, coll::IndexArray recvcounts, coll::IndexArray displs,
                                               MPI_Datatype recvtype, MPI_Comm comm);
 Result<InterPlanPtr> prepare_inter_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                             int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-Result<InterPlanPtr> prepare_inter_alltoallv(const void* sendbuf, const int* sendcounts, const int* sdispls,
-                                             MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
-                                             const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm);
-Result<InterPlanPtr> prepare_inter_alltoallw(const void* sendbuf, const int* sendcounts, const int* sdispls,
-                                             const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts,
-                                             const int* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm);
-Result<InterPlanPtr> prepare_inter_reduce_scatter(const void* sendbuf, void* recvbuf, const int* recvcounts,
+Result<InterPlanPtr> prepare_inter_alltoallv(const void* sendbuf, coll::IndexArray sendcounts, coll::IndexArray sdispls,
+                                             MPI_Datatype sendtype, void* recvbuf, coll::IndexArray recvcounts,
+                                             coll::IndexArray rdispls, MPI_Datatype recvtype, MPI_Comm comm);
+Result<InterPlanPtr> prepare_inter_alltoallw(const void* sendbuf, coll::IndexArray sendcounts, coll::IndexArray sdispls,
+                                             const MPI_Datatype* sendtypes, void* recvbuf, coll::IndexArray recvcounts,
+                                             coll::IndexArray rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm);
+Result<InterPlanPtr> prepare_inter_reduce_scatter(const void* sendbuf, void* recvbuf, coll::IndexArray recvcounts,
                                                   MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 Result<InterPlanPtr> prepare_inter_reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                                                         MPI_Datatype type, MPI_Op op, MPI_Comm comm);

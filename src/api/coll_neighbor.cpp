@@ -12,11 +12,15 @@
 using ftmpi::Errc;
 using ftmpi::Result;
 using ftmpi::Status;
+using ftmpi::api::prepare_neighbor_allgatherv;
+using ftmpi::api::prepare_neighbor_alltoallv;
+using ftmpi::api::prepare_neighbor_alltoallw;
 using ftmpi::api::ret;
 using ftmpi::api::run_collective;
 using ftmpi::api::SchedulePtr;
 using ftmpi::api::start_collective;
 using ftmpi::api::valid_type;
+using ftmpi::coll::IndexArray;
 using ftmpi::coll::NeighborBlock;
 using ftmpi::coll::Neighbors;
 
@@ -40,8 +44,7 @@ Status check_data(const void* buf, int count, MPI_Datatype type, std::size_t n) 
 }
 
 // Per-neighbour counts and displacements (n entries; may be NULL only when n == 0).
-template <class Disp>
-Status check_vector(const int* counts, const Disp* displs, std::size_t n, const char* what) {
+Status check_vector(IndexArray counts, IndexArray displs, std::size_t n, const char* what) {
   if (n == 0) return {};
   if (!counts || !displs) return Status(Errc::arg, std::string(what) + " counts or displacements are NULL");
   for (std::size_t i = 0; i < n; ++i)
@@ -49,7 +52,7 @@ Status check_vector(const int* counts, const Disp* displs, std::size_t n, const 
   return {};
 }
 
-Status check_types(const MPI_Datatype* types, const int* counts, std::size_t n, const char* what) {
+Status check_types(const MPI_Datatype* types, IndexArray counts, std::size_t n, const char* what) {
   if (n == 0) return {};
   if (!types) return Status(Errc::arg, std::string(what) + " types are NULL");
   for (std::size_t i = 0; i < n; ++i)
@@ -67,17 +70,18 @@ Blocks regular(std::size_t n, int count, MPI_Datatype type, bool strided) {
   return b;
 }
 
-Blocks irregular(std::size_t n, const int* counts, const int* displs, MPI_Datatype type) {
+Blocks irregular(std::size_t n, IndexArray counts, IndexArray displs, MPI_Datatype type) {
   Blocks b(n);
   for (std::size_t i = 0; i < n; ++i)
-    b[i] = {static_cast<std::ptrdiff_t>(displs[i]) * type->extent, sz(counts[i]), type};
+    b[i] = {static_cast<std::ptrdiff_t>(displs[i]) * type->extent, static_cast<std::size_t>(counts[i]), type};
   return b;
 }
 
-Blocks typed(std::size_t n, const int* counts, const MPI_Aint* displs, const MPI_Datatype* types) {
+Blocks typed(std::size_t n, IndexArray counts, IndexArray displs, const MPI_Datatype* types) {
   Blocks b(n);
   for (std::size_t i = 0; i < n; ++i)
-    b[i] = {static_cast<std::ptrdiff_t>(displs[i]), sz(counts[i]), counts[i] > 0 ? types[i] : MPI_BYTE};
+    b[i] = {static_cast<std::ptrdiff_t>(displs[i]), static_cast<std::size_t>(counts[i]),
+            counts[i] > 0 ? types[i] : MPI_BYTE};
   return b;
 }
 
@@ -99,9 +103,11 @@ Result<SchedulePtr> prepare_allgather(const void* sendbuf, int sendcount, MPI_Da
                   regular(in, recvcount, recvtype, true));
 }
 
-Result<SchedulePtr> prepare_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                       const int* recvcounts, const int* displs, MPI_Datatype recvtype,
-                                       MPI_Comm comm) {
+}  // namespace
+
+Result<SchedulePtr> ftmpi::api::prepare_neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                                            void* recvbuf, IndexArray recvcounts, IndexArray displs,
+                                                            MPI_Datatype recvtype, MPI_Comm comm) {
   auto nb = ftmpi::coll::neighbors_of(comm);
   if (!nb.ok()) return nb.status();
   const std::size_t in = nb->sources.size(), out = nb->destinations.size();
@@ -111,6 +117,8 @@ Result<SchedulePtr> prepare_allgatherv(const void* sendbuf, int sendcount, MPI_D
   return exchange(comm, *nb, sendbuf, regular(out, sendcount, sendtype, false), recvbuf,
                   irregular(in, recvcounts, displs, recvtype));
 }
+
+namespace {
 
 Result<SchedulePtr> prepare_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
@@ -123,9 +131,12 @@ Result<SchedulePtr> prepare_alltoall(const void* sendbuf, int sendcount, MPI_Dat
                   regular(in, recvcount, recvtype, true));
 }
 
-Result<SchedulePtr> prepare_alltoallv(const void* sendbuf, const int* sendcounts, const int* sdispls,
-                                      MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
-                                      const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm) {
+}  // namespace
+
+Result<SchedulePtr> ftmpi::api::prepare_neighbor_alltoallv(const void* sendbuf, IndexArray sendcounts,
+                                                           IndexArray sdispls, MPI_Datatype sendtype, void* recvbuf,
+                                                           IndexArray recvcounts, IndexArray rdispls,
+                                                           MPI_Datatype recvtype, MPI_Comm comm) {
   auto nb = ftmpi::coll::neighbors_of(comm);
   if (!nb.ok()) return nb.status();
   const std::size_t in = nb->sources.size(), out = nb->destinations.size();
@@ -137,9 +148,10 @@ Result<SchedulePtr> prepare_alltoallv(const void* sendbuf, const int* sendcounts
                   irregular(in, recvcounts, rdispls, recvtype));
 }
 
-Result<SchedulePtr> prepare_alltoallw(const void* sendbuf, const int* sendcounts, const MPI_Aint* sdispls,
-                                      const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts,
-                                      const MPI_Aint* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm) {
+Result<SchedulePtr> ftmpi::api::prepare_neighbor_alltoallw(const void* sendbuf, IndexArray sendcounts,
+                                                           IndexArray sdispls, const MPI_Datatype* sendtypes,
+                                                           void* recvbuf, IndexArray recvcounts, IndexArray rdispls,
+                                                           const MPI_Datatype* recvtypes, MPI_Comm comm) {
   auto nb = ftmpi::coll::neighbors_of(comm);
   if (!nb.ok()) return nb.status();
   const std::size_t in = nb->sources.size(), out = nb->destinations.size();
@@ -152,6 +164,8 @@ Result<SchedulePtr> prepare_alltoallw(const void* sendbuf, const int* sendcounts
   return exchange(comm, *nb, sendbuf, typed(out, sendcounts, sdispls, sendtypes), recvbuf,
                   typed(in, recvcounts, rdispls, recvtypes));
 }
+
+namespace {
 
 Status no_request() { return Status(Errc::arg, "request is NULL"); }
 
@@ -174,7 +188,7 @@ extern "C" int PMPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   return run_collective(
-      comm, prepare_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm), fn);
+      comm, prepare_neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm), fn);
 }
 FTMPI_ALIAS(Neighbor_allgatherv)
 
@@ -195,7 +209,7 @@ extern "C" int PMPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   return run_collective(comm,
-                        prepare_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                        prepare_neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                                           recvtype, comm),
                         fn);
 }
@@ -208,7 +222,7 @@ extern "C" int PMPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   return run_collective(comm,
-                        prepare_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                        prepare_neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                                           recvtypes, comm),
                         fn);
 }
@@ -233,7 +247,7 @@ extern "C" int PMPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI
   FTMPI_CHECK_COMM(comm, fn);
   if (!request) return ret(comm, no_request(), fn);
   return start_collective(
-      comm, prepare_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm), request,
+      comm, prepare_neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm), request,
       fn);
 }
 FTMPI_ALIAS(Ineighbor_allgatherv)
@@ -258,7 +272,7 @@ extern "C" int PMPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcount
   FTMPI_CHECK_COMM(comm, fn);
   if (!request) return ret(comm, no_request(), fn);
   return start_collective(comm,
-                          prepare_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                          prepare_neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                                             recvtype, comm),
                           request, fn);
 }
@@ -273,7 +287,7 @@ extern "C" int PMPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcount
   FTMPI_CHECK_COMM(comm, fn);
   if (!request) return ret(comm, no_request(), fn);
   return start_collective(comm,
-                          prepare_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                          prepare_neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                                             recvtypes, comm),
                           request, fn);
 }
@@ -316,7 +330,7 @@ extern "C" int PMPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount,
   KeptArray<int> rc(recvcounts, in), dp(displs, in);
   return init_collective(
       comm, info,
-      [=] { return prepare_allgatherv(sendbuf, sendcount, sendtype, recvbuf, rc.get(), dp.get(), recvtype, comm); },
+      [=] { return prepare_neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, rc.get(), dp.get(), recvtype, comm); },
       request, fn);
 }
 FTMPI_ALIAS(Neighbor_allgatherv_init)
@@ -345,7 +359,7 @@ extern "C" int PMPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendc
   return init_collective(
       comm, info,
       [=] {
-        return prepare_alltoallv(sendbuf, sc.get(), sd.get(), sendtype, recvbuf, rc.get(), rd.get(), recvtype, comm);
+        return prepare_neighbor_alltoallv(sendbuf, sc.get(), sd.get(), sendtype, recvbuf, rc.get(), rd.get(), recvtype, comm);
       },
       request, fn);
 }
@@ -365,7 +379,7 @@ extern "C" int PMPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendc
   return init_collective(
       comm, info,
       [=] {
-        return prepare_alltoallw(sendbuf, sc.get(), sd.get(), st.get(), recvbuf, rc.get(), rd.get(), rt_.get(),
+        return prepare_neighbor_alltoallw(sendbuf, sc.get(), sd.get(), st.get(), recvbuf, rc.get(), rd.get(), rt_.get(),
                                  comm);
       },
       request, fn);

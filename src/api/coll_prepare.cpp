@@ -28,7 +28,7 @@ Status coll_check_op(MPI_Op op, MPI_Datatype type) {
   return dt::check_op(op, type);
 }
 
-Status coll_check_array(const int* a, int n, const char* what, bool counts) {
+Status coll_check_array(coll::IndexArray a, int n, const char* what, bool counts) {
   if (!a) return Status(Errc::arg, std::string(what) + " is NULL");
   if (counts) {
     for (int i = 0; i < n; ++i)
@@ -37,7 +37,7 @@ Status coll_check_array(const int* a, int n, const char* what, bool counts) {
   return {};
 }
 
-Status coll_check_types(const MPI_Datatype* types, const int* counts, int n, const char* what) {
+Status coll_check_types(const MPI_Datatype* types, coll::IndexArray counts, int n, const char* what) {
   if (!types) return Status(Errc::arg, std::string(what) + " is NULL");
   for (int i = 0; i < n; ++i)
     if (counts[i] > 0 && !valid_type(types[i])) return Status(Errc::type, "invalid or uncommitted datatype");
@@ -68,7 +68,7 @@ Status check_type(MPI_Datatype type) {
   return {};
 }
 
-Status check_array(const int* a, MPI_Comm comm, const char* what, bool counts) {
+Status check_array(coll::IndexArray a, MPI_Comm comm, const char* what, bool counts) {
   return coll_check_array(a, comm->size, what, counts);
 }
 
@@ -79,7 +79,7 @@ Status not_in_place(const void* buf, const char* what) {
 
 // Checks common to the reductions whose input may be MPI_IN_PLACE (in recvbuf). `in_count` (>= 0) is the
 // number of input elements, which for Reduce_scatter is a sum of int counts and may exceed INT_MAX.
-Status check_reduction(const void* sendbuf, void* recvbuf, int count, long long in_count, MPI_Datatype type,
+Status check_reduction(const void* sendbuf, void* recvbuf, long long count, long long in_count, MPI_Datatype type,
                        MPI_Op op) {
   FTMPI_TRY(not_in_place(recvbuf, "recvbuf"));
   if (!is_in_place(sendbuf)) FTMPI_TRY(coll_check_data(sendbuf, in_count, type));
@@ -155,7 +155,7 @@ Result<SchedulePtr> prepare_gather(const void* sendbuf, int sendcount, MPI_Datat
 }
 
 Result<SchedulePtr> prepare_gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                    const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root,
+                                    coll::IndexArray recvcounts, coll::IndexArray displs, MPI_Datatype recvtype, int root,
                                     MPI_Comm comm) {
   FTMPI_TRY(check_intra(comm));
   FTMPI_TRY(coll_check_root(root, comm));
@@ -189,7 +189,7 @@ Result<SchedulePtr> prepare_scatter(const void* sendbuf, int sendcount, MPI_Data
   return s;
 }
 
-Result<SchedulePtr> prepare_scatterv(const void* sendbuf, const int* sendcounts, const int* displs,
+Result<SchedulePtr> prepare_scatterv(const void* sendbuf, coll::IndexArray sendcounts, coll::IndexArray displs,
                                      MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                                      int root, MPI_Comm comm) {
   FTMPI_TRY(check_intra(comm));
@@ -220,7 +220,7 @@ Result<SchedulePtr> prepare_allgather(const void* sendbuf, int sendcount, MPI_Da
 }
 
 Result<SchedulePtr> prepare_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                       const int* recvcounts, const int* displs, MPI_Datatype recvtype,
+                                       coll::IndexArray recvcounts, coll::IndexArray displs, MPI_Datatype recvtype,
                                        MPI_Comm comm) {
   FTMPI_TRY(check_intra(comm));
   FTMPI_TRY(not_in_place(recvbuf, "recvbuf"));
@@ -244,9 +244,9 @@ Result<SchedulePtr> prepare_alltoall(const void* sendbuf, int sendcount, MPI_Dat
   return s;
 }
 
-Result<SchedulePtr> prepare_alltoallv(const void* sendbuf, const int* sendcounts, const int* sdispls,
-                                      MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
-                                      const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm, Runtime* immediate) {
+Result<SchedulePtr> prepare_alltoallv(const void* sendbuf, coll::IndexArray sendcounts, coll::IndexArray sdispls,
+                                      MPI_Datatype sendtype, void* recvbuf, coll::IndexArray recvcounts,
+                                      coll::IndexArray rdispls, MPI_Datatype recvtype, MPI_Comm comm, Runtime* immediate) {
   FTMPI_TRY(check_intra(comm));
   FTMPI_TRY(not_in_place(recvbuf, "recvbuf"));
   if (!is_in_place(sendbuf)) {
@@ -262,12 +262,12 @@ Result<SchedulePtr> prepare_alltoallv(const void* sendbuf, const int* sendcounts
   return s;
 }
 
-Result<SchedulePtr> prepare_alltoallw(const void* sendbuf, const int* sendcounts, const int* sdispls,
-                                      const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts,
-                                      const int* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm, Runtime* immediate) {
+Result<SchedulePtr> prepare_alltoallw(const void* sendbuf, coll::IndexArray sendcounts, coll::IndexArray sdispls,
+                                      const MPI_Datatype* sendtypes, void* recvbuf, coll::IndexArray recvcounts,
+                                      coll::IndexArray rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm, Runtime* immediate) {
   FTMPI_TRY(check_intra(comm));
   FTMPI_TRY(not_in_place(recvbuf, "recvbuf"));
-  auto check_types = [&](const MPI_Datatype* types, const int* counts, const char* what) {
+  auto check_types = [&](const MPI_Datatype* types, coll::IndexArray counts, const char* what) {
     return coll_check_types(types, counts, comm->size, what);
   };
   if (!is_in_place(sendbuf)) {
@@ -283,7 +283,7 @@ Result<SchedulePtr> prepare_alltoallw(const void* sendbuf, const int* sendcounts
   return s;
 }
 
-Result<SchedulePtr> prepare_reduce_scatter(const void* sendbuf, void* recvbuf, const int* recvcounts,
+Result<SchedulePtr> prepare_reduce_scatter(const void* sendbuf, void* recvbuf, coll::IndexArray recvcounts,
                                            MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   FTMPI_TRY(check_intra(comm));
   FTMPI_TRY(check_array(recvcounts, comm, "recvcounts", true));

@@ -7,6 +7,7 @@
 #pragma once
 #include <memory>
 
+#include "coll/index_array.h"
 #include "coll/schedule.h"
 #include "mpi.h"
 #include "util/status.h"
@@ -22,9 +23,9 @@ Status coll_check_root(int root, MPI_Comm comm);
 // A live op that is defined for the type.
 Status coll_check_op(MPI_Op op, MPI_Datatype type);
 // A per-rank array of `n` counts (counts: every entry non-negative) or displacements; NULL is MPI_ERR_ARG.
-Status coll_check_array(const int* a, int n, const char* what, bool counts);
+Status coll_check_array(coll::IndexArray a, int n, const char* what, bool counts);
 // Alltoallw's per-rank types: usable wherever the matching count (n entries) is positive.
-Status coll_check_types(const MPI_Datatype* types, const int* counts, int n, const char* what);
+Status coll_check_types(const MPI_Datatype* types, coll::IndexArray counts, int n, const char* what);
 
 using SchedulePtr = std::unique_ptr<coll::Schedule>;
 // `immediate` (blocking callers only, for the builders that allow it): the schedule runs while it is
@@ -39,30 +40,30 @@ Result<SchedulePtr> prepare_allreduce(const void* sendbuf, void* recvbuf, int co
 Result<SchedulePtr> prepare_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
 Result<SchedulePtr> prepare_gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                    const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root,
+                                    coll::IndexArray recvcounts, coll::IndexArray displs, MPI_Datatype recvtype, int root,
                                     MPI_Comm comm);
 Result<SchedulePtr> prepare_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
-Result<SchedulePtr> prepare_scatterv(const void* sendbuf, const int* sendcounts, const int* displs,
+Result<SchedulePtr> prepare_scatterv(const void* sendbuf, coll::IndexArray sendcounts, coll::IndexArray displs,
                                      MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                                      int root, MPI_Comm comm);
 Result<SchedulePtr> prepare_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 Result<SchedulePtr> prepare_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                       const int* recvcounts, const int* displs, MPI_Datatype recvtype,
+                                       coll::IndexArray recvcounts, coll::IndexArray displs, MPI_Datatype recvtype,
                                        MPI_Comm comm);
 Result<SchedulePtr> prepare_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                                      Runtime* immediate = nullptr);
-Result<SchedulePtr> prepare_alltoallv(const void* sendbuf, const int* sendcounts, const int* sdispls,
-                                      MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
-                                      const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm,
+Result<SchedulePtr> prepare_alltoallv(const void* sendbuf, coll::IndexArray sendcounts, coll::IndexArray sdispls,
+                                      MPI_Datatype sendtype, void* recvbuf, coll::IndexArray recvcounts,
+                                      coll::IndexArray rdispls, MPI_Datatype recvtype, MPI_Comm comm,
                                      Runtime* immediate = nullptr);
-Result<SchedulePtr> prepare_alltoallw(const void* sendbuf, const int* sendcounts, const int* sdispls,
-                                      const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts,
-                                      const int* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm,
+Result<SchedulePtr> prepare_alltoallw(const void* sendbuf, coll::IndexArray sendcounts, coll::IndexArray sdispls,
+                                      const MPI_Datatype* sendtypes, void* recvbuf, coll::IndexArray recvcounts,
+                                      coll::IndexArray rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm,
                                      Runtime* immediate = nullptr);
-Result<SchedulePtr> prepare_reduce_scatter(const void* sendbuf, void* recvbuf, const int* recvcounts,
+Result<SchedulePtr> prepare_reduce_scatter(const void* sendbuf, void* recvbuf, coll::IndexArray recvcounts,
                                            MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 Result<SchedulePtr> prepare_reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                                                  MPI_Datatype type, MPI_Op op, MPI_Comm comm);
@@ -70,6 +71,20 @@ Result<SchedulePtr> prepare_scan(const void* sendbuf, void* recvbuf, int count, 
                                  MPI_Comm comm);
 Result<SchedulePtr> prepare_exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                                    MPI_Comm comm);
+
+// Neighbourhood collectives (api/coll_neighbor.cpp): the v/w forms, shared with their large-count _c forms.
+// Arrays have in-degree (recv*) or out-degree (send*) entries; Neighbor_alltoallw's displacements are bytes.
+Result<SchedulePtr> prepare_neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                                void* recvbuf, coll::IndexArray recvcounts, coll::IndexArray displs,
+                                                MPI_Datatype recvtype, MPI_Comm comm);
+Result<SchedulePtr> prepare_neighbor_alltoallv(const void* sendbuf, coll::IndexArray sendcounts,
+                                               coll::IndexArray sdispls, MPI_Datatype sendtype, void* recvbuf,
+                                               coll::IndexArray recvcounts, coll::IndexArray rdispls,
+                                               MPI_Datatype recvtype, MPI_Comm comm);
+Result<SchedulePtr> prepare_neighbor_alltoallw(const void* sendbuf, coll::IndexArray sendcounts,
+                                               coll::IndexArray sdispls, const MPI_Datatype* sendtypes,
+                                               void* recvbuf, coll::IndexArray recvcounts, coll::IndexArray rdispls,
+                                               const MPI_Datatype* recvtypes, MPI_Comm comm);
 
 }  // namespace ftmpi::api
 

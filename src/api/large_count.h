@@ -1,6 +1,6 @@
 // Helpers of the large-count (_c) functions of MPI-4.0 that forward to their int forms
 // (api/large_count_coll.cpp, api/large_count_dtype.cpp): narrowing MPI_Count / MPI_Aint arguments to int,
-// and the error for values ftmpi cannot narrow yet.
+// and the stand-in element for a single count beyond INT_MAX.
 #pragma once
 #include <climits>
 #include <cstddef>
@@ -21,15 +21,6 @@ inline int narrow_count(MPI_Count c) {
   if (c < 0) return -1;
   if (c > INT_MAX) return kTooLarge;
   return static_cast<int>(c);
-}
-
-// MPI_ERR_UNSUPPORTED_OPERATION for a value the int path cannot carry.
-inline int too_large(MPI_Comm comm, const char* fn) {
-  return ret(valid_comm(comm) ? comm : nullptr,
-             Status(Errc::unsupported, std::string(fn) +
-                                           ": a count or displacement beyond INT_MAX is not supported by ftmpi yet in "
-                                           "this function (see docs/api.md, large counts)"),
-             fn);
 }
 
 // An int copy of a count or displacement array (null when the caller's is null or not significant here);
@@ -59,12 +50,6 @@ IntArray narrow_array(const T* a, std::size_t n, bool significant, bool counts) 
     }
   }
   return r;
-}
-inline IntArray narrow_counts(const MPI_Count* a, std::size_t n, bool significant) {
-  return narrow_array(a, n, significant, true);
-}
-inline IntArray narrow_displs(const MPI_Aint* a, std::size_t n, bool significant) {
-  return narrow_array(a, n, significant, false);
 }
 
 // One count of a _c function for its int form: `count` itself with `type` when it fits in an int (a negative

@@ -1,8 +1,10 @@
 // Point-to-point C functions: sends of every mode, receives, Sendrecv(_replace), probes, buffered-send
 // buffers, persistent requests.
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 
+#include "api/buffer_attach.h"
 #include "api/common.h"
 #include "api/p2p_args.h"
 
@@ -265,24 +267,19 @@ FTMPI_ALIAS(Sendrecv_replace)
 
 extern "C" int PMPI_Buffer_attach(void* buffer, int size) {
   FTMPI_ENTER("MPI_Buffer_attach");
-  if (size < 0 || (!buffer && size > 0))
-    return ret(nullptr, Status(Errc::buffer, "invalid buffer or size"), "MPI_Buffer_attach");
-  return ret(nullptr, rt().engine().buffer_attach(buffer, static_cast<std::size_t>(size)), "MPI_Buffer_attach");
+  return ret(nullptr, ftmpi::api::attach_buffer(nullptr, buffer, size), "MPI_Buffer_attach");
 }
 FTMPI_ALIAS(Buffer_attach)
 
+// Without a buffer attached: NULL and 0, no error (as both peers do).
 extern "C" int PMPI_Buffer_detach(void* buffer_addr, int* size) {
   FTMPI_ENTER("MPI_Buffer_detach");
   if (!buffer_addr || !size) return ret(nullptr, Status(Errc::arg, "NULL argument"), "MPI_Buffer_detach");
-  // Blocks until every buffered message has been handed to a transport.
-  rt().progress().wait_until([] { return !rt().engine().bsend_pending(); });
-  void* buf = nullptr;
-  std::size_t n = 0;
-  Status st = rt().engine().buffer_detach(&buf, &n);
-  if (!st.ok()) return ret(nullptr, st, "MPI_Buffer_detach");
-  *static_cast<void**>(buffer_addr) = buf;
-  *size = static_cast<int>(n);
-  return MPI_SUCCESS;
+  long long n = 0;
+  Status st = ftmpi::api::detach_buffer(nullptr, buffer_addr, &n);
+  if (!st.ok() && st.code() == Errc::buffer) *static_cast<void**>(buffer_addr) = nullptr, n = 0, st = Status::Ok();
+  if (st.ok()) *size = n > INT_MAX ? INT_MAX : static_cast<int>(n);
+  return ret(nullptr, st, "MPI_Buffer_detach");
 }
 FTMPI_ALIAS(Buffer_detach)
 
@@ -511,21 +508,16 @@ extern "C" int PMPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype type, MPI_M
 FTMPI_ALIAS(Mrecv_c)
 extern "C" int PMPI_Buffer_attach_c(void* buffer, MPI_Count size) {
   FTMPI_ENTER("MPI_Buffer_attach_c");
-  if (size < 0 || (!buffer && size > 0))
-    return ret(nullptr, Status(Errc::buffer, "invalid buffer or size"), "MPI_Buffer_attach_c");
-  return ret(nullptr, rt().engine().buffer_attach(buffer, static_cast<std::size_t>(size)), "MPI_Buffer_attach_c");
+  return ret(nullptr, ftmpi::api::attach_buffer(nullptr, buffer, size), "MPI_Buffer_attach_c");
 }
 FTMPI_ALIAS(Buffer_attach_c)
 extern "C" int PMPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size) {
   FTMPI_ENTER("MPI_Buffer_detach_c");
   if (!buffer_addr || !size) return ret(nullptr, Status(Errc::arg, "NULL argument"), "MPI_Buffer_detach_c");
-  rt().progress().wait_until([] { return !rt().engine().bsend_pending(); });
-  void* buf = nullptr;
-  std::size_t n = 0;
-  Status st = rt().engine().buffer_detach(&buf, &n);
-  if (!st.ok()) return ret(nullptr, st, "MPI_Buffer_detach_c");
-  *static_cast<void**>(buffer_addr) = buf;
-  *size = static_cast<MPI_Count>(n);
-  return MPI_SUCCESS;
+  long long n = 0;
+  Status st = ftmpi::api::detach_buffer(nullptr, buffer_addr, &n);
+  if (!st.ok() && st.code() == Errc::buffer) *static_cast<void**>(buffer_addr) = nullptr, n = 0, st = Status::Ok();
+  if (st.ok()) *size = n;
+  return ret(nullptr, st, "MPI_Buffer_detach_c");
 }
 FTMPI_ALIAS(Buffer_detach_c)

@@ -18,11 +18,13 @@
 //    returned.
 #include "api/session.h"
 
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
 
+#include "api/buffer_attach.h"
 #include "api/common.h"
 #include "api/errors.h"
 #include "api/info_object.h"
@@ -210,6 +212,10 @@ extern "C" int PMPI_Session_finalize(MPI_Session* session) {
   {
     ftmpi::api::ApiLock lock;
     CHECK_SESSION(s, fn);
+    // The session's buffered-send buffer: its messages are transmitted first (as MPI_Session_detach_buffer
+    // would), then it is dropped.
+    ftmpi::api::flush_buffer(s);
+    g_api.rt->engine().buffer_forget(s);
     set_errhandler(s, nullptr);
     s->magic = ftmpi::kMagicFreed;  // kept allocated: stale handles stay detectable
     --ftmpi::api::g_sessions;
@@ -341,6 +347,7 @@ extern "C" int PMPI_Group_from_session_pset(MPI_Session session, const char* pse
   const int i = pset_index(pset_name);
   if (i < 0) return session_ret(session, Status(Errc::arg, "unknown process set name"), fn);
   *newgroup = ftmpi::comm::make_group(pset_members(i), g_api.rt->world_rank());
+  (*newgroup)->session = session;  // its communicators use the session's buffered-send buffer
   return MPI_SUCCESS;
 }
 FTMPI_ALIAS(Group_from_session_pset)
@@ -394,7 +401,69 @@ extern "C" int PMPI_Comm_create_from_group(MPI_Group group, const char* stringta
   if (!eh->predefined) ++eh->refs;
   if (old && !old->predefined && --old->refs == 0) old->magic = ftmpi::kMagicFreed;
   if (info != MPI_INFO_NULL) out->hints = std::make_shared<const ftmpi::Info>(info->info);
+  out->session = group->session;  // (MPI-4.1 §3.6: Bsend falls back to the session's buffer)
   *newcomm = out;
   return MPI_SUCCESS;
 }
 FTMPI_ALIAS(Comm_create_from_group)
+
+// ---- MPI-4.1 §3.6: the session's buffered-send buffer (helpers in api/buffer_attach.cpp) -----------------
+
+extern "C" int PMPI_Session_attach_buffer(MPI_Session session, void* buffer, int size) {
+  const char* fn = "MPI_Session_attach_buffer";
+  FTMPI_ENTER(fn);
+  CHECK_SESSION(session, fn);
+  return session_ret(session, ftmpi::api::attach_buffer(session, buffer, size), fn);
+}
+FTMPI_ALIAS(Session_attach_buffer)
+
+extern "C" int PMPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count size) {
+  const char* fn = "MPI_Session_attach_buffer_c";
+  FTMPI_ENTER(fn);
+  CHECK_SESSION(session, fn);
+  return session_ret(session, ftmpi::api::attach_buffer(session, buffer, size), fn);
+}
+FTMPI_ALIAS(Session_attach_buffer_c)
+
+extern "C" int PMPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size) {
+  const char* fn = "MPI_Session_detach_buffer";
+  FTMPI_ENTER(fn);
+  CHECK_SESSION(session, fn);
+  if (!size) return session_ret(session, Status(Errc::arg, "NULL argument"), fn);
+  long long n = 0;
+  Status st = ftmpi::api::detach_buffer(session, buffer_addr, &n);
+  if (st.ok()) *size = n > INT_MAX ? INT_MAX : static_cast<int>(n);
+  return session_ret(session, st, fn);
+}
+FTMPI_ALIAS(Session_detach_buffer)
+
+extern "C" int PMPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Count* size) {
+  const char* fn = "MPI_Session_detach_buffer_c";
+  FTMPI_ENTER(fn);
+  CHECK_SESSION(session, fn);
+  if (!size) return session_ret(session, Status(Errc::arg, "NULL argument"), fn);
+  long long n = 0;
+  Status st = ftmpi::api::detach_buffer(session, buffer_addr, &n);
+  if (st.ok()) *size = n;
+  return session_ret(session, st, fn);
+}
+FTMPI_ALIAS(Session_detach_buffer_c)
+
+extern "C" int PMPI_Session_flush_buffer(MPI_Session session) {
+  const char* fn = "MPI_Session_flush_buffer";
+  FTMPI_ENTER(fn);
+  CHECK_SESSION(session, fn);
+  ftmpi::api::flush_buffer(session);
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Session_flush_buffer)
+
+extern "C" int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request) {
+  const char* fn = "MPI_Session_iflush_buffer";
+  FTMPI_ENTER(fn);
+  CHECK_SESSION(session, fn);
+  if (!request) return session_ret(session, Status(Errc::arg, "request is NULL"), fn);
+  *request = ftmpi::api::iflush_buffer(session, MPI_COMM_SELF);
+  return MPI_SUCCESS;
+}
+FTMPI_ALIAS(Session_iflush_buffer)

@@ -125,8 +125,3 @@ FTMPI_UNSUPPORTED(File_sync, nullptr, (MPI_File))
 // fault tolerance on windows and files, seed spelling (seed 000; no windows or files yet)
 FTMPI_UNSUPPORTED(File_invalidate, nullptr, (MPI_File))
 
-// MPI-4.0 / 4.1 (branch mpi4): per-communicator buffered-send buffers and large-count user reductions
-FTMPI_UNSUPPORTED(Comm_attach_buffer, comm, (MPI_Comm comm, void*, int))
-FTMPI_UNSUPPORTED(Comm_detach_buffer, comm, (MPI_Comm comm, void*, int*))
-FTMPI_UNSUPPORTED(Comm_flush_buffer, comm, (MPI_Comm comm))
-FTMPI_UNSUPPORTED(Comm_iflush_buffer, comm, (MPI_Comm comm, MPI_Request*))

@@ -65,7 +65,7 @@ void build_allgather(Schedule& s, const void* sendbuf, std::size_t sendcount, co
 
 // Allgatherv: ring, with each block at its own displacement and count.
 void build_allgatherv(Schedule& s, const void* sendbuf, std::size_t sendcount, const Datatype* sendtype,
-                      void* recvbuf, const int* recvcounts, const int* displs, const Datatype* recvtype) {
+                      void* recvbuf, IndexArray recvcounts, IndexArray displs, const Datatype* recvtype) {
   const int p = s.comm()->size, me = s.comm()->rank;
   auto block = [&](int i) { return static_cast<char*>(recvbuf) + static_cast<std::ptrdiff_t>(displs[i]) * recvtype->extent; };
   auto count = [&](int i) { return static_cast<std::size_t>(recvcounts[i]); };

@@ -26,8 +26,8 @@ namespace {
 // The blocks of an alltoall as (address, count, type) per peer, on both sides.
 struct Side {
   const char* base;
-  const int* counts;
-  const int* displs;           // in elements of `type`, or bytes when `byte_displs`
+  IndexArray counts;
+  IndexArray displs;           // in elements of `type`, or bytes when `byte_displs`
   const Dt* type;              // all peers (unless `types`)
   const Dt* const* types;      // per peer (Alltoallw)
   std::size_t fixed_count;     // Alltoall: every peer gets fixed_count, blocks adjacent
@@ -169,15 +169,15 @@ void build_alltoall(Schedule& s, const void* sendbuf, std::size_t sendcount, con
   }
 }
 
-void build_alltoallv(Schedule& s, const void* sendbuf, const int* sendcounts, const int* sdispls, const Dt* sendtype,
-                     void* recvbuf, const int* recvcounts, const int* rdispls, const Dt* recvtype) {
+void build_alltoallv(Schedule& s, const void* sendbuf, IndexArray sendcounts, IndexArray sdispls, const Dt* sendtype,
+                     void* recvbuf, IndexArray recvcounts, IndexArray rdispls, const Dt* recvtype) {
   const Side rcv{static_cast<const char*>(recvbuf), recvcounts, rdispls, recvtype, nullptr, 0};
   const Side snd{static_cast<const char*>(sendbuf), sendcounts, sdispls, sendtype, nullptr, 0};
   post_all(s, send_side(s, sendbuf, snd, rcv), rcv, true);
 }
 
-void build_alltoallw(Schedule& s, const void* sendbuf, const int* sendcounts, const int* sdispls,
-                     const Dt* const* sendtypes, void* recvbuf, const int* recvcounts, const int* rdispls,
+void build_alltoallw(Schedule& s, const void* sendbuf, IndexArray sendcounts, IndexArray sdispls,
+                     const Dt* const* sendtypes, void* recvbuf, IndexArray recvcounts, IndexArray rdispls,
                      const Dt* const* recvtypes) {
   const Side rcv{static_cast<const char*>(recvbuf), recvcounts, rdispls, nullptr, recvtypes, 0, true};
   const Side snd{static_cast<const char*>(sendbuf), sendcounts, sdispls, nullptr, sendtypes, 0, true};

@@ -6,6 +6,7 @@
 #pragma once
 #include <cstddef>
 
+#include "coll/index_array.h"
 #include "coll/schedule.h"
 #include "datatype/datatype.h"
 #include "datatype/op.h"
@@ -33,19 +34,19 @@ void build_allgather(Schedule& s, const void* sendbuf, std::size_t sendcount, co
 // already in recvbuf), Reduce_scatter* / Scan / Exscan (sendbuf: the input is in recvbuf).
 using Dt = ftmpi_datatype_s;
 void build_gatherv(Schedule& s, const void* sendbuf, std::size_t sendcount, const Dt* sendtype, void* recvbuf,
-                   const int* recvcounts, const int* displs, const Dt* recvtype, int root);
-void build_scatterv(Schedule& s, const void* sendbuf, const int* sendcounts, const int* displs, const Dt* sendtype,
+                   IndexArray recvcounts, IndexArray displs, const Dt* recvtype, int root);
+void build_scatterv(Schedule& s, const void* sendbuf, IndexArray sendcounts, IndexArray displs, const Dt* sendtype,
                     void* recvbuf, std::size_t recvcount, const Dt* recvtype, int root);
 void build_allgatherv(Schedule& s, const void* sendbuf, std::size_t sendcount, const Dt* sendtype, void* recvbuf,
-                      const int* recvcounts, const int* displs, const Dt* recvtype);
+                      IndexArray recvcounts, IndexArray displs, const Dt* recvtype);
 void build_alltoall(Schedule& s, const void* sendbuf, std::size_t sendcount, const Dt* sendtype, void* recvbuf,
                     std::size_t recvcount, const Dt* recvtype);
-void build_alltoallv(Schedule& s, const void* sendbuf, const int* sendcounts, const int* sdispls, const Dt* sendtype,
-                     void* recvbuf, const int* recvcounts, const int* rdispls, const Dt* recvtype);
-void build_alltoallw(Schedule& s, const void* sendbuf, const int* sendcounts, const int* sdispls,
-                     const Dt* const* sendtypes, void* recvbuf, const int* recvcounts, const int* rdispls,
+void build_alltoallv(Schedule& s, const void* sendbuf, IndexArray sendcounts, IndexArray sdispls, const Dt* sendtype,
+                     void* recvbuf, IndexArray recvcounts, IndexArray rdispls, const Dt* recvtype);
+void build_alltoallw(Schedule& s, const void* sendbuf, IndexArray sendcounts, IndexArray sdispls,
+                     const Dt* const* sendtypes, void* recvbuf, IndexArray recvcounts, IndexArray rdispls,
                      const Dt* const* recvtypes);
-void build_reduce_scatter(Schedule& s, const void* sendbuf, void* recvbuf, const int* recvcounts, const Dt* type,
+void build_reduce_scatter(Schedule& s, const void* sendbuf, void* recvbuf, IndexArray recvcounts, const Dt* type,
                           const ftmpi_op_s* op);
 void build_reduce_scatter_block(Schedule& s, const void* sendbuf, void* recvbuf, std::size_t recvcount,
                                 const Dt* type, const ftmpi_op_s* op);
@@ -80,9 +81,9 @@ void build_alltoall_bruck(Schedule& s, const void* sendbuf, std::size_t sendcoun
                           void* recvbuf, std::size_t recvcount, const Dt* recvtype);
 void build_alltoall_post_all(Schedule& s, const void* sendbuf, std::size_t sendcount, const Dt* sendtype,
                              void* recvbuf, std::size_t recvcount, const Dt* recvtype);
-void build_reduce_scatter_via_reduce(Schedule& s, const void* sendbuf, void* recvbuf, const int* recvcounts,
+void build_reduce_scatter_via_reduce(Schedule& s, const void* sendbuf, void* recvbuf, IndexArray recvcounts,
                                      const Dt* type, const ftmpi_op_s* op);
-void build_reduce_scatter_direct(Schedule& s, const void* sendbuf, void* recvbuf, const int* recvcounts,
+void build_reduce_scatter_direct(Schedule& s, const void* sendbuf, void* recvbuf, IndexArray recvcounts,
                                    const Dt* type, const ftmpi_op_s* op);
 
 }  // namespace ftmpi::coll

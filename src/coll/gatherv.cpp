@@ -8,16 +8,16 @@
 namespace ftmpi::coll {
 
 namespace {
-char* at(void* base, const int* displs, int i, const Dt* type) {
+char* at(void* base, IndexArray displs, int i, const Dt* type) {
   return static_cast<char*>(base) + static_cast<std::ptrdiff_t>(displs[i]) * type->extent;
 }
-const char* at(const void* base, const int* displs, int i, const Dt* type) {
+const char* at(const void* base, IndexArray displs, int i, const Dt* type) {
   return static_cast<const char*>(base) + static_cast<std::ptrdiff_t>(displs[i]) * type->extent;
 }
 }  // namespace
 
 void build_gatherv(Schedule& s, const void* sendbuf, std::size_t sendcount, const Dt* sendtype, void* recvbuf,
-                   const int* recvcounts, const int* displs, const Dt* recvtype, int root) {
+                   IndexArray recvcounts, IndexArray displs, const Dt* recvtype, int root) {
   const int p = s.comm()->size, me = s.comm()->rank;
   if (me != root) {
     if (dt::packed_size(sendtype, sendcount) > 0) s.send(root, sendbuf, sendcount, sendtype);
@@ -33,7 +33,7 @@ void build_gatherv(Schedule& s, const void* sendbuf, std::size_t sendcount, cons
   }
 }
 
-void build_scatterv(Schedule& s, const void* sendbuf, const int* sendcounts, const int* displs, const Dt* sendtype,
+void build_scatterv(Schedule& s, const void* sendbuf, IndexArray sendcounts, IndexArray displs, const Dt* sendtype,
                     void* recvbuf, std::size_t recvcount, const Dt* recvtype, int root) {
   const int p = s.comm()->size, me = s.comm()->rank;
   if (me != root) {

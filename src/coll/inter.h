@@ -17,6 +17,7 @@
 #pragma once
 #include <cstddef>
 
+#include "coll/index_array.h"
 #include "coll/inter_plan.h"
 #include "datatype/datatype.h"
 #include "datatype/op.h"
@@ -52,23 +53,23 @@ void inter_allgather(InterPlan& p, const void* sendbuf, std::size_t sendcount, c
 // The root receives recvcounts[i] elements from remote rank i at displs[i] (in recvtype extents); the
 // arrays are read at the root only.
 void inter_gatherv(InterPlan& p, const void* sendbuf, std::size_t sendcount, const Dt* sendtype, void* recvbuf,
-                   const int* recvcounts, const int* displs, const Dt* recvtype, int root);
+                   IndexArray recvcounts, IndexArray displs, const Dt* recvtype, int root);
 // The root sends sendcounts[i] elements at displs[i] to remote rank i; the arrays are read at the root only.
-void inter_scatterv(InterPlan& p, const void* sendbuf, const int* sendcounts, const int* displs, const Dt* sendtype,
+void inter_scatterv(InterPlan& p, const void* sendbuf, IndexArray sendcounts, IndexArray displs, const Dt* sendtype,
                     void* recvbuf, std::size_t recvcount, const Dt* recvtype, int root);
 // recvbuf receives recvcounts[i] elements from remote rank i at displs[i].
 void inter_allgatherv(InterPlan& p, const void* sendbuf, std::size_t sendcount, const Dt* sendtype, void* recvbuf,
-                      const int* recvcounts, const int* displs, const Dt* recvtype);
+                      IndexArray recvcounts, IndexArray displs, const Dt* recvtype);
 
 // ---- inter_alltoall.cpp ----
 // Block j of sendbuf goes to remote rank j; block i of recvbuf comes from remote rank i.
 void inter_alltoall(InterPlan& p, const void* sendbuf, std::size_t sendcount, const Dt* sendtype, void* recvbuf,
                     std::size_t recvcount, const Dt* recvtype);
-void inter_alltoallv(InterPlan& p, const void* sendbuf, const int* sendcounts, const int* sdispls,
-                     const Dt* sendtype, void* recvbuf, const int* recvcounts, const int* rdispls, const Dt* recvtype);
+void inter_alltoallv(InterPlan& p, const void* sendbuf, IndexArray sendcounts, IndexArray sdispls,
+                     const Dt* sendtype, void* recvbuf, IndexArray recvcounts, IndexArray rdispls, const Dt* recvtype);
 // Displacements in bytes, one type per remote rank.
-void inter_alltoallw(InterPlan& p, const void* sendbuf, const int* sendcounts, const int* sdispls,
-                     const Dt* const* sendtypes, void* recvbuf, const int* recvcounts, const int* rdispls,
+void inter_alltoallw(InterPlan& p, const void* sendbuf, IndexArray sendcounts, IndexArray sdispls,
+                     const Dt* const* sendtypes, void* recvbuf, IndexArray recvcounts, IndexArray rdispls,
                      const Dt* const* recvtypes);
 
 // ---- inter_reduce_scatter.cpp ----
@@ -78,7 +79,7 @@ void inter_reduce_scatter_block(InterPlan& p, const void* sendbuf, void* recvbuf
                                 const Dt* type, const ftmpi_op_s* op);
 // recvcounts has one entry per rank of THIS group; sendbuf holds their sum; the reduction of the remote
 // group's sendbufs is scattered over this group, recvcounts[i] elements to local rank i.
-void inter_reduce_scatter(InterPlan& p, const void* sendbuf, void* recvbuf, const int* recvcounts, const Dt* type,
+void inter_reduce_scatter(InterPlan& p, const void* sendbuf, void* recvbuf, IndexArray recvcounts, const Dt* type,
                           const ftmpi_op_s* op);
 
 }  // namespace ftmpi::coll

@@ -11,33 +11,40 @@ namespace ftmpi::coll {
 
 namespace {
 
-std::size_t sz(int n) { return static_cast<std::size_t>(n); }
+std::size_t sz(long long n) { return static_cast<std::size_t>(n); }
 
 // One block per remote rank: its count, its address, its type.
 struct Blocks {
-  std::vector<int> counts;
+  std::vector<long long> counts;
   std::vector<std::ptrdiff_t> offsets;  // bytes from the buffer
   std::vector<const Dt*> types;
 };
 
 // Blocks at displacements counted in extents of one type (Alltoallv).
-Blocks blocks_v(int n, const int* counts, const int* displs, const Dt* type) {
-  Blocks b{std::vector<int>(counts, counts + n), {}, std::vector<const Dt*>(sz(n), type)};
-  for (int i = 0; i < n; ++i) b.offsets.push_back(static_cast<std::ptrdiff_t>(displs[i]) * type->extent);
+Blocks blocks_v(int n, IndexArray counts, IndexArray displs, const Dt* type) {
+  Blocks b{{}, {}, std::vector<const Dt*>(sz(n), type)};
+  for (int i = 0; i < n; ++i) {
+    b.counts.push_back(counts[i]);
+    b.offsets.push_back(static_cast<std::ptrdiff_t>(displs[i]) * type->extent);
+  }
   return b;
 }
 
 // Blocks of `count` elements one after the other (Alltoall).
 Blocks blocks_regular(int n, std::size_t count, const Dt* type) {
-  Blocks b{std::vector<int>(sz(n), static_cast<int>(count)), {}, std::vector<const Dt*>(sz(n), type)};
+  Blocks b{std::vector<long long>(sz(n), static_cast<long long>(count)), {}, std::vector<const Dt*>(sz(n), type)};
   for (int i = 0; i < n; ++i) b.offsets.push_back(static_cast<std::ptrdiff_t>(sz(i) * count) * type->extent);
   return b;
 }
 
 // Blocks at displacements in bytes, one type each (Alltoallw).
-Blocks blocks_w(int n, const int* counts, const int* displs, const Dt* const* types) {
-  return {std::vector<int>(counts, counts + n), std::vector<std::ptrdiff_t>(displs, displs + n),
-          std::vector<const Dt*>(types, types + n)};
+Blocks blocks_w(int n, IndexArray counts, IndexArray displs, const Dt* const* types) {
+  Blocks b{{}, {}, std::vector<const Dt*>(types, types + n)};
+  for (int i = 0; i < n; ++i) {
+    b.counts.push_back(counts[i]);
+    b.offsets.push_back(static_cast<std::ptrdiff_t>(displs[i]));
+  }
+  return b;
 }
 
 void exchange(InterPlan& p, const void* sendbuf, Blocks out, void* recvbuf, Blocks in) {
@@ -63,15 +70,15 @@ void inter_alltoall(InterPlan& p, const void* sendbuf, std::size_t sendcount, co
   exchange(p, sendbuf, blocks_regular(rs, sendcount, sendtype), recvbuf, blocks_regular(rs, recvcount, recvtype));
 }
 
-void inter_alltoallv(InterPlan& p, const void* sendbuf, const int* sendcounts, const int* sdispls,
-                     const Dt* sendtype, void* recvbuf, const int* recvcounts, const int* rdispls, const Dt* recvtype) {
+void inter_alltoallv(InterPlan& p, const void* sendbuf, IndexArray sendcounts, IndexArray sdispls,
+                     const Dt* sendtype, void* recvbuf, IndexArray recvcounts, IndexArray rdispls, const Dt* recvtype) {
   const int rs = p.comm()->peer_size();
   exchange(p, sendbuf, blocks_v(rs, sendcounts, sdispls, sendtype), recvbuf,
            blocks_v(rs, recvcounts, rdispls, recvtype));
 }
 
-void inter_alltoallw(InterPlan& p, const void* sendbuf, const int* sendcounts, const int* sdispls,
-                     const Dt* const* sendtypes, void* recvbuf, const int* recvcounts, const int* rdispls,
+void inter_alltoallw(InterPlan& p, const void* sendbuf, IndexArray sendcounts, IndexArray sdispls,
+                     const Dt* const* sendtypes, void* recvbuf, IndexArray recvcounts, IndexArray rdispls,
                      const Dt* const* recvtypes) {
   const int rs = p.comm()->peer_size();
   exchange(p, sendbuf, blocks_w(rs, sendcounts, sdispls, sendtypes), recvbuf,

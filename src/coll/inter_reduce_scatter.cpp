@@ -39,11 +39,12 @@ void inter_reduce_scatter_block(InterPlan& p, const void* sendbuf, void* recvbuf
   });
 }
 
-void inter_reduce_scatter(InterPlan& p, const void* sendbuf, void* recvbuf, const int* recvcounts, const Dt* type,
+void inter_reduce_scatter(InterPlan& p, const void* sendbuf, void* recvbuf, IndexArray recvcounts, const Dt* type,
                           const ftmpi_op_s* op) {
   const int n = p.comm()->size, me = p.comm()->rank;
-  std::vector<int> counts(recvcounts, recvcounts + n), displs(static_cast<std::size_t>(n));
-  std::exclusive_scan(counts.begin(), counts.end(), displs.begin(), 0);
+  std::vector<long long> counts(static_cast<std::size_t>(n)), displs(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) counts[static_cast<std::size_t>(i)] = recvcounts[i];
+  std::exclusive_scan(counts.begin(), counts.end(), displs.begin(), 0LL);
   const std::size_t count = static_cast<std::size_t>(std::accumulate(counts.begin(), counts.end(), 0LL));
   reduce_swap_scatter(p, sendbuf, count, type, op, [=](Schedule& s, void* theirs) {
     build_scatterv(s, theirs, counts.data(), displs.data(), type, recvbuf,

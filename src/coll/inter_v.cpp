@@ -16,21 +16,25 @@ namespace ftmpi::coll {
 
 namespace {
 
-char* at(void* base, int displ, const Dt* type) {
+char* at(void* base, long long displ, const Dt* type) {
   return static_cast<char*>(base) + static_cast<std::ptrdiff_t>(displ) * type->extent;
 }
-const char* at(const void* base, int displ, const Dt* type) {
+const char* at(const void* base, long long displ, const Dt* type) {
   return static_cast<const char*>(base) + static_cast<std::ptrdiff_t>(displ) * type->extent;
 }
-std::vector<int> copy_of(const int* a, int n) { return std::vector<int>(a, a + n); }
-std::size_t sz(int n) { return static_cast<std::size_t>(n); }
+std::vector<long long> copy_of(IndexArray a, int n) {
+  std::vector<long long> v(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = a[i];
+  return v;
+}
+std::size_t sz(long long n) { return static_cast<std::size_t>(n); }
 
 }  // namespace
 
 void inter_gatherv(InterPlan& p, const void* sendbuf, std::size_t sendcount, const Dt* sendtype, void* recvbuf,
-                   const int* recvcounts, const int* displs, const Dt* recvtype, int root) {
+                   IndexArray recvcounts, IndexArray displs, const Dt* recvtype, int root) {
   const int rs = p.comm()->peer_size();
-  std::vector<int> counts, offs;
+  std::vector<long long> counts, offs;
   if (root == kInterRootHere) counts = copy_of(recvcounts, rs), offs = copy_of(displs, rs);
   p.inter([=, counts = std::move(counts), offs = std::move(offs)](Schedule& x) {
     if (root >= 0 && dt::packed_size(sendtype, sendcount) > 0) x.send(root, sendbuf, sendcount, sendtype);
@@ -42,10 +46,10 @@ void inter_gatherv(InterPlan& p, const void* sendbuf, std::size_t sendcount, con
   });
 }
 
-void inter_scatterv(InterPlan& p, const void* sendbuf, const int* sendcounts, const int* displs, const Dt* sendtype,
+void inter_scatterv(InterPlan& p, const void* sendbuf, IndexArray sendcounts, IndexArray displs, const Dt* sendtype,
                     void* recvbuf, std::size_t recvcount, const Dt* recvtype, int root) {
   const int rs = p.comm()->peer_size();
-  std::vector<int> counts, offs;
+  std::vector<long long> counts, offs;
   if (root == kInterRootHere) counts = copy_of(sendcounts, rs), offs = copy_of(displs, rs);
   p.inter([=, counts = std::move(counts), offs = std::move(offs)](Schedule& x) {
     if (root >= 0 && dt::packed_size(recvtype, recvcount) > 0) x.recv(root, recvbuf, recvcount, recvtype);
@@ -58,13 +62,13 @@ void inter_scatterv(InterPlan& p, const void* sendbuf, const int* sendcounts, co
 }
 
 void inter_allgatherv(InterPlan& p, const void* sendbuf, std::size_t sendcount, const Dt* sendtype, void* recvbuf,
-                      const int* recvcounts, const int* displs, const Dt* recvtype) {
+                      IndexArray recvcounts, IndexArray displs, const Dt* recvtype) {
   ftmpi_comm_s* comm = p.comm();
   const int rs = comm->peer_size();
   const bool leader = comm->rank == 0;
-  std::vector<int> counts = copy_of(recvcounts, rs), offs = copy_of(displs, rs);
+  std::vector<long long> counts = copy_of(recvcounts, rs), offs = copy_of(displs, rs);
   std::size_t total = 0;  // packed bytes of everything the remote group contributes
-  for (int c : counts) total += dt::packed_size(recvtype, sz(c));
+  for (long long c : counts) total += dt::packed_size(recvtype, sz(c));
   p.inter([=](Schedule& x) {
     if (dt::packed_size(sendtype, sendcount) > 0) x.send(0, sendbuf, sendcount, sendtype);
     if (!leader) return;

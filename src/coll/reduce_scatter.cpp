@@ -17,14 +17,14 @@
 namespace ftmpi::coll {
 
 namespace {
-std::vector<std::size_t> prefix(const int* counts, int p) {
+std::vector<std::size_t> prefix(IndexArray counts, int p) {
   std::vector<std::size_t> d(static_cast<std::size_t>(p) + 1, 0);
   for (int i = 0; i < p; ++i) d[static_cast<std::size_t>(i) + 1] = d[static_cast<std::size_t>(i)] + static_cast<std::size_t>(counts[i]);
   return d;
 }
 }  // namespace
 
-void build_reduce_scatter_via_reduce(Schedule& s, const void* sendbuf, void* recvbuf, const int* recvcounts,
+void build_reduce_scatter_via_reduce(Schedule& s, const void* sendbuf, void* recvbuf, IndexArray recvcounts,
                                      const Dt* type, const ftmpi_op_s* op) {
   const int p = s.comm()->size, me = s.comm()->rank;
   const std::vector<std::size_t> displ = prefix(recvcounts, p);
@@ -46,7 +46,7 @@ void build_reduce_scatter_via_reduce(Schedule& s, const void* sendbuf, void* rec
   s.local([=] { copy_typed(full, mine, type, recvbuf, mine, type); });
 }
 
-void build_reduce_scatter_direct(Schedule& s, const void* sendbuf, void* recvbuf, const int* recvcounts,
+void build_reduce_scatter_direct(Schedule& s, const void* sendbuf, void* recvbuf, IndexArray recvcounts,
                                  const Dt* type, const ftmpi_op_s* op) {
   const int p = s.comm()->size, me = s.comm()->rank;
   const std::vector<std::size_t> displ = prefix(recvcounts, p);
@@ -75,7 +75,7 @@ void build_reduce_scatter_direct(Schedule& s, const void* sendbuf, void* recvbuf
   });
 }
 
-void build_reduce_scatter(Schedule& s, const void* sendbuf, void* recvbuf, const int* recvcounts, const Dt* type,
+void build_reduce_scatter(Schedule& s, const void* sendbuf, void* recvbuf, IndexArray recvcounts, const Dt* type,
                           const ftmpi_op_s* op) {
   const std::size_t total = prefix(recvcounts, s.comm()->size).back();
   if (dt::packed_size(type, total) <= tuning::kReduceScatterViaReduceMaxTotal) {
@@ -87,7 +87,7 @@ void build_reduce_scatter(Schedule& s, const void* sendbuf, void* recvbuf, const
 
 void build_reduce_scatter_block(Schedule& s, const void* sendbuf, void* recvbuf, std::size_t recvcount, const Dt* type,
                                 const ftmpi_op_s* op) {
-  const std::vector<int> counts(static_cast<std::size_t>(s.comm()->size), static_cast<int>(recvcount));
+  const std::vector<long long> counts(static_cast<std::size_t>(s.comm()->size), static_cast<long long>(recvcount));
   build_reduce_scatter(s, sendbuf, recvbuf, counts.data(), type, op);
 }
 

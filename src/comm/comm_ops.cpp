@@ -61,6 +61,7 @@ Communicator* make_comm(Group* group, std::uint32_t ctx, const Communicator* par
   c->ctx_pt2pt = ctx;
   c->ctx_coll = ctx + 1;
   c->errhandler = parent->errhandler;
+  c->session = parent->session;  // derived communicators keep the session (its buffered-send buffer)
   if (c->errhandler && !c->errhandler->predefined) ++c->errhandler->refs;
   c->magic = kMagicComm;
   c->counted = true;
@@ -172,6 +173,7 @@ void retire(Runtime& rt, Communicator* comm) {
       if (w != rt.world_rank()) peers.push_back(w);
   }
   rt.engine().retire_context(comm->ctx_pt2pt, peers);
+  rt.engine().buffer_forget(comm);  // its MPI_Comm_attach_buffer buffer, if any
   rt.contexts().release(comm->ctx_pt2pt);
   delete comm->ft;  // agreement records and acknowledgements (ft/comm_ft.h)
   comm->ft = nullptr;
@@ -184,6 +186,7 @@ void retire(Runtime& rt, Communicator* comm) {
   if (comm->errhandler && !comm->errhandler->predefined && --comm->errhandler->refs == 0)
     comm->errhandler->magic = kMagicFreed;
   comm->errhandler = nullptr;
+  comm->session = nullptr;
   comm->rank = -1;
   comm->size = 0;
   comm->retire_on_idle = false;

@@ -30,6 +30,7 @@ struct ftmpi_comm_s {
   std::uint32_t ctx_pt2pt = 0;      // context id of point-to-point traffic
   std::uint32_t ctx_coll = 0;       // context id of collective traffic (= ctx_pt2pt + 1)
   ftmpi_errhandler_s *errhandler = nullptr;
+  const void *session = nullptr;    // the MPI session it derives from (api/session.cpp), copied by make_comm
   std::string name;
   bool predefined = false;
   std::uint32_t coll_seq = 0;       // collectives issued on this communicator (used for internal tags)

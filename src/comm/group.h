@@ -12,6 +12,7 @@ struct ftmpi_group_s {
   int my_rank = -1;              // this process's rank in the group, or MPI_UNDEFINED-equivalent -1
   std::atomic<int> refs{1};      // predefined groups are never freed
   bool predefined = false;
+  const void* session = nullptr;  // MPI_Group_from_session_pset: the session it comes from (its communicators' buffer)
 
   int size() const { return static_cast<int>(world_ranks.size()); }
   // Rank in this group of a world rank, or -1.

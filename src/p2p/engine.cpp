@@ -96,10 +96,7 @@ void Engine::Impl::complete(Request* r) {
   r->complete = true;
   r->proto_state = kIdle;
   if (r->staging_owned && r->kind == ReqKind::send) {
-    if (r->mode == SendMode::buffered) {
-      bsend_used -= r->bytes_total;
-      bsend_active.erase(std::remove(bsend_active.begin(), bsend_active.end(), r), bsend_active.end());
-    }
+    if (r->mode == SendMode::buffered) bsend_done(r);
     std::free(r->staging);
     r->staging = nullptr;
     r->staging_owned = false;
@@ -436,25 +433,68 @@ Status Engine::cancel(Request* r) {
   return Status::Ok();  // sends and matched receives complete normally (cancel "fails")
 }
 
-Status Engine::buffer_attach(void* buf, std::size_t size) {
+BsendPool* Engine::Impl::bsend_pool_for(const ftmpi_comm_s* comm) {
+  // (without a session, the second lookup is the process's buffer already)
+  for (const void* owner : {static_cast<const void*>(comm), comm->session, static_cast<const void*>(nullptr)}) {
+    auto it = bsend_pools.find(owner);
+    if (it != bsend_pools.end()) return it->second.get();
+  }
+  return nullptr;
+}
+
+void Engine::Impl::bsend_done(Request* r) {
+  BsendPool* pool = r->bsend_pool;
+  r->bsend_pool = nullptr;
+  if (!pool) return;
+  pool->used -= r->bytes_total + kBsendOverhead;
+  pool->active.erase(std::remove(pool->active.begin(), pool->active.end(), r), pool->active.end());
+  if (pool->active.empty()) {  // an orphan (its owner is gone) is done now
+    std::erase_if(bsend_orphans, [pool](const std::unique_ptr<BsendPool>& p) { return p.get() == pool; });
+  }
+}
+
+Status Engine::buffer_attach(const void* owner, void* buf, std::size_t size, bool automatic) {
   Impl& m = *impl_;
-  if (m.bsend_buf) return Status(Errc::buffer, "a buffer is already attached");
-  m.bsend_buf = buf;
-  m.bsend_size = size;
+  auto& slot = m.bsend_pools[owner];
+  if (slot) return Status(Errc::buffer, "a buffer is already attached");
+  slot = std::make_unique<BsendPool>();
+  slot->buf = buf;
+  slot->size = size;
+  slot->automatic = automatic;
   return Status::Ok();
 }
 
-Status Engine::buffer_detach(void** buf, std::size_t* size) {
+Status Engine::buffer_detach(const void* owner, void** buf, std::size_t* size, bool* automatic) {
   Impl& m = *impl_;
-  // The caller (api) drives progress until no buffered send is pending before calling this.
-  *buf = m.bsend_buf;
-  *size = m.bsend_size;
-  m.bsend_buf = nullptr;
-  m.bsend_size = 0;
+  auto it = m.bsend_pools.find(owner);
+  if (it == m.bsend_pools.end()) return Status(Errc::buffer, "no buffer is attached");
+  // The caller (api) drives progress until bsend_pending(owner) is false before calling this.
+  if (!it->second->active.empty()) return Status(Errc::intern, "buffer detached with buffered sends in flight");
+  *buf = it->second->buf;
+  *size = it->second->size;
+  *automatic = it->second->automatic;
+  m.bsend_pools.erase(it);
   return Status::Ok();
 }
 
-bool Engine::bsend_pending() const { return !impl_->bsend_active.empty(); }
+void Engine::buffer_forget(const void* owner) {
+  Impl& m = *impl_;
+  auto it = m.bsend_pools.find(owner);
+  if (it == m.bsend_pools.end()) return;
+  if (!it->second->active.empty()) m.bsend_orphans.push_back(std::move(it->second));
+  m.bsend_pools.erase(it);
+}
+
+bool Engine::bsend_pending(const void* owner) const {
+  auto it = impl_->bsend_pools.find(owner);
+  return it != impl_->bsend_pools.end() && !it->second->active.empty();
+}
+
+bool Engine::bsend_pending() const {
+  for (const auto& [owner, pool] : impl_->bsend_pools)
+    if (!pool->active.empty()) return true;
+  return !impl_->bsend_orphans.empty();
+}
 
 void Engine::on_frame(int src, std::span<const std::byte> hdr, std::span<const std::byte> payload) {
   Impl& m = *impl_;

@@ -129,10 +129,18 @@ class Engine final : public transport::FrameSink {
   // True while frames wait in the engine's send backlog (the progress loop must not sleep long then).
   bool has_backlog() const;
 
-  // Buffered-send buffer (MPI_Buffer_attach/detach).
-  Status buffer_attach(void* buf, std::size_t size);
-  Status buffer_detach(void** buf, std::size_t* size);
-  bool bsend_pending() const;  // buffered sends not yet handed to a transport
+  // Buffered-send buffers (MPI-4.1 §3.6). `owner` is nullptr for the process's buffer (MPI_Buffer_attach),
+  // else the communicator or session (ftmpi_comm_s::session) it is attached to. A buffered send uses its
+  // communicator's buffer, else its session's, else the process's; one that does not fit (its packed size
+  // + MPI_BSEND_OVERHEAD beyond what is free) fails with Errc::buffer. `automatic` (MPI_BUFFER_AUTOMATIC):
+  // no size limit. The data is always staged in the engine's own copy, so the buffer's memory is not used.
+  Status buffer_attach(const void* owner, void* buf, std::size_t size, bool automatic);  // Errc::buffer: taken
+  // Errc::buffer when `owner` has no buffer. Call once bsend_pending(owner) is false (detach waits for that).
+  Status buffer_detach(const void* owner, void** buf, std::size_t* size, bool* automatic);
+  // The owner is gone (communicator freed, session finalized): drop its buffer; messages in flight go on.
+  void buffer_forget(const void* owner);
+  bool bsend_pending(const void* owner) const;  // buffered sends of that buffer not yet completed
+  bool bsend_pending() const;                   // of any buffer
 
   // A request that is already complete (MPI_Ibsend's user-visible request, MPI_PROC_NULL cases).
   Request* completed_request();

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <unordered_map>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -19,6 +20,15 @@ namespace ftmpi::p2p {
 
 // A frame the transport did not accept yet. `payload` points into a buffer that stays valid until
 // `req` completes (user buffer, staging) or into `owned`.
+// One attached buffered-send buffer (see Engine::Impl::bsend_pools).
+struct BsendPool {
+  void* buf = nullptr;
+  std::size_t size = 0;
+  bool automatic = false;
+  std::size_t used = 0;          // bytes of the messages in flight, with their overhead
+  std::vector<Request*> active;  // buffered sends not yet completed
+};
+
 struct PendingFrame {
   Envelope env{};
   const std::byte* payload = nullptr;
@@ -38,6 +48,8 @@ struct PendingFrame {
 // packed and unpacked in pieces (data frames on the send side, kStagingChunk-byte pieces of a single-copy
 // read on the receive side) instead of through one staging copy of the whole message. Smaller ones keep
 // the single staging copy (one pack, one transfer).
+// What every buffered message takes from its buffer beyond its packed bytes (MPI_BSEND_OVERHEAD, mpi.h).
+inline constexpr std::size_t kBsendOverhead = 96;
 inline constexpr std::size_t kStagingLimit = std::size_t{8} << 20;
 inline constexpr std::size_t kStagingChunk = std::size_t{4} << 20;
 
@@ -120,11 +132,16 @@ struct Engine::Impl {
   int progress_depth = 0;
   void retire_idle_comms();
 
-  // Buffered sends (MPI_Buffer_attach).
-  void* bsend_buf = nullptr;
-  std::size_t bsend_size = 0;
-  std::size_t bsend_used = 0;
-  std::vector<Request*> bsend_active;
+  // Buffered sends (MPI-4.1 §3.6): one pool per attached buffer, keyed by its owner (nullptr: the process's
+  // MPI_Buffer_attach buffer; else the communicator or session it is attached to). Messages are staged in
+  // malloc'd copies; a pool accounts their bytes (+ MPI_BSEND_OVERHEAD each) against the buffer's size, which
+  // is MPI's rule for what fits, unless it is automatic (MPI_BUFFER_AUTOMATIC: no limit). A pool whose owner
+  // went away with messages in flight is kept in bsend_orphans until they complete.
+  std::unordered_map<const void*, std::unique_ptr<BsendPool>> bsend_pools;
+  std::vector<std::unique_ptr<BsendPool>> bsend_orphans;
+  // The pool a buffered send on `comm` uses: its own, else its session's, else the process's; null if none.
+  BsendPool* bsend_pool_for(const ftmpi_comm_s* comm);
+  void bsend_done(Request* r);  // a buffered send completed: give its bytes back
 
   // --- helpers ---
   std::size_t eager_limit(transport::Transport& t) const;

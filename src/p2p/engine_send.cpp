@@ -65,10 +65,16 @@ Status Engine::Impl::start_send(Request* r) {
   // (into space accounted against the attached buffer) so the user's buffer is free at once.
   const std::byte* data = static_cast<const std::byte*>(r->sbuf);
   if (r->mode == SendMode::buffered) {
-    if (bsend_used + bytes + 96 > bsend_size)
-      return Status(Errc::buffer, "buffered send does not fit in the attached buffer (MPI_Buffer_attach)");
-    bsend_used += bytes;
-    bsend_active.push_back(r);
+    BsendPool* pool = bsend_pool_for(comm);
+    if (!pool)
+      return Status(Errc::buffer, "buffered send without an attached buffer (MPI_Buffer_attach, "
+                                  "MPI_Comm_attach_buffer or MPI_Session_attach_buffer)");
+    const std::size_t need = bytes + kBsendOverhead;
+    if (!pool->automatic && pool->used + need > pool->size)
+      return Status(Errc::buffer, "buffered send does not fit in the attached buffer");
+    pool->used += need;
+    pool->active.push_back(r);
+    r->bsend_pool = pool;
   }
   transport::Transport& t = router.for_peer(r->peer_world);
   // A large non-contiguous (non-buffered) send streams data frames packed one at a time (chunked staging,

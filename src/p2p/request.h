@@ -35,6 +35,7 @@ class GenericOp {
   Status result;
   MsgStatus status;  // copied to the request at completion (MPI_Isendrecv reports its receive's status)
 };
+struct BsendPool;  // engine_impl.h
 }  // namespace ftmpi::p2p
 
 struct ftmpi_request_s {
@@ -73,6 +74,7 @@ struct ftmpi_request_s {
   std::uint8_t proto_state = 0;
   std::uint16_t incarnation = 0; // bumped by every (re)start: part of the request id in frames (request_pool.h)
   ftmpi::p2p::GenericOp* generic = nullptr;  // ReqKind::generic
+  ftmpi::p2p::BsendPool* bsend_pool = nullptr;  // buffered send: the buffer its bytes are accounted to
 
   // Intrusive links for the engine's queues.
   ftmpi_request_s* next = nullptr;

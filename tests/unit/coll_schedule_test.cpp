@@ -525,7 +525,7 @@ TEST(CollSchedule, AlltoallvAndAlltoallw) {
 }
 
 TEST(CollSchedule, ReduceScatterBothAlgorithmsNonCommutativeInPlaceZero) {
-  using RS = void (*)(Schedule&, const void*, void*, const int*, const ftmpi_datatype_s*, const ftmpi_op_s*);
+  using RS = void (*)(Schedule&, const void*, void*, coll::IndexArray, const ftmpi_datatype_s*, const ftmpi_op_s*);
   ftmpi_op_s mm = make_matmul_op();
   for (RS f : {&coll::build_reduce_scatter_via_reduce, &coll::build_reduce_scatter_direct,
                &coll::build_reduce_scatter}) {
