@@ -23,7 +23,8 @@
  *               order (both outcomes must be the same everywhere).
  *  - random_inter_agree: MPIX_Comm_agree on the intercommunicator in the loop, every rank contributing a flag
  *               with its own bit cleared. PASS: the loop ends at the same iteration everywhere with
- *               MPI_ERR_PROC_FAILED, and the last flag (the AND over both groups) is the same everywhere.
+ *               MPI_ERR_PROC_FAILED, and the last flag (the AND over both groups) is the same everywhere;
+ *               after MPIX_Comm_failure_ack the next agreement succeeds and get_failed names one process.
  *  - random_inter_shrink: MPIX_Comm_shrink on the intercommunicator in the loop until the result has lost the
  *               victim. PASS: that happens at the same iteration everywhere, the result has the survivors of
  *               each side (sizes), and an agreement on it succeeds.
@@ -198,6 +199,13 @@ int main(int argc, char **argv) {
       CHECK(br != victim, "the victim survived its timer");
       CHECK(check_class_of(rc) == MPI_ERR_PROC_FAILED, "round %d: creation failed with %s (%s)", round,
             ft_class_name(rc), check_errstr(rc));
+      if (inter_agree) { /* after acknowledging, the next agreement succeeds everywhere; get_failed names the victim */
+        CHECK_MPI(MPIX_Comm_failure_ack(ic));
+        int f = 1;
+        CHECK_MPI(MPIX_Comm_agree(ic, &f));
+        CHECK(f == 1, "flag %d after the acknowledged failure", f);
+        CHECK(ft_num_failed(ic) == 1, "get_failed on the intercommunicator: %d failed", ft_num_failed(ic));
+      }
       MPI_Group_free(&bg);
       if (inter) {
         MPI_Group_free(&ig);
