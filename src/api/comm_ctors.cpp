@@ -91,9 +91,9 @@ int idup(MPI_Comm comm, MPI_Info info, bool with_info, MPI_Comm* newcomm, MPI_Re
   if (!newcomm || !request) return ret(comm, Status(Errc::arg, "NULL argument"), fn);
   *newcomm = MPI_COMM_NULL;
   *request = MPI_REQUEST_NULL;
-  // In FT mode an intracommunicator's idup is uniform (comm/comm_idup.h): it runs its agreement even on a
-  // revoked communicator (every member must take part) and completes with MPI_ERR_REVOKED everywhere.
-  if (comm->revoked.load() && !(rt().ft().ft_mode() && !comm->is_inter()))
+  // In FT mode an idup (intra- or intercommunicator) is uniform (comm/comm_idup.h): it runs its agreement
+  // even on a revoked communicator (every member must take part) and completes with MPI_ERR_REVOKED everywhere.
+  if (comm->revoked.load() && !rt().ft().ft_mode())
     return ret(comm, Status(Errc::revoked, "the communicator has been revoked"), fn);
   MPI_Comm dup = cops::new_pending_comm();
   if (int rc = ftmpi::api::copy_attributes(ftmpi::attr::ObjectKind::comm, comm, dup); rc != MPI_SUCCESS) {

@@ -23,18 +23,23 @@ using ftmpi::ft::Bits;
 
 namespace {
 
-// The intercommunicator forms of agree/shrink are not implemented yet: refuse clearly (revoke has one).
-Status intercomm_guard(const ftmpi_comm_s* c) {
-  if (c->is_inter())
-    return Status(Errc::unsupported, "agreement and shrink on intercommunicators are not implemented yet");
-  return Status::Ok();
+// Where the agreements of `c` run: `c` itself, or for an intercommunicator its span over both groups
+// (FtManager::span: agree, shrink and their flags/failed sets are over every process of both groups).
+ftmpi_comm_s* agreement_comm(ftmpi_comm_s* c) { return c->is_inter() ? rt().ft().span(c) : c; }
+
+// `c`'s acknowledged failures, as ranks of agreement_comm(c) (= `on`).
+std::vector<int> acked_on(ftmpi_comm_s* c, const ftmpi_comm_s* on) {
+  std::vector<int> out;
+  for (int i : rt().ft().acked_members(c)) out.push_back(on->group->rank_of_world(ftmpi::ft::FtManager::member_world(c, i)));
+  return out;
 }
 
-MPI_Group group_of(const ftmpi_comm_s* c, const std::vector<int>& comm_ranks) {
-  if (comm_ranks.empty()) return MPI_GROUP_EMPTY;
+// A group of member indices of `c` (FtManager::failed_members: on an intercommunicator, both groups).
+MPI_Group group_of(const ftmpi_comm_s* c, const std::vector<int>& members) {
+  if (members.empty()) return MPI_GROUP_EMPTY;
   std::vector<int> world;
-  world.reserve(comm_ranks.size());
-  for (int r : comm_ranks) world.push_back(c->world_rank(r));
+  world.reserve(members.size());
+  for (int r : members) world.push_back(ftmpi::ft::FtManager::member_world(c, r));
   return ftmpi::comm::make_group(std::move(world), rt().world_rank());
 }
 
@@ -45,11 +50,10 @@ MPI_Group group_of(const ftmpi_comm_s* c, const std::vector<int>& comm_ranks) {
 class FlagAgreement final : public ftmpi::p2p::GenericOp {
  public:
   FlagAgreement(ftmpi_comm_s* c, int* flag, bool report_failures)
-      : c_(c),
+      : c_(agreement_comm(c)),
         flag_(flag),
         report_(report_failures),
-        a_(rt().ft().start_agreement(
-            c, ftmpi::ft::flag_contribution(*flag, rt().ft().acked_members(c), c->size))) {}
+        a_(rt().ft().start_agreement(c_, ftmpi::ft::flag_contribution(*flag, acked_on(c, c_), c_->size))) {}
   bool progress() override {
     if (!a_.decided()) return false;
     const ftmpi::ft::FlagOutcome o = ftmpi::ft::flag_outcome(a_.value(), a_.failed());
@@ -61,7 +65,7 @@ class FlagAgreement final : public ftmpi::p2p::GenericOp {
   }
 
  private:
-  ftmpi_comm_s* c_;
+  ftmpi_comm_s* c_;  // agreement_comm of the user's communicator
   int* flag_;
   bool report_;
   const Agreement& a_;
@@ -71,7 +75,6 @@ int iagree(MPI_Comm comm, int* flag, MPI_Request* request, bool report, const ch
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   if (!flag || !request) return ret(comm, Status(Errc::arg, "NULL argument"), fn);
-  if (Status g = intercomm_guard(comm); !g.ok()) return ret(comm, g, fn);
   auto op = std::make_unique<FlagAgreement>(comm, flag, report);
   ftmpi::p2p::Request* r = rt().engine().start_generic(std::move(op));
   ftmpi::p2p::set_comm(r, comm);
@@ -93,13 +96,18 @@ int agree(MPI_Comm comm, int* flag, bool report, const char* fn) {
 
 // Agree on the failed set and on a context id (the AND of every survivor's free-id mask), then build the
 // same communicator everywhere: the survivors in their old order, the parent's error handler.
+// Intercommunicator: one agreement over both groups (the span), two ids (the lowest two free everywhere:
+// the new intercommunicator's, and its hidden local communicator's — the same on both sides, whose groups
+// are disjoint); the result has the surviving local processes as its local group and the surviving remote
+// ones as its remote group, in their old order. If no process of the remote group survived, no
+// communicator can be built: MPI_ERR_PROC_FAILED (and MPI_COMM_NULL) at the survivors, who are all local.
 class Shrink final : public ftmpi::p2p::GenericOp {
  public:
   Shrink(ftmpi_comm_s* c, MPI_Comm* out)
-      : c_(c), out_(out), a_(rt().ft().start_agreement(c, mask_bits(rt().contexts().free_mask()))) {}
+      : c_(c), on_(agreement_comm(c)), out_(out), a_(rt().ft().start_agreement(on_, mask_bits(rt().contexts().free_mask()))) {}
   bool progress() override {
     if (!a_.decided()) return false;
-    rt().ft().adopt_failed(c_, a_.failed());
+    rt().ft().adopt_failed(on_, a_.failed());
     ftmpi::comm::ContextAllocator::Mask common{};
     for (std::size_t i = 0; i < common.size() && i < a_.value().size(); ++i) common[i] = a_.value()[i];
     auto slot = ftmpi::comm::ContextAllocator::lowest_common(common);
@@ -108,6 +116,7 @@ class Shrink final : public ftmpi::p2p::GenericOp {
       return true;
     }
     std::uint32_t ctx = slot.value();
+    if (c_->is_inter()) return finish_inter(common, ctx);
     if (Status st = rt().contexts().claim(ctx); !st.ok()) {
       result = st;
       return true;
@@ -122,8 +131,46 @@ class Shrink final : public ftmpi::p2p::GenericOp {
   }
 
  private:
+  bool finish_inter(ftmpi::comm::ContextAllocator::Mask& common, std::uint32_t ctx) {
+    const std::uint32_t slot = ctx / 2;
+    common[slot / 64] &= ~(std::uint64_t{1} << (slot % 64));
+    auto second = ftmpi::comm::ContextAllocator::lowest_common(common);
+    if (!second.ok()) {
+      result = second.status();
+      return true;
+    }
+    auto survivors = [this](const ftmpi_group_s* g) {
+      std::vector<int> w;
+      for (int x : g->world_ranks)
+        if (!a_.failed().contains(on_->group->rank_of_world(x))) w.push_back(x);
+      return w;
+    };
+    std::vector<int> local = survivors(c_->group), remote = survivors(c_->remote_group);
+    if (remote.empty()) {
+      result = Status(Errc::proc_failed, "every process of the intercommunicator's remote group failed (shrink)");
+      return true;
+    }
+    if (Status st = rt().contexts().claim(ctx); !st.ok()) {
+      result = st;
+      return true;
+    }
+    if (Status st = rt().contexts().claim(second.value()); !st.ok()) {
+      rt().contexts().release(ctx);
+      result = st;
+      return true;
+    }
+    ftmpi_comm_s* hidden = ftmpi::comm::make_comm(ftmpi::comm::make_group(local, rt().world_rank()), second.value(), c_);
+    rt().ft().register_comm(hidden);
+    ftmpi_comm_s* n = ftmpi::comm::make_comm(ftmpi::comm::make_group(std::move(local), rt().world_rank()), ctx, c_);
+    n->remote_group = ftmpi::comm::make_group(std::move(remote), rt().world_rank());
+    n->local_comm = hidden;
+    rt().ft().register_comm(n);
+    *out_ = n;
+    return true;
+  }
   static Bits mask_bits(const ftmpi::comm::ContextAllocator::Mask& m) { return Bits(m.begin(), m.end()); }
   ftmpi_comm_s* c_;
+  ftmpi_comm_s* on_;  // agreement_comm(c_)
   MPI_Comm* out_;
   const Agreement& a_;
 };
@@ -132,7 +179,6 @@ int ishrink(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request, bool need_re
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   if (!newcomm || !request) return ret(comm, Status(Errc::arg, "NULL argument"), fn);
-  if (Status g = intercomm_guard(comm); !g.ok()) return ret(comm, g, fn);
   if (need_revoked && !comm->revoked.load())
     return ret(comm, Status(Errc::arg, "MPI_Comm_shrink needs an invalidated communicator (seed 000 §1.3.1)"), fn);
   *newcomm = MPI_COMM_NULL;
@@ -229,7 +275,7 @@ extern "C" int PMPIX_Comm_get_failed(MPI_Comm comm, MPI_Group* g) {
   FTMPI_CHECK_COMM(comm, "MPIX_Comm_get_failed");
   if (!g) return ret(comm, Status(Errc::arg, "group is NULL"), "MPIX_Comm_get_failed");
   rt().progress().poll();  // pick up notices that arrived
-  *g = group_of(comm, rt().ft().failed_members(comm));
+  *g = group_of(comm, rt().ft().failed_members(comm, true));
   return MPI_SUCCESS;
 }
 FTMPIX_ALIAS(Comm_get_failed)

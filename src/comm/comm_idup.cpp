@@ -68,7 +68,8 @@ class Idup final : public p2p::GenericOp {
     }
     errhandler_ = parent->errhandler;
     if (errhandler_ && !errhandler_->predefined) ++errhandler_->refs;
-    uniform_ = rt.ft().ft_mode() && !inter_;
+    uniform_ = rt.ft().ft_mode();
+    on_ = inter_ ? rt.ft().span(parent) : parent;  // uniform: where the rounds' agreements run
     idup_seq_ = parent->idup_seq++;
     start_round();
   }
@@ -138,11 +139,17 @@ class Idup final : public p2p::GenericOp {
         return finish(Status(Errc::proc_failed, "a member of the communicator failed (MPI_Comm_idup)"));
       if ((v[1] & 1u) == 0) return finish(Status(Errc::revoked, "the communicator has been revoked (MPI_Comm_idup)"));
       const std::uint64_t common = v[0];
-      if (common != 0) {
-        const std::uint64_t keep = common & (~common + 1);  // lowest bit
+      if (std::popcount(common) >= need_) {
+        std::uint64_t keep = 0, c = common;
+        for (int i = 0; i < need_; ++i) {
+          keep |= c & (~c + 1);  // lowest bit
+          c &= c - 1;
+        }
         rt_.contexts().give_back_async(w_, reserved_ & ~keep);
         reserved_ = 0;
-        build({ContextAllocator::async_id(w_, std::countr_zero(keep))});
+        std::vector<std::uint32_t> ids;
+        for (std::uint64_t k = keep; k != 0; k &= k - 1) ids.push_back(ContextAllocator::async_id(w_, std::countr_zero(k)));
+        build(ids);
         return finish({});
       }
       rt_.contexts().give_back_async(w_, reserved_);
@@ -160,7 +167,7 @@ class Idup final : public p2p::GenericOp {
       // Contribution: the reserved word, and a flags word whose bit 0 says "the parent is not revoked here".
       const std::uint64_t flags = parent_->revoked.load() ? ~std::uint64_t{1} : ~std::uint64_t{0};
       const auto key = static_cast<std::uint32_t>(((idup_seq_ & 0xffffffu) << 7) | (static_cast<std::uint32_t>(round_) & 0x7fu));
-      agreement_ = &rt_.ft().start_keyed_agreement(parent_, key, ft::Bits{reserved_, flags});
+      agreement_ = &rt_.ft().start_keyed_agreement(on_, key, ft::Bits{reserved_, flags});
       return;
     }
     word_ = reserved_;
@@ -239,6 +246,7 @@ class Idup final : public p2p::GenericOp {
 
   Runtime& rt_;
   Communicator* parent_;  // only its revoked flag is read (communicator objects are never deleted)
+  Communicator* on_ = nullptr;  // uniform: parent_, or an intercommunicator parent's span (FtManager::span)
   Communicator* out_;
   Communicator** handle_;
   Communicator* talk_ = nullptr;   // shadow of parent
@@ -247,7 +255,7 @@ class Idup final : public p2p::GenericOp {
   std::uint32_t seq_ = 0;
   std::uint64_t key_ = 0;
   bool inter_ = false;
-  bool uniform_ = false;                   // rounds agree with ft/agreement.h (FT mode, intracommunicator)
+  bool uniform_ = false;                   // rounds agree with ft/agreement.h (FT mode)
   std::uint32_t idup_seq_ = 0;             // this idup's number on the parent (the agreements' key)
   const ft::Agreement* agreement_ = nullptr;
   int need_ = 1;

@@ -28,15 +28,16 @@
 // Cost: per round one 8-byte allreduce (log p steps), plus one exchange and a linear broadcast of 8 bytes
 // per side for an intercommunicator; a single idup with a free pool finishes in one round.
 //
-// Failures, FT mode, intracommunicator: uniform. Each round's AND is a fault-tolerant agreement on the
-// parent (ft/agreement.h) keyed by (the idup's number on the parent, round) — FtManager::start_keyed_agreement,
-// since members may start rounds of concurrent idups in different orders — contributing the reserved word and
-// a flag "the parent is not revoked here". The decision is the same at every survivor, so is the outcome: the
-// slot, or Errc::proc_failed when a member did not contribute, or Errc::revoked when a contributor saw the
-// parent revoked (so the idup of a revoked communicator is started, not refused, and fails at completion).
-// Otherwise (no FT mode, or an intercommunicator): a round runs as a collective on the parent's collective
-// context, so a failed member or a revoke ends the duplication with Errc::proc_failed / Errc::revoked at the
-// survivors (never a hang), not necessarily uniformly. Either way nothing stays reserved.
+// Failures, FT mode: uniform. Each round's AND is a fault-tolerant agreement on the parent (ft/agreement.h;
+// on an intercommunicator over both groups, on its span, FtManager::span) keyed by (the idup's number on the
+// parent, round) — FtManager::start_keyed_agreement, since members may start rounds of concurrent idups in
+// different orders — contributing the reserved word and a flag "the parent is not revoked here". The
+// decision is the same at every survivor, so is the outcome: the slot(s), or Errc::proc_failed when a member
+// did not contribute, or Errc::revoked when a contributor saw the parent revoked (so the idup of a revoked
+// communicator is started, not refused, and fails at completion).
+// Otherwise (no FT mode): a round runs as a collective on the parent's collective context, so a failed
+// member or a revoke ends the duplication with Errc::proc_failed / Errc::revoked at the survivors (never a
+// hang), not necessarily uniformly. Either way nothing stays reserved.
 //
 // Messages use the parent's collective context with tags 0x30000000 | (sequence mod 2^13) << 15 |
 // (round mod 2^13) << 2 | phase, a range the parent's own collectives (sequence numbers below 2^29) and

@@ -1,6 +1,7 @@
 // Intercommunicators: create, merge, dup (see comm_ctors.h).
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 
 #include "coll/coll.h"
 #include "coll/mask_allreduce.h"
@@ -130,11 +131,105 @@ Communicator* make_inter(Runtime& rt, Communicator* local_hidden, std::vector<in
   return c;
 }
 
+// FT mode: MPI_Intercomm_create uniform over both groups (ft/bridge.h has the protocol and its safety
+// argument). Steps, each run by every member whatever happened before:
+//  1. take this side's bridge count (the side hash h_mine) and dup local_comm into the hidden local
+//     communicator (uniform over the local group: everyone has it, or nobody);
+//  2. the leader swaps {ok, size, bridge count} and the member list with the other leader over peer_comm;
+//  3. the leader broadcasts what it got (or the error) over the hidden communicator;
+//  4. a member that has the other side's list, with both sides ok and the groups disjoint, is a *knower*:
+//     it agrees on the context id over the union (a bridge, FtManager::bridge, with agree_context); any other
+//     member is a *refuser*: it returns the error and, from then on, answers the bridge's greetings with a
+//     refusal (FtManager::refuse_bridge), so every knower fails too.
+// Outcome: every survivor of both groups gets the intercommunicator, or every survivor an error —
+// Errc::proc_failed when a member failed or refused, or this process's own error when it refused.
+struct FtHeader {
+  std::int32_t ok;
+  std::int32_t size;
+  std::uint64_t count;
+};
+
+Status intercomm_create_ft(Runtime& rt, Communicator* local_comm, int local_leader, Communicator* peer_comm,
+                           int remote_leader, int tag, Communicator** out) {
+  std::vector<int> mine_sorted = local_comm->group->world_ranks;
+  std::sort(mine_sorted.begin(), mine_sorted.end());
+  const std::uint64_t count = rt.ft().next_bridge_count(mine_sorted);
+  const std::uint32_t h_mine = ft::FtManager::bridge_side_hash(mine_sorted, count);
+  // 1.
+  Communicator* hidden = nullptr;
+  Status st = dup(rt, local_comm, &hidden);
+  // 2.
+  FtHeader hdr{st.ok() ? 1 : 0, local_comm->size, count};
+  FtHeader theirs{};
+  std::vector<int> remote_world;
+  Status ex;
+  if (local_comm->rank == local_leader) {
+    ex = exchange(rt, peer_comm, remote_leader, tag, false, &hdr, sizeof hdr, &theirs, sizeof theirs);
+    if (ex.ok() && (theirs.size <= 0 || theirs.size > (1 << 24)))
+      ex = Status(Errc::intern, "MPI_Intercomm_create: bad header from the remote leader");
+    if (ex.ok()) {
+      remote_world.resize(static_cast<std::size_t>(theirs.size));
+      ex = exchange(rt, peer_comm, remote_leader, tag, false, local_comm->group->world_ranks.data(),
+                    local_comm->group->world_ranks.size() * sizeof(int), remote_world.data(), remote_world.size() * sizeof(int));
+    }
+    if (!ex.ok()) theirs.ok = -static_cast<std::int32_t>(ex.code());
+  }
+  // 3. (skipped by everybody when the dup failed: nobody has `hidden`)
+  if (st.ok()) {
+    Status b = coll::bcast(rt, hidden, &theirs, sizeof theirs, &ftmpi_dt_byte, local_leader);
+    if (b.ok() && theirs.ok == 1) {
+      remote_world.resize(static_cast<std::size_t>(theirs.size));
+      b = coll::bcast(rt, hidden, remote_world.data(), remote_world.size(), &ftmpi_dt_int, local_leader);
+    }
+    if (!b.ok()) st = b;
+    else if (!ex.ok()) st = ex;
+    else if (theirs.ok < 0) st = Status(static_cast<Errc>(-theirs.ok), "the leaders' exchange failed (a process of the other group failed?)");
+    else if (theirs.ok == 0) st = Status(Errc::proc_failed, "the other group could not take part in MPI_Intercomm_create (a process failed?)");
+  }
+  std::vector<int> union_world;
+  if (st.ok()) {
+    for (int w : remote_world)
+      if (local_comm->group->rank_of_world(w) >= 0) {
+        st = Status(Errc::comm, "the local and remote groups overlap");
+        break;
+      }
+  }
+  // 4.
+  if (!st.ok()) {
+    const ContextAllocator::Mask& m = rt.contexts().free_mask();
+    ft::Bits refusal(m.size() + 1, 0);
+    refusal.back() = ~std::uint64_t{1};  // "ok" cleared (comm::agree_context: Errc::proc_failed elsewhere)
+    rt.ft().refuse_bridge(h_mine, std::move(refusal));
+    if (hidden != nullptr) {
+      Status f = free(rt, hidden);
+      (void)f;
+    }
+    return st;
+  }
+  std::vector<int> remote_sorted = remote_world;
+  std::sort(remote_sorted.begin(), remote_sorted.end());
+  const std::uint32_t h_remote = ft::FtManager::bridge_side_hash(remote_sorted, theirs.count);
+  std::merge(mine_sorted.begin(), mine_sorted.end(), remote_sorted.begin(), remote_sorted.end(), std::back_inserter(union_world));
+  std::vector<std::uint32_t> dest_hash(union_world.size());
+  for (std::size_t i = 0; i < union_world.size(); ++i)
+    dest_hash[i] = std::binary_search(mine_sorted.begin(), mine_sorted.end(), union_world[i]) ? h_mine : h_remote;
+  std::uint32_t ctx = 0;
+  st = agree_context(rt, rt.ft().bridge(union_world, std::move(dest_hash), h_mine), Status::Ok(), &ctx);
+  if (!st.ok()) {
+    Status f = free(rt, hidden);
+    (void)f;
+    return st;
+  }
+  *out = make_inter(rt, hidden, std::move(remote_world), ctx, local_comm);
+  return {};
+}
+
 }  // namespace
 
 Status intercomm_create(Runtime& rt, Communicator* local_comm, int local_leader, Communicator* peer_comm,
                         int remote_leader, int tag, Communicator** out) {
   *out = nullptr;
+  if (uniform(rt)) return intercomm_create_ft(rt, local_comm, local_leader, peer_comm, remote_leader, tag, out);
   Communicator* hidden = nullptr;
   FTMPI_TRY(dup(rt, local_comm, &hidden));
   Header mine{};

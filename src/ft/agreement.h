@@ -72,6 +72,9 @@ class Agreement {
   const Bits& value() const { return value_; }
   const RankSet& failed() const { return decided_failed_; }
   const RankSet& view() const { return view_; }
+  // My place in the current view's tree (-1: I am the root); used by bridges (ft/bridge.h).
+  int parent() const { return parent_; }
+  const std::vector<int>& children() const { return children_; }
 
  private:
   struct ChildUp {

@@ -24,6 +24,10 @@ struct CommFt {
   std::deque<std::uint64_t> keyed_started;
   std::deque<std::uint64_t> keyed_forgotten_order;
   std::set<std::uint64_t> keyed_forgotten;
+  // Bridges (ft/bridge.h, FtManager::bridge): the side hash carried by frames to each member (empty for
+  // any other communicator or channel), and the members greeted with a HELLO so far.
+  std::vector<std::uint32_t> dest_hash;
+  std::set<int> greeted;
   // Cache for comm_has_failure(): valid while the failure epoch is `cached_epoch`.
   std::uint64_t cached_epoch = ~std::uint64_t{0};
   bool cached_has_failure = false;

@@ -5,6 +5,7 @@
 #include <ctime>
 
 #include "ft/agree_wire.h"
+#include "ft/bridge.h"
 #include "ft/failure_observer.h"
 #include "ft/revoke.h"
 #include "ft/service.h"
@@ -125,9 +126,119 @@ ftmpi_comm_s* FtManager::channel(const std::vector<int>& world, std::uint32_t sa
   if (auto e = channel_early_.find(h); e != channel_early_.end()) {
     std::vector<Early> frames = std::move(e->second);
     channel_early_.erase(e);
-    for (auto& f : frames) handle_agree(out, f.src_world, f.payload);
+    for (auto& f : frames)
+      if (f.kind == kAgree) handle_agree(out, f.src_world, f.payload);  // a knower ignores HELLOs
   }
   return out;
+}
+
+// --- bridges (ft/bridge.h) ----------------------------------------------------------------------------
+
+std::uint32_t FtManager::bridge_side_hash(const std::vector<int>& side_sorted, std::uint64_t count) {
+  Fnv f;
+  f.mix(0x42524447u);  // "BRDG"
+  f.mix(static_cast<std::uint32_t>(count));
+  f.mix(static_cast<std::uint32_t>(count >> 32));
+  f.mix(static_cast<std::uint32_t>(side_sorted.size()));
+  for (int w : side_sorted) f.mix(static_cast<std::uint32_t>(w));
+  return f.h & ~kFromFreed;
+}
+
+std::uint64_t FtManager::next_bridge_count(const std::vector<int>& side_sorted) {
+  Fnv f;
+  for (int w : side_sorted) f.mix(static_cast<std::uint32_t>(w));
+  return bridge_counts_[f.h]++;
+}
+
+ftmpi_comm_s* FtManager::bridge(const std::vector<int>& world, std::vector<std::uint32_t> dest_hash, std::uint32_t mine) {
+  auto w = by_ctx_.find(comm::kCtxWorld);
+  if (w != by_ctx_.end() && mine == state(w->second).members_hash) mine ^= 1u;  // never world's (see channel())
+  for (auto& h : dest_hash)
+    if (w != by_ctx_.end() && h == state(w->second).members_hash) h ^= 1u;
+  if (channels_.size() >= kMaxChannels) {  // as channel(): drop the least recently used idle one
+    auto victim = channels_.end();
+    for (auto c = channels_.begin(); c != channels_.end(); ++c) {
+      bool idle = true;
+      for (auto& [id, a] : c->second->comm.ft->agreements) idle = idle && a->decided();
+      if (idle && (victim == channels_.end() || c->second->last_used < victim->second->last_used)) victim = c;
+    }
+    if (victim != channels_.end()) channels_.erase(victim);
+  }
+  auto ch = std::make_unique<Channel>();
+  ftmpi_comm_s& c = ch->comm;
+  c.group = comm::make_group(world, rt_.world_rank());
+  c.rank = c.group->my_rank;
+  c.size = c.group->size();
+  c.ctx_pt2pt = comm::kCtxWorld;
+  c.ctx_coll = comm::kCtxWorld + 1;
+  c.ft = new CommFt;
+  c.ft->members_hash = mine;
+  c.ft->dest_hash = std::move(dest_hash);
+  c.magic = kMagicComm;
+  ch->last_used = ++channel_clock_;
+  ftmpi_comm_s* out = &ch->comm;
+  channels_[mine] = std::move(ch);
+  if (auto e = channel_early_.find(mine); e != channel_early_.end()) {
+    std::vector<Early> frames = std::move(e->second);
+    channel_early_.erase(e);
+    for (auto& f : frames)
+      if (f.kind == kAgree) handle_agree(out, f.src_world, f.payload);
+  }
+  return out;
+}
+
+void FtManager::refuse_bridge(std::uint32_t mine, Bits refusal) {
+  auto w = by_ctx_.find(comm::kCtxWorld);
+  if (w != by_ctx_.end() && mine == state(w->second).members_hash) mine ^= 1u;
+  if (!refusals_.count(mine)) {
+    refusal_order_.push_back(mine);
+    if (refusal_order_.size() > 256) {
+      refusals_.erase(refusal_order_.front());
+      refusal_order_.pop_front();
+    }
+  }
+  refusals_[mine] = std::move(refusal);
+  if (auto e = channel_early_.find(mine); e != channel_early_.end()) {
+    std::vector<Early> frames = std::move(e->second);
+    channel_early_.erase(e);
+    for (auto& f : frames)
+      if (f.kind == kBridgeHello) handle_hello(f.src_world, f.payload);
+  }
+}
+
+void FtManager::handle_hello(int src_world, std::span<const std::byte> payload) {
+  std::uint64_t instance = 0;
+  std::uint32_t theirs = 0;
+  if (payload.size() != sizeof instance + sizeof theirs) {
+    log::warn("dropping malformed bridge greeting from rank %d", src_world);
+    return;
+  }
+  std::memcpy(&instance, payload.data(), sizeof instance);
+  std::memcpy(&theirs, payload.data() + sizeof instance, sizeof theirs);
+  const std::uint32_t h = static_cast<std::uint32_t>(instance >> 32);
+  auto r = refusals_.find(h);
+  if (r == refusals_.end()) {
+    if (channels_.count(h)) return;  // a knower ignores HELLOs
+    auto& q = channel_early_[h];     // not decided here yet whether to know or refuse
+    if (q.size() < 4096 && channel_early_.size() < 4 * kMaxChannels)
+      q.push_back(Early{src_world, kBridgeHello, {payload.begin(), payload.end()}});
+    return;
+  }
+  std::vector<std::byte> bytes = encode((std::uint64_t{theirs} << 32) | (instance & 0xffffffffu), refusal_msg(r->second));
+  rt_.engine().send_ft_frame(src_world, comm::kCtxWorld, kAgree, bytes);
+}
+
+void FtManager::greet(ftmpi_comm_s* c, const Agreement& a, std::uint64_t id) {
+  if (c->ft->dest_hash.empty() || a.decided()) return;
+  for (int t : hello_targets(a)) {
+    if (!c->ft->greeted.insert(t).second) continue;
+    std::vector<std::byte> bytes(sizeof(std::uint64_t) + sizeof(std::uint32_t));
+    const std::uint64_t instance = (std::uint64_t{c->ft->dest_hash[static_cast<std::size_t>(t)]} << 32) | (id & 0xffffffffu);
+    const std::uint32_t mine = c->ft->members_hash;
+    std::memcpy(bytes.data(), &instance, sizeof instance);
+    std::memcpy(bytes.data() + sizeof instance, &mine, sizeof mine);
+    rt_.engine().send_ft_frame(c->world_rank(t), comm::kCtxWorld, kBridgeHello, bytes);
+  }
 }
 
 void FtManager::handle_channel_frame(int src_world, std::span<const std::byte> payload) {
@@ -136,6 +247,7 @@ void FtManager::handle_channel_frame(int src_world, std::span<const std::byte> p
     handle_agree(&it->second->comm, src_world, payload);
     return;
   }
+  if (refusals_.count(h)) return;  // a refuser ignores the bridge's agreement frames (ft/bridge.h)
   // A channel not created here yet (a faster member), or a frame of another communicator's: keep a bounded
   // number of them.
   auto& q = channel_early_[h];
@@ -150,6 +262,7 @@ FtManager::Zombie::~Zombie() {
 void FtManager::register_comm(ftmpi_comm_s* c) {
   state(c);
   zombies_.erase(c->ctx_pt2pt);  // the context has a new owner
+  if (auto sp = spans_.find(c->ctx_pt2pt); sp != spans_.end() && by_ctx_.find(c->ctx_pt2pt) == by_ctx_.end()) spans_.erase(sp);
   by_ctx_[c->ctx_pt2pt] = c;
   auto it = early_.find(c->ctx_pt2pt);
   if (it == early_.end()) return;
@@ -158,10 +271,43 @@ void FtManager::register_comm(ftmpi_comm_s* c) {
   for (auto& f : frames) on_ft_frame(f.src_world, c->ctx_pt2pt, f.kind, f.payload);
 }
 
+ftmpi_comm_s* FtManager::span(ftmpi_comm_s* inter) {
+  auto it = spans_.find(inter->ctx_pt2pt);
+  if (it != spans_.end()) return &it->second->comm;
+  const std::vector<int>& a = inter->group->world_ranks;
+  const std::vector<int>& b = inter->remote_group->world_ranks;
+  const bool local_first = !a.empty() && (b.empty() || *std::min_element(a.begin(), a.end()) < *std::min_element(b.begin(), b.end()));
+  std::vector<int> world = local_first ? a : b;
+  const std::vector<int>& second = local_first ? b : a;
+  world.insert(world.end(), second.begin(), second.end());
+  auto z = std::make_unique<Zombie>();
+  z->comm.group = comm::make_group(std::move(world), rt_.world_rank());
+  z->comm.rank = z->comm.group->my_rank;
+  z->comm.size = z->comm.group->size();
+  z->comm.ctx_pt2pt = inter->ctx_pt2pt;
+  z->comm.ctx_coll = inter->ctx_coll;
+  z->comm.magic = kMagicComm;  // never an application handle
+  state(&z->comm);
+  ftmpi_comm_s* out = &z->comm;
+  spans_[inter->ctx_pt2pt] = std::move(z);
+  return out;
+}
+
 void FtManager::unregister_comm(ftmpi_comm_s* c) {
   rt_.engine().forget_given_up(c->ctx_coll);
   auto it = by_ctx_.find(c->ctx_pt2pt);
   if (it != by_ctx_.end() && it->second == c) by_ctx_.erase(it);
+  if (c->is_inter()) {
+    // The span's agreements may still be needed by a survivor still deciding (see zombies_): keep it.
+    auto s = spans_.find(c->ctx_pt2pt);
+    if (s == spans_.end()) return;
+    std::unique_ptr<Zombie> z = std::move(s->second);
+    spans_.erase(s);
+    if (z->comm.ft == nullptr || z->comm.ft->agreements.empty()) return;
+    z->comm.magic = kMagicFreed;
+    zombies_[c->ctx_pt2pt] = std::move(z);
+    return;
+  }
   if (c->ft == nullptr || c->ft->agreements.empty() || c->is_inter() || c->group == nullptr) return;
   auto z = std::make_unique<Zombie>();
   z->comm.group = comm::make_group(c->group->world_ranks, rt_.world_rank());
@@ -227,22 +373,26 @@ void FtManager::learn_failures(std::span<const std::byte> payload) {
 
 // --- failure knowledge --------------------------------------------------------------------------------
 
-std::vector<int> FtManager::failed_members(const ftmpi_comm_s* c) const {
+std::vector<int> FtManager::failed_members(const ftmpi_comm_s* c, bool both_groups) const {
   std::vector<int> out;
   if (failures_.epoch() == 0) return out;
   for (const FailureRecord& rec : failures_.records()) {
-    int r = c->group->rank_of_world(rec.world_rank);
+    int r = both_groups ? revoke_member_index(c, rec.world_rank) : c->group->rank_of_world(rec.world_rank);
     if (r >= 0) out.push_back(r);
   }
   return out;
 }
 
+int FtManager::member_world(const ftmpi_comm_s* c, int i) {
+  return i < c->size ? c->world_rank(i) : c->remote_group->world_ranks[static_cast<std::size_t>(i - c->size)];
+}
+
 int FtManager::acknowledge(ftmpi_comm_s* c, int n) {
   CommFt& s = state(c);
-  std::vector<int> failed = failed_members(c);
+  std::vector<int> failed = failed_members(c, true);
   std::size_t upto = n < 0 ? failed.size() : std::min(failed.size(), static_cast<std::size_t>(n));
   for (std::size_t i = 0; i < upto; ++i) {
-    int w = c->world_rank(failed[i]);
+    int w = member_world(c, failed[i]);
     if (std::find(s.acked.begin(), s.acked.end(), w) == s.acked.end()) s.acked.push_back(w);
   }
   return static_cast<int>(s.acked.size());
@@ -259,7 +409,7 @@ void FtManager::adopt_failed(const ftmpi_comm_s* c, const RankSet& failed) {
 std::vector<int> FtManager::acked_members(const ftmpi_comm_s* c) const {
   std::vector<int> out;
   if (!c->ft) return out;
-  for (int w : c->ft->acked) out.push_back(c->group->rank_of_world(w));
+  for (int w : c->ft->acked) out.push_back(revoke_member_index(c, w));
   return out;
 }
 
@@ -307,8 +457,10 @@ void FtManager::feed_failures(ftmpi_comm_s* c, Agreement& a) {
 }
 
 void FtManager::flush(ftmpi_comm_s* c, Agreement& a, std::uint64_t id) {
+  greet(c, a, id);
   for (Outgoing& o : a.take_outgoing()) {
-    const std::uint32_t tag = c->ft->members_hash | (c->magic == kMagicFreed ? kFromFreed : 0u);  // zombie?
+    const std::uint32_t tag = (c->ft->dest_hash.empty() ? c->ft->members_hash : c->ft->dest_hash[static_cast<std::size_t>(o.dest)]) |
+                              (c->magic == kMagicFreed ? kFromFreed : 0u);  // zombie?
     std::vector<std::byte> bytes = encode((std::uint64_t{tag} << 32) | (id & 0xffffffffu), o.msg);
     rt_.engine().send_ft_frame(c->world_rank(o.dest), c->ctx_pt2pt, kAgree, bytes);
   }
@@ -419,7 +571,7 @@ void FtManager::on_ft_frame(int src_world, std::uint32_t context, int kind, std:
   auto it = by_ctx_.find(context);
   if (kind == kAgree && from_freed(payload)) {  // never kept for a future communicator on the slot
     if (it != by_ctx_.end()) {
-      handle_agree(it->second, src_world, payload);
+      handle_agree(it->second->is_inter() ? span(it->second) : it->second, src_world, payload);
     } else if (auto z = zombies_.find(context); z != zombies_.end()) {
       handle_agree(&z->second->comm, src_world, payload);
     }
@@ -437,7 +589,10 @@ void FtManager::on_ft_frame(int src_world, std::uint32_t context, int kind, std:
       revoke(c, revoke_member_index(c, src_world));
       return;
     case kAgree:
-      handle_agree(c, src_world, payload);
+      handle_agree(c->is_inter() ? span(c) : c, src_world, payload);
+      return;
+    case kBridgeHello:
+      handle_hello(src_world, payload);
       return;
     case kUserEvent: {  // MPIX_Event_publish: an i32 code
       std::int32_t code = 0;
@@ -462,6 +617,7 @@ void FtManager::on_failures() {
   };
   for (auto& [ctx, c] : by_ctx_) feed(c);
   for (auto& [ctx, z] : zombies_) feed(&z->comm);
+  for (auto& [ctx, z] : spans_) feed(&z->comm);
   for (auto& [h, ch] : channels_) feed(&ch->comm);
 }
 

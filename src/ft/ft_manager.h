@@ -9,6 +9,7 @@
 // created here on first use and deleted by its retirement.
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <unordered_map>
 #include <unordered_set>
@@ -39,7 +40,8 @@ inline constexpr std::uint64_t kKeyedInstance = 0x80000000u;
 
 // FT frame sub-kinds (Envelope::tag of FrameKind::ft).
 // kUserEvent: an application event (MPIX_Event_publish, src/models/events/), handed to the FailureObserver.
-enum FtFrame : int { kRevoke = 1, kAgree = 2, kCollGiveUp = p2p::kFtFrameCollGiveUp, kUserEvent = 4 };
+// kBridgeHello: a bridge member's greeting (ft/bridge.h): [u64 receiver's side hash << 32 | instance][u32 mine].
+enum FtFrame : int { kRevoke = 1, kAgree = 2, kCollGiveUp = p2p::kFtFrameCollGiveUp, kUserEvent = 4, kBridgeHello = 5 };
 
 class FtManager final : public p2p::FtHandler {
  public:
@@ -67,17 +69,29 @@ class FtManager final : public p2p::FtHandler {
   // intercommunicator) the remote group's ranks shifted by size. -1 when `world` is not a member.
   static int revoke_member_index(const ftmpi_comm_s* c, int world);
 
-  // Members of `c` known to have failed, as communicator ranks in the order the failures were detected.
-  std::vector<int> failed_members(const ftmpi_comm_s* c) const;
-  // Acknowledge the first `n` of failed_members(c) (all when n < 0). Returns how many are acknowledged.
+  // Members of `c` known to have failed, as communicator ranks of the local group in the order the failures
+  // were detected; with `both_groups`, as member indices (revoke_member_index: on an intercommunicator the
+  // remote group's ranks come after the local group's), the members of both groups.
+  std::vector<int> failed_members(const ftmpi_comm_s* c, bool both_groups = false) const;
+  // World rank of member index `i` of `c` (see failed_members).
+  static int member_world(const ftmpi_comm_s* c, int i);
+  // Acknowledge the first `n` of failed_members(c, true) (all when n < 0). Returns how many are acknowledged.
   int acknowledge(ftmpi_comm_s* c, int n);
   // Members of `c` (communicator ranks) an agreement decided as failed: recorded as failed here too (notices
   // are true, the launcher's own notice may still be on its way), so that failed_members() and a later
   // acknowledge() include them (ULFM: failure_ack after an agreement acknowledges every process that did not
   // contribute).
   void adopt_failed(const ftmpi_comm_s* c, const RankSet& failed);
-  // Acknowledged members, as communicator ranks.
+  // Acknowledged members, as member indices (see failed_members).
   std::vector<int> acked_members(const ftmpi_comm_s* c) const;
+
+  // The *span* of an intercommunicator: an intracommunicator-like object over the union of both groups
+  // (the group with the lower smallest world rank first, so that both sides number the members alike),
+  // on the intercommunicator's context, over which its agreements run (MPIX_Comm_agree/shrink and the
+  // uniform MPI_Comm_idup on an intercommunicator). Agreement frames arriving on the intercommunicator's
+  // context are routed to it. Created on first use; dropped (or kept as a zombie while its agreements may
+  // still be needed, like an intracommunicator's) when the intercommunicator is unregistered.
+  ftmpi_comm_s* span(ftmpi_comm_s* inter);
   // True for an unmatched ANY_SOURCE receive while `c` has a failed member not acknowledged (seed 000
   // §1.2.1: the receive reports MPI_ERR_PROC_FAILED_PENDING and stays valid).
   bool any_source_blocked(const p2p::Request* r);
@@ -101,6 +115,18 @@ class FtManager final : public p2p::FtHandler {
   // members). Channels live until MPI_Finalize (one per distinct (set, salt); at most kMaxChannels, then
   // the least recently used idle one is dropped).
   ftmpi_comm_s* channel(const std::vector<int>& world, std::uint32_t salt);
+
+  // Bridges (ft/bridge.h): MPI_Intercomm_create's agreement over two groups that learnt of each other through
+  // their leaders. A side's hash: bridge_side_hash(its sorted world ranks, its bridge count), where the count
+  // is next_bridge_count(side), taken once per MPI_Intercomm_create by every member of the side.
+  static std::uint32_t bridge_side_hash(const std::vector<int>& side_sorted, std::uint64_t count);
+  std::uint64_t next_bridge_count(const std::vector<int>& side_sorted);
+  // A knower's bridge: an agreement channel over `world` (sorted), frames to member r carrying
+  // dest_hash[r], frames to me carrying `mine`. Kept like channels (at most kMaxChannels).
+  ftmpi_comm_s* bridge(const std::vector<int>& world, std::vector<std::uint32_t> dest_hash, std::uint32_t mine);
+  // A refuser: from now on answer every HELLO to side hash `mine` with refusal_msg(refusal) (the last 256
+  // refusals are kept; a HELLO that arrived earlier is answered now).
+  void refuse_bridge(std::uint32_t mine, Bits refusal);
 
   // FtHandler
   void on_ft_frame(int src_world, std::uint32_t context, int kind, std::span<const std::byte> payload) override;
@@ -142,6 +168,7 @@ class FtManager final : public p2p::FtHandler {
     ~Zombie();
   };
   std::unordered_map<std::uint32_t, std::unique_ptr<Zombie>> zombies_;
+  std::unordered_map<std::uint32_t, std::unique_ptr<Zombie>> spans_;  // by the intercommunicator's context
   // Agreement channels (channel()), by members hash; frames for a channel not created here yet are kept.
   struct Channel {
     ftmpi_comm_s comm;
@@ -154,6 +181,11 @@ class FtManager final : public p2p::FtHandler {
   std::uint64_t channel_clock_ = 0;
   // World frames whose members hash is not world's: a channel's (or dropped).
   void handle_channel_frame(int src_world, std::span<const std::byte> payload);
+  void handle_hello(int src_world, std::span<const std::byte> payload);
+  void greet(ftmpi_comm_s* c, const Agreement& a, std::uint64_t id);
+  std::unordered_map<std::uint32_t, std::uint64_t> bridge_counts_;      // by hash of the side's members
+  std::unordered_map<std::uint32_t, Bits> refusals_;                     // by side hash
+  std::deque<std::uint32_t> refusal_order_;
 };
 
 }  // namespace ftmpi::ft

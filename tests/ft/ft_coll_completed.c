@@ -17,6 +17,17 @@
  *               PASS: every survivor's loop ends at the same iteration — creation is uniform: every
  *               survivor got the communicator, or every survivor got the error — and the error is
  *               MPI_ERR_PROC_FAILED.
+ *  - random_intercreate: the same with MPI_Intercomm_create(evens, odds) in the loop; in even rounds the
+ *               victim is its side's leader (it may die during the leaders' exchange), in odd rounds not.
+ *  - random_inter_idup: the same with two MPI_Comm_idup of an intercommunicator evens-odds, waited in reverse
+ *               order (both outcomes must be the same everywhere).
+ *  - random_inter_agree: MPIX_Comm_agree on the intercommunicator in the loop, every rank contributing a flag
+ *               with its own bit cleared. PASS: the loop ends at the same iteration everywhere with
+ *               MPI_ERR_PROC_FAILED, and the last flag (the AND over both groups) is the same everywhere;
+ *               after MPIX_Comm_failure_ack the next agreement succeeds and get_failed names one process.
+ *  - random_inter_shrink: MPIX_Comm_shrink on the intercommunicator in the loop until the result has lost the
+ *               victim. PASS: that happens at the same iteration everywhere, the result has the survivors of
+ *               each side (sizes), and an agreement on it succeeds.
  * Before the fix: survivors got MPI_ERR_PROC_FAILED (and MPI_COMM_NULL) from collectives the dead process had
  * completed, and creations failed at some survivors only. */
 #include "ft_check.h" /* first: it sets _POSIX_C_SOURCE */
@@ -77,11 +88,19 @@ int main(int argc, char **argv) {
       const int idup = strcmp(mode, "random_idup") == 0;
       const int cgroup = strcmp(mode, "random_create_group") == 0;
       const int fgroup = strcmp(mode, "random_from_group") == 0;
-      const int inter = strcmp(mode, "random_inter") == 0;
+      const int intercreate = strcmp(mode, "random_intercreate") == 0;
+      const int inter_idup = strcmp(mode, "random_inter_idup") == 0;
+      const int inter_agree = strcmp(mode, "random_inter_agree") == 0;
+      const int inter_shrink = strcmp(mode, "random_inter_shrink") == 0;
+      const int inter = strcmp(mode, "random_inter") == 0 || inter_idup || inter_agree || inter_shrink;
+      const int even_leader = victim % 2 == 0 && round % 2 == 0 ? victim : 0; /* base ranks of the leaders */
+      const int odd_leader = victim % 2 == 1 && round % 2 == 0 ? victim : 1;
+      int agreed_flag = 0;
       MPI_Group bg;
       CHECK_MPI(MPI_Comm_group(base, &bg));
       MPI_Comm half = MPI_COMM_NULL, ic = MPI_COMM_NULL;
       MPI_Group ig = MPI_GROUP_NULL;
+      if (intercreate) CHECK_MPI(MPI_Comm_split(base, br % 2, br, &half));
       if (inter) { /* evens and odds of base */
         CHECK_MPI(MPI_Comm_split(base, br % 2, br, &half));
         CHECK_MPI(MPI_Intercomm_create(half, 0, base, br % 2 ? 0 : 1, 9, &ic));
@@ -96,11 +115,51 @@ int main(int argc, char **argv) {
       int iterations = 0, rc = MPI_SUCCESS, outcome = 0;
       for (;;) {
         MPI_Comm d = MPI_COMM_NULL;
-        if (idup) { /* two outstanding idups, waited in reverse order */
+        if (intercreate) {
+          const int mine = br % 2 ? odd_leader : even_leader, theirs = br % 2 ? even_leader : odd_leader;
+          rc = MPI_Intercomm_create(half, mine / 2, base, theirs, 11, &d);
+          if (rc == MPI_SUCCESS) {
+            int rs = 0;
+            MPI_Comm_remote_size(d, &rs);
+            CHECK(rs == (br % 2 ? (bn + 1) / 2 : bn / 2), "remote size %d", rs);
+          }
+        } else if (inter_agree) {
+          int flag = ~(1 << (br % 30));
+          rc = MPIX_Comm_agree(ic, &flag);
+          agreed_flag = flag;
+          if (rc == MPI_SUCCESS) {
+            int expect = ~0;
+            for (int r = 0; r < bn; r++) expect &= ~(1 << (r % 30));
+            CHECK(flag == expect, "agreed flag %x, expected %x", flag, expect);
+          }
+          if (rc == MPI_SUCCESS) {
+            iterations++;
+            CHECK(iterations < 1000000, "the victim never died");
+            continue;
+          }
+        } else if (inter_shrink) {
+          rc = MPIX_Comm_shrink(ic, &d);
+          CHECK(rc == MPI_SUCCESS && d != MPI_COMM_NULL, "shrink of the intercommunicator failed: %s", ft_class_name(rc));
+          int ls = 0, rs = 0;
+          MPI_Comm_size(d, &ls);
+          MPI_Comm_remote_size(d, &rs);
+          if (ls + rs < bn) { /* the victim is gone: check the result and stop */
+            const int v_even = victim % 2 == 0;
+            CHECK(ls == (br % 2 ? bn / 2 - !v_even : (bn + 1) / 2 - v_even), "shrunk local size %d", ls);
+            CHECK(rs + ls == bn - 1, "shrunk sizes %d + %d", ls, rs);
+            CHECK_MPI(MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN));
+            int flag = 1;
+            CHECK_MPI(MPIX_Comm_agree(d, &flag));
+            CHECK(flag == 1);
+            MPI_Comm_free(&d);
+            rc = MPI_ERR_PROC_FAILED; /* the loop's end, for the checks below */
+            break;
+          }
+        } else if (idup || inter_idup) { /* two outstanding idups, waited in reverse order */
           MPI_Comm d2 = MPI_COMM_NULL;
           MPI_Request r[2];
-          CHECK_MPI(MPI_Comm_idup(base, &d, &r[0]));
-          CHECK_MPI(MPI_Comm_idup(base, &d2, &r[1]));
+          CHECK_MPI(MPI_Comm_idup(inter_idup ? ic : base, &d, &r[0]));
+          CHECK_MPI(MPI_Comm_idup(inter_idup ? ic : base, &d2, &r[1]));
           int rc2 = MPI_Wait(&r[1], MPI_STATUS_IGNORE);
           rc = MPI_Wait(&r[0], MPI_STATUS_IGNORE);
           /* Each is uniform on its own (either may be the one that fails): the pair of outcomes must be the
@@ -140,12 +199,19 @@ int main(int argc, char **argv) {
       CHECK(br != victim, "the victim survived its timer");
       CHECK(check_class_of(rc) == MPI_ERR_PROC_FAILED, "round %d: creation failed with %s (%s)", round,
             ft_class_name(rc), check_errstr(rc));
+      if (inter_agree) { /* after acknowledging, the next agreement succeeds everywhere; get_failed names the victim */
+        CHECK_MPI(MPIX_Comm_failure_ack(ic));
+        int f = 1;
+        CHECK_MPI(MPIX_Comm_agree(ic, &f));
+        CHECK(f == 1, "flag %d after the acknowledged failure", f);
+        CHECK(ft_num_failed(ic) == 1, "get_failed on the intercommunicator: %d failed", ft_num_failed(ic));
+      }
       MPI_Group_free(&bg);
       if (inter) {
         MPI_Group_free(&ig);
         MPI_Comm_free(&ic);
-        MPI_Comm_free(&half);
       }
+      if (half != MPI_COMM_NULL) MPI_Comm_free(&half);
       MPI_Comm s;
       CHECK_MPI(MPIX_Comm_shrink(base, &s));
       int lo = 0, hi = 0;
@@ -155,6 +221,9 @@ int main(int argc, char **argv) {
       CHECK_MPI(MPI_Allreduce(&outcome, &lo, 1, MPI_INT, MPI_MIN, s));
       CHECK_MPI(MPI_Allreduce(&outcome, &hi, 1, MPI_INT, MPI_MAX, s));
       CHECK(lo == hi, "round %d: idup outcomes not uniform (%d and %d)", round, lo, hi);
+      CHECK_MPI(MPI_Allreduce(&agreed_flag, &lo, 1, MPI_INT, MPI_MIN, s));
+      CHECK_MPI(MPI_Allreduce(&agreed_flag, &hi, 1, MPI_INT, MPI_MAX, s));
+      CHECK(lo == hi, "round %d: agreed flags differ (%x and %x)", round, lo, hi);
       MPI_Comm_free(&s);
     } else {
       CHECK(0, "unknown mode %s", mode);
