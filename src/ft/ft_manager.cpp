@@ -558,11 +558,13 @@ void FtManager::on_stale_ft_frame(int src_world, std::uint32_t context, int kind
 void FtManager::on_ft_frame(int src_world, std::uint32_t context, int kind, std::span<const std::byte> payload) {
   if (kind == kCollGiveUp) {  // the engine's own (p2p/engine.h), addressed by collective context
     std::int32_t w[2];
-    if (payload.size() != sizeof w) {
+    if (payload.size() < sizeof w || payload.size() % sizeof(std::int32_t) != 0) {
       log::warn("dropping malformed collective notice from rank %d", src_world);
       return;
     }
     std::memcpy(w, payload.data(), sizeof w);
+    // The failures the sender knew (engine.cpp, give_up_coll): known here before the collective fails.
+    learn_failures(payload.subspan(sizeof w));
     rt_.engine().on_coll_given_up(src_world, context, w[0], w[1] != 0);
     return;
   }

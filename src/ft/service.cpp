@@ -2,6 +2,7 @@
 #include "ft/service.h"
 
 #include <poll.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -112,6 +113,9 @@ class ServiceThread final : public Service {
   }
 
   void run() {
+    // The launcher finds this thread by its name and reads its state to tell a rank starved of CPU from a
+    // hung one (tools/launch/silence_judge.h).
+    pthread_setname_np(pthread_self(), "ftmpi-service");
     std::string buf;
     char chunk[4096];
     double next_hb = now_ms();

@@ -280,9 +280,14 @@ void Engine::give_up_coll(ftmpi_comm_s* comm, int peer, int tag, bool from_here_
     if (std::find(m.gave_up_from.begin(), m.gave_up_from.end(), key) != m.gave_up_from.end()) return;
     m.gave_up_from.push_back(key);
   }
-  const std::int32_t w[2] = {tag, from_here_on ? 1 : 0};
+  // {tag, from_here_on, then every failure known here}: the peer's collective may fail because of this
+  // frame before the launcher's notice reaches it, and MPIX_Comm_get_failed must then already name the
+  // culprit (as a revoke frame does, ft/ft_manager.cpp).
+  std::vector<std::int32_t> w = {tag, from_here_on ? 1 : 0};
+  if (m.failures != nullptr)
+    for (const ft::FailureRecord& rec : m.failures->records()) w.push_back(rec.world_rank);
   send_ft_frame(world, comm->ctx_coll, kFtFrameCollGiveUp,
-                std::span<const std::byte>(reinterpret_cast<const std::byte*>(w), sizeof w));
+                std::span<const std::byte>(reinterpret_cast<const std::byte*>(w.data()), w.size() * sizeof w[0]));
 }
 
 void Engine::on_coll_given_up(int src_world, std::uint32_t ctx_coll, int tag, bool from_here_on) {

@@ -17,7 +17,16 @@ int main(int argc, char **argv) {
   CHECK(argc == 3, "usage: ft_hang <timeout_ms> <period_ms>");
   CHECK(size == 4, "needs 4 ranks");
   double timeout = atof(argv[1]) / 1000.0, period = atof(argv[2]) / 1000.0;
-  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  /* On a loaded machine the start-up can take longer than the injection's 1 s: rank 2 may then be stopped
+   * (and declared hung) before this Barrier completes everywhere. The Barrier then fails with
+   * MPI_ERR_PROC_FAILED; the detection itself is what is tested, so the survivors go on to the checks
+   * that do not depend on when the Recv was posted. */
+  int rc = MPI_Barrier(MPI_COMM_WORLD);
+  CHECK(rc == MPI_SUCCESS || check_class_of(rc) == MPI_ERR_PROC_FAILED, "Barrier: %s", check_errstr(rc));
+  if (rc != MPI_SUCCESS && rank == 2) {
+    printf("FAIL rank 2 came back from a hang that should have been fatal\n");
+    MPI_Abort(MPI_COMM_WORLD, 3);
+  }
 
   int x = 0;
   if (rank == 2) {
@@ -28,10 +37,14 @@ int main(int argc, char **argv) {
   double t0 = ft_now();
   CHECK_CLASS(MPI_Recv(&x, 1, MPI_INT, 2, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_ERR_PROC_FAILED);
   double dt = ft_now() - t0;
-  CHECK(dt <= 1.0 + timeout + period + 2.0, "hang declared after %.2f s (timeout %.2f s)", dt, timeout);
-  CHECK(dt >= timeout - period - 0.05, "hang declared after %.2f s, before the %.2f s timeout", dt, timeout);
+  if (rc == MPI_SUCCESS) {
+    CHECK(dt <= 1.0 + timeout + period + 2.0, "hang declared after %.2f s (timeout %.2f s)", dt, timeout);
+    CHECK(dt >= timeout - period - 0.05, "hang declared after %.2f s, before the %.2f s timeout", dt, timeout);
+  }
   CHECK(ft_is_failed(MPI_COMM_WORLD, 2));
-  if (rank == 0) printf("rank 0: the stopped rank was declared failed %.3f s after the Recv was posted\n", dt);
+  if (rank == 0 && rc == MPI_SUCCESS)
+    printf("rank 0: the stopped rank was declared failed %.3f s after the Recv was posted\n", dt);
+  if (rank == 0 && rc != MPI_SUCCESS) printf("rank 0: the stopped rank was declared failed during the start-up\n");
 
   MPI_Comm s;
   CHECK_MPI(MPIX_Comm_shrink(MPI_COMM_WORLD, &s));

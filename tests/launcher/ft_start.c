@@ -49,7 +49,12 @@ int main(int argc, char **argv) {
   MPI_Comm_group(MPI_COMM_WORLD, &world);
   MPI_Group_translate_ranks(world, 1, &victim, failed, &victim_failed);
   if (victim_failed == MPI_UNDEFINED) {
-    printf("rank %d: rank %d not among the %d failed\n", rank, victim, nfailed);
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0, cls = -1;
+    MPI_Error_class(rc, &cls);
+    MPI_Error_string(rc, msg, &len);
+    printf("rank %d: rank %d not among the %d failed (Barrier gave class %d: %s)\n", rank, victim, nfailed, cls,
+           msg);
     return 4;
   }
   printf("rank %d sees rank %d failed\n", rank, victim);

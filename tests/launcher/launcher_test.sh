@@ -296,8 +296,11 @@ ft_hang)
   for r in 0 2; do
     expect_out "^rank $r notice cmd=failed rank=1 cause=hung code=9 "
     after=$(sed -n "s/^rank $r notice .* after \\([0-9]*\\)\$/\\1/p" "$TMP/out")
-    # stopped at 500 ms, last heartbeat 400..500 ms: declared in [1000, 1100] ms; slack for a loaded machine
-    [ "$after" -ge 900 ] && [ "$after" -le 1600 ] || fail "rank $r got the hang notice after $after ms"
+    # stopped at 500 ms, last heartbeat 400..500 ms: declared in [1000, 1100] ms; slack for a loaded machine.
+    # The helper's clock starts when it does, later than mpiexec's by the launch time (140 ms seen under
+    # load), so only the upper bound holds here; the lower one is the summary's "at 1.xxx s" below, on
+    # mpiexec's clock.
+    [ "$after" -le 1600 ] || fail "rank $r got the hang notice after $after ms"
   done
   expect_err '^mpiexec: 1 rank failed during the job: rank 1 \(hung, killed\) at 1\.[0-9]{3} s; survivors completed$'
   # cmd=bye stops the watch: a silent rank after bye is not hung

@@ -269,6 +269,7 @@ void Daemon::read_ctrl(Rank& r) {
       if (m.kind == ControlMessage::Kind::hb) {
         r.heartbeating = true;
         r.last_hb = Clock::now();
+        r.silence.on_heartbeat();
       } else if (m.kind == ControlMessage::Kind::bye) {
         r.said_bye = true;
       } else if (m.kind == ControlMessage::Kind::suspect) {
@@ -337,8 +338,13 @@ void Daemon::check_heartbeats(Clock::time_point now) {
   auto limit = std::chrono::milliseconds(o_.timeout_ms);
   for (Rank& r : ranks_) {
     if (!r.alive || !r.heartbeating || r.said_bye || r.finalized || r.hung || now < r.last_hb + limit) continue;
+    SilenceCheck check(r.silence, r.pid);  // before the drain (silence_judge.h)
     read_ctrl(r);
-    if (r.said_bye || r.finalized || Clock::now() < r.last_hb + limit) continue;
+    const auto t = Clock::now();
+    if (r.said_bye || r.finalized || t < r.last_hb + limit) continue;
+    if (check.verdict(std::chrono::duration_cast<std::chrono::milliseconds>(t - r.last_hb), limit) ==
+        Silence::starved)
+      continue;  // runnable, waiting for a CPU: the machine is busy, not the rank
     r.hung = true;
     kill(-r.pid, SIGKILL);
     kill(r.pid, SIGKILL);

@@ -17,6 +17,7 @@
 #include "boot/pmi_wire.h"
 #include "control_channel.h"
 #include "output_forwarder.h"
+#include "silence_judge.h"
 #include "tree_liveness.h"
 #include "tree_shape.h"
 #include "tree_wire.h"
@@ -56,6 +57,7 @@ class Daemon {
     bool finalized = false, said_bye = false, heartbeating = false;
     bool hung = false;  // killed on our verdict
     std::chrono::steady_clock::time_point last_hb{};
+    SilenceWatch silence;  // a silence beyond the timeout: hang or starvation (silence_judge.h)
   };
   struct Child {
     int node = -1;  // -1 until its hello

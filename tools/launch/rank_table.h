@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "silence_judge.h"
+
 namespace ftmpi::mpiexec {
 
 using Clock = std::chrono::steady_clock;
@@ -29,6 +31,7 @@ struct RankRecord {
   bool heartbeating = false;      // sent at least one cmd=hb: its silence can mean a hang
   bool said_bye = false;          // sent cmd=bye: heartbeats stop, silence is fine
   Clock::time_point last_heartbeat{};
+  SilenceWatch silence;  // a silence beyond the timeout: hang or starvation (silence_judge.h)
   // Before the first heartbeat (the start-up watch): when the rank was first seen stopped (SIGSTOP,
   // ptrace) in the current stop, and its last PMI exchange (a request, or a barrier's release).
   bool seen_stopped = false;

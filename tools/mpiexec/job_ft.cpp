@@ -70,6 +70,7 @@ void Job::on_ctrl_readable(int r) {
         case ControlMessage::Kind::hb:
           rec.heartbeating = true;
           rec.last_heartbeat = Clock::now();
+          rec.silence.on_heartbeat();
           break;
         case ControlMessage::Kind::bye: rec.said_bye = true; break;
         case ControlMessage::Kind::suspect: on_suspect(r, m.rank); break;
@@ -125,11 +126,22 @@ void Job::check_heartbeats(Clock::time_point now) {
       if (startup_watched(ranks_[r])) check_startup(static_cast<int>(r), now);
       continue;
     }
-    if (!heartbeat_watched(ranks_[r]) || now < ranks_[r].last_heartbeat + timeout) continue;
-    // mpiexec itself may have been slow to read: drain the channel before judging.
+    RankRecord& rec = ranks_[r];
+    if (!heartbeat_watched(rec) || now < rec.last_heartbeat + timeout) continue;
+    // Sample the rank's service thread first, then drain the channel (mpiexec itself may have been slow to
+    // read): a heartbeat written after the sample is seen (silence_judge.h).
+    SilenceCheck check(rec.silence, rec.pid);
     on_ctrl_readable(static_cast<int>(r));
-    if (heartbeat_watched(ranks_[r]) && Clock::now() >= ranks_[r].last_heartbeat + timeout)
+    const auto t = Clock::now();
+    if (!heartbeat_watched(rec) || t < rec.last_heartbeat + timeout) continue;
+    const auto silence = std::chrono::duration_cast<std::chrono::milliseconds>(t - rec.last_heartbeat);
+    if (check.verdict(silence, timeout) == Silence::hung) {
       condemn(static_cast<int>(r), RankRecord::Verdict::hung, "no heartbeat within the detector timeout");
+    } else if (!rec.silence.reported_starved) {
+      rec.silence.reported_starved = true;
+      log::debug("mpiexec: rank %d silent for %lld ms but runnable (state %c): the machine is busy, not the rank",
+                 static_cast<int>(r), static_cast<long long>(silence.count()), check.sample()->state);
+    }
   }
 }
 
