@@ -89,7 +89,6 @@ std::string start_time(long pid) {
 }
 
 int pidfd_open(long pid) { return static_cast<int>(syscall(SYS_pidfd_open, pid, 0)); }
-int pidfd_kill(int fd, int sig) { return static_cast<int>(syscall(SYS_pidfd_send_signal, fd, sig, nullptr, 0)); }
 
 std::uint32_t fnv1a(std::string_view s) {
   std::uint32_t h = 2166136261u;
@@ -161,15 +160,15 @@ void PeerWatchImpl::end_rank(const char* why) {
 void PeerWatchImpl::act(DetectorActions& a) {
   for (const DetectorSend& s : a.sends) send(s.dest, s.kind, s.about);
   bool woke = false;
-  for (int r : a.suspected) {
-    const int pfd = pidfd_[static_cast<size_t>(r)];
+  // A suspect is not killed, even on this host where its pidfd could: MPICH's Hydra answers a rank killed by
+  // a signal by killing every other rank of that host (with -disable-auto-cleanup too), the observer included.
+  // It is fenced by its closed connections and by the fence notice it reads first when it runs again.
+  for (int r : a.suspected)
     if (failures_->mark_failed({r, Cause::hung, 0, real_s()})) {
       log::warn("rank %d: rank %d suspected by the rank-level detector (silent beyond the timeout); counted as "
-                "failed and fenced%s", me_, r, pfd >= 0 ? " (same host: killed)" : "");
+                "failed and fenced", me_, r);
       woke = true;
     }
-    if (pfd >= 0) (void)pidfd_kill(pfd, SIGKILL);
-  }
   if (a.fenced) end_rank("a live rank declared this rank failed (silent beyond the detector timeout)");
   if (a.quorum_lost) {
     char why[200];
@@ -303,6 +302,8 @@ Status PeerWatchImpl::start(boot::Bootstrap& boot, FailureState& failures, std::
       pfd = -1;
     }
     pidfd_[static_cast<size_t>(r)] = pfd;
+    log::debug("rank-level detector: rank %d is on this host (pid %ld): %s", r, p,
+               pfd >= 0 ? "watched through a pidfd" : "no pidfd (other pid namespace, or gone)");
   }
   if (unreachable)
     log::warn("rank %d: rank-level detector: %d rank(s) published no IPv4 heartbeat address; they are watched "

@@ -12,7 +12,8 @@
 //  * a suspected rank, and a same-host rank whose pidfd reports its end, is recorded in the FailureState
 //    (cause hung / disappeared) and `wake` is called; the FT layer then fences its connections
 //    (FtManager::on_failures → Router::fence).
-//  * a suspected rank on this host is killed through its pidfd (fencing that always works on one host).
+//  * a suspect is not killed (Hydra kills every rank of a host when one of them dies by a signal): it reads
+//    the fence notice first when it runs again, and ends.
 //  * a failure recorded by anyone else (lost connection, revoke, agreement) is given to the detector
 //    (ring repair, flood) within one period.
 //  * fenced (a live rank suspects this one) or quorum lost (half or more of the job failed): prints why on

@@ -23,8 +23,8 @@
 //  * Fencing: the suspect itself is sent fence(); a suspected (or failed) rank that still speaks — a
 //    heartbeat or a suspicion — is answered fence() and otherwise ignored: its suspicions never infect the
 //    live ranks. A rank told fence() by a live rank, or told suspect(itself), is *fenced*: it must end at
-//    once (the driver exits). Besides, the driver closes its connections to every suspect and kills a
-//    same-host suspect through its pidfd (ft/peer_watch.h), so a hung rank that resumes finds itself alone.
+//    once (the driver exits). Besides, the driver closes its connections to every suspect (ft/peer_watch.h),
+//    so a hung rank that resumes finds itself alone.
 //  * Quorum (majority of the job): once the failed ranks are half or more of the ranks that did not depart,
 //    this rank has lost its quorum: it is on the minority side of a cut (or fenced without knowing it) and
 //    must end. Only one side of a partition can hold a strict majority, so two halves never both go on.
