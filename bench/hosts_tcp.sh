@@ -3,7 +3,8 @@
 # (--mca btl tcp,self) and MPICH between two network-namespace hosts (tests/hosts/netns.sh; root only), one
 # rank per host, the same bench/pingpong.c and bench/bandwidth.c compiled with each MPI. ftmpi and MPICH
 # are started by MPICH's Hydra (ftmpi's own mpiexec runs on one host only in this branch), Open MPI by its
-# mpirun, all through the same rsh agent. Not a test: prints a table. Usage: bench/hosts_tcp.sh [BUILD_DIR]
+# mpirun, all through the same rsh agent. Not a test: prints a table of medians.
+# Usage: [ROUNDS=5] bench/hosts_tcp.sh [BUILD_DIR]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build=${1:-$here/../build/release}
@@ -29,9 +30,21 @@ run() {  # run IMPL PROG ARGS...
     openmpi) "${ompi[@]}" "$tmp/$prog.openmpi" "$@" ;;
   esac
 }
+# Medians of ROUNDS rounds (default 5; env ROUNDS), the implementations interleaved in each round so that
+# a machine's load drifts over all of them alike.
+rounds=${ROUNDS:-5}
+declare -A lats bws
+for _ in $(seq 1 "$rounds"); do
+  for impl in ftmpi openmpi mpich; do
+    lat=$(run $impl pingpong -m 1 -M 1 -T 2 2>/dev/null | awk '$1 == 1 {print $2}' | tail -1)
+    bw=$(run $impl bandwidth -m 1M -M 1M -T 2 2>/dev/null | awk '$1 == 1048576 {print $2}' | tail -1)
+    lats[$impl]+="${lat:-} "
+    bws[$impl]+="${bw:-} "
+  done
+done
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v[NR]=$1} END {if (NR) print (NR % 2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2); else print "n/a"}'; }
+printf 'medians of %s rounds, 2 netns hosts, one rank each\n' "$rounds"
 printf '%-10s %18s %22s\n' impl "latency 1 B (us)" "bandwidth 1 MiB (MB/s)"
 for impl in ftmpi openmpi mpich; do
-  lat=$(run $impl pingpong -m 1 -M 1 -T 2 2>/dev/null | awk '$1 == 1 {print $2}' | tail -1)
-  bw=$(run $impl bandwidth -m 1M -M 1M -T 2 2>/dev/null | awk '$1 == 1048576 {print $2}' | tail -1)
-  printf '%-10s %18s %22s\n' "$impl" "${lat:-n/a}" "${bw:-n/a}"
+  printf '%-10s %18s %22s\n' "$impl" "$(median <<<"${lats[$impl]}")" "$(median <<<"${bws[$impl]}")"
 done

@@ -2,12 +2,14 @@
 // Is_thread_main, Abort.
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "api/attr.h"
 #include "api/common.h"
 #include "api/errors.h"
 #include "api/info_object.h"
 #include "api/session.h"
+#include "comm/errhandler.h"
 #include "util/log.h"
 
 using ftmpi::Errc;
@@ -22,7 +24,28 @@ extern "C" int PMPI_Init_thread(int* argc, char*** argv, int required, int* prov
                "MPI_Init");
   ftmpi::api::note_requested_thread_level(required);
   // The runtime may be up already for an MPI_Session (api/session.h): the world model joins it.
-  if (Status st = ftmpi::api::runtime_acquire(required); !st.ok()) {
+  // MPI-4.0 §9.3: an error in MPI_Init is raised on the initial error handler. MPI_ERRORS_ARE_FATAL (the
+  // default) and MPI_ERRORS_ABORT end the job through the launcher, the message printed first (under Hydra
+  // the abort waits for the line to be forwarded); MPI_ERRORS_RETURN returns the error class.
+  ftmpi_errhandler_s* initial = ftmpi::Runtime::initial_errhandler();
+  const bool fatal = initial->kind == ftmpi_errhandler_s::Kind::fatal || initial->kind == ftmpi_errhandler_s::Kind::abort;
+  auto describe = [initial](const Status& st) {
+    int code = ftmpi::api::error_class_of(st.code());
+    return std::string("MPI_Init: ") + st.message() + " (" + ftmpi::api::error_class_sentence(code) + "); " +
+           (initial->kind == ftmpi_errhandler_s::Kind::abort ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL") +
+           ": aborting the job";
+  };
+  ftmpi::Runtime::InitFailureHook hook;
+  if (fatal)
+    hook = [&describe](ftmpi::boot::Bootstrap& boot, const Status& st) {
+      boot.abort(ftmpi::api::error_class_of(st.code()), describe(st));  // does not return under a launcher
+    };
+  if (Status st = ftmpi::api::runtime_acquire(required, hook); !st.ok()) {
+    if (fatal) {
+      // No bootstrap (or its abort returned): this process alone ends, with the message.
+      ftmpi::log::error("%s", describe(st).c_str());
+      std::_Exit(ftmpi::api::error_class_of(st.code()));
+    }
     ftmpi::log::error("MPI_Init failed: %s", st.message().c_str());
     return ftmpi::api::error_class_of(st.code());
   }

@@ -53,10 +53,10 @@ int g_sessions = 0;
 bool g_torn_down = false;  // the runtime was up once and is gone
 }  // namespace
 
-Status runtime_acquire(int required_thread_level) {
+Status runtime_acquire(int required_thread_level, const Runtime::InitFailureHook& on_failure) {
   if (g_api.rt) return {};
   if (g_torn_down) return Status(Errc::other, "the MPI library cannot be restarted after it was finalized");
-  auto rt = Runtime::init(required_thread_level);
+  auto rt = Runtime::init(required_thread_level, on_failure);
   if (!rt.ok()) return rt.status();
   g_api.rt = rt.value().release();
   return {};

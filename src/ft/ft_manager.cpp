@@ -609,6 +609,12 @@ void FtManager::on_ft_frame(int src_world, std::uint32_t context, int kind, std:
 }
 
 void FtManager::on_failures() {
+  if (ft_mode_ && !service_) {
+    // No ftmpi daemon kills a suspect: a failed peer may still run (hung, cut off). Close its connections so
+    // that it cannot go on as a member (ft/peer_watch.h; same-host suspects are killed by the detector).
+    std::vector<FailureRecord> recs = failures_.records();
+    for (; fenced_upto_ < recs.size(); ++fenced_upto_) rt_.router().fence(recs[fenced_upto_].world_rank);
+  }
   auto feed = [this](ftmpi_comm_s* c) {
     if (!c->ft) return;
     for (auto& [id, a] : c->ft->agreements) {

@@ -154,6 +154,7 @@ class FtManager final : public p2p::FtHandler {
   FailureState& failures_;
   bool ft_mode_;
   Service* service_ = nullptr;
+  std::size_t fenced_upto_ = 0;  // failure records already fenced (no-daemon FT mode)
   std::unordered_map<std::uint32_t, ftmpi_comm_s*> by_ctx_;
   std::unordered_map<std::uint32_t, std::vector<Early>> early_;  // frames for contexts not registered yet
   // Freed intracommunicators whose agreements may still be needed: a process that decided keeps answering

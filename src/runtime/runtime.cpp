@@ -12,6 +12,7 @@
 #include "comm/context_alloc.h"
 #include "ft/failure_state.h"
 #include "ft/ft_manager.h"
+#include "ft/peer_watch.h"
 #include "ft/service.h"
 #include "models/events/event_hub.h"
 #include "models/reinit/epoch_bootstrap.h"
@@ -56,7 +57,9 @@ int env_int(const char* name, int dflt) {
   return v ? std::atoi(v) : dflt;
 }
 
-ftmpi_errhandler_s* initial_errhandler() {
+}  // namespace
+
+ftmpi_errhandler_s* Runtime::initial_errhandler() {
   const char* e = std::getenv("FTMPI_INITIAL_ERRHANDLER");
   if (!e) return &ftmpi_errors_are_fatal;
   if (std::strcmp(e, "mpi_errors_return") == 0) return &ftmpi_errors_return;
@@ -64,6 +67,7 @@ ftmpi_errhandler_s* initial_errhandler() {
   return &ftmpi_errors_are_fatal;
 }
 
+namespace {
 int online_cores() {
   if (const char* c = std::getenv("FTMPI_NUM_CORES")) {
     int n = std::atoi(c);
@@ -83,7 +87,7 @@ void init_predefined_comm(ftmpi_comm_s& c, std::vector<int> members, int my_worl
   c.size = c.group->size();
   c.ctx_pt2pt = ctx;
   c.ctx_coll = ctx + 1;
-  if (first || !c.errhandler) c.errhandler = initial_errhandler();
+  if (first || !c.errhandler) c.errhandler = Runtime::initial_errhandler();
   if (first) c.name = name;
   c.ft = nullptr;
   c.holds = 0;
@@ -95,8 +99,18 @@ void init_predefined_comm(ftmpi_comm_s& c, std::vector<int> members, int my_worl
 }
 }  // namespace
 
-Result<std::unique_ptr<Runtime>> Runtime::init(int required_thread_level) {
+Result<std::unique_ptr<Runtime>> Runtime::init(int required_thread_level, const InitFailureHook& on_failure) {
   std::unique_ptr<Runtime> rt(new Runtime());
+  Status st = rt->init_body(required_thread_level);
+  if (!st.ok()) {
+    if (on_failure && rt->boot_) on_failure(*rt->boot_, st);
+    return st;
+  }
+  return rt;
+}
+
+Status Runtime::init_body(int required_thread_level) {
+  Runtime* rt = this;
   rt->main_thread_ = static_cast<unsigned long>(pthread_self());
   rt->thread_level_ = std::min(std::max(required_thread_level, MPI_THREAD_SINGLE), MPI_THREAD_MULTIPLE);
 
@@ -112,7 +126,7 @@ Result<std::unique_ptr<Runtime>> Runtime::init(int required_thread_level) {
   rt->failures_ = std::make_unique<ft::FailureState>(rt->world_size_);
   rt->events_ = std::make_unique<events::EventHub>(*rt->failures_);
   rt->failures_->set_observer(rt->events_.get());
-  Runtime* self = rt.get();
+  Runtime* self = rt;
   // Reinit: a restarted rank joins epoch FTMPI_REINIT_EPOCH (> 0) through the epoch coordinator, so its
   // service thread (which carries the fences) starts before the transports.
   const int start_epoch = rt->ft_mode_ && reinit_mode_from_env() ? std::max(0, env_int("FTMPI_REINIT_EPOCH", 0)) : 0;
@@ -156,12 +170,20 @@ Result<std::unique_ptr<Runtime>> Runtime::init(int required_thread_level) {
     if (sigaction(SIGUSR1, nullptr, &old) == 0 && old.sa_handler == SIG_DFL && !(old.sa_flags & SA_SIGINFO))
       signal(SIGUSR1, SIG_IGN);
   }
+  if (rt->ft_mode_ && !rt->service_) {
+    // No ftmpi daemon watches the ranks (Hydra, srun): they watch each other (ft/peer_watch.h). Its cards
+    // go out with the transports' first fence.
+    auto pw = ft::prepare_peer_watch(*rt->boot_);
+    if (!pw.ok()) return pw.status();
+    rt->peer_watch_ = std::move(pw.value());
+  }
   if (start_epoch > 0) {
     FTMPI_TRY(rt->enter_epoch());
   } else {
     FTMPI_TRY(rt->build_layer(*rt->boot_, rt->ft_mode_, true));
   }
-  return rt;
+  if (rt->peer_watch_) FTMPI_TRY(rt->peer_watch_->start(*rt->boot_, *rt->failures_, [self] { self->wake(); }));
+  return Status::Ok();
 }
 
 void Runtime::wake() {
@@ -259,6 +281,7 @@ Status Runtime::enter_epoch() {
 }
 
 Runtime::~Runtime() {
+  if (peer_watch_) peer_watch_->stop();
   if (service_) service_->stop();
   if (failures_) failures_->set_observer(nullptr);
   if (events_) events_->stop();
@@ -285,6 +308,7 @@ Status Runtime::finalize() {
   // queued output is pushed out and each peer gets a goodbye when the transports close, so nothing sent
   // is lost and no departure looks like a failure).
   if (!ft_mode_ || boot_->launched_by_ftmpi()) FTMPI_TRY(boot_->fence());
+  if (peer_watch_) peer_watch_->stop();  // goodbyes: leaving is not a failure
   if (service_) service_->stop();
   failures_->set_observer(nullptr);
   events_->stop();

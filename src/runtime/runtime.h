@@ -2,6 +2,7 @@
 // progress loop, predefined communicators. No singletons: the C API reaches it through one pointer
 // (api/context.h), set by MPI_Init and cleared by MPI_Finalize.
 #pragma once
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -25,6 +26,7 @@ namespace ftmpi::ft {
 class FailureState;
 class FtManager;
 class Service;
+class PeerWatch;
 }
 namespace ftmpi::events {
 class EventHub;
@@ -35,7 +37,13 @@ namespace ftmpi {
 class Runtime {
  public:
   // Collective over the job. Brings up bootstrap, transports, engine; initialises MPI_COMM_WORLD/SELF.
-  static Result<std::unique_ptr<Runtime>> init(int required_thread_level);
+  // On failure after the bootstrap is up, `on_failure` (if set) is called with it while it still works
+  // (MPI_Init raises the error on the initial error handler: MPI_ERRORS_ARE_FATAL aborts the job through
+  // the launcher, api/env.cpp); it may not return.
+  using InitFailureHook = std::function<void(boot::Bootstrap& boot, const Status& why)>;
+  static Result<std::unique_ptr<Runtime>> init(int required_thread_level, const InitFailureHook& on_failure = {});
+  // The error handler MPI_COMM_WORLD starts with (FTMPI_INITIAL_ERRHANDLER, mpiexec -initial-errhandler).
+  static ftmpi_errhandler_s* initial_errhandler();
   ~Runtime();
 
   // Collective: drain, fence, tell the launcher we finalized, tear down transports.
@@ -85,6 +93,7 @@ class Runtime {
 
  private:
   Runtime() = default;
+  Status init_body(int required_thread_level);
   // Router, engine, progress, contexts, FT manager and the predefined communicators over `boot`.
   Status build_layer(boot::Bootstrap& boot, bool tolerate_failed_peers, bool first);
   void drop_layer();
@@ -100,6 +109,7 @@ class Runtime {
   std::unique_ptr<ft::FailureState> failures_;
   std::unique_ptr<ft::FtManager> ft_;
   std::unique_ptr<ft::Service> service_;
+  std::unique_ptr<ft::PeerWatch> peer_watch_;  // FT mode without an ftmpi daemon: rank-level detector
   std::unique_ptr<events::EventHub> events_;
   bool ft_mode_ = false;
   bool lam_mode_ = false;

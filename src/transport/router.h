@@ -46,6 +46,9 @@ class Router {
     for (Transport* t : active_) t->wake_self();
   }
 
+  // End the connection to a failed peer (Transport::fence). Progress-loop thread.
+  void fence(int world_rank) { by_peer_[static_cast<size_t>(world_rank)]->fence(world_rank); }
+
   int local_ranks() const { return local_ranks_; }    // ranks on this host, including me
   // Ranks left out because they failed during set-up (tolerate_failed_peers): traffic to them is
   // dropped; the caller marks them failed.

@@ -72,6 +72,11 @@ class Transport {
   // Interrupt a wait() in progress (or make the next one return at once). Thread-safe: the service
   // thread calls it after publishing a failure notice.
   virtual void wake_self() {}
+
+  // Fault-tolerant mode without an ftmpi daemon: `peer` is declared failed though it may still run (a
+  // hung or cut-off rank); end the connection to it so that it cannot go on as a member (it sees EOF when it
+  // resumes). Progress-loop thread. Default: nothing (shared memory: the detector kills a same-host peer).
+  virtual void fence(int peer) { (void)peer; }
 };
 
 }  // namespace ftmpi::transport

@@ -56,7 +56,14 @@ static int ft(int rank, int size, double secs) {
   MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
   double end = MPI_Wtime() + secs;
   int shrinks = 0;
+  /* HOSTS_MPI_EXIT=R:S: world rank R ends (exit 3, no MPI_Finalize) S seconds into the loop — a death that is
+   * not a signal (Hydra kills every rank of a host when one of them dies by a signal). */
+  int exit_rank = -1;
+  double exit_at = 0;
+  if (getenv("HOSTS_MPI_EXIT")) sscanf(getenv("HOSTS_MPI_EXIT"), "%d:%lf", &exit_rank, &exit_at);
+  exit_at += MPI_Wtime();
   for (;;) {
+    if (rank == exit_rank && MPI_Wtime() >= exit_at) _exit(3);
     int done = MPI_Wtime() >= end, all_done = 0;
     int cr, cs;
     MPI_Comm_rank(c, &cr);

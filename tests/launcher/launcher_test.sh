@@ -35,6 +35,20 @@ expect_no_leftovers() {
 count_err_lines() { grep -c "^mpiexec:" "$TMP/err"; }
 
 case "$CASE" in
+init_error)
+  # MPI-4 §9.3: an error in MPI_Init is raised on the initial error handler. MPI_ERRORS_ARE_FATAL (default):
+  # the message, then the job ends (MPI_Init never returns); MPI_ERRORS_RETURN: MPI_Init returns the class.
+  run "$MPIEXEC" -n 2 --transport tcp -x FTMPI_TCP_IF=nosuchif0 "$BIN/launcher_init_error" "$TOKEN"
+  [ "$RC" != 0 ] || fail "a failed MPI_Init ended the job with 0"
+  expect_err "MPI_Init: tcp: 'nosuchif0'.*MPI_ERRORS_ARE_FATAL: aborting the job"
+  grep -q "MPI_Init returned" "$TMP/out" && fail "MPI_Init returned under MPI_ERRORS_ARE_FATAL"
+  expect_no_leftovers
+  run "$MPIEXEC" -n 2 --transport tcp --initial-errhandler mpi_errors_return -x FTMPI_TCP_IF=nosuchif0 \
+    "$BIN/launcher_init_error" "$TOKEN"
+  # (mpiexec ends the job when the first rank exits without MPI_Finalize: the other may not get to print.)
+  grep -q "MPI_Init returned [1-9][0-9]* (class [1-9]" "$TMP/out" || fail "MPI_Init did not return an error class"
+  grep -q "MPI_Init returned 0" "$TMP/out" && fail "MPI_Init succeeded"
+  expect_no_leftovers ;;
 exit_code)
   run "$MPIEXEC" -n 4 "$HELPER" exit 2 3 "$TOKEN"
   expect_rc 3

@@ -2,6 +2,7 @@
 
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -77,6 +78,12 @@ class TcpTransportImpl final : public TcpTransport {
   bool try_send(int peer, std::span<const std::byte> hdr, std::span<const std::byte> payload) override;
   int poll(FrameSink& sink) override;
   void wait(int timeout_us) override;
+  // Shut the socket down both ways: the peer gets EOF (if it can hear), the next poll() reaps the connection
+  // (the loss report finds the peer already failed).
+  void fence(int peer) override {
+    Connection* c = (peer >= 0 && static_cast<size_t>(peer) < by_rank_.size()) ? by_rank_[static_cast<size_t>(peer)] : nullptr;
+    if (c && c->state() == Connection::State::open) ::shutdown(c->fd(), SHUT_RDWR);
+  }
 
   // Write first, then raise the flag: whenever the eventfd is readable after a wake, the flag is set too,
   // so poll() (which drains only when the flag is up) never leaves wait_fd() readable behind it.
