@@ -46,5 +46,7 @@ struct SummaryInput {
 // "N ranks failed during the job: rank R (how) at T s, ...; survivors completed" (empty when nobody
 // failed).
 std::string ft_summary(const SummaryInput& in);
+// Says ft_summary(in) on stderr (mpiexec: ...) unless it is empty.
+void say_ft_summary(const SummaryInput& in);
 
 }  // namespace ftmpi::mpiexec

@@ -31,7 +31,6 @@ namespace ftmpi::mpiexec {
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
-constexpr auto kGrace = std::chrono::milliseconds(1000);
 constexpr auto kEndWait = std::chrono::milliseconds(2000);  // daemons leave after "end"
 
 std::string random_hex(int words) {
@@ -189,12 +188,7 @@ void Origin::start_daemon(int node, const std::string& parent_ep) {
 }
 
 bool Origin::start() {
-  signal(SIGPIPE, SIG_IGN);
-  sigset_t set;
-  sigemptyset(&set);
-  for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&set, s);
-  if (sigprocmask(SIG_BLOCK, &set, nullptr) != 0) return false;
-  sigfd_ = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+  sigfd_ = open_job_signalfd();
   if (sigfd_ < 0) return false;
   int port = 0;
   auto lfd = listen_any(port);
@@ -224,9 +218,7 @@ int Origin::run() {
   auto now = SteadyClock::now();
   start_realtime_ = realtime_seconds();
   if (opt_.timeout_seconds > 0) {
-    have_timeout_ = true;
-    timeout_deadline_ = now + std::chrono::duration_cast<SteadyClock::duration>(
-                                  std::chrono::duration<double>(opt_.timeout_seconds));
+    end_.set_timeout(opt_.timeout_seconds, now);
   }
   for (const InjectSpec& s : opt_.ft.injections)
     if (s.kind == InjectSpec::Kind::after)
@@ -239,21 +231,14 @@ int Origin::run() {
   }
   supervise();
   if (ft_ && !halted_) {
-    SummaryInput in;
-    in.ranks = &ranks_;
-    in.failed_order = &failed_order_;
-    in.terminated = status_set_;
-    in.first_survivor_error = first_survivor_error_;
-    in.start_realtime = start_realtime_;
     std::vector<std::string> names;
     for (const HostEntry& h : layout_.hosts) names.push_back(h.name);
-    in.host_names = &names;
-    in.lost_hosts = &lost_hosts_;
-    std::string text = ft_summary(in);
-    if (!text.empty()) say("%s", text.c_str());
-    if (!status_set_) exit_status_ = ft_exit_status(ranks_, failed_order_, first_survivor_error_);
+    say_ft_summary({.ranks = &ranks_, .failed_order = &failed_order_, .terminated = end_.status_set(),
+                    .first_survivor_error = first_survivor_error_, .start_realtime = start_realtime_,
+                    .host_names = &names, .lost_hosts = &lost_hosts_});
+    end_.set_final_status(ft_exit_status(ranks_, failed_order_, first_survivor_error_));
   }
-  return exit_status_;
+  return end_.exit_status();
 }
 
 std::string Origin::tag_prefix(int rank, int fd) const {
@@ -348,7 +333,7 @@ void Origin::on_rank_exit(int r, int st, bool hung) {
   if (hung) rec.verdict = RankRecord::Verdict::hung;
   else if (rec.verdict != RankRecord::Verdict::none && !(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL))
     rec.verdict = RankRecord::Verdict::none;
-  if (phase_ != Phase::running || rec.aborted) return;
+  if (!end_.running() || rec.aborted) return;
   if (ft_) {
     if (is_ft_failure(rec)) {
       if (rec.failed_realtime == 0) rec.failed_realtime = realtime_seconds();
@@ -372,7 +357,7 @@ void Origin::on_rank_exit(int r, int st, bool hung) {
 }
 
 void Origin::on_suspect(int r, int by) {
-  if (!ft_ || phase_ != Phase::running || r < 0 || r >= opt_.np || r == by) return;
+  if (!ft_ || !end_.running() || r < 0 || r >= opt_.np || r == by) return;
   RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
   if (!rec.alive() || rec.pmi_finalized || rec.verdict != RankRecord::Verdict::none) return;
   rec.verdict = RankRecord::Verdict::disappeared;
@@ -402,13 +387,13 @@ void Origin::hosts_lost(int node, TreeLiveness::Why why, const std::string& deta
       rec.state = RankRecord::State::signaled;
       rec.term_signal = SIGKILL;
       rec.ended_at = SteadyClock::now();
-      if (phase_ != Phase::running) continue;
+      if (!end_.running()) continue;
       rec.verdict = RankRecord::Verdict::host_lost;
       rec.cut_off = h.cut_off;
       rec.failed_realtime = now;
       failed.push_back(r);
     }
-    if (phase_ != Phase::running && (all_ranks_ended() || !started)) continue;  // an orderly end: no notices
+    if (!end_.running() && (all_ranks_ended() || !started)) continue;  // an orderly end: no notices
     if (!started) {  // never came up: the job cannot run as asked, whatever the mode
       if (!detail.empty()) h.why = detail;
       fail_job(kExitUsage, "cannot start the daemon on host " + e.name + ": " + h.why + "; terminating the job");
@@ -419,7 +404,7 @@ void Origin::hosts_lost(int node, TreeLiveness::Why why, const std::string& deta
                              : "rank" + std::string(failed.size() > 1 ? "s " : " ") + std::to_string(failed.front()) +
                                    (failed.size() > 1 ? "-" + std::to_string(failed.back()) : "") + " failed";
     say("host %s lost at %s (%s); %s", e.name.c_str(), clock_text(now).c_str(), h.why.c_str(), ranks_text.c_str());
-    if (phase_ != Phase::running) continue;
+    if (!end_.running()) continue;
     if (!ft_) {
       fail_job(1, "host " + e.name + " lost; terminating the job");
       continue;
@@ -432,16 +417,7 @@ void Origin::hosts_lost(int node, TreeLiveness::Why why, const std::string& deta
 }
 
 void Origin::fail_job(int status, const std::string& message) {
-  if (phase_ != Phase::running) return;
-  if (!message.empty()) say("%s", message.c_str());
-  if (!status_set_) {
-    status_set_ = true;
-    exit_status_ = status;
-  }
-  phase_ = Phase::terminating;
-  signal_ranks(SIGTERM, false);
-  have_kill_deadline_ = true;
-  kill_deadline_ = SteadyClock::now() + kGrace;
+  if (end_.terminate(status, message, SteadyClock::now())) signal_ranks(SIGTERM, false);
 }
 
 void Origin::signal_ranks(int sig, bool halt) {
@@ -467,11 +443,11 @@ void Origin::on_hello(const Frame& f, int via_slot) {
   const HostEntry& e = layout_.hosts[static_cast<std::size_t>(node - 1)];
   log::debug("mpiexec: host %s up (daemon pid %d, %s)", e.name.c_str(), h.daemon_pid, h.ep.c_str());
   // Launch its ranks (none once the job is ending: they are recorded as never started).
-  if (phase_ != Phase::running)
+  if (!end_.running())
     for (int r = e.first_rank; r < e.first_rank + e.nranks; ++r)
       if (ranks_[static_cast<std::size_t>(r)].alive()) ranks_[static_cast<std::size_t>(r)].state = RankRecord::State::exited;
   Frame l("launch");
-  l.set("first", e.first_rank).set("n", phase_ == Phase::running ? e.nranks : 0).set("ft", ft_ ? 1 : 0);
+  l.set("first", e.first_rank).set("n", end_.running() ? e.nranks : 0).set("ft", ft_ ? 1 : 0);
   l.set("pty", opt_.output_pipe ? 0 : 1);
   std::vector<std::string> items;
   items.push_back("path=" + program_path_);
@@ -566,27 +542,10 @@ void Origin::on_link_readable(std::size_t slot) {
 }
 
 void Origin::on_signalfd() {
-  signalfd_siginfo si;
+  std::vector<int> sigs;
   bool child = false;
-  while (::read(sigfd_, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
-    int sig = static_cast<int>(si.ssi_signo);
-    if (sig == SIGCHLD) {
-      child = true;
-      continue;
-    }
-    if (phase_ == Phase::running) {
-      say("received signal %d (%s); terminating the job", sig, strsignal(sig));
-      status_set_ = true;
-      exit_status_ = 128 + sig;
-      phase_ = Phase::terminating;
-      signal_ranks(sig == SIGHUP ? SIGTERM : sig, false);
-      have_kill_deadline_ = true;
-      kill_deadline_ = SteadyClock::now() + kGrace;
-    } else {
-      signal_ranks(SIGKILL, false);
-      have_kill_deadline_ = false;
-    }
-  }
+  read_job_signals(sigfd_, sigs, child);
+  for (int sig : sigs) signal_ranks(end_.on_signal(sig, SteadyClock::now()), false);
   if (child) reap_agents();
 }
 
@@ -614,12 +573,8 @@ void Origin::reap_agents() {
 }
 
 void Origin::check_timers(SteadyClock::time_point now) {
-  if (phase_ == Phase::running && have_timeout_ && now >= timeout_deadline_) {
-    char msg[128];
-    snprintf(msg, sizeof msg, "job timed out after %g seconds; terminating the job", opt_.timeout_seconds);
-    fail_job(kExitTimeout, msg);
-  }
-  if (phase_ == Phase::running)
+  if (end_.timeout_due(now)) fail_job(kExitTimeout, end_.timeout_message());
+  if (end_.running())
     for (Timer& t : timers_) {
       if (t.done || now < t.when) continue;
       t.done = true;
@@ -636,10 +591,7 @@ void Origin::check_timers(SteadyClock::time_point now) {
       f.set("rank", t.spec.rank).set("sig", t.spec.signal);
       send_to(ranks_[static_cast<std::size_t>(t.spec.rank)].host + 1, f);
     }
-  if (phase_ == Phase::terminating && have_kill_deadline_ && now >= kill_deadline_) {
-    signal_ranks(SIGKILL, halted_);
-    have_kill_deadline_ = false;
-  }
+  if (end_.kill_due(now)) signal_ranks(SIGKILL, halted_);
 }
 
 std::string Origin::status_text() const {
@@ -649,7 +601,7 @@ std::string Origin::status_text() const {
   int up = 0;
   for (const Host& h : hosts_) up += h.state == Host::State::up ? 1 : 0;
   snprintf(line, sizeof line, "job %d: %s, %d ranks on %zu hosts (%d up), running for %.1f s\n",
-           static_cast<int>(getpid()), phase_ == Phase::running ? "running" : "terminating", opt_.np,
+           static_cast<int>(getpid()), end_.running() ? "running" : "terminating", opt_.np,
            hosts_.size(), up, now - start_realtime_);
   s += line;
   for (std::size_t i = 0; i < hosts_.size(); ++i) {
@@ -719,15 +671,9 @@ void Origin::on_control_readable(std::size_t i) {
     std::string text = "halting job " + std::to_string(getpid()) + "\n";
     (void)!::send(c.fd, text.data(), text.size(), MSG_NOSIGNAL);
     c.halt_waiter = true;  // closed when mpiexec exits: the client waits for the end
-    if (phase_ == Phase::running) {
-      say("halted by --halt; ending the job");
+    if (end_.terminate(128 + SIGTERM, "halted by --halt; ending the job", SteadyClock::now())) {
       halted_ = true;
-      status_set_ = true;
-      exit_status_ = 128 + SIGTERM;
-      phase_ = Phase::terminating;
       signal_ranks(SIGTERM, true);
-      have_kill_deadline_ = true;
-      kill_deadline_ = SteadyClock::now() + kGrace;
     }
   } else {
     ::close(c.fd);
@@ -754,7 +700,7 @@ void Origin::supervise() {
       if (ending && a.lost_why[k] == TreeLiveness::Why::closed) continue;
       hosts_lost(node, a.lost_why[k]);
     }
-    if (phase_ == Phase::terminating)  // hosts not up yet will run nothing: their ranks never start
+    if (!end_.running())  // hosts not up yet will run nothing: their ranks never start
       for (std::size_t i = 0; i < hosts_.size(); ++i) {
         if (hosts_[i].state != Host::State::starting && hosts_[i].state != Host::State::waiting) continue;
         const HostEntry& e = layout_.hosts[i];
@@ -795,8 +741,8 @@ void Origin::supervise() {
       if (controls_[i].fd >= 0 && !controls_[i].halt_waiter) add(controls_[i].fd, POLLIN, Src::control, i);
     int timeout = ms_until(now, live_->next_deadline());
     if (ending) timeout = std::min(timeout, ms_until(now, end_deadline));
-    if (phase_ == Phase::running && have_timeout_) timeout = std::min(timeout, ms_until(now, timeout_deadline_));
-    if (phase_ == Phase::terminating && have_kill_deadline_) timeout = std::min(timeout, ms_until(now, kill_deadline_));
+    if (auto t = end_.timeout_deadline()) timeout = std::min(timeout, ms_until(now, *t));
+    if (auto k = end_.kill_deadline()) timeout = std::min(timeout, ms_until(now, *k));
     for (const Timer& t : timers_)
       if (!t.done) timeout = std::min(timeout, ms_until(now, t.when));
     int n = ::poll(fds.data(), fds.size(), timeout);

@@ -20,6 +20,7 @@
 
 #include "boot/pmi_server.h"
 #include "host_layout.h"
+#include "job_end.h"
 #include "options.h"
 #include "rank_table.h"
 #include "tree_liveness.h"
@@ -105,14 +106,8 @@ class Origin {
   int control_fd_ = -1;
   std::string control_path_;
   bool ft_ = false;
-  enum class Phase { running, terminating } phase_ = Phase::running;
+  JobEnd end_;
   bool halted_ = false;
-  bool status_set_ = false;
-  int exit_status_ = 0;
-  bool have_kill_deadline_ = false;
-  std::chrono::steady_clock::time_point kill_deadline_{};
-  bool have_timeout_ = false;
-  std::chrono::steady_clock::time_point timeout_deadline_{};
   struct Timer {
     std::chrono::steady_clock::time_point when;
     InjectSpec spec;
