@@ -56,8 +56,10 @@ Daemon::~Daemon() {
   for (Rank& r : ranks_) {
     if (r.pidfd >= 0) ::close(r.pidfd);
     if (r.pmi_fd >= 0) ::close(r.pmi_fd);
+    if (r.stdin_fd >= 0) ::close(r.stdin_fd);
     r.ctrl.close();
   }
+  end_agents();
   for (Child& c : children_) c.link.close();
   parent_.close();
   if (listen_fd_ >= 0) ::close(listen_fd_);
@@ -86,7 +88,8 @@ int Daemon::run() {
   listen_fd_ = lfd.value();
   Frame hello("hello");
   hello.set("node", o_.node).set("key", o_.key).set("host", host_).set("pid", getpid());
-  hello.set("ep", format_endpoint(local_addresses(), my_port));
+  ep_ = format_endpoint(local_addresses(), my_port);
+  hello.set("ep", ep_);
   parent_.send(hello);
   auto now = Clock::now();
   live_ = std::make_unique<TreeLiveness>(std::chrono::milliseconds(o_.period_ms),
@@ -125,8 +128,9 @@ void Daemon::launch(const Frame& f) {
   int first = static_cast<int>(f.num("first", 0)), n = static_cast<int>(f.num("n", 0));
   ft_ = f.num("ft", 0) == 1;
   bool pty = f.num("pty", 1) == 1;
-  std::string path, cwd;
-  std::vector<std::string> argv, env, inject;
+  bool forward_stdin = f.num("stdin", 0) == 1;
+  std::string path, cwd, agent;
+  std::vector<std::string> argv, env, inject, kids;
   for (std::string& item : split_nul(f.payload)) {
     std::size_t eq = item.find('=');
     if (eq == std::string::npos) continue;
@@ -136,16 +140,20 @@ void Daemon::launch(const Frame& f) {
     else if (k == "arg") argv.push_back(v);
     else if (k == "env") env.push_back(v);
     else if (k == "inject_at") inject.push_back(v);
+    else if (k == "agent") agent = v;
+    else if (k == "child") kids.push_back(v);
   }
+  start_children(agent, kids);
   if (!cwd.empty() && chdir(cwd.c_str()) != 0) say("cannot enter '%s': %s", cwd.c_str(), strerror(errno));
   ranks_.resize(static_cast<std::size_t>(std::max(0, n)));
   for (int i = 0; i < n; ++i) {
     Rank& r = ranks_[static_cast<std::size_t>(i)];
     r.rank = first + i;
-    int sv[2] = {-1, -1}, err[2] = {-1, -1}, cv[2] = {-1, -1};
+    int sv[2] = {-1, -1}, err[2] = {-1, -1}, cv[2] = {-1, -1}, in[2] = {-1, -1};
     OutputChannel oc;
     bool ok = open_output_channel(pty, oc) && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0 &&
-              pipe2(err, O_CLOEXEC) == 0 && (!ft_ || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, cv) == 0);
+              pipe2(err, O_CLOEXEC) == 0 && (!ft_ || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, cv) == 0) &&
+              (!forward_stdin || r.rank != 0 || pipe2(in, O_CLOEXEC) == 0);
     SpawnRequest req;
     req.path = path;
     req.argv = argv;
@@ -167,15 +175,16 @@ void Daemon::launch(const Frame& f) {
     }
     req.pmi_fd = sv[1];
     req.ctrl_fd = cv[1];
+    req.stdin_fd = in[0];
     req.stdout_fd = oc.write_end;
     req.stderr_fd = err[1];
     Result<pid_t> pid = ok ? spawn_rank(req) : Result<pid_t>(Status(Errc::other, strerror(errno)));
-    for (int fd : {sv[1], oc.write_end, err[1], cv[1]})
+    for (int fd : {sv[1], oc.write_end, err[1], cv[1], in[0]})
       if (fd >= 0) ::close(fd);
     int pidfd = pid.ok() ? pidfd_open(pid.value()) : -1;
     if (!pid.ok() || pidfd < 0) {
       say("cannot start rank %d: %s", r.rank, pid.ok() ? strerror(errno) : pid.status().message().c_str());
-      for (int fd : {sv[0], oc.read_end, err[0], cv[0]})
+      for (int fd : {sv[0], oc.read_end, err[0], cv[0], in[1]})
         if (fd >= 0) ::close(fd);
       if (pid.ok()) {
         kill(pid.value(), SIGKILL);
@@ -190,6 +199,8 @@ void Daemon::launch(const Frame& f) {
     r.pidfd = pidfd;
     r.alive = true;
     r.pmi_fd = sv[0];
+    r.stdin_fd = in[1];
+    if (in[1] >= 0) set_nonblocking(in[1]);
     set_nonblocking(sv[0]);
     set_nonblocking(oc.read_end);
     set_nonblocking(err[0]);
@@ -208,6 +219,69 @@ void Daemon::launch(const Frame& f) {
     };
     r.out = std::make_unique<RankStream>(rank, oc.read_end, sink(1));
     r.err = std::make_unique<RankStream>(rank, err[0], sink(2));
+  }
+}
+
+void Daemon::start_children(const std::string& agent, const std::vector<std::string>& kids) {
+  agent_ = agent;
+  DaemonLaunch dl;
+  dl.ftmpid = beside_self("ftmpid");
+  dl.agent = agent;
+  dl.key = o_.key;
+  dl.shape = o_.shape;
+  dl.period_ms = o_.period_ms;
+  dl.timeout_ms = o_.timeout_ms;
+  dl.startup_ms = o_.startup_ms;
+  for (const std::string& k : kids) {  // "NODE:HOST"
+    std::size_t colon = k.find(':');
+    int node = colon == std::string::npos ? -1 : atoi(k.substr(0, colon).c_str());
+    int slot = child_slot(node);
+    if (slot < 0) continue;
+    Child& c = children_[static_cast<std::size_t>(slot)];
+    c.host = k.substr(colon + 1);
+    Result<pid_t> pid = spawn_agent(dl.command(node, c.host, false, ep_));
+    if (!pid.ok()) {
+      Frame l("lost");
+      l.set("node", node).set("why", "never_connected");
+      l.payload = "cannot start '" + agent + " " + c.host + " ...': " + pid.status().message();
+      live_->child_done(slot);
+      send_up(l);
+      continue;
+    }
+    c.agent = pid.value();
+    c.agent_pidfd = pidfd_open(c.agent);
+  }
+}
+
+void Daemon::on_agent_ended(std::size_t ci) {
+  Child& c = children_[ci];
+  int st = 0;
+  if (waitpid(c.agent, &st, WNOHANG) <= 0) return;
+  ::close(c.agent_pidfd);
+  c.agent_pidfd = -1;
+  c.agent = -1;
+  if (c.node >= 0 || live_->child_lost(static_cast<int>(ci))) return;  // it said hello: its link judges it
+  // The agent ended before its daemon said hello: that host cannot be started.
+  std::string how = WIFSIGNALED(st) ? "was killed by signal " + std::to_string(WTERMSIG(st))
+                                    : "exited with status " + std::to_string(WEXITSTATUS(st));
+  std::vector<int> kids = o_.shape.children(o_.node);
+  live_->child_done(static_cast<int>(ci));
+  Frame l("lost");
+  l.set("node", kids[ci]).set("why", "never_connected");
+  l.payload = "'" + agent_ + " " + c.host + " ...' " + how;
+  send_up(l);
+}
+
+void Daemon::end_agents() {
+  for (Child& c : children_) {
+    if (c.agent > 0 && c.node < 0) {  // never connected: nothing of it may stay
+      kill(-c.agent, SIGKILL);
+      kill(c.agent, SIGKILL);
+      waitpid(c.agent, nullptr, 0);
+      c.agent = -1;
+    }
+    if (c.agent_pidfd >= 0) ::close(c.agent_pidfd);
+    c.agent_pidfd = -1;
   }
 }
 
@@ -250,6 +324,38 @@ void Daemon::flush_rank_pmi(Rank& r) {
     }
     r.pmi_out.erase(0, static_cast<std::size_t>(n));
   }
+}
+
+void Daemon::flush_stdin(Rank& r) {
+  std::size_t taken = 0;
+  while (r.stdin_fd >= 0 && !r.stdin_buf.empty()) {
+    ssize_t n = ::write(r.stdin_fd, r.stdin_buf.data(), r.stdin_buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) break;
+    if (n < 0) {  // rank 0 closed its stdin: what waits is dropped (and acknowledged)
+      close_stdin(r);
+      return;
+    }
+    r.stdin_buf.erase(0, static_cast<std::size_t>(n));
+    taken += static_cast<std::size_t>(n);
+  }
+  if (taken > 0) {
+    Frame a("stdin_ack");
+    a.set("n", static_cast<long long>(taken));
+    send_up(a);
+  }
+  if (r.stdin_eof && r.stdin_buf.empty()) close_stdin(r);
+}
+
+void Daemon::close_stdin(Rank& r) {
+  if (r.stdin_fd >= 0) ::close(r.stdin_fd);
+  r.stdin_fd = -1;
+  if (!r.stdin_buf.empty()) {
+    Frame a("stdin_ack");
+    a.set("n", static_cast<long long>(r.stdin_buf.size()));
+    send_up(a);
+  }
+  r.stdin_buf.clear();
 }
 
 void Daemon::read_ctrl(Rank& r) {
@@ -300,6 +406,7 @@ void Daemon::on_rank_ended(Rank& r) {
   if (r.pmi_fd >= 0) ::close(r.pmi_fd);
   r.pmi_fd = -1;
   r.ctrl.close();
+  close_stdin(r);
   kill(-r.pid, SIGKILL);  // nothing of the rank outlives it
   bool ours = r.hung && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL;
   Frame e("exit");
@@ -354,6 +461,17 @@ void Daemon::handle_own(Frame& f) {
       r->pmi_out += f.payload;
       flush_rank_pmi(*r);
     }
+  } else if (t == "stdin") {
+    Rank* r = find_rank(static_cast<int>(f.num("rank")));
+    if (!r || r->stdin_fd < 0) {  // not here, or its stdin is closed: acknowledge, drop
+      Frame a("stdin_ack");
+      a.set("n", static_cast<long long>(f.payload.size()));
+      if (!f.payload.empty()) send_up(a);
+      return;
+    }
+    r->stdin_buf += f.payload;
+    if (f.num("eof", 0) == 1) r->stdin_eof = true;
+    flush_stdin(*r);
   } else if (t == "notice") {
     int failed = static_cast<int>(f.num("rank"));
     for (Rank& r : ranks_) {
@@ -464,7 +582,7 @@ void Daemon::accept_children() {
 }
 
 void Daemon::loop() {
-  enum class Src { parent, listen, child, pidfd, pmi, ctrl, out, err };
+  enum class Src { parent, listen, child, agent, pidfd, pmi, ctrl, out, err, stdin_write };
   struct Tag {
     Src src;
     std::size_t i;
@@ -502,12 +620,15 @@ void Daemon::loop() {
     for (std::size_t i = 0; i < children_.size(); ++i)
       if (children_[i].link.fd >= 0)
         add(children_[i].link.fd, static_cast<short>(POLLIN | (children_[i].link.out.empty() ? 0 : POLLOUT)), Src::child, i);
+    for (std::size_t i = 0; i < children_.size(); ++i)
+      if (children_[i].agent_pidfd >= 0) add(children_[i].agent_pidfd, POLLIN, Src::agent, i);
     for (std::size_t i = 0; i < ranks_.size(); ++i) {
       Rank& r = ranks_[i];
       if (r.pidfd >= 0) add(r.pidfd, POLLIN, Src::pidfd, i);
       if (r.pmi_fd >= 0) add(r.pmi_fd, static_cast<short>(POLLIN | (r.pmi_out.empty() ? 0 : POLLOUT)), Src::pmi, i);
       if (r.ctrl.fd >= 0) add(r.ctrl.fd, static_cast<short>(POLLIN | (r.ctrl.out.empty() ? 0 : POLLOUT)), Src::ctrl, i);
       if (r.out && r.out->open()) add(r.out->fd(), POLLIN, Src::out, i);
+      if (r.stdin_fd >= 0 && !r.stdin_buf.empty()) add(r.stdin_fd, POLLOUT, Src::stdin_write, i);
       if (r.err && r.err->open()) add(r.err->fd(), POLLIN, Src::err, i);
     }
     int timeout = ms_until(now, live_->next_deadline());
@@ -549,6 +670,7 @@ void Daemon::loop() {
           }
           break;
         }
+        case Src::agent: on_agent_ended(t.i); break;
         case Src::pidfd: on_rank_ended(ranks_[t.i]); break;
         case Src::pmi:
           if (re & POLLOUT) flush_rank_pmi(ranks_[t.i]);
@@ -560,6 +682,7 @@ void Daemon::loop() {
           break;
         case Src::out: ranks_[t.i].out->pump(); break;
         case Src::err: ranks_[t.i].err->pump(); break;
+        case Src::stdin_write: flush_stdin(ranks_[t.i]); break;
       }
     }
     if (parent_.fd < 0 && !ending_) live_->parent_closed();

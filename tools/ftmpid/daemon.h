@@ -16,6 +16,7 @@
 
 #include "boot/pmi_wire.h"
 #include "control_channel.h"
+#include "daemon_launch.h"
 #include "output_forwarder.h"
 #include "tree_liveness.h"
 #include "tree_shape.h"
@@ -55,11 +56,17 @@ class Daemon {
     bool alive = false;
     bool finalized = false, said_bye = false, heartbeating = false;
     bool hung = false;  // killed on our verdict
+    int stdin_fd = -1;  // rank 0 with stdin forwarded: the write end of its stdin pipe, non-blocking
+    std::string stdin_buf;
+    bool stdin_eof = false;
     std::chrono::steady_clock::time_point last_hb{};
   };
   struct Child {
     int node = -1;  // -1 until its hello
     TreeLink link;
+    std::string host;    // set when this daemon starts it (not for a daemon of the origin's machine)
+    pid_t agent = -1;    // the rsh agent we forked for it, until reaped
+    int agent_pidfd = -1;
   };
 
   void loop();
@@ -67,11 +74,19 @@ class Daemon {
   void handle_own(Frame& f);
   void on_child_frame(std::size_t ci, Frame& f);
   void accept_children();
+  // Start the daemons below this one through the rsh agent (launch frame: agent=, child=NODE:HOST).
+  void start_children(const std::string& agent, const std::vector<std::string>& kids);
+  void on_agent_ended(std::size_t ci);
+  void end_agents();
   void launch(const Frame& f);
   void on_rank_ended(Rank& r);
   void read_pmi(Rank& r);
   void read_ctrl(Rank& r);
   void flush_rank_pmi(Rank& r);
+  // Write what waits for rank 0's stdin; acknowledge what the pipe took (stdin_ack n=BYTES); close the
+  // pipe after the EOF or when the rank is gone.
+  void flush_stdin(Rank& r);
+  void close_stdin(Rank& r);
   void send_up(const Frame& f);
   void fence(const char* why);
   void kill_ranks(int sig);
@@ -82,6 +97,8 @@ class Daemon {
 
   DaemonOptions o_;
   std::string host_;
+  std::string ep_;     // where our children connect
+  std::string agent_;  // the rsh agent (from the launch frame)
   TreeLink parent_;
   int listen_fd_ = -1;
   int sigfd_ = -1;

@@ -19,6 +19,7 @@
 #include <cstring>
 
 #include "control_channel.h"
+#include "daemon_launch.h"
 #include "failure_judge.h"
 #include "job.h"
 #include "job_control.h"
@@ -79,20 +80,6 @@ TreeLiveness::Why why_from(std::string_view w) {
   return TreeLiveness::Why::closed;
 }
 
-std::vector<std::string> split_words(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t p = 0;
-  while (p < s.size()) {
-    std::size_t b = s.find_first_not_of(" \t", p);
-    if (b == std::string::npos) break;
-    std::size_t e = s.find_first_of(" \t", b);
-    if (e == std::string::npos) e = s.size();
-    out.push_back(s.substr(b, e - b));
-    p = e;
-  }
-  return out;
-}
-
 }  // namespace
 
 Origin::Origin(Options options, std::string program_path, HostLayout layout)
@@ -113,11 +100,13 @@ Origin::Origin(Options options, std::string program_path, HostLayout layout)
     rec.state = RankRecord::State::running;  // "not ended"; pid stays -1 (it is not our child)
   }
   hosts_.resize(layout_.hosts.size());
-  char self[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  std::string dir = n > 0 ? std::string(self, static_cast<std::size_t>(n)) : std::string("mpiexec");
-  dir = dir.substr(0, dir.rfind('/') == std::string::npos ? 0 : dir.rfind('/'));
-  daemon_path_ = (dir.empty() ? std::string(".") : dir) + "/ftmpid";
+  launch_.ftmpid = beside_self("ftmpid");
+  launch_.agent = opt_.rsh_agent;
+  launch_.key = key_;
+  launch_.shape = shape_;
+  launch_.period_ms = opt_.ft.period_ms();
+  launch_.timeout_ms = opt_.ft.timeout_ms();
+  launch_.startup_ms = static_cast<int>(opt_.ft.startup_seconds * 1000);
 }
 
 Origin::~Origin() {
@@ -138,53 +127,19 @@ int Origin::slot_of(int node) const {
   return -1;
 }
 
-std::vector<std::string> Origin::daemon_command(int node, const std::string& parent_ep) const {
-  std::vector<std::string> cmd = {daemon_path_,
-                                  "--node", std::to_string(node),
-                                  "--parent", parent_ep,
-                                  "--key", key_,
-                                  "--fanout", std::to_string(shape_.fanout),
-                                  "--nodes", std::to_string(shape_.nodes),
-                                  "--period", std::to_string(opt_.ft.period_ms()),
-                                  "--timeout", std::to_string(opt_.ft.timeout_ms()),
-                                  "--startup", std::to_string(static_cast<int>(opt_.ft.startup_seconds * 1000))};
-  const HostEntry& h = layout_.hosts[static_cast<std::size_t>(node - 1)];
-  if (h.local) return cmd;
-  std::vector<std::string> full = split_words(opt_.rsh_agent);
-  full.push_back(h.name);
-  for (std::string& w : cmd) full.push_back(w);
-  return full;
-}
-
 void Origin::start_daemon(int node, const std::string& parent_ep) {
   Host& h = hosts_[static_cast<std::size_t>(node - 1)];
-  std::vector<std::string> cmd = daemon_command(node, parent_ep);
-  std::vector<char*> argv;
-  for (std::string& w : cmd) argv.push_back(w.data());
-  argv.push_back(nullptr);
+  const HostEntry& e = layout_.hosts[static_cast<std::size_t>(node - 1)];
   h.state = Host::State::starting;
-  pid_t pid = fork();
-  if (pid == 0) {
-    setpgid(0, 0);  // Ctrl-C reaches mpiexec, which ends the job in order
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    signal(SIGPIPE, SIG_DFL);
-    int devnull = open("/dev/null", O_RDONLY);
-    if (devnull >= 0) dup2(devnull, 0);
-    execvp(argv[0], argv.data());
-    std::string msg = "mpiexec: cannot run '" + cmd[0] + "': " + strerror(errno) + "\n";
-    (void)!::write(2, msg.data(), msg.size());
-    _exit(127);
-  }
-  if (pid < 0) {
-    say("cannot fork the launch of host %s: %s", host_name(node - 1).c_str(), strerror(errno));
+  Result<pid_t> pid = spawn_agent(launch_.command(node, e.name, e.local, parent_ep));
+  if (!pid.ok()) {
+    say("cannot start the launch of host %s: %s", e.name.c_str(), pid.status().message().c_str());
     hosts_lost(node, TreeLiveness::Why::never_connected);
     return;
   }
-  h.agent = pid;
-  log::debug("mpiexec: starting the daemon of host %s (node %d) by pid %d", host_name(node - 1).c_str(), node,
-             static_cast<int>(pid));
+  h.agent = pid.value();
+  log::debug("mpiexec: starting the daemon of host %s (node %d) by pid %d", e.name.c_str(), node,
+             static_cast<int>(pid.value()));
 }
 
 bool Origin::start() {
@@ -198,6 +153,7 @@ bool Origin::start() {
   }
   listen_fd_ = lfd.value();
   ep_ = format_endpoint(local_addresses(), port);
+  forward_stdin_ = !isatty(0) || tcgetpgrp(0) == getpgrp();
   control_fd_ = open_job_socket(control_path_);
   if (control_fd_ < 0) log::debug("mpiexec: no job-control socket (--status/--halt will not find this job)");
   auto now = SteadyClock::now();
@@ -322,6 +278,7 @@ void Origin::on_rank_exit(int r, int st, bool hung) {
   if (r < 0 || r >= opt_.np) return;
   RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
   if (!rec.alive()) return;
+  if (r == 0) stdin_done_ = true;
   rec.ended_at = SteadyClock::now();
   if (WIFSIGNALED(st)) {
     rec.state = RankRecord::State::signaled;
@@ -449,6 +406,7 @@ void Origin::on_hello(const Frame& f, int via_slot) {
   Frame l("launch");
   l.set("first", e.first_rank).set("n", end_.running() ? e.nranks : 0).set("ft", ft_ ? 1 : 0);
   l.set("pty", opt_.output_pipe ? 0 : 1);
+  if (forward_stdin_ && e.first_rank == 0 && e.nranks > 0) l.set("stdin", 1);
   std::vector<std::string> items;
   items.push_back("path=" + program_path_);
   char cwd[PATH_MAX];
@@ -458,10 +416,18 @@ void Origin::on_hello(const Frame& f, int via_slot) {
   for (const InjectSpec& s : opt_.ft.injections)
     if (s.kind == InjectSpec::Kind::at)
       items.push_back("inject_at=" + std::to_string(s.rank) + ":" + s.function + ":" + std::to_string(s.call));
+  // The daemons below it: it starts them itself through the agent, from its own host; only those of this
+  // machine (no agent) are started here, and connect to it.
+  items.push_back("agent=" + opt_.rsh_agent);
+  for (int c : shape_.children(node))
+    if (!layout_.hosts[static_cast<std::size_t>(c - 1)].local) {
+      items.push_back("child=" + std::to_string(c) + ":" + layout_.hosts[static_cast<std::size_t>(c - 1)].name);
+      hosts_[static_cast<std::size_t>(c - 1)].state = Host::State::starting;
+    }
   l.payload = join_nul(items);
   send_to(node, l);
-  // And the daemons below it.
-  for (int c : shape_.children(node)) start_daemon(c, h.ep);
+  for (int c : shape_.children(node))
+    if (layout_.hosts[static_cast<std::size_t>(c - 1)].local) start_daemon(c, h.ep);
 }
 
 void Origin::on_frame(Frame& f, int via_slot) {
@@ -475,11 +441,13 @@ void Origin::on_frame(Frame& f, int via_slot) {
     write_lines(fd, tag_prefix(r, fd), f.payload.data(), f.payload.size());
   } else if (t == "exit") {
     on_rank_exit(static_cast<int>(f.num("rank")), static_cast<int>(f.num("status", 0)), f.get("verdict") == "hung");
+  } else if (t == "stdin_ack") {
+    stdin_in_flight_ -= std::min<std::size_t>(stdin_in_flight_, static_cast<std::size_t>(std::max(0LL, f.num("n", 0))));
   } else if (t == "suspect") {
     on_suspect(static_cast<int>(f.num("rank")), static_cast<int>(f.num("by")));
   } else if (t == "lost") {
     int node = static_cast<int>(f.num("node"));
-    if (node >= 1 && node < shape_.nodes) hosts_lost(node, why_from(f.get("why").value_or("closed")));
+    if (node >= 1 && node < shape_.nodes) hosts_lost(node, why_from(f.get("why").value_or("closed")), f.payload);
   }
 }
 
@@ -562,7 +530,7 @@ void Origin::reap_agents() {
         // The agent ended before its daemon said hello: this host cannot be started.
         std::string how = WIFSIGNALED(st) ? "was killed by signal " + std::to_string(WTERMSIG(st))
                                           : "exited with status " + std::to_string(WEXITSTATUS(st));
-        std::string cmd = layout_.hosts[i].local ? daemon_path_ : opt_.rsh_agent + " " + layout_.hosts[i].name;
+        std::string cmd = layout_.hosts[i].local ? launch_.ftmpid : opt_.rsh_agent + " " + layout_.hosts[i].name;
         int node = static_cast<int>(i) + 1;
         int s = slot_of(node);
         if (s >= 0) live_->child_done(s);
@@ -682,7 +650,7 @@ void Origin::on_control_readable(std::size_t i) {
 }
 
 void Origin::supervise() {
-  enum class Src { signal, listen, link, pending, control_listen, control };
+  enum class Src { signal, listen, link, pending, control_listen, control, stdin_read };
   struct Tag {
     Src src;
     std::size_t i;
@@ -733,6 +701,7 @@ void Origin::supervise() {
     add(sigfd_, POLLIN, Src::signal, 0);
     add(listen_fd_, POLLIN, Src::listen, 0);
     if (control_fd_ >= 0) add(control_fd_, POLLIN, Src::control_listen, 0);
+    if (stdin_wanted()) add(0, POLLIN, Src::stdin_read, 0);
     for (std::size_t i = 0; i < links_.size(); ++i)
       if (links_[i].fd >= 0) add(links_[i].fd, static_cast<short>(POLLIN | (links_[i].out.empty() ? 0 : POLLOUT)), Src::link, i);
     for (std::size_t i = 0; i < pending_.size(); ++i)
@@ -764,6 +733,7 @@ void Origin::supervise() {
         }
         case Src::control: on_control_readable(t.i); break;
         case Src::pending: on_pending_readable(t.i); break;
+        case Src::stdin_read: on_stdin_readable(); break;
         case Src::link:
           if ((re & POLLOUT) && !links_[t.i].flush()) links_[t.i].close();
           if (re & (POLLIN | POLLHUP | POLLERR)) on_link_readable(t.i);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "boot/pmi_server.h"
+#include "daemon_launch.h"
 #include "host_layout.h"
 #include "job_end.h"
 #include "options.h"
@@ -55,7 +56,6 @@ class Origin {
 
   bool start();
   void start_daemon(int node, const std::string& parent_ep);
-  std::vector<std::string> daemon_command(int node, const std::string& parent_ep) const;
   void supervise();
   void on_signalfd();
   void reap_agents();
@@ -76,6 +76,10 @@ class Origin {
   void fail_job(int status, const std::string& message);
   void signal_ranks(int sig, bool halt);
   void check_timers(std::chrono::steady_clock::time_point now);
+  // stdin to rank 0 (origin_stdin.cpp): read mpiexec's stdin while rank 0's host is up and fewer than
+  // kStdinInFlight bytes wait unwritten on the way (its daemon acknowledges what rank 0's pipe took).
+  bool stdin_wanted() const;
+  void on_stdin_readable();
   bool all_ranks_ended() const;
   void on_control_readable(std::size_t i);
   std::string status_text() const;
@@ -89,7 +93,7 @@ class Origin {
   std::string key_;
   std::string ep_;
   std::string kvsname_;
-  std::string daemon_path_;
+  DaemonLaunch launch_;
   std::unique_ptr<boot::PmiServer> server_;
   std::unique_ptr<TreeLiveness> live_;
   RankTable ranks_;
@@ -108,6 +112,9 @@ class Origin {
   bool ft_ = false;
   JobEnd end_;
   bool halted_ = false;
+  bool forward_stdin_ = false;  // not when stdin is a terminal of another process group
+  bool stdin_done_ = false;     // EOF sent, or rank 0 ended
+  std::size_t stdin_in_flight_ = 0;
   struct Timer {
     std::chrono::steady_clock::time_point when;
     InjectSpec spec;
