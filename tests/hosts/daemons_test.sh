@@ -12,9 +12,11 @@ TOKEN="ht-$$-$RANDOM$RANDOM"
 TMP=$(mktemp -d /tmp/ftmpi-hosts-test.XXXXXX)
 HOSTS_UP=3
 [ "$CASE" = leak ] && HOSTS_UP=1
+case "$CASE" in tree_*) HOSTS_UP=7 ;; esac
 eval "$("$NETNS" up $HOSTS_UP)" || exit 1
 trap 'for p in $(pgrep -f -- "$TOKEN"); do kill -KILL "$p" 2>/dev/null; done; "$NETNS" down "$NETNS_SLOT"; rm -rf "$TMP"' EXIT
 S=$NETNS_SLOT H1=ft${S}h1 H2=ft${S}h2 H3=ft${S}h3
+ALL_HOSTS=${NETNS_HOSTS//,/ }
 MX=("$MPIEXEC" --rsh-agent "$NETNS_AGENT")
 
 fail() { echo "FAIL [$CASE]: $*"; echo "--- stdout:"; cat "$TMP/out" 2>/dev/null; echo "--- stderr:"; cat "$TMP/err" 2>/dev/null; exit 1; }
@@ -29,7 +31,7 @@ expect_faster() { (( $(echo "$ELAPSED < $1" | bc) )) || fail "took ${ELAPSED}s, 
 host_empty() { [ -z "$(ip netns pids "$1" 2>/dev/null)" ]; }
 expect_no_leftovers() {
   sleep 0.2
-  for h in $H1 $H2 $H3; do host_empty "$h" || { ps -ef | grep -v grep | grep -E "ftmpid|$TOKEN"; fail "processes left on $h"; }; done
+  for h in $ALL_HOSTS; do host_empty "$h" || { ps -ef | grep -v grep | grep -E "ftmpid|$TOKEN"; fail "processes left on $h"; }; done
   pgrep -f -- "$TOKEN" >/dev/null && fail "processes left over"
   return 0
 }
@@ -186,6 +188,43 @@ mpi_host_kill|mpi_host_cut)
   for r in 0 1 4 5; do expect_out "^rank $r survivor: 4 of 6 ranks left"; done
   if [ "$CASE" = mpi_host_kill ]; then expect_err "rank 2 on $H2 \(host lost\)"; else expect_err "rank 2 on $H2 \(host cut off\)"; fi
   expect_err "host $H2 lost; survivors completed$"
+  expect_no_leftovers ;;
+stdin)
+  # mpiexec's stdin reaches rank 0 on another host (4 MiB: flow control through its daemon); the other
+  # ranks read /dev/null.
+  head -c 4194304 /dev/urandom >"$TMP/in"
+  want=$(md5sum <"$TMP/in" | cut -d' ' -f1)
+  timeout 60 "${MX[@]}" --host "$H2,$H3" -n 2 sh -c 'echo "rank $PMI_RANK $(md5sum | cut -d" " -f1)"' \
+    <"$TMP/in" >"$TMP/out" 2>"$TMP/err"; RC=$?
+  expect_rc 0
+  expect_out "^rank 0 $want$"
+  expect_out "^rank 1 $(md5sum </dev/null | cut -d' ' -f1)$"
+  # A rank 0 that does not read: the job still ends, mpiexec stops reading (no hang).
+  head -c 8388608 /dev/zero | timeout 60 "${MX[@]}" --host "$H2" -n 1 sh -c 'sleep 0.5; echo done' \
+    >"$TMP/out" 2>"$TMP/err"; RC=$?
+  expect_rc 0
+  expect_out "^done$"
+  expect_no_leftovers ;;
+tree_start|tree_mpi_work)
+  # 7 hosts in a tree of fan-out 2: the origin forks the agents of hosts 1-2 only, each daemon forks its
+  # children's (h1: h3,h4; h2: h5,h6; h3: h7). PMI/bootstrap, output and the end travel along the tree.
+  if [ "$CASE" = tree_start ]; then
+    start "${MX[@]}" --tree-fanout 2 --host "$NETNS_HOSTS" -n 7 sh -c 'sleep 2; echo "rank $PMI_RANK on $(hostname)"'
+    sleep 1.2
+    P=$(mpiexec_pid)
+    kids=$(pgrep -P "$P" | wc -l)
+    finish
+    expect_rc 0
+    [ "$kids" = 2 ] || fail "mpiexec had $kids child processes, expected 2 (the agents of its 2 tree children)"
+    for r in 0 1 2 3 4 5 6; do expect_out "^rank $r on ft${S}h$((r + 1))$"; done
+    run "${MX[@]}" --tree-fanout 2 --host "$NETNS_HOSTS" -n 14 --tag-output "$PROBE" --token "$TOKEN"
+    expect_rc 0
+    [ "$(grep -c 'of 14 ok' "$TMP/out")" = 14 ] || fail "expected 14 ok lines"
+  else
+    run "${MX[@]}" --tree-fanout 2 --host "$NETNS_HOSTS" -n 7 "$BIN/hosts_mpi" work
+    expect_rc 0
+    for r in 0 1 2 3 4 5 6; do expect_out "^rank $r on ft${S}h$((r + 1)) ok$"; done
+  fi
   expect_no_leftovers ;;
 *) echo "unknown case $CASE"; exit 2 ;;
 esac
