@@ -226,6 +226,45 @@ tree_start|tree_mpi_work)
     for r in 0 1 2 3 4 5 6; do expect_out "^rank $r on ft${S}h$((r + 1)) ok$"; done
   fi
   expect_no_leftovers ;;
+tree_host_kill|tree_host_cut)
+  # 7 hosts, 2 ranks each, tree of fan-out 2: h2 (node 2) is an inner daemon with h5 and h6 below it.
+  # Killing (or cutting off) h2 loses h2 alone: h5 and h6 re-attach to the origin, their ranks live on;
+  # every survivor, h5's and h6's included, gets exactly the 2 notices of h2's ranks.
+  start "${MX[@]}" --with-ft ulfm --detector-period 100 --detector-timeout 1000 --tree-fanout 2 \
+    --host "${NETNS_HOSTS//,/:2,}:2" "$FTHELPER" notices 2 -1 0 "$TOKEN"
+  sleep 1.5
+  H5=ft${S}h5 H6=ft${S}h6
+  if [ "$CASE" = tree_host_kill ]; then "$NETNS" kill "$H2"; else "$NETNS" cut "$H2"; fi
+  finish
+  expect_rc 0
+  for r in 0 1 4 5 6 7 8 9 10 11 12 13; do
+    [ "$(grep -c "^rank $r notice cmd=failed rank=[23] cause=node_lost" "$TMP/out")" = 2 ] || fail "rank $r lacks its 2 notices"
+  done
+  grep -qE "notice cmd=failed rank=([0-1]|[4-9]|1[0-3]) " "$TMP/out" && fail "a host other than $H2 was announced failed"
+  expect_err "^mpiexec: host $H5 re-attached under mpiexec at "
+  expect_err "^mpiexec: host $H6 re-attached under mpiexec at "
+  expect_err "^mpiexec: host $H2 lost at .*; ranks 2-3 failed$"
+  grep -qE "host ($H5|$H6) lost" "$TMP/err" && fail "a re-attached host was declared lost"
+  expect_err "host $H2 lost; survivors completed$"
+  if [ "$CASE" = tree_host_cut ]; then
+    expect_err "^ftmpid\[$H2\]: host $H2: the launcher fell silent beyond the detector timeout"
+    fence_line=$(grep -n "ftmpid\[$H2\]" "$TMP/err" | head -1 | cut -d: -f1)
+    lost_line=$(grep -n "mpiexec: host $H2 lost" "$TMP/err" | head -1 | cut -d: -f1)
+    [ "$fence_line" -lt "$lost_line" ] || fail "the origin declared the host lost before it fenced itself"
+  fi
+  expect_no_leftovers ;;
+tree_mpi_host_kill)
+  # MPI over TCP on 7 hosts in a tree of fan-out 2; the inner daemon h2 dies: the 12 survivors (h5's and
+  # h6's ranks among them, re-attached) revoke, shrink and finish.
+  start "${MX[@]}" --with-ft ulfm --tree-fanout 2 --host "${NETNS_HOSTS//,/:2,}:2" "$BIN/hosts_mpi" ft 4
+  sleep 2.5
+  "$NETNS" kill "$H2"
+  finish
+  expect_rc 0
+  for r in 0 1 4 5 6 7 8 9 10 11 12 13; do expect_out "^rank $r survivor: 12 of 14 ranks left"; done
+  expect_err "rank 2 on $H2 \(host lost\)"
+  expect_err "host $H2 lost; survivors completed$"
+  expect_no_leftovers ;;
 *) echo "unknown case $CASE"; exit 2 ;;
 esac
 echo "PASS [$CASE]"

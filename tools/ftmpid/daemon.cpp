@@ -15,9 +15,11 @@
 #include <cstring>
 
 #include "net_addr.h"
+#include "tree_membership.h"
 #include "rank_stdout.h"
 #include "say.h"
 #include "spawn.h"
+#include "util/log.h"
 
 namespace ftmpi::mpiexec {
 namespace {
@@ -62,6 +64,7 @@ Daemon::~Daemon() {
   end_agents();
   for (Child& c : children_) c.link.close();
   parent_.close();
+  stale_parent_.close();
   if (listen_fd_ >= 0) ::close(listen_fd_);
 }
 
@@ -69,6 +72,16 @@ int Daemon::run() {
   signal(SIGPIPE, SIG_IGN);
   std::vector<std::string> addrs;
   int port = 0;
+  for (std::size_t p = 0; p < o_.ancestors.size();) {  // "NODE@EP+NODE@EP..."
+    std::size_t e = o_.ancestors.find('+', p);
+    if (e == std::string::npos) e = o_.ancestors.size();
+    std::string item = o_.ancestors.substr(p, e - p);
+    std::size_t at = item.find('@');
+    if (at != std::string::npos) ancestors_.emplace_back(atoi(item.substr(0, at).c_str()), item.substr(at + 1));
+    p = e + 1;
+  }
+  if (ancestors_.empty()) ancestors_.emplace_back(o_.shape.parent(o_.node), o_.parent);
+  route_.assign(static_cast<std::size_t>(std::max(1, o_.shape.nodes)), -1);
   if (!parse_endpoint(o_.parent, addrs, port)) {
     say("bad --parent '%s' (expected addr[,addr...]:port)", o_.parent.c_str());
     return 1;
@@ -95,6 +108,7 @@ int Daemon::run() {
   live_ = std::make_unique<TreeLiveness>(std::chrono::milliseconds(o_.period_ms),
                                          std::chrono::milliseconds(o_.timeout_ms),
                                          std::chrono::milliseconds(o_.startup_ms), true, now);
+  live_->set_reattach(reattach_budget(std::chrono::milliseconds(o_.period_ms)));
   std::vector<int> kids = o_.shape.children(o_.node);
   children_.resize(kids.size());
   for (std::size_t i = 0; i < kids.size(); ++i) live_->expect_child(static_cast<int>(i), now);
@@ -117,7 +131,10 @@ Daemon::Rank* Daemon::find_rank(int rank) {
 }
 
 void Daemon::send_up(const Frame& f) {
-  if (parent_.fd < 0) return;
+  if (parent_.fd < 0) {
+    if (live_ && live_->reattaching() && f.type != "hb") reattach_buf_ += encode_frame(f);
+    return;
+  }
   parent_.send(f);
   if (!parent_.flush()) parent_.close();
 }
@@ -239,7 +256,8 @@ void Daemon::start_children(const std::string& agent, const std::vector<std::str
     if (slot < 0) continue;
     Child& c = children_[static_cast<std::size_t>(slot)];
     c.host = k.substr(colon + 1);
-    Result<pid_t> pid = spawn_agent(dl.command(node, c.host, false, ep_));
+    Result<pid_t> pid =
+        spawn_agent(dl.command(node, c.host, false, ep_, std::to_string(o_.node) + "@" + ep_ + "+" + ancestors_text(attach_idx_)));
     if (!pid.ok()) {
       Frame l("lost");
       l.set("node", node).set("why", "never_connected");
@@ -270,6 +288,73 @@ void Daemon::on_agent_ended(std::size_t ci) {
   l.set("node", kids[ci]).set("why", "never_connected");
   l.payload = "'" + agent_ + " " + c.host + " ...' " + how;
   send_up(l);
+}
+
+std::string Daemon::ancestors_text(std::size_t from) const {
+  std::string s;
+  for (std::size_t k = from; k < ancestors_.size(); ++k)
+    s += (s.empty() ? "" : "+") + std::to_string(ancestors_[k].first) + "@" + ancestors_[k].second;
+  return s;
+}
+
+std::string Daemon::subtree_nodes() const {
+  std::string s;
+  for (std::size_t n = 0; n < route_.size(); ++n)
+    if (route_[n] >= 0) s += (s.empty() ? "" : ",") + std::to_string(n);
+  return s.empty() ? "-" : s;
+}
+
+void Daemon::learn_routes(const Frame& hello, std::size_t ci) {
+  auto set = [&](long long n) {
+    if (n > 0 && n < static_cast<long long>(route_.size()) && n != o_.node) route_[static_cast<std::size_t>(n)] = static_cast<int>(ci);
+  };
+  set(hello.num("node"));
+  std::string_view list = hello.get("nodes").value_or("");
+  while (!list.empty()) {
+    std::size_t comma = list.find(',');
+    std::string item(list.substr(0, comma));
+    set(atoll(item.c_str()));
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+}
+
+void Daemon::try_reattach(std::size_t from, bool keep_old) {
+  if (keep_old && stale_parent_.fd < 0 && parent_.fd >= 0 && !parent_.in.bad()) {
+    stale_parent_.fd = parent_.fd;  // kept open, unread, until the adoption is granted (tree_membership.h)
+    parent_.fd = -1;
+  }
+  parent_.close();
+  parent_.in = FrameDecoder();
+  parent_.out.clear();
+  auto per = std::max(std::chrono::milliseconds(20), reattach_budget(std::chrono::milliseconds(o_.period_ms)) / 2);
+  for (std::size_t k = from; k < ancestors_.size(); ++k) {
+    std::vector<std::string> addrs;
+    int port = 0;
+    if (!parse_endpoint(ancestors_[k].second, addrs, port)) continue;
+    auto fd = connect_any(addrs, port, per);
+    if (!fd.ok()) continue;
+    parent_.fd = fd.value();
+    attach_idx_ = k;
+    Frame hello("hello");
+    hello.set("node", o_.node).set("key", o_.key).set("host", host_).set("pid", getpid()).set("ep", ep_);
+    hello.set("adopt", 1).set("nodes", subtree_nodes()).set("seen", last_seq_);
+    parent_.send(hello);
+    parent_.out += reattach_buf_;  // what our ranks said meanwhile, after the hello
+    reattach_buf_.clear();
+    if (!parent_.flush()) {
+      parent_.close();
+      continue;
+    }
+    log::debug("ftmpid: host %s asks node %d to adopt it", host_.c_str(), ancestors_[k].first);
+    return;
+  }
+}
+
+void Daemon::on_adopted() {
+  live_->adopted(Clock::now());
+  stale_parent_.close();
+  log::debug("ftmpid: host %s adopted by node %d", host_.c_str(), ancestors_[attach_idx_].first);
 }
 
 void Daemon::end_agents() {
@@ -493,6 +578,15 @@ void Daemon::handle_own(Frame& f) {
     // --inject host=H: a power loss, on purpose. Nothing is said; the sockets close with the process.
     kill_ranks(SIGKILL);
     kill(getpid(), SIGKILL);
+  } else if (t == "adopted") {
+    on_adopted();
+  } else if (t == "refuse") {  // the origin refused a daemon that asked us to adopt it
+    int node = static_cast<int>(f.num("node"));
+    for (std::size_t i = 0; i < children_.size(); ++i)
+      if (children_[i].node == node && children_[i].link.fd >= 0) {
+        children_[i].link.close();
+        live_->child_done(static_cast<int>(i));
+      }
   } else if (t == "end") {
     ending_ = true;
   }
@@ -503,8 +597,14 @@ void Daemon::on_parent_frame(Frame& f) {
     live_->heard_parent(Clock::now());
     return;
   }
+  long long seq = f.num("seq", 0);
+  if (seq > 0) {
+    if (seq <= last_seq_) return;  // a replay of what we had (re-parenting, tree_membership.h)
+    last_seq_ = seq;
+  }
   std::string_view to = f.get("to").value_or("*");
-  if (to == "*") {
+  if (to == "*" || (f.num("flood", 0) == 1 && f.num("to") == o_.node)) {
+    f.set("to", "*");
     for (Child& c : children_)
       if (c.node >= 0 && c.link.fd >= 0) {
         c.link.send(f);
@@ -518,8 +618,8 @@ void Daemon::on_parent_frame(Frame& f) {
     handle_own(f);
     return;
   }
-  int hop = o_.shape.next_hop(o_.node, dest);
-  int slot = child_slot(hop);
+  int slot = dest > 0 && dest < static_cast<int>(route_.size()) ? route_[static_cast<std::size_t>(dest)] : -1;
+  if (slot < 0) slot = child_slot(o_.shape.next_hop(o_.node, dest));
   if (slot >= 0 && children_[static_cast<std::size_t>(slot)].link.fd >= 0) {
     TreeLink& l = children_[static_cast<std::size_t>(slot)].link;
     l.send(f);
@@ -536,6 +636,7 @@ void Daemon::on_child_frame(std::size_t ci, Frame& f) {
     }
     return;
   }
+  if (f.type == "hello") learn_routes(f, ci);
   send_up(f);  // everything else is for the origin
 }
 
@@ -544,7 +645,7 @@ void Daemon::lose_child(std::size_t ci, TreeLiveness::Why why) {
   std::vector<int> kids = o_.shape.children(o_.node);
   c.link.close();
   Frame l("lost");
-  l.set("node", kids[ci]).set("why", why_name(why));
+  l.set("node", c.node >= 0 ? c.node : kids[ci]).set("why", why_name(why)).set("by", o_.node);
   send_up(l);
 }
 
@@ -566,9 +667,12 @@ void Daemon::accept_children() {
       if (l.in.bad()) break;
     }
     int node = hello && hello->type == "hello" && hello->get("key") == o_.key ? static_cast<int>(hello->num("node")) : -1;
+    bool adopt = node > 0 && node < o_.shape.nodes && node != o_.node && hello->num("adopt", 0) == 1;
     int slot = child_slot(node);
-    if (slot < 0 || children_[static_cast<std::size_t>(slot)].link.fd >= 0 ||
-        live_->child_lost(slot)) {
+    if (adopt) {  // an orphan below us asks to be adopted: the origin decides (tree_membership.h)
+      children_.emplace_back();
+      slot = static_cast<int>(children_.size()) - 1;
+    } else if (slot < 0 || children_[static_cast<std::size_t>(slot)].link.fd >= 0 || live_->child_lost(slot)) {
       l.close();
       continue;
     }
@@ -577,6 +681,8 @@ void Daemon::accept_children() {
     c.link.fd = fd;
     c.link.in = std::move(l.in);
     live_->child_connected(slot, Clock::now());
+    learn_routes(*hello, static_cast<std::size_t>(slot));
+    hello->set("by", o_.node);
     send_up(*hello);
   }
 }
@@ -598,6 +704,7 @@ void Daemon::loop() {
                                                      : "the launcher fell silent beyond the detector timeout");
       return;
     }
+    if (a.reattach) try_reattach(attach_idx_ + 1, true);
     for (std::size_t k = 0; k < a.lost.size(); ++k) lose_child(static_cast<std::size_t>(a.lost[k]), a.lost_why[k]);
     if (a.send_heartbeats) send_up(Frame("hb"));
     check_heartbeats(now);
@@ -651,7 +758,8 @@ void Daemon::loop() {
             while (auto f = parent_.in.next()) on_parent_frame(*f);
             if (!alive || parent_.in.bad()) {
               parent_.close();
-              live_->parent_closed();
+              if (live_->reattaching()) try_reattach(attach_idx_ + 1, false);  // refused or gone: next one
+              else live_->parent_closed();
             }
           }
           break;

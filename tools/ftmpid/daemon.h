@@ -11,6 +11,7 @@
 // suspect rank=R by=Q, exit rank=R status=W verdict=V, lost node=N why=W, log. Both ways: hb.
 #pragma once
 #include <memory>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,7 @@ struct DaemonOptions {
   int period_ms = 100;
   int timeout_ms = 1000;
   int startup_ms = 60000;   // a child daemon must connect within this
+  std::string ancestors;    // "NODE@EP+..." from the parent up to the origin (re-attach candidates)
 };
 
 class Daemon {
@@ -78,6 +80,13 @@ class Daemon {
   void start_children(const std::string& agent, const std::vector<std::string>& kids);
   void on_agent_ended(std::size_t ci);
   void end_agents();
+  // Re-parenting (tree_membership.h): the parent is lost; connect to the next ancestor from index `from`
+  // and ask for adoption. The lost link is kept open (not read) until the adoption is granted.
+  void try_reattach(std::size_t from, bool keep_old);
+  void on_adopted();
+  // Routes down: a descendant's node -> index in children_ (learned from the hellos relayed up).
+  void learn_routes(const Frame& hello, std::size_t ci);
+  std::string subtree_nodes() const;
   void launch(const Frame& f);
   void on_rank_ended(Rank& r);
   void read_pmi(Rank& r);
@@ -109,6 +118,13 @@ class Daemon {
   bool ending_ = false;   // the origin said end
   bool halting_ = false;
   std::unique_ptr<TreeLiveness> live_;
+  std::vector<std::pair<int, std::string>> ancestors_;  // [0]: the parent
+  std::size_t attach_idx_ = 0;                           // index of the current parent in ancestors_
+  TreeLink stale_parent_;
+  std::string reattach_buf_;
+  long long last_seq_ = 0;  // the highest seq= received from a parent (frames are numbered by the origin)  // frames for the origin while no parent link is open (re-attaching)
+  std::vector<int> route_;  // by node: index in children_, -1
+  std::string ancestors_text(std::size_t from) const;
 };
 
 }  // namespace ftmpi::mpiexec

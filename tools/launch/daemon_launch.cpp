@@ -11,7 +11,8 @@
 namespace ftmpi::mpiexec {
 
 std::vector<std::string> DaemonLaunch::command(int node, const std::string& host, bool local,
-                                               const std::string& parent_ep) const {
+                                               const std::string& parent_ep,
+                                               const std::string& ancestors) const {
   std::vector<std::string> cmd;
   if (!local) {
     cmd = split_words(agent);
@@ -21,7 +22,8 @@ std::vector<std::string> DaemonLaunch::command(int node, const std::string& host
                         std::string("--key"), key, std::string("--fanout"), std::to_string(shape.fanout),
                         std::string("--nodes"), std::to_string(shape.nodes), std::string("--period"),
                         std::to_string(period_ms), std::string("--timeout"), std::to_string(timeout_ms),
-                        std::string("--startup"), std::to_string(startup_ms)})
+                        std::string("--startup"), std::to_string(startup_ms), std::string("--ancestors"),
+                        ancestors})
     cmd.push_back(std::move(w));
   return cmd;
 }

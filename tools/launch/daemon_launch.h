@@ -21,7 +21,9 @@ struct DaemonLaunch {
   int period_ms = 100, timeout_ms = 1000, startup_ms = 60000;
 
   // `ftmpid --node N --parent EP --key ...`, behind `AGENT HOST` unless `local` (this machine).
-  std::vector<std::string> command(int node, const std::string& host, bool local, const std::string& parent_ep) const;
+  // `ancestors`: "NODE@EP+NODE@EP..." from the parent up to the origin (where to re-attach).
+  std::vector<std::string> command(int node, const std::string& host, bool local, const std::string& parent_ep,
+                                   const std::string& ancestors) const;
 };
 
 // Fork and exec `argv` (PATH searched) in its own process group, stdin /dev/null, default signal mask

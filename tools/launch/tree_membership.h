@@ -43,6 +43,11 @@
 
 namespace ftmpi::mpiexec {
 
+// The budgets the launcher uses, from the detector period P: a daemon re-attaches within R = 3P; the
+// origin keeps an orphan's place for W = R + 2P (W >= R + P, see Safety).
+inline std::chrono::milliseconds reattach_budget(std::chrono::milliseconds period) { return 3 * period; }
+inline std::chrono::milliseconds adopt_window(std::chrono::milliseconds period) { return 5 * period; }
+
 class TreeMembership {
  public:
   using Clock = std::chrono::steady_clock;

@@ -121,17 +121,23 @@ Origin::~Origin() {
 }
 
 int Origin::slot_of(int node) const {
-  std::vector<int> kids = shape_.children(0);
-  for (std::size_t i = 0; i < kids.size(); ++i)
-    if (kids[i] == node) return static_cast<int>(i);
+  for (std::size_t i = 0; i < link_node_.size(); ++i)
+    if (link_node_[i] == node) return static_cast<int>(i);
   return -1;
+}
+
+std::string Origin::ancestors_of(int node) const {
+  std::string s;
+  for (int p = shape_.parent(node); p > 0; p = shape_.parent(p))
+    s += std::to_string(p) + "@" + hosts_[static_cast<std::size_t>(p - 1)].ep + "+";
+  return s + "0@" + ep_;
 }
 
 void Origin::start_daemon(int node, const std::string& parent_ep) {
   Host& h = hosts_[static_cast<std::size_t>(node - 1)];
   const HostEntry& e = layout_.hosts[static_cast<std::size_t>(node - 1)];
   h.state = Host::State::starting;
-  Result<pid_t> pid = spawn_agent(launch_.command(node, e.name, e.local, parent_ep));
+  Result<pid_t> pid = spawn_agent(launch_.command(node, e.name, e.local, parent_ep, ancestors_of(node)));
   if (!pid.ok()) {
     say("cannot start the launch of host %s: %s", e.name.c_str(), pid.status().message().c_str());
     hosts_lost(node, TreeLiveness::Why::never_connected);
@@ -163,6 +169,10 @@ bool Origin::start() {
                                          false, now);
   std::vector<int> kids = shape_.children(0);
   links_.resize(kids.size());
+  link_node_ = kids;
+  route_.assign(static_cast<std::size_t>(shape_.nodes), -1);
+  orphan_why_.assign(static_cast<std::size_t>(shape_.nodes), TreeLiveness::Why::closed);
+  members_ = std::make_unique<TreeMembership>(shape_.nodes, adopt_window(std::chrono::milliseconds(opt_.ft.period_ms())));
   for (std::size_t i = 0; i < kids.size(); ++i) {
     live_->expect_child(static_cast<int>(i), now);
     start_daemon(kids[i], ep_);
@@ -205,9 +215,13 @@ std::string Origin::tag_prefix(int rank, int fd) const {
 void Origin::send_to(int node, const Frame& f0) {
   Frame f = f0;
   f.set("to", node);
-  int hop = node;
-  while (hop > 0 && shape_.parent(hop) != 0) hop = shape_.parent(hop);
-  int slot = slot_of(hop);
+  log_down(node, f);
+  int slot = node > 0 && node < shape_.nodes ? route_[static_cast<std::size_t>(node)] : -1;
+  if (slot < 0) {
+    int hop = node;
+    while (hop > 0 && shape_.parent(hop) != 0) hop = shape_.parent(hop);
+    slot = slot_of(hop);
+  }
   if (slot < 0) return;
   TreeLink& l = links_[static_cast<std::size_t>(slot)];
   if (l.fd < 0) return;
@@ -215,9 +229,39 @@ void Origin::send_to(int node, const Frame& f0) {
   if (!l.flush()) l.close();
 }
 
+void Origin::log_down(int to, Frame& f) {
+  f.set("seq", ++down_seq_);
+  auto now = SteadyClock::now();
+  down_log_.push_back({now, to, f});
+  // An orphan misses at most what was sent since its parent failed: T + R before its adoption.
+  auto keep = std::max<SteadyClock::duration>(std::chrono::seconds(5),
+                                              4 * std::chrono::milliseconds(opt_.ft.timeout_ms() + 10 * opt_.ft.period_ms()));
+  while (!down_log_.empty() && down_log_.front().at + keep < now) down_log_.pop_front();
+}
+
+void Origin::replay_to(int node, long long seen) {
+  for (const Sent& s : down_log_) {
+    if (s.f.num("seq", 0) <= seen) continue;
+    if (s.to >= 0 && !members_->below(s.to, node)) continue;
+    Frame g = s.f;
+    int dest = s.to;
+    if (dest < 0) {  // a broadcast: from the adopted node down
+      g.set("flood", 1);
+      dest = node;
+    }
+    g.set("to", dest);
+    int slot = route_[static_cast<std::size_t>(dest)];
+    if (slot < 0 || links_[static_cast<std::size_t>(slot)].fd < 0) continue;
+    TreeLink& l = links_[static_cast<std::size_t>(slot)];
+    l.send(g);
+    if (!l.flush()) l.close();
+  }
+}
+
 void Origin::broadcast(const Frame& f0) {
   Frame f = f0;
   f.set("to", "*");
+  log_down(-1, f);
   for (TreeLink& l : links_)
     if (l.fd >= 0) {
       l.send(f);
@@ -329,11 +373,14 @@ void Origin::hosts_lost(int node, TreeLiveness::Why why, const std::string& deta
   for (int n : shape_.subtree(node)) {
     Host& h = hosts_[static_cast<std::size_t>(n - 1)];
     if (h.state == Host::State::lost || h.state == Host::State::done) continue;
+    // Hosts below that are up stay: their daemons re-attach elsewhere or are lost on their own
+    // (tree_membership.h); only those not started yet go with it (their starter is gone).
+    if (n != node && h.state == Host::State::up) continue;
     bool started = h.state == Host::State::up;
     h.state = Host::State::lost;
     h.lost_at = now;
     h.cut_off = why == TreeLiveness::Why::silent;
-    h.why = n == node ? why_text(why) : "the host above it in the launcher tree was lost";
+    h.why = n == node ? (detail.empty() ? why_text(why) : detail) : "the host above it in the launcher tree was lost";
     int s = slot_of(n);
     if (s >= 0) links_[static_cast<std::size_t>(s)].close();
     const HostEntry& e = layout_.hosts[static_cast<std::size_t>(n - 1)];
@@ -370,6 +417,68 @@ void Origin::hosts_lost(int node, TreeLiveness::Why why, const std::string& deta
       failed_order_.push_back(r);
       announce_failure(r);
     }
+  }
+}
+
+void Origin::link_lost(int node, int by, TreeLiveness::Why why, const std::string& detail) {
+  if (node < 1 || node >= shape_.nodes) return;
+  if (why == TreeLiveness::Why::never_connected) {
+    hosts_lost(node, why, detail);
+    return;
+  }
+  bool closed = why == TreeLiveness::Why::closed;
+  std::vector<int> lost = members_->link_lost(node, by, closed, SteadyClock::now());
+  if (!closed && members_->state(node) == TreeMembership::State::orphan)
+    orphan_why_[static_cast<std::size_t>(node)] = TreeLiveness::Why::silent;
+  for (int n : lost) hosts_lost(n, why, detail);
+}
+
+void Origin::orphans_expired(SteadyClock::time_point now) {
+  for (int n : members_->tick(now)) {
+    if (orphan_why_[static_cast<std::size_t>(n)] == TreeLiveness::Why::silent) hosts_lost(n, TreeLiveness::Why::silent);
+    else hosts_lost(n, TreeLiveness::Why::closed, "the host above it in the launcher tree was lost and it did not re-attach");
+  }
+}
+
+void Origin::learn_routes(const Frame& hello, int via_slot) {
+  auto set = [&](long long n) {
+    if (n > 0 && n < shape_.nodes) route_[static_cast<std::size_t>(n)] = via_slot;
+  };
+  set(hello.num("node"));
+  std::string_view list = hello.get("nodes").value_or("");
+  while (!list.empty()) {
+    std::size_t comma = list.find(',');
+    set(atoll(std::string(list.substr(0, comma)).c_str()));
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+}
+
+void Origin::on_adopt(const Frame& f, int via_slot) {
+  int node = static_cast<int>(f.num("node"));
+  int by = static_cast<int>(f.num("by", 0));
+  if (node < 1 || node >= shape_.nodes || f.get("key") != std::string_view(key_)) return;
+  const std::string& name = layout_.hosts[static_cast<std::size_t>(node - 1)].name;
+  std::string under = by == 0 ? std::string("mpiexec") : host_name(by - 1);
+  if (end_.running() && members_->adopt(node, by, SteadyClock::now())) {
+    learn_routes(f, via_slot);
+    say("host %s re-attached under %s at %s (its parent in the launcher tree was lost)", name.c_str(),
+        under.c_str(), clock_text(realtime_seconds()).c_str());
+    replay_to(node, f.num("seen", 0));
+    send_to(node, Frame("adopted"));
+    return;
+  }
+  log::debug("mpiexec: refused to re-attach host %s under %s", name.c_str(), under.c_str());
+  if (by == 0) {
+    int s = slot_of(node);
+    if (s >= 0 && s == via_slot) {
+      links_[static_cast<std::size_t>(s)].close();
+      live_->child_done(s);
+    }
+  } else {
+    Frame r("refuse");
+    r.set("node", node);
+    send_to(by, r);
   }
 }
 
@@ -433,7 +542,12 @@ void Origin::on_hello(const Frame& f, int via_slot) {
 void Origin::on_frame(Frame& f, int via_slot) {
   const std::string& t = f.type;
   if (t == "hb") return;
-  if (t == "hello") on_hello(f, via_slot);
+  if (t == "hello" && f.num("adopt", 0) == 1) on_adopt(f, via_slot);
+  else if (t == "hello") {
+    learn_routes(f, via_slot);
+    members_->joined(static_cast<int>(f.num("node")), static_cast<int>(f.num("by", 0)));
+    on_hello(f, via_slot);
+  }
   else if (t == "pmi") on_pmi(static_cast<int>(f.num("rank")), f.payload);
   else if (t == "out") {
     int r = static_cast<int>(f.num("rank"));
@@ -447,7 +561,7 @@ void Origin::on_frame(Frame& f, int via_slot) {
     on_suspect(static_cast<int>(f.num("rank")), static_cast<int>(f.num("by")));
   } else if (t == "lost") {
     int node = static_cast<int>(f.num("node"));
-    if (node >= 1 && node < shape_.nodes) hosts_lost(node, why_from(f.get("why").value_or("closed")), f.payload);
+    link_lost(node, static_cast<int>(f.num("by", 0)), why_from(f.get("why").value_or("closed")), f.payload);
   }
 }
 
@@ -474,6 +588,24 @@ void Origin::on_pending_readable(std::size_t i) {
   }
   int node = static_cast<int>(hello->num("node"));
   int slot = slot_of(node);
+  if (hello->type == "hello" && hello->get("key") == std::string_view(key_) && hello->num("adopt", 0) == 1 &&
+      node >= 1 && node < shape_.nodes) {  // an orphan re-attaching to the origin: a new slot
+    links_.emplace_back();
+    link_node_.push_back(node);
+    slot = static_cast<int>(links_.size()) - 1;
+    TreeLink& dst = links_.back();
+    dst.fd = pending_[i].fd;
+    dst.in = std::move(pending_[i].in);
+    pending_[i].fd = -1;
+    live_->child_connected(slot, SteadyClock::now());
+    on_frame(*hello, slot);
+    while (dst.fd >= 0) {
+      auto f = links_[static_cast<std::size_t>(slot)].in.next();
+      if (!f) break;
+      on_frame(*f, slot);
+    }
+    return;
+  }
   if (hello->type != "hello" || hello->get("key") != std::string_view(key_) || slot < 0 ||
       links_[static_cast<std::size_t>(slot)].fd >= 0 || hosts_[static_cast<std::size_t>(node - 1)].state != Host::State::starting) {
     l.close();
@@ -503,7 +635,7 @@ void Origin::on_link_readable(std::size_t slot) {
   }
   if (l.fd >= 0 && (!alive || l.in.bad())) {
     l.close();
-    int node = shape_.children(0)[slot];
+    int node = link_node_[slot];
     if (hosts_[static_cast<std::size_t>(node - 1)].state == Host::State::done) live_->child_done(static_cast<int>(slot));
     else live_->child_closed(static_cast<int>(slot));
   }
@@ -662,12 +794,13 @@ void Origin::supervise() {
   for (;;) {
     auto now = SteadyClock::now();
     TreeLiveness::Actions a = live_->tick(now);
-    std::vector<int> kids = shape_.children(0);
     for (std::size_t k = 0; k < a.lost.size(); ++k) {
-      int node = kids[static_cast<std::size_t>(a.lost[k])];
+      int node = link_node_[static_cast<std::size_t>(a.lost[k])];
       if (ending && a.lost_why[k] == TreeLiveness::Why::closed) continue;
-      hosts_lost(node, a.lost_why[k]);
+      links_[static_cast<std::size_t>(a.lost[k])].close();
+      link_lost(node, 0, a.lost_why[k]);
     }
+    if (!ending) orphans_expired(now);
     if (!end_.running())  // hosts not up yet will run nothing: their ranks never start
       for (std::size_t i = 0; i < hosts_.size(); ++i) {
         if (hosts_[i].state != Host::State::starting && hosts_[i].state != Host::State::waiting) continue;
@@ -682,6 +815,7 @@ void Origin::supervise() {
       for (std::size_t i = 0; i < hosts_.size(); ++i) {
         Host& h = hosts_[i];
         if (h.state == Host::State::up) h.state = Host::State::done;
+        members_->done(static_cast<int>(i) + 1);
         int s = slot_of(static_cast<int>(i) + 1);
         if (s >= 0) live_->child_done(s);
       }
@@ -708,7 +842,7 @@ void Origin::supervise() {
       if (pending_[i].fd >= 0) add(pending_[i].fd, POLLIN, Src::pending, i);
     for (std::size_t i = 0; i < controls_.size(); ++i)
       if (controls_[i].fd >= 0 && !controls_[i].halt_waiter) add(controls_[i].fd, POLLIN, Src::control, i);
-    int timeout = ms_until(now, live_->next_deadline());
+    int timeout = ms_until(now, std::min(live_->next_deadline(), members_->next_deadline()));
     if (ending) timeout = std::min(timeout, ms_until(now, end_deadline));
     if (auto t = end_.timeout_deadline()) timeout = std::min(timeout, ms_until(now, *t));
     if (auto k = end_.kill_deadline()) timeout = std::min(timeout, ms_until(now, *k));

@@ -14,6 +14,7 @@
 #pragma once
 #include <sys/types.h>
 
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "options.h"
 #include "rank_table.h"
 #include "tree_liveness.h"
+#include "tree_membership.h"
 #include "tree_shape.h"
 #include "tree_wire.h"
 
@@ -73,6 +75,14 @@ class Origin {
   void announce_failure(int rank);
   // `node`'s subtree is lost (or, not started yet, cannot be started: `detail` says why).
   void hosts_lost(int node, TreeLiveness::Why why, const std::string& detail = "");
+  // `by` (its parent, 0: the origin) reports its link to `node` lost: the membership decides whether the
+  // host is lost now or an orphan that may re-attach (tree_membership.h).
+  void link_lost(int node, int by, TreeLiveness::Why why, const std::string& detail = "");
+  void orphans_expired(std::chrono::steady_clock::time_point now);
+  // A daemon asks to be adopted (its parent was lost): grant or refuse.
+  void on_adopt(const Frame& f, int via_slot);
+  void learn_routes(const Frame& hello, int via_slot);
+  std::string ancestors_of(int node) const;  // "P@EP+...+0@EP" from node's tree parent up
   void fail_job(int status, const std::string& message);
   void signal_ranks(int sig, bool halt);
   void check_timers(std::chrono::steady_clock::time_point now);
@@ -98,7 +108,22 @@ class Origin {
   std::unique_ptr<TreeLiveness> live_;
   RankTable ranks_;
   std::vector<Host> hosts_;
-  std::vector<TreeLink> links_;    // by slot among shape_.children(0)
+  std::vector<TreeLink> links_;    // by slot: shape_.children(0) first, then adopted daemons
+  std::vector<int> link_node_;     // parallel to links_: the node on that link
+  std::vector<int> route_;         // by node: the slot that leads to it, -1 (then shape_'s route)
+  std::unique_ptr<TreeMembership> members_;
+  std::vector<TreeLiveness::Why> orphan_why_;
+  // Every frame sent down, numbered (seq=), kept for a while: an orphan's adoption replays what its
+  // subtree missed (seq above the "seen" of its hello) before the "adopted" frame; daemons drop repeats.
+  struct Sent {
+    std::chrono::steady_clock::time_point at;
+    int to;  // node, -1: every node
+    Frame f;
+  };
+  std::deque<Sent> down_log_;
+  long long down_seq_ = 0;
+  void log_down(int to, Frame& f);
+  void replay_to(int node, long long seen);  // by node: silent (cut) or closed (its parent was lost)
   std::vector<TreeLink> pending_;  // accepted, no hello yet
   std::vector<std::chrono::steady_clock::time_point> pending_since_;  // parallel to pending_
   std::vector<Control> controls_;
