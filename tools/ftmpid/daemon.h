@@ -1,14 +1,18 @@
 // ftmpid: the host daemon of a several-hosts job (docs/architecture.md, "Launcher"). mpiexec (the origin)
-// starts one per host through the rsh agent; the daemon connects to its parent in the launcher tree
-// (the origin or another daemon, tree_shape.h), forks its host's ranks when told (they are its children),
+// starts its children through the rsh agent and each daemon starts its own (daemon_launch.h); the daemon
+// connects to its parent in the launcher tree (the origin or another daemon, tree_shape.h), forks its
+// host's ranks when told (they are its children), forwards mpiexec's stdin to rank 0,
 // relays their PMI requests up the tree and the replies down, forwards their output line-safely, watches
 // them with pidfd and reports every end, judges their heartbeats (FT mode), relays frames between its
 // parent and its children, and keeps the tree alive (tree_liveness.h): a parent it cannot hear within the
-// detector timeout makes it kill its ranks and exit (split brain, seed 002 §8.1.3).
+// detector timeout makes it ask its ancestors to adopt it, and kill its ranks and exit if none does within
+// the re-attach budget (re-parenting and split brain: tree_membership.h, seed 002 §8.1.3).
 //
-// Frames (tree_wire.h). Down (to= a node or *): launch, pmi rank=R, notice (broadcast failure notice),
-// signal rank=R|-1 sig=S, die (inject host loss), end. Up: hello, pmi rank=R, out rank=R fd=1|2,
-// suspect rank=R by=Q, exit rank=R status=W verdict=V, lost node=N why=W, log. Both ways: hb.
+// Frames (tree_wire.h). Down (to= a node or *, seq= numbered by the origin): launch, pmi rank=R, notice
+// (broadcast failure notice), signal rank=R|-1 sig=S, die (inject host loss), stdin rank=0 [eof=1], adopted,
+// refuse node=N, end. Up: hello [adopt=1 nodes=.. seen=SEQ] by=PARENT, pmi rank=R, out rank=R fd=1|2,
+// suspect rank=R by=Q, exit rank=R status=W verdict=V, lost node=N why=W by=PARENT, stdin_ack n=BYTES.
+// Both ways: hb.
 #pragma once
 #include <memory>
 #include <utility>

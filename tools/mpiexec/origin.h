@@ -8,7 +8,8 @@
 // tree_liveness.h) becomes failure notices to every survivor in FT mode, or the end of the job with a
 // message naming the rank or the host without FT.
 //
-// Lifecycle: start the top-level daemons; each hello launches the next level and the host's ranks;
+// Lifecycle: start the top-level daemons (each daemon starts the level below it); each hello launches the
+// host's ranks; an orphaned daemon's adoption request is decided here (TreeMembership);
 // supervise (poll loop over the signalfd, the listening socket, the child links, the job-control socket)
 // until every rank has ended; tell the daemons to end; wait (bounded) for them; exit.
 #pragma once
