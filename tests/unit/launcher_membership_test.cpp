@@ -76,6 +76,13 @@ TEST(TreeMembership, SilentReportOrphansFirstAndAnAdoptionWithinTheWindowStands)
   EXPECT_EQ(m.state(3), State::up);
 }
 
+TEST(TreeMembership, SilentChildOfTheOriginIsLostAtOnce) {
+  // It has no other ancestor: it fences at T without trying (budget 0), the origin declares at T + P.
+  TreeMembership m = tree();
+  EXPECT_EQ(m.link_lost(2, 0, false, t0), std::vector<int>{2});
+  EXPECT_EQ(m.state(2), State::lost);
+}
+
 TEST(TreeMembership, RefusesCyclesAndLostParents) {
   TreeMembership m = tree();
   EXPECT_FALSE(m.adopt(1, 3, t0));  // 3 is below 1

@@ -108,7 +108,7 @@ int Daemon::run() {
   live_ = std::make_unique<TreeLiveness>(std::chrono::milliseconds(o_.period_ms),
                                          std::chrono::milliseconds(o_.timeout_ms),
                                          std::chrono::milliseconds(o_.startup_ms), true, now);
-  live_->set_reattach(reattach_budget(std::chrono::milliseconds(o_.period_ms)));
+  set_reattach_budget();
   std::vector<int> kids = o_.shape.children(o_.node);
   children_.resize(kids.size());
   for (std::size_t i = 0; i < kids.size(); ++i) live_->expect_child(static_cast<int>(i), now);
@@ -351,8 +351,15 @@ void Daemon::try_reattach(std::size_t from, bool keep_old) {
   }
 }
 
+void Daemon::set_reattach_budget() {
+  // With no ancestor left above the parent (the origin's children) there is nowhere to go: fence at once.
+  bool more = attach_idx_ + 1 < ancestors_.size();
+  live_->set_reattach(more ? reattach_budget(std::chrono::milliseconds(o_.period_ms)) : std::chrono::milliseconds(0));
+}
+
 void Daemon::on_adopted() {
   live_->adopted(Clock::now());
+  set_reattach_budget();
   stale_parent_.close();
   log::debug("ftmpid: host %s adopted by node %d", host_.c_str(), ancestors_[attach_idx_].first);
 }

@@ -88,6 +88,7 @@ class Daemon {
   // and ask for adoption. The lost link is kept open (not read) until the adoption is granted.
   void try_reattach(std::size_t from, bool keep_old);
   void on_adopted();
+  void set_reattach_budget();
   // Routes down: a descendant's node -> index in children_ (learned from the hellos relayed up).
   void learn_routes(const Frame& hello, std::size_t ci);
   std::string subtree_nodes() const;

@@ -39,7 +39,7 @@ std::vector<int> TreeMembership::link_lost(int node, int reporter, bool closed, 
   if (node <= 0 || node >= static_cast<int>(nodes_.size())) return out;
   Node& n = nodes_[static_cast<std::size_t>(node)];
   if (n.parent != reporter || (n.state != State::up && n.state != State::orphan)) return out;
-  if (closed) {
+  if (closed || n.parent == 0) {  // under the origin there is no other ancestor to re-attach to
     lose(node, now);
     out.push_back(node);
   } else if (n.state == State::up) {

@@ -16,7 +16,9 @@
 //    "adopted" the daemon goes on under its new parent, otherwise at R it fences (kills its ranks, exits).
 //  * Origin side (here), for a daemon X with current parent Y:
 //    - Y reports X's link closed: X is lost now; X's children become orphans with deadline now + W.
-//    - Y reports X silent: X becomes an orphan with deadline now + W (it may be re-attaching elsewhere).
+//    - Y reports X silent: X becomes an orphan with deadline now + W (it may be re-attaching elsewhere),
+//      unless Y is the origin: X has no other ancestor (it fences without trying, R = 0 for it), so it is
+//      lost now, after T + P, as tree_liveness.h argues.
 //    - A report from a node that is not X's current parent is ignored (X moved away from it).
 //    - X asks adoption by Z: granted iff X is up or an orphan and Z is neither lost nor below X; then X's
 //      parent is Z, X is up again, its own subtree follows it unchanged.
@@ -36,7 +38,7 @@
 // fences by its notice time + R. With W >= R + P > R + d, X has fenced before o + W. A refused adoption
 // (X already lost) only happens after X's deadline, by which X has fenced. Cost: nothing on the normal
 // path; per loss O(children) work and one adopt round trip per orphan; detection of a cut-off host grows
-// from T + P to T + P + W.
+// from T + P to T + P + W for hosts below another daemon (hosts directly under the origin: T + P).
 #pragma once
 #include <chrono>
 #include <vector>
