@@ -6,6 +6,7 @@
 
 #include "tree_liveness.h"
 #include "tree_membership.h"
+#include "tree_wire.h"
 
 using namespace ftmpi::mpiexec;
 using ms = std::chrono::milliseconds;
@@ -157,4 +158,12 @@ TEST(TreeReattach, WithoutBudgetFencesAtOnce) {
   auto a = l.tick(t0);
   EXPECT_TRUE(a.fence);
   EXPECT_FALSE(a.reattach);
+}
+
+TEST(TreeWire, HelloNodesSkipsJunk) {
+  Frame h("hello");
+  h.set("node", 3).set("nodes", "5,7,x,,-2,9");
+  EXPECT_EQ(hello_nodes(h), (std::vector<int>{3, 5, 7, 9}));
+  h.set("nodes", "-");
+  EXPECT_EQ(hello_nodes(h), std::vector<int>{3});
 }

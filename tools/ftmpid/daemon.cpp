@@ -305,18 +305,8 @@ std::string Daemon::subtree_nodes() const {
 }
 
 void Daemon::learn_routes(const Frame& hello, std::size_t ci) {
-  auto set = [&](long long n) {
-    if (n > 0 && n < static_cast<long long>(route_.size()) && n != o_.node) route_[static_cast<std::size_t>(n)] = static_cast<int>(ci);
-  };
-  set(hello.num("node"));
-  std::string_view list = hello.get("nodes").value_or("");
-  while (!list.empty()) {
-    std::size_t comma = list.find(',');
-    std::string item(list.substr(0, comma));
-    set(atoll(item.c_str()));
-    if (comma == std::string_view::npos) break;
-    list.remove_prefix(comma + 1);
-  }
+  for (int n : hello_nodes(hello))
+    if (n > 0 && n < static_cast<int>(route_.size()) && n != o_.node) route_[static_cast<std::size_t>(n)] = static_cast<int>(ci);
 }
 
 void Daemon::try_reattach(std::size_t from, bool keep_old) {

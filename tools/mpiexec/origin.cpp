@@ -441,17 +441,8 @@ void Origin::orphans_expired(SteadyClock::time_point now) {
 }
 
 void Origin::learn_routes(const Frame& hello, int via_slot) {
-  auto set = [&](long long n) {
+  for (int n : hello_nodes(hello))
     if (n > 0 && n < shape_.nodes) route_[static_cast<std::size_t>(n)] = via_slot;
-  };
-  set(hello.num("node"));
-  std::string_view list = hello.get("nodes").value_or("");
-  while (!list.empty()) {
-    std::size_t comma = list.find(',');
-    set(atoll(std::string(list.substr(0, comma)).c_str()));
-    if (comma == std::string_view::npos) break;
-    list.remove_prefix(comma + 1);
-  }
 }
 
 void Origin::on_adopt(const Frame& f, int via_slot) {
