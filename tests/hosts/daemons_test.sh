@@ -253,6 +253,27 @@ tree_host_kill|tree_host_cut)
     [ "$fence_line" -lt "$lost_line" ] || fail "the origin declared the host lost before it fenced itself"
   fi
   expect_no_leftovers ;;
+tree_leaf_cut)
+  # h5 (below the daemon h2) is cut from everything: it cannot re-attach, fences itself, and is declared
+  # lost only after its orphan window, so its fence comes first; h2 and the others go on.
+  start "${MX[@]}" --with-ft ulfm --detector-period 100 --detector-timeout 1000 --tree-fanout 2 \
+    --host "${NETNS_HOSTS//,/:2,}:2" "$FTHELPER" notices 2 -1 0 "$TOKEN"
+  sleep 1.5
+  H5=ft${S}h5
+  "$NETNS" cut "$H5"; t0=$(date +%s.%N)
+  for _ in $(seq 40); do host_empty "$H5" && break; sleep 0.1; done
+  host_empty "$H5" || fail "the cut host still runs processes"
+  finish
+  expect_rc 0
+  for r in 0 1 2 3 4 5 6 7 10 11 12 13; do
+    [ "$(grep -cE "^rank $r notice cmd=failed rank=(8|9) cause=node_lost" "$TMP/out")" = 2 ] || fail "rank $r lacks its 2 notices"
+  done
+  expect_err "^ftmpid\[$H5\]: host $H5: the launcher fell silent beyond the detector timeout"
+  expect_err "^mpiexec: host $H5 lost at .*fell silent.*; ranks 8-9 failed$"
+  fence_line=$(grep -n "ftmpid\[$H5\]" "$TMP/err" | head -1 | cut -d: -f1)
+  lost_line=$(grep -n "mpiexec: host $H5 lost" "$TMP/err" | head -1 | cut -d: -f1)
+  [ "$fence_line" -lt "$lost_line" ] || fail "the origin declared the host lost before it fenced itself"
+  expect_no_leftovers ;;
 tree_mpi_host_kill)
   # MPI over TCP on 7 hosts in a tree of fan-out 2; the inner daemon h2 dies: the 12 survivors (h5's and
   # h6's ranks among them, re-attached) revoke, shrink and finish.
