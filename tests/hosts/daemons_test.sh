@@ -12,9 +12,11 @@ TOKEN="ht-$$-$RANDOM$RANDOM"
 TMP=$(mktemp -d /tmp/ftmpi-hosts-test.XXXXXX)
 HOSTS_UP=3
 [ "$CASE" = leak ] && HOSTS_UP=1
+case "$CASE" in tree_*) HOSTS_UP=7 ;; esac
 eval "$("$NETNS" up $HOSTS_UP)" || exit 1
 trap 'for p in $(pgrep -f -- "$TOKEN"); do kill -KILL "$p" 2>/dev/null; done; "$NETNS" down "$NETNS_SLOT"; rm -rf "$TMP"' EXIT
 S=$NETNS_SLOT H1=ft${S}h1 H2=ft${S}h2 H3=ft${S}h3
+ALL_HOSTS=${NETNS_HOSTS//,/ }
 MX=("$MPIEXEC" --rsh-agent "$NETNS_AGENT")
 
 fail() { echo "FAIL [$CASE]: $*"; echo "--- stdout:"; cat "$TMP/out" 2>/dev/null; echo "--- stderr:"; cat "$TMP/err" 2>/dev/null; exit 1; }
@@ -29,7 +31,7 @@ expect_faster() { (( $(echo "$ELAPSED < $1" | bc) )) || fail "took ${ELAPSED}s, 
 host_empty() { [ -z "$(ip netns pids "$1" 2>/dev/null)" ]; }
 expect_no_leftovers() {
   sleep 0.2
-  for h in $H1 $H2 $H3; do host_empty "$h" || { ps -ef | grep -v grep | grep -E "ftmpid|$TOKEN"; fail "processes left on $h"; }; done
+  for h in $ALL_HOSTS; do host_empty "$h" || { ps -ef | grep -v grep | grep -E "ftmpid|$TOKEN"; fail "processes left on $h"; }; done
   pgrep -f -- "$TOKEN" >/dev/null && fail "processes left over"
   return 0
 }
@@ -185,6 +187,103 @@ mpi_host_kill|mpi_host_cut)
   expect_rc 0
   for r in 0 1 4 5; do expect_out "^rank $r survivor: 4 of 6 ranks left"; done
   if [ "$CASE" = mpi_host_kill ]; then expect_err "rank 2 on $H2 \(host lost\)"; else expect_err "rank 2 on $H2 \(host cut off\)"; fi
+  expect_err "host $H2 lost; survivors completed$"
+  expect_no_leftovers ;;
+stdin)
+  # mpiexec's stdin reaches rank 0 on another host (4 MiB: flow control through its daemon); the other
+  # ranks read /dev/null.
+  head -c 4194304 /dev/urandom >"$TMP/in"
+  want=$(md5sum <"$TMP/in" | cut -d' ' -f1)
+  timeout 60 "${MX[@]}" --host "$H2,$H3" -n 2 sh -c 'echo "rank $PMI_RANK $(md5sum | cut -d" " -f1)"' \
+    <"$TMP/in" >"$TMP/out" 2>"$TMP/err"; RC=$?
+  expect_rc 0
+  expect_out "^rank 0 $want$"
+  expect_out "^rank 1 $(md5sum </dev/null | cut -d' ' -f1)$"
+  # A rank 0 that does not read: the job still ends, mpiexec stops reading (no hang).
+  head -c 8388608 /dev/zero | timeout 60 "${MX[@]}" --host "$H2" -n 1 sh -c 'sleep 0.5; echo done' \
+    >"$TMP/out" 2>"$TMP/err"; RC=$?
+  expect_rc 0
+  expect_out "^done$"
+  expect_no_leftovers ;;
+tree_start|tree_mpi_work)
+  # 7 hosts in a tree of fan-out 2: the origin forks the agents of hosts 1-2 only, each daemon forks its
+  # children's (h1: h3,h4; h2: h5,h6; h3: h7). PMI/bootstrap, output and the end travel along the tree.
+  if [ "$CASE" = tree_start ]; then
+    start "${MX[@]}" --tree-fanout 2 --host "$NETNS_HOSTS" -n 7 sh -c 'sleep 2; echo "rank $PMI_RANK on $(hostname)"'
+    sleep 1.2
+    P=$(mpiexec_pid)
+    kids=$(pgrep -P "$P" | wc -l)
+    finish
+    expect_rc 0
+    [ "$kids" = 2 ] || fail "mpiexec had $kids child processes, expected 2 (the agents of its 2 tree children)"
+    for r in 0 1 2 3 4 5 6; do expect_out "^rank $r on ft${S}h$((r + 1))$"; done
+    run "${MX[@]}" --tree-fanout 2 --host "$NETNS_HOSTS" -n 14 --tag-output "$PROBE" --token "$TOKEN"
+    expect_rc 0
+    [ "$(grep -c 'of 14 ok' "$TMP/out")" = 14 ] || fail "expected 14 ok lines"
+  else
+    run "${MX[@]}" --tree-fanout 2 --host "$NETNS_HOSTS" -n 7 "$BIN/hosts_mpi" work
+    expect_rc 0
+    for r in 0 1 2 3 4 5 6; do expect_out "^rank $r on ft${S}h$((r + 1)) ok$"; done
+  fi
+  expect_no_leftovers ;;
+tree_host_kill|tree_host_cut)
+  # 7 hosts, 2 ranks each, tree of fan-out 2: h2 (node 2) is an inner daemon with h5 and h6 below it.
+  # Killing (or cutting off) h2 loses h2 alone: h5 and h6 re-attach to the origin, their ranks live on;
+  # every survivor, h5's and h6's included, gets exactly the 2 notices of h2's ranks.
+  start "${MX[@]}" --with-ft ulfm --detector-period 100 --detector-timeout 1000 --tree-fanout 2 \
+    --host "${NETNS_HOSTS//,/:2,}:2" "$FTHELPER" notices 2 -1 0 "$TOKEN"
+  sleep 1.5
+  H5=ft${S}h5 H6=ft${S}h6
+  if [ "$CASE" = tree_host_kill ]; then "$NETNS" kill "$H2"; else "$NETNS" cut "$H2"; fi
+  finish
+  expect_rc 0
+  for r in 0 1 4 5 6 7 8 9 10 11 12 13; do
+    [ "$(grep -c "^rank $r notice cmd=failed rank=[23] cause=node_lost" "$TMP/out")" = 2 ] || fail "rank $r lacks its 2 notices"
+  done
+  grep -qE "notice cmd=failed rank=([0-1]|[4-9]|1[0-3]) " "$TMP/out" && fail "a host other than $H2 was announced failed"
+  expect_err "^mpiexec: host $H5 re-attached under mpiexec at "
+  expect_err "^mpiexec: host $H6 re-attached under mpiexec at "
+  expect_err "^mpiexec: host $H2 lost at .*; ranks 2-3 failed$"
+  grep -qE "host ($H5|$H6) lost" "$TMP/err" && fail "a re-attached host was declared lost"
+  expect_err "host $H2 lost; survivors completed$"
+  if [ "$CASE" = tree_host_cut ]; then
+    expect_err "^ftmpid\[$H2\]: host $H2: the launcher fell silent beyond the detector timeout"
+    fence_line=$(grep -n "ftmpid\[$H2\]" "$TMP/err" | head -1 | cut -d: -f1)
+    lost_line=$(grep -n "mpiexec: host $H2 lost" "$TMP/err" | head -1 | cut -d: -f1)
+    [ "$fence_line" -lt "$lost_line" ] || fail "the origin declared the host lost before it fenced itself"
+  fi
+  expect_no_leftovers ;;
+tree_leaf_cut)
+  # h5 (below the daemon h2) is cut from everything: it cannot re-attach, fences itself, and is declared
+  # lost only after its orphan window, so its fence comes first; h2 and the others go on.
+  start "${MX[@]}" --with-ft ulfm --detector-period 100 --detector-timeout 1000 --tree-fanout 2 \
+    --host "${NETNS_HOSTS//,/:2,}:2" "$FTHELPER" notices 2 -1 0 "$TOKEN"
+  sleep 1.5
+  H5=ft${S}h5
+  "$NETNS" cut "$H5"; t0=$(date +%s.%N)
+  for _ in $(seq 40); do host_empty "$H5" && break; sleep 0.1; done
+  host_empty "$H5" || fail "the cut host still runs processes"
+  finish
+  expect_rc 0
+  for r in 0 1 2 3 4 5 6 7 10 11 12 13; do
+    [ "$(grep -cE "^rank $r notice cmd=failed rank=(8|9) cause=node_lost" "$TMP/out")" = 2 ] || fail "rank $r lacks its 2 notices"
+  done
+  expect_err "^ftmpid\[$H5\]: host $H5: the launcher fell silent beyond the detector timeout"
+  expect_err "^mpiexec: host $H5 lost at .*fell silent.*; ranks 8-9 failed$"
+  fence_line=$(grep -n "ftmpid\[$H5\]" "$TMP/err" | head -1 | cut -d: -f1)
+  lost_line=$(grep -n "mpiexec: host $H5 lost" "$TMP/err" | head -1 | cut -d: -f1)
+  [ "$fence_line" -lt "$lost_line" ] || fail "the origin declared the host lost before it fenced itself"
+  expect_no_leftovers ;;
+tree_mpi_host_kill)
+  # MPI over TCP on 7 hosts in a tree of fan-out 2; the inner daemon h2 dies: the 12 survivors (h5's and
+  # h6's ranks among them, re-attached) revoke, shrink and finish.
+  start "${MX[@]}" --with-ft ulfm --tree-fanout 2 --host "${NETNS_HOSTS//,/:2,}:2" "$BIN/hosts_mpi" ft 4
+  sleep 2.5
+  "$NETNS" kill "$H2"
+  finish
+  expect_rc 0
+  for r in 0 1 4 5 6 7 8 9 10 11 12 13; do expect_out "^rank $r survivor: 12 of 14 ranks left"; done
+  expect_err "rank 2 on $H2 \(host lost\)"
   expect_err "host $H2 lost; survivors completed$"
   expect_no_leftovers ;;
 *) echo "unknown case $CASE"; exit 2 ;;

@@ -15,9 +15,11 @@
 #include <cstring>
 
 #include "net_addr.h"
+#include "tree_membership.h"
 #include "rank_stdout.h"
 #include "say.h"
 #include "spawn.h"
+#include "util/log.h"
 
 namespace ftmpi::mpiexec {
 namespace {
@@ -56,10 +58,13 @@ Daemon::~Daemon() {
   for (Rank& r : ranks_) {
     if (r.pidfd >= 0) ::close(r.pidfd);
     if (r.pmi_fd >= 0) ::close(r.pmi_fd);
+    if (r.stdin_fd >= 0) ::close(r.stdin_fd);
     r.ctrl.close();
   }
+  end_agents();
   for (Child& c : children_) c.link.close();
   parent_.close();
+  stale_parent_.close();
   if (listen_fd_ >= 0) ::close(listen_fd_);
 }
 
@@ -67,6 +72,16 @@ int Daemon::run() {
   signal(SIGPIPE, SIG_IGN);
   std::vector<std::string> addrs;
   int port = 0;
+  for (std::size_t p = 0; p < o_.ancestors.size();) {  // "NODE@EP+NODE@EP..."
+    std::size_t e = o_.ancestors.find('+', p);
+    if (e == std::string::npos) e = o_.ancestors.size();
+    std::string item = o_.ancestors.substr(p, e - p);
+    std::size_t at = item.find('@');
+    if (at != std::string::npos) ancestors_.emplace_back(atoi(item.substr(0, at).c_str()), item.substr(at + 1));
+    p = e + 1;
+  }
+  if (ancestors_.empty()) ancestors_.emplace_back(o_.shape.parent(o_.node), o_.parent);
+  route_.assign(static_cast<std::size_t>(std::max(1, o_.shape.nodes)), -1);
   if (!parse_endpoint(o_.parent, addrs, port)) {
     say("bad --parent '%s' (expected addr[,addr...]:port)", o_.parent.c_str());
     return 1;
@@ -86,12 +101,14 @@ int Daemon::run() {
   listen_fd_ = lfd.value();
   Frame hello("hello");
   hello.set("node", o_.node).set("key", o_.key).set("host", host_).set("pid", getpid());
-  hello.set("ep", format_endpoint(local_addresses(), my_port));
+  ep_ = format_endpoint(local_addresses(), my_port);
+  hello.set("ep", ep_);
   parent_.send(hello);
   auto now = Clock::now();
   live_ = std::make_unique<TreeLiveness>(std::chrono::milliseconds(o_.period_ms),
                                          std::chrono::milliseconds(o_.timeout_ms),
                                          std::chrono::milliseconds(o_.startup_ms), true, now);
+  set_reattach_budget();
   std::vector<int> kids = o_.shape.children(o_.node);
   children_.resize(kids.size());
   for (std::size_t i = 0; i < kids.size(); ++i) live_->expect_child(static_cast<int>(i), now);
@@ -114,7 +131,10 @@ Daemon::Rank* Daemon::find_rank(int rank) {
 }
 
 void Daemon::send_up(const Frame& f) {
-  if (parent_.fd < 0) return;
+  if (parent_.fd < 0) {
+    if (live_ && live_->reattaching() && f.type != "hb") reattach_buf_ += encode_frame(f);
+    return;
+  }
   parent_.send(f);
   if (!parent_.flush()) parent_.close();
 }
@@ -125,8 +145,9 @@ void Daemon::launch(const Frame& f) {
   int first = static_cast<int>(f.num("first", 0)), n = static_cast<int>(f.num("n", 0));
   ft_ = f.num("ft", 0) == 1;
   bool pty = f.num("pty", 1) == 1;
-  std::string path, cwd;
-  std::vector<std::string> argv, env, inject;
+  bool forward_stdin = f.num("stdin", 0) == 1;
+  std::string path, cwd, agent;
+  std::vector<std::string> argv, env, inject, kids;
   for (std::string& item : split_nul(f.payload)) {
     std::size_t eq = item.find('=');
     if (eq == std::string::npos) continue;
@@ -136,16 +157,20 @@ void Daemon::launch(const Frame& f) {
     else if (k == "arg") argv.push_back(v);
     else if (k == "env") env.push_back(v);
     else if (k == "inject_at") inject.push_back(v);
+    else if (k == "agent") agent = v;
+    else if (k == "child") kids.push_back(v);
   }
+  start_children(agent, kids);
   if (!cwd.empty() && chdir(cwd.c_str()) != 0) say("cannot enter '%s': %s", cwd.c_str(), strerror(errno));
   ranks_.resize(static_cast<std::size_t>(std::max(0, n)));
   for (int i = 0; i < n; ++i) {
     Rank& r = ranks_[static_cast<std::size_t>(i)];
     r.rank = first + i;
-    int sv[2] = {-1, -1}, err[2] = {-1, -1}, cv[2] = {-1, -1};
+    int sv[2] = {-1, -1}, err[2] = {-1, -1}, cv[2] = {-1, -1}, in[2] = {-1, -1};
     OutputChannel oc;
     bool ok = open_output_channel(pty, oc) && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0 &&
-              pipe2(err, O_CLOEXEC) == 0 && (!ft_ || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, cv) == 0);
+              pipe2(err, O_CLOEXEC) == 0 && (!ft_ || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, cv) == 0) &&
+              (!forward_stdin || r.rank != 0 || pipe2(in, O_CLOEXEC) == 0);
     SpawnRequest req;
     req.path = path;
     req.argv = argv;
@@ -167,15 +192,16 @@ void Daemon::launch(const Frame& f) {
     }
     req.pmi_fd = sv[1];
     req.ctrl_fd = cv[1];
+    req.stdin_fd = in[0];
     req.stdout_fd = oc.write_end;
     req.stderr_fd = err[1];
     Result<pid_t> pid = ok ? spawn_rank(req) : Result<pid_t>(Status(Errc::other, strerror(errno)));
-    for (int fd : {sv[1], oc.write_end, err[1], cv[1]})
+    for (int fd : {sv[1], oc.write_end, err[1], cv[1], in[0]})
       if (fd >= 0) ::close(fd);
     int pidfd = pid.ok() ? pidfd_open(pid.value()) : -1;
     if (!pid.ok() || pidfd < 0) {
       say("cannot start rank %d: %s", r.rank, pid.ok() ? strerror(errno) : pid.status().message().c_str());
-      for (int fd : {sv[0], oc.read_end, err[0], cv[0]})
+      for (int fd : {sv[0], oc.read_end, err[0], cv[0], in[1]})
         if (fd >= 0) ::close(fd);
       if (pid.ok()) {
         kill(pid.value(), SIGKILL);
@@ -190,6 +216,8 @@ void Daemon::launch(const Frame& f) {
     r.pidfd = pidfd;
     r.alive = true;
     r.pmi_fd = sv[0];
+    r.stdin_fd = in[1];
+    if (in[1] >= 0) set_nonblocking(in[1]);
     set_nonblocking(sv[0]);
     set_nonblocking(oc.read_end);
     set_nonblocking(err[0]);
@@ -208,6 +236,134 @@ void Daemon::launch(const Frame& f) {
     };
     r.out = std::make_unique<RankStream>(rank, oc.read_end, sink(1));
     r.err = std::make_unique<RankStream>(rank, err[0], sink(2));
+  }
+}
+
+void Daemon::start_children(const std::string& agent, const std::vector<std::string>& kids) {
+  agent_ = agent;
+  DaemonLaunch dl;
+  dl.ftmpid = beside_self("ftmpid");
+  dl.agent = agent;
+  dl.key = o_.key;
+  dl.shape = o_.shape;
+  dl.period_ms = o_.period_ms;
+  dl.timeout_ms = o_.timeout_ms;
+  dl.startup_ms = o_.startup_ms;
+  for (const std::string& k : kids) {  // "NODE:HOST"
+    std::size_t colon = k.find(':');
+    int node = colon == std::string::npos ? -1 : atoi(k.substr(0, colon).c_str());
+    int slot = child_slot(node);
+    if (slot < 0) continue;
+    Child& c = children_[static_cast<std::size_t>(slot)];
+    c.host = k.substr(colon + 1);
+    Result<pid_t> pid =
+        spawn_agent(dl.command(node, c.host, false, ep_, std::to_string(o_.node) + "@" + ep_ + "+" + ancestors_text(attach_idx_)));
+    if (!pid.ok()) {
+      Frame l("lost");
+      l.set("node", node).set("why", "never_connected");
+      l.payload = "cannot start '" + agent + " " + c.host + " ...': " + pid.status().message();
+      live_->child_done(slot);
+      send_up(l);
+      continue;
+    }
+    c.agent = pid.value();
+    c.agent_pidfd = pidfd_open(c.agent);
+  }
+}
+
+void Daemon::on_agent_ended(std::size_t ci) {
+  Child& c = children_[ci];
+  int st = 0;
+  if (waitpid(c.agent, &st, WNOHANG) <= 0) return;
+  ::close(c.agent_pidfd);
+  c.agent_pidfd = -1;
+  c.agent = -1;
+  if (c.node >= 0 || live_->child_lost(static_cast<int>(ci))) return;  // it said hello: its link judges it
+  // The agent ended before its daemon said hello: that host cannot be started.
+  std::string how = WIFSIGNALED(st) ? "was killed by signal " + std::to_string(WTERMSIG(st))
+                                    : "exited with status " + std::to_string(WEXITSTATUS(st));
+  std::vector<int> kids = o_.shape.children(o_.node);
+  live_->child_done(static_cast<int>(ci));
+  Frame l("lost");
+  l.set("node", kids[ci]).set("why", "never_connected");
+  l.payload = "'" + agent_ + " " + c.host + " ...' " + how;
+  send_up(l);
+}
+
+std::string Daemon::ancestors_text(std::size_t from) const {
+  std::string s;
+  for (std::size_t k = from; k < ancestors_.size(); ++k)
+    s += (s.empty() ? "" : "+") + std::to_string(ancestors_[k].first) + "@" + ancestors_[k].second;
+  return s;
+}
+
+std::string Daemon::subtree_nodes() const {
+  std::string s;
+  for (std::size_t n = 0; n < route_.size(); ++n)
+    if (route_[n] >= 0) s += (s.empty() ? "" : ",") + std::to_string(n);
+  return s.empty() ? "-" : s;
+}
+
+void Daemon::learn_routes(const Frame& hello, std::size_t ci) {
+  for (int n : hello_nodes(hello))
+    if (n > 0 && n < static_cast<int>(route_.size()) && n != o_.node) route_[static_cast<std::size_t>(n)] = static_cast<int>(ci);
+}
+
+void Daemon::try_reattach(std::size_t from, bool keep_old) {
+  if (keep_old && stale_parent_.fd < 0 && parent_.fd >= 0 && !parent_.in.bad()) {
+    stale_parent_.fd = parent_.fd;  // kept open, unread, until the adoption is granted (tree_membership.h)
+    parent_.fd = -1;
+  }
+  parent_.close();
+  parent_.in = FrameDecoder();
+  parent_.out.clear();
+  auto per = std::max(std::chrono::milliseconds(20), reattach_budget(std::chrono::milliseconds(o_.period_ms)) / 2);
+  for (std::size_t k = from; k < ancestors_.size(); ++k) {
+    std::vector<std::string> addrs;
+    int port = 0;
+    if (!parse_endpoint(ancestors_[k].second, addrs, port)) continue;
+    auto fd = connect_any(addrs, port, per);
+    if (!fd.ok()) continue;
+    parent_.fd = fd.value();
+    attach_idx_ = k;
+    Frame hello("hello");
+    hello.set("node", o_.node).set("key", o_.key).set("host", host_).set("pid", getpid()).set("ep", ep_);
+    hello.set("adopt", 1).set("nodes", subtree_nodes()).set("seen", last_seq_);
+    parent_.send(hello);
+    parent_.out += reattach_buf_;  // what our ranks said meanwhile, after the hello
+    reattach_buf_.clear();
+    if (!parent_.flush()) {
+      parent_.close();
+      continue;
+    }
+    log::debug("ftmpid: host %s asks node %d to adopt it", host_.c_str(), ancestors_[k].first);
+    return;
+  }
+}
+
+void Daemon::set_reattach_budget() {
+  // With no ancestor left above the parent (the origin's children) there is nowhere to go: fence at once.
+  bool more = attach_idx_ + 1 < ancestors_.size();
+  live_->set_reattach(more ? reattach_budget(std::chrono::milliseconds(o_.period_ms)) : std::chrono::milliseconds(0));
+}
+
+void Daemon::on_adopted() {
+  live_->adopted(Clock::now());
+  set_reattach_budget();
+  stale_parent_.close();
+  log::debug("ftmpid: host %s adopted by node %d", host_.c_str(), ancestors_[attach_idx_].first);
+}
+
+void Daemon::end_agents() {
+  for (Child& c : children_) {
+    if (c.agent > 0 && c.node < 0) {  // never connected: nothing of it may stay
+      kill(-c.agent, SIGKILL);
+      kill(c.agent, SIGKILL);
+      waitpid(c.agent, nullptr, 0);
+      c.agent = -1;
+    }
+    if (c.agent_pidfd >= 0) ::close(c.agent_pidfd);
+    c.agent_pidfd = -1;
   }
 }
 
@@ -250,6 +406,38 @@ void Daemon::flush_rank_pmi(Rank& r) {
     }
     r.pmi_out.erase(0, static_cast<std::size_t>(n));
   }
+}
+
+void Daemon::flush_stdin(Rank& r) {
+  std::size_t taken = 0;
+  while (r.stdin_fd >= 0 && !r.stdin_buf.empty()) {
+    ssize_t n = ::write(r.stdin_fd, r.stdin_buf.data(), r.stdin_buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) break;
+    if (n < 0) {  // rank 0 closed its stdin: what waits is dropped (and acknowledged)
+      close_stdin(r);
+      return;
+    }
+    r.stdin_buf.erase(0, static_cast<std::size_t>(n));
+    taken += static_cast<std::size_t>(n);
+  }
+  if (taken > 0) {
+    Frame a("stdin_ack");
+    a.set("n", static_cast<long long>(taken));
+    send_up(a);
+  }
+  if (r.stdin_eof && r.stdin_buf.empty()) close_stdin(r);
+}
+
+void Daemon::close_stdin(Rank& r) {
+  if (r.stdin_fd >= 0) ::close(r.stdin_fd);
+  r.stdin_fd = -1;
+  if (!r.stdin_buf.empty()) {
+    Frame a("stdin_ack");
+    a.set("n", static_cast<long long>(r.stdin_buf.size()));
+    send_up(a);
+  }
+  r.stdin_buf.clear();
 }
 
 void Daemon::read_ctrl(Rank& r) {
@@ -301,6 +489,7 @@ void Daemon::on_rank_ended(Rank& r) {
   if (r.pmi_fd >= 0) ::close(r.pmi_fd);
   r.pmi_fd = -1;
   r.ctrl.close();
+  close_stdin(r);
   kill(-r.pid, SIGKILL);  // nothing of the rank outlives it
   bool ours = r.hung && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL;
   Frame e("exit");
@@ -360,6 +549,17 @@ void Daemon::handle_own(Frame& f) {
       r->pmi_out += f.payload;
       flush_rank_pmi(*r);
     }
+  } else if (t == "stdin") {
+    Rank* r = find_rank(static_cast<int>(f.num("rank")));
+    if (!r || r->stdin_fd < 0) {  // not here, or its stdin is closed: acknowledge, drop
+      Frame a("stdin_ack");
+      a.set("n", static_cast<long long>(f.payload.size()));
+      if (!f.payload.empty()) send_up(a);
+      return;
+    }
+    r->stdin_buf += f.payload;
+    if (f.num("eof", 0) == 1) r->stdin_eof = true;
+    flush_stdin(*r);
   } else if (t == "notice") {
     int failed = static_cast<int>(f.num("rank"));
     for (Rank& r : ranks_) {
@@ -381,6 +581,15 @@ void Daemon::handle_own(Frame& f) {
     // --inject host=H: a power loss, on purpose. Nothing is said; the sockets close with the process.
     kill_ranks(SIGKILL);
     kill(getpid(), SIGKILL);
+  } else if (t == "adopted") {
+    on_adopted();
+  } else if (t == "refuse") {  // the origin refused a daemon that asked us to adopt it
+    int node = static_cast<int>(f.num("node"));
+    for (std::size_t i = 0; i < children_.size(); ++i)
+      if (children_[i].node == node && children_[i].link.fd >= 0) {
+        children_[i].link.close();
+        live_->child_done(static_cast<int>(i));
+      }
   } else if (t == "end") {
     ending_ = true;
   }
@@ -391,8 +600,14 @@ void Daemon::on_parent_frame(Frame& f) {
     live_->heard_parent(Clock::now());
     return;
   }
+  long long seq = f.num("seq", 0);
+  if (seq > 0) {
+    if (seq <= last_seq_) return;  // a replay of what we had (re-parenting, tree_membership.h)
+    last_seq_ = seq;
+  }
   std::string_view to = f.get("to").value_or("*");
-  if (to == "*") {
+  if (to == "*" || (f.num("flood", 0) == 1 && f.num("to") == o_.node)) {
+    f.set("to", "*");
     for (Child& c : children_)
       if (c.node >= 0 && c.link.fd >= 0) {
         c.link.send(f);
@@ -406,8 +621,8 @@ void Daemon::on_parent_frame(Frame& f) {
     handle_own(f);
     return;
   }
-  int hop = o_.shape.next_hop(o_.node, dest);
-  int slot = child_slot(hop);
+  int slot = dest > 0 && dest < static_cast<int>(route_.size()) ? route_[static_cast<std::size_t>(dest)] : -1;
+  if (slot < 0) slot = child_slot(o_.shape.next_hop(o_.node, dest));
   if (slot >= 0 && children_[static_cast<std::size_t>(slot)].link.fd >= 0) {
     TreeLink& l = children_[static_cast<std::size_t>(slot)].link;
     l.send(f);
@@ -424,6 +639,7 @@ void Daemon::on_child_frame(std::size_t ci, Frame& f) {
     }
     return;
   }
+  if (f.type == "hello") learn_routes(f, ci);
   send_up(f);  // everything else is for the origin
 }
 
@@ -432,7 +648,7 @@ void Daemon::lose_child(std::size_t ci, TreeLiveness::Why why) {
   std::vector<int> kids = o_.shape.children(o_.node);
   c.link.close();
   Frame l("lost");
-  l.set("node", kids[ci]).set("why", why_name(why));
+  l.set("node", c.node >= 0 ? c.node : kids[ci]).set("why", why_name(why)).set("by", o_.node);
   send_up(l);
 }
 
@@ -454,9 +670,12 @@ void Daemon::accept_children() {
       if (l.in.bad()) break;
     }
     int node = hello && hello->type == "hello" && hello->get("key") == o_.key ? static_cast<int>(hello->num("node")) : -1;
+    bool adopt = node > 0 && node < o_.shape.nodes && node != o_.node && hello->num("adopt", 0) == 1;
     int slot = child_slot(node);
-    if (slot < 0 || children_[static_cast<std::size_t>(slot)].link.fd >= 0 ||
-        live_->child_lost(slot)) {
+    if (adopt) {  // an orphan below us asks to be adopted: the origin decides (tree_membership.h)
+      children_.emplace_back();
+      slot = static_cast<int>(children_.size()) - 1;
+    } else if (slot < 0 || children_[static_cast<std::size_t>(slot)].link.fd >= 0 || live_->child_lost(slot)) {
       l.close();
       continue;
     }
@@ -465,12 +684,14 @@ void Daemon::accept_children() {
     c.link.fd = fd;
     c.link.in = std::move(l.in);
     live_->child_connected(slot, Clock::now());
+    learn_routes(*hello, static_cast<std::size_t>(slot));
+    hello->set("by", o_.node);
     send_up(*hello);
   }
 }
 
 void Daemon::loop() {
-  enum class Src { parent, listen, child, pidfd, pmi, ctrl, out, err };
+  enum class Src { parent, listen, child, agent, pidfd, pmi, ctrl, out, err, stdin_write };
   struct Tag {
     Src src;
     std::size_t i;
@@ -486,6 +707,7 @@ void Daemon::loop() {
                                                      : "the launcher fell silent beyond the detector timeout");
       return;
     }
+    if (a.reattach) try_reattach(attach_idx_ + 1, true);
     for (std::size_t k = 0; k < a.lost.size(); ++k) lose_child(static_cast<std::size_t>(a.lost[k]), a.lost_why[k]);
     if (a.send_heartbeats) send_up(Frame("hb"));
     check_heartbeats(now);
@@ -508,12 +730,15 @@ void Daemon::loop() {
     for (std::size_t i = 0; i < children_.size(); ++i)
       if (children_[i].link.fd >= 0)
         add(children_[i].link.fd, static_cast<short>(POLLIN | (children_[i].link.out.empty() ? 0 : POLLOUT)), Src::child, i);
+    for (std::size_t i = 0; i < children_.size(); ++i)
+      if (children_[i].agent_pidfd >= 0) add(children_[i].agent_pidfd, POLLIN, Src::agent, i);
     for (std::size_t i = 0; i < ranks_.size(); ++i) {
       Rank& r = ranks_[i];
       if (r.pidfd >= 0) add(r.pidfd, POLLIN, Src::pidfd, i);
       if (r.pmi_fd >= 0) add(r.pmi_fd, static_cast<short>(POLLIN | (r.pmi_out.empty() ? 0 : POLLOUT)), Src::pmi, i);
       if (r.ctrl.fd >= 0) add(r.ctrl.fd, static_cast<short>(POLLIN | (r.ctrl.out.empty() ? 0 : POLLOUT)), Src::ctrl, i);
       if (r.out && r.out->open()) add(r.out->fd(), POLLIN, Src::out, i);
+      if (r.stdin_fd >= 0 && !r.stdin_buf.empty()) add(r.stdin_fd, POLLOUT, Src::stdin_write, i);
       if (r.err && r.err->open()) add(r.err->fd(), POLLIN, Src::err, i);
     }
     int timeout = ms_until(now, live_->next_deadline());
@@ -536,7 +761,8 @@ void Daemon::loop() {
             while (auto f = parent_.in.next()) on_parent_frame(*f);
             if (!alive || parent_.in.bad()) {
               parent_.close();
-              live_->parent_closed();
+              if (live_->reattaching()) try_reattach(attach_idx_ + 1, false);  // refused or gone: next one
+              else live_->parent_closed();
             }
           }
           break;
@@ -555,6 +781,7 @@ void Daemon::loop() {
           }
           break;
         }
+        case Src::agent: on_agent_ended(t.i); break;
         case Src::pidfd: on_rank_ended(ranks_[t.i]); break;
         case Src::pmi:
           if (re & POLLOUT) flush_rank_pmi(ranks_[t.i]);
@@ -566,6 +793,7 @@ void Daemon::loop() {
           break;
         case Src::out: ranks_[t.i].out->pump(); break;
         case Src::err: ranks_[t.i].err->pump(); break;
+        case Src::stdin_write: flush_stdin(ranks_[t.i]); break;
       }
     }
     if (parent_.fd < 0 && !ending_) live_->parent_closed();

@@ -1,21 +1,27 @@
 // ftmpid: the host daemon of a several-hosts job (docs/architecture.md, "Launcher"). mpiexec (the origin)
-// starts one per host through the rsh agent; the daemon connects to its parent in the launcher tree
-// (the origin or another daemon, tree_shape.h), forks its host's ranks when told (they are its children),
+// starts its children through the rsh agent and each daemon starts its own (daemon_launch.h); the daemon
+// connects to its parent in the launcher tree (the origin or another daemon, tree_shape.h), forks its
+// host's ranks when told (they are its children), forwards mpiexec's stdin to rank 0,
 // relays their PMI requests up the tree and the replies down, forwards their output line-safely, watches
 // them with pidfd and reports every end, judges their heartbeats (FT mode), relays frames between its
 // parent and its children, and keeps the tree alive (tree_liveness.h): a parent it cannot hear within the
-// detector timeout makes it kill its ranks and exit (split brain, seed 002 §8.1.3).
+// detector timeout makes it ask its ancestors to adopt it, and kill its ranks and exit if none does within
+// the re-attach budget (re-parenting and split brain: tree_membership.h, seed 002 §8.1.3).
 //
-// Frames (tree_wire.h). Down (to= a node or *): launch, pmi rank=R, notice (broadcast failure notice),
-// signal rank=R|-1 sig=S, die (inject host loss), end. Up: hello, pmi rank=R, out rank=R fd=1|2,
-// suspect rank=R by=Q, exit rank=R status=W verdict=V, lost node=N why=W, log. Both ways: hb.
+// Frames (tree_wire.h). Down (to= a node or *, seq= numbered by the origin): launch, pmi rank=R, notice
+// (broadcast failure notice), signal rank=R|-1 sig=S, die (inject host loss), stdin rank=0 [eof=1], adopted,
+// refuse node=N, end. Up: hello [adopt=1 nodes=.. seen=SEQ] by=PARENT, pmi rank=R, out rank=R fd=1|2,
+// suspect rank=R by=Q, exit rank=R status=W verdict=V, lost node=N why=W by=PARENT, stdin_ack n=BYTES.
+// Both ways: hb.
 #pragma once
 #include <memory>
+#include <utility>
 #include <string>
 #include <vector>
 
 #include "boot/pmi_wire.h"
 #include "control_channel.h"
+#include "daemon_launch.h"
 #include "output_forwarder.h"
 #include "silence_judge.h"
 #include "tree_liveness.h"
@@ -32,6 +38,7 @@ struct DaemonOptions {
   int period_ms = 100;
   int timeout_ms = 1000;
   int startup_ms = 60000;   // a child daemon must connect within this
+  std::string ancestors;    // "NODE@EP+..." from the parent up to the origin (re-attach candidates)
 };
 
 class Daemon {
@@ -56,12 +63,18 @@ class Daemon {
     bool alive = false;
     bool finalized = false, said_bye = false, heartbeating = false;
     bool hung = false;  // killed on our verdict
+    int stdin_fd = -1;  // rank 0 with stdin forwarded: the write end of its stdin pipe, non-blocking
+    std::string stdin_buf;
+    bool stdin_eof = false;
     std::chrono::steady_clock::time_point last_hb{};
     SilenceWatch silence;  // a silence beyond the timeout: hang or starvation (silence_judge.h)
   };
   struct Child {
     int node = -1;  // -1 until its hello
     TreeLink link;
+    std::string host;    // set when this daemon starts it (not for a daemon of the origin's machine)
+    pid_t agent = -1;    // the rsh agent we forked for it, until reaped
+    int agent_pidfd = -1;
   };
 
   void loop();
@@ -69,11 +82,27 @@ class Daemon {
   void handle_own(Frame& f);
   void on_child_frame(std::size_t ci, Frame& f);
   void accept_children();
+  // Start the daemons below this one through the rsh agent (launch frame: agent=, child=NODE:HOST).
+  void start_children(const std::string& agent, const std::vector<std::string>& kids);
+  void on_agent_ended(std::size_t ci);
+  void end_agents();
+  // Re-parenting (tree_membership.h): the parent is lost; connect to the next ancestor from index `from`
+  // and ask for adoption. The lost link is kept open (not read) until the adoption is granted.
+  void try_reattach(std::size_t from, bool keep_old);
+  void on_adopted();
+  void set_reattach_budget();
+  // Routes down: a descendant's node -> index in children_ (learned from the hellos relayed up).
+  void learn_routes(const Frame& hello, std::size_t ci);
+  std::string subtree_nodes() const;
   void launch(const Frame& f);
   void on_rank_ended(Rank& r);
   void read_pmi(Rank& r);
   void read_ctrl(Rank& r);
   void flush_rank_pmi(Rank& r);
+  // Write what waits for rank 0's stdin; acknowledge what the pipe took (stdin_ack n=BYTES); close the
+  // pipe after the EOF or when the rank is gone.
+  void flush_stdin(Rank& r);
+  void close_stdin(Rank& r);
   void send_up(const Frame& f);
   void fence(const char* why);
   void kill_ranks(int sig);
@@ -84,6 +113,8 @@ class Daemon {
 
   DaemonOptions o_;
   std::string host_;
+  std::string ep_;     // where our children connect
+  std::string agent_;  // the rsh agent (from the launch frame)
   TreeLink parent_;
   int listen_fd_ = -1;
   int sigfd_ = -1;
@@ -94,6 +125,13 @@ class Daemon {
   bool ending_ = false;   // the origin said end
   bool halting_ = false;
   std::unique_ptr<TreeLiveness> live_;
+  std::vector<std::pair<int, std::string>> ancestors_;  // [0]: the parent
+  std::size_t attach_idx_ = 0;                           // index of the current parent in ancestors_
+  TreeLink stale_parent_;
+  std::string reattach_buf_;
+  long long last_seq_ = 0;  // the highest seq= received from a parent (frames are numbered by the origin)  // frames for the origin while no parent link is open (re-attaching)
+  std::vector<int> route_;  // by node: index in children_, -1
+  std::string ancestors_text(std::size_t from) const;
 };
 
 }  // namespace ftmpi::mpiexec

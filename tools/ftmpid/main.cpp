@@ -1,6 +1,6 @@
 // ftmpid: the host daemon of a several-hosts job (daemon.h). Started by mpiexec through the rsh agent:
 //   ftmpid --node N --parent ADDR[,ADDR...]:PORT --key KEY --fanout K --nodes M
-//          [--period MS] [--timeout MS] [--startup MS]
+//          [--period MS] [--timeout MS] [--startup MS] [--ancestors NODE@EP+NODE@EP...]
 // Not meant to be run by hand; it exits 1 on a bad command line or when it cannot reach its parent,
 // 3 when it lost its parent (it killed its ranks first), 0 after the origin's end.
 #include <unistd.h>
@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
     else if (a == "--period") ok = to_int(v, 1, o.period_ms);
     else if (a == "--timeout") ok = to_int(v, 2, o.timeout_ms);
     else if (a == "--startup") ok = to_int(v, 1, o.startup_ms);
+    else if (a == "--ancestors") o.ancestors = v;
     else ok = false;
     if (!ok) {
       say("bad option %s %s (ftmpid is started by mpiexec, see docs/mpiexec.md)", a.c_str(), v);

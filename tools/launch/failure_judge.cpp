@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "say.h"
+
 namespace ftmpi::mpiexec {
 
 bool is_ft_failure(const RankRecord& rec) {
@@ -76,6 +78,11 @@ std::string ft_summary(const SummaryInput& in) {
     text += "; survivors completed";
   }
   return text;
+}
+
+void say_ft_summary(const SummaryInput& in) {
+  std::string text = ft_summary(in);
+  if (!text.empty()) say("%s", text.c_str());
 }
 
 }  // namespace ftmpi::mpiexec

@@ -7,10 +7,11 @@
 //           (heartbeat silence) or is told a peer suspects it, and kills it first; once reaped it is
 //           announced (cmd=failed) to every live rank; is_ft_failure() says whether its end is a failure.
 //   daemon: its parent link closes (EOF: the daemon or its host died) or falls silent beyond the detector
-//           timeout plus one period (tree_liveness.h): every rank of its host (and of the hosts below it in
-//           the tree) is failed with Verdict::host_lost and announced with cause node_lost.
-//   link:   a cut link is silence on both sides: the daemon fences itself (kills its ranks, exits) after
-//           the detector timeout, the origin declares the host lost one period later (tree_liveness.h).
+//           timeout plus one period (tree_liveness.h): every rank of its host is failed with
+//           Verdict::host_lost and announced with cause node_lost; the hosts below it re-attach to an
+//           ancestor (tree_membership.h).
+//   link:   a cut link is silence on both sides: the daemon fences itself (kills its ranks, exits) unless
+//           an ancestor adopts it; the origin declares the host lost after the orphan window.
 #pragma once
 #include <string>
 #include <vector>
@@ -46,5 +47,7 @@ struct SummaryInput {
 // "N ranks failed during the job: rank R (how) at T s, ...; survivors completed" (empty when nobody
 // failed).
 std::string ft_summary(const SummaryInput& in);
+// Says ft_summary(in) on stderr (mpiexec: ...) unless it is empty.
+void say_ft_summary(const SummaryInput& in);
 
 }  // namespace ftmpi::mpiexec

@@ -43,7 +43,18 @@ void TreeLiveness::child_done(int i) {
 
 void TreeLiveness::heard_parent(Clock::time_point now) { parent_heard_ = std::max(parent_heard_, now); }
 
-void TreeLiveness::parent_closed() { parent_closed_ = true; }
+void TreeLiveness::parent_closed() {
+  if (!reattaching_) parent_closed_ = true;  // while re-attaching, the daemon tries its next ancestor
+}
+
+void TreeLiveness::adopted(Clock::time_point now) {
+  if (fenced_ || !reattaching_) return;
+  reattaching_ = false;
+  parent_closed_ = false;
+  parent_why_ = Why::none;
+  parent_heard_ = now;
+  next_beat_ = now;
+}
 
 bool TreeLiveness::child_lost(int i) const {
   return i < static_cast<int>(children_.size()) && children_[static_cast<std::size_t>(i)].state == State::lost;
@@ -52,10 +63,20 @@ bool TreeLiveness::child_lost(int i) const {
 TreeLiveness::Actions TreeLiveness::tick(Clock::time_point now) {
   Actions a;
   if (fenced_) return a;
-  if (has_parent_ && (parent_closed_ || now >= parent_heard_ + timeout_)) {
+  if (has_parent_ && !reattaching_ && (parent_closed_ || now >= parent_heard_ + timeout_)) {
+    parent_why_ = parent_closed_ ? Why::closed : Why::silent;
+    if (reattach_.count() > 0) {
+      reattaching_ = true;
+      parent_lost_at_ = now;
+      a.reattach = true;
+    } else {
+      parent_lost_at_ = now;
+    }
+  }
+  if (has_parent_ && (reattaching_ || parent_why_ != Why::none) && now >= parent_lost_at_ + reattach_) {
     fenced_ = true;
     a.fence = true;
-    a.fence_why = parent_closed_ ? Why::closed : Why::silent;
+    a.fence_why = parent_why_;
     return a;  // a fenced daemon judges nothing more: it is leaving
   }
   for (std::size_t i = 0; i < children_.size(); ++i) {
@@ -79,7 +100,8 @@ TreeLiveness::Actions TreeLiveness::tick(Clock::time_point now) {
 TreeLiveness::Clock::time_point TreeLiveness::next_deadline() const {
   if (fenced_) return Clock::time_point::max();
   Clock::time_point t = has_parent_ ? next_beat_ : Clock::time_point::max();
-  if (has_parent_) t = std::min(t, parent_closed_ ? Clock::time_point::min() : parent_heard_ + timeout_);
+  if (has_parent_ && reattaching_) t = std::min(t, parent_lost_at_ + reattach_);
+  else if (has_parent_) t = std::min(t, parent_closed_ ? Clock::time_point::min() : parent_heard_ + timeout_);
   for (const Child& c : children_) {
     if (c.state == State::closed) return Clock::time_point::min();
     if (c.state == State::up) t = std::min(t, c.since + timeout_ + period_);

@@ -14,8 +14,11 @@
 // heartbeat of a child at once with one of its own (an echo). Every node keeps the last time it heard
 // each link: a child by any frame, the parent by its echoes only (data frames from a parent that has
 // stopped hearing us must not keep us alive).
-//  * Daemon, parent link: closed (EOF, reset) or no echo for the detector timeout T -> fence: the daemon
-//    kills its ranks and exits (it can no longer reach the origin, so it must not go on; §8.1.3).
+//  * Daemon, parent link: closed (EOF, reset) or no echo for the detector timeout T -> re-attach: for at
+//    most the re-attach budget R the daemon keeps its ranks and asks its ancestors, nearest first, to adopt
+//    it (tree_membership.h holds the origin's side and the argument); adopted -> it goes on; at R -> fence:
+//    the daemon kills its ranks and exits (it can no longer reach the origin, so it must not go on;
+//    §8.1.3). With R = 0 it fences at once.
 //  * Any node, child link: closed -> that child's subtree is lost at once (a killed host's sockets close:
 //    the fast path). Silent for T + P -> lost (the slow path: partition, hung host).
 //  * A child that was launched but never connected within the start-up limit S is lost too.
@@ -63,9 +66,15 @@ class TreeLiveness {
   // An echo (heartbeat frame) from the parent.
   void heard_parent(Clock::time_point now);
   void parent_closed();
+  // Re-attach budget R (default 0: fence as soon as the parent is lost).
+  void set_reattach(Duration budget) { reattach_ = budget; }
+  // The origin granted our adoption under a new parent: heard from now on.
+  void adopted(Clock::time_point now);
+  bool reattaching() const { return reattaching_; }
 
   struct Actions {
     bool send_heartbeats = false;  // daemon: send a heartbeat to the parent now
+    bool reattach = false;         // daemon: the parent is lost; try the ancestors now (once per loss)
     bool fence = false;            // daemon: the parent is lost; kill the ranks and exit (once)
     Why fence_why = Why::none;
     std::vector<int> lost;         // children lost at this tick (each reported once)
@@ -93,6 +102,10 @@ class TreeLiveness {
   bool has_parent_;
   bool parent_closed_ = false;
   bool fenced_ = false;
+  Duration reattach_{0};
+  bool reattaching_ = false;
+  Why parent_why_ = Why::none;
+  Clock::time_point parent_lost_at_{};
   Clock::time_point parent_heard_;
   Clock::time_point next_beat_;
   std::vector<Child> children_;

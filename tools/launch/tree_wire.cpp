@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <charconv>
 
 namespace ftmpi::mpiexec {
@@ -179,6 +180,23 @@ std::vector<std::string> split_nul(std::string_view payload) {
     if (e == std::string_view::npos) e = payload.size();
     out.emplace_back(payload.substr(p, e - p));
     p = e + 1;
+  }
+  return out;
+}
+
+std::vector<int> hello_nodes(const Frame& hello) {
+  std::vector<int> out;
+  long long node = hello.num("node");
+  if (node >= 0) out.push_back(static_cast<int>(node));
+  std::string_view list = hello.get("nodes").value_or("");
+  while (!list.empty()) {
+    std::size_t comma = list.find(',');
+    std::string item(list.substr(0, comma));
+    char* end = nullptr;
+    long v = strtol(item.c_str(), &end, 10);
+    if (!item.empty() && end && *end == '\0' && v >= 0 && v < (1L << 30)) out.push_back(static_cast<int>(v));
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
   }
   return out;
 }

@@ -66,6 +66,10 @@ struct TreeLink {
   void close();
 };
 
+// The nodes a hello brings along: its node= and its nodes= list ("3,5,7", or "-" for none): the daemon
+// and, after a re-attachment, the subtree that moved with it. Unparsable items are skipped.
+std::vector<int> hello_nodes(const Frame& hello);
+
 // Escaped lists inside a payload: items separated by '\0' (environment entries and arguments cannot hold
 // a NUL byte).
 std::string join_nul(const std::vector<std::string>& items);

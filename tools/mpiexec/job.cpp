@@ -28,7 +28,6 @@ extern char** environ;
 namespace ftmpi::mpiexec {
 namespace {
 
-constexpr auto kGrace = std::chrono::milliseconds(1000);       // SIGTERM → SIGKILL
 constexpr auto kDrainLimit = std::chrono::milliseconds(1000);  // wait for output EOF after the last exit
 constexpr std::size_t kStdinBufferMax = 64 * 1024;
 
@@ -81,12 +80,7 @@ Job::~Job() {
 }
 
 bool Job::setup_signals() {
-  signal(SIGPIPE, SIG_IGN);
-  sigset_t set;
-  sigemptyset(&set);
-  for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&set, s);
-  if (sigprocmask(SIG_BLOCK, &set, nullptr) != 0) return false;
-  sigfd_ = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+  sigfd_ = open_job_signalfd();
   return sigfd_ >= 0;
 }
 
@@ -240,9 +234,7 @@ int Job::run() {
   }
   auto now = Clock::now();
   if (opt_.timeout_seconds > 0) {
-    have_timeout_ = true;
-    timeout_deadline_ = now + std::chrono::duration_cast<Clock::duration>(
-                                  std::chrono::duration<double>(opt_.timeout_seconds));
+    end_.set_timeout(opt_.timeout_seconds, now);
   }
   for (const InjectSpec& s : opt_.ft.injections)
     if (s.kind == InjectSpec::Kind::after && s.host.empty())
@@ -264,13 +256,13 @@ int Job::run() {
     if (reinit_) {
       // The rank table holds the restarted processes now: the driver keeps the account of the failures.
       if (!reinit_->summary().empty())
-        say("%s%s", reinit_->summary().c_str(), status_set_ ? "; the job was terminated" : "; every rank completed");
+        say("%s%s", reinit_->summary().c_str(), end_.status_set() ? "; the job was terminated" : "; every rank completed");
     } else {
       print_ft_summary();
     }
-    if (!status_set_) exit_status_ = ft_exit_status();
+    end_.set_final_status(ft_exit_status());
   }
-  return exit_status_;
+  return end_.exit_status();
 }
 
 void Job::supervise() {
@@ -327,12 +319,12 @@ void Job::supervise() {
       if (timeout_ms < 0 || ms < timeout_ms) timeout_ms = ms;
     };
     if (draining) consider(drain_deadline);
-    if (phase_ == Phase::running && have_timeout_) consider(timeout_deadline_);
-    if (phase_ == Phase::terminating && have_kill_deadline_) consider(kill_deadline_);
-    if (phase_ == Phase::running)
+    if (auto t = end_.timeout_deadline()) consider(*t);
+    if (auto k = end_.kill_deadline()) consider(*k);
+    if (end_.running())
       for (const Timer& t : timers_)
         if (!t.done) consider(t.when);
-    if (phase_ == Phase::running && ft_)
+    if (end_.running() && ft_)
       for (const RankRecord& rec : ranks_) {
         if (heartbeat_watched(rec)) consider(rec.last_heartbeat + std::chrono::milliseconds(opt_.ft.timeout_ms()));
         else if (startup_watched(rec)) consider(now + std::chrono::milliseconds(opt_.ft.period_ms()));
@@ -371,27 +363,10 @@ void Job::supervise() {
 }
 
 void Job::on_signalfd() {
-  signalfd_siginfo si;
+  std::vector<int> sigs;
   bool child = false;
-  while (::read(sigfd_, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
-    int sig = static_cast<int>(si.ssi_signo);
-    if (sig == SIGCHLD) {
-      child = true;
-      continue;
-    }
-    if (phase_ == Phase::running) {
-      say("received signal %d (%s); terminating the job", sig, strsignal(sig));
-      status_set_ = true;
-      exit_status_ = 128 + sig;
-      phase_ = Phase::terminating;
-      signal_all(sig == SIGHUP ? SIGTERM : sig);
-      have_kill_deadline_ = true;
-      kill_deadline_ = Clock::now() + kGrace;
-    } else {
-      signal_all(SIGKILL);  // a second signal: no more grace
-      have_kill_deadline_ = false;
-    }
-  }
+  read_job_signals(sigfd_, sigs, child);
+  for (int sig : sigs) signal_all(end_.on_signal(sig, Clock::now()));
   if (child) reap_children();
 }
 
@@ -430,7 +405,7 @@ void Job::on_rank_exit(int r, int wait_status) {
   if (ft_) ctrl_[static_cast<std::size_t>(r)].close();
   if (r == 0) close_stdin_forwarding();
   log::debug("mpiexec: rank %d (pid %d) %s", r, static_cast<int>(rec.pid), rec.cause().c_str());
-  if (phase_ != Phase::running || rec.aborted) return;
+  if (!end_.running() || rec.aborted) return;
   if (ft_) {
     on_rank_exit_ft(r);
     return;
@@ -475,7 +450,7 @@ void Job::on_pmi_readable(int r) {
           if (!rec.aborted) {
             rec.aborted = true;
             rec.abort_code = o.abort_code;
-            if (phase_ == Phase::running) {
+            if (end_.running()) {
               char msg[256];
               snprintf(msg, sizeof msg, "rank %d (pid %d) called MPI_Abort with code %d; terminating the job", r,
                        static_cast<int>(rec.pid), o.abort_code);
@@ -566,12 +541,8 @@ void Job::close_stdin_forwarding() {
 }
 
 void Job::check_timers(Clock::time_point now) {
-  if (phase_ == Phase::running && have_timeout_ && now >= timeout_deadline_) {
-    char msg[128];
-    snprintf(msg, sizeof msg, "job timed out after %g seconds; terminating the job", opt_.timeout_seconds);
-    fail_job(kExitTimeout, msg);
-  }
-  if (phase_ == Phase::running)
+  if (end_.timeout_due(now)) fail_job(kExitTimeout, end_.timeout_message());
+  if (end_.running())
     for (Timer& t : timers_) {
       if (t.done || now < t.when) continue;
       t.done = true;
@@ -581,24 +552,12 @@ void Job::check_timers(Clock::time_point now) {
       log::debug("mpiexec: injecting signal %d into rank %d (pid %d)", t.signal, t.rank, static_cast<int>(rec.pid));
       kill(rec.pid, t.signal);
     }
-  if (phase_ == Phase::running && ft_) check_heartbeats(now);
-  if (phase_ == Phase::terminating && have_kill_deadline_ && now >= kill_deadline_) {
-    signal_all(SIGKILL);
-    have_kill_deadline_ = false;
-  }
+  if (end_.running() && ft_) check_heartbeats(now);
+  if (end_.kill_due(now)) signal_all(SIGKILL);
 }
 
 void Job::fail_job(int status, const std::string& message) {
-  if (phase_ != Phase::running) return;
-  if (!message.empty()) say("%s", message.c_str());
-  if (!status_set_) {
-    status_set_ = true;
-    exit_status_ = status;
-  }
-  phase_ = Phase::terminating;
-  signal_all(SIGTERM);
-  have_kill_deadline_ = true;
-  kill_deadline_ = Clock::now() + kGrace;
+  if (end_.terminate(status, message, Clock::now())) signal_all(SIGTERM);
 }
 
 void Job::signal_all(int sig) {

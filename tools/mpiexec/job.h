@@ -21,6 +21,7 @@
 #include "boot/pmi_server.h"
 #include "boot/pmi_wire.h"
 #include "control_channel.h"
+#include "job_end.h"
 #include "options.h"
 #include "output_forwarder.h"
 #include "rank_table.h"
@@ -124,13 +125,7 @@ class Job final : public RankRestarter {
   int stdin_pipe_ = -1;  // write end towards rank 0, non-blocking
   std::string stdin_buf_;
 
-  enum class Phase { running, terminating } phase_ = Phase::running;
-  bool status_set_ = false;
-  int exit_status_ = 0;
-  bool have_kill_deadline_ = false;
-  Clock::time_point kill_deadline_{};
-  bool have_timeout_ = false;
-  Clock::time_point timeout_deadline_{};
+  JobEnd end_;
   std::vector<Timer> timers_;  // --inject rank=R,after=S
 
   // Fault-tolerant mode.

@@ -94,7 +94,7 @@ void Job::on_ctrl_writable(int r) {
 }
 
 void Job::on_suspect(int reporter, int suspect) {
-  if (phase_ != Phase::running) return;
+  if (!end_.running()) return;
   // Reinit: ranks close the transports of an epoch they leave, which a peer still in it may take for a
   // lost process; on this host every real death is seen by waitpid, so suspicions are not needed.
   if (reinit_) return;
@@ -208,14 +208,8 @@ int Job::ft_exit_status() const {
 }
 
 void Job::print_ft_summary() const {
-  SummaryInput in;
-  in.ranks = &ranks_;
-  in.failed_order = &failed_order_;
-  in.terminated = status_set_;
-  in.first_survivor_error = first_survivor_error_;
-  in.start_realtime = start_realtime_;
-  std::string text = ft_summary(in);
-  if (!text.empty()) say("%s", text.c_str());
+  say_ft_summary({.ranks = &ranks_, .failed_order = &failed_order_, .terminated = end_.status_set(),
+                  .first_survivor_error = first_survivor_error_, .start_realtime = start_realtime_});
 }
 
 }  // namespace ftmpi::mpiexec

@@ -31,7 +31,7 @@ void Job::reinit_setup() {
 }
 
 void Job::reinit_on_exit(int r, bool failure) {
-  if (!reinit_ || phase_ != Phase::running) return;
+  if (!reinit_ || !end_.running()) return;
   if (!failure) {
     reinit_->on_finalized(r);
     return;

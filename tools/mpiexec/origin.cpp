@@ -19,6 +19,7 @@
 #include <cstring>
 
 #include "control_channel.h"
+#include "daemon_launch.h"
 #include "failure_judge.h"
 #include "job.h"
 #include "job_control.h"
@@ -31,7 +32,6 @@ namespace ftmpi::mpiexec {
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
-constexpr auto kGrace = std::chrono::milliseconds(1000);
 constexpr auto kEndWait = std::chrono::milliseconds(2000);  // daemons leave after "end"
 
 std::string random_hex(int words) {
@@ -80,20 +80,6 @@ TreeLiveness::Why why_from(std::string_view w) {
   return TreeLiveness::Why::closed;
 }
 
-std::vector<std::string> split_words(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t p = 0;
-  while (p < s.size()) {
-    std::size_t b = s.find_first_not_of(" \t", p);
-    if (b == std::string::npos) break;
-    std::size_t e = s.find_first_of(" \t", b);
-    if (e == std::string::npos) e = s.size();
-    out.push_back(s.substr(b, e - b));
-    p = e;
-  }
-  return out;
-}
-
 }  // namespace
 
 Origin::Origin(Options options, std::string program_path, HostLayout layout)
@@ -114,11 +100,13 @@ Origin::Origin(Options options, std::string program_path, HostLayout layout)
     rec.state = RankRecord::State::running;  // "not ended"; pid stays -1 (it is not our child)
   }
   hosts_.resize(layout_.hosts.size());
-  char self[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  std::string dir = n > 0 ? std::string(self, static_cast<std::size_t>(n)) : std::string("mpiexec");
-  dir = dir.substr(0, dir.rfind('/') == std::string::npos ? 0 : dir.rfind('/'));
-  daemon_path_ = (dir.empty() ? std::string(".") : dir) + "/ftmpid";
+  launch_.ftmpid = beside_self("ftmpid");
+  launch_.agent = opt_.rsh_agent;
+  launch_.key = key_;
+  launch_.shape = shape_;
+  launch_.period_ms = opt_.ft.period_ms();
+  launch_.timeout_ms = opt_.ft.timeout_ms();
+  launch_.startup_ms = static_cast<int>(opt_.ft.startup_seconds * 1000);
 }
 
 Origin::~Origin() {
@@ -133,68 +121,35 @@ Origin::~Origin() {
 }
 
 int Origin::slot_of(int node) const {
-  std::vector<int> kids = shape_.children(0);
-  for (std::size_t i = 0; i < kids.size(); ++i)
-    if (kids[i] == node) return static_cast<int>(i);
+  for (std::size_t i = 0; i < link_node_.size(); ++i)
+    if (link_node_[i] == node) return static_cast<int>(i);
   return -1;
 }
 
-std::vector<std::string> Origin::daemon_command(int node, const std::string& parent_ep) const {
-  std::vector<std::string> cmd = {daemon_path_,
-                                  "--node", std::to_string(node),
-                                  "--parent", parent_ep,
-                                  "--key", key_,
-                                  "--fanout", std::to_string(shape_.fanout),
-                                  "--nodes", std::to_string(shape_.nodes),
-                                  "--period", std::to_string(opt_.ft.period_ms()),
-                                  "--timeout", std::to_string(opt_.ft.timeout_ms()),
-                                  "--startup", std::to_string(static_cast<int>(opt_.ft.startup_seconds * 1000))};
-  const HostEntry& h = layout_.hosts[static_cast<std::size_t>(node - 1)];
-  if (h.local) return cmd;
-  std::vector<std::string> full = split_words(opt_.rsh_agent);
-  full.push_back(h.name);
-  for (std::string& w : cmd) full.push_back(w);
-  return full;
+std::string Origin::ancestors_of(int node) const {
+  std::string s;
+  for (int p = shape_.parent(node); p > 0; p = shape_.parent(p))
+    s += std::to_string(p) + "@" + hosts_[static_cast<std::size_t>(p - 1)].ep + "+";
+  return s + "0@" + ep_;
 }
 
 void Origin::start_daemon(int node, const std::string& parent_ep) {
   Host& h = hosts_[static_cast<std::size_t>(node - 1)];
-  std::vector<std::string> cmd = daemon_command(node, parent_ep);
-  std::vector<char*> argv;
-  for (std::string& w : cmd) argv.push_back(w.data());
-  argv.push_back(nullptr);
+  const HostEntry& e = layout_.hosts[static_cast<std::size_t>(node - 1)];
   h.state = Host::State::starting;
-  pid_t pid = fork();
-  if (pid == 0) {
-    setpgid(0, 0);  // Ctrl-C reaches mpiexec, which ends the job in order
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    signal(SIGPIPE, SIG_DFL);
-    int devnull = open("/dev/null", O_RDONLY);
-    if (devnull >= 0) dup2(devnull, 0);
-    execvp(argv[0], argv.data());
-    std::string msg = "mpiexec: cannot run '" + cmd[0] + "': " + strerror(errno) + "\n";
-    (void)!::write(2, msg.data(), msg.size());
-    _exit(127);
-  }
-  if (pid < 0) {
-    say("cannot fork the launch of host %s: %s", host_name(node - 1).c_str(), strerror(errno));
+  Result<pid_t> pid = spawn_agent(launch_.command(node, e.name, e.local, parent_ep, ancestors_of(node)));
+  if (!pid.ok()) {
+    say("cannot start the launch of host %s: %s", e.name.c_str(), pid.status().message().c_str());
     hosts_lost(node, TreeLiveness::Why::never_connected);
     return;
   }
-  h.agent = pid;
-  log::debug("mpiexec: starting the daemon of host %s (node %d) by pid %d", host_name(node - 1).c_str(), node,
-             static_cast<int>(pid));
+  h.agent = pid.value();
+  log::debug("mpiexec: starting the daemon of host %s (node %d) by pid %d", e.name.c_str(), node,
+             static_cast<int>(pid.value()));
 }
 
 bool Origin::start() {
-  signal(SIGPIPE, SIG_IGN);
-  sigset_t set;
-  sigemptyset(&set);
-  for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&set, s);
-  if (sigprocmask(SIG_BLOCK, &set, nullptr) != 0) return false;
-  sigfd_ = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+  sigfd_ = open_job_signalfd();
   if (sigfd_ < 0) return false;
   int port = 0;
   auto lfd = listen_any(port);
@@ -204,6 +159,7 @@ bool Origin::start() {
   }
   listen_fd_ = lfd.value();
   ep_ = format_endpoint(local_addresses(), port);
+  forward_stdin_ = !isatty(0) || tcgetpgrp(0) == getpgrp();
   control_fd_ = open_job_socket(control_path_);
   if (control_fd_ < 0) log::debug("mpiexec: no job-control socket (--status/--halt will not find this job)");
   auto now = SteadyClock::now();
@@ -213,6 +169,10 @@ bool Origin::start() {
                                          false, now);
   std::vector<int> kids = shape_.children(0);
   links_.resize(kids.size());
+  link_node_ = kids;
+  route_.assign(static_cast<std::size_t>(shape_.nodes), -1);
+  orphan_why_.assign(static_cast<std::size_t>(shape_.nodes), TreeLiveness::Why::closed);
+  members_ = std::make_unique<TreeMembership>(shape_.nodes, adopt_window(std::chrono::milliseconds(opt_.ft.period_ms())));
   for (std::size_t i = 0; i < kids.size(); ++i) {
     live_->expect_child(static_cast<int>(i), now);
     start_daemon(kids[i], ep_);
@@ -224,9 +184,7 @@ int Origin::run() {
   auto now = SteadyClock::now();
   start_realtime_ = realtime_seconds();
   if (opt_.timeout_seconds > 0) {
-    have_timeout_ = true;
-    timeout_deadline_ = now + std::chrono::duration_cast<SteadyClock::duration>(
-                                  std::chrono::duration<double>(opt_.timeout_seconds));
+    end_.set_timeout(opt_.timeout_seconds, now);
   }
   for (const InjectSpec& s : opt_.ft.injections)
     if (s.kind == InjectSpec::Kind::after)
@@ -239,21 +197,14 @@ int Origin::run() {
   }
   supervise();
   if (ft_ && !halted_) {
-    SummaryInput in;
-    in.ranks = &ranks_;
-    in.failed_order = &failed_order_;
-    in.terminated = status_set_;
-    in.first_survivor_error = first_survivor_error_;
-    in.start_realtime = start_realtime_;
     std::vector<std::string> names;
     for (const HostEntry& h : layout_.hosts) names.push_back(h.name);
-    in.host_names = &names;
-    in.lost_hosts = &lost_hosts_;
-    std::string text = ft_summary(in);
-    if (!text.empty()) say("%s", text.c_str());
-    if (!status_set_) exit_status_ = ft_exit_status(ranks_, failed_order_, first_survivor_error_);
+    say_ft_summary({.ranks = &ranks_, .failed_order = &failed_order_, .terminated = end_.status_set(),
+                    .first_survivor_error = first_survivor_error_, .start_realtime = start_realtime_,
+                    .host_names = &names, .lost_hosts = &lost_hosts_});
+    end_.set_final_status(ft_exit_status(ranks_, failed_order_, first_survivor_error_));
   }
-  return exit_status_;
+  return end_.exit_status();
 }
 
 std::string Origin::tag_prefix(int rank, int fd) const {
@@ -264,9 +215,13 @@ std::string Origin::tag_prefix(int rank, int fd) const {
 void Origin::send_to(int node, const Frame& f0) {
   Frame f = f0;
   f.set("to", node);
-  int hop = node;
-  while (hop > 0 && shape_.parent(hop) != 0) hop = shape_.parent(hop);
-  int slot = slot_of(hop);
+  log_down(node, f);
+  int slot = node > 0 && node < shape_.nodes ? route_[static_cast<std::size_t>(node)] : -1;
+  if (slot < 0) {
+    int hop = node;
+    while (hop > 0 && shape_.parent(hop) != 0) hop = shape_.parent(hop);
+    slot = slot_of(hop);
+  }
   if (slot < 0) return;
   TreeLink& l = links_[static_cast<std::size_t>(slot)];
   if (l.fd < 0) return;
@@ -274,9 +229,39 @@ void Origin::send_to(int node, const Frame& f0) {
   if (!l.flush()) l.close();
 }
 
+void Origin::log_down(int to, Frame& f) {
+  f.set("seq", ++down_seq_);
+  auto now = SteadyClock::now();
+  down_log_.push_back({now, to, f});
+  // An orphan misses at most what was sent since its parent failed: T + R before its adoption.
+  auto keep = std::max<SteadyClock::duration>(std::chrono::seconds(5),
+                                              4 * std::chrono::milliseconds(opt_.ft.timeout_ms() + 10 * opt_.ft.period_ms()));
+  while (!down_log_.empty() && down_log_.front().at + keep < now) down_log_.pop_front();
+}
+
+void Origin::replay_to(int node, long long seen) {
+  for (const Sent& s : down_log_) {
+    if (s.f.num("seq", 0) <= seen) continue;
+    if (s.to >= 0 && !members_->below(s.to, node)) continue;
+    Frame g = s.f;
+    int dest = s.to;
+    if (dest < 0) {  // a broadcast: from the adopted node down
+      g.set("flood", 1);
+      dest = node;
+    }
+    g.set("to", dest);
+    int slot = route_[static_cast<std::size_t>(dest)];
+    if (slot < 0 || links_[static_cast<std::size_t>(slot)].fd < 0) continue;
+    TreeLink& l = links_[static_cast<std::size_t>(slot)];
+    l.send(g);
+    if (!l.flush()) l.close();
+  }
+}
+
 void Origin::broadcast(const Frame& f0) {
   Frame f = f0;
   f.set("to", "*");
+  log_down(-1, f);
   for (TreeLink& l : links_)
     if (l.fd >= 0) {
       l.send(f);
@@ -337,6 +322,7 @@ void Origin::on_rank_exit(int r, int st, bool hung) {
   if (r < 0 || r >= opt_.np) return;
   RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
   if (!rec.alive()) return;
+  if (r == 0) stdin_done_ = true;
   rec.ended_at = SteadyClock::now();
   if (WIFSIGNALED(st)) {
     rec.state = RankRecord::State::signaled;
@@ -348,7 +334,7 @@ void Origin::on_rank_exit(int r, int st, bool hung) {
   if (hung) rec.verdict = RankRecord::Verdict::hung;
   else if (rec.verdict != RankRecord::Verdict::none && !(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL))
     rec.verdict = RankRecord::Verdict::none;
-  if (phase_ != Phase::running || rec.aborted) return;
+  if (!end_.running() || rec.aborted) return;
   if (ft_) {
     if (is_ft_failure(rec)) {
       if (rec.failed_realtime == 0) rec.failed_realtime = realtime_seconds();
@@ -372,7 +358,7 @@ void Origin::on_rank_exit(int r, int st, bool hung) {
 }
 
 void Origin::on_suspect(int r, int by) {
-  if (!ft_ || phase_ != Phase::running || r < 0 || r >= opt_.np || r == by) return;
+  if (!ft_ || !end_.running() || r < 0 || r >= opt_.np || r == by) return;
   RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
   if (!rec.alive() || rec.pmi_finalized || rec.verdict != RankRecord::Verdict::none) return;
   rec.verdict = RankRecord::Verdict::disappeared;
@@ -387,11 +373,14 @@ void Origin::hosts_lost(int node, TreeLiveness::Why why, const std::string& deta
   for (int n : shape_.subtree(node)) {
     Host& h = hosts_[static_cast<std::size_t>(n - 1)];
     if (h.state == Host::State::lost || h.state == Host::State::done) continue;
+    // Hosts below that are up stay: their daemons re-attach elsewhere or are lost on their own
+    // (tree_membership.h); only those not started yet go with it (their starter is gone).
+    if (n != node && h.state == Host::State::up) continue;
     bool started = h.state == Host::State::up;
     h.state = Host::State::lost;
     h.lost_at = now;
     h.cut_off = why == TreeLiveness::Why::silent;
-    h.why = n == node ? why_text(why) : "the host above it in the launcher tree was lost";
+    h.why = n == node ? (detail.empty() ? why_text(why) : detail) : "the host above it in the launcher tree was lost";
     int s = slot_of(n);
     if (s >= 0) links_[static_cast<std::size_t>(s)].close();
     const HostEntry& e = layout_.hosts[static_cast<std::size_t>(n - 1)];
@@ -402,13 +391,13 @@ void Origin::hosts_lost(int node, TreeLiveness::Why why, const std::string& deta
       rec.state = RankRecord::State::signaled;
       rec.term_signal = SIGKILL;
       rec.ended_at = SteadyClock::now();
-      if (phase_ != Phase::running) continue;
+      if (!end_.running()) continue;
       rec.verdict = RankRecord::Verdict::host_lost;
       rec.cut_off = h.cut_off;
       rec.failed_realtime = now;
       failed.push_back(r);
     }
-    if (phase_ != Phase::running && (all_ranks_ended() || !started)) continue;  // an orderly end: no notices
+    if (!end_.running() && (all_ranks_ended() || !started)) continue;  // an orderly end: no notices
     if (!started) {  // never came up: the job cannot run as asked, whatever the mode
       if (!detail.empty()) h.why = detail;
       fail_job(kExitUsage, "cannot start the daemon on host " + e.name + ": " + h.why + "; terminating the job");
@@ -419,7 +408,7 @@ void Origin::hosts_lost(int node, TreeLiveness::Why why, const std::string& deta
                              : "rank" + std::string(failed.size() > 1 ? "s " : " ") + std::to_string(failed.front()) +
                                    (failed.size() > 1 ? "-" + std::to_string(failed.back()) : "") + " failed";
     say("host %s lost at %s (%s); %s", e.name.c_str(), clock_text(now).c_str(), h.why.c_str(), ranks_text.c_str());
-    if (phase_ != Phase::running) continue;
+    if (!end_.running()) continue;
     if (!ft_) {
       fail_job(1, "host " + e.name + " lost; terminating the job");
       continue;
@@ -431,17 +420,61 @@ void Origin::hosts_lost(int node, TreeLiveness::Why why, const std::string& deta
   }
 }
 
-void Origin::fail_job(int status, const std::string& message) {
-  if (phase_ != Phase::running) return;
-  if (!message.empty()) say("%s", message.c_str());
-  if (!status_set_) {
-    status_set_ = true;
-    exit_status_ = status;
+void Origin::link_lost(int node, int by, TreeLiveness::Why why, const std::string& detail) {
+  if (node < 1 || node >= shape_.nodes) return;
+  if (why == TreeLiveness::Why::never_connected) {
+    hosts_lost(node, why, detail);
+    return;
   }
-  phase_ = Phase::terminating;
-  signal_ranks(SIGTERM, false);
-  have_kill_deadline_ = true;
-  kill_deadline_ = SteadyClock::now() + kGrace;
+  bool closed = why == TreeLiveness::Why::closed;
+  std::vector<int> lost = members_->link_lost(node, by, closed, SteadyClock::now());
+  if (!closed && members_->state(node) == TreeMembership::State::orphan)
+    orphan_why_[static_cast<std::size_t>(node)] = TreeLiveness::Why::silent;
+  for (int n : lost) hosts_lost(n, why, detail);
+}
+
+void Origin::orphans_expired(SteadyClock::time_point now) {
+  for (int n : members_->tick(now)) {
+    if (orphan_why_[static_cast<std::size_t>(n)] == TreeLiveness::Why::silent) hosts_lost(n, TreeLiveness::Why::silent);
+    else hosts_lost(n, TreeLiveness::Why::closed, "the host above it in the launcher tree was lost and it did not re-attach");
+  }
+}
+
+void Origin::learn_routes(const Frame& hello, int via_slot) {
+  for (int n : hello_nodes(hello))
+    if (n > 0 && n < shape_.nodes) route_[static_cast<std::size_t>(n)] = via_slot;
+}
+
+void Origin::on_adopt(const Frame& f, int via_slot) {
+  int node = static_cast<int>(f.num("node"));
+  int by = static_cast<int>(f.num("by", 0));
+  if (node < 1 || node >= shape_.nodes || f.get("key") != std::string_view(key_)) return;
+  const std::string& name = layout_.hosts[static_cast<std::size_t>(node - 1)].name;
+  std::string under = by == 0 ? std::string("mpiexec") : host_name(by - 1);
+  if (end_.running() && members_->adopt(node, by, SteadyClock::now())) {
+    learn_routes(f, via_slot);
+    say("host %s re-attached under %s at %s (its parent in the launcher tree was lost)", name.c_str(),
+        under.c_str(), clock_text(realtime_seconds()).c_str());
+    replay_to(node, f.num("seen", 0));
+    send_to(node, Frame("adopted"));
+    return;
+  }
+  log::debug("mpiexec: refused to re-attach host %s under %s", name.c_str(), under.c_str());
+  if (by == 0) {
+    int s = slot_of(node);
+    if (s >= 0 && s == via_slot) {
+      links_[static_cast<std::size_t>(s)].close();
+      live_->child_done(s);
+    }
+  } else {
+    Frame r("refuse");
+    r.set("node", node);
+    send_to(by, r);
+  }
+}
+
+void Origin::fail_job(int status, const std::string& message) {
+  if (end_.terminate(status, message, SteadyClock::now())) signal_ranks(SIGTERM, false);
 }
 
 void Origin::signal_ranks(int sig, bool halt) {
@@ -467,12 +500,13 @@ void Origin::on_hello(const Frame& f, int via_slot) {
   const HostEntry& e = layout_.hosts[static_cast<std::size_t>(node - 1)];
   log::debug("mpiexec: host %s up (daemon pid %d, %s)", e.name.c_str(), h.daemon_pid, h.ep.c_str());
   // Launch its ranks (none once the job is ending: they are recorded as never started).
-  if (phase_ != Phase::running)
+  if (!end_.running())
     for (int r = e.first_rank; r < e.first_rank + e.nranks; ++r)
       if (ranks_[static_cast<std::size_t>(r)].alive()) ranks_[static_cast<std::size_t>(r)].state = RankRecord::State::exited;
   Frame l("launch");
-  l.set("first", e.first_rank).set("n", phase_ == Phase::running ? e.nranks : 0).set("ft", ft_ ? 1 : 0);
+  l.set("first", e.first_rank).set("n", end_.running() ? e.nranks : 0).set("ft", ft_ ? 1 : 0);
   l.set("pty", opt_.output_pipe ? 0 : 1);
+  if (forward_stdin_ && e.first_rank == 0 && e.nranks > 0) l.set("stdin", 1);
   std::vector<std::string> items;
   items.push_back("path=" + program_path_);
   char cwd[PATH_MAX];
@@ -482,16 +516,29 @@ void Origin::on_hello(const Frame& f, int via_slot) {
   for (const InjectSpec& s : opt_.ft.injections)
     if (s.kind == InjectSpec::Kind::at)
       items.push_back("inject_at=" + std::to_string(s.rank) + ":" + s.function + ":" + std::to_string(s.call));
+  // The daemons below it: it starts them itself through the agent, from its own host; only those of this
+  // machine (no agent) are started here, and connect to it.
+  items.push_back("agent=" + opt_.rsh_agent);
+  for (int c : shape_.children(node))
+    if (!layout_.hosts[static_cast<std::size_t>(c - 1)].local) {
+      items.push_back("child=" + std::to_string(c) + ":" + layout_.hosts[static_cast<std::size_t>(c - 1)].name);
+      hosts_[static_cast<std::size_t>(c - 1)].state = Host::State::starting;
+    }
   l.payload = join_nul(items);
   send_to(node, l);
-  // And the daemons below it.
-  for (int c : shape_.children(node)) start_daemon(c, h.ep);
+  for (int c : shape_.children(node))
+    if (layout_.hosts[static_cast<std::size_t>(c - 1)].local) start_daemon(c, h.ep);
 }
 
 void Origin::on_frame(Frame& f, int via_slot) {
   const std::string& t = f.type;
   if (t == "hb") return;
-  if (t == "hello") on_hello(f, via_slot);
+  if (t == "hello" && f.num("adopt", 0) == 1) on_adopt(f, via_slot);
+  else if (t == "hello") {
+    learn_routes(f, via_slot);
+    members_->joined(static_cast<int>(f.num("node")), static_cast<int>(f.num("by", 0)));
+    on_hello(f, via_slot);
+  }
   else if (t == "pmi") on_pmi(static_cast<int>(f.num("rank")), f.payload);
   else if (t == "out") {
     int r = static_cast<int>(f.num("rank"));
@@ -499,11 +546,13 @@ void Origin::on_frame(Frame& f, int via_slot) {
     write_lines(fd, tag_prefix(r, fd), f.payload.data(), f.payload.size());
   } else if (t == "exit") {
     on_rank_exit(static_cast<int>(f.num("rank")), static_cast<int>(f.num("status", 0)), f.get("verdict") == "hung");
+  } else if (t == "stdin_ack") {
+    stdin_in_flight_ -= std::min<std::size_t>(stdin_in_flight_, static_cast<std::size_t>(std::max(0LL, f.num("n", 0))));
   } else if (t == "suspect") {
     on_suspect(static_cast<int>(f.num("rank")), static_cast<int>(f.num("by")));
   } else if (t == "lost") {
     int node = static_cast<int>(f.num("node"));
-    if (node >= 1 && node < shape_.nodes) hosts_lost(node, why_from(f.get("why").value_or("closed")));
+    link_lost(node, static_cast<int>(f.num("by", 0)), why_from(f.get("why").value_or("closed")), f.payload);
   }
 }
 
@@ -530,6 +579,24 @@ void Origin::on_pending_readable(std::size_t i) {
   }
   int node = static_cast<int>(hello->num("node"));
   int slot = slot_of(node);
+  if (hello->type == "hello" && hello->get("key") == std::string_view(key_) && hello->num("adopt", 0) == 1 &&
+      node >= 1 && node < shape_.nodes) {  // an orphan re-attaching to the origin: a new slot
+    links_.emplace_back();
+    link_node_.push_back(node);
+    slot = static_cast<int>(links_.size()) - 1;
+    TreeLink& dst = links_.back();
+    dst.fd = pending_[i].fd;
+    dst.in = std::move(pending_[i].in);
+    pending_[i].fd = -1;
+    live_->child_connected(slot, SteadyClock::now());
+    on_frame(*hello, slot);
+    while (dst.fd >= 0) {
+      auto f = links_[static_cast<std::size_t>(slot)].in.next();
+      if (!f) break;
+      on_frame(*f, slot);
+    }
+    return;
+  }
   if (hello->type != "hello" || hello->get("key") != std::string_view(key_) || slot < 0 ||
       links_[static_cast<std::size_t>(slot)].fd >= 0 || hosts_[static_cast<std::size_t>(node - 1)].state != Host::State::starting) {
     l.close();
@@ -559,34 +626,17 @@ void Origin::on_link_readable(std::size_t slot) {
   }
   if (l.fd >= 0 && (!alive || l.in.bad())) {
     l.close();
-    int node = shape_.children(0)[slot];
+    int node = link_node_[slot];
     if (hosts_[static_cast<std::size_t>(node - 1)].state == Host::State::done) live_->child_done(static_cast<int>(slot));
     else live_->child_closed(static_cast<int>(slot));
   }
 }
 
 void Origin::on_signalfd() {
-  signalfd_siginfo si;
+  std::vector<int> sigs;
   bool child = false;
-  while (::read(sigfd_, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
-    int sig = static_cast<int>(si.ssi_signo);
-    if (sig == SIGCHLD) {
-      child = true;
-      continue;
-    }
-    if (phase_ == Phase::running) {
-      say("received signal %d (%s); terminating the job", sig, strsignal(sig));
-      status_set_ = true;
-      exit_status_ = 128 + sig;
-      phase_ = Phase::terminating;
-      signal_ranks(sig == SIGHUP ? SIGTERM : sig, false);
-      have_kill_deadline_ = true;
-      kill_deadline_ = SteadyClock::now() + kGrace;
-    } else {
-      signal_ranks(SIGKILL, false);
-      have_kill_deadline_ = false;
-    }
-  }
+  read_job_signals(sigfd_, sigs, child);
+  for (int sig : sigs) signal_ranks(end_.on_signal(sig, SteadyClock::now()), false);
   if (child) reap_agents();
 }
 
@@ -603,7 +653,7 @@ void Origin::reap_agents() {
         // The agent ended before its daemon said hello: this host cannot be started.
         std::string how = WIFSIGNALED(st) ? "was killed by signal " + std::to_string(WTERMSIG(st))
                                           : "exited with status " + std::to_string(WEXITSTATUS(st));
-        std::string cmd = layout_.hosts[i].local ? daemon_path_ : opt_.rsh_agent + " " + layout_.hosts[i].name;
+        std::string cmd = layout_.hosts[i].local ? launch_.ftmpid : opt_.rsh_agent + " " + layout_.hosts[i].name;
         int node = static_cast<int>(i) + 1;
         int s = slot_of(node);
         if (s >= 0) live_->child_done(s);
@@ -614,12 +664,8 @@ void Origin::reap_agents() {
 }
 
 void Origin::check_timers(SteadyClock::time_point now) {
-  if (phase_ == Phase::running && have_timeout_ && now >= timeout_deadline_) {
-    char msg[128];
-    snprintf(msg, sizeof msg, "job timed out after %g seconds; terminating the job", opt_.timeout_seconds);
-    fail_job(kExitTimeout, msg);
-  }
-  if (phase_ == Phase::running)
+  if (end_.timeout_due(now)) fail_job(kExitTimeout, end_.timeout_message());
+  if (end_.running())
     for (Timer& t : timers_) {
       if (t.done || now < t.when) continue;
       t.done = true;
@@ -636,10 +682,7 @@ void Origin::check_timers(SteadyClock::time_point now) {
       f.set("rank", t.spec.rank).set("sig", t.spec.signal);
       send_to(ranks_[static_cast<std::size_t>(t.spec.rank)].host + 1, f);
     }
-  if (phase_ == Phase::terminating && have_kill_deadline_ && now >= kill_deadline_) {
-    signal_ranks(SIGKILL, halted_);
-    have_kill_deadline_ = false;
-  }
+  if (end_.kill_due(now)) signal_ranks(SIGKILL, halted_);
 }
 
 std::string Origin::status_text() const {
@@ -649,7 +692,7 @@ std::string Origin::status_text() const {
   int up = 0;
   for (const Host& h : hosts_) up += h.state == Host::State::up ? 1 : 0;
   snprintf(line, sizeof line, "job %d: %s, %d ranks on %zu hosts (%d up), running for %.1f s\n",
-           static_cast<int>(getpid()), phase_ == Phase::running ? "running" : "terminating", opt_.np,
+           static_cast<int>(getpid()), end_.running() ? "running" : "terminating", opt_.np,
            hosts_.size(), up, now - start_realtime_);
   s += line;
   for (std::size_t i = 0; i < hosts_.size(); ++i) {
@@ -719,15 +762,9 @@ void Origin::on_control_readable(std::size_t i) {
     std::string text = "halting job " + std::to_string(getpid()) + "\n";
     (void)!::send(c.fd, text.data(), text.size(), MSG_NOSIGNAL);
     c.halt_waiter = true;  // closed when mpiexec exits: the client waits for the end
-    if (phase_ == Phase::running) {
-      say("halted by --halt; ending the job");
+    if (end_.terminate(128 + SIGTERM, "halted by --halt; ending the job", SteadyClock::now())) {
       halted_ = true;
-      status_set_ = true;
-      exit_status_ = 128 + SIGTERM;
-      phase_ = Phase::terminating;
       signal_ranks(SIGTERM, true);
-      have_kill_deadline_ = true;
-      kill_deadline_ = SteadyClock::now() + kGrace;
     }
   } else {
     ::close(c.fd);
@@ -736,7 +773,7 @@ void Origin::on_control_readable(std::size_t i) {
 }
 
 void Origin::supervise() {
-  enum class Src { signal, listen, link, pending, control_listen, control };
+  enum class Src { signal, listen, link, pending, control_listen, control, stdin_read };
   struct Tag {
     Src src;
     std::size_t i;
@@ -748,13 +785,14 @@ void Origin::supervise() {
   for (;;) {
     auto now = SteadyClock::now();
     TreeLiveness::Actions a = live_->tick(now);
-    std::vector<int> kids = shape_.children(0);
     for (std::size_t k = 0; k < a.lost.size(); ++k) {
-      int node = kids[static_cast<std::size_t>(a.lost[k])];
+      int node = link_node_[static_cast<std::size_t>(a.lost[k])];
       if (ending && a.lost_why[k] == TreeLiveness::Why::closed) continue;
-      hosts_lost(node, a.lost_why[k]);
+      links_[static_cast<std::size_t>(a.lost[k])].close();
+      link_lost(node, 0, a.lost_why[k]);
     }
-    if (phase_ == Phase::terminating)  // hosts not up yet will run nothing: their ranks never start
+    if (!ending) orphans_expired(now);
+    if (!end_.running())  // hosts not up yet will run nothing: their ranks never start
       for (std::size_t i = 0; i < hosts_.size(); ++i) {
         if (hosts_[i].state != Host::State::starting && hosts_[i].state != Host::State::waiting) continue;
         const HostEntry& e = layout_.hosts[i];
@@ -768,6 +806,7 @@ void Origin::supervise() {
       for (std::size_t i = 0; i < hosts_.size(); ++i) {
         Host& h = hosts_[i];
         if (h.state == Host::State::up) h.state = Host::State::done;
+        members_->done(static_cast<int>(i) + 1);
         int s = slot_of(static_cast<int>(i) + 1);
         if (s >= 0) live_->child_done(s);
       }
@@ -787,16 +826,17 @@ void Origin::supervise() {
     add(sigfd_, POLLIN, Src::signal, 0);
     add(listen_fd_, POLLIN, Src::listen, 0);
     if (control_fd_ >= 0) add(control_fd_, POLLIN, Src::control_listen, 0);
+    if (stdin_wanted()) add(0, POLLIN, Src::stdin_read, 0);
     for (std::size_t i = 0; i < links_.size(); ++i)
       if (links_[i].fd >= 0) add(links_[i].fd, static_cast<short>(POLLIN | (links_[i].out.empty() ? 0 : POLLOUT)), Src::link, i);
     for (std::size_t i = 0; i < pending_.size(); ++i)
       if (pending_[i].fd >= 0) add(pending_[i].fd, POLLIN, Src::pending, i);
     for (std::size_t i = 0; i < controls_.size(); ++i)
       if (controls_[i].fd >= 0 && !controls_[i].halt_waiter) add(controls_[i].fd, POLLIN, Src::control, i);
-    int timeout = ms_until(now, live_->next_deadline());
+    int timeout = ms_until(now, std::min(live_->next_deadline(), members_->next_deadline()));
     if (ending) timeout = std::min(timeout, ms_until(now, end_deadline));
-    if (phase_ == Phase::running && have_timeout_) timeout = std::min(timeout, ms_until(now, timeout_deadline_));
-    if (phase_ == Phase::terminating && have_kill_deadline_) timeout = std::min(timeout, ms_until(now, kill_deadline_));
+    if (auto t = end_.timeout_deadline()) timeout = std::min(timeout, ms_until(now, *t));
+    if (auto k = end_.kill_deadline()) timeout = std::min(timeout, ms_until(now, *k));
     for (const Timer& t : timers_)
       if (!t.done) timeout = std::min(timeout, ms_until(now, t.when));
     int n = ::poll(fds.data(), fds.size(), timeout);
@@ -818,6 +858,7 @@ void Origin::supervise() {
         }
         case Src::control: on_control_readable(t.i); break;
         case Src::pending: on_pending_readable(t.i); break;
+        case Src::stdin_read: on_stdin_readable(); break;
         case Src::link:
           if ((re & POLLOUT) && !links_[t.i].flush()) links_[t.i].close();
           if (re & (POLLIN | POLLHUP | POLLERR)) on_link_readable(t.i);

@@ -8,21 +8,26 @@
 // tree_liveness.h) becomes failure notices to every survivor in FT mode, or the end of the job with a
 // message naming the rank or the host without FT.
 //
-// Lifecycle: start the top-level daemons; each hello launches the next level and the host's ranks;
+// Lifecycle: start the top-level daemons (each daemon starts the level below it); each hello launches the
+// host's ranks; an orphaned daemon's adoption request is decided here (TreeMembership);
 // supervise (poll loop over the signalfd, the listening socket, the child links, the job-control socket)
 // until every rank has ended; tell the daemons to end; wait (bounded) for them; exit.
 #pragma once
 #include <sys/types.h>
 
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "boot/pmi_server.h"
+#include "daemon_launch.h"
 #include "host_layout.h"
+#include "job_end.h"
 #include "options.h"
 #include "rank_table.h"
 #include "tree_liveness.h"
+#include "tree_membership.h"
 #include "tree_shape.h"
 #include "tree_wire.h"
 
@@ -54,7 +59,6 @@ class Origin {
 
   bool start();
   void start_daemon(int node, const std::string& parent_ep);
-  std::vector<std::string> daemon_command(int node, const std::string& parent_ep) const;
   void supervise();
   void on_signalfd();
   void reap_agents();
@@ -72,9 +76,21 @@ class Origin {
   void announce_failure(int rank);
   // `node`'s subtree is lost (or, not started yet, cannot be started: `detail` says why).
   void hosts_lost(int node, TreeLiveness::Why why, const std::string& detail = "");
+  // `by` (its parent, 0: the origin) reports its link to `node` lost: the membership decides whether the
+  // host is lost now or an orphan that may re-attach (tree_membership.h).
+  void link_lost(int node, int by, TreeLiveness::Why why, const std::string& detail = "");
+  void orphans_expired(std::chrono::steady_clock::time_point now);
+  // A daemon asks to be adopted (its parent was lost): grant or refuse.
+  void on_adopt(const Frame& f, int via_slot);
+  void learn_routes(const Frame& hello, int via_slot);
+  std::string ancestors_of(int node) const;  // "P@EP+...+0@EP" from node's tree parent up
   void fail_job(int status, const std::string& message);
   void signal_ranks(int sig, bool halt);
   void check_timers(std::chrono::steady_clock::time_point now);
+  // stdin to rank 0 (origin_stdin.cpp): read mpiexec's stdin while rank 0's host is up and fewer than
+  // kStdinInFlight bytes wait unwritten on the way (its daemon acknowledges what rank 0's pipe took).
+  bool stdin_wanted() const;
+  void on_stdin_readable();
   bool all_ranks_ended() const;
   void on_control_readable(std::size_t i);
   std::string status_text() const;
@@ -88,12 +104,27 @@ class Origin {
   std::string key_;
   std::string ep_;
   std::string kvsname_;
-  std::string daemon_path_;
+  DaemonLaunch launch_;
   std::unique_ptr<boot::PmiServer> server_;
   std::unique_ptr<TreeLiveness> live_;
   RankTable ranks_;
   std::vector<Host> hosts_;
-  std::vector<TreeLink> links_;    // by slot among shape_.children(0)
+  std::vector<TreeLink> links_;    // by slot: shape_.children(0) first, then adopted daemons
+  std::vector<int> link_node_;     // parallel to links_: the node on that link
+  std::vector<int> route_;         // by node: the slot that leads to it, -1 (then shape_'s route)
+  std::unique_ptr<TreeMembership> members_;
+  std::vector<TreeLiveness::Why> orphan_why_;
+  // Every frame sent down, numbered (seq=), kept for a while: an orphan's adoption replays what its
+  // subtree missed (seq above the "seen" of its hello) before the "adopted" frame; daemons drop repeats.
+  struct Sent {
+    std::chrono::steady_clock::time_point at;
+    int to;  // node, -1: every node
+    Frame f;
+  };
+  std::deque<Sent> down_log_;
+  long long down_seq_ = 0;
+  void log_down(int to, Frame& f);
+  void replay_to(int node, long long seen);  // by node: silent (cut) or closed (its parent was lost)
   std::vector<TreeLink> pending_;  // accepted, no hello yet
   std::vector<std::chrono::steady_clock::time_point> pending_since_;  // parallel to pending_
   std::vector<Control> controls_;
@@ -105,14 +136,11 @@ class Origin {
   int control_fd_ = -1;
   std::string control_path_;
   bool ft_ = false;
-  enum class Phase { running, terminating } phase_ = Phase::running;
+  JobEnd end_;
   bool halted_ = false;
-  bool status_set_ = false;
-  int exit_status_ = 0;
-  bool have_kill_deadline_ = false;
-  std::chrono::steady_clock::time_point kill_deadline_{};
-  bool have_timeout_ = false;
-  std::chrono::steady_clock::time_point timeout_deadline_{};
+  bool forward_stdin_ = false;  // not when stdin is a terminal of another process group
+  bool stdin_done_ = false;     // EOF sent, or rank 0 ended
+  std::size_t stdin_in_flight_ = 0;
   struct Timer {
     std::chrono::steady_clock::time_point when;
     InjectSpec spec;
