@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "api/common.h"
+#include "dpm/dpm_errors.h"
 #include "comm/comm_ops.h"
 #include "api/error_class.h"
 #include "api/errors.h"
@@ -18,6 +19,7 @@ namespace ftmpi::api {
 ApiState g_api;
 
 int error_class_of(Errc e) {
+  if (int c = ftmpi::dpm::mpi_class_of(e, MPI_ERR_SPAWN, MPI_ERR_PORT, MPI_ERR_NAME, MPI_ERR_SERVICE)) return c;
   switch (e) {
     case Errc::ok: return MPI_SUCCESS;
     case Errc::buffer: return MPI_ERR_BUFFER;
