@@ -16,10 +16,10 @@
  *               both groups (no hang).
  *
  * Children are this program with argv "child <mode> ..." (respawn: "child respawn"). */
+#include "ft_check.h"
+
 #include <stdlib.h>
 #include <string.h>
-
-#include "ft_check.h"
 
 static int in_array(const int* a, int n, int v) {
   for (int i = 0; i < n; ++i)

@@ -437,13 +437,13 @@ void Job::reap_children() {
 }
 
 void Job::on_rank_exit(int r, int wait_status) {
-  RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
   // The rank is gone: whatever it sent before dying is already buffered. Read it first, so that a
   // finalize or abort it sent is known and its last output appears before our verdict.
   if (pmi_[static_cast<std::size_t>(r)].fd >= 0) on_pmi_readable(r);
   if (ft_ && ctrl_[static_cast<std::size_t>(r)].fd >= 0) on_ctrl_readable(r);
   streams_[2 * static_cast<std::size_t>(r)].pump();
   streams_[2 * static_cast<std::size_t>(r) + 1].pump();
+  RankRecord& rec = ranks_[static_cast<std::size_t>(r)];  // after the reads: a spawn may have grown ranks_
 
   rec.ended_at = Clock::now();
   if (WIFSIGNALED(wait_status)) {
@@ -475,21 +475,22 @@ void Job::on_rank_exit(int r, int wait_status) {
 }
 
 void Job::on_pmi_readable(int r) {
-  PmiConn& c = pmi_[static_cast<std::size_t>(r)];
-  RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
+  // By index, not by reference: a spawn handled here grows pmi_ and ranks_.
+  auto conn = [this, r]() -> PmiConn& { return pmi_[static_cast<std::size_t>(r)]; };
+  auto record = [this, r]() -> RankRecord& { return ranks_[static_cast<std::size_t>(r)]; };
   char buf[4096];
   for (;;) {
-    if (c.fd < 0) return;
-    ssize_t n = ::read(c.fd, buf, sizeof buf);
+    if (conn().fd < 0) return;
+    ssize_t n = ::read(conn().fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) return;
     if (n <= 0) {  // EOF or error: the rank closed its PMI socket (or died)
       close_pmi(r);
       return;
     }
-    c.in.append(buf, static_cast<std::size_t>(n));
-    while (auto line = c.in.next()) {
-      rec.last_pmi = Clock::now();
+    conn().in.append(buf, static_cast<std::size_t>(n));
+    while (auto line = conn().in.next()) {
+      record().last_pmi = Clock::now();
       if (line->rfind("cmd=dpm_", 0) == 0) {
         auto m = boot::pmi::parse(*line);
         if (m.ok()) on_dpm_request(r, m.value());
@@ -503,21 +504,21 @@ void Job::on_pmi_readable(int r) {
       switch (o.event) {
         case boot::PmiServer::Event::none: break;
         case boot::PmiServer::Event::initialized:
-          rec.pmi_initialized = true;
-          rec.initialized_at = now;
+          record().pmi_initialized = true;
+          record().initialized_at = now;
           break;
         case boot::PmiServer::Event::finalized:
-          rec.pmi_finalized = true;
-          rec.finalized_at = now;
+          record().pmi_finalized = true;
+          record().finalized_at = now;
           break;
         case boot::PmiServer::Event::aborted:
-          if (!rec.aborted) {
-            rec.aborted = true;
-            rec.abort_code = o.abort_code;
+          if (!record().aborted) {
+            record().aborted = true;
+            record().abort_code = o.abort_code;
             if (phase_ == Phase::running) {
               char msg[256];
               snprintf(msg, sizeof msg, "rank %d (pid %d) called MPI_Abort with code %d; terminating the job", r,
-                       static_cast<int>(rec.pid), o.abort_code);
+                       static_cast<int>(record().pid), o.abort_code);
               fail_job(o.abort_code & 0xff, msg);
             }
           }
@@ -527,7 +528,7 @@ void Job::on_pmi_readable(int r) {
           break;
       }
     }
-    if (c.in.overflowed()) {
+    if (conn().in.overflowed()) {
       say("warning: rank %d sent an over-long PMI line; closing its PMI connection", r);
       close_pmi(r);
       return;
