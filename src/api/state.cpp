@@ -202,6 +202,10 @@ const char* error_class_sentence(int cls) {
     case MPI_ERR_RMA_ATTACH: return "MPI_ERR_RMA_ATTACH: memory cannot be attached";
     case MPI_ERR_RMA_SHARED: return "MPI_ERR_RMA_SHARED: memory cannot be shared";
     case MPI_ERR_RMA_FLAVOR: return "MPI_ERR_RMA_FLAVOR: wrong window flavor";
+    case MPI_ERR_SPAWN: return "MPI_ERR_SPAWN: the processes could not be spawned";
+    case MPI_ERR_PORT: return "MPI_ERR_PORT: invalid port name";
+    case MPI_ERR_NAME: return "MPI_ERR_NAME: service name not published";
+    case MPI_ERR_SERVICE: return "MPI_ERR_SERVICE: invalid service name (not published, or published twice)";
     /* FA-MPI (seed 001) */
     case MPI_LOCAL_ERROR_INJECTION:
       return "MPI_LOCAL_ERROR_INJECTION: a member of the TryBlock raised an error (error injection, "

@@ -168,6 +168,7 @@ static void dead_port(int rank, int size) {
     ft_die();
   }
   if (rank == 0) {
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     CHECK_MPI(MPI_Recv(port, MPI_MAX_PORT_NAME, MPI_CHAR, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     ft_wait_failed(MPI_COMM_WORLD, 1, 10);
     MPI_Comm inter = MPI_COMM_NULL;
@@ -206,7 +207,9 @@ static void merge_failed(char* self, int rank) {
   char* args[] = {"child", "merge_failed", NULL};
   CHECK_MPI(MPI_Comm_spawn(self, args, 3, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE));
   MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
-  ft_wait_failed(inter, 1, 10); /* child 1 kills itself at once */
+  /* Child 1 kills itself at once: a receive from it ends with MPI_ERR_PROC_FAILED once the notice is here. */
+  int v = 0;
+  CHECK_CLASS(MPI_Recv(&v, 1, MPI_INT, 1, 9, inter, MPI_STATUS_IGNORE), MPI_ERR_PROC_FAILED);
   double t0 = ft_now();
   int rc = MPI_Intercomm_merge(inter, 0, &merged);
   CHECK(rc != MPI_SUCCESS, "merge with a failed member succeeded");
