@@ -187,6 +187,9 @@ static void parent_dies(char* self, int rank) {
   char* args[] = {"child", "parent_dies", NULL};
   CHECK_MPI(MPI_Comm_spawn(self, args, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE));
   MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+  /* After every parent's spawn returned (the spawn is a collective: a member dying inside it may fail it at
+   * the others with MPI_ERR_PROC_FAILED, as any ULFM collective). */
+  ft_barrier_before_death(MPI_COMM_WORLD);
   if (rank == 1) ft_die();
   /* Parent 0 tells the children it is alive; the children then wait for parent 1, which is dead. */
   int v = 7;
@@ -234,6 +237,8 @@ static void child(int argc, char** argv, MPI_Comm parent) {
     int saw = check_class_of(rc) == MPI_ERR_PROC_FAILED;
     CHECK_MPI(MPI_Send(&saw, 1, MPI_INT, 0, 4, parent));
   } else if (strcmp(mode, "merge_failed") == 0) {
+    /* After every child's MPI_Init (a sibling dying inside MPI_Init fails the others' MPI_Init instead). */
+    ft_barrier_before_death(MPI_COMM_WORLD);
     if (rank == 1) ft_die();
     MPI_Comm merged = MPI_COMM_NULL;
     int rc = MPI_Intercomm_merge(parent, 1, &merged);
