@@ -2,6 +2,7 @@
 // delete_attr, the deprecated MPI-1 names (Keyval_create/free, Attr_put/delete; Attr_get is in
 // local_utils.cpp), Type_ keyvals, and the predefined attributes of MPI_COMM_WORLD (MPI_TAG_UB, MPI_HOST,
 // MPI_IO, MPI_WTIME_IS_GLOBAL, MPI_UNIVERSE_SIZE, MPI_LASTUSEDCODE, MPI_APPNUM, MPIX_FT).
+#include <cstdlib>
 #include "api/attr.h"
 
 #include "api/common.h"
@@ -44,7 +45,9 @@ namespace {
 // values fixed for the life of the job once MPI_Init ran.
 //  MPI_TAG_UB = 2^31-1 (the envelope carries a 32-bit signed tag); MPI_HOST = MPI_PROC_NULL and
 //  MPI_IO = MPI_ANY_SOURCE (every process can do I/O), as MPICH does; MPI_WTIME_IS_GLOBAL = 0;
-//  MPI_UNIVERSE_SIZE = the size of MPI_COMM_WORLD; MPI_APPNUM = 0; MPI_LASTUSEDCODE = the largest user
+//  MPI_UNIVERSE_SIZE = the slots ftmpi's mpiexec gives the job (FTMPI_UNIVERSE_SIZE: cores, --host slots,
+//  --universe-size), else the size of MPI_COMM_WORLD; MPI_APPNUM = the command number of a spawned process
+//  (FTMPI_APPNUM, MPI_Comm_spawn_multiple), else 0; MPI_LASTUSEDCODE = the largest user
 //  error code/class (MPI_ERR_LASTCODE when none).
 struct PredefinedAttrs {
   int tag_ub = 2147483647;
@@ -75,11 +78,14 @@ int* predefined_attr(int keyval) {
     case MPI_WTIME_IS_GLOBAL: return &g_attrs.wtime_is_global;
     case MPI_UNIVERSE_SIZE:
       g_attrs.universe_size = rt().world_size();
+      if (const char* u = std::getenv("FTMPI_UNIVERSE_SIZE"); u && std::atoi(u) > 0) g_attrs.universe_size = std::atoi(u);
       return &g_attrs.universe_size;
     case MPI_LASTUSEDCODE:
       g_attrs.lastusedcode = ftmpi::api::error_classes().last_used();
       return &g_attrs.lastusedcode;
-    case MPI_APPNUM: return &g_attrs.appnum;
+    case MPI_APPNUM:
+      if (const char* a = std::getenv("FTMPI_APPNUM")) g_attrs.appnum = std::atoi(a);
+      return &g_attrs.appnum;
     case MPIX_FT:
       g_attrs.ft = rt().ft_mode() ? 1 : 0;
       return &g_attrs.ft;

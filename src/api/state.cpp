@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "api/common.h"
+#include "dpm/dpm_errors.h"
 #include "comm/comm_ops.h"
 #include "api/error_class.h"
 #include "api/errors.h"
@@ -18,6 +19,7 @@ namespace ftmpi::api {
 ApiState g_api;
 
 int error_class_of(Errc e) {
+  if (int c = ftmpi::dpm::mpi_class_of(e, MPI_ERR_SPAWN, MPI_ERR_PORT, MPI_ERR_NAME, MPI_ERR_SERVICE)) return c;
   switch (e) {
     case Errc::ok: return MPI_SUCCESS;
     case Errc::buffer: return MPI_ERR_BUFFER;
@@ -200,6 +202,10 @@ const char* error_class_sentence(int cls) {
     case MPI_ERR_RMA_ATTACH: return "MPI_ERR_RMA_ATTACH: memory cannot be attached";
     case MPI_ERR_RMA_SHARED: return "MPI_ERR_RMA_SHARED: memory cannot be shared";
     case MPI_ERR_RMA_FLAVOR: return "MPI_ERR_RMA_FLAVOR: wrong window flavor";
+    case MPI_ERR_SPAWN: return "MPI_ERR_SPAWN: the processes could not be spawned";
+    case MPI_ERR_PORT: return "MPI_ERR_PORT: invalid port name";
+    case MPI_ERR_NAME: return "MPI_ERR_NAME: service name not published";
+    case MPI_ERR_SERVICE: return "MPI_ERR_SERVICE: invalid service name (not published, or published twice)";
     /* FA-MPI (seed 001) */
     case MPI_LOCAL_ERROR_INJECTION:
       return "MPI_LOCAL_ERROR_INJECTION: a member of the TryBlock raised an error (error injection, "

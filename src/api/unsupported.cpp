@@ -48,19 +48,7 @@ FTMPI_UNSUPPORTED(File_call_errhandler, nullptr, (MPI_File, int))
 // one-sided communication
 
 // process creation and management
-FTMPI_UNSUPPORTED(Comm_spawn, comm, (const char*, char**, int, MPI_Info, int, MPI_Comm comm, MPI_Comm*, int*))
-FTMPI_UNSUPPORTED(Comm_spawn_multiple, comm,
-                  (int, char**, char***, const int*, const MPI_Info*, int, MPI_Comm comm, MPI_Comm*, int*))
-FTMPI_UNSUPPORTED(Comm_get_parent, nullptr, (MPI_Comm*))
-FTMPI_UNSUPPORTED(Open_port, nullptr, (MPI_Info, char*))
-FTMPI_UNSUPPORTED(Close_port, nullptr, (const char*))
-FTMPI_UNSUPPORTED(Comm_accept, comm, (const char*, MPI_Info, int, MPI_Comm comm, MPI_Comm*))
-FTMPI_UNSUPPORTED(Comm_connect, comm, (const char*, MPI_Info, int, MPI_Comm comm, MPI_Comm*))
-FTMPI_UNSUPPORTED(Publish_name, nullptr, (const char*, MPI_Info, const char*))
-FTMPI_UNSUPPORTED(Unpublish_name, nullptr, (const char*, MPI_Info, const char*))
-FTMPI_UNSUPPORTED(Lookup_name, nullptr, (const char*, MPI_Info, char*))
-FTMPI_UNSUPPORTED(Comm_disconnect, nullptr, (MPI_Comm*))
-FTMPI_UNSUPPORTED(Comm_join, nullptr, (int, MPI_Comm*))
+// (implemented: src/api/dpm.cpp)
 
 // MPI-IO
 FTMPI_UNSUPPORTED(File_open, comm, (MPI_Comm comm, const char*, int, MPI_Info, MPI_File*))

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "boot/pmi_wire.h"
 #include "util/status.h"
 
 namespace ftmpi::boot {
@@ -48,6 +49,14 @@ class Bootstrap {
   virtual std::optional<std::string> rank_gone(int rank) {
     (void)rank;
     return std::nullopt;
+  }
+  // Dynamic processes (src/dpm/): send one request line (an encoded PMI line, '\n'-terminated) to ftmpi's
+  // mpiexec and return its reply whose cmd is `expect` (blocking; the launcher may answer late, e.g.
+  // an accept waits for its connect). Errc::unsupported under other launchers and as a singleton.
+  virtual Result<pmi::Message> launcher_call(const std::string& line, std::string_view expect) {
+    (void)line;
+    (void)expect;
+    return Status(Errc::unsupported, "dynamic processes need ftmpi's mpiexec (this process was not started by it)");
   }
 };
 

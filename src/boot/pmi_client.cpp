@@ -153,6 +153,12 @@ Result<pmi::Message> PmiClient::transact(const std::string& request, std::string
   }
 }
 
+Result<pmi::Message> PmiClient::launcher_call(const std::string& line, std::string_view expect) {
+  if (!launched_by_ftmpi_) return Bootstrap::launcher_call(line, expect);
+  std::lock_guard lk(mu_);
+  return transact(line, expect);
+}
+
 Status PmiClient::handshake(int pmi_id) {
   std::lock_guard lk(mu_);
   if (pmi_id >= 0) {

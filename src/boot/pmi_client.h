@@ -46,6 +46,7 @@ class PmiClient final : public Bootstrap {
   std::optional<std::string> rank_gone(int rank) override;
   std::optional<std::string> job_attribute(std::string_view name) override;
 
+  Result<pmi::Message> launcher_call(const std::string& line, std::string_view expect) override;
   // Application number (PMI get_appnum); 0 for a single-program job.
   Result<int> appnum();
   // The socket to the launcher (for a later service thread that reads failure notices).

@@ -27,22 +27,28 @@ struct FailureRecord {
 
 class FailureState {
  public:
-  explicit FailureState(int world_size)
-      : n_(world_size), bits_(std::make_unique<std::atomic<std::uint64_t>[]>((world_size + 63) / 64)) {}
+  // `capacity`: the process ids this state can hold (dynamic processes, src/dpm/: ids of every job part of
+  // the universe, dpm/universe.h); at least world_size.
+  explicit FailureState(int world_size, int capacity = 0)
+      : n_(world_size),
+        cap_(capacity > world_size ? capacity : world_size),
+        bits_(std::make_unique<std::atomic<std::uint64_t>[]>(static_cast<std::size_t>(cap_ + 63) / 64)) {}
 
   int world_size() const { return n_; }
+  int capacity() const { return cap_; }
   std::uint64_t epoch() const { return epoch_.load(std::memory_order_relaxed); }
   // Acquire-load: pairs with the release in mark_failed so the bits are visible once the epoch is.
   std::uint64_t epoch_acquire() const { return epoch_.load(std::memory_order_acquire); }
 
   bool failed(int world_rank) const {
+    if (world_rank < 0 || world_rank >= cap_) return false;
     return (bits_[static_cast<std::size_t>(world_rank) / 64].load(std::memory_order_acquire) >>
             (world_rank % 64)) & 1u;
   }
 
   // Record a failure (idempotent). Returns true when it was new. Any thread.
   bool mark_failed(const FailureRecord& rec) {
-    if (rec.world_rank < 0 || rec.world_rank >= n_) return false;
+    if (rec.world_rank < 0 || rec.world_rank >= cap_) return false;
     auto& w = bits_[static_cast<std::size_t>(rec.world_rank) / 64];
     std::uint64_t bit = std::uint64_t{1} << (rec.world_rank % 64);
     if (w.fetch_or(bit, std::memory_order_acq_rel) & bit) return false;
@@ -72,7 +78,7 @@ class FailureState {
     while (records_lock_.test_and_set(std::memory_order_acquire)) {
     }
     records_.clear();
-    for (int w = 0; w < (n_ + 63) / 64; ++w) bits_[static_cast<std::size_t>(w)].store(0, std::memory_order_release);
+    for (int w = 0; w < (cap_ + 63) / 64; ++w) bits_[static_cast<std::size_t>(w)].store(0, std::memory_order_release);
     records_lock_.clear(std::memory_order_release);
     epoch_.fetch_add(1, std::memory_order_release);
   }
@@ -87,6 +93,7 @@ class FailureState {
 
  private:
   int n_;
+  int cap_;
   std::unique_ptr<std::atomic<std::uint64_t>[]> bits_;
   std::atomic<std::uint64_t> epoch_{0};
   mutable std::atomic_flag records_lock_ = ATOMIC_FLAG_INIT;

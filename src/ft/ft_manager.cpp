@@ -366,7 +366,7 @@ void FtManager::learn_failures(std::span<const std::byte> payload) {
   for (std::size_t off = 0; off + sizeof(std::int32_t) <= payload.size(); off += sizeof(std::int32_t)) {
     std::int32_t w;
     std::memcpy(&w, payload.data() + off, sizeof w);
-    if (w >= 0 && w < failures_.world_size() && w != rt_.world_rank())
+    if (w >= 0 && w < failures_.capacity() && w != rt_.world_rank())
       failures_.mark_failed(FailureRecord{w, Cause::reported, 0, 0.0});
   }
 }

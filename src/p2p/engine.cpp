@@ -26,7 +26,7 @@ std::size_t Engine::Impl::eager_limit(transport::Transport& t) const {
 
 bool Engine::Impl::send_frame(int peer, const Envelope& env, const std::byte* payload, std::size_t len,
                               Request* complete_on_accept) {
-  auto& q = backlog[static_cast<size_t>(peer)];
+  auto& q = queue_of(peer);
   if (q.empty() && router.for_peer(peer).try_send(peer, as_bytes(env), {payload, len})) {
     if (complete_on_accept) complete(complete_on_accept);
     return true;
@@ -38,7 +38,7 @@ bool Engine::Impl::send_frame(int peer, const Envelope& env, const std::byte* pa
 
 void Engine::Impl::send_packed_frame(int peer, const Envelope& env, const Request* from, std::size_t offset,
                                      std::size_t len, Request* complete_on_accept) {
-  auto& q = backlog[static_cast<size_t>(peer)];
+  auto& q = queue_of(peer);
   if (q.empty()) {
     if (pack_scratch.size() < len) pack_scratch.resize(len);
     dt::pack_range(from->sbuf, from->type, offset, len, pack_scratch.data());
@@ -60,7 +60,7 @@ int Engine::Impl::flush_backlog() {
   int work = 0;
   for (std::size_t i = 0; i < backlog_peers.size();) {
     int peer = backlog_peers[i];
-    auto& q = backlog[static_cast<size_t>(peer)];
+    auto& q = queue_of(peer);
     auto& t = router.for_peer(peer);
     while (!q.empty()) {
       PendingFrame& f = q.front();
@@ -163,7 +163,7 @@ void Engine::Impl::fail(Request* r, const Status& why) {
   if (r->proto_state == kRecvPosted) matcher.remove_posted(r);
   if (r->kind == ReqKind::send && r->peer_world >= 0 && r->proto_state != kIdle) {
     // Frames of this send still waiting for the transport point into the user's buffer: drop them.
-    auto& q = backlog[static_cast<size_t>(r->peer_world)];
+    auto& q = queue_of(r->peer_world);
     const std::uint64_t id = RequestPool::id_of(r);
     for (auto it = q.begin(); it != q.end();) {
       if (it->env.sreq == id && it->env.kind != FrameKind::fin && it->env.kind != FrameKind::sync_ack)
@@ -185,7 +185,7 @@ void Engine::Impl::sweep_failures() {
       ++i;
       continue;
     }
-    auto& q = backlog[static_cast<size_t>(peer)];
+    auto& q = queue_of(peer);
     while (!q.empty()) {
       Request* r = q.front().complete_on_accept;
       q.pop_front();
@@ -232,7 +232,7 @@ void Engine::send_ft_frame(int peer_world, std::uint32_t context, int kind, std:
   env.context = context;
   env.tag = kind;
   env.len = payload.size();
-  auto& q = m.backlog[static_cast<size_t>(peer_world)];
+  auto& q = m.queue_of(peer_world);
   if (q.empty() && m.router.for_peer(peer_world).try_send(peer_world, as_bytes(env), payload)) return;
   if (q.empty()) m.backlog_peers.push_back(peer_world);
   PendingFrame f;

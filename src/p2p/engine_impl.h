@@ -74,7 +74,15 @@ struct Engine::Impl {
   RequestPool pool;
 
   // Per world peer: frames waiting for the transport, in order.
-  std::vector<std::deque<PendingFrame>> backlog;
+  // Frames waiting for the transport, per peer (process id: WORLD ranks, or ids of other job parts with
+  // dynamic processes, so it grows on demand). A deque of deques: growing keeps references to the
+  // existing queues valid (a completion callback may send to a new peer while a queue is being walked).
+  std::deque<std::deque<PendingFrame>> backlog;
+  std::deque<PendingFrame>& queue_of(int peer) {
+    const auto i = static_cast<size_t>(peer);
+    if (i >= backlog.size()) backlog.resize(i + 1);
+    return backlog[i];
+  }
   std::vector<int> backlog_peers;   // peers whose backlog is non-empty
   std::size_t eager_limit_default;  // FTMPI_EAGER_LIMIT or 0 for per-transport defaults
   std::size_t staging_limit = kStagingLimit;  // FTMPI_STAGING_LIMIT (chunked staging above it)

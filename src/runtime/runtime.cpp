@@ -1,5 +1,7 @@
 #include "runtime/runtime.h"
 
+#include "dpm/dpm.h"
+
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -117,13 +119,18 @@ Status Runtime::init_body(int required_thread_level) {
   auto boot = boot::make_bootstrap();
   if (!boot.ok()) return boot.status();
   rt->boot_ = std::move(boot.value());
-  rt->world_rank_ = rt->boot_->rank();
   rt->world_size_ = rt->boot_->size();
+  if (const char* b = std::getenv("FTMPI_GID_BASE"); b && rt->boot_->launched_by_ftmpi()) {
+    rt->world_base_ = std::atoi(b);
+    if (rt->world_base_ < 0 || rt->world_base_ + rt->world_size_ > dpm::kMaxProcesses)
+      return Status(Errc::other, std::string("MPI_Init: bad FTMPI_GID_BASE ") + b);
+  }
+  rt->world_rank_ = rt->world_base_ + rt->boot_->rank();
   log::set_rank(rt->world_rank_);
 
   rt->ft_mode_ = ft_mode_from_env();
   rt->lam_mode_ = lam_mode_from_env();
-  rt->failures_ = std::make_unique<ft::FailureState>(rt->world_size_);
+  rt->failures_ = std::make_unique<ft::FailureState>(rt->world_size_, dpm::kMaxProcesses);
   rt->events_ = std::make_unique<events::EventHub>(*rt->failures_);
   rt->failures_->set_observer(rt->events_.get());
   Runtime* self = rt;
@@ -183,6 +190,10 @@ Status Runtime::init_body(int required_thread_level) {
     FTMPI_TRY(rt->build_layer(*rt->boot_, rt->ft_mode_, true));
   }
   if (rt->peer_watch_) FTMPI_TRY(rt->peer_watch_->start(*rt->boot_, *rt->failures_, [self] { self->wake(); }));
+  if (const char* port = std::getenv("FTMPI_PARENT_PORT"); port && *port && rt->boot_->launched_by_ftmpi()) {
+    Status st = rt->dpm().init_child(port);
+    if (!st.ok()) return Status(st.code(), "MPI_Init: cannot connect to the parents: " + st.message());
+  }
   return Status::Ok();
 }
 
@@ -194,7 +205,7 @@ void Runtime::wake() {
 Status Runtime::build_layer(boot::Bootstrap& boot, bool tolerate_failed_peers, bool first) {
   transport::RouterOptions ropts = router_options_from_env();
   ropts.tolerate_failed_peers = tolerate_failed_peers;
-  auto router = transport::Router::create(boot, ropts);
+  auto router = transport::Router::create(boot, ropts, world_base_);
   if (!router.ok()) return router.status();
   if (!first && !router.value()->failed_at_start().empty())
     return Status(Errc::other, "reinit: a rank failed while the epoch was built");
@@ -229,7 +240,7 @@ Status Runtime::build_layer(boot::Bootstrap& boot, bool tolerate_failed_peers, b
   if (reinit_) progress_->set_interrupt(&reinit::g_gate.jump_due, &reinit::ReinitControl::jump_if_due);
 
   std::vector<int> all(static_cast<size_t>(world_size_));
-  std::iota(all.begin(), all.end(), 0);
+  std::iota(all.begin(), all.end(), world_base_);
   init_predefined_comm(ftmpi_comm_world, std::move(all), world_rank_, comm::kCtxWorld, "MPI_COMM_WORLD", first);
   init_predefined_comm(ftmpi_comm_self, {world_rank_}, world_rank_, comm::kCtxSelf, "MPI_COMM_SELF", first);
   ft_->register_comm(&ftmpi_comm_world);
@@ -296,6 +307,11 @@ bool Runtime::wait_or_pending(p2p::Request* r) {
   bool pending = false;
   progress_->wait_until([&] { return r->complete || (pending = pending_by_failure(r)); });
   return !pending;
+}
+
+dpm::Dpm& Runtime::dpm() {
+  if (!dpm_) dpm_ = std::make_unique<dpm::Dpm>(*this);
+  return *dpm_;
 }
 
 bool Runtime::is_main_thread() const { return static_cast<unsigned long>(pthread_self()) == main_thread_; }

@@ -31,6 +31,9 @@ class PeerWatch;
 namespace ftmpi::events {
 class EventHub;
 }
+namespace ftmpi::dpm {
+class Dpm;
+}
 
 namespace ftmpi {
 
@@ -49,8 +52,14 @@ class Runtime {
   // Collective: drain, fence, tell the launcher we finalized, tear down transports.
   Status finalize();
 
+  // This process's id (src/dpm/dpm.h): its MPI_COMM_WORLD rank plus the base of its job part (0 unless
+  // spawned). Groups and the engine name processes by it.
   int world_rank() const { return world_rank_; }
   int world_size() const { return world_size_; }
+  // The process id of MPI_COMM_WORLD rank 0 (FTMPI_GID_BASE; 0 unless this process was spawned).
+  int world_base() const { return world_base_; }
+  // Dynamic processes (spawn, ports, names): made on first use.
+  dpm::Dpm& dpm();
   int thread_level() const { return thread_level_; }
   bool is_main_thread() const;
 
@@ -100,6 +109,8 @@ class Runtime {
   void wake();
   int world_rank_ = 0;
   int world_size_ = 1;
+  int world_base_ = 0;
+  std::unique_ptr<dpm::Dpm> dpm_;
   int thread_level_ = 0;
   std::unique_ptr<boot::Bootstrap> boot_;
   std::unique_ptr<transport::Router> router_;

@@ -41,6 +41,43 @@ class GoneTransport final : public Transport {
   void wait(int) override {}
 };
 
+// A transport of this job part seen from an engine that numbers processes base + WORLD rank (a spawned
+// job part, src/dpm/): peers are shifted on the way down, senders on the way up.
+class OffsetTransport final : public Transport {
+ public:
+  OffsetTransport(Transport& inner, int base) : in_(inner), base_(base) {}
+  const char* name() const override { return in_.name(); }
+  size_t max_payload() const override { return in_.max_payload(); }
+  bool try_send(int peer, std::span<const std::byte> hdr, std::span<const std::byte> payload) override {
+    return in_.try_send(peer - base_, hdr, payload);
+  }
+  int poll(FrameSink& sink) override {
+    Shift s(sink, base_);
+    return in_.poll(s);
+  }
+  bool supports_remote_read() const override { return in_.supports_remote_read(); }
+  Status remote_read(int peer, void* dst, std::uint64_t addr, size_t len) override {
+    return in_.remote_read(peer - base_, dst, addr, len);
+  }
+  void wait(int timeout_us) override { in_.wait(timeout_us); }
+  int wait_fd() const override { return in_.wait_fd(); }
+  void wake_self() override { in_.wake_self(); }
+
+ private:
+  struct Shift final : FrameSink {
+    Shift(FrameSink& s, int b) : sink(s), base(b) {}
+    void on_frame(int src, std::span<const std::byte> hdr, std::span<const std::byte> payload) override {
+      sink.on_frame(src + base, hdr, payload);
+    }
+    bool pause_requested() override { return sink.pause_requested(); }
+    void on_peer_lost(int peer) override { sink.on_peer_lost(peer + base); }
+    FrameSink& sink;
+    int base;
+  };
+  Transport& in_;
+  int base_;
+};
+
 // Node of every rank, from the launcher's PMI_process_mapping (boot/process_mapping.h). Without one (a
 // launcher that does not publish it), every rank counts as a host of its own: TCP between all ranks is
 // always correct, shared memory between ranks of different hosts never is.
@@ -62,8 +99,41 @@ std::vector<int> node_map(boot::Bootstrap& boot) {
 
 Router::~Router() = default;
 
-Result<std::unique_ptr<Router>> Router::create(boot::Bootstrap& boot, const RouterOptions& opts) {
+void Router::set_foreign(std::unique_ptr<Transport> t) {
+  foreign_ = t.get();
+  foreign_owned_ = true;
+  active_.push_back(t.get());
+  owned_.push_back(std::move(t));
+}
+
+Result<std::unique_ptr<Router>> Router::create(boot::Bootstrap& boot, const RouterOptions& opts, int base) {
+  auto made = create_part(boot, opts);
+  if (!made.ok() || base == 0) return made;
+  // Renumber: by_peer_[base + p] is part rank p's transport, wrapped.
+  std::unique_ptr<Router> r = std::move(made.value());
+  std::vector<Transport*> wrapped_active;
+  std::vector<std::pair<Transport*, Transport*>> wrap;  // inner -> wrapper
+  auto wrapper_of = [&](Transport* t) -> Transport* {
+    if (t == nullptr) return nullptr;
+    for (auto& [in, w] : wrap)
+      if (in == t) return w;
+    r->owned_.push_back(std::make_unique<OffsetTransport>(*t, base));
+    wrap.emplace_back(t, r->owned_.back().get());
+    return r->owned_.back().get();
+  };
+  for (Transport* t : r->active_) wrapped_active.push_back(wrapper_of(t));
+  std::vector<Transport*> by(static_cast<size_t>(base) + r->by_peer_.size(), nullptr);
+  for (size_t p = 0; p < r->by_peer_.size(); ++p) by[static_cast<size_t>(base) + p] = wrapper_of(r->by_peer_[p]);
+  r->by_peer_ = std::move(by);
+  r->active_ = std::move(wrapped_active);
+  for (StartupFailure& f : r->failed_at_start_) f.rank += base;
+  return r;
+}
+
+Result<std::unique_ptr<Router>> Router::create_part(boot::Bootstrap& boot, const RouterOptions& opts) {
   std::unique_ptr<Router> r(new Router());
+  r->owned_.push_back(std::make_unique<GoneTransport>());
+  r->foreign_ = r->owned_.back().get();
   const int n = boot.size();
   const int me = boot.rank();
   r->owned_.push_back(make_self_transport(me));

@@ -33,11 +33,23 @@ struct StartupFailure {
 
 class Router {
  public:
-  // Collective over the job: every rank calls it with the same options.
-  static Result<std::unique_ptr<Router>> create(boot::Bootstrap& boot, const RouterOptions& opts);
+  // Collective over the job: every rank calls it with the same options. `base`: the process id of this
+  // job part's rank 0 (dynamic processes, src/dpm/: a spawned job part's ranks are known to the engine by
+  // ids base..base+size-1; 0 for the first part). With base != 0 the transports of the part, which number
+  // peers by their WORLD rank, are wrapped so the engine sees process ids.
+  static Result<std::unique_ptr<Router>> create(boot::Bootstrap& boot, const RouterOptions& opts, int base = 0);
   ~Router();
 
-  Transport& for_peer(int world_rank) { return *by_peer_[static_cast<size_t>(world_rank)]; }
+  // `world_rank`: a process id (WORLD rank + base, or a process of another job part: the foreign transport).
+  Transport& for_peer(int world_rank) {
+    const auto i = static_cast<size_t>(world_rank);
+    if (i < by_peer_.size() && by_peer_[i] != nullptr) return *by_peer_[i];
+    return *foreign_;
+  }
+  // Dynamic processes: the transport for processes outside this job part (dpm/dpm_transport.h). Taken over
+  // and polled from now on. Application thread, outside any progress pass.
+  void set_foreign(std::unique_ptr<Transport> t);
+  bool has_foreign() const { return foreign_owned_; }
   // The distinct transports in use (self first), for polling and sleeping.
   std::span<Transport* const> transports() const { return active_; }
 
@@ -59,9 +71,12 @@ class Router {
 
  private:
   Router() = default;
+  static Result<std::unique_ptr<Router>> create_part(boot::Bootstrap& boot, const RouterOptions& opts);
   std::vector<std::unique_ptr<Transport>> owned_;
   std::vector<Transport*> active_;
   std::vector<Transport*> by_peer_;
+  Transport* foreign_ = nullptr;  // processes of other job parts (a sink that drops frames until set_foreign)
+  bool foreign_owned_ = false;
   int local_ranks_ = 1;
   std::vector<StartupFailure> failed_at_start_;
   std::string host_id_;

@@ -54,6 +54,11 @@ bool executable_file(const std::string& p) {
     CPU_SET(req.cpu, &set);
     sched_setaffinity(0, sizeof set, &set);  // best effort: a failure leaves the rank unbound
   }
+  if (!req.cwd.empty() && chdir(req.cwd.c_str()) != 0) {
+    const char* m = "mpiexec: cannot change to the spawned process's working directory\n";
+    (void)!write(2, m, strlen(m));
+    _exit(127);
+  }
   execve(req.path.c_str(), argv, envp);
   const char* msg = "mpiexec: cannot execute the program: ";
   (void)!write(2, msg, strlen(msg));

@@ -20,6 +20,7 @@ struct SpawnRequest {
   int stdout_fd = -1;  // becomes fd 1
   int stderr_fd = -1;  // becomes fd 2
   int cpu = -1;        // bind to this logical CPU; -1: no binding
+  std::string cwd;     // working directory of the rank (MPI_Comm_spawn's "wdir"); empty: mpiexec's
 };
 
 // Find the program the way execvp would ($PATH when it has no '/'), then, as Open MPI does, in the

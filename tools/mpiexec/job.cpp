@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "boot/process_mapping.h"
@@ -63,7 +64,11 @@ int ms_until(Clock::time_point now, Clock::time_point t) {
 Job::Job(Options options, std::string program_path)
     : opt_(std::move(options)), program_path_(std::move(program_path)), ft_(opt_.ft.enabled()) {
   kvsname_ = "ftmpi-" + std::to_string(getpid()) + "-" + random_hex();
-  server_ = std::make_unique<boot::PmiServer>(opt_.np, kvsname_);
+  parts_.push_back({0, opt_.np, std::make_unique<boot::PmiServer>(opt_.np, kvsname_)});
+  server_ = parts_.back().server.get();
+  next_gid_ = opt_.np;
+  broker_ = std::make_unique<DpmBroker>("ftmpi-port-" + std::to_string(getpid()) + "-");
+  broker_->set_id_limit(next_gid_);
   // The TCP job secret (rank 0 publishes one too, replacing it): present even if rank 0 dies first.
   server_->preset("secret", random_hex() + random_hex() + random_hex() + random_hex());
   // Host identity for the ranks (shared memory only within a host): the standard PMI job attribute, as
@@ -105,6 +110,24 @@ std::vector<std::string> job_environment(const Options& opt) {
   }
   set("PMI_SIZE", std::to_string(opt.np));
   set("PMI_SPAWNED", "0");
+  // Dynamic processes (src/dpm/): MPI_UNIVERSE_SIZE and the secret every process of the universe shares.
+  int universe = opt.universe_size;
+  if (universe <= 0) {
+    int slots = 0;
+    for (const std::string& h : opt.hosts) {
+      auto colon = h.rfind(':');
+      int n = colon == std::string::npos ? 1 : std::atoi(h.c_str() + colon + 1);
+      slots += n > 0 ? n : 1;
+    }
+    universe = slots > 0 ? slots : static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+    universe = std::max(universe, opt.np);
+  }
+  set("FTMPI_UNIVERSE_SIZE", std::to_string(universe));
+  static const std::string dpm_secret = random_hex() + random_hex() + random_hex() + random_hex();
+  set("FTMPI_DPM_SECRET", dpm_secret);
+  std::erase_if(env, [](const std::string& e) {
+    return e.rfind("FTMPI_GID_BASE=", 0) == 0 || e.rfind("FTMPI_PARENT_PORT=", 0) == 0 || e.rfind("FTMPI_APPNUM=", 0) == 0;
+  });
   set("FTMPI_LAUNCHER", "ftmpi");
   set("FTMPI_TRANSPORT", opt.transport);
   if (!opt.tcp_if.empty()) set("FTMPI_TCP_IF", opt.tcp_if);
@@ -158,72 +181,80 @@ bool Job::launch() {
   if (ft_) ctrl_.resize(static_cast<std::size_t>(opt_.np));
   streams_.reserve(2 * static_cast<std::size_t>(opt_.np));
   for (int r = 0; r < opt_.np; ++r) {
-    int sv[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1}, in[2] = {-1, -1}, cv[2] = {-1, -1};
-    OutputChannel stdout_channel;
-    bool have_out = open_output_channel(!opt_.output_pipe, stdout_channel);
-    out[0] = stdout_channel.read_end;
-    out[1] = stdout_channel.write_end;
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 || !have_out ||
-        pipe2(err, O_CLOEXEC) != 0 || (r == 0 && forward_stdin_ && pipe2(in, O_CLOEXEC) != 0) ||
-        (ft_ && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, cv) != 0)) {
-      say("cannot create the pipes for rank %d: %s", r, strerror(errno));
-      for (int fd : {sv[0], sv[1], out[0], out[1], err[0], err[1], in[0], in[1], cv[0], cv[1]})
-        if (fd >= 0) ::close(fd);
+    int cpu = bind ? cpus[static_cast<std::size_t>(r) % cpus.size()] : -1;
+    if (!start_process(r, program_path_, opt_.program, rank_environment(r, cpu), cpu, r == 0 && forward_stdin_, "")) {
       ranks_.resize(static_cast<std::size_t>(r));  // only launched ranks are supervised
       return false;
     }
-    int cpu = bind ? cpus[static_cast<std::size_t>(r) % cpus.size()] : -1;
-    SpawnRequest req;
-    req.path = program_path_;
-    req.argv = opt_.program;
-    req.env = rank_environment(r, cpu);
-    for (std::string& e : req.env) {
-      if (e.rfind("PMI_FD=", 0) == 0) e = "PMI_FD=" + std::to_string(sv[1]);
-      if (e.rfind("FTMPI_CTRL_FD=", 0) == 0) e = "FTMPI_CTRL_FD=" + std::to_string(cv[1]);
-    }
-    req.pmi_fd = sv[1];
-    req.ctrl_fd = cv[1];
-    req.stdin_fd = in[0];
-    req.stdout_fd = out[1];
-    req.stderr_fd = err[1];
-    req.cpu = cpu;
-
-    RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
-    rec.rank = r;
-    rec.started = Clock::now();
-    auto pid = spawn_rank(req);
-    ::close(sv[1]);
-    ::close(out[1]);
-    ::close(err[1]);
-    if (in[0] >= 0) ::close(in[0]);
-    if (cv[1] >= 0) ::close(cv[1]);
-    if (!pid.ok()) {
-      if (cv[0] >= 0) ::close(cv[0]);
-      ::close(sv[0]);
-      ::close(out[0]);
-      ::close(err[0]);
-      if (in[1] >= 0) ::close(in[1]);
-      say("cannot start rank %d: %s", r, pid.status().message().c_str());
-      ranks_.resize(static_cast<std::size_t>(r));
-      return false;
-    }
-    rec.pid = pid.value();
-    set_nonblocking(sv[0]);
-    set_nonblocking(out[0]);
-    set_nonblocking(err[0]);
-    pmi_[static_cast<std::size_t>(r)].fd = sv[0];
-    if (ft_) {
-      set_nonblocking(cv[0]);
-      ctrl_[static_cast<std::size_t>(r)].fd = cv[0];
-    }
-    streams_.emplace_back(r, 1, out[0], opt_.tag_output);
-    streams_.emplace_back(r, 2, err[0], opt_.tag_output);
-    if (in[1] >= 0) {
-      set_nonblocking(in[1]);
-      stdin_pipe_ = in[1];
-    }
-    log::debug("mpiexec: rank %d is pid %d (cpu %d)", r, static_cast<int>(rec.pid), cpu);
   }
+  return true;
+}
+
+bool Job::start_process(int r, const std::string& path, const std::vector<std::string>& argv,
+                        std::vector<std::string> env, int cpu, bool give_stdin, const std::string& cwd) {
+  int sv[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1}, in[2] = {-1, -1}, cv[2] = {-1, -1};
+  OutputChannel stdout_channel;
+  bool have_out = open_output_channel(!opt_.output_pipe, stdout_channel);
+  out[0] = stdout_channel.read_end;
+  out[1] = stdout_channel.write_end;
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 || !have_out ||
+      pipe2(err, O_CLOEXEC) != 0 || (give_stdin && pipe2(in, O_CLOEXEC) != 0) ||
+      (ft_ && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, cv) != 0)) {
+    say("cannot create the pipes for rank %d: %s", r, strerror(errno));
+    for (int fd : {sv[0], sv[1], out[0], out[1], err[0], err[1], in[0], in[1], cv[0], cv[1]})
+      if (fd >= 0) ::close(fd);
+    return false;
+  }
+  SpawnRequest req;
+  req.path = path;
+  req.argv = argv;
+  req.env = std::move(env);
+  for (std::string& e : req.env) {
+    if (e.rfind("PMI_FD=", 0) == 0) e = "PMI_FD=" + std::to_string(sv[1]);
+    if (e.rfind("FTMPI_CTRL_FD=", 0) == 0) e = "FTMPI_CTRL_FD=" + std::to_string(cv[1]);
+  }
+  req.pmi_fd = sv[1];
+  req.ctrl_fd = cv[1];
+  req.stdin_fd = in[0];
+  req.stdout_fd = out[1];
+  req.stderr_fd = err[1];
+  req.cpu = cpu;
+  req.cwd = cwd;
+
+  RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
+  rec.rank = r;
+  rec.started = Clock::now();
+  auto pid = spawn_rank(req);
+  ::close(sv[1]);
+  ::close(out[1]);
+  ::close(err[1]);
+  if (in[0] >= 0) ::close(in[0]);
+  if (cv[1] >= 0) ::close(cv[1]);
+  if (!pid.ok()) {
+    if (cv[0] >= 0) ::close(cv[0]);
+    ::close(sv[0]);
+    ::close(out[0]);
+    ::close(err[0]);
+    if (in[1] >= 0) ::close(in[1]);
+    say("cannot start rank %d: %s", r, pid.status().message().c_str());
+    return false;
+  }
+  rec.pid = pid.value();
+  set_nonblocking(sv[0]);
+  set_nonblocking(out[0]);
+  set_nonblocking(err[0]);
+  pmi_[static_cast<std::size_t>(r)].fd = sv[0];
+  if (ft_) {
+    set_nonblocking(cv[0]);
+    ctrl_[static_cast<std::size_t>(r)].fd = cv[0];
+  }
+  streams_.emplace_back(r, 1, out[0], opt_.tag_output);
+  streams_.emplace_back(r, 2, err[0], opt_.tag_output);
+  if (in[1] >= 0) {
+    set_nonblocking(in[1]);
+    stdin_pipe_ = in[1];
+  }
+  log::debug("mpiexec: rank %d is pid %d (cpu %d)", r, static_cast<int>(rec.pid), cpu);
   return true;
 }
 
@@ -381,13 +412,13 @@ void Job::reap_children() {
 }
 
 void Job::on_rank_exit(int r, int wait_status) {
-  RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
   // The rank is gone: whatever it sent before dying is already buffered. Read it first, so that a
   // finalize or abort it sent is known and its last output appears before our verdict.
   if (pmi_[static_cast<std::size_t>(r)].fd >= 0) on_pmi_readable(r);
   if (ft_ && ctrl_[static_cast<std::size_t>(r)].fd >= 0) on_ctrl_readable(r);
   streams_[2 * static_cast<std::size_t>(r)].pump();
   streams_[2 * static_cast<std::size_t>(r) + 1].pump();
+  RankRecord& rec = ranks_[static_cast<std::size_t>(r)];  // after the reads: a spawn may have grown ranks_
 
   rec.ended_at = Clock::now();
   if (WIFSIGNALED(wait_status)) {
@@ -404,6 +435,7 @@ void Job::on_rank_exit(int r, int wait_status) {
   close_pmi(r);
   if (ft_) ctrl_[static_cast<std::size_t>(r)].close();
   if (r == 0) close_stdin_forwarding();
+  send_dpm_replies(broker_->gone(r));
   log::debug("mpiexec: rank %d (pid %d) %s", r, static_cast<int>(rec.pid), rec.cause().c_str());
   if (!end_.running() || rec.aborted) return;
   if (ft_) {
@@ -418,42 +450,50 @@ void Job::on_rank_exit(int r, int wait_status) {
 }
 
 void Job::on_pmi_readable(int r) {
-  PmiConn& c = pmi_[static_cast<std::size_t>(r)];
-  RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
+  // By index, not by reference: a spawn handled here grows pmi_ and ranks_.
+  auto conn = [this, r]() -> PmiConn& { return pmi_[static_cast<std::size_t>(r)]; };
+  auto record = [this, r]() -> RankRecord& { return ranks_[static_cast<std::size_t>(r)]; };
   char buf[4096];
   for (;;) {
-    if (c.fd < 0) return;
-    ssize_t n = ::read(c.fd, buf, sizeof buf);
+    if (conn().fd < 0) return;
+    ssize_t n = ::read(conn().fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) return;
     if (n <= 0) {  // EOF or error: the rank closed its PMI socket (or died)
       close_pmi(r);
       return;
     }
-    c.in.append(buf, static_cast<std::size_t>(n));
-    while (auto line = c.in.next()) {
-      rec.last_pmi = Clock::now();
-      boot::PmiServer::Outcome o = server_->handle(r, *line);
-      send_pmi_replies(o);
+    conn().in.append(buf, static_cast<std::size_t>(n));
+    while (auto line = conn().in.next()) {
+      record().last_pmi = Clock::now();
+      if (line->rfind("cmd=dpm_", 0) == 0) {
+        auto m = boot::pmi::parse(*line);
+        if (m.ok()) on_dpm_request(r, m.value());
+        else send_line(r, boot::pmi::encode("error", {{"rc", "-1"}, {"msg", "malformed_request"}}));
+        continue;
+      }
+      Part& part = part_of(r);
+      boot::PmiServer::Outcome o = part.server->handle(r - part.base, *line);
+      send_pmi_replies(o, part.base);
       auto now = Clock::now();
       switch (o.event) {
         case boot::PmiServer::Event::none: break;
         case boot::PmiServer::Event::initialized:
-          rec.pmi_initialized = true;
-          rec.initialized_at = now;
+          record().pmi_initialized = true;
+          record().initialized_at = now;
           break;
         case boot::PmiServer::Event::finalized:
-          rec.pmi_finalized = true;
-          rec.finalized_at = now;
+          record().pmi_finalized = true;
+          record().finalized_at = now;
           break;
         case boot::PmiServer::Event::aborted:
-          if (!rec.aborted) {
-            rec.aborted = true;
-            rec.abort_code = o.abort_code;
+          if (!record().aborted) {
+            record().aborted = true;
+            record().abort_code = o.abort_code;
             if (end_.running()) {
               char msg[256];
               snprintf(msg, sizeof msg, "rank %d (pid %d) called MPI_Abort with code %d; terminating the job", r,
-                       static_cast<int>(rec.pid), o.abort_code);
+                       static_cast<int>(record().pid), o.abort_code);
               fail_job(o.abort_code & 0xff, msg);
             }
           }
@@ -463,7 +503,7 @@ void Job::on_pmi_readable(int r) {
           break;
       }
     }
-    if (c.in.overflowed()) {
+    if (conn().in.overflowed()) {
       say("warning: rank %d sent an over-long PMI line; closing its PMI connection", r);
       close_pmi(r);
       return;
@@ -471,14 +511,27 @@ void Job::on_pmi_readable(int r) {
   }
 }
 
-void Job::send_pmi_replies(const boot::PmiServer::Outcome& o) {
-  for (const auto& rep : o.replies) {
-    ranks_[static_cast<std::size_t>(rep.rank)].last_pmi = Clock::now();
-    PmiConn& c = pmi_[static_cast<std::size_t>(rep.rank)];
-    if (c.fd < 0) continue;  // the rank is gone
-    c.out += rep.line;
-    flush_pmi(rep.rank);
-  }
+void Job::send_pmi_replies(const boot::PmiServer::Outcome& o, int base) {
+  for (const auto& rep : o.replies) send_line(base + rep.rank, rep.line);
+}
+
+void Job::send_line(int gid, const std::string& line) {
+  if (gid < 0 || gid >= static_cast<int>(pmi_.size())) return;
+  ranks_[static_cast<std::size_t>(gid)].last_pmi = Clock::now();
+  PmiConn& c = pmi_[static_cast<std::size_t>(gid)];
+  if (c.fd < 0) return;  // the rank is gone
+  c.out += line;
+  flush_pmi(gid);
+}
+
+void Job::send_dpm_replies(const std::vector<DpmBroker::Reply>& replies) {
+  for (const DpmBroker::Reply& r : replies) send_line(r.gid, r.line);
+}
+
+Job::Part& Job::part_of(int gid) {
+  for (Part& p : parts_)
+    if (gid >= p.base && gid < p.base + p.size) return p;
+  return parts_.front();
 }
 
 void Job::flush_pmi(int r) {

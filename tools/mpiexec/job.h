@@ -22,6 +22,7 @@
 #include "boot/pmi_wire.h"
 #include "control_channel.h"
 #include "job_end.h"
+#include "dpm_broker.h"
 #include "options.h"
 #include "output_forwarder.h"
 #include "rank_table.h"
@@ -65,8 +66,27 @@ class Job final : public RankRestarter {
     bool done = false;
   };
 
+  // One job part (src/dpm/dpm.h): the first is the job mpiexec started; each spawn adds one. Its processes
+  // have ids base..base+size-1 (indexes of ranks_, pmi_, ctrl_; streams 2*id, 2*id+1) and their own PMI
+  // key-value space and barriers.
+  struct Part {
+    int base = 0;
+    int size = 0;
+    std::unique_ptr<boot::PmiServer> server;
+  };
+  Part& part_of(int gid);
+
   bool setup_signals();
   bool launch();
+  // Fork process `gid` (ranks_/pmi_/ctrl_ hold its slot already) with `env` (PMI_FD and FTMPI_CTRL_FD
+  // filled in here). False (after saying why) if it could not be started.
+  bool start_process(int gid, const std::string& path, const std::vector<std::string>& argv,
+                     std::vector<std::string> env, int cpu, bool give_stdin, const std::string& cwd);
+  // Dynamic processes: a dpm_* request line from process `gid`.
+  void on_dpm_request(int gid, const boot::pmi::Message& m);
+  void do_spawn(int gid, const boot::pmi::Message& m);
+  void send_dpm_replies(const std::vector<DpmBroker::Reply>& replies);
+  void send_line(int gid, const std::string& line);
   std::vector<std::string> rank_environment(int rank, int cpu) const;
   void supervise();
 
@@ -74,7 +94,8 @@ class Job final : public RankRestarter {
   void reap_children();
   void on_rank_exit(int rank, int wait_status);
   void on_pmi_readable(int rank);
-  void send_pmi_replies(const boot::PmiServer::Outcome& o);
+  // Replies of part `base`'s server (its ranks are process ids base + rank).
+  void send_pmi_replies(const boot::PmiServer::Outcome& o, int base = 0);
   void flush_pmi(int rank);
   void close_pmi(int rank);
   void on_stdin_readable();
@@ -114,7 +135,10 @@ class Job final : public RankRestarter {
   Options opt_;
   std::string program_path_;
   std::string kvsname_;
-  std::unique_ptr<boot::PmiServer> server_;
+  boot::PmiServer* server_ = nullptr;  // the first part's
+  std::vector<Part> parts_;
+  std::unique_ptr<DpmBroker> broker_;
+  int next_gid_ = 0;  // the next process id to hand out
   RankTable ranks_;
   std::vector<PmiConn> pmi_;
   std::vector<RankStream> streams_;  // 2 per rank: stdout at 2*r, stderr at 2*r+1

@@ -44,7 +44,7 @@ void Job::check_startup(int r, Clock::time_point now) {
   }
   // A rank inside MPI_Init (PMI init sent) heartbeats once its library is up: its silence beyond the
   // start-up timeout, not counting time spent waiting for the others in a PMI barrier, is a hang.
-  if (rec.pmi_initialized && !server_->in_barrier(r) &&
+  if (rec.pmi_initialized && !part_of(r).server->in_barrier(r - part_of(r).base) &&
       now >= rec.last_pmi + std::chrono::duration_cast<Clock::duration>(
                                 std::chrono::duration<double>(opt_.ft.startup_seconds)))
     condemn(r, RankRecord::Verdict::hung, "no heartbeat within the start-up timeout");
@@ -177,7 +177,9 @@ void Job::on_rank_exit_ft(int r) {
   FailureCause cause;
   int code;
   failure_cause(rec, cause, code);
-  send_pmi_replies(server_->rank_gone(r, std::string(cause_name(cause)) + ":" + std::to_string(code)));
+  Part& part = part_of(r);
+  send_pmi_replies(part.server->rank_gone(r - part.base, std::string(cause_name(cause)) + ":" + std::to_string(code)),
+                   part.base);
   reinit_on_exit(r, is_ft_failure(rec));
 }
 

@@ -48,7 +48,7 @@ bool valid_env_name(std::string_view name) {
 enum class Opt {
   np, oversubscribe, allow_root, bind_to, x, tag_output, timeout, transport, host, hostfile, help, version,
   with_ft, am, initial_errhandler, detector_period, detector_timeout, inject, max_restarts, output_pipe,
-  startup_timeout, rsh_agent, tree_fanout, status, halt, tcp_if,
+  startup_timeout, rsh_agent, tree_fanout, status, halt, tcp_if, universe_size,
 };
 
 struct OptSpec {
@@ -61,6 +61,7 @@ constexpr OptSpec kOptions[] = {
     {"n", Opt::np, true},
     {"np", Opt::np, true},
     {"oversubscribe", Opt::oversubscribe, false},
+    {"universe-size", Opt::universe_size, true},
     {"allow-run-as-root", Opt::allow_root, false},
     {"bind-to", Opt::bind_to, true},
     {"x", Opt::x, true},
@@ -111,6 +112,12 @@ std::string apply(Options& o, const OptSpec& spec, const std::string& shown, con
       return {};
     }
     case Opt::oversubscribe: o.oversubscribe = true; return {};
+    case Opt::universe_size: {
+      auto n = parse_int(v, 1, 1 << 16);
+      if (!n) return bad("expected a number of processes >= 1");
+      o.universe_size = *n;
+      return {};
+    }
     case Opt::allow_root: o.allow_run_as_root = true; return {};
     case Opt::bind_to:
       if (v == "core" || v == "cores") o.bind_to = BindTo::core;
@@ -413,6 +420,7 @@ through the rsh agent), connected by ftmpi's PMI-1 bootstrap.
 
   -n, -np N                 number of ranks (default 1)
   --oversubscribe           allow more ranks than cores (always allowed; accepted for compatibility)
+  --universe-size N         MPI_UNIVERSE_SIZE (default: the cores, or the --host/--hostfile slots)
   --allow-run-as-root       accepted for compatibility (running as root is always allowed)
   --bind-to core|none       bind rank i to core i (default when ranks <= cores) or not at all
   -x VAR[=value]            export VAR (with mpiexec's value, or the one given) to every rank; repeatable

@@ -56,6 +56,7 @@ struct Options {
   int np = 1;
   bool np_given = false;
   bool oversubscribe = false;
+  int universe_size = 0;  // --universe-size N (MPI_UNIVERSE_SIZE); 0: cores or host slots
   bool allow_run_as_root = false;
   BindTo bind_to = BindTo::unset;
   // -x VAR (value taken from mpiexec's environment) or -x VAR=value, in order.

@@ -1,0 +1,271 @@
+#include "dpm/dpm.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "coll/coll.h"
+#include "comm/comm_ctors.h"
+#include "comm/comm_ops.h"
+#include "comm/group.h"
+#include "dpm/dpm_errors.h"
+#include "dpm/dpm_transport.h"
+#include "mpi.h"
+#include "runtime/runtime.h"
+#include "util/log.h"
+#include "util/magic.h"
+
+namespace ftmpi::dpm {
+namespace {
+
+Errc errc_of(std::string_view name) {
+  if (name == "port") return kErrPort;
+  if (name == "spawn") return kErrSpawn;
+  if (name == "name") return kErrName;
+  if (name == "service") return kErrService;
+  if (name == "proc_failed") return Errc::proc_failed;
+  if (name == "arg") return Errc::arg;
+  return Errc::other;
+}
+
+// The 1+1 intercommunicator between two roots (dpm.h step 3). Not registered anywhere; freed by the caller.
+struct Bridge {
+  ftmpi_comm_s c;
+  Bridge(int me, int peer) {
+    c.group = comm::make_group({me}, me);
+    c.remote_group = comm::make_group({peer}, me);
+    c.rank = 0;
+    c.size = 1;
+    c.ctx_pt2pt = kBridgeContext;
+    c.ctx_coll = kBridgeContext + 1;
+    c.name = "dpm bridge";
+    c.magic = kMagicComm;
+  }
+  ~Bridge() {
+    c.magic = kMagicFreed;
+    comm::group_release(c.group);
+    comm::group_release(c.remote_group);
+    c.group = c.remote_group = nullptr;
+  }
+};
+
+}  // namespace
+
+Result<boot::pmi::Message> Dpm::call(const std::string& line, const char* expect) {
+  auto m = rt_.boot().launcher_call(line, expect);
+  if (!m.ok()) return m.status();
+  if (m->get("rc").value_or("0") != "0") {
+    std::string msg = std::string(m->get("msg").value_or("the launcher refused the request"));
+    if (auto d = pct_decode(msg); d.ok()) msg = d.value();
+    return Status(errc_of(m->get("err").value_or("other")), msg);
+  }
+  return m;
+}
+
+Status Dpm::ensure_open() {
+  if (open_) return {};
+  const char* secret = std::getenv("FTMPI_DPM_SECRET");
+  if (!rt_.boot().launched_by_ftmpi() || secret == nullptr)
+    return Status(Errc::unsupported, "dynamic processes need ftmpi's mpiexec (this process was not started by it)");
+  boot::Bootstrap* boot = &rt_.boot();
+  auto resolve = [boot](int gid) -> Result<std::string> {
+    auto m = boot->launcher_call(boot::pmi::encode("dpm_card_get", {{"gid", std::to_string(gid)}}), "dpm_card");
+    if (!m.ok()) return m.status();
+    if (m->get("rc").value_or("1") != "0") return Status(Errc::proc_failed, "process " + std::to_string(gid) + " is gone");
+    return std::string(m->get("card").value_or(""));
+  };
+  auto t = DpmTransport::open(rt_.world_rank(), secret, resolve);
+  if (!t.ok()) return t.status();
+  const std::string card = t.value()->card();
+  rt_.router().set_foreign(std::move(t.value()));
+  auto r = call(boot::pmi::encode("dpm_card_put", {{"gid", std::to_string(rt_.world_rank())}, {"card", card}}),
+                "dpm_card_ok");
+  if (!r.ok()) return r.status();
+  open_ = true;
+  return {};
+}
+
+Result<std::string> Dpm::open_port() {
+  FTMPI_TRY(ensure_open());
+  auto m = call(boot::pmi::encode("dpm_open_port", {{"gid", std::to_string(rt_.world_rank())}}), "dpm_port");
+  if (!m.ok()) return m.status();
+  return std::string(m->get("port").value_or(""));
+}
+
+Status Dpm::close_port(const std::string& port) {
+  if (!rt_.boot().launched_by_ftmpi()) return Status(kErrPort, "no such port: " + port);
+  auto m = call(boot::pmi::encode("dpm_close_port", {{"gid", std::to_string(rt_.world_rank())}, {"port", pct_encode(port)}}),
+                "dpm_closed");
+  return m.ok() ? Status::Ok() : m.status();
+}
+
+Status Dpm::publish(const std::string& service, const std::string& port) {
+  if (!rt_.boot().launched_by_ftmpi()) return Status(Errc::unsupported, "the name service is ftmpi's mpiexec; this process was not started by it");
+  auto m = call(boot::pmi::encode("dpm_publish", {{"service", pct_encode(service)}, {"port", pct_encode(port)}}),
+                "dpm_published");
+  return m.ok() ? Status::Ok() : m.status();
+}
+
+Status Dpm::unpublish(const std::string& service, const std::string& port) {
+  if (!rt_.boot().launched_by_ftmpi()) return Status(kErrService, "service '" + service + "' is not published");
+  auto m = call(boot::pmi::encode("dpm_unpublish", {{"service", pct_encode(service)}, {"port", pct_encode(port)}}),
+                "dpm_unpublished");
+  return m.ok() ? Status::Ok() : m.status();
+}
+
+Result<std::string> Dpm::lookup(const std::string& service) {
+  if (!rt_.boot().launched_by_ftmpi()) return Status(kErrName, "service '" + service + "' is not published");
+  auto m = call(boot::pmi::encode("dpm_lookup", {{"service", pct_encode(service)}}), "dpm_found");
+  if (!m.ok()) return m.status();
+  return pct_decode(m->get("port").value_or(""));
+}
+
+Status Dpm::meet(const std::string& port, bool is_accept, int root, comm::Communicator* comm, comm::Communicator** out,
+                 Status before) {
+  *out = nullptr;
+  Status st = before.ok() ? ensure_open() : before;
+  // msg: {errc, peer, pair}
+  int msg[3] = {0, -1, 0};
+  std::string text;
+  if (comm->rank == root) {
+    if (st.ok()) {
+      auto m = call(boot::pmi::encode(is_accept ? "dpm_accept" : "dpm_connect",
+                                      {{"gid", std::to_string(rt_.world_rank())}, {"port", pct_encode(port)}}),
+                    is_accept ? "dpm_accepted" : "dpm_connected");
+      if (m.ok()) {
+        msg[1] = m->get_int("peer").value_or(-1);
+        msg[2] = m->get_int("pair").value_or(0);
+        if (msg[1] < 0) st = Status(Errc::intern, "the launcher paired us with no process");
+      } else {
+        st = m.status();
+      }
+    }
+    if (!st.ok()) msg[0] = static_cast<int>(st.code());
+  }
+  FTMPI_TRY(coll::bcast(rt_, comm, msg, 3, &ftmpi_dt_int, root));
+  if (msg[0] != 0) {
+    if (comm->rank == root) return st;
+    return Status(static_cast<Errc>(msg[0]), is_accept ? "MPI_Comm_accept failed at the root" : "MPI_Comm_connect failed at the root");
+  }
+  if (!st.ok()) return st;  // a member could not open its listener (the others' step 3 fails on it)
+  const int tag = msg[2] & 0x3fffffff;
+  if (comm->rank == root) {
+    Bridge b(rt_.world_rank(), msg[1]);
+    return comm::intercomm_create(rt_, comm, root, &b.c, 0, tag, out);
+  }
+  return comm::intercomm_create(rt_, comm, root, nullptr, 0, tag, out);
+}
+
+Status Dpm::accept(const std::string& port, int root, comm::Communicator* comm, comm::Communicator** out,
+                   Status before) {
+  return meet(port, true, root, comm, out, std::move(before));
+}
+
+Status Dpm::connect(const std::string& port, int root, comm::Communicator* comm, comm::Communicator** out,
+                    Status before) {
+  return meet(port, false, root, comm, out, std::move(before));
+}
+
+Status Dpm::spawn(const std::vector<SpawnCommand>& cmds, int root, comm::Communicator* comm, comm::Communicator** out,
+                  std::vector<int>* errcodes, Status before) {
+  *out = nullptr;
+  Status st = before.ok() ? ensure_open() : before;
+  std::string port;
+  // {errc, total processes}
+  int head[2] = {0, 0};
+  std::vector<int> codes;
+  if (comm->rank == root) {
+    int total = 0;
+    for (const SpawnCommand& c : cmds) total += c.maxprocs;
+    codes.assign(static_cast<std::size_t>(total), MPI_ERR_SPAWN);
+    head[1] = total;
+    if (st.ok() && cmds.empty()) st = Status(Errc::arg, "nothing to spawn");
+    if (st.ok()) {
+      auto p = open_port();
+      if (p.ok()) port = p.value();
+      else st = p.status();
+    }
+    if (st.ok()) {
+      auto fields = encode_spawn(cmds);
+      fields.emplace_back("port", pct_encode(port));
+      fields.emplace_back("gid", std::to_string(rt_.world_rank()));
+      std::string line = "cmd=dpm_spawn";
+      for (auto& [k, v] : fields) line += " " + k + "=" + v;
+      line += "\n";
+      if (line.size() > boot::pmi::kLineMax) {
+        st = Status(Errc::arg, "MPI_Comm_spawn: the commands and arguments are too long (" + std::to_string(line.size()) +
+                                   " bytes encoded; at most " + std::to_string(boot::pmi::kLineMax) + ")");
+      } else {
+        auto m = call(line, "dpm_spawned");
+        if (m.ok()) {
+          std::fill(codes.begin(), codes.end(), MPI_SUCCESS);
+        } else {
+          st = m.status();
+        }
+      }
+    }
+    if (!st.ok()) head[0] = static_cast<int>(st.code());
+  }
+  FTMPI_TRY(coll::bcast(rt_, comm, head, 2, &ftmpi_dt_int, root));
+  codes.resize(static_cast<std::size_t>(head[1]), MPI_ERR_SPAWN);
+  FTMPI_TRY(coll::bcast(rt_, comm, codes.data(), codes.size(), &ftmpi_dt_int, root));
+  if (errcodes) *errcodes = codes;
+  if (head[0] != 0) {
+    if (comm->rank == root) {
+      if (!port.empty()) (void)close_port(port);
+      return st;
+    }
+    return Status(static_cast<Errc>(head[0]), "MPI_Comm_spawn failed at the root");
+  }
+  Status met = meet(port, true, root, comm, out, st);
+  if (comm->rank == root) (void)close_port(port);
+  if (!met.ok() && errcodes && met.code() != Errc::proc_failed) std::fill(errcodes->begin(), errcodes->end(), MPI_ERR_SPAWN);
+  if (!met.ok() && met.code() != Errc::proc_failed) return Status(kErrSpawn, met.message());
+  return met;
+}
+
+Status Dpm::init_child(const std::string& parent_port) {
+  return meet(parent_port, false, 0, &ftmpi_comm_world, &parent_);
+}
+
+Status Dpm::join(int fd, comm::Communicator** out) {
+  *out = nullptr;
+  FTMPI_TRY(ensure_open());
+  // Each side writes its process id; the lower one opens a port and sends its name, the other connects.
+  auto io = [fd](void* buf, std::size_t n, bool wr) -> bool {
+    auto* p = static_cast<char*>(buf);
+    std::size_t done = 0;
+    while (done < n) {
+      ssize_t k = wr ? ::write(fd, p + done, n - done) : ::read(fd, p + done, n - done);
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) return false;
+      done += static_cast<std::size_t>(k);
+    }
+    return true;
+  };
+  std::int32_t me = rt_.world_rank(), other = -1;
+  if (!io(&me, sizeof me, true) || !io(&other, sizeof other, false))
+    return Status(Errc::arg, "MPI_Comm_join: the socket is not connected to another MPI process");
+  if (other == me) return Status(Errc::arg, "MPI_Comm_join: both ends are the same process");
+  if (me < other) {
+    auto port = open_port();
+    if (!port.ok()) return port.status();
+    std::uint32_t len = static_cast<std::uint32_t>(port.value().size());
+    if (!io(&len, sizeof len, true) || !io(port.value().data(), len, true)) {
+      (void)close_port(port.value());
+      return Status(Errc::arg, "MPI_Comm_join: the socket closed");
+    }
+    Status st = accept(port.value(), 0, &ftmpi_comm_self, out);
+    (void)close_port(port.value());
+    return st;
+  }
+  std::uint32_t len = 0;
+  if (!io(&len, sizeof len, false) || len > MPI_MAX_PORT_NAME) return Status(Errc::arg, "MPI_Comm_join: the socket closed");
+  std::string port(len, '\0');
+  if (!io(port.data(), len, false)) return Status(Errc::arg, "MPI_Comm_join: the socket closed");
+  return connect(port, 0, &ftmpi_comm_self, out);
+}
+
+}  // namespace ftmpi::dpm

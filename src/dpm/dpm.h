@@ -1,0 +1,94 @@
+// Dynamic processes (MPI-3.1 chapter 10): spawn, ports (accept/connect), names, join — the rank's side.
+//
+// Model. A *job part* is a set of processes started together with their own MPI_COMM_WORLD: the job mpiexec
+// started, or the children of one spawn. Every process of the universe (all parts under one mpiexec) has a
+// *process id* (dpm/universe.h): the first part's ids are its WORLD ranks, a spawned part's are
+// base..base+size-1 with a base mpiexec hands out. Groups, the engine, failure notices and agreements name
+// processes by process id, so two parts' processes can share communicators with no translation; only the
+// transports of a part number their peers by WORLD rank (transport/router.h shifts them).
+//
+// Algorithm. mpiexec is the broker (tools/mpiexec/dpm_broker.h): it keeps each process's card (where its
+// DpmTransport listens), the ports and the published names, and starts spawned parts. Every operation
+// joining two groups runs the same three steps:
+//   1. every member of both groups opens its listener and gives mpiexec its card (ensure_open);
+//   2. the roots meet at a port through mpiexec (accept waits for a connect; spawn = the parent's root
+//      accepts on a private port, the children's root connects to it from MPI_Init) and learn each other's
+//      process id and a pairing number, which each root broadcasts to its group;
+//   3. MPI_Intercomm_create over the local communicator, with a *bridge* (a 1+1 intercommunicator between
+//      the roots on a context outside the allocator's range, tag = pairing number) as peer communicator.
+// Step 3 is the ordinary constructor, so context ids, member lists (process ids) and, in FT mode, its
+// fault-tolerant behaviour are the existing ones; frames between members of different parts dial each other
+// lazily (DpmTransport asks mpiexec for the card).
+//
+// Failures (seed 000 §1.2.2). mpiexec answers every waiting request when its subject is gone: an accept for
+// spawned children that die before connecting, a connect to a port whose owner died, a card of a dead
+// process. A root's error is broadcast to its group (step 2), so the group returns it; failures after that
+// surface in step 3 as in any intercommunicator creation (MPI_ERR_PROC_FAILED). Spawned processes are
+// watched by mpiexec like any rank, and their failure notices reach every process of the universe.
+//
+// Limits: one mpiexec per universe (ports of another mpiexec's job are not reachable); one host (a spawn
+// with info "host" naming another host is refused with MPI_ERR_SPAWN); at most kMaxProcesses ids.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "boot/pmi_wire.h"
+#include "comm/communicator.h"
+#include "dpm/spawn_spec.h"
+#include "util/status.h"
+
+namespace ftmpi {
+class Runtime;
+}
+
+namespace ftmpi::dpm {
+
+// Process ids of a universe (every part): 0 .. kMaxProcesses-1.
+inline constexpr int kMaxProcesses = 1 << 16;
+// The bridge's context ids (dpm.h step 3): above every id the allocator hands out (comm/context_alloc.h).
+inline constexpr std::uint32_t kBridgeContext = 8192;
+
+class Dpm {
+ public:
+  explicit Dpm(Runtime& rt) : rt_(rt) {}
+
+  // Local: listener opened and card given to mpiexec (once).
+  Status ensure_open();
+
+  Result<std::string> open_port();
+  Status close_port(const std::string& port);
+  Status publish(const std::string& service, const std::string& port);
+  Status unpublish(const std::string& service, const std::string& port);
+  Result<std::string> lookup(const std::string& service);
+
+  // Collective over intracommunicator `comm`; `port` significant at `root` only.
+  // `before`: an argument error found at the root (returned by every member).
+  Status accept(const std::string& port, int root, comm::Communicator* comm, comm::Communicator** out,
+                Status before = Status::Ok());
+  Status connect(const std::string& port, int root, comm::Communicator* comm, comm::Communicator** out,
+                 Status before = Status::Ok());
+  // Collective over `comm`; `cmds` significant at `root`. `errcodes` (one per process asked for, at every
+  // member) receives MPI_SUCCESS or MPI_ERR_SPAWN for each.
+  Status spawn(const std::vector<SpawnCommand>& cmds, int root, comm::Communicator* comm, comm::Communicator** out,
+               std::vector<int>* errcodes, Status before = Status::Ok());
+  // MPI_Comm_join over the connected socket `fd`.
+  Status join(int fd, comm::Communicator** out);
+
+  // MPI_Init of a spawned process: build the intercommunicator to the parents (collective over WORLD).
+  Status init_child(const std::string& parent_port);
+  comm::Communicator* parent() const { return parent_; }
+  void forget_parent() { parent_ = nullptr; }
+
+ private:
+  // Step 2 at the root (accept: is_accept), then the broadcast of its outcome; step 3.
+  Status meet(const std::string& port, bool is_accept, int root, comm::Communicator* comm, comm::Communicator** out,
+              Status before = Status::Ok());
+  // One request to mpiexec; a reply with rc != 0 becomes the Status it names (err=, msg=).
+  Result<boot::pmi::Message> call(const std::string& line, const char* expect);
+
+  Runtime& rt_;
+  bool open_ = false;
+  comm::Communicator* parent_ = nullptr;
+};
+
+}  // namespace ftmpi::dpm
