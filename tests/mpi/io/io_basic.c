@@ -298,6 +298,7 @@ int main(int argc, char **argv) {
   OK(MPI_File_set_size(fh, 100));
   OK(MPI_File_get_size(fh, &fsize));
   CHECK(fsize == 100, "set_size: %lld", (long long)fsize);
+  MPI_Barrier(MPI_COMM_WORLD);
   OK(MPI_File_preallocate(fh, 4096));
   OK(MPI_File_get_size(fh, &fsize));
   CHECK(fsize == 4096, "preallocate: %lld", (long long)fsize);
