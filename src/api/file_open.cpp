@@ -174,7 +174,10 @@ Status agree_outcome(ftmpi_file_s* f, bool local_ok, const char* what) {
     Status st = ftmpi::api::status_of_rc(rc, what);
     return Status(st.code(), std::string(what) + ": a process of the file failed; the outcome is the same at every survivor");
   }
-  if (!(flag & 2)) return Status(Errc::revoked, std::string(what) + ": the file was invalidated");
+  if (!(flag & 2)) {
+    f->invalidated = true;
+    return Status(Errc::revoked, std::string(what) + ": the file was invalidated");
+  }
   if (!(flag & 1)) return Status(Errc::io, std::string(what) + ": a write or the flush to storage failed at some process");
   return Status::Ok();
 }
