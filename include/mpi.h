@@ -1232,12 +1232,14 @@ FTMPI_DECL(MPI_Message, Message_f2c, (MPI_Fint message));
 FTMPI_DECL(int, Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status));
 FTMPI_DECL(int, Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status));
 
-/* fault tolerance on windows and files, seed spelling (seed 000; windows: src/rma, files not yet) */
+/* fault tolerance on windows and files, seed spelling (seed 000; windows: src/rma, files: src/io) */
 FTMPI_DECL(int, Win_invalidate, (MPI_Win win));
 FTMPI_DECL(int, Win_get_failed, (MPI_Win win, MPI_Group *failedgroup));
 FTMPI_API int MPIX_Win_revoke(MPI_Win win); /* ULFM spelling of MPI_Win_invalidate */
 FTMPI_API int PMPIX_Win_revoke(MPI_Win win);
 FTMPI_DECL(int, File_invalidate, (MPI_File fh));
+FTMPI_API int MPIX_File_revoke(MPI_File fh); /* ULFM-style spelling of MPI_File_invalidate */
+FTMPI_API int PMPIX_File_revoke(MPI_File fh);
 
 /* MPI-4.0 sessions (§11.3), info before MPI_Init, idup with info (docs/api.md "Sessions") */
 typedef struct ftmpi_session_s *MPI_Session;

@@ -73,6 +73,19 @@ int error_class_of(Errc e) {
     case Errc::multiple_faults: return MPI_MULTIPLE_FAULTS;
     case Errc::group_shrunk: return MPI_GROUP_SHRUNK;
     case Errc::tryblock_found_errors: return MPI_ERR_TRYBLOCK_FOUND_ERRORS;
+    case Errc::file: return MPI_ERR_FILE;
+    case Errc::no_such_file: return MPI_ERR_NO_SUCH_FILE;
+    case Errc::amode: return MPI_ERR_AMODE;
+    case Errc::access: return MPI_ERR_ACCESS;
+    case Errc::no_space: return MPI_ERR_NO_SPACE;
+    case Errc::quota: return MPI_ERR_QUOTA;
+    case Errc::file_exists: return MPI_ERR_FILE_EXISTS;
+    case Errc::file_in_use: return MPI_ERR_FILE_IN_USE;
+    case Errc::read_only: return MPI_ERR_READ_ONLY;
+    case Errc::bad_file: return MPI_ERR_BAD_FILE;
+    case Errc::io: return MPI_ERR_IO;
+    case Errc::unsupported_datarep: return MPI_ERR_UNSUPPORTED_DATAREP;
+    case Errc::dup_datarep: return MPI_ERR_DUP_DATAREP;
   }
   return MPI_ERR_UNKNOWN;
 }
@@ -218,6 +231,21 @@ const char* error_class_sentence(int cls) {
     case MPI_GROUP_SHRUNK: return "MPI_GROUP_SHRUNK: the new communicator lacks members that failed";
     case MPI_USER_LOCAL_TIMEOUT: return "MPI_USER_LOCAL_TIMEOUT: a member raised a local timeout";
     case MPI_ERR_TRYBLOCK_FOUND_ERRORS: return "MPI_ERR_TRYBLOCK_FOUND_ERRORS: the TryBlock found errors";
+    /* MPI-IO (§13.7) */
+    case MPI_ERR_FILE: return "MPI_ERR_FILE: invalid file handle";
+    case MPI_ERR_NO_SUCH_FILE: return "MPI_ERR_NO_SUCH_FILE: file does not exist";
+    case MPI_ERR_AMODE: return "MPI_ERR_AMODE: invalid or conflicting access mode";
+    case MPI_ERR_ACCESS: return "MPI_ERR_ACCESS: permission denied";
+    case MPI_ERR_NO_SPACE: return "MPI_ERR_NO_SPACE: not enough space";
+    case MPI_ERR_QUOTA: return "MPI_ERR_QUOTA: quota exceeded";
+    case MPI_ERR_FILE_EXISTS: return "MPI_ERR_FILE_EXISTS: file exists";
+    case MPI_ERR_FILE_IN_USE: return "MPI_ERR_FILE_IN_USE: file in use";
+    case MPI_ERR_READ_ONLY: return "MPI_ERR_READ_ONLY: read-only file or file system";
+    case MPI_ERR_BAD_FILE: return "MPI_ERR_BAD_FILE: invalid file name";
+    case MPI_ERR_IO: return "MPI_ERR_IO: I/O error";
+    case MPI_ERR_UNSUPPORTED_DATAREP: return "MPI_ERR_UNSUPPORTED_DATAREP: unsupported data representation";
+    case MPI_ERR_DUP_DATAREP: return "MPI_ERR_DUP_DATAREP: data representation already registered";
+    case MPI_ERR_CONVERSION: return "MPI_ERR_CONVERSION: data conversion failed";
     default: break;
   }
   if (const char* user = user_error_string(cls)) return user;  // MPI_Add_error_class/code/string

@@ -22,6 +22,9 @@ enum class Errc : int {
   // FA-MPI (seed 001, src/models/famp): TryBlock outcomes and local timeouts
   timeout, local_error_injection, task_fault, communication_fault, unmodeled_fault, multiple_faults,
   group_shrunk, tryblock_found_errors,
+  // MPI-IO (MPI-3.1 chapter 13, src/io)
+  file, no_such_file, amode, access, no_space, quota, file_exists, file_in_use, read_only, bad_file, io,
+  unsupported_datarep, dup_datarep,
 };
 
 // A cheap status: a kind plus an optional message for MPI_Error_string / logs. The message lives out of line,

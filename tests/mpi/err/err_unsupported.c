@@ -56,9 +56,9 @@ int main(int argc, char **argv) {
   MPI_File fh = MPI_FILE_NULL;
 
   /* (one-sided communication is implemented: tests/mpi/rma) */
-  /* MPI-IO, dynamic processes */
-  CHECK_CLASS(MPI_File_open(MPI_COMM_WORLD, "/nonexistent/x", MPI_MODE_RDONLY, MPI_INFO_NULL, &fh), U);
-  CHECK_CLASS(MPI_File_close(&fh), U);
+  /* MPI-IO (implemented but for user data representations: tests/mpi/io), dynamic processes */
+  CHECK_CLASS(MPI_Register_datarep("mine", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, NULL, NULL), U);
+  (void)fh;
   char port[MPI_MAX_PORT_NAME];
   CHECK_CLASS(MPI_Open_port(MPI_INFO_NULL, port), U);
   CHECK_CLASS(MPI_Comm_spawn("true", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_SELF, &comm,
