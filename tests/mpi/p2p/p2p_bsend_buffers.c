@@ -25,6 +25,7 @@
  *  - bad input: MPI_COMM_NULL or a freed communicator -> MPI_ERR_COMM, a second attach -> MPI_ERR_BUFFER,
  *    a negative size -> MPI_ERR_BUFFER, detach without a buffer -> MPI_ERR_BUFFER, NULL arguments ->
  *    MPI_ERR_ARG, MPI_SESSION_NULL -> MPI_ERR_SESSION. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <time.h>
 
 #include "common/check.h"
