@@ -6,7 +6,7 @@
  * working afterwards. The functions implemented without communication (Pcontrol, Aint_add/diff, Alloc_mem/
  * Free_mem, handle conversion c2f/f2c, Status_c2f/f2c, the predefined attribute callbacks) do their job.
  * PASS: every check holds and rank 0 prints PASS.
- * With argument "fatal": MPI_Open_port under the default MPI_ERRORS_ARE_FATAL aborts the job with the class
+ * With argument "fatal": MPI_Comm_spawn_local (FA-MPI, not implemented) under the default MPI_ERRORS_ARE_FATAL aborts the job with the class
  * as exit status (MPI_ERR_UNSUPPORTED_OPERATION) and a message naming the function; the test expects that
  * exit status.
  * With argument "abort": MPI_ERRORS_ABORT (MPI-4) set on a duplicate of MPI_COMM_WORLD; an invalid rank on it
@@ -14,9 +14,11 @@
 #include "common/check.h"
 
 static void fatal_path(void) {
-  char port[MPI_MAX_PORT_NAME];
-  MPI_Open_port(MPI_INFO_NULL, port);
-  printf("FAIL: MPI_Open_port returned under MPI_ERRORS_ARE_FATAL\n");
+  MPI_Comm c = MPI_COMM_NULL;
+  int roots[1] = {0};
+  MPI_Comm_spawn_local("true", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 1, roots, MPI_COMM_WORLD, &c, MPI_TIMEOUT_ZERO,
+                       MPI_ERRCODES_IGNORE);
+  printf("FAIL: MPI_Comm_spawn_local returned under MPI_ERRORS_ARE_FATAL\n");
   fflush(stdout);
 }
 
@@ -56,13 +58,13 @@ int main(int argc, char **argv) {
   MPI_File fh = MPI_FILE_NULL;
 
   /* (one-sided communication is implemented: tests/mpi/rma) */
-  /* MPI-IO (implemented but for user data representations: tests/mpi/io), dynamic processes */
+  /* MPI-IO (implemented but for user data representations: tests/mpi/io); dynamic processes are implemented
+   * (tests/mpi/dpm), their FA-MPI forms are not */
   CHECK_CLASS(MPI_Register_datarep("mine", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, NULL, NULL), U);
   (void)fh;
-  char port[MPI_MAX_PORT_NAME];
-  CHECK_CLASS(MPI_Open_port(MPI_INFO_NULL, port), U);
-  CHECK_CLASS(MPI_Comm_spawn("true", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_SELF, &comm,
-                             MPI_ERRCODES_IGNORE), U);
+  int roots[1] = {0};
+  CHECK_CLASS(MPI_Comm_spawn_local("true", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 1, roots, MPI_COMM_SELF, &comm,
+                                   MPI_TIMEOUT_ZERO, MPI_ERRCODES_IGNORE), U);
   CHECK(comm == MPI_COMM_NULL, "a failed call changed its output handle");
 
   /* the error string says what happened */
