@@ -407,11 +407,6 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
     r.error = "--spares needs --with-ft reinit (a spare process takes over a failed rank)";
     return r;
   }
-  if (o.ft.spares > 0 && (!o.hosts.empty() || !o.hostfile.empty())) {
-    r.action = ParsedCommandLine::Action::error;
-    r.error = "--spares is supported on one host only (not with --host/--hostfile yet)";
-    return r;
-  }
   for (const InjectSpec& s : o.ft.injections)
     if (s.host.empty() && s.rank >= o.np) {
       r.action = ParsedCommandLine::Action::error;
