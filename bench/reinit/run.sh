@@ -8,6 +8,9 @@
 set -eu
 B=${1:?build dir}
 REPS=${2:-10}
+SIZES=${SIZES:-4 8 16}
+# REINIT_ARGS: extra mpiexec options of the Reinit runs (e.g. "--spares 1")
+REINIT_ARGS=${REINIT_ARGS:-}
 MPIEXEC=$B/bin/mpiexec
 TMP=$(mktemp -d /tmp/ftmpi-reinit-bench.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
@@ -15,13 +18,13 @@ EXE=$TMP/recovery
 "$B/bin/mpicc" -O2 -o "$EXE" "$(dirname "$0")/recovery.c"
 median() { sort -n | awk '{a[NR]=$1} END {if (NR==0) print "nan"; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 printf "%6s %14s %14s %8s\n" ranks "reinit(ms)" "relaunch(ms)" speedup
-for n in 4 8 16; do
-  : > "$TMP/re.$n"; : > "$TMP/rl.$n"
+for n in $SIZES; do
+  : > "$TMP/re.$n"; : > "$TMP/rl.$n"; : > "$TMP/breakdown.$n"
   for i in $(seq "$REPS"); do
     rm -rf "$TMP/d"; mkdir -p "$TMP/d"
-    "$MPIEXEC" -n "$n" --with-ft reinit --timeout 60 "$EXE" reinit "$TMP/d" > "$TMP/out" 2> "$TMP/err" || true
+    "$MPIEXEC" -n "$n" --with-ft reinit $REINIT_ARGS --timeout 60 "$EXE" reinit "$TMP/d" > "$TMP/out" 2> "$TMP/err" || true
     sed -n 's/^RECOVERY n=[0-9]* ms=//p' "$TMP/out" >> "$TMP/re.$n"
-    grep 'epoch 1 committed' "$TMP/err" > "$TMP/breakdown.$n" || true
+    grep 'epoch 1 ' "$TMP/err" >> "$TMP/breakdown.$n" || true
     rm -rf "$TMP/d"; mkdir -p "$TMP/d"
     "$MPIEXEC" -n "$n" "$EXE" prepare "$TMP/d" > /dev/null
     t0=$(date +%s.%N)
@@ -31,4 +34,4 @@ for n in 4 8 16; do
   re=$(median < "$TMP/re.$n"); rl=$(median < "$TMP/rl.$n")
   printf "%6d %14s %14s %8s\n" "$n" "$re" "$rl" "$(awk -v a="$re" -v b="$rl" 'BEGIN{ if (a>0) printf "%.1fx", b/a; else print "?" }')"
 done
-for n in 4 8 16; do echo "breakdown n=$n (mpiexec, last run):"; sed 's/^/  /' "$TMP/breakdown.$n"; done
+for n in $SIZES; do echo "breakdown n=$n (mpiexec, every run):"; sed 's/^/  /' "$TMP/breakdown.$n"; done

@@ -19,6 +19,7 @@
 #include "models/events/event_hub.h"
 #include "models/reinit/epoch_bootstrap.h"
 #include "models/reinit/reinit_control.h"
+#include "models/reinit/spare.h"
 #include "mpi.h"
 #include "util/log.h"
 
@@ -102,8 +103,16 @@ void init_predefined_comm(ftmpi_comm_s& c, std::vector<int> members, int my_worl
 }  // namespace
 
 Result<std::unique_ptr<Runtime>> Runtime::init(int required_thread_level, const InitFailureHook& on_failure) {
+  double t_init = reinit::realtime_now();
+  double t_loaded = reinit::library_loaded_at();
+  // A warm spare (--spares) waits here, before anything names a rank, until it is given one.
+  if (reinit::is_spare()) {
+    auto adopted = reinit::wait_for_adoption();
+    if (!adopted.ok()) return adopted.status();
+    t_init = t_loaded = adopted.value();
+  }
   std::unique_ptr<Runtime> rt(new Runtime());
-  Status st = rt->init_body(required_thread_level);
+  Status st = rt->init_body(required_thread_level, t_init, t_loaded);
   if (!st.ok()) {
     if (on_failure && rt->boot_) on_failure(*rt->boot_, st);
     return st;
@@ -111,7 +120,7 @@ Result<std::unique_ptr<Runtime>> Runtime::init(int required_thread_level, const 
   return rt;
 }
 
-Status Runtime::init_body(int required_thread_level) {
+Status Runtime::init_body(int required_thread_level, double t_init, double t_loaded) {
   Runtime* rt = this;
   rt->main_thread_ = static_cast<unsigned long>(pthread_self());
   rt->thread_level_ = std::min(std::max(required_thread_level, MPI_THREAD_SINGLE), MPI_THREAD_MULTIPLE);
@@ -140,6 +149,10 @@ Status Runtime::init_body(int required_thread_level) {
   if (rt->ft_mode_ && reinit_mode_from_env()) {
     rt->reinit_ = std::make_unique<reinit::ReinitControl>(rt->world_rank_, start_epoch,
                                                          std::max(0, env_int("FTMPI_REINIT_RESTARTS", 0)));
+    if (start_epoch > 0) {
+      rt->reinit_->note_at(reinit::ReinitControl::Stage::loaded, t_loaded);
+      rt->reinit_->note_at(reinit::ReinitControl::Stage::init, t_init);
+    }
     rt->reinit_->set_old_epoch_killer([self](const std::vector<int>& failed) {
       // The old epoch is over for this process: whatever waits on a peer ends with an error (the peer
       // rolls back too), the failed ones first so their cause is right.
@@ -274,8 +287,10 @@ void Runtime::drop_layer() {
 Status Runtime::enter_epoch() {
   for (;;) {
     const int e = reinit_->begin_change();
+    reinit_->note(reinit::ReinitControl::Stage::landed);
     drop_layer();
     failures_->reset();
+    reinit_->note(reinit::ReinitControl::Stage::dropped);
     reinit::ReinitControl* rc = reinit_.get();
     epoch_boot_ = std::make_unique<reinit::EpochBootstrap>(
         *boot_, e, [rc, e](int seq) { return rc->fence(e, seq); }, [rc] { return rc->superseded(); });

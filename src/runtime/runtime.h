@@ -102,7 +102,9 @@ class Runtime {
 
  private:
   Runtime() = default;
-  Status init_body(int required_thread_level);
+  // t_init, t_loaded: when MPI_Init began and the library was loaded (a warm spare: when it was adopted),
+  // for the Reinit timeline.
+  Status init_body(int required_thread_level, double t_init, double t_loaded);
   // Router, engine, progress, contexts, FT manager and the predefined communicators over `boot`.
   Status build_layer(boot::Bootstrap& boot, bool tolerate_failed_peers, bool first);
   void drop_layer();

@@ -188,8 +188,9 @@ int main(int argc, char **argv) {
   sync_mode = !strcmp(argv[1], "sync");
   scenario = argv[2];
   dir = argv[3];
-  const char *epoch = getenv("FTMPI_REINIT_EPOCH"); /* set by mpiexec in a restarted process */
   MPI_Init(&argc, &argv);
+  /* set in a restarted process: by mpiexec, or inside MPI_Init when a warm spare (--spares) took the rank */
+  const char *epoch = getenv("FTMPI_REINIT_EPOCH");
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   mkdir(dir, 0700);

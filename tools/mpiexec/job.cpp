@@ -281,7 +281,9 @@ int Job::run() {
     fail_job(kExitUsage, "");
   }
   if (stdin_pipe_ < 0) forward_stdin_ = false;
+  if (reinit_ && phase_ == Phase::running) launch_spares();
   supervise();
+  release_spares();
   remove_job_shm_segments(kvsname_);
   if (ft_) {
     if (reinit_) {
@@ -313,6 +315,7 @@ void Job::supervise() {
       // Nothing may outlive the job: leftover children of the ranks go now, then their output drains.
       for (const RankRecord& r : ranks_)
         if (r.pid > 0) kill(-r.pid, SIGKILL);
+      release_spares();
       draining = true;
       drain_deadline = now + kDrainLimit;
     }
@@ -408,6 +411,7 @@ void Job::reap_children() {
     if (pid <= 0) return;
     int r = find_rank_by_pid(pid);
     if (r >= 0) on_rank_exit(r, st);
+    else reap_spare(pid, st);
   }
 }
 

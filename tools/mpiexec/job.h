@@ -53,6 +53,12 @@ class Job final : public RankRestarter {
   const RankTable& ranks() const { return ranks_; }
   const std::string& kvsname() const { return kvsname_; }
 
+  // A process started for a rank (restart) or as a spare: its pid and mpiexec's ends of its channels.
+  struct Started {
+    pid_t pid = -1;
+    int pmi_fd = -1, ctrl_fd = -1, out_fd = -1, err_fd = -1;
+  };
+
  private:
   struct PmiConn {
     int fd = -1;  // mpiexec's end, non-blocking
@@ -131,6 +137,13 @@ class Job final : public RankRestarter {
   void reinit_setup();
   void reinit_on_exit(int rank, bool failure);
   Result<pid_t> restart(int rank, int epoch, const std::vector<int>& failed) override;
+  Result<Started> start_process(std::vector<std::string> env);
+  // --spares N: warm processes started with the job, waiting inside MPI_Init (models/reinit/spare.h)
+  // until a failed rank's number is handed to one of them (`cmd=adopt`) instead of a fork+exec+init.
+  void launch_spares();
+  bool reap_spare(pid_t pid, int wait_status);  // a spare ended before it was used: false if not a spare
+  void release_spares();                         // end of the job: the unused spares go (SIGKILL, reaped)
+  std::vector<Started> spares_;
 
   Options opt_;
   std::string program_path_;

@@ -2,7 +2,9 @@
 // hooks that feed the ReinitDriver (respawn.h). The generic FT machinery (notices, barriers, heartbeats)
 // stays in job_ft.cpp; this file only adds what Reinit needs on top.
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -39,7 +41,7 @@ void Job::reinit_on_exit(int r, bool failure) {
   reinit_->on_death(r, ranks_[static_cast<std::size_t>(r)].cause());
 }
 
-Result<pid_t> Job::restart(int r, int epoch, const std::vector<int>& failed) {
+Result<Job::Started> Job::start_process(std::vector<std::string> env) {
   int sv[2] = {-1, -1}, err[2] = {-1, -1}, cv[2] = {-1, -1};
   OutputChannel out;
   bool have_out = open_output_channel(!opt_.output_pipe, out);
@@ -53,16 +55,12 @@ Result<pid_t> Job::restart(int r, int epoch, const std::vector<int>& failed) {
   SpawnRequest req;
   req.path = program_path_;
   req.argv = opt_.program;
-  req.env = rank_environment(r, -1);
-  std::string failed_list;
-  for (int f : failed) failed_list += (failed_list.empty() ? "" : ",") + std::to_string(f);
+  req.env = std::move(env);
   std::erase_if(req.env, [](const std::string& e) { return e.rfind("FTMPI_INJECT_AT=", 0) == 0; });  // once only
   for (std::string& e : req.env) {
     if (e.rfind("PMI_FD=", 0) == 0) e = "PMI_FD=" + std::to_string(sv[1]);
     if (e.rfind("FTMPI_CTRL_FD=", 0) == 0) e = "FTMPI_CTRL_FD=" + std::to_string(cv[1]);
   }
-  req.env.push_back("FTMPI_REINIT_EPOCH=" + std::to_string(epoch));
-  req.env.push_back("FTMPI_REINIT_FAILED=" + failed_list);
   req.pmi_fd = sv[1];
   req.ctrl_fd = cv[1];
   req.stdout_fd = out.write_end;
@@ -77,27 +75,106 @@ Result<pid_t> Job::restart(int r, int epoch, const std::vector<int>& failed) {
     return pid.status();
   }
   for (int fd : {sv[0], cv[0], out.read_end, err[0]}) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  return Started{pid.value(), sv[0], cv[0], out.read_end, err[0]};
+}
+
+void Job::launch_spares() {
+  for (int i = 0; i < opt_.ft.spares; ++i) {
+    // A spare has no rank yet: it learns it (and the epoch to join) from `cmd=adopt` in MPI_Init.
+    std::vector<std::string> env = rank_environment(0, -1);
+    std::erase_if(env, [](const std::string& e) {
+      return e.rfind("PMI_RANK=", 0) == 0 || e.rfind("FTMPI_LOCAL_RANK=", 0) == 0;
+    });
+    env.push_back("FTMPI_SPARE=" + std::to_string(i));
+    auto s = start_process(std::move(env));
+    if (!s.ok()) {
+      say("warning: cannot start spare process %d: %s (failed ranks are restarted by fork+exec)", i,
+          s.status().message().c_str());
+      return;
+    }
+    log::debug("mpiexec: spare %d is pid %d", i, static_cast<int>(s.value().pid));
+    spares_.push_back(s.value());
+  }
+}
+
+namespace {
+void close_started(Job::Started& s) {
+  for (int* fd : {&s.pmi_fd, &s.ctrl_fd, &s.out_fd, &s.err_fd})
+    if (*fd >= 0) {
+      ::close(*fd);
+      *fd = -1;
+    }
+}
+}  // namespace
+
+bool Job::reap_spare(pid_t pid, int wait_status) {
+  for (auto it = spares_.begin(); it != spares_.end(); ++it) {
+    if (it->pid != pid) continue;
+    if (phase_ == Phase::running)
+      say("warning: spare process %d ended before it was used (status 0x%x)", static_cast<int>(pid), wait_status);
+    close_started(*it);
+    spares_.erase(it);
+    return true;
+  }
+  return false;
+}
+
+void Job::release_spares() {
+  for (Started& s : spares_) {
+    if (kill(-s.pid, SIGKILL) != 0) kill(s.pid, SIGKILL);
+    int st = 0;
+    while (waitpid(s.pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    close_started(s);
+  }
+  spares_.clear();
+}
+
+Result<pid_t> Job::restart(int r, int epoch, const std::vector<int>& failed) {
+  std::string failed_list;
+  for (int f : failed) failed_list += (failed_list.empty() ? "" : ",") + std::to_string(f);
+  Started s;
+  bool adopted = false;
+  if (!spares_.empty()) {
+    // A warm spare takes the rank over: no fork, exec, dynamic loading or program start-up on the
+    // recovery path. It reads this one line inside MPI_Init and goes on as a restarted process.
+    s = spares_.front();
+    spares_.erase(spares_.begin());
+    adopted = true;
+  } else {
+    std::vector<std::string> env = rank_environment(r, -1);
+    env.push_back("FTMPI_REINIT_EPOCH=" + std::to_string(epoch));
+    env.push_back("FTMPI_REINIT_FAILED=" + failed_list);
+    auto started = start_process(std::move(env));
+    if (!started.ok()) return started.status();
+    s = started.value();
+  }
 
   RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
   rec = RankRecord{};
   rec.rank = r;
-  rec.pid = pid.value();
+  rec.pid = s.pid;
   rec.started = Clock::now();
   PmiConn& p = pmi_[static_cast<std::size_t>(r)];
   close_pmi(r);
-  p.fd = sv[0];
+  p.fd = s.pmi_fd;
   p.in = boot::pmi::LineSplitter{};
   ControlConn& c = ctrl_[static_cast<std::size_t>(r)];
   c.close();
-  c.fd = cv[0];
+  c.fd = s.ctrl_fd;
   c.in = boot::pmi::LineSplitter{};
   c.out.clear();
+  if (adopted) {
+    c.out = "cmd=adopt rank=" + std::to_string(r) + " epoch=" + std::to_string(epoch) + " failed=" + failed_list + "\n";
+    if (!c.flush()) c.close();
+  }
   // The old process's streams drain to EOF on their own; the new ones are appended.
-  streams_.emplace_back(r, 1, out.read_end, opt_.tag_output);
-  streams_.emplace_back(r, 2, err[0], opt_.tag_output);
+  streams_.emplace_back(r, 1, s.out_fd, opt_.tag_output);
+  streams_.emplace_back(r, 2, s.err_fd, opt_.tag_output);
   server_->rank_back(r);
-  log::debug("mpiexec: rank %d restarted as pid %d (epoch %d)", r, static_cast<int>(rec.pid), epoch);
-  return pid.value();
+  log::debug("mpiexec: rank %d restarted as pid %d (epoch %d%s)", r, static_cast<int>(rec.pid), epoch,
+             adopted ? ", a spare" : "");
+  return s.pid;
 }
 
 }  // namespace ftmpi::mpiexec

@@ -47,7 +47,7 @@ bool valid_env_name(std::string_view name) {
 
 enum class Opt {
   np, oversubscribe, allow_root, bind_to, x, tag_output, timeout, transport, host, hostfile, help, version,
-  with_ft, am, initial_errhandler, detector_period, detector_timeout, inject, max_restarts, output_pipe,
+  with_ft, am, initial_errhandler, detector_period, detector_timeout, inject, max_restarts, spares, output_pipe,
   startup_timeout, rsh_agent, tree_fanout, status, halt, tcp_if, universe_size,
 };
 
@@ -83,6 +83,7 @@ constexpr OptSpec kOptions[] = {
     {"detector-timeout", Opt::detector_timeout, true},
     {"inject", Opt::inject, true},
     {"max-restarts", Opt::max_restarts, true},
+    {"spares", Opt::spares, true},
     {"output-pipe", Opt::output_pipe, false},
     {"startup-timeout", Opt::startup_timeout, true},
     {"rsh-agent", Opt::rsh_agent, true},
@@ -215,6 +216,12 @@ std::string apply(Options& o, const OptSpec& spec, const std::string& shown, con
       auto n = parse_int(v, 0, 1000000);
       if (!n) return bad("expected a number >= 0");
       o.ft.max_restarts = *n;
+      return {};
+    }
+    case Opt::spares: {
+      auto n = parse_int(v, 0, 4096);
+      if (!n) return bad("expected a number of spare processes >= 0");
+      o.ft.spares = *n;
       return {};
     }
   }
@@ -402,6 +409,11 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
               std::to_string(o.ft.period_ms()) + " ms)";
     return r;
   }
+  if (o.ft.spares > 0 && !o.ft.reinit()) {
+    r.action = ParsedCommandLine::Action::error;
+    r.error = "--spares needs --with-ft reinit (a spare process takes over a failed rank)";
+    return r;
+  }
   for (const InjectSpec& s : o.ft.injections)
     if (s.host.empty() && s.rank >= o.np) {
       r.action = ParsedCommandLine::Action::error;
@@ -447,6 +459,8 @@ through the rsh agent), connected by ftmpi's PMI-1 bootstrap.
   --inject SPEC             rank=R,after=SECONDS[,signal=KILL|STOP|TERM] or rank=R,at=MPI_Func:N
                             or host=H,after=SECONDS (host H is lost: its daemon and ranks die)
   --max-restarts N          respawn limit for --with-ft reinit (default 16)
+  --spares N                --with-ft reinit: N warm processes started with the job wait in MPI_Init;
+                            a failed rank is taken over by one of them (no fork/exec) while any is left
   --mca KEY VALUE           Open MPI parameters: plm_rsh_agent CMD (= --rsh-agent), btl_tcp_if_include X
                             (= --tcp-if), orte_enable_recovery 1 (= --with-ft reinit); pml, btl,
                             plm_slurm_args and a few more are accepted and ignored

@@ -34,6 +34,7 @@ struct FtOptions {
   int detector_period_ms = -1;      // --detector-period (-1: default)
   int detector_timeout_ms = -1;     // --detector-timeout (-1: default)
   int max_restarts = -1;            // --max-restarts (-1: default)
+  int spares = 0;                   // --spares N (reinit): warm processes waiting to take over a rank
   // --startup-timeout: a rank that sent PMI init must heartbeat within this many seconds of its last
   // PMI exchange (time spent waiting in a PMI barrier does not count). A stopped rank is judged by the
   // detector timeout from the start, heartbeat or not.

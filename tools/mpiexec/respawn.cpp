@@ -27,6 +27,7 @@ void ReinitDriver::on_death(int rank, const std::string& how) {
   if (!coord_.changing()) {
     t_death_ = realtime_seconds();
     t_restarted_ = t_fence1_ = 0;
+    t_notice_ = t_landed_ = t_dropped_ = t_loaded_ = t_init_ = 0;
   }
   say("reinit: t=%.3fs rank %d failed (%s) [%.6f]", since_start(), rank, how.c_str(), realtime_seconds());
   if (failures_.size() < 16) {
@@ -43,6 +44,7 @@ void ReinitDriver::on_finalized(int rank) { run(coord_.on_finalized(rank)); }
 bool ReinitDriver::on_control_line(int rank, std::string_view line) {
   std::string_view cmd = line.substr(0, line.find(' '));
   if (cmd == "cmd=fence") {
+    if (kv_int(line, "seq", 0) == 1 && kv_int(line, "epoch", -1) == coord_.epoch()) note_fence1(line);
     run(coord_.on_fence(rank, kv_int(line, "epoch", -1), kv_int(line, "seq", 0)));
   } else if (cmd == "cmd=reinit_active") {
     coord_.on_active(rank, true);
@@ -56,6 +58,22 @@ bool ReinitDriver::on_control_line(int rank, std::string_view line) {
     return false;
   }
   return true;
+}
+
+void ReinitDriver::note_fence1(std::string_view line) {
+  auto field = [&](std::string_view key) {
+    std::string_view v = kv_field(line, key);
+    return v.data() == nullptr ? 0.0 : std::strtod(std::string(v).c_str(), nullptr);
+  };
+  auto latest = [](double& into, double t) { if (t > into) into = t; };
+  latest(t_notice_, field("tn"));
+  if (field("tx") > 0) {  // a restarted process: its landing and teardown are part of its MPI_Init
+    latest(t_loaded_, field("tx"));
+    latest(t_init_, field("ti"));
+  } else {
+    latest(t_landed_, field("tl"));
+    latest(t_dropped_, field("td"));
+  }
 }
 
 void ReinitDriver::run(const std::vector<reinit::CoordAction>& actions) {
@@ -94,6 +112,13 @@ void ReinitDriver::run(const std::vector<reinit::CoordAction>& actions) {
             "restart %.1f ms, endpoints published %.1f ms, connected %.1f ms) [%.6f]",
             since_start(), a.epoch, total, (t_restarted_ - t_death_) * 1e3,
             (t_fence1_ - t_restarted_) * 1e3, (now - t_fence1_) * 1e3, now);
+        // Where the rollback went, each the latest rank's time after the failure was seen (ms).
+        auto at = [&](double t) { return t > 0 ? (t - t_death_) * 1e3 : -1.0; };
+        say("reinit: epoch %d rollback timeline (ms after the failure was seen, slowest rank): survivors "
+            "notified +%.1f, landed in MPI_Reinit +%.1f, old epoch dropped +%.1f; restarted process loaded "
+            "+%.1f, in MPI_Init +%.1f; fence 1 (endpoints) +%.1f; fence 2 (connected, committed) +%.1f",
+            a.epoch, at(t_notice_), at(t_landed_), at(t_dropped_), at(t_loaded_), at(t_init_), at(t_fence1_),
+            at(now));
         break;
       }
       case K::fatal: hooks_.fatal(a.why); return;

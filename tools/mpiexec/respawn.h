@@ -55,8 +55,12 @@ class ReinitDriver {
   reinit::EpochCoordinator coord_;
   Hooks hooks_;
   double start_realtime_;
-  // Timeline of the change in progress (CLOCK_REALTIME seconds).
+  // Timeline of the change in progress (CLOCK_REALTIME seconds): mpiexec's own events, and the latest
+  // of each rank-side stage reported with fence 1 (survivors: notice read, landed in MPI_Reinit, old
+  // layer dropped; restarted processes: libmpi loaded, MPI_Init entered).
   double t_death_ = 0, t_restarted_ = 0, t_fence1_ = 0;
+  double t_notice_ = 0, t_landed_ = 0, t_dropped_ = 0, t_loaded_ = 0, t_init_ = 0;
+  void note_fence1(std::string_view line);
   std::vector<double> recoveries_ms_;
   std::vector<std::string> failures_;  // for the summary (first 16)
   int failure_count_ = 0;

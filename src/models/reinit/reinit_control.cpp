@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 
 #include "util/kv_line.h"
@@ -20,7 +21,15 @@ namespace ftmpi::reinit {
 
 Gate g_gate;
 
+double realtime_now() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
 namespace {
+double g_loaded_at = 0;
+__attribute__((constructor)) void mark_loaded() { g_loaded_at = realtime_now(); }
 
 // The control object the signal handler reaches (set while a location is active).
 std::atomic<ReinitControl*> g_active{nullptr};
@@ -87,6 +96,8 @@ void on_signal(int, siginfo_t*, void* uctx) {
 
 }  // namespace
 
+double library_loaded_at() { return g_loaded_at; }
+
 ReinitControl::ReinitControl(int world_rank, int start_epoch, int restarts_before)
     : rank_(world_rank),
       member_(start_epoch > 0 ? start_epoch - 1 : 0),
@@ -135,6 +146,8 @@ void ReinitControl::on_control_line(std::string_view line) {
         if (kill_old_) kill_old_(failed);
         moved = member_.on_reinit(e);
         failed_ = failed;
+        for (double& t : stage_t_) t = 0;
+        stage_t_[static_cast<int>(Stage::notice)] = realtime_now();
         arm_jump_locked();
       }
     }
@@ -170,9 +183,26 @@ int ReinitControl::on_tick() {
   return 2;
 }
 
+void ReinitControl::note(Stage s) { note_at(s, realtime_now()); }
+void ReinitControl::note_at(Stage s, double t) {
+  std::lock_guard g(mu_);
+  stage_t_[static_cast<int>(s)] = t;
+}
+
 Status ReinitControl::fence(int epoch, int seq) {
-  char line[96];
-  std::snprintf(line, sizeof line, "cmd=fence epoch=%d seq=%d\n", epoch, seq);
+  char line[256];
+  if (seq == 1) {
+    double t[5];
+    {
+      std::lock_guard g(mu_);
+      for (int i = 0; i < 5; ++i) t[i] = stage_t_[i];
+    }
+    // notice, landed, dropped (survivor); loaded, init (restarted process)
+    std::snprintf(line, sizeof line, "cmd=fence epoch=%d seq=%d tn=%.6f tl=%.6f td=%.6f tx=%.6f ti=%.6f\n", epoch,
+                  seq, t[0], t[1], t[2], t[3], t[4]);
+  } else {
+    std::snprintf(line, sizeof line, "cmd=fence epoch=%d seq=%d\n", epoch, seq);
+  }
   if (send_) send_(line);
   std::unique_lock lk(mu_);
   cv_.wait(lk, [&] { return member_.superseded() || (member_.building() == epoch && member_.fence_released(seq)); });

@@ -83,6 +83,12 @@ class ReinitControl {
   // World ranks that failed since the previous committed epoch (the restart point's failed list).
   std::vector<int> failed() const;
 
+  // Timeline of the change in progress (CLOCK_REALTIME seconds, 0 = not reached), sent to the launcher
+  // with fence 1 so that mpiexec can print where a rollback spent its time.
+  enum class Stage { notice, landed, dropped, loaded, init };
+  void note(Stage s);
+  void note_at(Stage s, double t);
+
   Handler handler() const { return handler_; }
   void set_handler(Handler h) { handler_ = h; }
   bool used() const { return used_; }  // MPI_Reinit was called (at most once, seed 003 §1.3)
@@ -120,6 +126,12 @@ class ReinitControl {
   unsigned long app_thread_ = 0;  // pthread_t of the thread that called MPI_Reinit
   int signo_ = 0;
   std::atomic<int> resend_{0};    // signals sent while the jump stays due
+  double stage_t_[5] = {0, 0, 0, 0, 0};  // indexed by Stage (guarded by mu_)
 };
+
+// CLOCK_REALTIME in seconds (the timeline's clock; mpiexec uses the same one).
+double realtime_now();
+// When libmpi was loaded into this process (a static constructor): exec and dynamic loading are done.
+double library_loaded_at();
 
 }  // namespace ftmpi::reinit
