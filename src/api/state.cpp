@@ -6,7 +6,6 @@
 #include <cstring>
 
 #include "api/common.h"
-#include "dpm/dpm_errors.h"
 #include "comm/comm_ops.h"
 #include "api/error_class.h"
 #include "api/errors.h"
@@ -19,7 +18,6 @@ namespace ftmpi::api {
 ApiState g_api;
 
 int error_class_of(Errc e) {
-  if (int c = ftmpi::dpm::mpi_class_of(e, MPI_ERR_SPAWN, MPI_ERR_PORT, MPI_ERR_NAME, MPI_ERR_SERVICE)) return c;
   switch (e) {
     case Errc::ok: return MPI_SUCCESS;
     case Errc::buffer: return MPI_ERR_BUFFER;
@@ -80,6 +78,10 @@ int error_class_of(Errc e) {
     case Errc::no_space: return MPI_ERR_NO_SPACE;
     case Errc::quota: return MPI_ERR_QUOTA;
     case Errc::file_exists: return MPI_ERR_FILE_EXISTS;
+    case Errc::spawn: return MPI_ERR_SPAWN;
+    case Errc::port: return MPI_ERR_PORT;
+    case Errc::name: return MPI_ERR_NAME;
+    case Errc::service: return MPI_ERR_SERVICE;
     case Errc::file_in_use: return MPI_ERR_FILE_IN_USE;
     case Errc::read_only: return MPI_ERR_READ_ONLY;
     case Errc::bad_file: return MPI_ERR_BAD_FILE;

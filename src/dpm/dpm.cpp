@@ -10,7 +10,6 @@
 #include "comm/comm_ctors.h"
 #include "comm/comm_ops.h"
 #include "comm/group.h"
-#include "dpm/dpm_errors.h"
 #include "dpm/dpm_transport.h"
 #include "mpi.h"
 #include "runtime/runtime.h"
@@ -21,10 +20,10 @@ namespace ftmpi::dpm {
 namespace {
 
 Errc errc_of(std::string_view name) {
-  if (name == "port") return kErrPort;
-  if (name == "spawn") return kErrSpawn;
-  if (name == "name") return kErrName;
-  if (name == "service") return kErrService;
+  if (name == "port") return Errc::port;
+  if (name == "spawn") return Errc::spawn;
+  if (name == "name") return Errc::name;
+  if (name == "service") return Errc::service;
   if (name == "proc_failed") return Errc::proc_failed;
   if (name == "arg") return Errc::arg;
   return Errc::other;
@@ -95,7 +94,7 @@ Result<std::string> Dpm::open_port() {
 }
 
 Status Dpm::close_port(const std::string& port) {
-  if (!rt_.boot().launched_by_ftmpi()) return Status(kErrPort, "no such port: " + port);
+  if (!rt_.boot().launched_by_ftmpi()) return Status(Errc::port, "no such port: " + port);
   auto m = call(boot::pmi::encode("dpm_close_port", {{"gid", std::to_string(rt_.world_rank())}, {"port", pct_encode(port)}}),
                 "dpm_closed");
   return m.ok() ? Status::Ok() : m.status();
@@ -109,14 +108,14 @@ Status Dpm::publish(const std::string& service, const std::string& port) {
 }
 
 Status Dpm::unpublish(const std::string& service, const std::string& port) {
-  if (!rt_.boot().launched_by_ftmpi()) return Status(kErrService, "service '" + service + "' is not published");
+  if (!rt_.boot().launched_by_ftmpi()) return Status(Errc::service, "service '" + service + "' is not published");
   auto m = call(boot::pmi::encode("dpm_unpublish", {{"service", pct_encode(service)}, {"port", pct_encode(port)}}),
                 "dpm_unpublished");
   return m.ok() ? Status::Ok() : m.status();
 }
 
 Result<std::string> Dpm::lookup(const std::string& service) {
-  if (!rt_.boot().launched_by_ftmpi()) return Status(kErrName, "service '" + service + "' is not published");
+  if (!rt_.boot().launched_by_ftmpi()) return Status(Errc::name, "service '" + service + "' is not published");
   auto m = call(boot::pmi::encode("dpm_lookup", {{"service", pct_encode(service)}}), "dpm_found");
   if (!m.ok()) return m.status();
   return pct_decode(m->get("port").value_or(""));
@@ -222,7 +221,7 @@ Status Dpm::spawn(const std::vector<SpawnCommand>& cmds, int root, comm::Communi
   Status met = meet(port, true, root, comm, out, st);
   if (comm->rank == root) (void)close_port(port);
   if (!met.ok() && errcodes && met.code() != Errc::proc_failed) std::fill(errcodes->begin(), errcodes->end(), MPI_ERR_SPAWN);
-  if (!met.ok() && met.code() != Errc::proc_failed) return Status(kErrSpawn, met.message());
+  if (!met.ok() && met.code() != Errc::proc_failed) return Status(Errc::spawn, met.message());
   return met;
 }
 

@@ -25,6 +25,8 @@ enum class Errc : int {
   // MPI-IO (MPI-3.1 chapter 13, src/io)
   file, no_such_file, amode, access, no_space, quota, file_exists, file_in_use, read_only, bad_file, io,
   unsupported_datarep, dup_datarep,
+  // dynamic processes (MPI-3.1 chapter 10, src/dpm)
+  spawn, port, name, service,
 };
 
 // A cheap status: a kind plus an optional message for MPI_Error_string / logs. The message lives out of line,
