@@ -281,7 +281,7 @@ int Job::run() {
     fail_job(kExitUsage, "");
   }
   if (stdin_pipe_ < 0) forward_stdin_ = false;
-  if (reinit_ && phase_ == Phase::running) launch_spares();
+  if (reinit_ && end_.running()) launch_spares();
   supervise();
   release_spares();
   remove_job_shm_segments(kvsname_);

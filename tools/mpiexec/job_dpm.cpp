@@ -41,7 +41,7 @@ void Job::do_spawn(int gid, const boot::pmi::Message& m) {
     log::debug("mpiexec: spawn by rank %d refused: %s", gid, why.c_str());
     send_line(gid, DpmBroker::error_line("dpm_spawned", "spawn", why));
   };
-  if (phase_ != Phase::running) return fail("the job is terminating");
+  if (!end_.running()) return fail("the job is terminating");
   if (reinit_) return fail("MPI_Comm_spawn is not available with --with-ft reinit");
   auto cmds = dpm::decode_spawn(m.fields);
   if (!cmds.ok()) return fail(cmds.status().message());

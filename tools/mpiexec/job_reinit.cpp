@@ -110,7 +110,7 @@ void close_started(Job::Started& s) {
 bool Job::reap_spare(pid_t pid, int wait_status) {
   for (auto it = spares_.begin(); it != spares_.end(); ++it) {
     if (it->pid != pid) continue;
-    if (phase_ == Phase::running)
+    if (end_.running())
       say("warning: spare process %d ended before it was used (status 0x%x)", static_cast<int>(pid), wait_status);
     close_started(*it);
     spares_.erase(it);
