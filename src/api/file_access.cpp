@@ -137,6 +137,25 @@ void set_status(MPI_Status* st, std::uint64_t bytes) {
   st->ftmpi_count = static_cast<MPI_Count>(bytes);
 }
 
+Status transfer(ftmpi_file_s* f, std::int64_t start, bool individual, bool write, const Stream& ws, ReadTarget& rt,
+                void* rbuf, int count, MPI_Datatype type, MPI_Status* status, WriteFn write_fn, ReadFn read_fn) {
+  const std::uint64_t pos = static_cast<std::uint64_t>(start) * f->esize;
+  std::uint64_t bytes = 0;
+  if (write) {
+    FTMPI_TRY(write_fn(f, pos, ws.data, ws.len));
+    bytes = static_cast<std::uint64_t>(count) * type->size;
+    if (individual) f->pos = start + static_cast<std::int64_t>(ws.len / f->esize);
+  } else {
+    std::uint64_t got = 0;
+    FTMPI_TRY(read_fn(f, pos, rt.data, rt.len, &got));
+    got -= got % f->esize;
+    FTMPI_TRY(finish_read(f, rt, got, rbuf, count, type, &bytes));
+    if (individual) f->pos = start + static_cast<std::int64_t>(got / f->esize);
+  }
+  set_status(status, bytes);
+  return Status::Ok();
+}
+
 namespace {
 struct Done {
   MPI_Status status;
@@ -201,21 +220,8 @@ Status access(ftmpi_file_s* f, Where where, MPI_Offset offset, void* rbuf, const
     case Where::individual: start = f->pos; break;
     case Where::shared: FTMPI_TRY(ftmpi::io::shared_fetch_add(f->shared_fd, n_etypes, &start)); break;
   }
-  const std::uint64_t pos = static_cast<std::uint64_t>(start) * f->esize;
-  std::uint64_t bytes = 0;
-  if (write) {
-    FTMPI_TRY(ftmpi::api::write_stream(f, pos, ws.data, len));
-    bytes = static_cast<std::uint64_t>(count) * type->size;
-    if (where == Where::individual) f->pos = start + n_etypes;
-  } else {
-    std::uint64_t got = 0;
-    FTMPI_TRY(ftmpi::api::read_stream(f, pos, rt.data, len, &got));
-    got -= got % f->esize;
-    FTMPI_TRY(ftmpi::api::finish_read(f, rt, got, rbuf, count, type, &bytes));
-    if (where == Where::individual) f->pos = start + static_cast<std::int64_t>(got / f->esize);
-  }
-  ftmpi::api::set_status(status, bytes);
-  return Status::Ok();
+  return ftmpi::api::transfer(f, start, where == Where::individual, write, ws, rt, rbuf, count, type, status,
+                              ftmpi::api::write_stream, ftmpi::api::read_stream);
 }
 
 int blocking(MPI_File fh, Where where, MPI_Offset off, void* rbuf, const void* wbuf, int count, MPI_Datatype type,

@@ -285,21 +285,8 @@ Status coll_access(ftmpi_file_s* f, Where where, MPI_Offset offset, void* rbuf, 
       break;
     }
   }
-  const std::uint64_t pos = static_cast<std::uint64_t>(start) * f->esize;
-  std::uint64_t bytes = 0;
-  if (write) {
-    FTMPI_TRY(ftmpi::api::collective_write(f, pos, ws.data, len));
-    bytes = static_cast<std::uint64_t>(count) * type->size;
-    if (where == Where::individual) f->pos = start + n_etypes;
-  } else {
-    std::uint64_t got = 0;
-    FTMPI_TRY(ftmpi::api::collective_read(f, pos, rt.data, len, &got));
-    got -= got % f->esize;
-    FTMPI_TRY(ftmpi::api::finish_read(f, rt, got, rbuf, count, type, &bytes));
-    if (where == Where::individual) f->pos = start + static_cast<std::int64_t>(got / f->esize);
-  }
-  ftmpi::api::set_status(status, bytes);
-  return Status::Ok();
+  return ftmpi::api::transfer(f, start, where == Where::individual, write, ws, rt, rbuf, count, type, status,
+                              ftmpi::api::collective_write, ftmpi::api::collective_read);
 }
 
 int blocking(MPI_File fh, Where where, MPI_Offset off, void* rbuf, const void* wbuf, int count, MPI_Datatype type,

@@ -66,6 +66,14 @@ int completed_request(const MPI_Status& status, int rc, MPI_Request* req);
 Status collective_write(ftmpi_file_s* f, std::uint64_t pos, const char* data, std::uint64_t len);
 Status collective_read(ftmpi_file_s* f, std::uint64_t pos, char* data, std::uint64_t len, std::uint64_t* got);
 
+// The tail every data access shares, independent (write_stream/read_stream) or collective
+// (collective_write/collective_read): move the access's stream at etype `start`, unpack what a read got
+// into `rbuf`, advance the individual file pointer when `individual`, and fill `status`.
+using WriteFn = Status (*)(ftmpi_file_s*, std::uint64_t, const char*, std::uint64_t);
+using ReadFn = Status (*)(ftmpi_file_s*, std::uint64_t, char*, std::uint64_t, std::uint64_t*);
+Status transfer(ftmpi_file_s* f, std::int64_t start, bool individual, bool write, const Stream& ws, ReadTarget& rt,
+                void* rbuf, int count, MPI_Datatype type, MPI_Status* status, WriteFn write_fn, ReadFn read_fn);
+
 }  // namespace ftmpi::api
 
 #define FTMPI_CHECK_FILE(f_, fn)                  \
