@@ -89,18 +89,8 @@ FtManager::Channel::~Channel() {
   if (comm.group != nullptr) comm::group_release(comm.group);
 }
 
-ftmpi_comm_s* FtManager::channel(const std::vector<int>& world, std::uint32_t salt) {
-  auto w = by_ctx_.find(comm::kCtxWorld);
-  const std::uint32_t h = hash_channel(world, salt, w == by_ctx_.end() ? 0u : state(w->second).members_hash);
-  auto it = channels_.find(h);
-  if (it != channels_.end()) {
-    if (it->second->comm.group->world_ranks != world)
-      log::warn("agreement channel hash collision (%u): the older channel is replaced", h);
-    else {
-      it->second->last_used = ++channel_clock_;
-      return &it->second->comm;
-    }
-  }
+ftmpi_comm_s* FtManager::new_channel(const std::vector<int>& world, std::uint32_t hash,
+                                     std::vector<std::uint32_t> dest_hash) {
   if (channels_.size() >= kMaxChannels) {  // drop the least recently used channel with nothing undecided
     auto victim = channels_.end();
     for (auto c = channels_.begin(); c != channels_.end(); ++c) {
@@ -118,18 +108,34 @@ ftmpi_comm_s* FtManager::channel(const std::vector<int>& world, std::uint32_t sa
   c.ctx_pt2pt = comm::kCtxWorld;
   c.ctx_coll = comm::kCtxWorld + 1;
   c.ft = new CommFt;
-  c.ft->members_hash = h;
+  c.ft->members_hash = hash;
+  c.ft->dest_hash = std::move(dest_hash);
   c.magic = kMagicComm;  // never an application handle (nobody sees it), but not a freed one either
   ch->last_used = ++channel_clock_;
   ftmpi_comm_s* out = &ch->comm;
-  channels_[h] = std::move(ch);
-  if (auto e = channel_early_.find(h); e != channel_early_.end()) {
+  channels_[hash] = std::move(ch);
+  if (auto e = channel_early_.find(hash); e != channel_early_.end()) {
     std::vector<Early> frames = std::move(e->second);
     channel_early_.erase(e);
     for (auto& f : frames)
       if (f.kind == kAgree) handle_agree(out, f.src_world, f.payload);  // a knower ignores HELLOs
   }
   return out;
+}
+
+ftmpi_comm_s* FtManager::channel(const std::vector<int>& world, std::uint32_t salt) {
+  auto w = by_ctx_.find(comm::kCtxWorld);
+  const std::uint32_t h = hash_channel(world, salt, w == by_ctx_.end() ? 0u : state(w->second).members_hash);
+  auto it = channels_.find(h);
+  if (it != channels_.end()) {
+    if (it->second->comm.group->world_ranks != world)
+      log::warn("agreement channel hash collision (%u): the older channel is replaced", h);
+    else {
+      it->second->last_used = ++channel_clock_;
+      return &it->second->comm;
+    }
+  }
+  return new_channel(world, h, {});
 }
 
 // --- bridges (ft/bridge.h) ----------------------------------------------------------------------------
@@ -155,36 +161,7 @@ ftmpi_comm_s* FtManager::bridge(const std::vector<int>& world, std::vector<std::
   if (w != by_ctx_.end() && mine == state(w->second).members_hash) mine ^= 1u;  // never world's (see channel())
   for (auto& h : dest_hash)
     if (w != by_ctx_.end() && h == state(w->second).members_hash) h ^= 1u;
-  if (channels_.size() >= kMaxChannels) {  // as channel(): drop the least recently used idle one
-    auto victim = channels_.end();
-    for (auto c = channels_.begin(); c != channels_.end(); ++c) {
-      bool idle = true;
-      for (auto& [id, a] : c->second->comm.ft->agreements) idle = idle && a->decided();
-      if (idle && (victim == channels_.end() || c->second->last_used < victim->second->last_used)) victim = c;
-    }
-    if (victim != channels_.end()) channels_.erase(victim);
-  }
-  auto ch = std::make_unique<Channel>();
-  ftmpi_comm_s& c = ch->comm;
-  c.group = comm::make_group(world, rt_.world_rank());
-  c.rank = c.group->my_rank;
-  c.size = c.group->size();
-  c.ctx_pt2pt = comm::kCtxWorld;
-  c.ctx_coll = comm::kCtxWorld + 1;
-  c.ft = new CommFt;
-  c.ft->members_hash = mine;
-  c.ft->dest_hash = std::move(dest_hash);
-  c.magic = kMagicComm;
-  ch->last_used = ++channel_clock_;
-  ftmpi_comm_s* out = &ch->comm;
-  channels_[mine] = std::move(ch);
-  if (auto e = channel_early_.find(mine); e != channel_early_.end()) {
-    std::vector<Early> frames = std::move(e->second);
-    channel_early_.erase(e);
-    for (auto& f : frames)
-      if (f.kind == kAgree) handle_agree(out, f.src_world, f.payload);
-  }
-  return out;
+  return new_channel(world, mine, std::move(dest_hash));
 }
 
 void FtManager::refuse_bridge(std::uint32_t mine, Bits refusal) {

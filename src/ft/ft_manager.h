@@ -182,6 +182,9 @@ class FtManager final : public p2p::FtHandler {
   std::uint64_t channel_clock_ = 0;
   // World frames whose members hash is not world's: a channel's (or dropped).
   void handle_channel_frame(int src_world, std::span<const std::byte> payload);
+  // Create the channel (or bridge) object for `world` under `hash` (dropping the least recently used idle
+  // one beyond kMaxChannels) and replay the agreement frames that arrived for it early.
+  ftmpi_comm_s* new_channel(const std::vector<int>& world, std::uint32_t hash, std::vector<std::uint32_t> dest_hash);
   void handle_hello(int src_world, std::span<const std::byte> payload);
   void greet(ftmpi_comm_s* c, const Agreement& a, std::uint64_t id);
   std::unordered_map<std::uint32_t, std::uint64_t> bridge_counts_;      // by hash of the side's members
