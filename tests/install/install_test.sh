@@ -85,7 +85,11 @@ run_job() {
   echo "$out"
   [ "$(printf '%s\n' "$out" | grep -c '^hello from rank ')" -eq "$nranks" ] || fail "expected $nranks greetings"
   for ((r = 0; r < nranks; r++)); do
-    printf '%s\n' "$out" | grep -qx "hello from rank $r of $nranks" || fail "rank $r did not greet"
+    if ! printf '%s\n' "$out" | grep -qx "hello from rank $r of $nranks"; then
+      # CTest's log hides some bytes (a carriage return): show them, so that a failure says what differed.
+      printf '%s\n' "$out" | od -c >&2
+      fail "rank $r did not greet"
+    fi
   done
 }
 
