@@ -99,26 +99,7 @@ class Idup final : public p2p::GenericOp {
       if (err_ != 0)
         return finish(Status(static_cast<Errc>(err_), "the leaders' exchange failed (a process of the other group failed?)"));
       // The round's outcome: the AND of every member's reserved word (both sides' for an intercommunicator).
-      const std::uint64_t common = word_;
-      if (std::popcount(common) >= need_) {
-        std::uint64_t keep = 0, c = common;
-        for (int i = 0; i < need_; ++i) {
-          keep |= c & (~c + 1);  // lowest bit
-          c &= c - 1;
-        }
-        rt_.contexts().give_back_async(w_, reserved_ & ~keep);
-        reserved_ = 0;
-        std::vector<std::uint32_t> ids;
-        for (std::uint64_t k = keep; k != 0; k &= k - 1)
-          ids.push_back(ContextAllocator::async_id(w_, std::countr_zero(k)));
-        build(ids);
-        return finish({});
-      }
-      rt_.contexts().give_back_async(w_, reserved_);
-      reserved_ = 0;
-      if (++round_ >= kMaxRounds)
-        return finish(Status(Errc::no_mem, "out of communicator context ids for MPI_Comm_idup"));
-      start_round();
+      if (end_round(word_)) return true;
     }
   }
 
@@ -126,6 +107,30 @@ class Idup final : public p2p::GenericOp {
   int tag(int phase) const {
     return static_cast<int>(0x30000000u | ((seq_ & 0x1fffu) << 15) | ((static_cast<std::uint32_t>(round_) & 0x1fffu) << 2) |
                             static_cast<std::uint32_t>(phase));
+  }
+
+  // A round decided `common` (the AND of every member's reserved word): build the communicators from its
+  // lowest `need_` slots and return true (finished), or give the reservation back and start the next round
+  // (false), or finish with an error after kMaxRounds (true).
+  bool end_round(std::uint64_t common) {
+    if (std::popcount(common) >= need_) {
+      std::uint64_t keep = 0, c = common;
+      for (int i = 0; i < need_; ++i) {
+        keep |= c & (~c + 1);  // lowest bit
+        c &= c - 1;
+      }
+      rt_.contexts().give_back_async(w_, reserved_ & ~keep);
+      reserved_ = 0;
+      std::vector<std::uint32_t> ids;
+      for (std::uint64_t k = keep; k != 0; k &= k - 1) ids.push_back(ContextAllocator::async_id(w_, std::countr_zero(k)));
+      build(ids);
+      return finish({});
+    }
+    rt_.contexts().give_back_async(w_, reserved_);
+    reserved_ = 0;
+    if (++round_ >= kMaxRounds) return finish(Status(Errc::no_mem, "out of communicator context ids for MPI_Comm_idup"));
+    start_round();
+    return false;
   }
 
   // FT mode, intracommunicator (see comm_idup.h, "Failures"): the round's AND is a fault-tolerant
@@ -138,25 +143,7 @@ class Idup final : public p2p::GenericOp {
       if (!agreement_->failed().empty())
         return finish(Status(Errc::proc_failed, "a member of the communicator failed (MPI_Comm_idup)"));
       if ((v[1] & 1u) == 0) return finish(Status(Errc::revoked, "the communicator has been revoked (MPI_Comm_idup)"));
-      const std::uint64_t common = v[0];
-      if (std::popcount(common) >= need_) {
-        std::uint64_t keep = 0, c = common;
-        for (int i = 0; i < need_; ++i) {
-          keep |= c & (~c + 1);  // lowest bit
-          c &= c - 1;
-        }
-        rt_.contexts().give_back_async(w_, reserved_ & ~keep);
-        reserved_ = 0;
-        std::vector<std::uint32_t> ids;
-        for (std::uint64_t k = keep; k != 0; k &= k - 1) ids.push_back(ContextAllocator::async_id(w_, std::countr_zero(k)));
-        build(ids);
-        return finish({});
-      }
-      rt_.contexts().give_back_async(w_, reserved_);
-      reserved_ = 0;
-      if (++round_ >= kMaxRounds)
-        return finish(Status(Errc::no_mem, "out of communicator context ids for MPI_Comm_idup"));
-      start_round();
+      if (end_round(v[0])) return true;
     }
   }
 
