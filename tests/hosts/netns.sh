@@ -64,6 +64,10 @@ up() {
   mkdir -p "$state_root-$s/hosts.d"
   local br="ftbr$s" hostsf="$state_root-$s/hosts" names=()
   ip link add "$br" type bridge
+  # A fixed address: a bridge otherwise takes the lowest MAC of its ports and changes it as ports join, and a
+  # host that learnt the gateway's address in between (from an ARP of a previous test's orphaned socket that
+  # still retransmits to this slot's addresses) sends into the void for the next ~10 s of neighbour probing.
+  ip link set "$br" address "$(printf '02:fb:00:00:%02x:01' "$s")"
   ip addr add "198.18.$s.1/24" dev "$br"
   ip link set "$br" up
   printf '127.0.0.1\tlocalhost\n198.18.%s.1\tftorigin%s\n' "$s" "$s" > "$hostsf"
