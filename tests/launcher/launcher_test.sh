@@ -541,6 +541,53 @@ ft_cause)
     done
   done
   expect_no_leftovers ;;
+ft_late_stop)
+  # A rank SIGSTOPped after MPI_Finalize's goodbye (its heartbeats have stopped on purpose) is declared
+  # hung after the detector timeout and killed: mpiexec used to wait for it until the job's time limit
+  # (issue 12, soak seed 4242). The survivors complete; exit status 0; no process, no /dev/shm segment.
+  # run_bg ARGS...: like run, in the background, so that the job's pid names its /dev/shm segments.
+  run_bg() {
+    local t0 t1
+    t0=$(date +%s.%N)
+    "$@" </dev/null >"$TMP/out" 2>"$TMP/err" &
+    JOBPID=$!
+    wait $JOBPID
+    RC=$?
+    t1=$(date +%s.%N)
+    ELAPSED=$(echo "$t1 - $t0" | bc)
+  }
+  expect_no_shm() {
+    local left
+    left=$(ls /dev/shm | grep "^ftmpi-ftmpi-$JOBPID-")
+    [ -z "$left" ] || { for f in $left; do rm -f "/dev/shm/$f"; done; fail "segments left: $left"; }
+  }
+  # 1. the rank stops itself right after MPI_Finalize returned
+  for i in 1 2 3; do
+    FTMPI_TEST_STOP_AFTER_FINALIZE=1 run_bg "$MPIEXEC" --ft ulfm --detector-timeout 500 --timeout 40 -n 3 \
+        "$BIN/launcher_ft_mpi_finalize" -1 100 "$TOKEN"
+    [ "$RC" = 124 ] && fail "round $i: mpiexec waited for the stopped rank until its time limit"
+    expect_rc 0
+    expect_out 'rank 1 stopping'
+    [ "$(grep -c finalizing "$TMP/out")" = 3 ] || fail "round $i: expected 3 ranks to finalize"
+    expect_err '^mpiexec: 1 rank failed during the job: rank 1 \(stopped in or after MPI_Finalize, killed\) at [0-9.]+ s; survivors completed$'
+    expect_no_shm
+  done
+  # 2. a stop from outside at random moments around the end of the job: before MPI_Finalize (hung, the
+  #    others' finalize fence does not wait for it), inside it, after it, or after the rank ended (nothing
+  #    to stop). Whatever the moment, the job ends on its own with status 0.
+  for i in $(seq 10); do
+    at=$(printf '0.%03d' $(( (RANDOM % 600) + 200 )))
+    run_bg "$MPIEXEC" --ft ulfm --detector-timeout 500 --timeout 40 -n 3 --inject rank=1,after=$at,signal=STOP \
+        "$BIN/launcher_ft_mpi_finalize" -1 300 "$TOKEN"
+    [ "$RC" = 124 ] && fail "stop at $at s: mpiexec waited for the stopped rank until its time limit"
+    expect_rc 0
+    [ "$(grep -c 'rank [02] finalizing' "$TMP/out")" = 2 ] || fail "stop at $at s: expected ranks 0 and 2 to finalize"
+    if grep -q 'rank 1 (' "$TMP/err"; then
+      expect_err 'rank 1 \((hung|stopped in or after MPI_Finalize), killed\)'
+    fi
+    expect_no_shm
+  done
+  expect_no_leftovers ;;
 hydra)
   run timeout 30 mpiexec.mpich -n 4 "$PROBE" --token "$TOKEN"
   expect_rc 0
