@@ -98,7 +98,7 @@ for ((j = 0; j < jobs; j++)); do
   wait "$mp"
   rc=$?
   if [[ -n $watchdog ]]; then
-    pkill -P "$watchdog" 2>/dev/null; kill "$watchdog" 2>/dev/null; wait "$watchdog" 2>/dev/null
+    { pkill -P "$watchdog"; kill "$watchdog"; wait "$watchdog"; } 2>/dev/null
   fi
   sleep 0.2
   mapfile -t left < <(pgrep -f -- "$work/soak $rounds $agrees $((seed + j)) " 2>/dev/null)

@@ -11,8 +11,8 @@
 // a process that is stopped (SIGSTOP, ptrace: /proc state T or t) never resumes by itself: one found
 // stopped at every sample for the detector timeout is hung, and the launcher kills it, as it would in
 // the heartbeating span. Before this watch covered the goodbye side, a rank SIGSTOPped just after
-// MPI_Finalize's goodbye held the whole job until its time limit (issue 12: soak seed 4242, a stop that
-// landed on a rank that had finished, 0.36 s into a 5-rank job).
+// MPI_Finalize's goodbye held the whole job until its time limit (issue 12's soak hang; reproduced with
+// bench/ft/soak.sh -S 4242, job 9: the stop landed 0.36 s into the job on a rank that had logged DONE).
 //
 // Samples are taken once per detector period: a SIGCONT and a new SIGSTOP between two samples look like
 // one long stop (the grace is then shorter than the timeout, never longer than timeout + one period).
