@@ -10,6 +10,8 @@
 #   -x PCT      chance (%) that a job gets a kill -9 from outside, at a random moment (default 40)
 #   -s PCT      chance (%) that a job gets a SIGSTOP from outside, at a random moment (default 30); the rank
 #               stays stopped until the launcher's detector declares it hung and kills it
+#   -d MIN-MAX  delay of the outside kill / stop after the launch, in ms (default 50-800); a stop that lands on
+#               a rank after its MPI_Finalize's goodbye is counted apart ("stopped in/after MPI_Finalize")
 #   -I          the outside kill / stop may land during MPI_Init (0-40 ms after the launch). The survivors' MPI_Init
 #               completes with that rank failed (issue 12 item 9), so these jobs are judged like the others; the
 #               tally says how many there were ("kills/stops during start-up")
@@ -30,12 +32,12 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd -P)
 repo=$(cd "$here/../.." && pwd -P)
 jobs=100 nmin=3 nmax=6 rounds=20 agrees=20 kill_pm=1 ext_pct=40 stop_pct=30 init=0 tlimit=60 seed=$(date +%s)
-rss_cycles=1000 keep=
-while getopts "j:n:r:a:k:x:s:It:S:R:K:h" o; do
+rss_cycles=1000 keep= dmin=50 dmax=800
+while getopts "j:n:r:a:k:x:s:d:It:S:R:K:h" o; do
   case $o in
     j) jobs=$OPTARG ;; n) nmin=${OPTARG%-*}; nmax=${OPTARG#*-} ;; r) rounds=$OPTARG ;; a) agrees=$OPTARG ;;
-    k) kill_pm=$OPTARG ;; x) ext_pct=$OPTARG ;; s) stop_pct=$OPTARG ;; I) init=1 ;; t) tlimit=$OPTARG ;;
-    S) seed=$OPTARG ;; R) rss_cycles=$OPTARG ;; K) keep=$OPTARG ;; *) sed -n '2,30p' "$0"; exit 2 ;;
+    k) kill_pm=$OPTARG ;; x) ext_pct=$OPTARG ;; s) stop_pct=$OPTARG ;; d) dmin=${OPTARG%-*}; dmax=${OPTARG#*-} ;; I) init=1 ;; t) tlimit=$OPTARG ;;
+    S) seed=$OPTARG ;; R) rss_cycles=$OPTARG ;; K) keep=$OPTARG ;; *) sed -n '2,/^# Exit status/p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -65,7 +67,7 @@ keep_job() {  # keep_job J WHY
 
 RANDOM=$seed
 hangs=0 disagree=0 wrong=0 leftovers=0 nodone=0 decisions=0 instances=0 selfkills=0 extkills=0 stops=0
-initkills=0 jobs_ok=0 t_start=$(date +%s)
+initkills=0 jobs_ok=0 hung=0 late=0 t_start=$(date +%s)
 for ((j = 0; j < jobs; j++)); do
   n=$((nmin + RANDOM % (nmax - nmin + 1)))
   logs=$work/job$j
@@ -76,22 +78,21 @@ for ((j = 0; j < jobs; j++)); do
   mp=$!
   watchdog=
   if [[ -n $keep ]] && ((tlimit > 5)); then
-    ( sleep $((tlimit - 3)); snapshot "$mp" >"$logs/snapshot" 2>&1 ) &
+    ( sleep $((tlimit - 3)); snapshot "$mp" >"$logs/snapshot" 2>&1 ) 2>/dev/null &
     watchdog=$!
   fi
   action=none
   if ((RANDOM % 100 < ext_pct)); then action=KILL; elif ((RANDOM % 100 < stop_pct)); then action=STOP; fi
   if [[ $action != none ]]; then
-    if ((init)) && ((RANDOM % 2)); then delay_ms=$((RANDOM % 40)); when=init; else delay_ms=$((50 + RANDOM % 750)); when=run; fi
-    sleep "$(printf '0.%03d' "$delay_ms")"
-    [[ $delay_ms -ge 1000 ]] && sleep 1
+    if ((init)) && ((RANDOM % 2)); then delay_ms=$((RANDOM % 40)); when=init; else delay_ms=$((dmin + RANDOM % (dmax - dmin + 1))); when=run; fi
+    sleep "$((delay_ms / 1000)).$(printf '%03d' $((delay_ms % 1000)))"
     mapfile -t pids < <(pgrep -P "$mp" 2>/dev/null)   # the ranks: mpiexec's children (never mpiexec itself)
     if ((${#pids[@]} > 0)); then
       victim=${pids[RANDOM % ${#pids[@]}]}
       if kill -"$action" "$victim" 2>/dev/null; then
         if [[ $action == KILL ]]; then extkills=$((extkills + 1)); else stops=$((stops + 1)); fi
         [[ $when == init ]] && echo "$action during start-up" >"$logs/init_action"
-        echo "$action $when +${delay_ms}ms pid $victim ($(tr '\0' ' ' </proc/$victim/cmdline 2>/dev/null | cut -c1-60))" >"$logs/action"
+        echo "$action $when +${delay_ms}ms pid $victim ($(tr '\0' ' ' 2>/dev/null </proc/$victim/cmdline | cut -c1-60))" >"$logs/action"
       fi
     fi
   fi
@@ -113,6 +114,9 @@ for ((j = 0; j < jobs; j++)); do
   fi
   sk=$(cat "$logs"/r*.log 2>/dev/null | grep -c '^SELFKILL')
   selfkills=$((selfkills + sk))
+  # mpiexec's verdicts on stopped ranks (its summary line): while heartbeating or before, and after the goodbye
+  hung=$((hung + $(grep -o '(hung, killed)' "$logs/out" 2>/dev/null | wc -l)))
+  late=$((late + $(grep -o '(stopped in or after MPI_Finalize, killed)' "$logs/out" 2>/dev/null | wc -l)))
   if [[ $rc -eq 124 ]]; then
     hangs=$((hangs + 1))
     echo "job $j (n=$n, seed $((seed + j)), action $action): HANG; end of its output:" >&2
@@ -145,7 +149,8 @@ done
 echo "# ftmpi FT soak: $jobs jobs of $nmin-$nmax ranks, $rounds rounds x $agrees agreements (+3 per round), seed $seed, $(($(date +%s) - t_start)) s"
 printf '%-34s %s\n' "jobs completed by survivors" "$jobs_ok" "agreement decisions logged" "$decisions" \
   "agreement instances" "$instances" "self-kills (raise SIGKILL)" "$selfkills" "kill -9 from outside" "$extkills" \
-  "SIGSTOP from outside" "$stops" "kills/stops during start-up" "$initkills" "hangs" "$hangs" \
+  "SIGSTOP from outside" "$stops" "kills/stops during start-up" "$initkills" \
+  "ranks declared hung (killed)" "$hung" "... stopped in/after MPI_Finalize" "$late" "hangs" "$hangs" \
   "disagreements" "$disagree" "wrong error classes" "$wrong" "jobs with no survivor at the end" "$nodone" \
   "leftovers (processes, shm)" "$leftovers"
 

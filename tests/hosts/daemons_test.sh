@@ -191,7 +191,7 @@ mpi_host_kill|mpi_host_cut)
   expect_no_leftovers ;;
 late_stop)
   # FT: a rank that stops right after MPI_Finalize's goodbye, and one stopped before its first heartbeat
-  # (before its program starts), are declared hung by their host's daemon (tools/launch/stop_judge.h) and
+  # (it SIGSTOPs itself before its program starts), are declared hung by their host's daemon (tools/launch/stop_judge.h) and
   # killed: the job ends on its own instead of at its time limit.
   run "${MX[@]}" --with-ft ulfm --detector-timeout 500 --timeout 40 --host "$NETNS_HOSTS" -n 3 \
       -x FTMPI_TEST_STOP_AFTER_FINALIZE=1 "$BIN/launcher_ft_mpi_finalize" -1 100 "$TOKEN"
@@ -200,7 +200,7 @@ late_stop)
   expect_out '^rank 1 stopping$'
   expect_err "rank 1 on $H2 \(stopped in or after MPI_Finalize, killed\).*survivors completed$"
   run "${MX[@]}" --with-ft ulfm --detector-timeout 500 --timeout 40 --host "$NETNS_HOSTS" -n 3 \
-      --inject rank=1,after=0.2,signal=STOP sh -c 'sleep 3; exec "$0" -1 100 "$1"' "$BIN/launcher_ft_mpi_finalize" "$TOKEN"
+      sh -c 'if [ "$PMI_RANK" = 1 ]; then kill -STOP $$; fi; exec "$0" -1 100 "$1"' "$BIN/launcher_ft_mpi_finalize" "$TOKEN"
   [ "$RC" = 124 ] && fail "the job waited for the rank stopped before its first heartbeat until its time limit"
   expect_rc 0
   [ "$(grep -c 'rank [02] finalizing' "$TMP/out")" = 2 ] || fail "expected ranks 0 and 2 to finalize"
