@@ -165,7 +165,10 @@ void Job::condemn(int r, RankRecord::Verdict verdict, const char* why) {
   rec.failed_realtime = realtime_seconds();
   log::debug("mpiexec: rank %d (pid %d) declared failed: %s; killing it", r, static_cast<int>(rec.pid), why);
   // Fail-stop: the rank is announced only once reaped, so a suspect never comes back.
-  if (kill(-rec.pid, SIGKILL) != 0) kill(rec.pid, SIGKILL);
+  // Its process group, and the rank itself: one that left its group (setsid) while children stayed in it
+  // would otherwise survive a verdict that takes it off every watch.
+  kill(-rec.pid, SIGKILL);
+  kill(rec.pid, SIGKILL);
 }
 
 void Job::on_rank_exit_ft(int r) {
