@@ -41,7 +41,7 @@ bool Job::check_stopped(int r, Clock::time_point now, const char* why) {
 void Job::check_startup(int r, Clock::time_point now) {
   // A stopped rank cannot heartbeat: judged by the detector timeout from the start, whenever it stopped.
   if (check_stopped(r, now, "stopped before its first heartbeat")) return;
-  RankRecord& rec = ranks_[static_cast<std::size_t>(r)];  // after condemn: a reap may have grown ranks_
+  RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
   // A rank inside MPI_Init (PMI init sent) heartbeats once its library is up: its silence beyond the
   // start-up timeout, not counting time spent waiting for the others in a PMI barrier, is a hang.
   if (rec.pmi_initialized && !part_of(r).server->in_barrier(r - part_of(r).base) &&
