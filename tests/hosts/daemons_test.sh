@@ -189,6 +189,23 @@ mpi_host_kill|mpi_host_cut)
   if [ "$CASE" = mpi_host_kill ]; then expect_err "rank 2 on $H2 \(host lost\)"; else expect_err "rank 2 on $H2 \(host cut off\)"; fi
   expect_err "host $H2 lost; survivors completed$"
   expect_no_leftovers ;;
+late_stop)
+  # FT: a rank that stops right after MPI_Finalize's goodbye, and one stopped before its first heartbeat
+  # (it SIGSTOPs itself before its program starts), are declared hung by their host's daemon (tools/launch/stop_judge.h) and
+  # killed: the job ends on its own instead of at its time limit.
+  run "${MX[@]}" --with-ft ulfm --detector-timeout 500 --timeout 40 --host "$NETNS_HOSTS" -n 3 \
+      -x FTMPI_TEST_STOP_AFTER_FINALIZE=1 "$BIN/launcher_ft_mpi_finalize" -1 100 "$TOKEN"
+  [ "$RC" = 124 ] && fail "the job waited for the rank stopped after MPI_Finalize until its time limit"
+  expect_rc 0
+  expect_out '^rank 1 stopping$'
+  expect_err "rank 1 on $H2 \(stopped in or after MPI_Finalize, killed\).*survivors completed$"
+  run "${MX[@]}" --with-ft ulfm --detector-timeout 500 --timeout 40 --host "$NETNS_HOSTS" -n 3 \
+      sh -c 'if [ "$PMI_RANK" = 1 ]; then kill -STOP $$; fi; exec "$0" -1 100 "$1"' "$BIN/launcher_ft_mpi_finalize" "$TOKEN"
+  [ "$RC" = 124 ] && fail "the job waited for the rank stopped before its first heartbeat until its time limit"
+  expect_rc 0
+  [ "$(grep -c 'rank [02] finalizing' "$TMP/out")" = 2 ] || fail "expected ranks 0 and 2 to finalize"
+  expect_err "rank 1 on $H2 \(hung, killed\)"
+  expect_no_leftovers ;;
 stdin)
   # mpiexec's stdin reaches rank 0 on another host (4 MiB: flow control through its daemon); the other
   # ranks read /dev/null.

@@ -13,6 +13,8 @@
  *   ft_helper barrier VICTIM EXITRANK EXITCODE [TOKEN]
  *       PMI init; rank VICTIM raise(SIGKILL)s 300 ms later; the others enter a PMI barrier, print
  *       "rank R released" when it completes, finalize, and exit 0 (EXITRANK exits EXITCODE).
+ * With FTMPI_TEST_PRINT_HB set, "notices" prints "rank R hb at <CLOCK_REALTIME s>" after each heartbeat it
+ * sent (case ft_hang: mpiexec must not declare a rank before a silence of the detector timeout).
  * TOKEN is ignored (tests use it to find leftover processes with pgrep -f). PASS is decided by
  * tests/launcher/launcher_test.sh. */
 #define _GNU_SOURCE
@@ -72,7 +74,7 @@ static int notices(int rank, int want, int victim, int delay_ms, int suspect, in
     return 2;
   }
   double start = now_ms(), next_hb = start;
-  int got = 0, suspect_sent = 0;
+  int got = 0, suspect_sent = 0, print_hb = getenv("FTMPI_TEST_PRINT_HB") != NULL;
   char buf[4096];
   size_t len = 0;
   for (;;) {
@@ -93,6 +95,12 @@ static int notices(int rank, int want, int victim, int delay_ms, int suspect, in
     if (t >= next_hb) {
       send_str(ctrl, "cmd=hb\n");
       next_hb = t + period;
+      if (print_hb) {
+        struct timespec rt;
+        clock_gettime(CLOCK_REALTIME, &rt);
+        printf("rank %d hb at %ld.%06ld\n", rank, (long)rt.tv_sec, rt.tv_nsec / 1000);
+        fflush(stdout);
+      }
     }
     struct pollfd p = {ctrl, POLLIN, 0};
     int timeout = (int)(next_hb - now_ms()) + 1;

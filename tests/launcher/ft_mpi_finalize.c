@@ -3,7 +3,9 @@
  * thread heartbeats meanwhile), prints "rank R finalizing" and calls MPI_Finalize.
  * PASS (decided by launcher_test.sh, case ft_mpi): exit status 0, every other rank finalizes, the summary
  * line names the victim; with --inject signal=STOP instead, the stopped rank is declared hung.
- * With FTMPI_TEST_SAY_UP set, each rank prints "rank R up" right after MPI_Init (case shm_killall). */
+ * With FTMPI_TEST_SAY_UP set, each rank prints "rank R up" right after MPI_Init (case shm_killall).
+ * With FTMPI_TEST_STOP_AFTER_FINALIZE=R, rank R prints "rank R stopping" and raise(SIGSTOP)s right after
+ * MPI_Finalize returned (case ft_late_stop: mpiexec must not wait for it forever). */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,5 +26,11 @@ int main(int argc, char **argv) {
   printf("rank %d finalizing\n", rank);
   fflush(stdout);
   MPI_Finalize();
+  const char *stop = getenv("FTMPI_TEST_STOP_AFTER_FINALIZE");
+  if (stop && atoi(stop) == rank) {
+    printf("rank %d stopping\n", rank);
+    fflush(stdout);
+    raise(SIGSTOP);
+  }
   return 0;
 }

@@ -304,19 +304,25 @@ ft_notice)
 ft_hang)
   # A SIGSTOPped rank stops heartbeating: declared hung within timeout + period (+ scheduling slack),
   # SIGKILLed, then announced with cause hung.
-  run "$MPIEXEC" --ft ulfm --detector-period 100 --detector-timeout 600 -n 3 --inject rank=1,after=0.5,signal=STOP \
-      "$FTHELPER" notices 1 -1 0 "$TOKEN"
+  FTMPI_TEST_PRINT_HB=1 run "$MPIEXEC" --ft ulfm --detector-period 100 --detector-timeout 600 -n 3 \
+      --inject rank=1,after=0.5,signal=STOP "$FTHELPER" notices 1 -1 0 "$TOKEN"
   expect_rc 0
   for r in 0 2; do
     expect_out "^rank $r notice cmd=failed rank=1 cause=hung code=9 "
     after=$(sed -n "s/^rank $r notice .* after \\([0-9]*\\)\$/\\1/p" "$TMP/out")
     # stopped at 500 ms, last heartbeat 400..500 ms: declared in [1000, 1100] ms; slack for a loaded machine.
     # The helper's clock starts when it does, later than mpiexec's by the launch time (140 ms seen under
-    # load), so only the upper bound holds here; the lower one is the summary's "at 1.xxx s" below, on
-    # mpiexec's clock.
+    # load), so only the upper bound holds here.
     [ "$after" -le 1600 ] || fail "rank $r got the hang notice after $after ms"
   done
-  expect_err '^mpiexec: 1 rank failed during the job: rank 1 \(hung, killed\) at 1\.[0-9]{3} s; survivors completed$'
+  # Never declared before a silence of the timeout: the verdict's time (the notice's time=) is at least
+  # 600 ms after the last heartbeat rank 1 sent (it prints each one after sending it). Not "stop + 500 ms":
+  # on a busy machine the helper may have missed heartbeats before the stop (declared at 0.998 s once).
+  last_hb=$(sed -n 's/^rank 1 hb at \([0-9.]*\)$/\1/p' "$TMP/out" | tail -1)
+  declared=$(sed -n 's/^rank 0 notice cmd=failed rank=1 .*time=\([0-9.]*\).*/\1/p' "$TMP/out" | head -1)
+  [ -n "$last_hb" ] && [ -n "$declared" ] || fail "no heartbeat or verdict time"
+  (( $(echo "$declared - $last_hb >= 0.6" | bc) )) || fail "declared $(echo "$declared - $last_hb" | bc) s after its last heartbeat"
+  expect_err '^mpiexec: 1 rank failed during the job: rank 1 \(hung, killed\) at [0-9]\.[0-9]{3} s; survivors completed$'
   # cmd=bye stops the watch: a silent rank after bye is not hung
   run "$MPIEXEC" --ft ulfm --detector-timeout 300 -n 2 "$FTHELPER" bye "$TOKEN"
   expect_rc 0
@@ -539,6 +545,53 @@ ft_cause)
       if [ $mode = exit3 ]; then expect_err 'rank 1 \(exited with code 3\)'; else expect_err 'rank 1 \(killed by signal 9\)'; fi
       grep -q 'disappeared' "$TMP/err" && fail "$mode: reported as disappeared"
     done
+  done
+  expect_no_leftovers ;;
+ft_late_stop)
+  # A rank SIGSTOPped after MPI_Finalize's goodbye (its heartbeats have stopped on purpose) is declared
+  # hung after the detector timeout and killed: mpiexec used to wait for it until the job's time limit
+  # (issue 12, soak seed 4242). The survivors complete; exit status 0; no process, no /dev/shm segment.
+  # run_bg ARGS...: like run, in the background, so that the job's pid names its /dev/shm segments.
+  run_bg() {
+    local t0 t1
+    t0=$(date +%s.%N)
+    "$@" </dev/null >"$TMP/out" 2>"$TMP/err" &
+    JOBPID=$!
+    wait $JOBPID
+    RC=$?
+    t1=$(date +%s.%N)
+    ELAPSED=$(echo "$t1 - $t0" | bc)
+  }
+  expect_no_shm() {
+    local left
+    left=$(ls /dev/shm | grep "^ftmpi-ftmpi-$JOBPID-")
+    [ -z "$left" ] || { for f in $left; do rm -f "/dev/shm/$f"; done; fail "segments left: $left"; }
+  }
+  # 1. the rank stops itself right after MPI_Finalize returned
+  for i in 1 2 3; do
+    FTMPI_TEST_STOP_AFTER_FINALIZE=1 run_bg "$MPIEXEC" --ft ulfm --detector-timeout 500 --timeout 40 -n 3 \
+        "$BIN/launcher_ft_mpi_finalize" -1 100 "$TOKEN"
+    [ "$RC" = 124 ] && fail "round $i: mpiexec waited for the stopped rank until its time limit"
+    expect_rc 0
+    expect_out 'rank 1 stopping'
+    [ "$(grep -c finalizing "$TMP/out")" = 3 ] || fail "round $i: expected 3 ranks to finalize"
+    expect_err '^mpiexec: 1 rank failed during the job: rank 1 \(stopped in or after MPI_Finalize, killed\) at [0-9.]+ s; survivors completed$'
+    expect_no_shm
+  done
+  # 2. a stop from outside at random moments around the end of the job: before MPI_Finalize (hung, the
+  #    others' finalize fence does not wait for it), inside it, after it, or after the rank ended (nothing
+  #    to stop). Whatever the moment, the job ends on its own with status 0.
+  for i in $(seq 10); do
+    at=$(printf '0.%03d' $(( (RANDOM % 600) + 200 )))
+    run_bg "$MPIEXEC" --ft ulfm --detector-timeout 500 --timeout 40 -n 3 --inject rank=1,after=$at,signal=STOP \
+        "$BIN/launcher_ft_mpi_finalize" -1 300 "$TOKEN"
+    [ "$RC" = 124 ] && fail "stop at $at s: mpiexec waited for the stopped rank until its time limit"
+    expect_rc 0
+    [ "$(grep -c 'rank [02] finalizing' "$TMP/out")" = 2 ] || fail "stop at $at s: expected ranks 0 and 2 to finalize"
+    if grep -q 'rank 1 (' "$TMP/err"; then
+      expect_err 'rank 1 \((hung|stopped in or after MPI_Finalize), killed\)'
+    fi
+    expect_no_shm
   done
   expect_no_leftovers ;;
 hydra)

@@ -1,6 +1,7 @@
 // tools/launch/silence_judge.*: a heartbeat silence is a hang unless the service thread is runnable (or in D)
 // and not spinning, and never beyond kStarvedTimeouts timeouts; real processes: a stopped one is judged
 // hung, a runnable one starved, one whose service thread spins hung once it burnt kSpinTicks.
+// tools/launch/stop_judge.*: a stop held through the timeout is a hang (pure, and a real stopped process).
 #include <gtest/gtest.h>
 
 #include <pthread.h>
@@ -13,6 +14,7 @@
 #include <thread>
 
 #include "silence_judge.h"
+#include "stop_judge.h"
 
 using namespace ftmpi::mpiexec;
 using ms = std::chrono::milliseconds;
@@ -120,4 +122,46 @@ TEST(SilenceJudge, RealProcesses) {
   }
   EXPECT_EQ(v, Silence::hung);
   end(spinner);
+}
+
+// tools/launch/stop_judge.*: before the first heartbeat and after the goodbye only a stop held through
+// every sample for the timeout is a hang.
+TEST(StopJudge, HeldThroughTheTimeout) {
+  using C = StopWatch::Clock;
+  const C::time_point t0{};
+  const ms limit(1000);
+  StopWatch w;
+  EXPECT_FALSE(w.stopped_for(false, t0, limit));
+  EXPECT_FALSE(w.stopped_for(true, t0 + ms(100), limit));   // first seen stopped: the clock starts
+  EXPECT_FALSE(w.stopped_for(true, t0 + ms(1099), limit));
+  EXPECT_TRUE(w.stopped_for(true, t0 + ms(1100), limit));
+  // Resumed (a sample found it running): the next stop starts a new clock.
+  EXPECT_FALSE(w.stopped_for(false, t0 + ms(1200), limit));
+  EXPECT_FALSE(w.stopped_for(true, t0 + ms(1300), limit));
+  EXPECT_FALSE(w.stopped_for(true, t0 + ms(2200), limit));
+  EXPECT_TRUE(w.stopped_for(true, t0 + ms(2300), limit));
+  // A heartbeat in between (it ran) resets it as well.
+  w.reset();
+  EXPECT_FALSE(w.stopped_for(true, t0 + ms(2400), limit));
+  EXPECT_TRUE(w.stopped_for(true, t0 + ms(3400), limit));
+}
+
+TEST(StopJudge, RealProcesses) {
+  const auto limit = std::chrono::milliseconds(50);
+  pid_t sleeper = child_with_service_thread(false);
+  ASSERT_GT(wait_for_service_thread(sleeper), 0);
+  StopWatch w;
+  auto now = StopWatch::Clock::now();
+  EXPECT_FALSE(w.sample(sleeper, now, limit));
+  EXPECT_FALSE(w.sample(sleeper, now + std::chrono::seconds(5), limit));  // asleep, never judged by silence
+  kill(sleeper, SIGSTOP);
+  bool stopped = false;
+  for (int i = 0; i < 2500 && !stopped; ++i) {  // the stop takes effect (up to 5 s on a loaded machine)
+    usleep(2000);
+    stopped = w.sample(sleeper, StopWatch::Clock::now(), limit);
+  }
+  EXPECT_TRUE(stopped);
+  end(sleeper);
+  StopWatch gone;
+  EXPECT_FALSE(gone.sample(sleeper, StopWatch::Clock::now(), limit));  // reaped: its exit says how it ended
 }

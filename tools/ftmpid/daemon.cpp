@@ -458,6 +458,7 @@ void Daemon::read_ctrl(Rank& r) {
         r.heartbeating = true;
         r.last_hb = Clock::now();
         r.silence.on_heartbeat();
+        r.stop.reset();
       } else if (m.kind == ControlMessage::Kind::bye) {
         r.said_bye = true;
       } else if (m.kind == ControlMessage::Kind::suspect) {
@@ -526,7 +527,18 @@ void Daemon::check_heartbeats(Clock::time_point now) {
   if (!ft_) return;
   auto limit = std::chrono::milliseconds(o_.timeout_ms);
   for (Rank& r : ranks_) {
-    if (!r.alive || !r.heartbeating || r.said_bye || r.finalized || r.hung || now < r.last_hb + limit) continue;
+    if (!r.alive || r.hung) continue;
+    if (!r.heartbeating || r.said_bye || r.finalized) {
+      // Before the first heartbeat or after the goodbye only a stop held for the timeout is a hang
+      // (stop_judge.h): a rank SIGSTOPped there would otherwise hold the job until its time limit.
+      if (r.stop.sample(r.pid, now, limit)) {
+        r.hung = true;
+        kill(-r.pid, SIGKILL);
+        kill(r.pid, SIGKILL);
+      }
+      continue;
+    }
+    if (now < r.last_hb + limit) continue;
     SilenceCheck check(r.silence, r.pid);  // before the drain (silence_judge.h)
     read_ctrl(r);
     const auto t = Clock::now();

@@ -24,6 +24,7 @@
 #include "daemon_launch.h"
 #include "output_forwarder.h"
 #include "silence_judge.h"
+#include "stop_judge.h"
 #include "tree_liveness.h"
 #include "tree_shape.h"
 #include "tree_wire.h"
@@ -68,6 +69,7 @@ class Daemon {
     bool stdin_eof = false;
     std::chrono::steady_clock::time_point last_hb{};
     SilenceWatch silence;  // a silence beyond the timeout: hang or starvation (silence_judge.h)
+    StopWatch stop;        // before the first heartbeat, after the goodbye: a stop (stop_judge.h)
   };
   struct Child {
     int node = -1;  // -1 until its hello

@@ -46,7 +46,9 @@ std::string ft_summary(const SummaryInput& in) {
   for (std::size_t i = 0; i < failed.size() && i < kMaxListed; ++i) {
     const RankRecord& rec = ranks[static_cast<std::size_t>(failed[i])];
     std::string how;
-    if (rec.verdict == RankRecord::Verdict::hung) how = "hung, killed";
+    if (rec.verdict == RankRecord::Verdict::hung && (rec.said_bye || rec.pmi_finalized))
+      how = "stopped in or after MPI_Finalize, killed";  // stop_judge.h
+    else if (rec.verdict == RankRecord::Verdict::hung) how = "hung, killed";
     else if (rec.verdict == RankRecord::Verdict::disappeared) how = "disappeared, killed";
     else if (rec.verdict == RankRecord::Verdict::host_lost) how = rec.cut_off ? "host cut off" : "host lost";
     else if (rec.state == RankRecord::State::signaled) how = "killed by signal " + std::to_string(rec.term_signal);

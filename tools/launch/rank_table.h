@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "silence_judge.h"
+#include "stop_judge.h"
 
 namespace ftmpi::mpiexec {
 
@@ -32,10 +33,10 @@ struct RankRecord {
   bool said_bye = false;          // sent cmd=bye: heartbeats stop, silence is fine
   Clock::time_point last_heartbeat{};
   SilenceWatch silence;  // a silence beyond the timeout: hang or starvation (silence_judge.h)
-  // Before the first heartbeat (the start-up watch): when the rank was first seen stopped (SIGSTOP,
-  // ptrace) in the current stop, and its last PMI exchange (a request, or a barrier's release).
-  bool seen_stopped = false;
-  Clock::time_point stopped_since{};
+  // Before the first heartbeat and after the goodbye, only a stop (SIGSTOP, ptrace) held for the detector
+  // timeout says it hangs (stop_judge.h).
+  StopWatch stop;
+  // Its last PMI exchange (a request, or a barrier's release): the start-up watch's silence.
   Clock::time_point last_pmi{};
   // Set when mpiexec kills the rank on its own verdict (hung, or suspected by a peer): the cause its
   // notice gives once the kernel confirms the death. 0: none.

@@ -361,7 +361,8 @@ void Job::supervise() {
     if (end_.running() && ft_)
       for (const RankRecord& rec : ranks_) {
         if (heartbeat_watched(rec)) consider(rec.last_heartbeat + std::chrono::milliseconds(opt_.ft.timeout_ms()));
-        else if (startup_watched(rec)) consider(now + std::chrono::milliseconds(opt_.ft.period_ms()));
+        else if (startup_watched(rec) || goodbye_watched(rec))
+          consider(now + std::chrono::milliseconds(opt_.ft.period_ms()));
       }
 
     int n = ::poll(fds.data(), fds.size(), timeout_ms);

@@ -118,6 +118,10 @@ class Job final : public RankRestarter {
   // Not heartbeating yet but alive and not done: judged by its process state and the start-up timeout.
   bool startup_watched(const RankRecord& rec) const;
   void check_startup(int rank, Clock::time_point now);
+  // Said its goodbye (or PMI finalize) but not ended yet: judged by its process state only (stop_judge.h).
+  bool goodbye_watched(const RankRecord& rec) const;
+  // Samples `rank`'s stop watch; condemns it (hung, `why`) and returns true once stopped for the timeout.
+  bool check_stopped(int rank, Clock::time_point now, const char* why);
   // If `rank` has already ended (a zombie), reap it now with its own cause and return true.
   bool reap_if_dead(int rank);
   // Kill `rank` on mpiexec's own verdict; it is announced once reaped.

@@ -27,21 +27,21 @@ bool Job::startup_watched(const RankRecord& rec) const {
          rec.verdict == RankRecord::Verdict::none;
 }
 
-void Job::check_startup(int r, Clock::time_point now) {
+bool Job::goodbye_watched(const RankRecord& rec) const {
+  return rec.alive() && (rec.said_bye || rec.pmi_finalized) && rec.verdict == RankRecord::Verdict::none;
+}
+
+bool Job::check_stopped(int r, Clock::time_point now, const char* why) {
   RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
+  if (!rec.stop.sample(rec.pid, now, std::chrono::milliseconds(opt_.ft.timeout_ms()))) return false;
+  condemn(r, RankRecord::Verdict::hung, why);
+  return true;
+}
+
+void Job::check_startup(int r, Clock::time_point now) {
   // A stopped rank cannot heartbeat: judged by the detector timeout from the start, whenever it stopped.
-  auto ps = read_proc_state(rec.pid);
-  if (ps && ps->stopped()) {
-    if (!rec.seen_stopped) {
-      rec.seen_stopped = true;
-      rec.stopped_since = now;
-    } else if (now >= rec.stopped_since + std::chrono::milliseconds(opt_.ft.timeout_ms())) {
-      condemn(r, RankRecord::Verdict::hung, "stopped before its first heartbeat");
-      return;
-    }
-  } else {
-    rec.seen_stopped = false;
-  }
+  if (check_stopped(r, now, "stopped before its first heartbeat")) return;
+  RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
   // A rank inside MPI_Init (PMI init sent) heartbeats once its library is up: its silence beyond the
   // start-up timeout, not counting time spent waiting for the others in a PMI barrier, is a hang.
   if (rec.pmi_initialized && !part_of(r).server->in_barrier(r - part_of(r).base) &&
@@ -71,6 +71,7 @@ void Job::on_ctrl_readable(int r) {
           rec.heartbeating = true;
           rec.last_heartbeat = Clock::now();
           rec.silence.on_heartbeat();
+          rec.stop.reset();
           break;
         case ControlMessage::Kind::bye: rec.said_bye = true; break;
         case ControlMessage::Kind::suspect: on_suspect(r, m.rank); break;
@@ -126,6 +127,10 @@ void Job::check_heartbeats(Clock::time_point now) {
       if (startup_watched(ranks_[r])) check_startup(static_cast<int>(r), now);
       continue;
     }
+    if (goodbye_watched(ranks_[r])) {  // in or after MPI_Finalize: no heartbeats, but mpiexec waits for it
+      check_stopped(static_cast<int>(r), now, "stopped after its goodbye (in or after MPI_Finalize)");
+      continue;
+    }
     RankRecord& rec = ranks_[r];
     if (!heartbeat_watched(rec) || now < rec.last_heartbeat + timeout) continue;
     // Sample the rank's service thread first, then drain the channel (mpiexec itself may have been slow to
@@ -160,7 +165,10 @@ void Job::condemn(int r, RankRecord::Verdict verdict, const char* why) {
   rec.failed_realtime = realtime_seconds();
   log::debug("mpiexec: rank %d (pid %d) declared failed: %s; killing it", r, static_cast<int>(rec.pid), why);
   // Fail-stop: the rank is announced only once reaped, so a suspect never comes back.
-  if (kill(-rec.pid, SIGKILL) != 0) kill(rec.pid, SIGKILL);
+  // Its process group, and the rank itself: one that left its group (setsid) while children stayed in it
+  // would otherwise survive a verdict that takes it off every watch.
+  kill(-rec.pid, SIGKILL);
+  kill(rec.pid, SIGKILL);
 }
 
 void Job::on_rank_exit_ft(int r) {
