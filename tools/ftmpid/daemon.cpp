@@ -601,15 +601,18 @@ void Daemon::on_parent_frame(Frame& f) {
     return;
   }
   long long seq = f.num("seq", 0);
-  if (seq > 0) {
-    if (seq <= last_seq_) return;  // a replay of what we had (re-parenting, tree_membership.h)
+  std::string_view to = f.get("to").value_or("*");
+  // Frames numbered by the origin reach a daemon in that order, except the origin's re-sending to an
+  // adopted orphan (replay=1, tree_membership.h): older frames that the daemons on the way pass on
+  // untouched (they had them already); their recipients drop what they had.
+  if (seq > 0 && (to == "*" || f.num("to") == o_.node || f.num("replay", 0) != 1)) {
+    if (seq <= last_seq_) return;
     last_seq_ = seq;
   }
-  std::string_view to = f.get("to").value_or("*");
   if (to == "*" || (f.num("flood", 0) == 1 && f.num("to") == o_.node)) {
     f.set("to", "*");
     for (Child& c : children_)
-      if (c.node >= 0 && c.link.fd >= 0) {
+      if (c.node >= 0 && c.link.fd >= 0 && !c.adopting) {
         c.link.send(f);
         if (!c.link.flush()) c.link.close();
       }
@@ -624,7 +627,12 @@ void Daemon::on_parent_frame(Frame& f) {
   int slot = dest > 0 && dest < static_cast<int>(route_.size()) ? route_[static_cast<std::size_t>(dest)] : -1;
   if (slot < 0) slot = child_slot(o_.shape.next_hop(o_.node, dest));
   if (slot >= 0 && children_[static_cast<std::size_t>(slot)].link.fd >= 0) {
-    TreeLink& l = children_[static_cast<std::size_t>(slot)].link;
+    Child& c = children_[static_cast<std::size_t>(slot)];
+    if (c.adopting) {
+      if (f.type == "adopted" && dest == c.node) c.adopting = false;  // in order after the replay
+      else if (f.num("replay", 0) != 1) return;  // sent before the adoption: the replay brings it
+    }
+    TreeLink& l = c.link;
     l.send(f);
     if (!l.flush()) l.close();
   }
@@ -681,6 +689,7 @@ void Daemon::accept_children() {
     }
     Child& c = children_[static_cast<std::size_t>(slot)];
     c.node = node;
+    c.adopting = adopt;
     c.link.fd = fd;
     c.link.in = std::move(l.in);
     live_->child_connected(slot, Clock::now());

@@ -75,6 +75,10 @@ class Daemon {
     std::string host;    // set when this daemon starts it (not for a daemon of the origin's machine)
     pid_t agent = -1;    // the rsh agent we forked for it, until reaped
     int agent_pidfd = -1;
+    // An orphan that asked us to adopt it, until the origin's "adopted" for it passes through here: only
+    // the origin's replay (replay=1) reaches it meanwhile, so that it gets every frame in seq order
+    // (live frames sent before the origin's decision are in that replay; tree_membership.h).
+    bool adopting = false;
   };
 
   void loop();

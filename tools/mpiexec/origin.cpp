@@ -244,6 +244,7 @@ void Origin::replay_to(int node, long long seen) {
     if (s.f.num("seq", 0) <= seen) continue;
     if (s.to >= 0 && !members_->below(s.to, node)) continue;
     Frame g = s.f;
+    g.set("replay", 1);  // the adopter forwards only these to the orphan until "adopted" (daemon.h)
     int dest = s.to;
     if (dest < 0) {  // a broadcast: from the adopted node down
       g.set("flood", 1);
