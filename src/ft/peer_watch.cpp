@@ -162,11 +162,17 @@ void PeerWatchImpl::act(DetectorActions& a) {
   bool woke = false;
   // A suspect is not killed, even on this host where its pidfd could: MPICH's Hydra answers a rank killed by
   // a signal by killing every other rank of that host (with -disable-auto-cleanup too), the observer included.
-  // It is fenced by its closed connections and by the fence notice it reads first when it runs again.
+  // It is fenced by its closed connections and by the fence notice it reads first when it runs again. On
+  // this host it is made to run again (SIGCONT, through its pidfd: a stopped process acts on no other
+  // signal but SIGKILL): then it reads the notice (sent above) and ends itself with _exit(1), a plain exit,
+  // so that the launcher (Hydra waits for every rank) is not left waiting for a stopped process. A suspect
+  // on another host has no such helper (docs/hosts.md, "Fencing").
   for (int r : a.suspected)
     if (failures_->mark_failed({r, Cause::hung, 0, real_s()})) {
+      int pfd = r >= 0 && r < n_ ? pidfd_[static_cast<size_t>(r)] : -1;
+      bool woken = pfd >= 0 && syscall(SYS_pidfd_send_signal, pfd, SIGCONT, nullptr, 0) == 0;
       log::warn("rank %d: rank %d suspected by the rank-level detector (silent beyond the timeout); counted as "
-                "failed and fenced", me_, r);
+                "failed and fenced%s", me_, r, woken ? "; continued (same host) so that it ends itself" : "");
       woke = true;
     }
   if (a.fenced) end_rank("a live rank declared this rank failed (silent beyond the detector timeout)");
