@@ -181,7 +181,14 @@ tree_leak)
   # and H1 (the adopter of every orphan) keep their descriptors and memory, measured after each loss.
   hosts=$H1
   for i in $(seq 2 21); do hosts+=",127.0.0.$i"; done
-  start "${MX[@]}" --with-ft ulfm --tree-fanout 1 --host "$hosts" "$FTHELPER" notices 99 -1 0 "$TOKEN"
+  # Detector period 200 ms, timeout 3 s: on a loaded 2-core machine a daemon of a 21-deep chain may wait
+  # beyond the default 1 s for its parent's echo, fence itself and cut the chain (a starvation the daemons
+  # cannot tell from a cut link); this test is about what a loss leaves behind, not about starvation.
+  # (Its first runs also found orphans waiting out a dead ancestor's vanished addresses — other tests'
+  # bridges — until the re-attach budget was gone: a refusal now skips a dead ancestor at once.)
+  # The rank program ends by itself 20 s after its start: the 19 losses must fit.
+  start "${MX[@]}" --with-ft ulfm --detector-period 200 --detector-timeout 3000 --tree-fanout 1 --host "$hosts" \
+    "$FTHELPER" notices 99 -1 0 "$TOKEN"
   sleep 0.3
   P=$(mpiexec_pid)
   for _ in $(seq 100); do "$MPIEXEC" --status "$P" >"$TMP/status" 2>/dev/null; grep -q "(21 up)" "$TMP/status" && break; sleep 0.1; done
@@ -203,7 +210,6 @@ tree_leak)
     done
     grep -q "^mpiexec: host $host lost at" "$TMP/err" || fail "the loss of $host was not logged"
     grep -q "^mpiexec: host $next re-attached under $H1 at" "$TMP/err" || fail "$next did not re-attach under $H1"
-    "$MPIEXEC" --status "$P" >"$TMP/status" 2>/dev/null || fail "--status failed after the loss of $host"
     series+=" | $(fds "$P")/$(rss "$P") $(fds "$D")/$(rss "$D")"
   done
   sleep 0.3

@@ -322,7 +322,7 @@ void Daemon::try_reattach(std::size_t from, bool keep_old) {
     std::vector<std::string> addrs;
     int port = 0;
     if (!parse_endpoint(ancestors_[k].second, addrs, port)) continue;
-    auto fd = connect_any(addrs, port, per);
+    auto fd = connect_any(addrs, port, per, true);  // a dead ancestor is skipped at once
     if (!fd.ok()) continue;
     parent_.fd = fd.value();
     attach_idx_ = k;

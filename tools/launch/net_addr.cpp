@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -76,12 +77,15 @@ bool parse_endpoint(const std::string& text, std::vector<std::string>& addrs, in
   return !addrs.empty();
 }
 
-Result<int> connect_any(const std::vector<std::string>& addrs, int port, std::chrono::milliseconds limit) {
+Result<int> connect_any(const std::vector<std::string>& addrs, int port, std::chrono::milliseconds limit,
+                        bool refusal_is_final) {
   struct Try {
     std::string addr;
     int fd = -1;
     std::string error;
+    bool refused = false;
   };
+  auto final_refusal = [&](const Try& t) { return refusal_is_final && t.refused && t.addr.rfind("127.", 0) != 0; };
   std::vector<Try> tries;
   for (const std::string& a : addrs) {
     Try t;
@@ -94,6 +98,7 @@ Result<int> connect_any(const std::vector<std::string>& addrs, int port, std::ch
     } else {
       t.fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
       if (t.fd >= 0 && ::connect(t.fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 && errno != EINPROGRESS) {
+        t.refused = errno == ECONNREFUSED;
         t.error = strerror(errno);
         ::close(t.fd);
         t.fd = -1;
@@ -103,7 +108,8 @@ Result<int> connect_any(const std::vector<std::string>& addrs, int port, std::ch
   }
   auto deadline = std::chrono::steady_clock::now() + limit;
   int winner = -1;
-  for (;;) {
+  bool gone = std::any_of(tries.begin(), tries.end(), final_refusal);
+  while (!gone) {
     std::vector<pollfd> pf;
     std::vector<std::size_t> idx;
     for (std::size_t i = 0; i < tries.size(); ++i)
@@ -128,9 +134,11 @@ Result<int> connect_any(const std::vector<std::string>& addrs, int port, std::ch
       if (err == 0) {
         winner = static_cast<int>(idx[j]);
       } else {
+        t.refused = err == ECONNREFUSED;
         t.error = strerror(err);
         ::close(t.fd);
         t.fd = -1;
+        gone = gone || final_refusal(t);
       }
     }
     if (winner >= 0) break;
@@ -143,6 +151,7 @@ Result<int> connect_any(const std::vector<std::string>& addrs, int port, std::ch
       continue;
     }
     if (tries[i].fd >= 0) ::close(tries[i].fd);
+    if (tries[i].error.empty()) tries[i].error = "not waited for (refused at another address)";
     why += (why.empty() ? "" : ", ") + tries[i].addr + ": " + tries[i].error;
   }
   if (fd < 0)
