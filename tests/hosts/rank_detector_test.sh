@@ -5,7 +5,7 @@
 # host k+1); PROG is tests/hosts/hosts_mpi (`ft SECS`: a loop of ring exchanges and Allreduces; on a
 # failure revoke, agree, shrink, go on; survivors print "rank R survivor: N of 6 ranks left").
 #   stop      SIGSTOP one rank of host 2: the survivors see it failed within the detector timeout (no
-#             connection breaks), shrink to 5 and finish; its host-mate continues it (SIGCONT), so it finds
+#             connection breaks), shrink to 5 and finish; its host-mate, in MPI_Finalize, continues it (SIGCONT), so it finds
 #             itself declared failed and ends (fenced), and the job ends without outside help — it never
 #             prints a survivor line.
 #   samehost  rank 2 (host 2) ends without MPI_Finalize (exit 3; under Hydra a death by a signal would take
@@ -82,7 +82,7 @@ stop)
   t1=$(now_ms)
   echo "detection: $((t1 - t0)) ms after SIGSTOP (detector timeout 1000 ms, period 100 ms)"
   wait_for "survivor: 5 of 6" 5 30 || true
-  # Its same-host peer continued it (SIGCONT through its pidfd): it read the fence notice and ended itself,
+  # Its same-host peer, finalizing, continued it (SIGCONT through its pidfd): it read the fence notice and ended itself,
   # so the launcher (which waits for every rank) is not left waiting for a stopped process.
   for _ in $(seq 1 100); do [ "$(ranks_on "$h2" | grep -cx "$victim" || true)" = 0 ] && break; sleep 0.1; done
   if [ "$(ranks_on "$h2" | grep -cx "$victim" || true)" != 0 ]; then
@@ -90,7 +90,7 @@ stop)
     echo "FAIL: the stopped rank still exists 10 s after the survivors finished (not continued by its host-mate)"
     wait $job || true; cat "$out"; exit 1
   fi
-  grep -q "continued (same host) so that it ends itself" "$out" || { echo "FAIL: its host-mate did not continue it"; cat "$out"; exit 1; }
+  grep -qE "continued rank [0-9]+ \(same host, fenced\) so that it ends itself" "$out" || { echo "FAIL: its host-mate did not continue it"; cat "$out"; exit 1; }
   wait $job || rc=$?
   [ "$(grep -c "survivor: 5 of 6 ranks left" "$out")" = 5 ] || { echo "FAIL: not 5 survivors (rc $rc)"; cat "$out"; exit 1; }
   grep -qE "declared this rank failed|no majority of the job" "$out" || { echo "FAIL: the stopped rank was not fenced"; cat "$out"; exit 1; }
