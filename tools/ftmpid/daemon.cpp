@@ -699,6 +699,49 @@ void Daemon::accept_children() {
   }
 }
 
+void Daemon::read_parent() {
+  if (parent_.fd < 0) return;
+  bool alive = parent_.fill();
+  while (auto f = parent_.in.next()) on_parent_frame(*f);
+  if (!alive || parent_.in.bad()) {
+    parent_.close();
+    if (live_->reattaching()) try_reattach(attach_idx_ + 1, false);  // refused or gone: next one
+    else live_->parent_closed();
+  }
+}
+
+void Daemon::read_child(std::size_t ci) {
+  TreeLink& l = children_[ci].link;
+  if (l.fd < 0) return;
+  bool alive = l.fill();
+  while (auto f = l.in.next()) on_child_frame(ci, *f);
+  if (!alive || l.in.bad()) {
+    l.close();
+    live_->child_closed(static_cast<int>(ci));
+  }
+}
+
+void Daemon::drain_links() {
+  std::vector<pollfd> pf;
+  std::vector<int> who;  // -1: the parent, else the child's index
+  if (parent_.fd >= 0) {
+    pf.push_back({parent_.fd, POLLIN, 0});
+    who.push_back(-1);
+  }
+  for (std::size_t i = 0; i < children_.size(); ++i)
+    if (children_[i].link.fd >= 0) {
+      pf.push_back({children_[i].link.fd, POLLIN, 0});
+      who.push_back(static_cast<int>(i));
+    }
+  if (pf.empty() || ::poll(pf.data(), pf.size(), 0) <= 0) return;
+  for (std::size_t k = 0; k < pf.size(); ++k) {
+    if (!(pf[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    if (who[k] < 0 && parent_.fd == pf[k].fd) read_parent();
+    else if (who[k] >= 0 && children_[static_cast<std::size_t>(who[k])].link.fd == pf[k].fd)
+      read_child(static_cast<std::size_t>(who[k]));
+  }
+}
+
 void Daemon::loop() {
   enum class Src { parent, listen, child, agent, pidfd, pmi, ctrl, out, err, stdin_write };
   struct Tag {
@@ -708,6 +751,10 @@ void Daemon::loop() {
   std::vector<pollfd> fds;
   std::vector<Tag> tags;
   for (;;) {
+    // Read what already waits in the links before judging silence: after a stall of this daemon (a
+    // starved machine) the parent's echoes and the children's frames are there; we did not run, they
+    // were not silent.
+    drain_links();
     auto now = Clock::now();
     TreeLiveness::Actions a = live_->tick(now);
     if (a.fence) {
@@ -765,29 +812,14 @@ void Daemon::loop() {
       switch (t.src) {
         case Src::parent: {
           if ((re & POLLOUT) && !parent_.flush()) parent_.close();
-          if (re & (POLLIN | POLLHUP | POLLERR)) {
-            bool alive = parent_.fill();
-            while (auto f = parent_.in.next()) on_parent_frame(*f);
-            if (!alive || parent_.in.bad()) {
-              parent_.close();
-              if (live_->reattaching()) try_reattach(attach_idx_ + 1, false);  // refused or gone: next one
-              else live_->parent_closed();
-            }
-          }
+          if (re & (POLLIN | POLLHUP | POLLERR)) read_parent();
           break;
         }
         case Src::listen: accept_children(); break;
         case Src::child: {
           TreeLink& l = children_[t.i].link;
           if ((re & POLLOUT) && !l.flush()) l.close();
-          if (re & (POLLIN | POLLHUP | POLLERR)) {
-            bool alive = l.fill();
-            while (auto f = l.in.next()) on_child_frame(t.i, *f);
-            if (!alive || l.in.bad()) {
-              l.close();
-              live_->child_closed(static_cast<int>(t.i));
-            }
-          }
+          if (re & (POLLIN | POLLHUP | POLLERR)) read_child(t.i);
           break;
         }
         case Src::agent: on_agent_ended(t.i); break;

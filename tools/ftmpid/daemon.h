@@ -85,6 +85,9 @@ class Daemon {
   void on_parent_frame(Frame& f);
   void handle_own(Frame& f);
   void on_child_frame(std::size_t ci, Frame& f);
+  void read_parent();               // input (or EOF) on the parent link
+  void read_child(std::size_t ci);  // input (or EOF) on a child's link
+  void drain_links();               // both, for every link with input now (no wait), before silence is judged
   void accept_children();
   // Start the daemons below this one through the rsh agent (launch frame: agent=, child=NODE:HOST).
   void start_children(const std::string& agent, const std::vector<std::string>& kids);
