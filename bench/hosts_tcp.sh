@@ -12,7 +12,7 @@
 #    do not bind either.
 #  - MPICH (ch4:ucx in Debian): UCX_TLS=tcp,self. Without it UCX finds the peer on the same machine and
 #    uses its shared-memory transports (SysV shm / CMA cross network namespaces); MPIR_CVAR_CH4_NETMOD has
-#    no effect in a ch4:ucx build. MPIR_CVAR_NOLOCAL=1 keeps MPICH's own shm out as well.
+#    no effect in a ch4:ucx build (and MPIR_CVAR_NOLOCAL=1 made this MPICH 4.0.2 hang here).
 # Usage: [ROUNDS=5] bench/hosts_tcp.sh [BUILD_DIR]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -34,9 +34,9 @@ ompi=(mpirun.openmpi --allow-run-as-root --oversubscribe --bind-to none -n 2 --h
 run() {  # run IMPL PROG ARGS...
   local impl=$1 prog=$2; shift 2
   case $impl in
-    ftmpi) FTMPI_TCP_IF=$net "${hydra[@]}" "$tmp/$prog.ftmpi" "$@" ;;
-    mpich) "${hydra[@]}" -genv UCX_TLS tcp,self -genv MPIR_CVAR_NOLOCAL 1 "$tmp/$prog.mpich" "$@" ;;
-    openmpi) "${ompi[@]}" "$tmp/$prog.openmpi" "$@" ;;
+    ftmpi) FTMPI_TCP_IF=$net timeout 120 "${hydra[@]}" "$tmp/$prog.ftmpi" "$@" ;;
+    mpich) timeout 120 "${hydra[@]}" -genv UCX_TLS tcp,self "$tmp/$prog.mpich" "$@" ;;
+    openmpi) timeout 120 "${ompi[@]}" "$tmp/$prog.openmpi" "$@" ;;
   esac
 }
 # Each MPI must really use TCP between the hosts: while a pingpong runs, its rank on host a must hold an
