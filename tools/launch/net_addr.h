@@ -19,7 +19,8 @@ std::vector<std::string> local_addresses();
 std::string format_endpoint(const std::vector<std::string>& addrs, int port);
 bool parse_endpoint(const std::string& text, std::vector<std::string>& addrs, int& port);
 
-// Connect to any of `addrs` at `port`, all tried at once, the first to complete wins; fails after
+// Connect to any of `addrs` at `port`, the first to complete wins: those on a subnet of one of our
+// interfaces at once, the others when those failed or 300 ms later (see net_addr.cpp); fails after
 // `limit` ("cannot reach ... within N ms: <each address's error>"). The socket returned is blocking
 // off (non-blocking), close-on-exec, TCP_NODELAY.
 // `refusal_is_final`: a refusal (RST) from a non-loopback address ends the attempt at once. For an endpoint
