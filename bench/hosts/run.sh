@@ -7,7 +7,9 @@
 # 2b. inner-daemon kill: 7 hosts x 2 ranks in a tree of fan-out 2; host 2 (with hosts 5 and 6 below it) is
 #    killed; hosts 5 and 6 re-attach; latency as in 1 over the 12 survivors.
 # 3. start-up: a 3-host job of `true` (6 ranks) and a 7-host one (14 ranks) with our mpiexec (flat and
-#    --tree-fanout 2) vs MPICH's Hydra (same agent), median.
+#    --tree-fanout 2) vs MPICH's Hydra (same agent), median; the three run in turn in every repetition so
+#    that a machine's load drifts over all alike. BEFORE=OTHER_BUILD_DIR adds that build's mpiexec (flat)
+#    as a fourth, for before/after tables. ONLY=startup skips parts 1-2b.
 set -euo pipefail
 BUILD=$(cd "${1:?build dir}" && pwd); REPS=${2:-10}
 here="$(cd "$(dirname "$0")" && pwd)"; root="$here/../.."
@@ -39,6 +41,7 @@ measure() {  # measure kill|cut|tree -> prints one latency in ms
   awk -v t="$t" '/notice-at/ {if ($4 > m) m = $4} END {printf "%.3f\n", (m - t) * 1000}' "$out"
 }
 
+if [ "${ONLY:-}" != startup ]; then
 echo "host kill -> every survivor notified (3 hosts, 6 ranks):"
 for _ in $(seq "$REPS"); do measure kill; done | median
 echo "partition -> every survivor notified (detector period 100 ms, timeout 1000 ms):"
@@ -46,21 +49,28 @@ for _ in $(seq "$REPS"); do measure cut; done | median
 
 echo "inner daemon killed -> every survivor notified (7 hosts x 2 ranks, fan-out 2, host 2 with 2 hosts below):"
 for _ in $(seq "$REPS"); do measure tree; done | median
+fi
 
 run_time() { local t0=$EPOCHREALTIME; "$@" >/dev/null 2>&1 || true; echo "($EPOCHREALTIME - $t0) * 1000" | bc -l; }
 for nh in 3 7; do
   np=$((2 * nh))
   echo "start-up + teardown of a $nh-host job of /bin/true, $np ranks:"
   eval "$("$NETNS" up $nh)"
-  printf "  ftmpi mpiexec (flat):     "
-  for _ in $(seq "$REPS"); do run_time "$MPIEXEC" --rsh-agent "$NETNS_AGENT" --host "$NETNS_HOSTS" -n $np /bin/true; done | median
-  printf "  ftmpi mpiexec (fan-out 2): "
-  for _ in $(seq "$REPS"); do run_time "$MPIEXEC" --tree-fanout 2 --rsh-agent "$NETNS_AGENT" --host "$NETNS_HOSTS" -n $np /bin/true; done | median
-  if command -v mpiexec.mpich >/dev/null; then
-    printf "  MPICH Hydra:               "
-    for _ in $(seq "$REPS"); do
-      run_time mpiexec.mpich -localhost "$NETNS_ORIGIN_IP" -launcher ssh -launcher-exec "$NETNS_AGENT" -hosts "$NETNS_HOSTS" -n $np /bin/true
-    done | median
-  fi
+  : >"$tmp/flat"; : >"$tmp/tree"; : >"$tmp/hydra"; : >"$tmp/before"
+  for _ in $(seq "$REPS"); do
+    run_time "$MPIEXEC" --rsh-agent "$NETNS_AGENT" --host "$NETNS_HOSTS" -n $np /bin/true >>"$tmp/flat"
+    run_time "$MPIEXEC" --tree-fanout 2 --rsh-agent "$NETNS_AGENT" --host "$NETNS_HOSTS" -n $np /bin/true >>"$tmp/tree"
+    if command -v mpiexec.mpich >/dev/null; then
+      run_time mpiexec.mpich -localhost "$NETNS_ORIGIN_IP" -launcher ssh -launcher-exec "$NETNS_AGENT" \
+        -hosts "$NETNS_HOSTS" -n $np /bin/true >>"$tmp/hydra"
+    fi
+    if [ -n "${BEFORE:-}" ]; then
+      run_time "$BEFORE/bin/mpiexec" --rsh-agent "$NETNS_AGENT" --host "$NETNS_HOSTS" -n $np /bin/true >>"$tmp/before"
+    fi
+  done
+  printf "  ftmpi mpiexec (flat):      "; median <"$tmp/flat"
+  printf "  ftmpi mpiexec (fan-out 2): "; median <"$tmp/tree"
+  [ -s "$tmp/hydra" ] && { printf "  MPICH Hydra:               "; median <"$tmp/hydra"; }
+  [ -s "$tmp/before" ] && { printf "  ftmpi BEFORE (flat):       "; median <"$tmp/before"; }
   "$NETNS" down "$NETNS_SLOT"
 done

@@ -115,6 +115,15 @@ class PeerWatchImpl final : public PeerWatch {
     thread_.join();
     ::close(stop_pipe_[0]);
     ::close(stop_pipe_[1]);
+    // A suspect of this host may be stopped (SIGSTOP): it runs nothing, and the launcher (Hydra, srun)
+    // would wait for it forever. Now that this rank is done, it is made to run again: SIGCONT through its
+    // pidfd (a stopped process acts on no other signal but SIGKILL, and a death by a signal would make
+    // Hydra kill the rest of the host). It then reads its fence notice and ends itself with _exit(1). Not
+    // at the suspicion: a suspect that runs again before every rank here has fenced it could still reach
+    // them through shared memory. A suspect alone on its host has no such helper (docs/hosts.md).
+    for (int r : suspects_here_)
+      if (syscall(SYS_pidfd_send_signal, pidfd_[static_cast<size_t>(r)], SIGCONT, nullptr, 0) == 0)
+        log::warn("rank %d: continued rank %d (same host, fenced) so that it ends itself", me_, r);
   }
 
  private:
@@ -131,6 +140,7 @@ class PeerWatchImpl final : public PeerWatch {
   std::unique_ptr<RingDetector> det_;
   std::vector<sockaddr_in> addr_;  // per rank (sin_family 0: none)
   std::vector<int> pidfd_;         // per rank on this host (-1 elsewhere, or not verifiable)
+  std::vector<int> suspects_here_;  // suspected ranks with a pidfd (continued in stop())
   FailureState* failures_ = nullptr;
   std::uint64_t seen_epoch_ = ~std::uint64_t{0};
   std::function<void()> wake_;
@@ -162,11 +172,13 @@ void PeerWatchImpl::act(DetectorActions& a) {
   bool woke = false;
   // A suspect is not killed, even on this host where its pidfd could: MPICH's Hydra answers a rank killed by
   // a signal by killing every other rank of that host (with -disable-auto-cleanup too), the observer included.
-  // It is fenced by its closed connections and by the fence notice it reads first when it runs again.
+  // It is fenced by its closed connections and by the fence notice it reads first when it runs again. On
+  // this host it is made to run again in stop() (see there).
   for (int r : a.suspected)
     if (failures_->mark_failed({r, Cause::hung, 0, real_s()})) {
       log::warn("rank %d: rank %d suspected by the rank-level detector (silent beyond the timeout); counted as "
                 "failed and fenced", me_, r);
+      if (r >= 0 && r < n_ && pidfd_[static_cast<size_t>(r)] >= 0) suspects_here_.push_back(r);
       woke = true;
     }
   if (a.fenced) end_rank("a live rank declared this rank failed (silent beyond the detector timeout)");

@@ -13,7 +13,9 @@
 //    (cause hung / disappeared) and `wake` is called; the FT layer then fences its connections
 //    (FtManager::on_failures → Router::fence).
 //  * a suspect is not killed (Hydra kills every rank of a host when one of them dies by a signal): it reads
-//    the fence notice first when it runs again, and ends.
+//    the fence notice first when it runs again, and ends. A suspect of this host is sent SIGCONT by stop()
+//    (it may be stopped: then it runs again, reads the notice and ends, instead of keeping the launcher
+//    waiting).
 //  * a failure recorded by anyone else (lost connection, revoke, agreement) is given to the detector
 //    (ring repair, flood) within one period.
 //  * fenced (a live rank suspects this one) or quorum lost (half or more of the job failed): prints why on

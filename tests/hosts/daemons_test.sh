@@ -13,6 +13,7 @@ TMP=$(mktemp -d /tmp/ftmpi-hosts-test.XXXXXX)
 HOSTS_UP=3
 [ "$CASE" = leak ] && HOSTS_UP=1
 case "$CASE" in tree_*) HOSTS_UP=7 ;; esac
+[ "$CASE" = tree_leak ] && HOSTS_UP=1
 eval "$("$NETNS" up $HOSTS_UP)" || exit 1
 trap 'for p in $(pgrep -f -- "$TOKEN"); do kill -KILL "$p" 2>/dev/null; done; "$NETNS" down "$NETNS_SLOT"; rm -rf "$TMP"' EXIT
 S=$NETNS_SLOT H1=ft${S}h1 H2=ft${S}h2 H3=ft${S}h3
@@ -171,6 +172,63 @@ leak)
   finish
   expect_rc 143
   kill -0 "$D" 2>/dev/null && fail "the surviving daemon outlived the job"
+  expect_no_leftovers ;;
+tree_leak)
+  # 19 INNER-daemon losses in one job: a chain (--tree-fanout 1) of H1 (node 1, a namespace host) and 20
+  # daemons of this machine, 127.0.0.2..21 (node k below node k-1). Nodes 2..20 are killed in turn
+  # (SIGKILL of the daemon, its rank dies with it); each has a live daemon below it, which re-attaches
+  # under H1, its nearest live ancestor; the next loss comes once the origin has logged both. The origin
+  # and H1 (the adopter of every orphan) keep their descriptors and memory, measured after each loss.
+  hosts=$H1
+  for i in $(seq 2 21); do hosts+=",127.0.0.$i"; done
+  # Detector period 200 ms, timeout 3 s: on a loaded 2-core machine a daemon of a 21-deep chain may wait
+  # beyond the default 1 s for its parent's echo, fence itself and cut the chain (a starvation the daemons
+  # cannot tell from a cut link); this test is about what a loss leaves behind, not about starvation.
+  # (Its first runs also found orphans waiting out a dead ancestor's vanished addresses — other tests'
+  # bridges — until the re-attach budget was gone: a refusal now skips a dead ancestor at once.)
+  # The rank program ends by itself 20 s after its start: the 19 losses must fit.
+  start "${MX[@]}" --with-ft ulfm --detector-period 200 --detector-timeout 3000 --tree-fanout 1 --host "$hosts" \
+    "$FTHELPER" notices 99 -1 0 "$TOKEN"
+  sleep 0.3
+  P=$(mpiexec_pid)
+  for _ in $(seq 100); do "$MPIEXEC" --status "$P" >"$TMP/status" 2>/dev/null; grep -q "(21 up)" "$TMP/status" && break; sleep 0.1; done
+  grep -q "(21 up)" "$TMP/status" || fail "the 21 hosts did not come up: $(cat "$TMP/status")"
+  D=$(ip netns pids "$H1" | while read -r p; do [ "$(basename "$(readlink "/proc/$p/exe")")" = ftmpid ] && echo "$p"; done | head -1)
+  [ -n "$D" ] && [ -n "$P" ] || fail "no daemon or mpiexec found"
+  fds() { ls "/proc/$1/fd" | wc -l; }
+  rss() { awk '/VmRSS/{print $2}' "/proc/$1/status"; }
+  fd0=$(fds "$P") dfd0=$(fds "$D") rss0=$(rss "$P") drss0=$(rss "$D")
+  series="origin fds/RSS kB, H1 fds/RSS kB: $fd0/$rss0 $dfd0/$drss0"
+  for k in $(seq 2 20); do
+    host=127.0.0.$k next=127.0.0.$((k + 1))
+    pid=$(awk -v h="$host" '$1 == "host" && $2 == h ":" {print $NF}' "$TMP/status")
+    [ -n "$pid" ] && [ "$pid" != 0 ] || fail "no daemon pid for $host in --status"
+    kill -KILL "$pid"
+    for _ in $(seq 100); do
+      grep -q "^mpiexec: host $host lost at" "$TMP/err" && grep -q "^mpiexec: host $next re-attached under $H1 at" "$TMP/err" && break
+      sleep 0.05
+    done
+    grep -q "^mpiexec: host $host lost at" "$TMP/err" || fail "the loss of $host was not logged"
+    grep -q "^mpiexec: host $next re-attached under $H1 at" "$TMP/err" || fail "$next did not re-attach under $H1"
+    series+=" | $(fds "$P")/$(rss "$P") $(fds "$D")/$(rss "$D")"
+  done
+  sleep 0.3
+  fd1=$(fds "$P") dfd1=$(fds "$D") rss1=$(rss "$P") drss1=$(rss "$D")
+  echo "$series"
+  echo "origin: fds $fd0 -> $fd1, RSS $rss0 -> $rss1 kB; H1's daemon: fds $dfd0 -> $dfd1, RSS $drss0 -> $drss1 kB"
+  [ "$(grep -c '^mpiexec: host 127.0.0.[0-9]* lost at' "$TMP/err")" = 19 ] || fail "expected 19 lost hosts"
+  grep -q "^mpiexec: host 127.0.0.21 lost" "$TMP/err" && fail "the last daemon of the chain was declared lost"
+  grep -q "^mpiexec: host $H1 lost" "$TMP/err" && fail "H1 was declared lost"
+  [ "$fd1" -le "$fd0" ] || fail "origin fds $fd0 -> $fd1"
+  [ "$dfd1" -le "$dfd0" ] || fail "H1's daemon fds $dfd0 -> $dfd1"
+  [ "$rss1" -le $((rss0 + 512)) ] || fail "origin RSS grew $rss0 -> $rss1 kB"
+  [ "$drss1" -le $((drss0 + 256)) ] || fail "H1's daemon RSS grew $drss0 -> $drss1 kB"
+  [ "$(grep -c "^rank 0 notice cmd=failed" "$TMP/out")" = 19 ] || fail "rank 0 lacks its 19 notices"
+  n20=$(grep -c "^rank 20 notice cmd=failed" "$TMP/out"); [ "$n20" = 19 ] || { grep "^rank 20 " "$TMP/out"; fail "rank 20 (the chain's end) has $n20 notices, expected 19"; }
+  "$MPIEXEC" --halt "$P" >/dev/null 2>&1
+  finish
+  expect_rc 143
+  kill -0 "$D" 2>/dev/null && fail "H1's daemon outlived the job"
   expect_no_leftovers ;;
 mpi_work)
   # Ranks talk across hosts over TCP: ring, 8 MiB exchanges, collectives; 2 ranks per host.

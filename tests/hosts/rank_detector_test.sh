@@ -5,8 +5,9 @@
 # host k+1); PROG is tests/hosts/hosts_mpi (`ft SECS`: a loop of ring exchanges and Allreduces; on a
 # failure revoke, agree, shrink, go on; survivors print "rank R survivor: N of 6 ranks left").
 #   stop      SIGSTOP one rank of host 2: the survivors see it failed within the detector timeout (no
-#             connection breaks), shrink to 5 and finish; the stopped rank, continued afterwards, finds
-#             itself declared failed and ends (fenced) — it never prints a survivor line.
+#             connection breaks), shrink to 5 and finish; its host-mate, in MPI_Finalize, continues it (SIGCONT), so it finds
+#             itself declared failed and ends (fenced), and the job ends without outside help — it never
+#             prints a survivor line.
 #   samehost  rank 2 (host 2) ends without MPI_Finalize (exit 3; under Hydra a death by a signal would take
 #             its host-mate along, Hydra's doing): its same-host peer (shared memory, no TCP to it) sees it
 #             too (pidfd); 5 survivors finish.
@@ -81,7 +82,15 @@ stop)
   t1=$(now_ms)
   echo "detection: $((t1 - t0)) ms after SIGSTOP (detector timeout 1000 ms, period 100 ms)"
   wait_for "survivor: 5 of 6" 5 30 || true
-  kill -CONT "$victim" 2>/dev/null || true  # it resumes: fenced, it must end
+  # Its same-host peer, finalizing, continued it (SIGCONT through its pidfd): it read the fence notice and ended itself,
+  # so the launcher (which waits for every rank) is not left waiting for a stopped process.
+  for _ in $(seq 1 100); do [ "$(ranks_on "$h2" | grep -cx "$victim" || true)" = 0 ] && break; sleep 0.1; done
+  if [ "$(ranks_on "$h2" | grep -cx "$victim" || true)" != 0 ]; then
+    kill -CONT "$victim" 2>/dev/null || true
+    echo "FAIL: the stopped rank still exists 10 s after the survivors finished (not continued by its host-mate)"
+    wait $job || true; cat "$out"; exit 1
+  fi
+  grep -qE "continued rank [0-9]+ \(same host, fenced\) so that it ends itself" "$out" || { echo "FAIL: its host-mate did not continue it"; cat "$out"; exit 1; }
   wait $job || rc=$?
   [ "$(grep -c "survivor: 5 of 6 ranks left" "$out")" = 5 ] || { echo "FAIL: not 5 survivors (rc $rc)"; cat "$out"; exit 1; }
   grep -qE "declared this rank failed|no majority of the job" "$out" || { echo "FAIL: the stopped rank was not fenced"; cat "$out"; exit 1; }

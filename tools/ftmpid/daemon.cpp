@@ -322,7 +322,7 @@ void Daemon::try_reattach(std::size_t from, bool keep_old) {
     std::vector<std::string> addrs;
     int port = 0;
     if (!parse_endpoint(ancestors_[k].second, addrs, port)) continue;
-    auto fd = connect_any(addrs, port, per);
+    auto fd = connect_any(addrs, port, per, true);  // a dead ancestor is skipped at once
     if (!fd.ok()) continue;
     parent_.fd = fd.value();
     attach_idx_ = k;
@@ -613,15 +613,18 @@ void Daemon::on_parent_frame(Frame& f) {
     return;
   }
   long long seq = f.num("seq", 0);
-  if (seq > 0) {
-    if (seq <= last_seq_) return;  // a replay of what we had (re-parenting, tree_membership.h)
+  std::string_view to = f.get("to").value_or("*");
+  // Frames numbered by the origin reach a daemon in that order, except the origin's re-sending to an
+  // adopted orphan (replay=1, tree_membership.h): older frames that the daemons on the way pass on
+  // untouched (they had them already); their recipients drop what they had.
+  if (seq > 0 && (to == "*" || f.num("to") == o_.node || f.num("replay", 0) != 1)) {
+    if (seq <= last_seq_) return;
     last_seq_ = seq;
   }
-  std::string_view to = f.get("to").value_or("*");
   if (to == "*" || (f.num("flood", 0) == 1 && f.num("to") == o_.node)) {
     f.set("to", "*");
     for (Child& c : children_)
-      if (c.node >= 0 && c.link.fd >= 0) {
+      if (c.node >= 0 && c.link.fd >= 0 && !c.adopting) {
         c.link.send(f);
         if (!c.link.flush()) c.link.close();
       }
@@ -636,7 +639,12 @@ void Daemon::on_parent_frame(Frame& f) {
   int slot = dest > 0 && dest < static_cast<int>(route_.size()) ? route_[static_cast<std::size_t>(dest)] : -1;
   if (slot < 0) slot = child_slot(o_.shape.next_hop(o_.node, dest));
   if (slot >= 0 && children_[static_cast<std::size_t>(slot)].link.fd >= 0) {
-    TreeLink& l = children_[static_cast<std::size_t>(slot)].link;
+    Child& c = children_[static_cast<std::size_t>(slot)];
+    if (c.adopting) {
+      if (f.type == "adopted" && dest == c.node) c.adopting = false;  // in order after the replay
+      else if (f.num("replay", 0) != 1) return;  // sent before the adoption: the replay brings it
+    }
+    TreeLink& l = c.link;
     l.send(f);
     if (!l.flush()) l.close();
   }
@@ -693,12 +701,56 @@ void Daemon::accept_children() {
     }
     Child& c = children_[static_cast<std::size_t>(slot)];
     c.node = node;
+    c.adopting = adopt;
     c.link.fd = fd;
     c.link.in = std::move(l.in);
     live_->child_connected(slot, Clock::now());
     learn_routes(*hello, static_cast<std::size_t>(slot));
     hello->set("by", o_.node);
     send_up(*hello);
+  }
+}
+
+void Daemon::read_parent() {
+  if (parent_.fd < 0) return;
+  bool alive = parent_.fill();
+  while (auto f = parent_.in.next()) on_parent_frame(*f);
+  if (!alive || parent_.in.bad()) {
+    parent_.close();
+    if (live_->reattaching()) try_reattach(attach_idx_ + 1, false);  // refused or gone: next one
+    else live_->parent_closed();
+  }
+}
+
+void Daemon::read_child(std::size_t ci) {
+  TreeLink& l = children_[ci].link;
+  if (l.fd < 0) return;
+  bool alive = l.fill();
+  while (auto f = l.in.next()) on_child_frame(ci, *f);
+  if (!alive || l.in.bad()) {
+    l.close();
+    live_->child_closed(static_cast<int>(ci));
+  }
+}
+
+void Daemon::drain_links() {
+  std::vector<pollfd> pf;
+  std::vector<int> who;  // -1: the parent, else the child's index
+  if (parent_.fd >= 0) {
+    pf.push_back({parent_.fd, POLLIN, 0});
+    who.push_back(-1);
+  }
+  for (std::size_t i = 0; i < children_.size(); ++i)
+    if (children_[i].link.fd >= 0) {
+      pf.push_back({children_[i].link.fd, POLLIN, 0});
+      who.push_back(static_cast<int>(i));
+    }
+  if (pf.empty() || ::poll(pf.data(), pf.size(), 0) <= 0) return;
+  for (std::size_t k = 0; k < pf.size(); ++k) {
+    if (!(pf[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    if (who[k] < 0 && parent_.fd == pf[k].fd) read_parent();
+    else if (who[k] >= 0 && children_[static_cast<std::size_t>(who[k])].link.fd == pf[k].fd)
+      read_child(static_cast<std::size_t>(who[k]));
   }
 }
 
@@ -711,6 +763,10 @@ void Daemon::loop() {
   std::vector<pollfd> fds;
   std::vector<Tag> tags;
   for (;;) {
+    // Read what already waits in the links before judging silence: after a stall of this daemon (a
+    // starved machine) the parent's echoes and the children's frames are there; we did not run, they
+    // were not silent.
+    drain_links();
     auto now = Clock::now();
     TreeLiveness::Actions a = live_->tick(now);
     if (a.fence) {
@@ -768,29 +824,14 @@ void Daemon::loop() {
       switch (t.src) {
         case Src::parent: {
           if ((re & POLLOUT) && !parent_.flush()) parent_.close();
-          if (re & (POLLIN | POLLHUP | POLLERR)) {
-            bool alive = parent_.fill();
-            while (auto f = parent_.in.next()) on_parent_frame(*f);
-            if (!alive || parent_.in.bad()) {
-              parent_.close();
-              if (live_->reattaching()) try_reattach(attach_idx_ + 1, false);  // refused or gone: next one
-              else live_->parent_closed();
-            }
-          }
+          if (re & (POLLIN | POLLHUP | POLLERR)) read_parent();
           break;
         }
         case Src::listen: accept_children(); break;
         case Src::child: {
           TreeLink& l = children_[t.i].link;
           if ((re & POLLOUT) && !l.flush()) l.close();
-          if (re & (POLLIN | POLLHUP | POLLERR)) {
-            bool alive = l.fill();
-            while (auto f = l.in.next()) on_child_frame(t.i, *f);
-            if (!alive || l.in.bad()) {
-              l.close();
-              live_->child_closed(static_cast<int>(t.i));
-            }
-          }
+          if (re & (POLLIN | POLLHUP | POLLERR)) read_child(t.i);
           break;
         }
         case Src::agent: on_agent_ended(t.i); break;

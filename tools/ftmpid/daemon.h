@@ -77,12 +77,19 @@ class Daemon {
     std::string host;    // set when this daemon starts it (not for a daemon of the origin's machine)
     pid_t agent = -1;    // the rsh agent we forked for it, until reaped
     int agent_pidfd = -1;
+    // An orphan that asked us to adopt it, until the origin's "adopted" for it passes through here: only
+    // the origin's replay (replay=1) reaches it meanwhile, so that it gets every frame in seq order
+    // (live frames sent before the origin's decision are in that replay; tree_membership.h).
+    bool adopting = false;
   };
 
   void loop();
   void on_parent_frame(Frame& f);
   void handle_own(Frame& f);
   void on_child_frame(std::size_t ci, Frame& f);
+  void read_parent();               // input (or EOF) on the parent link
+  void read_child(std::size_t ci);  // input (or EOF) on a child's link
+  void drain_links();               // both, for every link with input now (no wait), before silence is judged
   void accept_children();
   // Start the daemons below this one through the rsh agent (launch frame: agent=, child=NODE:HOST).
   void start_children(const std::string& agent, const std::vector<std::string>& kids);

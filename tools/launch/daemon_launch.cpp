@@ -36,7 +36,13 @@ Result<pid_t> spawn_agent(const std::vector<std::string>& cmd) {
   pid_t pid = fork();
   if (pid < 0) return Status(Errc::other, std::string("fork failed: ") + strerror(errno));
   if (pid == 0) {
-    setpgid(0, 0);  // Ctrl-C reaches mpiexec, which ends the job in order
+    // A session of its own, as sshd gives a remote command (and as Hydra does for its proxies): terminal
+    // signals (Ctrl-C, hang-up) reach mpiexec only, which ends the job in order; and with the kernel's
+    // autogroup scheduling each host's daemon and ranks are one group with a fair share of a busy
+    // machine, instead of all hosts sharing the caller's (3x slower start-up measured under load,
+    // docs/performance.md). Only the child may call setsid: a parent's setpgid() racing with it makes
+    // the child a group leader, for which setsid() fails.
+    setsid();
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -48,7 +54,6 @@ Result<pid_t> spawn_agent(const std::vector<std::string>& cmd) {
     (void)!::write(2, msg.data(), msg.size());
     _exit(127);
   }
-  setpgid(pid, pid);
   return pid;
 }
 

@@ -26,7 +26,7 @@ struct DaemonLaunch {
                                    const std::string& ancestors) const;
 };
 
-// Fork and exec `argv` (PATH searched) in its own process group, stdin /dev/null, default signal mask
+// Fork and exec `argv` (PATH searched) in a session (and process group) of its own, stdin /dev/null, default signal mask
 // and SIGPIPE; the child does not die with its parent (a daemon whose parent dies must outlive it to
 // re-attach or fence on its own). Returns the pid; the caller reaps it.
 Result<pid_t> spawn_agent(const std::vector<std::string>& argv);

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -76,34 +77,75 @@ bool parse_endpoint(const std::string& text, std::vector<std::string>& addrs, in
   return !addrs.empty();
 }
 
-Result<int> connect_any(const std::vector<std::string>& addrs, int port, std::chrono::milliseconds limit) {
+Result<int> connect_any(const std::vector<std::string>& addrs, int port, std::chrono::milliseconds limit,
+                        bool refusal_is_final) {
   struct Try {
     std::string addr;
     int fd = -1;
     std::string error;
+    bool refused = false;
+    bool near = false;     // on a subnet of one of our interfaces: tried first
+    bool started = false;
   };
+  auto final_refusal = [&](const Try& t) { return refusal_is_final && t.refused && t.addr.rfind("127.", 0) != 0; };
+  // Our interfaces' subnets (address & mask), loopback included.
+  std::vector<std::pair<in_addr_t, in_addr_t>> nets;
+  ifaddrs* list = nullptr;
+  if (getifaddrs(&list) == 0) {
+    for (ifaddrs* i = list; i; i = i->ifa_next)
+      if (i->ifa_addr && i->ifa_netmask && i->ifa_addr->sa_family == AF_INET && (i->ifa_flags & IFF_UP)) {
+        in_addr_t m = reinterpret_cast<sockaddr_in*>(i->ifa_netmask)->sin_addr.s_addr;
+        nets.emplace_back(reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr.s_addr & m, m);
+      }
+    freeifaddrs(list);
+  }
   std::vector<Try> tries;
   for (const std::string& a : addrs) {
     Try t;
     t.addr = a;
+    in_addr ia{};
+    if (inet_pton(AF_INET, a.c_str(), &ia) == 1)
+      for (const auto& [net, mask] : nets) t.near = t.near || (ia.s_addr & mask) == net;
+    tries.push_back(std::move(t));
+  }
+  auto start = [&](Try& t) {
+    t.started = true;
     sockaddr_in sa{};
     sa.sin_family = AF_INET;
     sa.sin_port = htons(static_cast<uint16_t>(port));
-    if (inet_pton(AF_INET, a.c_str(), &sa.sin_addr) != 1) {
+    if (inet_pton(AF_INET, t.addr.c_str(), &sa.sin_addr) != 1) {
       t.error = "bad address";
-    } else {
-      t.fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-      if (t.fd >= 0 && ::connect(t.fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 && errno != EINPROGRESS) {
-        t.error = strerror(errno);
-        ::close(t.fd);
-        t.fd = -1;
-      }
+      return;
     }
-    tries.push_back(std::move(t));
-  }
+    t.fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (t.fd >= 0 && ::connect(t.fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 && errno != EINPROGRESS) {
+      t.refused = errno == ECONNREFUSED;
+      t.error = strerror(errno);
+      ::close(t.fd);
+      t.fd = -1;
+    }
+  };
+  // The addresses on our own subnets first; the others (an interface of the peer's machine that may not be
+  // reachable from here, or no longer exist) only when those failed or after kFarDelay: a connection made
+  // through an address of another network outlives that network's removal badly (no EOF, no heartbeat).
+  constexpr auto kFarDelay = std::chrono::milliseconds(300);
+  bool any_near = std::any_of(tries.begin(), tries.end(), [](const Try& t) { return t.near; });
+  for (Try& t : tries)
+    if (t.near || !any_near) start(t);
+  auto far_at = std::chrono::steady_clock::now() + kFarDelay;
   auto deadline = std::chrono::steady_clock::now() + limit;
   int winner = -1;
-  for (;;) {
+  bool gone = std::any_of(tries.begin(), tries.end(), final_refusal);
+  while (!gone) {
+    bool unstarted = std::any_of(tries.begin(), tries.end(), [](const Try& t) { return !t.started; });
+    bool pending = std::any_of(tries.begin(), tries.end(), [](const Try& t) { return t.fd >= 0; });
+    if (unstarted && (!pending || std::chrono::steady_clock::now() >= far_at)) {
+      for (Try& t : tries)
+        if (!t.started) start(t);
+      gone = std::any_of(tries.begin(), tries.end(), final_refusal);
+      if (gone) break;
+      unstarted = false;
+    }
     std::vector<pollfd> pf;
     std::vector<std::size_t> idx;
     for (std::size_t i = 0; i < tries.size(); ++i)
@@ -112,12 +154,14 @@ Result<int> connect_any(const std::vector<std::string>& addrs, int port, std::ch
         idx.push_back(i);
       }
     if (pf.empty()) break;
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    auto now = std::chrono::steady_clock::now();
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
     if (left.count() <= 0) {
       for (std::size_t i : idx) tries[i].error = "no answer";
       break;
     }
-    int n = ::poll(pf.data(), pf.size(), static_cast<int>(left.count()) + 1);
+    if (unstarted) left = std::min(left, std::chrono::duration_cast<std::chrono::milliseconds>(far_at - now));
+    int n = ::poll(pf.data(), pf.size(), static_cast<int>(std::max<long long>(0, left.count())) + 1);
     if (n < 0 && errno == EINTR) continue;
     for (std::size_t j = 0; j < pf.size() && winner < 0; ++j) {
       if (!pf[j].revents) continue;
@@ -128,9 +172,11 @@ Result<int> connect_any(const std::vector<std::string>& addrs, int port, std::ch
       if (err == 0) {
         winner = static_cast<int>(idx[j]);
       } else {
+        t.refused = err == ECONNREFUSED;
         t.error = strerror(err);
         ::close(t.fd);
         t.fd = -1;
+        gone = gone || final_refusal(t);
       }
     }
     if (winner >= 0) break;
@@ -143,6 +189,7 @@ Result<int> connect_any(const std::vector<std::string>& addrs, int port, std::ch
       continue;
     }
     if (tries[i].fd >= 0) ::close(tries[i].fd);
+    if (tries[i].error.empty()) tries[i].error = tries[i].started ? "not waited for (refused at another address)" : "not tried";
     why += (why.empty() ? "" : ", ") + tries[i].addr + ": " + tries[i].error;
   }
   if (fd < 0)

@@ -19,9 +19,15 @@ std::vector<std::string> local_addresses();
 std::string format_endpoint(const std::vector<std::string>& addrs, int port);
 bool parse_endpoint(const std::string& text, std::vector<std::string>& addrs, int& port);
 
-// Connect to any of `addrs` at `port`, all tried at once, the first to complete wins; fails after
+// Connect to any of `addrs` at `port`, the first to complete wins: those on a subnet of one of our
+// interfaces at once, the others when those failed or 300 ms later (see net_addr.cpp); fails after
 // `limit` ("cannot reach ... within N ms: <each address's error>"). The socket returned is blocking
 // off (non-blocking), close-on-exec, TCP_NODELAY.
-Result<int> connect_any(const std::vector<std::string>& addrs, int port, std::chrono::milliseconds limit);
+// `refusal_is_final`: a refusal (RST) from a non-loopback address ends the attempt at once. For an endpoint
+// listening on every address of one host (listen_any), it says that the process is gone; without it the
+// attempt would wait out `limit` on an address that no longer answers at all (an interface since
+// removed). Loopback refusals never count (127.0.0.1 seen from another host is that host's own).
+Result<int> connect_any(const std::vector<std::string>& addrs, int port, std::chrono::milliseconds limit,
+                        bool refusal_is_final = false);
 
 }  // namespace ftmpi::mpiexec

@@ -244,6 +244,7 @@ void Origin::replay_to(int node, long long seen) {
     if (s.f.num("seq", 0) <= seen) continue;
     if (s.to >= 0 && !members_->below(s.to, node)) continue;
     Frame g = s.f;
+    g.set("replay", 1);  // the adopter forwards only these to the orphan until "adopted" (daemon.h)
     int dest = s.to;
     if (dest < 0) {  // a broadcast: from the adopted node down
       g.set("flood", 1);
@@ -632,6 +633,19 @@ void Origin::on_link_readable(std::size_t slot) {
   }
 }
 
+void Origin::drain_links() {
+  std::vector<pollfd> pf;
+  std::vector<std::size_t> slot;
+  for (std::size_t i = 0; i < links_.size(); ++i)
+    if (links_[i].fd >= 0) {
+      pf.push_back({links_[i].fd, POLLIN, 0});
+      slot.push_back(i);
+    }
+  if (pf.empty() || ::poll(pf.data(), pf.size(), 0) <= 0) return;
+  for (std::size_t k = 0; k < pf.size(); ++k)
+    if ((pf[k].revents & (POLLIN | POLLHUP | POLLERR)) && links_[slot[k]].fd == pf[k].fd) on_link_readable(slot[k]);
+}
+
 void Origin::on_signalfd() {
   std::vector<int> sigs;
   bool child = false;
@@ -783,6 +797,10 @@ void Origin::supervise() {
   bool ending = false;
   SteadyClock::time_point end_deadline{};
   for (;;) {
+    // What already waits in the links is read before silence is judged: after a stall of this process (a
+    // starved machine) a killed daemon's EOF and a live one's frames are there, and a child is not silent
+    // because we did not run (a host kill was reported as a cut under load).
+    drain_links();
     auto now = SteadyClock::now();
     TreeLiveness::Actions a = live_->tick(now);
     for (std::size_t k = 0; k < a.lost.size(); ++k) {

@@ -64,6 +64,7 @@ class Origin {
   void reap_agents();
   void accept_links();
   void on_link_readable(std::size_t slot);
+  void drain_links();  // read every link that has input now (no wait), before judging silence
   void on_pending_readable(std::size_t i);
   void on_frame(Frame& f, int via_slot);
   void on_hello(const Frame& f, int via_slot);
