@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "p2p/engine_impl.h"
+#include "util/copy_small.h"
 #include "util/log.h"
 
 namespace ftmpi::p2p {
@@ -114,7 +115,7 @@ void Engine::Impl::deliver_eager(Request* r, const Envelope& env, int src_world,
   r->peer_world = src_world;
   std::size_t n = std::min<std::size_t>(data.size(), r->bytes_total);
   if (n && r->type->contiguous)
-    std::memcpy(r->rbuf, data.data(), n);
+    util::copy_small(r->rbuf, data.data(), n);
   else if (n)
     dt::unpack(data.data(), n, r->type, r->rbuf);  // straight from the frame: no staging copy
   r->status.bytes = n;
