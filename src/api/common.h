@@ -42,8 +42,11 @@ int error_class_of(Errc e);
 int ret(ftmpi_comm_s* comm, const Status& st, const char* fn);
 
 // Handle checks: true when the handle is a live object of its kind.
-bool valid_comm(const ftmpi_comm_s* c);
-bool valid_type(const ftmpi_datatype_s* t);   // live and committed, usable for communication
+// (inline: checked on every send and receive)
+inline bool valid_comm(const ftmpi_comm_s* c) {
+  return c && c->magic == kMagicComm && (!c->predefined || (g_api.initialized && !g_api.finalized));
+}
+inline bool valid_type(const ftmpi_datatype_s* t) { return t && dt::usable(t); }  // live, committed, usable
 bool valid_group(const ftmpi_group_s* g);
 
 // MPI_T event callbacks that need the application's own context (api/mpit.cpp): non-zero while some wait

@@ -41,7 +41,7 @@ int blocking_send(const void* buf, MPI_Count count, MPI_Datatype type, int dest,
     rt().engine().release(r);
     return MPI_SUCCESS;
   }
-  rt().wait(r);
+  if (!r->complete) rt().wait(r);  // an eager send the transport took is complete already: no progress pass
   st = r->error;
   rt().engine().release(r);
   return ret(comm, st, fn);
@@ -152,7 +152,8 @@ int blocking_recv(void* buf, MPI_Count count, MPI_Datatype type, int source, int
   Request* r = nullptr;
   st = rt().engine().irecv(recv_args(buf, count, type, source, tag, comm), &r);
   if (!st.ok()) return ret(comm, st, fn);
-  if (!rt().wait_or_pending(r)) {  // blocking ANY_SOURCE receive with an unacknowledged failure
+  // (a receive matched at once, to a message already here, needs no progress pass)
+  if (!r->complete && !rt().wait_or_pending(r)) {  // blocking ANY_SOURCE receive with an unacknowledged failure
     rt().engine().abandon_recv(r, Status(Errc::proc_failed, "a potential sender failed (MPI_ANY_SOURCE receive)"));
   }
   fill_status(status, r);

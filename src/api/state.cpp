@@ -99,10 +99,6 @@ Status not_initialized(const char* fn) {
 
 // MPI_COMM_WORLD and MPI_COMM_SELF exist between MPI_Init and MPI_Finalize only (the runtime may be up
 // earlier or later for sessions, api/session.cpp).
-bool valid_comm(const ftmpi_comm_s* c) {
-  return c && c->magic == kMagicComm && (!c->predefined || (g_api.initialized && !g_api.finalized));
-}
-bool valid_type(const ftmpi_datatype_s* t) { return t && dt::usable(t); }
 bool valid_group(const ftmpi_group_s* g) { return g && g->magic == kMagicGroup; }
 
 [[noreturn]] void abort_job(int code, const char* why) {

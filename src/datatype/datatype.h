@@ -99,11 +99,12 @@ void unpack_range(const void* packed, const Datatype* t, std::size_t offset, std
 // communication path.
 std::vector<Block> flatten(const Datatype* t);
 
-// True for a type the user may communicate with (committed, not freed, not MPI_LB/UB).
-bool usable(const Datatype* t);
-
 // True when `t` points at a live datatype object (predefined or derived, committed or not, not freed).
 inline bool live(const Datatype* t) { return t != nullptr && t->magic == kMagicDatatype; }
+// True for a type the user may communicate with (committed, not freed, not MPI_LB/UB).
+inline bool usable(const Datatype* t) {
+  return live(t) && t->committed && t->basic != Basic::lb && t->basic != Basic::ub;
+}
 
 // Bytes of one basic unit of kind `b` in packed form (pair types: value + int without padding, e.g.
 // 12 for double_int). 0 for none/lb/ub.

@@ -193,8 +193,5 @@ std::vector<Block> flatten(const Datatype* t) {
   return out;
 }
 
-bool usable(const Datatype* t) {
-  return live(t) && t->committed && t->basic != Basic::lb && t->basic != Basic::ub;
-}
 
 }  // namespace ftmpi::dt

@@ -16,24 +16,15 @@ Engine::Impl::Impl(transport::Router& r, int me_, int n)
     : router(r), me(me_), nworld(n), backlog(static_cast<size_t>(n)) {
   const char* e = std::getenv("FTMPI_EAGER_LIMIT");
   eager_limit_default = e ? std::strtoull(e, nullptr, 10) : 0;
+  if (eager_limit_default == 0) eager_limit_default = 16384;
   if (const char* l = std::getenv("FTMPI_STAGING_LIMIT")) staging_limit = std::strtoull(l, nullptr, 10);
 }
 
-std::size_t Engine::Impl::eager_limit(transport::Transport& t) const {
-  std::size_t limit = eager_limit_default ? eager_limit_default : 16384;
-  return std::min(limit, t.max_payload());
-}
-
-bool Engine::Impl::send_frame(int peer, const Envelope& env, const std::byte* payload, std::size_t len,
-                              Request* complete_on_accept) {
+void Engine::Impl::queue_frame(int peer, const Envelope& env, const std::byte* payload, std::size_t len,
+                               Request* complete_on_accept) {
   auto& q = queue_of(peer);
-  if (q.empty() && router.for_peer(peer).try_send(peer, as_bytes(env), {payload, len})) {
-    if (complete_on_accept) complete(complete_on_accept);
-    return true;
-  }
   if (q.empty()) backlog_peers.push_back(peer);
   q.push_back(PendingFrame{env, payload, len, complete_on_accept, {}});
-  return false;
 }
 
 void Engine::Impl::send_packed_frame(int peer, const Envelope& env, const Request* from, std::size_t offset,
@@ -91,7 +82,7 @@ bool tracked_state(std::uint8_t s) {
 }
 }  // namespace
 
-void Engine::Impl::complete(Request* r) {
+void Engine::Impl::complete_slow(Request* r) {
   if (tracked_state(r->proto_state)) untrack(r);
   r->complete = true;
   r->proto_state = kIdle;
@@ -132,9 +123,7 @@ bool Engine::Impl::peer_failed(int world) const {
   return world >= 0 && failures && failures->epoch() != 0 && failures->failed(world);
 }
 
-Status Engine::Impl::start_check(const Request* r, int peer_world) const {
-  // Fault-free fast path: one relaxed load (failures and revokes both move the epoch).
-  if (!failures || failures->epoch() == 0) return Status::Ok();
+Status Engine::Impl::start_check_slow(const Request* r, int peer_world) const {
   if (r->comm->revoked.load(std::memory_order_relaxed))
     return Status(Errc::revoked, "the communicator has been revoked");
   if (peer_failed(peer_world))

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "ft/failure_state.h"
 #include "p2p/engine.h"
 #include "p2p/envelope.h"
 #include "p2p/matcher.h"
@@ -84,7 +85,7 @@ struct Engine::Impl {
     return backlog[i];
   }
   std::vector<int> backlog_peers;   // peers whose backlog is non-empty
-  std::size_t eager_limit_default;  // FTMPI_EAGER_LIMIT or 0 for per-transport defaults
+  std::size_t eager_limit_default;  // FTMPI_EAGER_LIMIT, else 16 KiB (each transport's max_payload() caps it)
   std::size_t staging_limit = kStagingLimit;  // FTMPI_STAGING_LIMIT (chunked staging above it)
 
   std::vector<Request*> generic_active;
@@ -99,9 +100,17 @@ struct Engine::Impl {
   const ft::FailureState* failures = nullptr;
   std::uint64_t seen_epoch = 0;
   bool peer_failed(int world) const;
+  // True while no failure and no revoke is known (FT off, or FT on before the first failure): the one
+  // relaxed load that the fault-free fast path pays for fault tolerance (failures and revokes both move
+  // the epoch).
+  bool fault_free() const { return failures == nullptr || failures->epoch() == 0; }
   // Error for starting an operation with world peer `peer_world` (or -1) on r's communicator now:
   // revoked, failed peer, failed member for collective traffic. Ok when it may proceed.
-  Status start_check(const Request* r, int peer_world) const;
+  Status start_check(const Request* r, int peer_world) const {
+    if (fault_free()) [[likely]] return Status::Ok();
+    return start_check_slow(r, peer_world);
+  }
+  Status start_check_slow(const Request* r, int peer_world) const;
   void sweep_failures();
   // Collectives given up by peers (Engine::give_up_coll): (collective context, tag, peer world rank).
   struct GivenUp {
@@ -152,22 +161,54 @@ struct Engine::Impl {
   void bsend_done(Request* r);  // a buffered send completed: give its bytes back
 
   // --- helpers ---
-  std::size_t eager_limit(transport::Transport& t) const;
+  std::size_t eager_limit(transport::Transport& t) const {
+    const std::size_t m = t.max_payload();
+    return eager_limit_default < m ? eager_limit_default : m;
+  }
   // Send a frame to world rank `peer` behind any backlog; when not accepted now it is queued.
   // Returns true if accepted immediately.
   bool send_frame(int peer, const Envelope& env, const std::byte* payload, std::size_t len,
-                  Request* complete_on_accept);
+                  Request* complete_on_accept) {
+    return send_frame(router.for_peer(peer), peer, env, payload, len, complete_on_accept);
+  }
+  // The same with the peer's transport (router.for_peer(peer)) already at hand. Fast path: no backlog
+  // anywhere (backlog_peers empty: a non-empty queue always has its peer listed) and the transport takes it.
+  bool send_frame(transport::Transport& t, int peer, const Envelope& env, const std::byte* payload,
+                  std::size_t len, Request* complete_on_accept) {
+    if ((backlog_peers.empty() || queue_of(peer).empty()) && t.try_send(peer, as_bytes(env), {payload, len})) {
+      if (complete_on_accept) complete(complete_on_accept);
+      return true;
+    }
+    queue_frame(peer, env, payload, len, complete_on_accept);
+    return false;
+  }
+  // Behind the backlog (send_frame's slow path).
+  void queue_frame(int peer, const Envelope& env, const std::byte* payload, std::size_t len,
+                   Request* complete_on_accept);
   int flush_backlog();
   // send_frame for a data frame whose payload is packed from a non-contiguous send's user buffer (see
   // PendingFrame::pack_from).
   void send_packed_frame(int peer, const Envelope& env, const Request* from, std::size_t offset, std::size_t len,
                          Request* complete_on_accept);
   std::vector<std::byte> pack_scratch;  // one packed frame (send_packed_frame)
-  void complete(Request* r);
+  // Complete `r` (leaving the in-flight list, freeing a send's staging, releasing a request the user freed).
+  void complete(Request* r) {
+    const std::uint8_t s = r->proto_state;
+    const bool tracked = s == kSendWaitAck || s == kSendWaitRndv || s == kSendStreaming || s == kRecvData;
+    if (tracked || r->staging_owned || r->user_freed) [[unlikely]] {
+      complete_slow(r);
+      return;
+    }
+    r->complete = true;
+    r->proto_state = kIdle;
+  }
+  void complete_slow(Request* r);
   void track(Request* r) { inflight.push_back(r); }
   void untrack(Request* r) { inflight.erase(r); }
   void release(Request* r);
 
+  // A persistent request's (re)start: new incarnation, fresh outcome.
+  void rearm(Request* r);
   // send side
   Status start_send(Request* r);
   void on_cts(int src, const Envelope& env);

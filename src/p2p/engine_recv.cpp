@@ -6,19 +6,27 @@
 #include <vector>
 
 #include "p2p/engine_impl.h"
+#include "util/copy_small.h"
 #include "util/log.h"
 
 namespace ftmpi::p2p {
 
 namespace {
-Status check_recv_args(const RecvArgs& a) {
+[[gnu::cold, gnu::noinline]] Status bad_recv_args(const RecvArgs& a) {
   if (a.source != kAnySource && a.source != -2 && (a.source < 0 || a.source >= a.comm->peer_size()))
     return Status(Errc::rank, "invalid source rank");
-  if (a.tag < 0 && a.tag != kAnyTag) return Status(Errc::tag, "invalid tag (must be >= 0 or MPI_ANY_TAG)");
+  return Status(Errc::tag, "invalid tag (must be >= 0 or MPI_ANY_TAG)");
+}
+
+[[gnu::always_inline]] inline Status check_recv_args(const RecvArgs& a) {
+  if ((a.source != kAnySource && a.source != -2 && (a.source < 0 || a.source >= a.comm->peer_size())) ||
+      (a.tag < 0 && a.tag != kAnyTag)) [[unlikely]]
+    return bad_recv_args(a);
   return Status::Ok();
 }
 
-void fill_recv(Request* r, const RecvArgs& a) {
+// On a request fresh from the pool (RequestPool::get: everything else at its default).
+[[gnu::always_inline]] inline void fill_recv(Request* r, const RecvArgs& a) {
   r->kind = ReqKind::recv;
   r->rbuf = a.buf;
   r->count = a.count;
@@ -42,13 +50,9 @@ std::byte* landing(Request* r, std::size_t bytes) {
 }
 }  // namespace
 
+// Expects r fresh from the pool or rearm()ed.
 Status Engine::Impl::start_recv(Request* r) {
-  RequestPool::new_incarnation(r);
-  r->complete = false;
-  r->error = Status::Ok();
-  r->status = MsgStatus{};
-  r->bytes_done = 0;
-  if (r->peer == -2) {  // MPI_PROC_NULL: completes at once with source PROC_NULL, tag ANY_TAG, count 0
+  if (r->peer == -2) [[unlikely]] {  // MPI_PROC_NULL: completes at once with source PROC_NULL, tag ANY_TAG, count 0
     r->status.source = -2;
     r->status.tag = kAnyTag;
     complete(r);
@@ -56,6 +60,16 @@ Status Engine::Impl::start_recv(Request* r) {
   }
   r->ctx = r->is_coll_ctx ? r->comm->ctx_coll : r->comm->ctx_pt2pt;
   r->bytes_total = dt::packed_size(r->type, r->count);  // capacity
+  // Fast path: nothing known failed or revoked (start_check is Ok) and no collective given up.
+  if (fault_free() && (!r->coll_precise || given_up.empty())) [[likely]] {
+    if (Unexpected* u = matcher.match_unexpected(r->ctx, r->peer, r->tag)) {
+      deliver(r, u);
+      return Status::Ok();
+    }
+    r->proto_state = kRecvPosted;
+    matcher.add_posted(r);
+    return Status::Ok();
+  }
   const int peer_world = r->peer >= 0 ? r->comm->peer_world_rank(r->peer) : -1;
   Status why = start_check(r, -1);  // revoked / collective on a communicator with a failure
   if (why.ok()) {
@@ -101,7 +115,7 @@ void Engine::Impl::deliver_eager(Request* r, const Envelope& env, int src_world,
   r->peer_world = src_world;
   std::size_t n = std::min<std::size_t>(data.size(), r->bytes_total);
   if (n && r->type->contiguous)
-    std::memcpy(r->rbuf, data.data(), n);
+    util::copy_small(r->rbuf, data.data(), n);
   else if (n)
     dt::unpack(data.data(), n, r->type, r->rbuf);  // straight from the frame: no staging copy
   r->status.bytes = n;

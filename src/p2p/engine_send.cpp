@@ -12,14 +12,20 @@
 namespace ftmpi::p2p {
 
 namespace {
-Status check_send_args(const SendArgs& a) {
+[[gnu::cold, gnu::noinline]] Status bad_send_args(const SendArgs& a) {
   if (a.dest != -2 /*PROC_NULL*/ && (a.dest < 0 || a.dest >= a.comm->peer_size()))
     return Status(Errc::rank, "invalid destination rank");
-  if (a.tag < 0) return Status(Errc::tag, "invalid tag (must be >= 0)");
+  return Status(Errc::tag, "invalid tag (must be >= 0)");
+}
+
+[[gnu::always_inline]] inline Status check_send_args(const SendArgs& a) {
+  if ((a.dest != -2 /*PROC_NULL*/ && (a.dest < 0 || a.dest >= a.comm->peer_size())) || a.tag < 0) [[unlikely]]
+    return bad_send_args(a);
   return Status::Ok();
 }
 
-void fill_send(Request* r, const SendArgs& a) {
+// On a request fresh from the pool (RequestPool::get: everything else at its default).
+[[gnu::always_inline]] inline void fill_send(Request* r, const SendArgs& a) {
   r->kind = ReqKind::send;
   r->mode = a.mode;
   r->sbuf = a.buf;
@@ -33,23 +39,46 @@ void fill_send(Request* r, const SendArgs& a) {
 }
 }  // namespace
 
-Status Engine::Impl::start_send(Request* r) {
+// A persistent request's (re)start: a new incarnation and a fresh outcome (a request from the pool has them).
+void Engine::Impl::rearm(Request* r) {
   RequestPool::new_incarnation(r);
   r->complete = false;
   r->error = Status::Ok();
   r->status = MsgStatus{};
   r->bytes_done = 0;
-  if (r->peer == -2) {  // MPI_PROC_NULL
+}
+
+// Expects r fresh from the pool or rearm()ed.
+Status Engine::Impl::start_send(Request* r) {
+  ftmpi_comm_s* comm = r->comm;
+  if (r->peer == -2) [[unlikely]] {  // MPI_PROC_NULL
     r->status.source = -2;
     r->status.tag = -1;
     complete(r);
     return Status::Ok();
   }
-  ftmpi_comm_s* comm = r->comm;
   r->ctx = r->is_coll_ctx ? comm->ctx_coll : comm->ctx_pt2pt;
   r->peer_world = comm->peer_world_rank(r->peer);
   const std::size_t bytes = dt::packed_size(r->type, r->count);
   r->bytes_total = bytes;
+  transport::Transport& t = router.for_peer(r->peer_world);
+  const std::size_t eager = eager_limit(t);
+
+  // Fast path: a standard or ready eager send of contiguous data, nothing known failed or revoked.
+  if ((r->mode == SendMode::standard || r->mode == SendMode::ready) && bytes <= eager && r->type->contiguous &&
+      fault_free() && (!r->coll_precise || given_up.empty())) [[likely]] {
+    Envelope env{};
+    env.kind = FrameKind::eager;
+    env.context = r->ctx;
+    env.src = comm->rank;
+    env.tag = r->tag;
+    env.len = bytes;
+    env.sreq = RequestPool::id_of(r);
+    r->proto_state = kSendQueued;
+    send_frame(t, r->peer_world, env, static_cast<const std::byte*>(r->sbuf), bytes, r);
+    return Status::Ok();
+  }
+
   if (Status why = start_check(r, r->peer_world); !why.ok()) {  // reported at completion (seed 000 §1.2)
     // A collective's message for a dead member is not needed by anyone: the step is done (engine.h).
     if (r->coll_precise && why.code() == Errc::proc_failed) why = Status::Ok();
@@ -76,11 +105,10 @@ Status Engine::Impl::start_send(Request* r) {
     pool->active.push_back(r);
     r->bsend_pool = pool;
   }
-  transport::Transport& t = router.for_peer(r->peer_world);
   // A large non-contiguous (non-buffered) send streams data frames packed one at a time (chunked staging,
   // engine_impl.h): no packed copy of the whole message.
   const bool chunked = r->mode != SendMode::buffered && !r->type->contiguous && bytes > staging_limit &&
-                       bytes > eager_limit(t);
+                       bytes > eager;
   if (r->mode == SendMode::buffered || (!r->type->contiguous && bytes > 0 && !chunked)) {
     r->staging = static_cast<std::byte*>(std::malloc(bytes ? bytes : 1));
     if (!r->staging) return Status(Errc::no_mem, "out of memory for send staging");
@@ -96,16 +124,16 @@ Status Engine::Impl::start_send(Request* r) {
   env.len = bytes;
   env.sreq = RequestPool::id_of(r);
 
-  if (bytes <= eager_limit(t)) {
+  if (bytes <= eager) {
     env.kind = FrameKind::eager;
     if (r->mode == SendMode::sync) {
       env.flags = kFlagSync;
       r->proto_state = kSendWaitAck;
       track(r);
-      send_frame(r->peer_world, env, data, bytes, nullptr);
+      send_frame(t, r->peer_world, env, data, bytes, nullptr);
     } else {
       r->proto_state = kSendQueued;
-      send_frame(r->peer_world, env, data, bytes, r);
+      send_frame(t, r->peer_world, env, data, bytes, r);
     }
   } else {
     env.kind = FrameKind::rts;
@@ -113,7 +141,7 @@ Status Engine::Impl::start_send(Request* r) {
     if (chunked) env.flags = kFlagNoRemoteRead;
     r->proto_state = kSendWaitRndv;
     track(r);
-    send_frame(r->peer_world, env, nullptr, 0, nullptr);
+    send_frame(t, r->peer_world, env, nullptr, 0, nullptr);
   }
   return Status::Ok();
 }
@@ -201,6 +229,7 @@ Status Engine::start(Request* r) {
   }
   r->active = true;
   r->user_freed = false;
+  impl_->rearm(r);
   if (r->kind == ReqKind::send) return impl_->start_send(r);
   return impl_->start_recv(r);
 }

@@ -35,30 +35,14 @@ void Matcher::recycle(Unexpected* u) {
   free_.push_back(u);
 }
 
-Matcher::Queues& Matcher::queues(std::uint32_t context) {
-  if (context >= by_context_.size()) by_context_.resize(static_cast<size_t>(context) + 16);
-  return by_context_[context];
-}
-
-Request* Matcher::match_posted(std::uint32_t context, int src, int tag) {
-  if (context >= by_context_.size()) return nullptr;
-  auto& posted = by_context_[context].posted;
-  for (Request* r = posted.front(); r; r = r->next) {
-    if (matches(r->peer, r->tag, src, tag)) {
-      posted.erase(r);
-      --posted_total_;
-      return r;
-    }
-  }
-  return nullptr;
-}
+void Matcher::grow(std::uint32_t context) { by_context_.resize(static_cast<size_t>(context) + 16); }
 
 void Matcher::add_unexpected(std::uint32_t context, Unexpected* u) {
   queues(context).unexpected.push_back(u);
   ++unexpected_total_;
 }
 
-Unexpected* Matcher::match_unexpected(std::uint32_t context, int source, int tag, bool peek) {
+Unexpected* Matcher::match_unexpected_queued(std::uint32_t context, int source, int tag, bool peek) {
   if (context >= by_context_.size()) return nullptr;
   auto& unexpected = by_context_[context].unexpected;
   for (Unexpected* u = unexpected.front(); u; u = u->next) {
@@ -71,11 +55,6 @@ Unexpected* Matcher::match_unexpected(std::uint32_t context, int source, int tag
     }
   }
   return nullptr;
-}
-
-void Matcher::add_posted(Request* r) {
-  queues(r->ctx).posted.push_back(r);
-  ++posted_total_;
 }
 
 bool Matcher::remove_posted(Request* r) {

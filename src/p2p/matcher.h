@@ -55,7 +55,18 @@ class Matcher {
 
   // An arriving message: the earliest posted receive of `context` that matches (src, tag), removed from
   // the posted queue, or nullptr.
-  Request* match_posted(std::uint32_t context, int src, int tag);
+  Request* match_posted(std::uint32_t context, int src, int tag) {
+    if (posted_total_ == 0 || context >= by_context_.size()) return nullptr;
+    auto& posted = by_context_[context].posted;
+    for (Request* r = posted.front(); r; r = r->next) {
+      if (matches(r->peer, r->tag, src, tag)) {
+        posted.erase(r);
+        --posted_total_;
+        return r;
+      }
+    }
+    return nullptr;
+  }
   // Queue an unexpected message (takes ownership).
   void add_unexpected(std::uint32_t context, Unexpected* u);
 
@@ -70,9 +81,15 @@ class Matcher {
 
   // A new receive: the earliest unexpected message of `context` matching (source, tag), removed from the
   // queue (caller owns it), or nullptr. `peek` leaves it queued (probe).
-  Unexpected* match_unexpected(std::uint32_t context, int source, int tag, bool peek = false);
+  Unexpected* match_unexpected(std::uint32_t context, int source, int tag, bool peek = false) {
+    if (unexpected_total_ == 0) return nullptr;  // the common case of a receive posted ahead
+    return match_unexpected_queued(context, source, tag, peek);
+  }
   // Queue a posted receive (r->ctx, r->peer, r->tag are the pattern).
-  void add_posted(Request* r);
+  void add_posted(Request* r) {
+    queues(r->ctx).posted.push_back(r);
+    ++posted_total_;
+  }
   // Remove a posted receive (cancel). False if it is not queued (already matched).
   bool remove_posted(Request* r);
 
@@ -97,7 +114,12 @@ class Matcher {
     IntrusiveList<Request> posted;
     IntrusiveList<Unexpected> unexpected;
   };
-  Queues& queues(std::uint32_t context);
+  Queues& queues(std::uint32_t context) {
+    if (context >= by_context_.size()) [[unlikely]] grow(context);
+    return by_context_[context];
+  }
+  void grow(std::uint32_t context);
+  Unexpected* match_unexpected_queued(std::uint32_t context, int source, int tag, bool peek);
 
   std::vector<Queues> by_context_;
   std::size_t unexpected_total_ = 0;

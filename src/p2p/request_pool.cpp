@@ -4,22 +4,13 @@
 
 namespace ftmpi::p2p {
 
-Request* RequestPool::get() {
-  if (free_.empty()) {
-    chunks_.push_back(std::make_unique<Request[]>(kChunk));
-    Request* base = chunks_.back().get();
-    for (std::size_t i = kChunk; i-- > 0;) {
-      base[i].magic = kMagicFreed;
-      free_.push_back(&base[i]);
-    }
+void RequestPool::grow() {
+  chunks_.push_back(std::make_unique<Request[]>(kChunk));
+  Request* base = chunks_.back().get();
+  for (std::size_t i = kChunk; i-- > 0;) {
+    base[i].magic = kMagicFreed;
+    free_.push_back(&base[i]);
   }
-  Request* r = free_.back();
-  free_.pop_back();
-  const std::uint16_t inc = r->incarnation;
-  r->~Request();
-  new (r) Request();
-  r->incarnation = static_cast<std::uint16_t>(inc + 1);
-  return r;
 }
 
 void RequestPool::put(Request* r) {

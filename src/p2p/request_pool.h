@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <vector>
 
 #include "p2p/request.h"
@@ -16,7 +17,16 @@ class RequestPool {
   RequestPool& operator=(const RequestPool&) = delete;
 
   // A fresh request (all fields reset, magic = kMagicRequest).
-  Request* get();
+  Request* get() {
+    if (free_.empty()) [[unlikely]] grow();
+    Request* r = free_.back();
+    free_.pop_back();
+    const std::uint16_t inc = r->incarnation;
+    r->~Request();
+    new (r) Request();
+    r->incarnation = static_cast<std::uint16_t>(inc + 1);
+    return r;
+  }
   // Back to the pool (magic = kMagicFreed). The caller has released staging buffers.
   void put(Request* r);
 
@@ -36,6 +46,7 @@ class RequestPool {
   void invalidate_all();
 
  private:
+  void grow();  // one more chunk of free requests
   static constexpr std::size_t kChunk = 256;
   std::vector<std::unique_ptr<Request[]>> chunks_;
   std::vector<Request*> free_;

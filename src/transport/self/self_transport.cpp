@@ -25,6 +25,7 @@ class SelfTransport final : public Transport {
   int poll(FrameSink& sink) override {
     // Deliver only what was queued before this call: frames the sink sends to itself from on_frame wait
     // for the next poll, so poll() always terminates.
+    if (queue_.empty()) return 0;  // the usual case, on every progress pass
     size_t n = queue_.size();
     for (size_t i = 0; i < n; ++i) {
       Frame f = std::move(queue_.front());

@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "transport/shm/shm_layout.h"
+#include "util/copy_small.h"
 
 namespace ftmpi::transport::shm {
 
@@ -21,6 +22,9 @@ template <class T>
 inline std::atomic_ref<T> atomic_at(T& v) {
   return std::atomic_ref<T>(v);
 }
+
+// The p2p engine's header (p2p/envelope.h): copied with a fixed-size copy (inline moves).
+inline constexpr std::size_t kCommonHeader = 56;
 
 class RingProducer {
  public:
@@ -48,8 +52,11 @@ class RingProducer {
     }
     std::byte* cell = cells_ + static_cast<std::size_t>(tail_ & mask_) * cell_bytes_;
     std::byte* data = cell + kCellMeta;
-    if (!hdr.empty()) std::memcpy(data, hdr.data(), hdr.size());
-    if (!payload.empty()) std::memcpy(data + hdr.size(), payload.data(), payload.size());
+    if (hdr.size() == kCommonHeader) [[likely]]
+      std::memcpy(data, hdr.data(), kCommonHeader);
+    else if (!hdr.empty())
+      std::memcpy(data, hdr.data(), hdr.size());
+    util::copy_small(data + hdr.size(), payload.data(), payload.size());
     auto* word = reinterpret_cast<std::uint32_t*>(cell);
     atomic_at(*word).store(cell_word(tail_, hdr.size(), payload.size()), std::memory_order_release);
     ++tail_;

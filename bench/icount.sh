@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# icount.sh — instructions per call of the small-message path (issue 13), ftmpi next to Open MPI and MPICH.
+#
+# Runs bench/msgrate.c (8-byte windows of 64 Isend/Irecv + Waitall, 1-byte acknowledgement) and bench/pingpong.c
+# (1-byte blocking Send/Recv) with 2 ranks on shared memory, every rank under valgrind's callgrind, and prints
+# the inclusive instructions per call of each MPI function the benchmark calls (bench/icount.py). Instruction
+# counts do not depend on the machine's load, unlike times; calls that wait (Waitall, Recv) include their
+# polling, so their figures move with the timing, Isend/Irecv/Send do not.
+#
+# usage: bench/icount.sh [-i ftmpi,openmpi,mpich] [-w WINDOWS] [-f] [BUILD_DIR]
+#   -i  implementations (default all three)   -w  timed windows of msgrate (default 200)
+#   -f  ftmpi only, FT off and on (--with-ft ulfm) side by side: the FT-on overhead per call
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd -P)
+repo=$(cd "$here/.." && pwd -P)
+impls=ftmpi,openmpi,mpich
+windows=200
+ft_pair=0
+may_install=0
+while getopts "i:w:fh" opt; do
+  case $opt in
+    i) impls=$OPTARG ;;
+    w) windows=$OPTARG ;;
+    f) ft_pair=1; impls=ftmpi ;;
+    h) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+build=$(cd "${1:-$repo/build/release}" && pwd -P)
+say() { echo "icount.sh: $*" >&2; }
+command -v valgrind >/dev/null || { say "valgrind is needed"; exit 1; }
+. "$here/peers.sh"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ftmpi-icount.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+vg=(valgrind --tool=callgrind --compress-strings=no --compress-pos=no)
+
+run() { # run <impl> <label> <extra mpiexec args> -- <program> [args...]
+  local impl=$1 label=$2 extra=$3
+  shift 4
+  local out=$work/cg.$label.$(basename "$1")
+  local launcher
+  case $impl in
+    ftmpi) launcher=("$build/bin/mpiexec" -n 2 $extra) ;;
+    openmpi) launcher=(mpiexec.openmpi --allow-run-as-root --oversubscribe -n 2) ;;
+    mpich) launcher=(mpiexec.mpich -n 2) ;;
+  esac
+  # Up to 3 tries: MPICH's UCX start-up fails now and then under valgrind ("init_worker No such device").
+  local try
+  for try in 1 2 3; do
+    rm -f "$out".*
+    timeout -k 5 600 "${launcher[@]}" "${vg[@]}" --callgrind-out-file="$out.%p" "$@" >"$out.log" 2>&1 && break
+    say "$label: $* failed (try $try):"; tail -n 5 "$out.log" >&2
+    [ $try = 3 ] && return 1
+  done
+  python3 "$here/icount.py" "$1" "$out".*
+}
+
+IFS=, read -r -a want <<<"$impls"
+declare -A result
+labels=()
+for impl in "${want[@]}"; do
+  compiler=${cc[$impl]}
+  command -v "$compiler" >/dev/null || { say "no compiler $compiler: $impl left out"; continue; }
+  for b in msgrate pingpong; do
+    "$compiler" -O2 -g -o "$work/$b.$impl" "$here/$b.c" || { say "building $b for $impl failed"; exit 1; }
+  done
+  variants=("$impl:")
+  [ $ft_pair = 1 ] && variants=("ftmpi:" "ftmpi-ft:--with-ft ulfm")
+  for v in "${variants[@]}"; do
+    label=${v%%:*} extra=${v#*:}
+    say "$label: msgrate and pingpong under callgrind"
+    # Isend/Irecv/Waitall from msgrate; Send/Recv from pingpong (msgrate's 1-byte acknowledgement is not it).
+    result[$label]=$( {
+      run "$impl" "$label" "$extra" -- "$work/msgrate.$impl" -i "$windows" -w 10 -T 1 | grep -v -E '^MPI_(Send|Recv) '
+      run "$impl" "$label" "$extra" -- "$work/pingpong.$impl" -m 1 -M 1 -i 2000 -w 100 -T 0 | grep -E '^MPI_(Send|Recv) '
+    } )
+    labels+=("$label")
+  done
+done
+
+echo "== instructions per call (callgrind, inclusive; 2 ranks, shared memory; msgrate 8 B x 64 x $windows windows, pingpong 1 B) =="
+printf "%-14s" call; for l in "${labels[@]}"; do printf " %10s" "$l"; done; echo
+for f in MPI_Isend MPI_Irecv MPI_Waitall MPI_Send MPI_Recv; do
+  printf "%-14s" "$f"
+  for l in "${labels[@]}"; do
+    v=$(awk -v f="$f" '$1 == f { print $3 }' <<<"${result[$l]}")
+    printf " %10s" "${v:--}"
+  done
+  echo
+done
