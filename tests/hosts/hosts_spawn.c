@@ -48,7 +48,7 @@ static int child(int argc, char** argv, MPI_Comm parent) {
 }
 
 int main(int argc, char** argv) {
-  if (argc >= 2 && strcmp(argv[1], "die") == 0) raise(SIGKILL); /* a child dying before MPI_Init */
+  if (argc >= 2 && strcmp(argv[1], "die-child") == 0) raise(SIGKILL); /* a child dying before MPI_Init */
   MPI_Init(&argc, &argv);
   MPI_Comm parent;
   MPI_Comm_get_parent(&parent);
@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
     printf("parent %d kill ok\n", rank);
   } else if (strcmp(mode, "die") == 0) {
     MPI_Info_set(info, "host", argv[2]);
-    char* args[] = {"die", NULL};
+    char* args[] = {"die-child", NULL};
     int rc = MPI_Comm_spawn(argv[0], args, 2, info, 0, MPI_COMM_WORLD, &inter, codes);
     int cls = -1;
     MPI_Error_class(rc, &cls);

@@ -426,6 +426,7 @@ void Origin::hosts_lost(int node, TreeLiveness::Why why, const std::string& deta
       announce_failure(r);
     }
   }
+  retry_spawns();
 }
 
 void Origin::link_lost(int node, int by, TreeLiveness::Why why, const std::string& detail) {
@@ -536,6 +537,7 @@ void Origin::on_hello(const Frame& f, int via_slot) {
   send_to(node, l);
   for (int c : shape_.children(node))
     if (layout_.hosts[static_cast<std::size_t>(c - 1)].local) start_daemon(c, h.ep);
+  retry_spawns();
 }
 
 void Origin::on_frame(Frame& f, int via_slot) {

@@ -88,6 +88,9 @@ class Origin {
   void send_line(int gid, const std::string& line);  // a PMI reply to process `gid` (through its daemon)
   void send_dpm_replies(const std::vector<DpmBroker::Reply>& replies);
   std::vector<int> ranks_on_host(int host) const;   // process ids placed on host index `host`
+  // A spawn asked for while some host is not up yet waits (it is placed over every host of the job).
+  std::vector<std::pair<int, boot::pmi::Message>> spawns_waiting_;
+  void retry_spawns();
   void announce_failure(int rank);
   // `node`'s subtree is lost (or, not started yet, cannot be started: `detail` says why).
   void hosts_lost(int node, TreeLiveness::Why why, const std::string& detail = "");

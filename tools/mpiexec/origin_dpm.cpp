@@ -72,6 +72,11 @@ void Origin::do_spawn(int gid, const boot::pmi::Message& m) {
     send_line(gid, DpmBroker::error_line("dpm_spawned", "spawn", why));
   };
   if (!end_.running()) return fail("the job is terminating");
+  for (const Host& h : hosts_)
+    if (h.state == Host::State::waiting || h.state == Host::State::starting) {
+      spawns_waiting_.emplace_back(gid, m);  // placed once every host is up or lost (retry_spawns)
+      return;
+    }
   if (opt_.ft.reinit()) return fail("MPI_Comm_spawn is not available with --with-ft reinit");
   auto cmds = dpm::decode_spawn(m.fields);
   if (!cmds.ok()) return fail(cmds.status().message());
@@ -178,6 +183,16 @@ void Origin::do_spawn(int gid, const boot::pmi::Message& m) {
   }
   log::debug("mpiexec: process %d spawned %d process(es) with ids %d..%d", gid, total, base, base + total - 1);
   send_line(gid, boot::pmi::encode("dpm_spawned", {{"rc", "0"}, {"base", std::to_string(base)}, {"size", std::to_string(total)}}));
+}
+
+void Origin::retry_spawns() {
+  if (spawns_waiting_.empty()) return;
+  for (const Host& h : hosts_)
+    if (h.state == Host::State::waiting || h.state == Host::State::starting) return;
+  auto waiting = std::move(spawns_waiting_);
+  spawns_waiting_.clear();
+  for (auto& [gid, m] : waiting)
+    if (gid < static_cast<int>(ranks_.size()) && ranks_[static_cast<std::size_t>(gid)].alive()) do_spawn(gid, m);
 }
 
 void Origin::on_spawn_failed(const Frame& f) {
