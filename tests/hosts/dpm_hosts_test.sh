@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # MPI_Comm_spawn across hosts (docs/dpm.md): the parents run on network-namespace hosts (netns.sh), the
 # children are started by the daemon of the host they are placed on. Usage: dpm_hosts_test.sh CASE MPIEXEC
-# HOSTS_SPAWN. Exit 0 PASS, 1 FAIL, 77 SKIP (no namespaces).
+# HOSTS_SPAWN [ACCEPT_CONNECT]. Exit 0 PASS, 1 FAIL, 77 SKIP (no namespaces).
 set -u
-CASE=$1 MPIEXEC=$2 PROG=$3
+CASE=$1 MPIEXEC=$2 PROG=$3 ACCEPT=${4:-}
 here="$(cd "$(dirname "$0")" && pwd)"
 NETNS="$here/netns.sh"
 "$NETNS" check || exit $?
@@ -70,6 +70,13 @@ kill|die)
   run "${MX[@]}" --with-ft ulfm --host "$H1,$H2" -n 2 "$PROG" "$CASE" "$H2"
   expect_rc 0
   expect_out "^parent 0 $CASE ok$"; expect_out "^parent 1 $CASE ok$"
+  expect_no_leftovers ;;
+ports)
+  # Ports and names across hosts within one job: MPI_Open_port/Publish_name on h1's half, Lookup_name and
+  # MPI_Comm_connect from h2's half (tests/mpi/dpm/dpm_accept_connect.c), then exchange and merge.
+  run "${MX[@]}" --host "$H1:2,$H2:2" -n 4 "$ACCEPT"
+  expect_rc 0
+  grep -q FAIL "$TMP/out" && fail "the program reported a failure"
   expect_no_leftovers ;;
 *) echo "unknown case $CASE"; exit 1 ;;
 esac
