@@ -9,11 +9,15 @@
 // when every byte of every member is in the file (seed 000 §1.2.4: a success is never lost, whoever dies).
 #include <algorithm>
 #include <cstring>
+#include <memory>
+#include <optional>
 
 #include "api/file_coll_task.h"
 #include "api/file_common.h"
 #include "datatype/datatype.h"
 #include "io/posix.h"
+#include "p2p/engine.h"
+#include "p2p/request.h"
 
 using ftmpi::Errc;
 using ftmpi::Status;
@@ -109,14 +113,131 @@ int blocking(MPI_File fh, Where where, MPI_Offset off, void* rbuf, const void* w
   return file_ret(fh, coll_access(fh, where, off, rbuf, wbuf, count, type, write, status), fn);
 }
 
+// A non-blocking collective access (file_coll_task.h): initiation starts an idup of the file's communicator
+// and returns; the progress loop then runs the argument agreement and the access on the duplicate.
+class NbCollOp final : public ftmpi::p2p::GenericOp {
+ public:
+  NbCollOp(ftmpi_file_s* f, bool write, void* rbuf, int count, MPI_Datatype type)
+      : f_(f), rbuf_(rbuf), count_(count), type_(type) {
+    a_.f = f;
+    a_.write = write;
+    ++f->nb_pending;
+  }
+  ~NbCollOp() override {
+    if (dup_ != MPI_COMM_NULL) PMPI_Comm_free(&dup_);
+    --f_->nb_pending;
+  }
+  // Initiation: the local argument outcome `arg` and the streams; false (nothing started) if the idup
+  // could not be started.
+  Status start(Status arg, std::int64_t start_etype, const void* wbuf) {
+    arg_ = static_cast<int>(arg.ok() ? Errc::ok : arg.code());
+    arg_status_ = arg;
+    if (arg.ok()) {
+      arg = a_.write ? ftmpi::api::make_write_stream(f_, wbuf, count_, type_, &ws_)
+                     : ftmpi::api::make_read_target(f_, rbuf_, count_, type_, &rt_);
+      arg_ = static_cast<int>(arg.ok() ? Errc::ok : arg.code());
+      arg_status_ = arg;
+    }
+    a_.pos = static_cast<std::uint64_t>(start_etype) * f_->esize;
+    a_.wdata = ws_.data;
+    a_.rdata = rt_.data;
+    a_.len = a_.write ? ws_.len : rt_.len;
+    return ftmpi::api::status_of_rc(PMPI_Comm_idup(f_->comm, &dup_, &waiting_), "non-blocking collective access: MPI_Comm_idup");
+  }
+  std::uint64_t stream_len() const { return arg_status_.ok() ? a_.len : 0; }
+
+  // GenericOp: one step at a time; a completed step's outcome goes back to the task (or, before the task
+  // runs, ends the access when it failed).
+  bool progress() override {
+    for (;;) {
+      Status e;
+      if (waiting_ != MPI_REQUEST_NULL) {
+        if (!waiting_->complete) return false;
+        if (!waiting_->error.ok()) e = Status(waiting_->error.code(), std::string(what_) + ": " + waiting_->error.message());
+        ftmpi::api::rt().engine().release(waiting_);
+        waiting_ = MPI_REQUEST_NULL;
+      }
+      switch (phase_) {
+        case Phase::idup: {  // the duplicate exists: agree on the arguments
+          if (!e.ok()) return finish(e);
+          a_.comm = dup_;
+          phase_ = Phase::args;
+          what_ = "collective access";
+          const int rc = PMPI_Iallreduce(&arg_, &arg_all_, 1, MPI_INT, MPI_MAX, dup_, &waiting_);
+          if (rc != MPI_SUCCESS) return finish(ftmpi::api::status_of_rc(rc, what_));
+          continue;
+        }
+        case Phase::args:
+          if (!e.ok()) return finish(e);
+          if (!arg_status_.ok()) return finish(arg_status_);
+          if (arg_all_ != 0)
+            return finish(Status(static_cast<Errc>(arg_all_), "collective access: failed at another process"));
+          task_.emplace(ftmpi::api::collective_rw(&a_));
+          phase_ = Phase::run;
+          break;
+        case Phase::run:
+          task_->handle().promise().step = e;
+          break;
+      }
+      ftmpi::api::IoTask::Handle h = task_->handle();
+      h.resume();
+      if (h.done()) return finish(h.promise().result);
+      waiting_ = std::exchange(h.promise().waiting, MPI_REQUEST_NULL);
+      what_ = h.promise().what;
+    }
+  }
+
+ private:
+  enum class Phase { idup, args, run };
+  bool finish(Status st) {
+    std::uint64_t bytes = 0;
+    if (st.ok() && a_.write) bytes = static_cast<std::uint64_t>(count_) * type_->size;
+    if (st.ok() && !a_.write) {
+      std::uint64_t got = a_.got - a_.got % f_->esize;
+      st = ftmpi::api::finish_read(f_, rt_, got, rbuf_, count_, type_, &bytes);
+    }
+    status.bytes = static_cast<std::size_t>(bytes);
+    status.source = MPI_ANY_SOURCE;
+    status.tag = MPI_ANY_TAG;
+    result = std::move(st);
+    return true;
+  }
+
+  ftmpi_file_s* f_;
+  void* rbuf_;
+  int count_;
+  MPI_Datatype type_;
+  ftmpi::api::CollAccess a_;
+  Stream ws_;
+  ReadTarget rt_;
+  int arg_ = 0, arg_all_ = 0;
+  Status arg_status_;
+  MPI_Comm dup_ = MPI_COMM_NULL;
+  MPI_Request waiting_ = MPI_REQUEST_NULL;
+  const char* what_ = "non-blocking collective access: MPI_Comm_idup";
+  Phase phase_ = Phase::idup;
+  std::optional<ftmpi::api::IoTask> task_;
+};
+
 int nonblocking(MPI_File fh, Where where, MPI_Offset off, void* rbuf, const void* wbuf, int count, MPI_Datatype type,
                 bool write, MPI_Request* req, const char* fn) {
   FTMPI_CHECK_FILE(fh, fn);
   if (!req) return file_ret(fh, Status(Errc::arg, "request is NULL"), fn);
-  MPI_Status st{};
-  Status s = coll_access(fh, where, off, rbuf, wbuf, count, type, write, &st);
-  const int rc = s.ok() ? MPI_SUCCESS : ftmpi::api::error_class_of(s.code());
-  return ftmpi::api::completed_request(st, rc, req);
+  if (fh->invalidated) return file_ret(fh, Status(Errc::revoked, "the file was invalidated (MPI_File_invalidate)"), fn);
+  // Argument errors are agreed on collectively (the op's first step), as in the blocking access.
+  Status arg = ftmpi::api::check_access(fh, count, type, write ? wbuf : rbuf, write);
+  if (arg.ok() && (fh->amode & MPI_MODE_SEQUENTIAL))
+    arg = Status(Errc::unsupported, "a MPI_MODE_SEQUENTIAL file allows shared file pointer accesses only");
+  if (arg.ok() && where == Where::at && off < 0) arg = Status(Errc::arg, "negative offset");
+  const std::int64_t start = where == Where::at ? off : fh->pos;
+  auto op = std::make_unique<NbCollOp>(fh, write, rbuf, count, type);
+  if (Status st = op->start(arg, start, wbuf); !st.ok()) return file_ret(fh, st, fn);
+  // §13.4.3: the individual file pointer moves at initiation, by the amount asked for.
+  if (where == Where::individual) fh->pos = start + static_cast<std::int64_t>(op->stream_len() / fh->esize);
+  ftmpi::p2p::Request* r = ftmpi::api::rt().engine().start_generic(std::move(op));
+  ftmpi::p2p::set_comm(r, fh->comm);
+  *req = r;
+  return MPI_SUCCESS;
 }
 
 int split_begin(MPI_File fh, Where where, MPI_Offset off, void* rbuf, const void* wbuf, int count,

@@ -42,6 +42,7 @@ struct ftmpi_file_s {
   bool atomic = false;
   bool invalidated = false;
   bool write_failed = false;  // a write failed since the last sync (part of the sync/close agreement)
+  int nb_pending = 0;         // non-blocking collective accesses not completed yet (close refuses then)
 
   // view (MPI_File_set_view); etype/filetype are our own duplicates of derived types (predefined as given)
   MPI_Offset disp = 0;
