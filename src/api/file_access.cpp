@@ -29,7 +29,15 @@ Status check_access(ftmpi_file_s* f, int count, MPI_Datatype type, const void* b
 }
 
 namespace {
-bool native(const ftmpi_file_s* f) { return f->rep != io::Datarep::external32; }
+bool native(const ftmpi_file_s* f) {
+  if (f->rep == io::Datarep::user) return f->user_rep == nullptr || f->user_rep->write == nullptr;
+  return f->rep != io::Datarep::external32;
+}
+bool native_read(const ftmpi_file_s* f) {
+  if (f->rep == io::Datarep::user) return f->user_rep == nullptr || f->user_rep->read == nullptr;
+  return f->rep != io::Datarep::external32;
+}
+bool user_rep(const ftmpi_file_s* f) { return f->rep == io::Datarep::user && f->user_rep != nullptr; }
 }  // namespace
 
 Status make_write_stream(ftmpi_file_s* f, const void* buf, int count, MPI_Datatype type, Stream* out) {
@@ -43,6 +51,12 @@ Status make_write_stream(ftmpi_file_s* f, const void* buf, int count, MPI_Dataty
       dt::pack(buf, static_cast<std::size_t>(count), type, out->own.data());
       out->data = out->own.data();
     }
+  } else if (user_rep(f)) {  // the user's write conversion (file_datarep.cpp): file extents = native sizes
+    out->len = n;
+    out->own.resize(n);
+    const int rc = f->user_rep->write(const_cast<void*>(buf), type, count, out->own.data(), 0, f->user_rep->extra);
+    if (rc != MPI_SUCCESS) return status_of_callback_code(rc, "the data representation's write conversion");
+    out->data = out->own.data();
   } else {
     std::vector<char> packed(n);
     dt::pack(buf, static_cast<std::size_t>(count), type, packed.data());
@@ -56,7 +70,11 @@ Status make_write_stream(ftmpi_file_s* f, const void* buf, int count, MPI_Dataty
 }
 
 Status make_read_target(ftmpi_file_s* f, void* buf, int count, MPI_Datatype type, ReadTarget* out) {
-  if (native(f)) {
+  if (user_rep(f) && !native_read(f)) {
+    out->len = static_cast<std::uint64_t>(count) * type->size;
+    out->own.resize(out->len);
+    out->data = out->own.data();
+  } else if (native_read(f)) {
     out->len = static_cast<std::uint64_t>(count) * type->size;
     if (type->contiguous) {
       out->data = static_cast<char*>(buf);
@@ -75,7 +93,16 @@ Status make_read_target(ftmpi_file_s* f, void* buf, int count, MPI_Datatype type
 
 Status finish_read(ftmpi_file_s* f, ReadTarget& t, std::uint64_t got, void* buf, int count, MPI_Datatype type,
                    std::uint64_t* bytes) {
-  if (native(f)) {
+  if (user_rep(f) && !native_read(f)) {  // the user's read conversion, on the whole elements read
+    const std::size_t whole = type->size == 0 ? 0 : static_cast<std::size_t>(got / type->size);
+    if (whole > 0) {
+      const int rc = f->user_rep->read(buf, type, static_cast<int>(whole), t.own.data(), 0, f->user_rep->extra);
+      if (rc != MPI_SUCCESS) return status_of_callback_code(rc, "the data representation's read conversion");
+    }
+    *bytes = whole * type->size;
+    return Status::Ok();
+  }
+  if (native_read(f)) {
     if (!type->contiguous && got > 0) dt::unpack(t.own.data(), got, type, buf);
     *bytes = got;
     return Status::Ok();

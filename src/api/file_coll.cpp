@@ -9,10 +9,15 @@
 // when every byte of every member is in the file (seed 000 §1.2.4: a success is never lost, whoever dies).
 #include <algorithm>
 #include <cstring>
+#include <memory>
+#include <optional>
 
+#include "api/file_coll_task.h"
 #include "api/file_common.h"
 #include "datatype/datatype.h"
 #include "io/posix.h"
+#include "p2p/engine.h"
+#include "p2p/request.h"
 
 using ftmpi::Errc;
 using ftmpi::Status;
@@ -21,33 +26,6 @@ using ftmpi::io::Extent;
 
 namespace ftmpi::api {
 namespace {
-
-constexpr std::uint64_t kNone = ~0ULL;
-
-struct Span {
-  std::uint64_t lo, hi;
-};
-
-// Everyone's [lo, hi) (kNone for an empty access).
-Status gather_spans(ftmpi_file_s* f, const std::vector<Extent>& ex, std::vector<Span>* all) {
-  Span mine{kNone, 0};
-  for (const Extent& e : ex) mine.lo = std::min(mine.lo, e.file_off), mine.hi = std::max(mine.hi, e.file_off + e.len);
-  all->resize(static_cast<std::size_t>(f->size));
-  int rc = PMPI_Allgather(&mine, 2, MPI_UINT64_T, all->data(), 2, MPI_UINT64_T, f->comm);
-  return status_of_rc(rc, "collective access: exchange of ranges");
-}
-
-bool interleaved(std::vector<Span> s) {
-  s.erase(std::remove_if(s.begin(), s.end(), [](const Span& x) { return x.lo == kNone; }), s.end());
-  std::sort(s.begin(), s.end(), [](const Span& a, const Span& b) { return a.lo < b.lo; });
-  for (std::size_t i = 1; i < s.size(); ++i)
-    if (s[i].lo < s[i - 1].hi) return true;
-  return false;
-}
-
-int aggregators(const ftmpi_file_s* f) {
-  return f->cb_nodes > 0 ? std::min(f->cb_nodes, f->size) : std::min(f->size, 4);
-}
 
 // The outcome of a collective step at every member: the worst error kind anywhere (a reduction, so a member's
 // success implies every member got this far).
@@ -60,179 +38,19 @@ Status combine(ftmpi_file_s* f, Status st, const char* what) {
   return Status::Ok();
 }
 
-void put_u64(std::vector<char>& b, std::uint64_t v) {
-  const char* p = reinterpret_cast<const char*>(&v);
-  b.insert(b.end(), p, p + 8);
-}
-std::uint64_t get_u64(const char* p) {
-  std::uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
-
-// One round's all-to-allv of byte blocks (one per member) on the file's communicator.
-Status exchange(ftmpi_file_s* f, std::vector<std::vector<char>>& out, std::vector<char>* in,
-                std::vector<int>* rdispl, std::vector<int>* rcount) {
-  const std::size_t n = static_cast<std::size_t>(f->size);
-  std::vector<int> scount(n), sdispl(n);
-  rcount->assign(n, 0);
-  rdispl->assign(n, 0);
-  std::size_t total = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (out[i].size() > static_cast<std::size_t>(INT32_MAX - 64)) return Status(Errc::intern, "two-phase piece too large");
-    scount[i] = static_cast<int>(out[i].size());
-    sdispl[i] = static_cast<int>(total);
-    total += out[i].size();
-  }
-  std::vector<char> sbuf(total);
-  for (std::size_t i = 0; i < n; ++i)
-    if (!out[i].empty()) std::memcpy(sbuf.data() + sdispl[i], out[i].data(), out[i].size());
-  int rc = PMPI_Alltoall(scount.data(), 1, MPI_INT, rcount->data(), 1, MPI_INT, f->comm);
-  if (rc != MPI_SUCCESS) return status_of_rc(rc, "two-phase: exchange of counts");
-  std::size_t rtotal = 0;
-  for (std::size_t i = 0; i < n; ++i) (*rdispl)[i] = static_cast<int>(rtotal), rtotal += static_cast<std::size_t>((*rcount)[i]);
-  in->resize(rtotal);
-  rc = PMPI_Alltoallv(sbuf.data(), scount.data(), sdispl.data(), MPI_BYTE, in->data(), rcount->data(), rdispl->data(),
-                      MPI_BYTE, f->comm);
-  return status_of_rc(rc, "two-phase: exchange of data");
-}
-
-Status two_phase_write(ftmpi_file_s* f, const std::vector<Extent>& ex, const std::vector<Span>& spans,
-                       std::uint64_t pos, const char* data) {
-  std::uint64_t lo = kNone, hi = 0;
-  for (const Span& s : spans)
-    if (s.lo != kNone) lo = std::min(lo, s.lo), hi = std::max(hi, s.hi);
-  if (lo == kNone) return Status::Ok();
-  io::TwoPhasePlan plan(lo, hi, aggregators(f), f->cb_buffer_size);
-  int my_aggr = -1;
-  for (int a = 0; a < plan.naggr; ++a)
-    if (io::TwoPhasePlan::aggregator_rank(a, plan.naggr, f->size) == f->rank) my_aggr = a;
-  std::vector<char> window;
-  Status local;
-  for (int r = 0; r < plan.rounds; ++r) {
-    std::vector<std::vector<char>> out(static_cast<std::size_t>(f->size));
-    for (int a = 0; a < plan.naggr; ++a) {
-      auto [wlo, whi] = plan.window(a, r);
-      auto& b = out[static_cast<std::size_t>(io::TwoPhasePlan::aggregator_rank(a, plan.naggr, f->size))];
-      io::clip(ex, wlo, whi, [&](std::uint64_t off, std::uint64_t s, std::uint64_t len) {
-        put_u64(b, off);
-        put_u64(b, len);
-        b.insert(b.end(), data + (s - pos), data + (s - pos) + len);
-      });
-    }
-    std::vector<char> in;
-    std::vector<int> rd, rc;
-    FTMPI_TRY(exchange(f, out, &in, &rd, &rc));
-    if (my_aggr < 0 || in.empty()) continue;
-    auto [wlo, whi] = plan.window(my_aggr, r);
-    window.resize(static_cast<std::size_t>(whi - wlo));
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> runs;
-    for (std::size_t p = 0; p + 16 <= in.size();) {
-      const std::uint64_t off = get_u64(in.data() + p), len = get_u64(in.data() + p + 8);
-      std::memcpy(window.data() + (off - wlo), in.data() + p + 16, len);
-      runs.emplace_back(off, len);
-      p += 16 + len;
-    }
-    for (const auto& [off, len] : io::merge_runs(std::move(runs))) {
-      if (!local.ok()) break;
-      local = io::write_at(f->fd, off, window.data() + (off - wlo), len);
-    }
-  }
-  if (!local.ok()) f->write_failed = true;
-  return local;
-}
-
-Status two_phase_read(ftmpi_file_s* f, const std::vector<Extent>& ex, const std::vector<Span>& spans,
-                      std::uint64_t pos, char* data, std::uint64_t* got) {
-  std::uint64_t lo = kNone, hi = 0;
-  for (const Span& s : spans)
-    if (s.lo != kNone) lo = std::min(lo, s.lo), hi = std::max(hi, s.hi);
-  std::uint64_t first_short = kNone;
-  std::uint64_t total = 0;
-  for (const Extent& e : ex) total += e.len;
-  if (lo == kNone) {
-    *got = 0;
-    return Status::Ok();
-  }
-  io::TwoPhasePlan plan(lo, hi, aggregators(f), f->cb_buffer_size);
-  int my_aggr = -1;
-  for (int a = 0; a < plan.naggr; ++a)
-    if (io::TwoPhasePlan::aggregator_rank(a, plan.naggr, f->size) == f->rank) my_aggr = a;
-  std::vector<char> window;
-  Status local;
-  for (int r = 0; r < plan.rounds; ++r) {
-    // requests: (off, len) to each aggregator; remember where each answer goes
-    std::vector<std::vector<char>> out(static_cast<std::size_t>(f->size));
-    std::vector<std::vector<Extent>> asked(static_cast<std::size_t>(f->size));
-    for (int a = 0; a < plan.naggr; ++a) {
-      auto [wlo, whi] = plan.window(a, r);
-      const auto ar = static_cast<std::size_t>(io::TwoPhasePlan::aggregator_rank(a, plan.naggr, f->size));
-      io::clip(ex, wlo, whi, [&](std::uint64_t off, std::uint64_t s, std::uint64_t len) {
-        put_u64(out[ar], off);
-        put_u64(out[ar], len);
-        asked[ar].push_back({off, s, len});
-      });
-    }
-    std::vector<char> in;
-    std::vector<int> rd, rc;
-    FTMPI_TRY(exchange(f, out, &in, &rd, &rc));
-    // aggregator: one pread of the requests' span (data sieving), then the answers [valid][bytes] per request
-    std::vector<std::vector<char>> answers(static_cast<std::size_t>(f->size));
-    if (my_aggr >= 0 && !in.empty()) {
-      std::uint64_t rlo = kNone, rhi = 0;
-      for (std::size_t p = 0; p + 16 <= in.size(); p += 16) {
-        const std::uint64_t off = get_u64(in.data() + p), len = get_u64(in.data() + p + 8);
-        rlo = std::min(rlo, off), rhi = std::max(rhi, off + len);
-      }
-      window.resize(static_cast<std::size_t>(rhi - rlo));
-      std::uint64_t n = 0;
-      if (local.ok()) local = io::read_at(f->fd, rlo, window.data(), rhi - rlo, &n);
-      const std::uint64_t valid_end = rlo + n;
-      for (std::size_t src = 0; src < static_cast<std::size_t>(f->size); ++src) {
-        for (int p = rd[src]; p + 16 <= rd[src] + rc[src]; p += 16) {
-          const std::uint64_t off = get_u64(in.data() + p), len = get_u64(in.data() + p + 8);
-          const std::uint64_t valid = off >= valid_end ? 0 : std::min(len, valid_end - off);
-          put_u64(answers[src], valid);
-          answers[src].insert(answers[src].end(), window.data() + (off - rlo), window.data() + (off - rlo) + valid);
-        }
-      }
-    }
-    std::vector<char> back;
-    FTMPI_TRY(exchange(f, answers, &back, &rd, &rc));
-    for (std::size_t src = 0; src < static_cast<std::size_t>(f->size); ++src) {
-      std::size_t p = static_cast<std::size_t>(rd[src]);
-      for (const Extent& e : asked[src]) {
-        const std::uint64_t valid = get_u64(back.data() + p);
-        std::memcpy(data + (e.stream_off - pos), back.data() + p + 8, valid);
-        if (valid < e.len) first_short = std::min(first_short, e.stream_off - pos + valid);
-        p += 8 + valid;
-      }
-    }
-  }
-  *got = std::min(total, first_short);
-  return local;
-}
-
 }  // namespace
 
+// The blocking collective accesses: the one algorithm (file_coll_task.h) on the file's communicator.
 Status collective_write(ftmpi_file_s* f, std::uint64_t pos, const char* data, std::uint64_t len) {
-  const auto ex = extents_of(f, pos, len);
-  std::vector<Span> spans;
-  FTMPI_TRY(gather_spans(f, ex, &spans));
-  const bool two_phase = !f->atomic && f->cb_write != io::CbMode::disable &&
-                         (f->cb_write == io::CbMode::enable || interleaved(spans));
-  Status st = two_phase ? two_phase_write(f, ex, spans, pos, data) : write_stream(f, pos, data, len);
-  return combine(f, std::move(st), "collective write");
+  CollAccess a{f, f->comm, true, pos, data, nullptr, len, 0};
+  return run_blocking(collective_rw(&a));
 }
 
 Status collective_read(ftmpi_file_s* f, std::uint64_t pos, char* data, std::uint64_t len, std::uint64_t* got) {
-  const auto ex = extents_of(f, pos, len);
-  std::vector<Span> spans;
-  FTMPI_TRY(gather_spans(f, ex, &spans));
-  const bool two_phase = !f->atomic && f->cb_read != io::CbMode::disable &&
-                         (f->cb_read == io::CbMode::enable || interleaved(spans));
-  Status st = two_phase ? two_phase_read(f, ex, spans, pos, data, got) : read_stream(f, pos, data, len, got);
-  return combine(f, std::move(st), "collective read");
+  CollAccess a{f, f->comm, false, pos, nullptr, data, len, 0};
+  Status st = run_blocking(collective_rw(&a));
+  *got = a.got;
+  return st;
 }
 
 }  // namespace ftmpi::api
@@ -295,14 +113,131 @@ int blocking(MPI_File fh, Where where, MPI_Offset off, void* rbuf, const void* w
   return file_ret(fh, coll_access(fh, where, off, rbuf, wbuf, count, type, write, status), fn);
 }
 
+// A non-blocking collective access (file_coll_task.h): initiation starts an idup of the file's communicator
+// and returns; the progress loop then runs the argument agreement and the access on the duplicate.
+class NbCollOp final : public ftmpi::p2p::GenericOp {
+ public:
+  NbCollOp(ftmpi_file_s* f, bool write, void* rbuf, int count, MPI_Datatype type)
+      : f_(f), rbuf_(rbuf), count_(count), type_(type) {
+    a_.f = f;
+    a_.write = write;
+    ++f->nb_pending;
+  }
+  ~NbCollOp() override {
+    if (dup_ != MPI_COMM_NULL) PMPI_Comm_free(&dup_);
+    --f_->nb_pending;
+  }
+  // Initiation: the local argument outcome `arg` and the streams; false (nothing started) if the idup
+  // could not be started.
+  Status start(Status arg, std::int64_t start_etype, const void* wbuf) {
+    arg_ = static_cast<int>(arg.ok() ? Errc::ok : arg.code());
+    arg_status_ = arg;
+    if (arg.ok()) {
+      arg = a_.write ? ftmpi::api::make_write_stream(f_, wbuf, count_, type_, &ws_)
+                     : ftmpi::api::make_read_target(f_, rbuf_, count_, type_, &rt_);
+      arg_ = static_cast<int>(arg.ok() ? Errc::ok : arg.code());
+      arg_status_ = arg;
+    }
+    a_.pos = static_cast<std::uint64_t>(start_etype) * f_->esize;
+    a_.wdata = ws_.data;
+    a_.rdata = rt_.data;
+    a_.len = a_.write ? ws_.len : rt_.len;
+    return ftmpi::api::status_of_rc(PMPI_Comm_idup(f_->comm, &dup_, &waiting_), "non-blocking collective access: MPI_Comm_idup");
+  }
+  std::uint64_t stream_len() const { return arg_status_.ok() ? a_.len : 0; }
+
+  // GenericOp: one step at a time; a completed step's outcome goes back to the task (or, before the task
+  // runs, ends the access when it failed).
+  bool progress() override {
+    for (;;) {
+      Status e;
+      if (waiting_ != MPI_REQUEST_NULL) {
+        if (!waiting_->complete) return false;
+        if (!waiting_->error.ok()) e = Status(waiting_->error.code(), std::string(what_) + ": " + waiting_->error.message());
+        ftmpi::api::rt().engine().release(waiting_);
+        waiting_ = MPI_REQUEST_NULL;
+      }
+      switch (phase_) {
+        case Phase::idup: {  // the duplicate exists: agree on the arguments
+          if (!e.ok()) return finish(e);
+          a_.comm = dup_;
+          phase_ = Phase::args;
+          what_ = "collective access";
+          const int rc = PMPI_Iallreduce(&arg_, &arg_all_, 1, MPI_INT, MPI_MAX, dup_, &waiting_);
+          if (rc != MPI_SUCCESS) return finish(ftmpi::api::status_of_rc(rc, what_));
+          continue;
+        }
+        case Phase::args:
+          if (!e.ok()) return finish(e);
+          if (!arg_status_.ok()) return finish(arg_status_);
+          if (arg_all_ != 0)
+            return finish(Status(static_cast<Errc>(arg_all_), "collective access: failed at another process"));
+          task_.emplace(ftmpi::api::collective_rw(&a_));
+          phase_ = Phase::run;
+          break;
+        case Phase::run:
+          task_->handle().promise().step = e;
+          break;
+      }
+      ftmpi::api::IoTask::Handle h = task_->handle();
+      h.resume();
+      if (h.done()) return finish(h.promise().result);
+      waiting_ = std::exchange(h.promise().waiting, MPI_REQUEST_NULL);
+      what_ = h.promise().what;
+    }
+  }
+
+ private:
+  enum class Phase { idup, args, run };
+  bool finish(Status st) {
+    std::uint64_t bytes = 0;
+    if (st.ok() && a_.write) bytes = static_cast<std::uint64_t>(count_) * type_->size;
+    if (st.ok() && !a_.write) {
+      std::uint64_t got = a_.got - a_.got % f_->esize;
+      st = ftmpi::api::finish_read(f_, rt_, got, rbuf_, count_, type_, &bytes);
+    }
+    status.bytes = static_cast<std::size_t>(bytes);
+    status.source = MPI_ANY_SOURCE;
+    status.tag = MPI_ANY_TAG;
+    result = std::move(st);
+    return true;
+  }
+
+  ftmpi_file_s* f_;
+  void* rbuf_;
+  int count_;
+  MPI_Datatype type_;
+  ftmpi::api::CollAccess a_;
+  Stream ws_;
+  ReadTarget rt_;
+  int arg_ = 0, arg_all_ = 0;
+  Status arg_status_;
+  MPI_Comm dup_ = MPI_COMM_NULL;
+  MPI_Request waiting_ = MPI_REQUEST_NULL;
+  const char* what_ = "non-blocking collective access: MPI_Comm_idup";
+  Phase phase_ = Phase::idup;
+  std::optional<ftmpi::api::IoTask> task_;
+};
+
 int nonblocking(MPI_File fh, Where where, MPI_Offset off, void* rbuf, const void* wbuf, int count, MPI_Datatype type,
                 bool write, MPI_Request* req, const char* fn) {
   FTMPI_CHECK_FILE(fh, fn);
   if (!req) return file_ret(fh, Status(Errc::arg, "request is NULL"), fn);
-  MPI_Status st{};
-  Status s = coll_access(fh, where, off, rbuf, wbuf, count, type, write, &st);
-  const int rc = s.ok() ? MPI_SUCCESS : ftmpi::api::error_class_of(s.code());
-  return ftmpi::api::completed_request(st, rc, req);
+  if (fh->invalidated) return file_ret(fh, Status(Errc::revoked, "the file was invalidated (MPI_File_invalidate)"), fn);
+  // Argument errors are agreed on collectively (the op's first step), as in the blocking access.
+  Status arg = ftmpi::api::check_access(fh, count, type, write ? wbuf : rbuf, write);
+  if (arg.ok() && (fh->amode & MPI_MODE_SEQUENTIAL))
+    arg = Status(Errc::unsupported, "a MPI_MODE_SEQUENTIAL file allows shared file pointer accesses only");
+  if (arg.ok() && where == Where::at && off < 0) arg = Status(Errc::arg, "negative offset");
+  const std::int64_t start = where == Where::at ? off : fh->pos;
+  auto op = std::make_unique<NbCollOp>(fh, write, rbuf, count, type);
+  if (Status st = op->start(arg, start, wbuf); !st.ok()) return file_ret(fh, st, fn);
+  // §13.4.3: the individual file pointer moves at initiation, by the amount asked for.
+  if (where == Where::individual) fh->pos = start + static_cast<std::int64_t>(op->stream_len() / fh->esize);
+  ftmpi::p2p::Request* r = ftmpi::api::rt().engine().start_generic(std::move(op));
+  ftmpi::p2p::set_comm(r, fh->comm);
+  *req = r;
+  return MPI_SUCCESS;
 }
 
 int split_begin(MPI_File fh, Where where, MPI_Offset off, void* rbuf, const void* wbuf, int count,

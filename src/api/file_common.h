@@ -62,6 +62,12 @@ void set_status(MPI_Status* st, std::uint64_t bytes);
 // accesses are done at initiation: docs/io.md).
 int completed_request(const MPI_Status& status, int rc, MPI_Request* req);
 
+// MPI_Register_datarep's representation called `name`, or null (api/file_datarep.cpp).
+const io::UserDatarep* find_datarep(const char* name);
+// Does every basic value of `t` take as many bytes in representation `rep` as natively? Errc::unsupported_datarep
+// saying why not, or the error the extent function returned.
+Status check_user_extents(const io::UserDatarep& rep, MPI_Datatype t);
+
 // Collective accesses (api/file_coll.cpp): every member calls with its own stream position and data.
 Status collective_write(ftmpi_file_s* f, std::uint64_t pos, const char* data, std::uint64_t len);
 Status collective_read(ftmpi_file_s* f, std::uint64_t pos, char* data, std::uint64_t len, std::uint64_t* got);

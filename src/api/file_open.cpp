@@ -270,6 +270,8 @@ extern "C" int PMPI_File_close(MPI_File* fh) {
   if (!fh) return file_ret(nullptr, Status(Errc::arg, "fh is NULL"), fn);
   ftmpi_file_s* f = *fh;
   FTMPI_CHECK_FILE(f, fn);
+  if (f->nb_pending > 0)  // §13.2.2: every request on the file must be complete before it is closed
+    return file_ret(f, Status(Errc::request, "non-blocking collective accesses on this file are not complete"), fn);
   Status st = agree_outcome(f, !f->write_failed, fn);
   if (f->rank == 0 && (f->amode & MPI_MODE_DELETE_ON_CLOSE)) ::unlink(f->path.c_str());
   int rc = file_ret(f, st, fn);

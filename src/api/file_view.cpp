@@ -40,7 +40,9 @@ extern "C" int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype ety
     return file_ret(fh, Status(Errc::type, "etype or filetype is not a committed datatype"), fn);
   if (!datarep) return file_ret(fh, Status(Errc::arg, "datarep is NULL"), fn);
   ftmpi::io::Datarep rep;
-  if (std::strcmp(datarep, "native") == 0) rep = ftmpi::io::Datarep::native;
+  const ftmpi::io::UserDatarep* user = ftmpi::api::find_datarep(datarep);
+  if (user) rep = ftmpi::io::Datarep::user;
+  else if (std::strcmp(datarep, "native") == 0) rep = ftmpi::io::Datarep::native;
   else if (std::strcmp(datarep, "internal") == 0) rep = ftmpi::io::Datarep::internal;
   else if (std::strcmp(datarep, "external32") == 0) rep = ftmpi::io::Datarep::external32;
   else return file_ret(fh, Status(Errc::unsupported_datarep, std::string("unknown data representation '") + datarep + "'"), fn);
@@ -58,6 +60,10 @@ extern "C" int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype ety
   if (filetype->lb < 0 || filetype->true_lb < 0)
     return file_ret(fh, Status(Errc::type, "the filetype has negative displacements"), fn);
   std::uint64_t esize = etype->size;
+  if (user) {  // file extents must be the native sizes (file_datarep.cpp)
+    if (Status st = ftmpi::api::check_user_extents(*user, etype); !st.ok()) return file_ret(fh, st, fn);
+    if (Status st = ftmpi::api::check_user_extents(*user, filetype); !st.ok()) return file_ret(fh, st, fn);
+  }
   if (rep == ftmpi::io::Datarep::external32) {
     if (!uniform_external32(filetype) && !(filetype->contiguous && ftmpi::dt::external32_size(filetype, 1) > 0 &&
                                            filetype == etype))
@@ -93,6 +99,7 @@ extern "C" int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype ety
   fh->filetype = t;
   fh->disp = disp;
   fh->rep = rep;
+  fh->user_rep = user;
   fh->esize = esize;
   fh->view = ftmpi::io::View(static_cast<std::uint64_t>(disp), std::move(runs), extent);
   fh->pos = 0;
@@ -115,7 +122,8 @@ extern "C" int PMPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* e
   if (fh->filetype->predefined) *filetype = fh->filetype;
   else PMPI_Type_dup(fh->filetype, filetype);
   const char* r = fh->rep == ftmpi::io::Datarep::native ? "native"
-                  : fh->rep == ftmpi::io::Datarep::internal ? "internal" : "external32";
+                  : fh->rep == ftmpi::io::Datarep::internal ? "internal"
+                  : fh->rep == ftmpi::io::Datarep::user && fh->user_rep ? fh->user_rep->name.c_str() : "external32";
   std::strcpy(datarep, r);
   return MPI_SUCCESS;
 }

@@ -18,7 +18,7 @@
 
 namespace {
 
-int unsupported(ftmpi_comm_s* comm, const char* fn) {
+[[maybe_unused]] int unsupported(ftmpi_comm_s* comm, const char* fn) {
   const std::string msg = std::string(fn) + " is not implemented in ftmpi yet (see docs/api.md)";
   return ftmpi::api::ret(ftmpi::api::valid_comm(comm) ? comm : nullptr, ftmpi::Status(ftmpi::Errc::unsupported, msg),
                          fn);
@@ -47,8 +47,6 @@ int unsupported(ftmpi_comm_s* comm, const char* fn) {
 // (implemented: src/api/dpm.cpp)
 
 // MPI-IO
-FTMPI_UNSUPPORTED(Register_datarep, nullptr,
-                  (const char*, MPI_Datarep_conversion_function*, MPI_Datarep_conversion_function*,
-                   MPI_Datarep_extent_function*, void*))
+// (implemented: src/api/file_*.cpp, Register_datarep in src/api/file_datarep.cpp)
 
 

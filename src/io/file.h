@@ -23,7 +23,16 @@
 
 namespace ftmpi::io {
 inline constexpr std::uint32_t kMagicFile = 0xF11E0009;
-enum class Datarep : std::uint8_t { native, internal, external32 };
+enum class Datarep : std::uint8_t { native, internal, external32, user };
+// A representation of MPI_Register_datarep (api/file_datarep.cpp): the user's functions, for the process's
+// lifetime. Null conversion functions (MPI_CONVERSION_FN_NULL) mean the file holds native bytes.
+struct UserDatarep {
+  std::string name;
+  MPI_Datarep_conversion_function* read = nullptr;
+  MPI_Datarep_conversion_function* write = nullptr;
+  MPI_Datarep_extent_function* extent = nullptr;
+  void* extra = nullptr;
+};
 enum class CbMode : std::uint8_t { automatic, enable, disable };
 }  // namespace ftmpi::io
 
@@ -42,11 +51,13 @@ struct ftmpi_file_s {
   bool atomic = false;
   bool invalidated = false;
   bool write_failed = false;  // a write failed since the last sync (part of the sync/close agreement)
+  int nb_pending = 0;         // non-blocking collective accesses not completed yet (close refuses then)
 
   // view (MPI_File_set_view); etype/filetype are our own duplicates of derived types (predefined as given)
   MPI_Offset disp = 0;
   MPI_Datatype etype = MPI_BYTE, filetype = MPI_BYTE;
   ftmpi::io::Datarep rep = ftmpi::io::Datarep::native;
+  const ftmpi::io::UserDatarep* user_rep = nullptr;  // rep == user
   std::uint64_t esize = 1;  // bytes of one etype in the file
   ftmpi::io::View view;
   std::int64_t pos = 0;  // individual file pointer, in etypes

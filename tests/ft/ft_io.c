@@ -7,6 +7,9 @@
  *   is MPI_ERR_PROC_FAILED, every survivor's MPI_File_close returns the same class, and the file holds every
  *   acknowledged byte: all four blocks of the first write (acknowledged by the first sync) and the second
  *   block of every survivor whose second write returned MPI_SUCCESS.
+ * ARGS nbkill: the same with the second write a MPI_File_iwrite_at_all that rank 2 initiates and dies before
+ *   completing (a writer killed during a non-blocking collective write): the survivors' MPI_Wait returns
+ *   MPI_SUCCESS or MPI_ERR_PROC_FAILED, and the sync/close/acknowledged-bytes checks are those of kill.
  * ARGS revoke: rank 1 calls MPIX_File_revoke; no process dies. PASS when every rank's MPI_File_sync returns
  *   MPI_ERR_REVOKED (uniform, also at ranks that had not seen the revoke yet), a later write fails with
  *   MPI_ERR_REVOKED, and MPI_File_close frees the file. */
@@ -37,7 +40,7 @@ static void check_uniform(MPI_Comm s, int x, const char *what) {
   free(all);
 }
 
-static void mode_kill(const char *path) {
+static void mode_kill(const char *path, int nb) {
   const int victim = 2;
   MPI_File fh;
   MPI_Info info;
@@ -52,10 +55,20 @@ static void mode_kill(const char *path) {
   CHECK_MPI(MPI_File_write_at_all(fh, (MPI_Offset)rank * N * (int)sizeof(int), buf, N, MPI_INT, MPI_STATUS_IGNORE));
   CHECK_MPI(MPI_File_sync(fh));
   ft_barrier_before_death(MPI_COMM_WORLD);
-  if (rank == victim) ft_die();
+  if (rank == victim && !nb) ft_die();
   for (int i = 0; i < N; i++) buf[i] = 7000000 + rank * 10000 + i;
-  int rc_w = MPI_File_write_at_all(fh, (MPI_Offset)(size + rank) * N * (int)sizeof(int), buf, N, MPI_INT,
-                                   MPI_STATUS_IGNORE);
+  int rc_w;
+  if (nb) {
+    /* The victim initiates the non-blocking collective write too, then dies before completing it. */
+    MPI_Request rq;
+    rc_w = MPI_File_iwrite_at_all(fh, (MPI_Offset)(size + rank) * N * (int)sizeof(int), buf, N, MPI_INT, &rq);
+    CHECK(rc_w == MPI_SUCCESS, "iwrite_at_all initiation: %s", check_errstr(rc_w));
+    if (rank == victim) ft_die();
+    rc_w = MPI_Wait(&rq, MPI_STATUS_IGNORE);
+  } else {
+    rc_w = MPI_File_write_at_all(fh, (MPI_Offset)(size + rank) * N * (int)sizeof(int), buf, N, MPI_INT,
+                                 MPI_STATUS_IGNORE);
+  }
   CHECK(cls(rc_w) == MPI_SUCCESS || cls(rc_w) == MPI_ERR_PROC_FAILED, "second write: %s", check_errstr(rc_w));
   int rc_s = MPI_File_sync(fh);
   CHECK(cls(rc_s) == MPI_ERR_PROC_FAILED, "sync after the failure: %s", check_errstr(rc_s));
@@ -122,7 +135,8 @@ int main(int argc, char **argv) {
   if (rank == 0) snprintf(path, sizeof path, "/tmp/ftmpi-ft-io-%ld", (long)getpid());
   CHECK_MPI(MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD));
   const char *mode = argc > 1 ? argv[1] : "kill";
-  if (strcmp(mode, "kill") == 0) mode_kill(path);
+  if (strcmp(mode, "kill") == 0) mode_kill(path, 0);
+  else if (strcmp(mode, "nbkill") == 0) mode_kill(path, 1);
   else mode_revoke(path);
   ft_pass(MPI_COMM_WORLD, mode);
   MPI_Finalize();

@@ -166,27 +166,37 @@ void Daemon::launch(const Frame& f) {
   for (int i = 0; i < n; ++i) {
     Rank& r = ranks_[static_cast<std::size_t>(i)];
     r.rank = first + i;
+    const std::string no_cwd;
+    RankStart how{path, argv, env, inject, no_cwd, pty, forward_stdin, r.rank, i, n};
+    start_rank(r, how);
+  }
+}
+
+bool Daemon::start_rank(Rank& r, const RankStart& how) {
+  const bool pty = how.pty, forward_stdin = how.forward_stdin;
+  {
     int sv[2] = {-1, -1}, err[2] = {-1, -1}, cv[2] = {-1, -1}, in[2] = {-1, -1};
     OutputChannel oc;
     bool ok = open_output_channel(pty, oc) && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0 &&
               pipe2(err, O_CLOEXEC) == 0 && (!ft_ || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, cv) == 0) &&
               (!forward_stdin || r.rank != 0 || pipe2(in, O_CLOEXEC) == 0);
     SpawnRequest req;
-    req.path = path;
-    req.argv = argv;
-    req.env = env;
+    req.path = how.path;
+    req.argv = how.argv;
+    req.env = how.env;
+    req.cwd = how.cwd;
     auto set = [&](const std::string& name, const std::string& value) {
       std::string prefix = name + "=";
       std::erase_if(req.env, [&](const std::string& e) { return e.rfind(prefix, 0) == 0; });
       req.env.push_back(prefix + value);
     };
     set("PMI_FD", std::to_string(sv[1]));
-    set("PMI_RANK", std::to_string(r.rank));
-    set("FTMPI_LOCAL_RANK", std::to_string(i));
-    set("FTMPI_LOCAL_SIZE", std::to_string(n));
+    set("PMI_RANK", std::to_string(how.pmi_rank));
+    set("FTMPI_LOCAL_RANK", std::to_string(how.local_rank));
+    set("FTMPI_LOCAL_SIZE", std::to_string(how.local_size));
     set("FTMPI_NUM_CORES", std::to_string(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))));
     if (ft_) set("FTMPI_CTRL_FD", std::to_string(cv[1]));
-    for (const std::string& s : inject) {  // "R:MPI_Func:N"
+    for (const std::string& s : how.inject) {  // "R:MPI_Func:N"
       std::size_t c = s.find(':');
       if (c != std::string::npos && s.substr(0, c) == std::to_string(r.rank)) set("FTMPI_INJECT_AT", s.substr(c + 1));
     }
@@ -210,7 +220,7 @@ void Daemon::launch(const Frame& f) {
       Frame e("exit");
       e.set("rank", r.rank).set("status", 127 << 8).set("verdict", "none");
       send_up(e);
-      continue;
+      return false;
     }
     r.pid = pid.value();
     r.pidfd = pidfd;
@@ -237,6 +247,7 @@ void Daemon::launch(const Frame& f) {
     r.out = std::make_unique<RankStream>(rank, oc.read_end, sink(1));
     r.err = std::make_unique<RankStream>(rank, err[0], sink(2));
   }
+  return true;
 }
 
 void Daemon::start_children(const std::string& agent, const std::vector<std::string>& kids) {
@@ -556,6 +567,8 @@ void Daemon::handle_own(Frame& f) {
   const std::string& t = f.type;
   if (t == "launch") {
     launch(f);
+  } else if (t == "spawn") {
+    spawn_part(f);
   } else if (t == "pmi") {
     if (Rank* r = find_rank(static_cast<int>(f.num("rank")))) {
       r->pmi_out += f.payload;

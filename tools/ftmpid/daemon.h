@@ -104,6 +104,22 @@ class Daemon {
   void learn_routes(const Frame& hello, std::size_t ci);
   std::string subtree_nodes() const;
   void launch(const Frame& f);
+  // How one rank is started (launch: a rank of the job; spawn_part: a process of a spawned part).
+  struct RankStart {
+    const std::string& path;
+    const std::vector<std::string>& argv;
+    const std::vector<std::string>& env;
+    const std::vector<std::string>& inject;  // "R:MPI_Func:N"
+    const std::string& cwd;                  // empty: the daemon's
+    bool pty = true, forward_stdin = false;
+    int pmi_rank = 0;                        // PMI_RANK: its rank in its own MPI_COMM_WORLD
+    int local_rank = 0, local_size = 1;      // among its part's processes on this host
+  };
+  // Fork `r` (r.rank set); false (an exit frame sent up, status 127) if it could not be started.
+  bool start_rank(Rank& r, const RankStart& how);
+  // MPI_Comm_spawn across hosts (daemon_spawn.cpp): the "spawn" frame starts processes of a spawned part
+  // here, or answers "spawn_failed" when the program cannot be found on this host (nothing started).
+  void spawn_part(const Frame& f);
   void on_rank_ended(Rank& r);
   void read_pmi(Rank& r);
   void read_ctrl(Rank& r);

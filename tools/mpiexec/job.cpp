@@ -1,4 +1,5 @@
 #include "job.h"
+#include "host_layout.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -119,6 +120,8 @@ std::vector<std::string> job_environment(const Options& opt) {
       int n = colon == std::string::npos ? 1 : std::atoi(h.c_str() + colon + 1);
       slots += n > 0 ? n : 1;
     }
+    if (!opt.hostfile.empty())  // the --host and --hostfile slots together (host_layout.h)
+      if (auto l = parse_hosts(opt.hosts, opt.hostfile); l.ok()) slots = l.value().total_slots();
     universe = slots > 0 ? slots : static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
     universe = std::max(universe, opt.np);
   }

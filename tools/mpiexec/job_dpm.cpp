@@ -11,6 +11,7 @@
 #include "job.h"
 #include "say.h"
 #include "spawn.h"
+#include "spawn_program.h"
 #include "util/log.h"
 
 namespace ftmpi::mpiexec {
@@ -56,41 +57,10 @@ void Job::do_spawn(int gid, const boot::pmi::Message& m) {
     total += c.maxprocs;
     if (!is_this_host(c.host))
       return fail("info host='" + c.host + "': spawning on another host is not supported (only this host)");
-    std::string name = c.command;
-    if (!c.path.empty() && name.find('/') == std::string::npos) {
-      // info "path": directories searched first, colon-separated.
-      std::size_t start = 0;
-      for (;;) {
-        std::size_t colon = c.path.find(':', start);
-        std::string dir = c.path.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-        std::string cand = dir + "/" + c.command;
-        if (::access(cand.c_str(), X_OK) == 0) {
-          name = cand;
-          break;
-        }
-        if (colon == std::string::npos) break;
-        start = colon + 1;
-      }
-    }
-    if (!c.wdir.empty() && name.find('/') != std::string::npos && name[0] != '/') {
-      std::string cand = c.wdir + "/" + name;
-      if (::access(cand.c_str(), X_OK) == 0) name = cand;
-    } else if (!c.wdir.empty() && name.find('/') == std::string::npos) {
-      std::string cand = c.wdir + "/" + name;
-      if (::access(cand.c_str(), X_OK) == 0 && ::access(name.c_str(), X_OK) != 0) name = cand;
-    }
-    auto path = resolve_program(name);
+    auto path = resolve_spawn_program(c.command, c.path, c.wdir);
     if (!path.ok()) return fail(path.status().message());
     if (Status st = check_executable_format(path.value()); !st.ok()) return fail(st.message());
-    if (!c.wdir.empty() && ::access(c.wdir.c_str(), X_OK) != 0)
-      return fail("info wdir='" + c.wdir + "' is not an accessible directory");
-    // A path relative to the working directory must still work from the child's wdir.
-    std::string p = path.value();
-    if (p[0] != '/') {
-      char cwd[4096];
-      if (getcwd(cwd, sizeof cwd)) p = std::string(cwd) + "/" + p;
-    }
-    paths.push_back(p);
+    paths.push_back(path.value());
   }
   if (next_gid_ + total > kMaxProcesses) return fail("too many processes in this job (at most 65536 over all spawns)");
   if (Status st = check_job_fits(total, ft_); !st.ok()) return fail(st.message());

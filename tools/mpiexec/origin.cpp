@@ -89,9 +89,13 @@ Origin::Origin(Options options, std::string program_path, HostLayout layout)
   shape_.nodes = static_cast<int>(layout_.hosts.size()) + 1;
   key_ = random_hex(4);
   kvsname_ = "ftmpi-" + std::to_string(getpid()) + "-" + random_hex(1);
-  server_ = std::make_unique<boot::PmiServer>(opt_.np, kvsname_);
-  server_->preset("secret", random_hex(4));
-  server_->preset("PMI_process_mapping", process_mapping(layout_));
+  parts_.push_back({0, opt_.np, std::make_unique<boot::PmiServer>(opt_.np, kvsname_)});
+  boot::PmiServer* first = parts_.front().server.get();
+  first->preset("secret", random_hex(4));
+  first->preset("PMI_process_mapping", process_mapping(layout_));
+  next_gid_ = opt_.np;
+  broker_ = std::make_unique<DpmBroker>("ftmpi-port-" + std::to_string(getpid()) + "-");
+  broker_->set_id_limit(next_gid_);
   ranks_.resize(static_cast<std::size_t>(opt_.np));
   for (int r = 0; r < opt_.np; ++r) {
     RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
@@ -270,22 +274,20 @@ void Origin::broadcast(const Frame& f0) {
     }
 }
 
-void Origin::send_pmi_replies(const boot::PmiServer::Outcome& o) {
-  for (const auto& rep : o.replies) {
-    int host = layout_.host_of(rep.rank);
-    if (host < 0 || !ranks_[static_cast<std::size_t>(rep.rank)].alive()) continue;
-    Frame f("pmi");
-    f.set("rank", rep.rank);
-    f.payload = rep.line;
-    send_to(host + 1, f);
-  }
+void Origin::send_pmi_replies(const boot::PmiServer::Outcome& o, int base) {
+  for (const auto& rep : o.replies) send_line(base + rep.rank, rep.line);
 }
 
 void Origin::on_pmi(int r, const std::string& line) {
-  if (r < 0 || r >= opt_.np) return;
+  if (r < 0 || r >= static_cast<int>(ranks_.size())) return;
+  if (line.rfind("cmd=dpm_", 0) == 0) {  // dynamic processes (origin_dpm.cpp)
+    on_dpm_line(r, line);
+    return;
+  }
   RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
-  boot::PmiServer::Outcome o = server_->handle(r, line);
-  send_pmi_replies(o);
+  Part& part = part_of(r);
+  boot::PmiServer::Outcome o = part.server->handle(r - part.base, line);
+  send_pmi_replies(o, part.base);
   switch (o.event) {
     case boot::PmiServer::Event::none: break;
     case boot::PmiServer::Event::initialized: rec.pmi_initialized = true; break;
@@ -316,11 +318,13 @@ void Origin::announce_failure(int r) {
   f.payload = format_failed_notice(r, cause, code, rec.failed_realtime);
   broadcast(f);
   rec.failure_announced = true;
-  send_pmi_replies(server_->rank_gone(r, std::string(cause_name(cause)) + ":" + std::to_string(code)));
+  Part& part = part_of(r);
+  send_pmi_replies(part.server->rank_gone(r - part.base, std::string(cause_name(cause)) + ":" + std::to_string(code)),
+                   part.base);
 }
 
 void Origin::on_rank_exit(int r, int st, bool hung) {
-  if (r < 0 || r >= opt_.np) return;
+  if (r < 0 || r >= static_cast<int>(ranks_.size())) return;
   RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
   if (!rec.alive()) return;
   if (r == 0) stdin_done_ = true;
@@ -332,6 +336,7 @@ void Origin::on_rank_exit(int r, int st, bool hung) {
     rec.state = RankRecord::State::exited;
     rec.exit_code = WEXITSTATUS(st);
   }
+  send_dpm_replies(broker_->gone(r));
   if (hung) rec.verdict = RankRecord::Verdict::hung;
   else if (rec.verdict != RankRecord::Verdict::none && !(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL))
     rec.verdict = RankRecord::Verdict::none;
@@ -347,7 +352,9 @@ void Origin::on_rank_exit(int r, int st, bool hung) {
       FailureCause cause;
       int code;
       failure_cause(rec, cause, code);
-      send_pmi_replies(server_->rank_gone(r, std::string(cause_name(cause)) + ":" + std::to_string(code)));
+      Part& part = part_of(r);
+      send_pmi_replies(part.server->rank_gone(r - part.base, std::string(cause_name(cause)) + ":" + std::to_string(code)),
+                       part.base);
     }
     return;
   }
@@ -359,7 +366,7 @@ void Origin::on_rank_exit(int r, int st, bool hung) {
 }
 
 void Origin::on_suspect(int r, int by) {
-  if (!ft_ || !end_.running() || r < 0 || r >= opt_.np || r == by) return;
+  if (!ft_ || !end_.running() || r < 0 || r >= static_cast<int>(ranks_.size()) || r == by) return;
   RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
   if (!rec.alive() || rec.pmi_finalized || rec.verdict != RankRecord::Verdict::none) return;
   rec.verdict = RankRecord::Verdict::disappeared;
@@ -386,7 +393,7 @@ void Origin::hosts_lost(int node, TreeLiveness::Why why, const std::string& deta
     if (s >= 0) links_[static_cast<std::size_t>(s)].close();
     const HostEntry& e = layout_.hosts[static_cast<std::size_t>(n - 1)];
     std::vector<int> failed;
-    for (int r = e.first_rank; r < e.first_rank + e.nranks; ++r) {
+    for (int r : ranks_on_host(n - 1)) {
       RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
       if (!rec.alive()) continue;
       rec.state = RankRecord::State::signaled;
@@ -397,6 +404,7 @@ void Origin::hosts_lost(int node, TreeLiveness::Why why, const std::string& deta
       rec.cut_off = h.cut_off;
       rec.failed_realtime = now;
       failed.push_back(r);
+      send_dpm_replies(broker_->gone(r));
     }
     if (!end_.running() && (all_ranks_ended() || !started)) continue;  // an orderly end: no notices
     if (!started) {  // never came up: the job cannot run as asked, whatever the mode
@@ -419,6 +427,7 @@ void Origin::hosts_lost(int node, TreeLiveness::Why why, const std::string& deta
       announce_failure(r);
     }
   }
+  retry_spawns();
 }
 
 void Origin::link_lost(int node, int by, TreeLiveness::Why why, const std::string& detail) {
@@ -529,6 +538,7 @@ void Origin::on_hello(const Frame& f, int via_slot) {
   send_to(node, l);
   for (int c : shape_.children(node))
     if (layout_.hosts[static_cast<std::size_t>(c - 1)].local) start_daemon(c, h.ep);
+  retry_spawns();
 }
 
 void Origin::on_frame(Frame& f, int via_slot) {
@@ -541,6 +551,7 @@ void Origin::on_frame(Frame& f, int via_slot) {
     on_hello(f, via_slot);
   }
   else if (t == "pmi") on_pmi(static_cast<int>(f.num("rank")), f.payload);
+  else if (t == "spawn_failed") on_spawn_failed(f);
   else if (t == "out") {
     int r = static_cast<int>(f.num("rank"));
     int fd = f.num("fd") == 2 ? 2 : 1;

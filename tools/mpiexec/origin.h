@@ -22,6 +22,7 @@
 
 #include "boot/pmi_server.h"
 #include "daemon_launch.h"
+#include "dpm_broker.h"
 #include "host_layout.h"
 #include "job_end.h"
 #include "options.h"
@@ -73,7 +74,24 @@ class Origin {
   void on_suspect(int rank, int by);
   void send_to(int node, const Frame& f);
   void broadcast(const Frame& f);
-  void send_pmi_replies(const boot::PmiServer::Outcome& o);
+  void send_pmi_replies(const boot::PmiServer::Outcome& o, int base = 0);
+  // Dynamic processes across hosts (origin_dpm.cpp; src/dpm/dpm.h): the broker's requests, spawns placed
+  // on the hosts' slots and started by their daemons ("spawn" frames, daemon_spawn.cpp).
+  struct Part {  // a job part: the job (base 0), then one per spawn; its own PMI key-value space
+    int base = 0;
+    int size = 0;
+    std::unique_ptr<boot::PmiServer> server;
+  };
+  Part& part_of(int gid);
+  void on_dpm_line(int gid, const std::string& line);
+  void do_spawn(int gid, const boot::pmi::Message& m);
+  void on_spawn_failed(const Frame& f);
+  void send_line(int gid, const std::string& line);  // a PMI reply to process `gid` (through its daemon)
+  void send_dpm_replies(const std::vector<DpmBroker::Reply>& replies);
+  std::vector<int> ranks_on_host(int host) const;   // process ids placed on host index `host`
+  // A spawn asked for while some host is not up yet waits (it is placed over every host of the job).
+  std::vector<std::pair<int, boot::pmi::Message>> spawns_waiting_;
+  void retry_spawns();
   void announce_failure(int rank);
   // `node`'s subtree is lost (or, not started yet, cannot be started: `detail` says why).
   void hosts_lost(int node, TreeLiveness::Why why, const std::string& detail = "");
@@ -106,7 +124,9 @@ class Origin {
   std::string ep_;
   std::string kvsname_;
   DaemonLaunch launch_;
-  std::unique_ptr<boot::PmiServer> server_;
+  std::vector<Part> parts_;
+  std::unique_ptr<DpmBroker> broker_;
+  int next_gid_ = 0;
   std::unique_ptr<TreeLiveness> live_;
   RankTable ranks_;
   std::vector<Host> hosts_;

@@ -58,9 +58,8 @@ int main(int argc, char **argv) {
   MPI_File fh = MPI_FILE_NULL;
 
   /* (one-sided communication is implemented: tests/mpi/rma) */
-  /* MPI-IO (implemented but for user data representations: tests/mpi/io); dynamic processes are implemented
-   * (tests/mpi/dpm), their FA-MPI forms are not */
-  CHECK_CLASS(MPI_Register_datarep("mine", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, NULL, NULL), U);
+  /* MPI-IO is implemented (tests/mpi/io, user data representations: io_datarep); dynamic processes are
+   * implemented (tests/mpi/dpm), their FA-MPI forms are not */
   (void)fh;
   int roots[1] = {0};
   CHECK_CLASS(MPI_Comm_spawn_local("true", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 1, roots, MPI_COMM_SELF, &comm,
