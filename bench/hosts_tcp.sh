@@ -59,8 +59,10 @@ rounds=${ROUNDS:-5}
 declare -A lats bws
 for _ in $(seq 1 "$rounds"); do
   for impl in ftmpi openmpi mpich; do
-    lat=$(run $impl pingpong -m 1 -M 1 -T 2 2>/dev/null | awk '$1 == 1 {print $2}' | tail -1)
-    bw=$(run $impl bandwidth -m 1M -M 1M -T 2 2>/dev/null | awk '$1 == 1048576 {print $2}' | tail -1)
+    # A run that fails or hangs (timeout) counts as no sample ("n/a" if no round has one).
+    lat=$(run $impl pingpong -m 1 -M 1 -T 2 2>/dev/null | awk '$1 == 1 {print $2}' | tail -1 || true)
+    bw=$(run $impl bandwidth -m 1M -M 1M -T 2 2>/dev/null | awk '$1 == 1048576 {print $2}' | tail -1 || true)
+    [ -n "$lat" ] && [ -n "$bw" ] || echo "$impl: a run gave no figure (failed or timed out)" >&2
     lats[$impl]+="${lat:-} "
     bws[$impl]+="${bw:-} "
   done
