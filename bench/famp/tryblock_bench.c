@@ -5,8 +5,10 @@
  *   seed_block   MPI_TryBlock_start + MPI_TryBlock_waitall with an int injection (start + commit: two agreements)
  *   halo         ring halo exchange (2 Irecv + 2 Isend of 8 bytes, MPI_Waitall)
  *   halo_block   the same exchange inside a block (MPI_Tryblock_start .. MPI_Tryblock_finish of its 4 requests)
+ *   agree        MPIX_Comm_agree of one int: the agreement a commit is built on (its floor)
  * Rank 0 prints "name ranks usec ratio_to_allreduce8" lines (max over ranks of the per-rank average). */
 #include <mpi.h>
+#include <mpi-ext.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +59,11 @@ static double run(int which, long iters) {
         if (MPI_Tryblock_finish(tb, 4, r) != MPI_SUCCESS) abort();
         MPI_Request_free(&tb);
         break;
+      case 5: {
+        int flag = 1;
+        if (MPIX_Comm_agree(MPI_COMM_WORLD, &flag) != MPI_SUCCESS) abort();
+        break;
+      }
     }
   }
   double us = (MPI_Wtime() - t0) / (double)iters * 1e6, mx = 0;
@@ -69,11 +76,11 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   long iters = argc > 1 ? atol(argv[1]) : 2000;
-  static const char *names[] = {"allreduce8", "commit", "seed_block", "halo", "halo_block"};
-  double t[5];
-  for (int w = 0; w < 5; w++) t[w] = run(w, iters);
+  static const char *names[] = {"allreduce8", "commit", "seed_block", "halo", "halo_block", "agree"};
+  double t[6];
+  for (int w = 0; w < 6; w++) t[w] = run(w, iters);
   if (rank == 0)
-    for (int w = 0; w < 5; w++) printf("%-11s %3d ranks %9.2f us  %5.2fx allreduce8\n", names[w], size, t[w], t[w] / t[0]);
+    for (int w = 0; w < 6; w++) printf("%-11s %3d ranks %9.2f us  %5.2fx allreduce8\n", names[w], size, t[w], t[w] / t[0]);
   MPI_Finalize();
   return 0;
 }

@@ -75,6 +75,24 @@ CommitOutcome decode(const CommitLayout& l, const Bits& value, const RankSet& ag
   return o;
 }
 
+CommitOutcome to_view(const InterView& v, const CommitOutcome& o, std::size_t inj_bytes) {
+  CommitOutcome out = o;
+  const auto n = static_cast<std::size_t>(v.size());
+  if (o.contributed.size() != n) return out;
+  out.failed = RankSet();
+  for (int r : o.failed.ranks())
+    if (r >= 0 && r < v.size()) out.failed.insert(v.to_view(r));
+  for (int s = 0; s < v.size(); ++s) {
+    const auto w = static_cast<std::size_t>(v.to_view(s));
+    const auto su = static_cast<std::size_t>(s);
+    out.contributed[w] = o.contributed[su];
+    out.raised_code[w] = o.raised_code[su];
+    if (inj_bytes > 0)
+      std::memcpy(&out.gathered[w * inj_bytes], &o.gathered[su * inj_bytes], inj_bytes);
+  }
+  return out;
+}
+
 Bits TryCommit::contribute(const Contribution& c) {
   phase_ = Phase::agreeing;
   return encode(layout_, me_, c);
