@@ -133,7 +133,6 @@ static void child_dies(char* self) {
 static void bad(char* self) {
   char* plain[] = {"child", "plain", NULL};
   MPI_Comm inter = MPI_COMM_NULL;
-  MPI_Request req;
   int roots[1] = {0}, far[1] = {1000};
   MPI_Timeout neg;
   neg.ftmpi_ns = -1;

@@ -1,8 +1,9 @@
 /* ft_tryblock_inter <mode> [victim] — FA-MPI TryBlocks on an intercommunicator (seed 001 §7.6) with real kills.
  * WORLD is split into even and odd ranks, joined by MPI_Intercomm_create; every block lives on that
  * intercommunicator and its requests are exchanges with the remote group.
- *   basic   fault-free: MPI_TryBlock_start/waitall with an int injection (world rank + 1): MPI_SUCCESS,
- *           try_flag 1, group_error_state = the local group's injections then the remote group's;
+ *   basic   fault-free: MPI_TryBlock_start/waitall with zero int injections: MPI_SUCCESS, try_flag 1; with
+ *           injections (world rank + 1) the start and the commit give MPI_LOCAL_ERROR_INJECTION and
+ *           group_error_state = the local group's injections then the remote group's;
  *           MPI_TryBlock_comm_sync over the intercommunicator and MPI_TryBlock_group_sync over the union of
  *           both groups give MPI_SUCCESS; MPI_Request_raise_error on the try request at one rank of the odd
  *           side reaches every member of both sides (MPI_LOCAL_ERROR_INJECTION); the published
@@ -116,17 +117,31 @@ static void mode_basic(void) {
   int ln, rn, lw[64], rw[64];
   world_ranks(inter, 0, lw, &ln);
   world_ranks(inter, 1, rw, &rn);
-  int inj = rank + 1, g[128], flag = -1, out = rank, in = -1, nerr = 0;
+  int inj = 0, g[128], flag = -1, out = rank, in = -1, nerr = 0;
   MPI_Request tb, r[2];
-  /* 1. fault-free block with gathered state */
+  /* 1. fault-free block (zero injections) */
   CHECK_MPI(MPI_TryBlock_start(inter, MPI_INT, &inj, g, secs(20), &tb));
   exchange(inter, &out, &in, r);
-  memset(g, 0, sizeof g);
   int rc = MPI_TryBlock_waitall(tb, &flag, MPI_STATUS_IGNORE, MPI_INT, &inj, g, secs(20), 2, r, MPI_STATUSES_IGNORE, &nerr, NULL);
   CHECK(rc == MPI_SUCCESS && flag == 1, "fault-free intercommunicator block: class %d flag %d", check_class_of(rc), flag);
   CHECK(in % 2 != rank % 2, "received %d from the other side", in);
+  for (int i = 0; i < ln + rn; ++i) CHECK(g[i] == 0, "group_error_state[%d] = %d in a fault-free block", i, g[i]);
+  MPI_Request_free(&tb);
+  /* 1b. every member injects world rank + 1: the start and the commit gather them, local group first */
+  inj = rank + 1;
+  memset(g, 0, sizeof g);
+  rc = MPI_TryBlock_start(inter, MPI_INT, &inj, g, secs(20), &tb);
+  CHECK(check_class_of(rc) == MPI_LOCAL_ERROR_INJECTION, "start with injections: class %d", check_class_of(rc));
+  for (int i = 0; i < ln; ++i) CHECK(g[i] == lw[i] + 1, "start: group_error_state[%d] = %d, expected local %d", i, g[i], lw[i] + 1);
+  for (int j = 0; j < rn; ++j) CHECK(g[ln + j] == rw[j] + 1, "start: group_error_state[%d] = %d, expected remote %d", ln + j, g[ln + j], rw[j] + 1);
+  exchange(inter, &out, &in, r);
+  memset(g, 0, sizeof g);
+  rc = MPI_TryBlock_waitall(tb, &flag, MPI_STATUS_IGNORE, MPI_INT, &inj, g, secs(20), 2, r, MPI_STATUSES_IGNORE, &nerr, NULL);
+  CHECK(check_class_of(rc) == MPI_LOCAL_ERROR_INJECTION && flag == 0, "commit with injections: class %d flag %d", check_class_of(rc), flag);
   for (int i = 0; i < ln; ++i) CHECK(g[i] == lw[i] + 1, "group_error_state[%d] = %d, expected local %d", i, g[i], lw[i] + 1);
   for (int j = 0; j < rn; ++j) CHECK(g[ln + j] == rw[j] + 1, "group_error_state[%d] = %d, expected remote %d", ln + j, g[ln + j], rw[j] + 1);
+  MPI_Request_free(&tb);
+  inj = 0;
   /* 2. syncs in the middle of a block: over the intercommunicator, over the union group */
   MPI_Group lg, rg, ug;
   MPI_Comm_group(inter, &lg);
@@ -159,7 +174,7 @@ static void mode_basic(void) {
 
 static void mode_kill(int victim, int stop) {
   MPI_Comm inter = make_inter();
-  int inj = rank + 1, g[128], flag = -1, out = rank, in = -1, nerr = 0;
+  int inj = 0, g[128], flag = -1, out = rank, in = -1, nerr = 0;
   int pid = (int)getpid(), pids[128];
   MPI_Request tb, r[2];
   CHECK_MPI(MPI_Allgather(&pid, 1, MPI_INT, pids, 1, MPI_INT, MPI_COMM_WORLD));
