@@ -71,11 +71,11 @@ struct TryBlock final : p2p::GenericOp {
 
   TryBlock(ftmpi_comm_s* c, std::size_t inj)
       : comm(c), on(agreement_comm(c)), view(view_of(c, on)), inj_bytes(inj), start(on->rank, on->size, inj), commit(on->rank, on->size, inj) {}
+  const p2p::Request* req = nullptr;  // the try request (key of registry().blocks)
   ~TryBlock() override {
     auto& reg = registry();
-    for (auto it = reg.blocks.begin(); it != reg.blocks.end();)
-      it = it->second == this ? reg.blocks.erase(it) : std::next(it);
-    std::erase(reg.open, this);
+    if (auto it = reg.blocks.find(req); it != reg.blocks.end() && it->second == this) reg.blocks.erase(it);
+    if (open) std::erase(reg.open, this);
     for (TryBlock* b : reg.open)
       if (b->parent == this) b->parent = parent;
     for (auto& [r, b] : reg.blocks)
@@ -208,6 +208,7 @@ int start_block(MPI_Comm comm, MPI_Datatype type, void* injection, void* group_e
   }
   Request* r = rt().engine().start_generic(std::move(op));
   ftmpi::p2p::set_comm(r, comm);
+  b->req = r;
   reg.blocks[r] = b;
   reg.open.push_back(b);
   *try_request = r;
@@ -310,6 +311,9 @@ int commit_block(TryBlock* b, const Deadline& d, const CommitArgs& a, bool block
   }
   b->commit.on_decided(ag->value(), ag->failed());
   rt().ft().adopt_failed(b->on, ag->failed());
+  // A try request without a start agreement completes in the first progress pass; an agreement decided
+  // without one (a single member) must not leave it pending, or MPI_Request_free would only mark it.
+  if (!b->req->complete) rt().progress().poll();
   const CommitOutcome& o = b->commit.outcome();
   b->last = o;
   b->have_outcome = true;

@@ -1,5 +1,6 @@
 #include "models/famp/commit.h"
 
+#include <bit>
 #include <cstring>
 
 namespace ftmpi::famp {
@@ -39,11 +40,10 @@ CommitOutcome decode(const CommitLayout& l, const Bits& value, const RankSet& ag
     o.flags |= static_cast<std::uint32_t>(value[base]);
     o.raised_code[r] = static_cast<int>(static_cast<std::uint32_t>(value[base + 1]));
     for (std::size_t w = 0; w < l.rank_words(); ++w)
-      for (int b = 0; b < 64; ++b)
-        if ((value[base + 2 + w] >> b) & 1u) {
-          const int fr = static_cast<int>(w * 64) + b;
-          if (fr < l.size) o.failed.insert(fr);
-        }
+      for (std::uint64_t bits = value[base + 2 + w]; bits != 0; bits &= bits - 1) {  // set bits only
+        const int fr = static_cast<int>(w * 64) + std::countr_zero(bits);
+        if (fr < l.size) o.failed.insert(fr);
+      }
     if (l.inj_bytes > 0) {
       std::memcpy(&o.gathered[r * l.inj_bytes], &value[base + 2 + l.rank_words()], l.inj_bytes);
       bool nonzero = false;
