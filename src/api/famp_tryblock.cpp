@@ -314,8 +314,8 @@ int commit_block(TryBlock* b, const Deadline& d, const CommitArgs& a, bool block
   // A try request without a start agreement completes in the first progress pass; an agreement decided
   // without one (a single member) must not leave it pending, or MPI_Request_free would only mark it.
   if (!b->req->complete) rt().progress().poll();
-  const CommitOutcome& o = b->commit.outcome();
-  b->last = o;
+  b->last = b->commit.take_outcome();  // moved, not copied (the commit machine is not read again)
+  const CommitOutcome& o = b->last;
   b->have_outcome = true;
   b->last_rc = class_code(o.cls);
   *done = true;

@@ -46,6 +46,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "ft/agreement.h"
@@ -137,6 +138,7 @@ class TryCommit {
 
   Phase phase() const { return phase_; }
   const CommitOutcome& outcome() const { return outcome_; }  // valid when decided
+  CommitOutcome take_outcome() { return std::move(outcome_); }  // decided: the outcome, moved out
   const CommitLayout& layout() const { return layout_; }
 
  private:
