@@ -8,13 +8,16 @@
  *               survivor and its intercommunicator's local group is the n-1 survivors (the children see
  *               remote size n-1); MPI_Comm_spawn_local gives MPI_SUCCESS with the same group;
  *               MPI_Comm_ispawn_merge_sync gives MPI_GROUP_SHRUNK and a merged communicator of n-1+2.
+ *               With V = -1 nobody kills itself: mpiexec --inject kills a rank as it enters the first call
+ *               (while the others are inside it).
  *  root_dead    list_of_roots = {V, other}; V is killed before the call: the next root spawns
  *               (MPI_GROUP_SHRUNK, children answer).
  *  child_dies   the children are killed before MPI_Init: MPI_Comm_ispawn_sync gives the same error class at
  *               every parent (MPI_ERR_SPAWN or MPI_ERR_PROC_FAILED), every errcode that class and no
  *               communicator; MPI_Comm_spawn_local gives an error and no communicator; a later spawn works.
  *               Never a hang (each call well under the time limit).
- *  bad          bad input: no roots, a root out of range, a negative timeout, a NULL request: clear errors.
+ *  bad          bad input: no roots, a root out of range, a negative timeout, a NULL request: clear errors;
+ *               MPI_Comm_isplit_multi_sync over two input communicators: MPI_ERR_UNSUPPORTED_OPERATION.
  *
  * Children are this program with argv "child <kind>" (kind: plain, merge, die). */
 #include "ft_check.h"
@@ -133,6 +136,7 @@ static void child_dies(char* self) {
 static void bad(char* self) {
   char* plain[] = {"child", "plain", NULL};
   MPI_Comm inter = MPI_COMM_NULL;
+  MPI_Request req;
   int roots[1] = {0}, far[1] = {1000};
   MPI_Timeout neg;
   neg.ftmpi_ns = -1;
@@ -141,6 +145,10 @@ static void bad(char* self) {
   CHECK_CLASS(MPI_Comm_spawn_local(self, plain, 2, MPI_INFO_NULL, 1, roots, MPI_COMM_WORLD, &inter, neg, NULL), MPI_ERR_ARG);
   CHECK_CLASS(MPI_Comm_ispawn_sync(self, plain, 2, MPI_INFO_NULL, 1, roots, MPI_COMM_WORLD, &inter, no_limit(), NULL, NULL), MPI_ERR_ARG);
   CHECK(inter == MPI_COMM_NULL, "an intercommunicator after bad input");
+  /* not spawn, but the other form of docs/famp.md that is refused by design: several input communicators */
+  MPI_Comm in2[2] = {MPI_COMM_WORLD, MPI_COMM_SELF}, outs[1];
+  int color = 0, key = 0;
+  CHECK_CLASS(MPI_Comm_isplit_multi_sync(2, in2, 1, &color, &key, no_limit(), outs, 0, &req), MPI_ERR_UNSUPPORTED_OPERATION);
 }
 
 static void child(const char* kind, MPI_Comm parent) {
