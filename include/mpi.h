@@ -773,7 +773,8 @@ FTMPI_DECL(int, Comm_igroup_local, (MPI_Comm comm, int tag, MPI_Group group, MPI
 FTMPI_DECL(int, Comm_isplit_multi_sync, (int numcomms, MPI_Comm *incomms, int num_outcomms, int my_color_array[],
                                          int my_key_array[], MPI_Timeout timeout, MPI_Comm *outcomms, int colltag,
                                          MPI_Request *request));
-/* dynamic-process forms (seed 001 §7.5.2): MPI_ERR_UNSUPPORTED_OPERATION until dynamic processes land */
+/* dynamic-process forms (seed 001 §7.5.2, docs/famp.md): FT mode; the origin group shrinks to the agreed
+   survivors; the i-forms complete inside the call; merge forms: the children call MPI_Intercomm_merge(parent, 1) */
 FTMPI_DECL(int, Comm_spawn_local, (char *command, char *argv[], int maxprocs, MPI_Info info, int numroots,
                                    int list_of_roots[], MPI_Comm comm, MPI_Comm *intercomm, MPI_Timeout timeout,
                                    int array_of_errcodes[]));

@@ -3,7 +3,7 @@
 // failed (the communicators hold the survivors); local forms: the same communicators, MPI_SUCCESS (the
 // failure is for the enclosing TryBlock's commit to report, seed: "use in TryBlock"). MPI_TIMEOUT when the
 // timeout runs out first (the agreement goes on for the others: the caller should treat its parent as
-// broken, e.g. revoke it). The spawn/merge forms need dynamic processes: MPI_ERR_UNSUPPORTED_OPERATION.
+// broken, e.g. revoke it). The spawn/merge forms are in api/famp_spawn.cpp.
 #include <algorithm>
 
 #include "api/famp_state.h"
@@ -193,7 +193,9 @@ extern "C" int PMPI_Comm_igroup_local(MPI_Comm comm, int tag, MPI_Group group, M
 }
 FTMPI_ALIAS(Comm_igroup_local)
 
-// One input communicator (several would need an agreement spanning communicators: not implemented);
+// One input communicator: the seed gives the several-communicator form only as an example ("not proposed",
+// §8.3), and a process does not know the members of input communicators it is not in, which an agreement
+// over their union needs (docs/famp.md explains);
 // up to 8 output communicators per process, outcomms[i] for my_color_array[i] (MPI_COMM_NULL for
 // MPI_UNDEFINED). colltag is accepted (the agreement's instance order already separates calls).
 extern "C" int PMPI_Comm_isplit_multi_sync(int numcomms, MPI_Comm* incomms, int num_outcomms, int colors[], int keys[],
@@ -201,7 +203,7 @@ extern "C" int PMPI_Comm_isplit_multi_sync(int numcomms, MPI_Comm* incomms, int 
   const char* fn = "MPI_Comm_isplit_multi_sync";
   (void)colltag;
   if (numcomms != 1 || !incomms)
-    return ret(nullptr, Status(Errc::unsupported, "MPI_Comm_isplit_multi_sync: exactly one input communicator is implemented"), fn);
+    return ret(nullptr, Status(Errc::unsupported, "MPI_Comm_isplit_multi_sync: only numcomms = 1 is implemented (several input communicators: the seed's example form, not proposed; docs/famp.md)"), fn);
   if (!request) return ret(incomms[0], Status(Errc::arg, "request is NULL"), fn);
   if (num_outcomms < 0 || num_outcomms > ftmpi::famp::kMaxSplits)
     return ret(incomms[0], Status(Errc::arg, "num_outcomms must be 0..8"), fn);
@@ -217,22 +219,4 @@ extern "C" int PMPI_Comm_isplit_multi_sync(int numcomms, MPI_Comm* incomms, int 
 }
 FTMPI_ALIAS(Comm_isplit_multi_sync)
 
-// --- dynamic-process forms: need MPI_Comm_spawn (not in ftmpi yet) ------------------------------------
-namespace {
-int no_spawn(const char* fn) {
-  FTMPI_ENTER(fn);
-  return ret(nullptr, Status(Errc::unsupported, std::string(fn) + " needs dynamic processes (MPI_Comm_spawn), which ftmpi "
-                                                                  "does not implement yet (docs/api.md)"),
-             fn);
-}
-}  // namespace
-#define FAMP_NO_SPAWN(name, params)             \
-  extern "C" int PMPI_##name params { return no_spawn("MPI_" #name); } \
-  FTMPI_ALIAS(name)
-FAMP_NO_SPAWN(Comm_spawn_local, (char*, char*[], int, MPI_Info, int, int[], MPI_Comm, MPI_Comm*, MPI_Timeout, int[]))
-FAMP_NO_SPAWN(Comm_ispawn_local, (char*, char*[], int, MPI_Info, int, int[], MPI_Comm, MPI_Comm*, MPI_Timeout, int[], MPI_Request*))
-FAMP_NO_SPAWN(Comm_ispawn_sync, (char*, char*[], int, MPI_Info, int, int[], MPI_Comm, MPI_Comm*, MPI_Timeout, int[], MPI_Request*))
-FAMP_NO_SPAWN(Comm_spawn_merge_local, (char*, char*[], int, MPI_Info, int, int[], MPI_Comm, MPI_Comm*, MPI_Timeout, int[]))
-FAMP_NO_SPAWN(Comm_ispawn_merge_local, (char*, char*[], int, MPI_Info, int, int[], MPI_Comm, MPI_Comm*, MPI_Timeout, int[], MPI_Request*))
-FAMP_NO_SPAWN(Comm_ispawn_merge_sync, (char*, char*[], int, MPI_Info, int, int[], MPI_Comm, MPI_Comm*, MPI_Timeout, int[], MPI_Request*))
-#undef FAMP_NO_SPAWN
+// The dynamic-process forms (MPI_Comm_spawn_local, ispawn_*, spawn_merge_*): api/famp_spawn.cpp.

@@ -39,8 +39,17 @@ using ftmpi::p2p::Request;
 
 namespace ftmpi::api::famp {
 
+// Where a block's agreements run: its communicator, or an intercommunicator's span (both groups).
+inline ftmpi_comm_s* agreement_comm(ftmpi_comm_s* c) { return c->is_inter() ? rt().ft().span(c) : c; }
+inline ftmpi::famp::InterView view_of(ftmpi_comm_s* c, const ftmpi_comm_s* on) {
+  if (!c->is_inter()) return {c->size, 0, true};
+  return {c->size, c->remote_group->size(), c->group->rank_of_world(on->world_rank(0)) >= 0};
+}
+
 struct TryBlock final : p2p::GenericOp {
   ftmpi_comm_s* comm = nullptr;
+  ftmpi_comm_s* on = nullptr;  // agreement_comm(comm): span ranks in contributions and outcomes
+  ftmpi::famp::InterView view; // how this member reads outcomes (local group first)
   std::size_t inj_bytes = 0;
   TryBlock* parent = nullptr;
   bool open = true;  // on the open stack (not committed yet)
@@ -60,12 +69,13 @@ struct TryBlock final : p2p::GenericOp {
   std::uint32_t flags = 0;
   int raised_code = 0;
 
-  TryBlock(ftmpi_comm_s* c, std::size_t inj) : comm(c), inj_bytes(inj), start(c->rank, c->size, inj), commit(c->rank, c->size, inj) {}
+  TryBlock(ftmpi_comm_s* c, std::size_t inj)
+      : comm(c), on(agreement_comm(c)), view(view_of(c, on)), inj_bytes(inj), start(on->rank, on->size, inj), commit(on->rank, on->size, inj) {}
+  const p2p::Request* req = nullptr;  // the try request (key of registry().blocks)
   ~TryBlock() override {
     auto& reg = registry();
-    for (auto it = reg.blocks.begin(); it != reg.blocks.end();)
-      it = it->second == this ? reg.blocks.erase(it) : std::next(it);
-    std::erase(reg.open, this);
+    if (auto it = reg.blocks.find(req); it != reg.blocks.end() && it->second == this) reg.blocks.erase(it);
+    if (open) std::erase(reg.open, this);
     for (TryBlock* b : reg.open)
       if (b->parent == this) b->parent = parent;
     for (auto& [r, b] : reg.blocks)
@@ -124,7 +134,7 @@ Contribution local_contribution(TryBlock* b, const void* injection) {
   c.raised_code = b->raised_code;
   auto& reg = registry();
   auto add_declared = [&](int world) {
-    const int r = b->comm->group->rank_of_world(world);
+    const int r = b->on->group->rank_of_world(world);
     if (r >= 0) c.declared_failed.push_back(r);
   };
   if (auto it = reg.comm_raised.find(ftmpi::api::famp::Registry::key(b->comm)); it != reg.comm_raised.end()) {
@@ -142,18 +152,24 @@ Contribution local_contribution(TryBlock* b, const void* injection) {
   return c;
 }
 
-void write_gathered(const CommitOutcome& o, std::size_t inj_bytes, void* group_error_state) {
-  if (group_error_state && inj_bytes > 0 && !o.gathered.empty())
+// group_error_state in the member's view: its local group's states, then (intercommunicator) the remote group's.
+void write_gathered(const TryBlock* b, const CommitOutcome& o, void* group_error_state) {
+  if (!group_error_state || b->inj_bytes == 0 || o.gathered.empty()) return;
+  if (b->view.remote_size == 0) {
     std::memcpy(group_error_state, o.gathered.data(), o.gathered.size());
+    return;
+  }
+  const CommitOutcome v = ftmpi::famp::to_view(b->view, o, b->inj_bytes);
+  std::memcpy(group_error_state, v.gathered.data(), v.gathered.size());
 }
 
 }  // namespace
 
 void ftmpi::api::famp::TryBlock::finish_start() {
   start.on_decided(start_agreement->value(), start_agreement->failed());
-  rt().ft().adopt_failed(comm, start_agreement->failed());
+  rt().ft().adopt_failed(on, start_agreement->failed());
   const CommitOutcome& o = start.outcome();
-  write_gathered(o, inj_bytes, start_gstate);
+  write_gathered(this, o, start_gstate);
   start_gstate = nullptr;
   start_rc = class_code(o.cls);
   // The start's outcome is what Wait_local/Test_local on the try request report (as the request's error).
@@ -176,7 +192,6 @@ int start_block(MPI_Comm comm, MPI_Datatype type, void* injection, void* group_e
   FTMPI_ENTER(fn);
   FTMPI_CHECK_COMM(comm, fn);
   if (!try_request) return ret(comm, Status(Errc::arg, "try_request is NULL"), fn);
-  if (comm->is_inter()) return ret(comm, Status(Errc::unsupported, "TryBlocks on intercommunicators are not implemented yet"), fn);
   if (timeout.ftmpi_ns < 0) return ret(comm, Status(Errc::arg, "negative timeout"), fn);
   std::size_t inj = 0;
   if (Status st = type_bytes(type, &inj); !st.ok()) return ret(comm, st, fn);
@@ -189,10 +204,11 @@ int start_block(MPI_Comm comm, MPI_Datatype type, void* injection, void* group_e
   b->sync_start = sync;
   if (sync) {
     b->start_gstate = group_error_state;
-    b->start_agreement = &rt().ft().start_agreement(comm, b->start.contribute(local_contribution(b, injection)));
+    b->start_agreement = &rt().ft().start_agreement(b->on, b->start.contribute(local_contribution(b, injection)));
   }
   Request* r = rt().engine().start_generic(std::move(op));
   ftmpi::p2p::set_comm(r, comm);
+  b->req = r;
   reg.blocks[r] = b;
   reg.open.push_back(b);
   *try_request = r;
@@ -214,9 +230,12 @@ Status check_block_requests(TryBlock* b, int count, MPI_Request reqs[]) {
       return Status(Errc::request, "request " + std::to_string(i) + " is a try request; commit nested blocks with their own commit (or MPI_TryBlock_multiple_waitall)");
     const ftmpi_comm_s* c = r->comm;
     if (!c || c == b->comm) continue;
-    const ftmpi_group_s* g = c->is_inter() ? nullptr : c->group;
-    bool inside = g != nullptr;
-    for (int k = 0; inside && k < c->size; ++k) inside = b->comm->group->rank_of_world(c->world_rank(k)) >= 0;
+    // Every member of the request's communicator (both groups of an intercommunicator) is a member of the
+    // block's (of its span, for a block on an intercommunicator).
+    bool inside = c->group != nullptr;
+    for (const ftmpi_group_s* g : {c->group, c->is_inter() ? c->remote_group : nullptr})
+      for (int k = 0; inside && g && k < g->size(); ++k)
+        inside = b->on->group->rank_of_world(g->world_ranks[static_cast<std::size_t>(k)]) >= 0;
     if (!inside)
       return Status(Errc::request, "request " + std::to_string(i) +
                                        " is foreign to this TryBlock: its communicator has members outside the block's communicator");
@@ -275,8 +294,8 @@ int commit_block(TryBlock* b, const Deadline& d, const CommitArgs& a, bool block
       }
     }
     if (b->sync_start && !b->start_agreement->decided()) c.flags |= ftmpi::famp::kFlagTimeout;
-    b->commit = TryCommit(b->comm->rank, b->comm->size, b->inj_bytes);
-    b->commit_agreement = &rt().ft().start_agreement(b->comm, b->commit.contribute(c));
+    b->commit = TryCommit(b->on->rank, b->on->size, b->inj_bytes);
+    b->commit_agreement = &rt().ft().start_agreement(b->on, b->commit.contribute(c));
   }
   const Agreement* ag = b->commit_agreement;
   bool decided;
@@ -291,9 +310,12 @@ int commit_block(TryBlock* b, const Deadline& d, const CommitArgs& a, bool block
     return blocking ? MPI_TIMEOUT : MPI_SUCCESS;
   }
   b->commit.on_decided(ag->value(), ag->failed());
-  rt().ft().adopt_failed(b->comm, ag->failed());
-  const CommitOutcome& o = b->commit.outcome();
-  b->last = o;
+  rt().ft().adopt_failed(b->on, ag->failed());
+  // A try request without a start agreement completes in the first progress pass; an agreement decided
+  // without one (a single member) must not leave it pending, or MPI_Request_free would only mark it.
+  if (!b->req->complete) rt().progress().poll();
+  b->last = b->commit.take_outcome();  // moved, not copied (the commit machine is not read again)
+  const CommitOutcome& o = b->last;
   b->have_outcome = true;
   b->last_rc = class_code(o.cls);
   *done = true;
@@ -347,7 +369,7 @@ int commit_block(TryBlock* b, const Deadline& d, const CommitArgs& a, bool block
     a.try_status->ftmpi_count = 0;
     a.try_status->ftmpi_cancelled = 0;
   }
-  write_gathered(o, b->inj_bytes, a.group_error_state);
+  write_gathered(b, o, a.group_error_state);
   // Nesting: the block is closed; a failure counts against the enclosing block.
   auto& open = registry().open;
   std::erase(open, b);
@@ -606,7 +628,7 @@ class SyncOp final : public ftmpi::p2p::GenericOp {
 
 int local_errors(TryBlock* b) {
   Contribution c = local_contribution(b, nullptr);
-  if (!rt().ft().failed_members(b->comm).empty() || !c.declared_failed.empty()) return MPI_TASK_FAULT;
+  if (!rt().ft().failed_members(b->comm, true).empty() || !c.declared_failed.empty()) return MPI_TASK_FAULT;
   if (c.flags) return MPI_LOCAL_ERROR_INJECTION;
   return MPI_SUCCESS;
 }
@@ -630,14 +652,14 @@ int sync(MPI_Comm sync_comm, MPI_Group group, MPI_Request try_request, MPI_Timeo
     bool member = false;
     for (int k = 0; k < gs; ++k) {
       const int w = group->world_ranks[static_cast<std::size_t>(k)];
-      if (b->comm->group->rank_of_world(w) < 0)
+      if (b->on->group->rank_of_world(w) < 0)
         return ret(b->comm, Status(Errc::group, "the group is not the block's group or a subset of it"), fn);
       member = member || w == rt().world_rank();
       world.push_back(w);
     }
     if (!member) return ret(b->comm, Status(Errc::group, "this process is not a member of the group"), fn);
-    if (gs == b->comm->size) {
-      sync_comm = b->comm;
+    if (gs == b->on->size) {
+      sync_comm = b->on;
     } else {
       // A strict subset: an agreement among its members alone, on an agreement channel (ft/ft_manager.h)
       // salted with the block's context, so that syncs of different blocks over the same members stay apart.
@@ -646,9 +668,10 @@ int sync(MPI_Comm sync_comm, MPI_Group group, MPI_Request try_request, MPI_Timeo
     }
   } else {
     FTMPI_CHECK_COMM(sync_comm, fn);
-    if (sync_comm->is_inter()) return ret(b->comm, Status(Errc::comm, "sync_comm is an intercommunicator"), fn);
+    // An intercommunicator syncs over its span (both groups).
+    sync_comm = ftmpi::api::famp::agreement_comm(sync_comm);
     for (int k = 0; k < sync_comm->size; ++k)
-      if (b->comm->group->rank_of_world(sync_comm->world_rank(k)) < 0)
+      if (b->on->group->rank_of_world(sync_comm->world_rank(k)) < 0)
         return ret(b->comm, Status(Errc::comm, "sync_comm has members outside the block's communicator"), fn);
   }
   Contribution c = local_contribution(b, nullptr);
@@ -656,7 +679,7 @@ int sync(MPI_Comm sync_comm, MPI_Group group, MPI_Request try_request, MPI_Timeo
   // Declared failures are named as ranks of the block's communicator: translate to sync_comm's.
   std::vector<int> declared;
   for (int r : c.declared_failed) {
-    const int s = sync_comm->group->rank_of_world(b->comm->world_rank(r));
+    const int s = sync_comm->group->rank_of_world(b->on->world_rank(r));
     if (s >= 0) declared.push_back(s);
   }
   c.declared_failed = declared;
@@ -713,7 +736,7 @@ extern "C" int PMPI_TryBlock_get_failed(MPI_Request try_request, MPI_Group* fail
   const CommitOutcome* o = b->have_outcome ? &b->last : (b->start.phase() == TryCommit::Phase::decided ? &b->start.outcome() : nullptr);
   std::vector<int> world;
   if (o)
-    for (int r : o->failed.ranks()) world.push_back(b->comm->world_rank(r));
+    for (int r : o->failed.ranks()) world.push_back(b->on->world_rank(r));
   *failed = world.empty() ? MPI_GROUP_EMPTY : ftmpi::comm::make_group(std::move(world), rt().world_rank());
   return MPI_SUCCESS;
 }
@@ -827,8 +850,8 @@ extern "C" int PMPI_Get_failed_group(MPI_Request tb, int ncodes, int codes[], MP
   std::vector<int> world;
   if (b->have_outcome)
     for (int r : b->last.failed.ranks()) {
-      const int w = b->comm->world_rank(r);
-      if (comm->group->rank_of_world(w) >= 0) world.push_back(w);
+      const int w = b->on->world_rank(r);
+      if (comm->group->rank_of_world(w) >= 0 || (comm->is_inter() && comm->remote_group->rank_of_world(w) >= 0)) world.push_back(w);
     }
   *group = world.empty() ? MPI_GROUP_EMPTY : ftmpi::comm::make_group(std::move(world), rt().world_rank());
   return MPI_SUCCESS;

@@ -307,4 +307,99 @@ TEST(TryBlockSim, RandomSchedulesWithDeathsAndTimeouts) {
   std::printf("members that timed out and later decided the common outcome: %d\n", timed_out_then_decided);
 }
 
+// --- blocks on intercommunicators (commit.h InterView) ------------------------------------------------
+// The span's members 0..a-1 are group A (the one with the lower smallest world rank), a..n-1 group B. Each
+// survivor reads the outcome in its own view (local group first). Checks, on top of World::check() (the
+// span outcome is uniform and valid): a survivor's own slot in its view is at its local rank and holds its
+// injection; every survivor of either side sees the same slot, contribution and failure for every member
+// (the views are consistent permutations of one outcome); the view's failed set maps back to the span's.
+std::optional<std::string> check_views(const World& w, int a) {
+  const int n = w.n;
+  auto view_of = [&](int p) {
+    return p < a ? ftmpi::famp::InterView{a, n - a, true} : ftmpi::famp::InterView{n - a, a, false};
+  };
+  std::vector<std::optional<ftmpi::famp::CommitOutcome>> views(static_cast<std::size_t>(n));
+  for (int p = 0; p < n; ++p)
+    if (w.alive[static_cast<std::size_t>(p)])
+      views[static_cast<std::size_t>(p)] = ftmpi::famp::to_view(view_of(p), w.commit[static_cast<std::size_t>(p)].outcome(), 8);
+  for (int p = 0; p < n; ++p) {
+    const auto& vp = views[static_cast<std::size_t>(p)];
+    if (!vp) continue;
+    const auto vw = view_of(p);
+    const int local_rank = p < a ? p : p - a;
+    if (vw.to_span(local_rank) != p) return "view of " + std::to_string(p) + " does not map its local rank to itself";
+    if (!vp->contributed[static_cast<std::size_t>(local_rank)]) return "own slot absent in the view";
+    if (std::memcmp(&vp->gathered[static_cast<std::size_t>(local_rank) * 8], w.contrib[static_cast<std::size_t>(p)].injection.data(), 8) != 0)
+      return "survivor " + std::to_string(p) + " does not find its injection at its local rank";
+    ftmpi::ft::RankSet back;
+    for (int r : vp->failed.ranks()) back.insert(vw.to_span(r));
+    if (!(back == w.commit[static_cast<std::size_t>(p)].outcome().failed)) return "view failed set does not map back";
+    for (int q = 0; q < n; ++q) {
+      const auto& vq = views[static_cast<std::size_t>(q)];
+      if (!vq) continue;
+      const auto wq = view_of(q);
+      for (int m = 0; m < n; ++m) {
+        const auto ip = static_cast<std::size_t>(vw.to_view(m)), iq = static_cast<std::size_t>(wq.to_view(m));
+        if (vp->contributed[ip] != vq->contributed[iq] || vp->raised_code[ip] != vq->raised_code[iq] ||
+            std::memcmp(&vp->gathered[ip * 8], &vq->gathered[iq * 8], 8) != 0 ||
+            vp->failed.contains(static_cast<int>(ip)) != vq->failed.contains(static_cast<int>(iq)))
+          return "survivors " + std::to_string(p) + " and " + std::to_string(q) + " see member " + std::to_string(m) + " differently";
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+TEST(TryBlockSim, InterViewsArePermutations) {
+  for (int l = 0; l <= 5; ++l)
+    for (int r = 0; r <= 5; ++r)
+      for (bool first : {true, false}) {
+        ftmpi::famp::InterView v{l, r, first};
+        for (int i = 0; i < l + r; ++i) {
+          EXPECT_EQ(v.to_span(v.to_view(i)), i);
+          EXPECT_EQ(v.to_view(v.to_span(i)), i);
+        }
+      }
+}
+
+TEST(TryBlockSim, InterSingleDeathAtEveryStep) {
+  long schedules = 0;
+  for (int n = 2; n <= 7; ++n) {
+    for (int a = 1; a < n; ++a) {
+      const unsigned seed = static_cast<unsigned>(n * 131 + a);
+      std::mt19937_64 probe_rng(seed);
+      World probe(n, probe_rng);
+      int budget0 = 0, len = 0;
+      while (!probe.done() && len < 100000) probe.step(probe_rng, budget0, 0), ++len;
+      for (int k = 0; k <= len; ++k) {
+        for (int victim = 0; victim < n; ++victim) {
+          std::mt19937_64 rng(seed);
+          World w(n, rng);
+          int budget = 0;
+          for (int s = 0; s < k && !w.done(); ++s) w.step(rng, budget, 0);
+          if (w.alive[static_cast<std::size_t>(victim)]) w.kill(victim);
+          auto err = run(w, rng, budget, 0);
+          if (!err) err = check_views(w, a);
+          ASSERT_FALSE(err) << "n=" << n << " a=" << a << " kill " << victim << " at step " << k << ": " << *err;
+          ++schedules;
+        }
+      }
+    }
+  }
+  std::printf("intercommunicator blocks, single deaths at every step: %ld schedules\n", schedules);
+}
+
+TEST(TryBlockSim, InterRandomSchedulesWithDeathsAndTimeouts) {
+  for (unsigned seed = 0; seed < 3000; ++seed) {
+    std::mt19937_64 rng(seed + 90000);
+    const int n = 2 + static_cast<int>(rng() % 15);
+    const int a = 1 + static_cast<int>(rng() % static_cast<std::uint64_t>(n - 1));
+    World w(n, rng);
+    int budget = static_cast<int>(rng() % static_cast<std::uint64_t>(n));
+    auto err = run(w, rng, budget, 30);
+    if (!err) err = check_views(w, a);
+    ASSERT_FALSE(err) << "seed " << seed << " n=" << n << " a=" << a << ": " << *err;
+  }
+}
+
 }  // namespace

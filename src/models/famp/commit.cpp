@@ -1,5 +1,6 @@
 #include "models/famp/commit.h"
 
+#include <bit>
 #include <cstring>
 
 namespace ftmpi::famp {
@@ -39,11 +40,10 @@ CommitOutcome decode(const CommitLayout& l, const Bits& value, const RankSet& ag
     o.flags |= static_cast<std::uint32_t>(value[base]);
     o.raised_code[r] = static_cast<int>(static_cast<std::uint32_t>(value[base + 1]));
     for (std::size_t w = 0; w < l.rank_words(); ++w)
-      for (int b = 0; b < 64; ++b)
-        if ((value[base + 2 + w] >> b) & 1u) {
-          const int fr = static_cast<int>(w * 64) + b;
-          if (fr < l.size) o.failed.insert(fr);
-        }
+      for (std::uint64_t bits = value[base + 2 + w]; bits != 0; bits &= bits - 1) {  // set bits only
+        const int fr = static_cast<int>(w * 64) + std::countr_zero(bits);
+        if (fr < l.size) o.failed.insert(fr);
+      }
     if (l.inj_bytes > 0) {
       std::memcpy(&o.gathered[r * l.inj_bytes], &value[base + 2 + l.rank_words()], l.inj_bytes);
       bool nonzero = false;
@@ -73,6 +73,24 @@ CommitOutcome decode(const CommitLayout& l, const Bits& value, const RankSet& ag
     o.cls = CommitClass::unmodeled;
   o.try_flag = o.cls == CommitClass::success;
   return o;
+}
+
+CommitOutcome to_view(const InterView& v, const CommitOutcome& o, std::size_t inj_bytes) {
+  CommitOutcome out = o;
+  const auto n = static_cast<std::size_t>(v.size());
+  if (o.contributed.size() != n) return out;
+  out.failed = RankSet();
+  for (int r : o.failed.ranks())
+    if (r >= 0 && r < v.size()) out.failed.insert(v.to_view(r));
+  for (int s = 0; s < v.size(); ++s) {
+    const auto w = static_cast<std::size_t>(v.to_view(s));
+    const auto su = static_cast<std::size_t>(s);
+    out.contributed[w] = o.contributed[su];
+    out.raised_code[w] = o.raised_code[su];
+    if (inj_bytes > 0)
+      std::memcpy(&out.gathered[w * inj_bytes], &o.gathered[su * inj_bytes], inj_bytes);
+  }
+  return out;
 }
 
 Bits TryCommit::contribute(const Contribution& c) {

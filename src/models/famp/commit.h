@@ -46,6 +46,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "ft/agreement.h"
@@ -97,6 +98,32 @@ struct CommitLayout {
 Bits encode(const CommitLayout& l, int me, const Contribution& c);
 CommitOutcome decode(const CommitLayout& l, const Bits& value, const RankSet& agreed_failed);
 
+// Blocks on an intercommunicator. The commit is the same machine run over the intercommunicator's *span*
+// (ft/ft_manager.h FtManager::span: one agreement over the union of both groups, the group with the lower
+// smallest world rank first, so that both sides number the union alike). Members contribute in span ranks
+// (declared failures are looked up by world rank), so the decision and decode() are shared by both sides
+// exactly as on an intracommunicator — uniformity and validity carry over unchanged. Only the presentation
+// differs: a member reads the outcome in its own *view*, its local group's ranks 0..L-1 then the remote
+// group's ranks as L..L+R-1 (the numbering of FtManager::revoke_member_index), so group_error_state is
+// "local group, then remote group" on each side. InterView maps between the two numberings (an
+// intracommunicator is the view with remote_size 0). Simulator: tests/sim/tryblock_sim_test.cpp (Inter*).
+struct InterView {
+  int local_size = 0;
+  int remote_size = 0;
+  bool local_first = true;  // the local group comes first in the span
+  int size() const { return local_size + remote_size; }
+  int to_span(int view) const {
+    if (local_first) return view;
+    return view < local_size ? remote_size + view : view - local_size;
+  }
+  int to_view(int span) const {
+    if (local_first) return span;
+    return span < remote_size ? local_size + span : span - remote_size;
+  }
+};
+// The outcome in view order (contributed, raised_code, gathered; `failed` as view indices).
+CommitOutcome to_view(const InterView& v, const CommitOutcome& span_outcome, std::size_t inj_bytes);
+
 class TryCommit {
  public:
   enum class Phase { open, agreeing, timed_out, decided };
@@ -111,6 +138,7 @@ class TryCommit {
 
   Phase phase() const { return phase_; }
   const CommitOutcome& outcome() const { return outcome_; }  // valid when decided
+  CommitOutcome take_outcome() { return std::move(outcome_); }  // decided: the outcome, moved out
   const CommitLayout& layout() const { return layout_; }
 
  private:
