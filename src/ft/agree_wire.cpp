@@ -56,7 +56,8 @@ bool decode(std::span<const std::byte> in, std::uint64_t* instance, AgreeMsg* m,
   Reader r{in};
   std::uint8_t kind, decided;
   if (!r.get(instance) || !r.get(&kind) || !r.get(&decided)) return false;
-  if (kind != static_cast<std::uint8_t>(AgreeMsg::Kind::up) && kind != static_cast<std::uint8_t>(AgreeMsg::Kind::down))
+  if (kind != static_cast<std::uint8_t>(AgreeMsg::Kind::up) && kind != static_cast<std::uint8_t>(AgreeMsg::Kind::down) &&
+      kind != static_cast<std::uint8_t>(AgreeMsg::Kind::fast))
     return false;
   m->kind = static_cast<AgreeMsg::Kind>(kind);
   m->decided = decided != 0;
