@@ -4,16 +4,6 @@
 
 namespace ftmpi::ft {
 namespace {
-template <class T>
-void put(std::vector<std::byte>& out, T v) {
-  const auto* p = reinterpret_cast<const std::byte*>(&v);
-  out.insert(out.end(), p, p + sizeof v);
-}
-void put_set(std::vector<std::byte>& out, const RankSet& s) {
-  put<std::uint32_t>(out, static_cast<std::uint32_t>(s.size()));
-  for (int r : s.ranks()) put<std::int32_t>(out, r);
-}
-
 struct Reader {
   std::span<const std::byte> in;
   std::size_t pos = 0;
@@ -27,6 +17,10 @@ struct Reader {
   bool get_set(RankSet* s, int comm_size) {
     std::uint32_t n;
     if (!get(&n) || n > static_cast<std::uint32_t>(comm_size)) return false;
+    if (n == 0) {  // the common case (no failure known): no allocation
+      *s = RankSet();
+      return true;
+    }
     std::vector<int> v(n);
     for (auto& r : v) {
       std::int32_t x;
@@ -39,16 +33,33 @@ struct Reader {
 };
 }  // namespace
 
+static_assert(sizeof(int) == sizeof(std::int32_t), "rank sets are sent as i32");
+
 std::vector<std::byte> encode(std::uint64_t instance, const AgreeMsg& m) {
-  std::vector<std::byte> out;
-  out.reserve(32 + 4 * (m.view.size() + m.failed.size()) + 8 * m.value.size());
-  put<std::uint64_t>(out, instance);
-  put<std::uint8_t>(out, static_cast<std::uint8_t>(m.kind));
-  put<std::uint8_t>(out, m.decided ? 1 : 0);
-  put_set(out, m.view);
-  put<std::uint32_t>(out, static_cast<std::uint32_t>(m.value.size()));
-  for (std::uint64_t w : m.value) put<std::uint64_t>(out, w);
-  put_set(out, m.failed);
+  // One allocation of the exact size, fields copied in place (this runs once per agreement message).
+  const std::size_t n = sizeof(std::uint64_t) + 2 + 3 * sizeof(std::uint32_t) + sizeof(std::int32_t) * (m.view.size() + m.failed.size()) +
+                        sizeof(std::uint64_t) * m.value.size();
+  std::vector<std::byte> out(n);
+  std::byte* p = out.data();
+  auto put = [&p](const void* src, std::size_t len) {
+    if (len != 0) std::memcpy(p, src, len);
+    p += len;
+  };
+  auto put_set = [&](const RankSet& set) {
+    const auto k = static_cast<std::uint32_t>(set.size());
+    put(&k, sizeof k);
+    put(set.ranks().data(), sizeof(std::int32_t) * set.size());
+  };
+  const auto kind = static_cast<std::uint8_t>(m.kind);
+  const std::uint8_t decided = m.decided ? 1 : 0;
+  put(&instance, sizeof instance);
+  put(&kind, 1);
+  put(&decided, 1);
+  put_set(m.view);
+  const auto words = static_cast<std::uint32_t>(m.value.size());
+  put(&words, sizeof words);
+  put(m.value.data(), sizeof(std::uint64_t) * m.value.size());
+  put_set(m.failed);
   return out;
 }
 
@@ -56,16 +67,18 @@ bool decode(std::span<const std::byte> in, std::uint64_t* instance, AgreeMsg* m,
   Reader r{in};
   std::uint8_t kind, decided;
   if (!r.get(instance) || !r.get(&kind) || !r.get(&decided)) return false;
-  if (kind != static_cast<std::uint8_t>(AgreeMsg::Kind::up) && kind != static_cast<std::uint8_t>(AgreeMsg::Kind::down))
+  if (kind != static_cast<std::uint8_t>(AgreeMsg::Kind::up) && kind != static_cast<std::uint8_t>(AgreeMsg::Kind::down) &&
+      kind != static_cast<std::uint8_t>(AgreeMsg::Kind::fast))
     return false;
   m->kind = static_cast<AgreeMsg::Kind>(kind);
   m->decided = decided != 0;
   if (!r.get_set(&m->view, comm_size)) return false;
   std::uint32_t words;
   if (!r.get(&words) || words > 4096) return false;
+  if (r.in.size() - r.pos < std::size_t{words} * sizeof(std::uint64_t)) return false;
   m->value.resize(words);
-  for (auto& w : m->value)
-    if (!r.get(&w)) return false;
+  if (words != 0) std::memcpy(m->value.data(), in.data() + r.pos, std::size_t{words} * sizeof(std::uint64_t));
+  r.pos += std::size_t{words} * sizeof(std::uint64_t);
   if (!r.get_set(&m->failed, comm_size)) return false;
   return r.pos == in.size();
 }

@@ -22,7 +22,10 @@ void and_into(Bits& acc, const Bits& v) {
 }
 }  // namespace
 
-Agreement::Agreement(int me, int size) : me_(me), size_(size) { reset_round(); }
+Agreement::Agreement(int me, int size, bool fast) : me_(me), size_(size), fast_(fast) {
+  if (fast_) fast_from_.assign(static_cast<std::size_t>(size > 0 ? size : 0), false);
+  reset_round();
+}
 
 AgreeMsg Agreement::make(AgreeMsg::Kind k, const RankSet& tag) const {
   AgreeMsg m;
@@ -32,14 +35,21 @@ AgreeMsg Agreement::make(AgreeMsg::Kind k, const RankSet& tag) const {
 }
 
 void Agreement::reset_round() {
+  ups_.clear();
+  up_sent_in_view_ = false;
+  down_sent_in_view_ = false;
+  if (view_.empty()) {  // everybody is live: the tree over the ranks themselves, no list needed
+    children_.clear();
+    parent_ = me_ == 0 ? -1 : (me_ & (me_ - 1));
+    const int limit = me_ == 0 ? size_ : (me_ & -me_);
+    for (int k = 1; k < limit && me_ + k < size_; k <<= 1) children_.push_back(me_ + k);
+    return;
+  }
   std::vector<int> live;
   live.reserve(static_cast<std::size_t>(size_));
   for (int r = 0; r < size_; ++r)
     if (!view_.contains(r)) live.push_back(r);
   tree_of(live, me_, &parent_, &children_);
-  ups_.clear();
-  up_sent_in_view_ = false;
-  down_sent_in_view_ = false;
 }
 
 void Agreement::merge_view(const RankSet& v) {
@@ -51,6 +61,15 @@ void Agreement::start(Bits contribution, const RankSet& known_failed) {
   started_ = true;
   contribution_ = std::move(contribution);
   merge_view(known_failed);
+  if (in_fast_round()) {
+    fast_sent_ = true;
+    for (int r = 0; r < size_; ++r)
+      if (r != me_) {
+        AgreeMsg f = make(AgreeMsg::Kind::fast, view_);
+        f.value = contribution_;
+        send(r, std::move(f));
+      }
+  }
   step();
 }
 
@@ -70,7 +89,17 @@ void Agreement::decide(const Bits& value, const RankSet& failed) {
 
 void Agreement::on_message(int src, const AgreeMsg& m) {
   merge_view(m.view);
-  if (m.kind == AgreeMsg::Kind::up) {
+  if (m.kind == AgreeMsg::Kind::fast) {
+    // Only a FAST of the empty view counts, once per sender; it is stored until this process starts.
+    if (fast_ && m.view.empty() && src >= 0 && src < size_ && src != me_ && !fast_from_[static_cast<std::size_t>(src)]) {
+      fast_from_[static_cast<std::size_t>(src)] = true;
+      ++fast_count_;
+      if (fast_count_ == 1)
+        fast_acc_ = m.value;
+      else
+        and_into(fast_acc_, m.value);
+    }
+  } else if (m.kind == AgreeMsg::Kind::up) {
     if (m.decided && !decided_) decide(m.value, m.failed);
     if (decided_) {
       // Answer with the decision, tagged with the sender's view so that it accepts it.
@@ -91,6 +120,12 @@ void Agreement::on_message(int src, const AgreeMsg& m) {
 }
 
 void Agreement::step() {
+  if (!decided_ && started_ && in_fast_round() && fast_count_ == size_ - 1) {
+    Bits acc = contribution_;
+    if (fast_count_ > 0) and_into(acc, fast_acc_);
+    decide(acc, view_);
+  }
+  if (in_fast_round() && fast_sent_) return;  // the empty view's round is the FASTs: no UP, no DOWN
   if (decided_) {
     // Spread the decision in the current view: DOWN to my children once, decided UP to my parent once.
     if (!down_sent_in_view_) {

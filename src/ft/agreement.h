@@ -24,6 +24,18 @@
 // many failures, so views converge; in the final view everyone's UP reaches the root.
 // Cost without failures: every process sends one UP and at most log2(n) DOWNs; 2·log2(n) rounds.
 //
+// Fast path (small groups, `fast` in the constructor): a process that starts with an empty view sends its
+// contribution in a FAST message to every other member instead of an UP; one that holds FASTs from all
+// the others while its view is still empty decides (AND of all n contributions, failed set {}) — one
+// round, n−1 messages per process. Processes of the empty view send no UP or DOWN; any failure (a notice,
+// or a message tagged with a non-empty view) moves a process to the tree of its new view as above, where a
+// fast decision counts as any decision. Safety: every decision taken in the empty view — fast, or by a
+// tree root of the empty view — is the AND of all n contributions with failed set {}, so they are equal;
+// a root decides fresh in a non-empty view V only after an undecided UP(V) from every live member of V's
+// tree, and a process that sent one has a non-empty view, so it never decides fast afterwards (and one
+// that decided fast before sends a decided UP instead). Termination: without failures every FAST arrives;
+// with one, every survivor eventually leaves the empty view and the tree argument applies.
+//
 // Properties checked by tests/sim: agreement (every process that decides, decides the same value and
 // failed set), validity (the value is the AND of the contributions of a superset of the processes alive at
 // the end, and the failed set contains every failure any participant knew of when it started), termination
@@ -41,7 +53,7 @@ namespace ftmpi::ft {
 using Bits = std::vector<std::uint64_t>;
 
 struct AgreeMsg {
-  enum class Kind : std::uint8_t { up = 1, down = 2 };
+  enum class Kind : std::uint8_t { up = 1, down = 2, fast = 3 };
   Kind kind = Kind::up;
   bool decided = false;  // up: the sender has decided; value/failed are its decision
   RankSet view;          // the view this message belongs to
@@ -56,8 +68,9 @@ struct Outgoing {
 
 class Agreement {
  public:
-  // `me` and `size` are ranks in the communicator.
-  Agreement(int me, int size);
+  // `me` and `size` are ranks in the communicator; `fast`: take the one-round path (above) when starting
+  // with an empty view (every member of the instance must make the same choice).
+  Agreement(int me, int size, bool fast = false);
 
   // This process calls agree with `contribution`, knowing `known_failed` (e.g. acknowledged failures).
   void start(Bits contribution, const RankSet& known_failed);
@@ -102,6 +115,14 @@ class Agreement {
   bool down_sent_in_view_ = false;
 
   std::optional<RankSet> last_undecided_up_view_;  // tag of the last undecided UP I sent
+
+  // Fast path: FASTs received (before or after start), their AND, and whether I sent mine.
+  bool fast_ = false;
+  bool fast_sent_ = false;
+  std::vector<bool> fast_from_;
+  int fast_count_ = 0;
+  Bits fast_acc_;
+  bool in_fast_round() const { return fast_ && view_.empty(); }
 
   bool decided_ = false;
   Bits value_;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ft/agreement.h"
+#include "ft/revoke.h"
 
 namespace ftmpi::ft {
 
@@ -28,6 +29,9 @@ struct CommFt {
   // any other communicator or channel), and the members greeted with a HELLO so far.
   std::vector<std::uint32_t> dest_hash;
   std::set<int> greeted;
+  // This process's part in the revoke broadcast (ft/revoke.h), created by the first revoke seen here.
+  std::unique_ptr<RevokeBroadcast> revoke;
+  std::vector<int> retired_members;  // members (revoke_member_index) whose retire notice came (rule E)
   // Cache for comm_has_failure(): valid while the failure epoch is `cached_epoch`.
   std::uint64_t cached_epoch = ~std::uint64_t{0};
   bool cached_has_failure = false;

@@ -1,6 +1,7 @@
 #include "ft/ft_manager.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 
@@ -17,7 +18,14 @@
 namespace ftmpi::ft {
 
 FtManager::FtManager(Runtime& rt, FailureState& failures, bool ft_mode)
-    : rt_(rt), failures_(failures), ft_mode_(ft_mode) {}
+    : rt_(rt), failures_(failures), ft_mode_(ft_mode) {
+  // FTMPI_REVOKE_RADIX: the revoke tree's fan-out (ft/revoke.h; tests make it binary to get inner nodes).
+  if (const char* r = std::getenv("FTMPI_REVOKE_RADIX")) {
+    const long v = std::strtol(r, nullptr, 10);
+    if (v >= 2 && v <= 1 << 20) revoke_radix_ = static_cast<int>(v);
+    else log::warn("FTMPI_REVOKE_RADIX=%s ignored (want an integer >= 2)", r);
+  }
+}
 
 FtManager::~FtManager() = default;
 
@@ -241,6 +249,11 @@ void FtManager::register_comm(ftmpi_comm_s* c) {
   zombies_.erase(c->ctx_pt2pt);  // the context has a new owner
   if (auto sp = spans_.find(c->ctx_pt2pt); sp != spans_.end() && by_ctx_.find(c->ctx_pt2pt) == by_ctx_.end()) spans_.erase(sp);
   by_ctx_[c->ctx_pt2pt] = c;
+  if (auto r = early_retired_.find(c->ctx_pt2pt); r != early_retired_.end()) {
+    std::vector<int> worlds = std::move(r->second);
+    early_retired_.erase(r);
+    for (int w : worlds) on_retire_notice(w, c->ctx_pt2pt);
+  }
   auto it = early_.find(c->ctx_pt2pt);
   if (it == early_.end()) return;
   std::vector<Early> frames = std::move(it->second);
@@ -272,6 +285,10 @@ ftmpi_comm_s* FtManager::span(ftmpi_comm_s* inter) {
 
 void FtManager::unregister_comm(ftmpi_comm_s* c) {
   rt_.engine().forget_given_up(c->ctx_coll);
+  if (c->ft && c->ft->revoke) {  // the broadcast's rule D: flood before the retire notices (ft/revoke.h)
+    c->ft->revoke->retire();
+    flush_revoke(c);
+  }
   auto it = by_ctx_.find(c->ctx_pt2pt);
   if (it != by_ctx_.end() && it->second == c) by_ctx_.erase(it);
   if (c->is_inter()) {
@@ -307,35 +324,73 @@ int FtManager::revoke_member_index(const ftmpi_comm_s* c, int world) {
   return rr < 0 ? -1 : c->size + rr;
 }
 
-void FtManager::revoke(ftmpi_comm_s* c, int from) {
-  // 1. mark (the flood decides whether this is the first time and whom to forward to)
-  std::vector<int> forward = RevokeFlood(c->rank, c->size + (c->is_inter() ? c->remote_group->size() : 0)).trigger(from);
-  if (c->revoked.exchange(true)) return;
-  failures_.bump();
-  if (FailureObserver* o = failures_.observer()) {  // the event hub (src/models/events/)
-    int revoker = rt_.world_rank();
-    if (from >= 0) revoker = from < c->size ? c->world_rank(from) : c->remote_group->world_ranks[static_cast<std::size_t>(from - c->size)];
-    o->on_comm_revoked(c, revoker);
-  }  // operation starts check the epoch first: now they look at the revoked flag too
-  // 2. purge pending matching on both contexts, 3. wake waiters (their requests complete now)
-  const Status why(Errc::revoked, "the communicator has been revoked");
-  rt_.engine().purge_contexts(c->ctx_pt2pt, c->ctx_coll, why);
-  if (ftmpi_comm_s* hidden = c->local_comm; hidden != nullptr && !hidden->revoked.exchange(true)) {
-    // Every local member gets the intercommunicator's revoke, so no flood of its own is needed.
-    rt_.engine().purge_contexts(hidden->ctx_pt2pt, hidden->ctx_coll, why);
+void FtManager::revoke(ftmpi_comm_s* c, int from, int origin) {
+  // 1. mark (the broadcast's state machine decides whom to forward to; ft/revoke.h)
+  CommFt& s = state(c);
+  if (!s.revoke) {
+    const int members = c->size + (c->is_inter() ? c->remote_group->size() : 0);
+    s.revoke = std::make_unique<RevokeBroadcast>(c->rank, members, revoke_radix_);
+    for (int m : failed_members(c, true)) s.revoke->on_failure(m);
+    for (int m : s.retired_members) s.revoke->on_retired(m);
   }
-  // 4. reliable broadcast: every member forwards on first receipt, so the revoke reaches every survivor
-  //    even if this process dies half-way. The frame carries the failures this process knows of, so a
-  //    process interrupted by the revoke knows at least as much as the revoker (MPIX_Comm_get_failed after
-  //    MPI_ERR_REVOKED names the culprit even if the launcher's notice is still on its way).
-  std::vector<std::byte> known;
+  if (from < 0)
+    s.revoke->start();
+  else
+    s.revoke->on_message(from, origin);
+  if (!c->revoked.exchange(true)) {
+    failures_.bump();
+    if (FailureObserver* o = failures_.observer()) {  // the event hub (src/models/events/)
+      int revoker = rt_.world_rank();
+      if (from >= 0) revoker = member_world(c, from);
+      o->on_comm_revoked(c, revoker);
+    }  // operation starts check the epoch first: now they look at the revoked flag too
+    // 2. purge pending matching on both contexts, 3. wake waiters (their requests complete now)
+    const Status why(Errc::revoked, "the communicator has been revoked");
+    rt_.engine().purge_contexts(c->ctx_pt2pt, c->ctx_coll, why);
+    if (ftmpi_comm_s* hidden = c->local_comm; hidden != nullptr && !hidden->revoked.exchange(true)) {
+      // Every local member gets the intercommunicator's revoke, so no broadcast of its own is needed.
+      rt_.engine().purge_contexts(hidden->ctx_pt2pt, hidden->ctx_coll, why);
+    }
+  }
+  // 4. reliable broadcast (ft/revoke.h): down the revoker's tree, and a flood whenever a failure could have
+  //    cut it.
+  flush_revoke(c);
+}
+
+void FtManager::flush_revoke(ftmpi_comm_s* c) {
+  if (!c->ft || !c->ft->revoke) return;
+  std::vector<RevokeOut> out = c->ft->revoke->take_outgoing();
+  if (out.empty()) return;
+  // The frame carries the failures this process knows of, so a process interrupted by the revoke knows at
+  // least as much as the revoker (MPIX_Comm_get_failed after MPI_ERR_REVOKED names the culprit even if the
+  // launcher's notice is still on its way), and routes the tree around them.
+  std::vector<std::byte> frame(sizeof(std::int32_t));
   for (const FailureRecord& rec : failures_.records()) {
     const auto* p = reinterpret_cast<const std::byte*>(&rec.world_rank);
-    known.insert(known.end(), p, p + sizeof(std::int32_t));
+    frame.insert(frame.end(), p, p + sizeof(std::int32_t));
   }
-  for (int r : forward) {
-    const int world = r < c->size ? c->world_rank(r) : c->remote_group->world_ranks[static_cast<std::size_t>(r - c->size)];
-    rt_.engine().send_ft_frame(world, c->ctx_pt2pt, kRevoke, known);
+  for (const RevokeOut& o : out) {
+    const std::int32_t origin = o.origin;
+    std::memcpy(frame.data(), &origin, sizeof origin);
+    rt_.engine().send_ft_frame(member_world(c, o.dest), c->ctx_pt2pt, kRevoke, frame);
+  }
+}
+
+void FtManager::on_retire_notice(int world, std::uint32_t context) {
+  auto it = by_ctx_.find(context);
+  if (it == by_ctx_.end()) {  // for the next communicator on the slot (its member was faster)
+    auto& v = early_retired_[context];
+    if (v.size() < 4096 && early_retired_.size() < 4096) v.push_back(world);
+    return;
+  }
+  ftmpi_comm_s* c = it->second;
+  const int m = revoke_member_index(c, world);
+  if (m < 0) return;
+  CommFt& s = state(c);
+  s.retired_members.push_back(m);
+  if (s.revoke) {
+    s.revoke->on_retired(m);
+    flush_revoke(c);
   }
 }
 
@@ -419,11 +474,18 @@ bool FtManager::any_source_blocked(const p2p::Request* r) {
 
 // --- agreement ----------------------------------------------------------------------------------------
 
+// Largest group whose agreements take the one-round fast path (n−1 messages per process instead of a tree
+// of 2·log2(n) rounds).
+constexpr int kFastAgreeMax = 8;
+
 Agreement& FtManager::instance(ftmpi_comm_s* c, std::uint64_t id) {
   CommFt& s = state(c);
   auto& slot = s.agreements[id];
   if (!slot) {
-    slot = std::make_unique<Agreement>(c->rank, c->size);
+    // The one-round fast path (ft/agreement.h) for small groups; not for bridges, whose members greet each
+    // other along the tree first (ft/bridge.h). Every member makes the same choice (same size, same kind).
+    const bool fast = c->size <= kFastAgreeMax && s.dest_hash.empty();
+    slot = std::make_unique<Agreement>(c->rank, c->size, fast);
     feed_failures(c, *slot);
   }
   return *slot;
@@ -563,10 +625,23 @@ void FtManager::on_ft_frame(int src_world, std::uint32_t context, int kind, std:
   }
   ftmpi_comm_s* c = it->second;
   switch (kind) {
-    case kRevoke:
-      learn_failures(payload);
-      revoke(c, revoke_member_index(c, src_world));
+    case kRevoke: {  // [i32 origin][i32 failed world ranks...] (flush_revoke)
+      std::int32_t origin = 0;
+      const int from = revoke_member_index(c, src_world);
+      if (payload.size() < sizeof origin || payload.size() % sizeof origin != 0 || from < 0) {
+        log::warn("dropping malformed revoke frame from rank %d", src_world);
+        return;
+      }
+      std::memcpy(&origin, payload.data(), sizeof origin);
+      const int members = c->size + (c->is_inter() ? c->remote_group->size() : 0);
+      if (origin != RevokeOut::kFlood && (origin < 0 || origin >= members)) {
+        log::warn("dropping revoke frame with a bad origin %d from rank %d", static_cast<int>(origin), src_world);
+        return;
+      }
+      learn_failures(payload.subspan(sizeof origin));
+      revoke(c, from, origin);
       return;
+    }
     case kAgree:
       handle_agree(c->is_inter() ? span(c) : c, src_world, payload);
       return;
@@ -594,6 +669,10 @@ void FtManager::on_failures() {
   }
   auto feed = [this](ftmpi_comm_s* c) {
     if (!c->ft) return;
+    if (c->ft->revoke) {  // the broadcast's rule C: a failure learnt while revoked floods
+      for (int m : failed_members(c, true)) c->ft->revoke->on_failure(m);
+      flush_revoke(c);
+    }
     for (auto& [id, a] : c->ft->agreements) {
       // Decided instances keep running too: they answer late UPs and spread the decision in new trees.
       feed_failures(c, *a);

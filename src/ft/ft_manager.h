@@ -61,10 +61,11 @@ class FtManager final : public p2p::FtHandler {
   }
 
   // Revoke (four steps: mark, purge, wake, broadcast; ft/revoke.h). Idempotent. `from` is the member whose
-  // revoke message triggered it (revoke_member_index), or -1 for the local call. On an intercommunicator
-  // the members are both groups (the flood reaches the remote group too) and the hidden local
-  // communicator of its collectives is marked and purged as well.
-  void revoke(ftmpi_comm_s* c, int from = -1);
+  // revoke message triggered it (revoke_member_index) and `origin` the message's (a tree's root, or
+  // RevokeOut::kFlood), or -1 for the local call. On an intercommunicator the members are both groups (the
+  // broadcast reaches the remote group too) and the hidden local communicator of its collectives is marked
+  // and purged as well.
+  void revoke(ftmpi_comm_s* c, int from = -1, int origin = -1);
   // The flood's numbering of a communicator's members: the local group's ranks 0..size-1, then (on an
   // intercommunicator) the remote group's ranks shifted by size. -1 when `world` is not a member.
   static int revoke_member_index(const ftmpi_comm_s* c, int world);
@@ -134,12 +135,15 @@ class FtManager final : public p2p::FtHandler {
   void on_failures() override;
   bool comm_has_failure(const ftmpi_comm_s* comm) override;
   void on_peer_lost(int world) override;
+  void on_retire_notice(int world, std::uint32_t context) override;
 
  private:
   CommFt& state(ftmpi_comm_s* c);
   Agreement& instance(ftmpi_comm_s* c, std::uint64_t id);
   void flush(ftmpi_comm_s* c, Agreement& a, std::uint64_t id);
   void feed_failures(ftmpi_comm_s* c, Agreement& a);
+  // Send what the revoke broadcast of `c` produced (frame: [i32 origin][i32 known failed world ranks...]).
+  void flush_revoke(ftmpi_comm_s* c);
   void handle_agree(ftmpi_comm_s* c, int src_world, std::span<const std::byte> payload);
   // Failures named by a peer's revoke frame (world ranks, i32 each).
   void learn_failures(std::span<const std::byte> payload);
@@ -154,9 +158,15 @@ class FtManager final : public p2p::FtHandler {
   FailureState& failures_;
   bool ft_mode_;
   Service* service_ = nullptr;
+  // Fan-out of the revoke tree (ft/revoke.h): a k-nomial tree of this radix, log_radix(n) hops, at most
+  // (radix-1)·log_radix(n) frames sent by one process. 4: at 16 members 2 hops and 6 frames from the revoker
+  // (a star, radix ≥ n, kept the revoker ~1 ms in the call at 16 oversubscribed ranks, waking 15 sleepers,
+  // for no gain in the time to the last rank). FTMPI_REVOKE_RADIX overrides it.
+  int revoke_radix_ = 4;
   std::size_t fenced_upto_ = 0;  // failure records already fenced (no-daemon FT mode)
   std::unordered_map<std::uint32_t, ftmpi_comm_s*> by_ctx_;
   std::unordered_map<std::uint32_t, std::vector<Early>> early_;  // frames for contexts not registered yet
+  std::unordered_map<std::uint32_t, std::vector<int>> early_retired_;  // retire notices (world) for them
   // Freed intracommunicators whose agreements may still be needed: a process that decided keeps answering
   // late UPs and spreading its decision after failures (ft/agreement.h), or a survivor still deciding would
   // wait for it forever — also after MPI_Comm_free (e.g. the parent of a dup, freed right after). A private

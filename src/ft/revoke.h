@@ -1,35 +1,87 @@
-// Revoke propagation (seed 000 §1.3.1 MPI_Comm_invalidate) as a state machine: a reliable broadcast by
-// flooding. The first time a process learns of the revoke — from its own call or from any message — it
-// marks the communicator revoked and forwards the revoke to every other member; later notices are ignored.
-// Property (checked by tests/sim/revoke_sim_test.cpp with failures at every step): if any process that
-// stays alive marks the communicator revoked, every process that stays alive does, whoever dies during
-// the broadcast — because that survivor forwarded to all of them itself.
-// Cost: each process sends size-1 messages once; one round when nobody fails.
+// Revoke propagation (seed 000 §1.3.1 MPI_Comm_invalidate) as a plain state machine: a reliable broadcast
+// over a k-nomial tree rooted at the revoker, which falls back to a flood only when a failure could have cut
+// the tree. The same code runs inside the library (FtManager::revoke drives it) and in the deterministic
+// simulator (tests/sim/revoke_sim_test.cpp), which kills processes at every step.
+//
+// Model. As in ft/agreement.h: fail-stop processes, a perfect failure detector (every notice is true and
+// every survivor eventually receives every notice), messages between live processes eventually delivered
+// in any order; a dead process's messages may be delivered late (after its notice) or not at all.
+//
+// Messages. TREE(o): "o revoked; pass it down o's tree". FLOOD: "revoked" (the sender sends it to every
+// member itself). K is the set of members this process knows to have failed.
+// Rules (one instance per communicator and process):
+//  A. On the local call, or on the first TREE(o) for a given origin o (the local call is TREE(me)): mark
+//     revoked; if o is in K, flood; otherwise send TREE(o) to my children in o's k-nomial tree, replacing
+//     every child in K by its own children (recursively: the tree routes around known failures).
+//  B. On FLOOD from p: mark revoked; flood if p is in K.
+//  C. On a failure notice of a member not in K while revoked: flood.
+//  D. When this process stops serving the broadcast (it frees the communicator: later notices would find
+//     nobody to act on them) while revoked: flood.
+//  E. A member that freed the communicator (its retire notice, p2p/stale_filter.h: after everything it
+//     sent) without having sent me anything counts as failed from then on (it may have freed it unrevoked
+//     and dropped a TREE meant for its subtree); one that sent me a frame was revoked, so flooded (D) and
+//     needs nothing.
+//  Flooding (FLOOD to every member not in K) happens at most once; after it, nothing more is sent.
+// Reliability: if a process that stays alive (survivor) s is revoked, every survivor t that keeps the
+// communicator is (a member that freed it unrevoked is "failed" for this argument, by E). If some survivor
+// ever floods, t receives its FLOOD. Otherwise (no survivor floods) every revoked survivor knew, when it was
+// first revoked, every failure F it will ever learn (C) — and notices are eventually complete, so its K is
+// exactly F from then on (and none stopped serving, D). s was revoked by its own call, by a FLOOD from a dead p (then s knows p is dead and
+// floods by B: excluded), or by TREE(o) — with o alive, else s floods by A. So o is a survivor and revoked.
+// Induction on the depth in o's tree: t's nearest live ancestor a received TREE(o) (or is o) and forwarded it
+// around K = F, and every node between a and t is in F, so a sent TREE(o) to t itself.
+// Termination: each process forwards each origin's tree once and floods at most once.
+// Cost without failures: size-1 messages in all (every process but the revoker receives one), at most
+// (radix-1)·log_radix(size) sent by any process, log_radix(size) hops. With a failure known to all before
+// the revoke: the same, routed around it. A failure learnt during the broadcast: one flood per revoked process,
+// and freeing a revoked communicator costs a flood (off the revoke's critical path).
 #pragma once
+#include <cstdint>
 #include <vector>
 
 namespace ftmpi::ft {
 
-class RevokeFlood {
+struct RevokeOut {
+  static constexpr int kFlood = -1;
+  int dest;    // member index
+  int origin;  // TREE(origin), or kFlood
+};
+
+class RevokeBroadcast {
  public:
-  RevokeFlood(int me, int size) : me_(me), size_(size) {}
-  // The local call (from = -1) or a revoke message from `from`. Returns the members to forward to: all
-  // others on the first trigger, nothing afterwards.
-  std::vector<int> trigger(int from) {
-    if (revoked_) return {};
-    revoked_ = true;
-    std::vector<int> to;
-    to.reserve(static_cast<std::size_t>(size_ > 0 ? size_ - 1 : 0));
-    for (int r = 0; r < size_; ++r)
-      if (r != me_ && r != from) to.push_back(r);
-    return to;
-  }
+  // `me` and `size` number the members (an intercommunicator's: both groups, see FtManager); `radix` ≥ 2
+  // is the tree's fan-out per level (radix ≥ size: the revoker sends to everybody, a one-hop star).
+  RevokeBroadcast(int me, int size, int radix);
+
+  void start() { on_tree(me_); }                       // the local call
+  void on_message(int from, int origin);               // TREE(origin) or FLOOD (origin == kFlood) from `from`
+  void on_failure(int member);                         // a failure notice (any time, revoked or not)
+  void on_retired(int member);                         // rule E: `member` freed the communicator
+  void retire() { if (revoked_) flood(); }             // rule D: the last call on this instance
+  std::vector<RevokeOut> take_outgoing();
+
   bool revoked() const { return revoked_; }
+  bool flooded() const { return flooded_; }
+
+  // o's k-nomial tree, in o-relative ranks: the children of relative rank `rel` among `size`, largest
+  // subtree first. Exposed for tests.
+  static void tree_children(int rel, int size, int radix, std::vector<int>* out);
 
  private:
+  void on_tree(int origin);
+  void forward(int origin, int rel);  // TREE(origin) to rel's live children, around K
+  void flood();
+  bool known_failed(int m) const { return failed_[static_cast<std::size_t>(m)]; }
+
   int me_;
   int size_;
+  int radix_;
   bool revoked_ = false;
+  bool flooded_ = false;
+  std::vector<bool> failed_;     // K, by member index
+  std::vector<bool> forwarded_;  // origins whose tree this process has forwarded
+  std::vector<bool> heard_;      // members that sent me a revoke frame
+  std::vector<RevokeOut> out_;
 };
 
 }  // namespace ftmpi::ft

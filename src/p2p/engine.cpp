@@ -506,9 +506,12 @@ void Engine::on_frame(int src, std::span<const std::byte> hdr, std::span<const s
     return;
   }
   switch (env.kind) {
-    case FrameKind::retire:
+    case FrameKind::retire: {
+      const bool for_current = !m.stale.stale(env.context, src);  // else: for a communicator retired here
       m.stale.notice_from(env.context, src);
+      if (for_current && m.ft) m.ft->on_retire_notice(src, env.context);
       return;
+    }
     case FrameKind::eager:
     case FrameKind::rts: {
       if (env.kind == FrameKind::eager && env.len != payload.size()) {

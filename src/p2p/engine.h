@@ -79,6 +79,9 @@ class FtHandler {
   virtual bool comm_has_failure(const ftmpi_comm_s* comm) = 0;
   // A transport lost its connection to `world` (TCP EOF/reset): a suspicion to report to the launcher.
   virtual void on_peer_lost(int world) = 0;
+  // `world`'s retire notice for the communicator on `context` here now, or for the next one on its slot
+  // (p2p/stale_filter.h): that member sends nothing more on it (the revoke broadcast routes around it).
+  virtual void on_retire_notice(int world, std::uint32_t context) {}
 };
 
 class Engine final : public transport::FrameSink {

@@ -36,6 +36,10 @@ struct InFlight {
   int round;  // for the synchronous cost model
 };
 
+// Groups up to this size take the agreement's one-round fast path (ft/agreement.h); 0 (the default) tests
+// the tree alone. The FastPath tests set it.
+int g_fast_upto = 0;
+
 struct World {
   int n;
   std::vector<Agreement> procs;
@@ -56,7 +60,7 @@ struct World {
   explicit World(int n_) : n(n_), alive(n_, true), started(n_, false), contribution(n_), known_at_start(n_),
                            notices(n_), noticed(n_), sent_by(n_, 0), acked(n_) {
     procs.reserve(n_);
-    for (int i = 0; i < n_; ++i) procs.emplace_back(i, n_);
+    for (int i = 0; i < n_; ++i) procs.emplace_back(i, n_, n_ <= g_fast_upto);
   }
 
   void collect(int p, int round = 0) {
@@ -413,6 +417,61 @@ TEST(AgreementSim, CostIsLogarithmic) {
     EXPECT_LE(c.msgs_per_proc, 2.0);
     EXPECT_GE(c.rounds, prev_rounds);
     prev_rounds = c.rounds;
+  }
+}
+
+// The fast path: the same checks with every group taking it (it falls back to the tree on any failure).
+struct FastPathOn {
+  FastPathOn() { g_fast_upto = 1 << 30; }
+  ~FastPathOn() { g_fast_upto = 0; }
+};
+
+TEST(AgreementSim, FastPathRandomSchedules) {
+  FastPathOn on;
+  int runs = 0;
+  for (int n : {1, 2, 3, 4, 5, 7, 8, 13, 16}) {
+    for (std::uint64_t seed = 1; seed <= 600; ++seed) {
+      int max_f = static_cast<int>(seed % static_cast<std::uint64_t>(n));
+      auto err = run_random(n, max_f, seed * 6151 + static_cast<std::uint64_t>(n), seed % 2 == 0);
+      ASSERT_FALSE(err.has_value()) << *err;
+      ++runs;
+    }
+  }
+  std::printf("fast-path random schedules checked: %d\n", runs);
+}
+
+TEST(AgreementSim, FastPathFailureAtEveryStep) {
+  FastPathOn on;
+  int cases = 0;
+  for (int n = 2; n <= 8; ++n)
+    for (int victim = 0; victim < n; ++victim)
+      for (int at = 0; at < 12 * n; ++at)
+        for (Order o : {Order::fifo_notices_first, Order::lifo_notices_first, Order::fifo_messages_first,
+                        Order::lifo_messages_first}) {
+          auto err = run_fixed(n, victim, at, -1, -1, o, at % 2 == 0);
+          ASSERT_FALSE(err.has_value()) << *err << " (n=" << n << " victim=" << victim << " at=" << at << ")";
+          ++cases;
+          if (n >= 3 && n <= 6)
+            for (int gap = 0; gap < 4; ++gap) {
+              const int v2 = (victim + 1 + gap) % n;
+              if (v2 == victim) continue;
+              err = run_fixed(n, victim, at, v2, at + gap, o, gap % 2 == 0);
+              ASSERT_FALSE(err.has_value()) << *err << " (n=" << n << " v1=" << victim << " v2=" << v2 << " at=" << at << ")";
+              ++cases;
+            }
+        }
+  std::printf("fast-path failure-at-every-step cases checked: %d\n", cases);
+}
+
+TEST(AgreementSim, FastPathCost) {
+  FastPathOn on;
+  for (int n : {2, 4, 8, 16}) {
+    Cost c = measure(n, 0);
+    std::printf("fast path %3d ranks: %.2f msgs/proc, %d round(s)\n", n, c.msgs_per_proc, c.rounds);
+    EXPECT_EQ(c.rounds, 1);
+    EXPECT_EQ(c.msgs_per_proc, n - 1.0);
+    Cost f = measure(n, 1);  // a failure known before: the tree of the survivors
+    EXPECT_LE(f.rounds, 2 * 4);
   }
 }
 
