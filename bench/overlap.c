@@ -133,10 +133,19 @@ int main(int argc, char **argv) {
       for (int k = 0; k < 3; k++) once(op, bytes, 0, 1); /* warm-up */
       for (int k = 0; k < iters; k++) t[k] = once(op, bytes, 0, 1);
       double t_comm = median(t, iters);
+      /* Calibrate the computation to t_comm (as IMB does): start from the measured rate, then rescale twice
+       * from the computation's own median time (a loaded machine changes the rate). */
       long units = (long)(t_comm / unit_s + 0.5);
       if (units < 1) units = 1;
-      for (int k = 0; k < iters; k++) t[k] = once(op, bytes, units, 0);
-      double t_comp = median(t, iters);
+      double t_comp = 0;
+      for (int pass = 0; pass < 3; pass++) {
+        for (int k = 0; k < iters; k++) t[k] = once(op, bytes, units, 0);
+        t_comp = median(t, iters);
+        if (pass < 2 && t_comp > 0) {
+          units = (long)((double)units * t_comm / t_comp + 0.5);
+          if (units < 1) units = 1;
+        }
+      }
       for (int k = 0; k < iters; k++) t[k] = once(op, bytes, units, 1);
       double t_ovl = median(t, iters);
       double lo = t_comm < t_comp ? t_comm : t_comp, hi = t_comm < t_comp ? t_comp : t_comm;

@@ -43,7 +43,7 @@ avail=()
 for i in "${want[@]}"; do
   base=${i%-async}
   command -v "${cc[$base]}" >/dev/null 2>&1 || { say "no ${cc[$base]}: $i left out"; continue; }
-  [ -x "$work/overlap.$base" ] || "${cc[$base]}" -O2 -o "$work/overlap.$base" "$here/overlap.c"
+  [ -x "$work/overlap.$base" ] || "${cc[$base]}" -O2 -Wno-stringop-overflow -o "$work/overlap.$base" "$here/overlap.c"
   avail+=("$i")
 done
 args=(-m "$min" -M "$max" -i "$iters" -o "$ops")
@@ -78,7 +78,7 @@ for impl in impls:
             if len(f) == 6 and not line.startswith("#"):
                 try: data.setdefault((f[0], int(f[1])), {}).setdefault(impl, []).append((float(f[2]), float(f[5])))
                 except ValueError: pass
-print("# overlap % (median over %d rounds; t_comm in us in brackets); IMB-NBC formula, see bench/overlap.c" % rounds)
+print("# overlap %% (median over %d rounds; t_comm in us in brackets); IMB-NBC formula, see bench/overlap.c" % rounds)
 print("%-11s %9s " % ("op", "bytes") + " ".join("%20s" % i for i in impls))
 for key in sorted(data):
     row = "%-11s %9d " % key

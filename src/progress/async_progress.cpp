@@ -88,8 +88,13 @@ void AsyncProgress::run() {
       if (stop_.load(std::memory_order_relaxed)) break;
       if (lock_.waiting() > 0) {
         // Hand the lock over to the API thread(s) and queue behind them: we run again when their calls end.
+        // The application is calling MPI, so it drives progress itself for now: stay away for kHandOverNapUs
+        // first, so that a loop of MPI calls (MPI_Test polling) does not pay a hand-over per call.
         lock_.unlock_quietly();
         for (int w; (w = lock_.waiting()) > 0;) lock_.wait_waiting_change(w);
+        struct timespec nap {0, kHandOverNapUs * 1000L};
+        nanosleep(&nap, nullptr);
+        if (stop_.load(std::memory_order_relaxed)) return;
         lock_.lock_quietly();
         continue;
       }

@@ -16,7 +16,9 @@
 // Hand-over to the application. An API thread that finds the lock taken counts itself in
 // BigLock::waiting() and calls contended(), which wakes the transports (Runtime's wake: doorbell/eventfd);
 // the thread, whenever it wakes or ends a pass, sees waiting() > 0, releases the lock, waits until the
-// waiter got it, then queues for the lock again (it runs again when the API call ends). So an API call
+// waiter got it, naps kHandOverNapUs without the lock (an application calling MPI drives progress itself;
+// a loop of MPI_Test calls pays one hand-over per nap, not per call), then queues for the lock again (it
+// runs again when the API call ends). So an API call
 // waits at most one pass (or one transport wake-up) for the lock; a lost wake-up (the doorbell rung just
 // before this thread read it) is bounded by kSleepUs.
 // Wake-up from parked: the API thread's outermost unlock (Observer::releasing, lock still held) kicks the
@@ -63,6 +65,7 @@ class AsyncProgress final : public BigLock::Observer {
   std::uint64_t passes_with_work() const { return work_passes_.load(std::memory_order_relaxed); }
 
   static constexpr int kSleepUs = 1000;
+  static constexpr int kHandOverNapUs = 200;  // after a hand-over: the application drives progress meanwhile
 
  private:
   void run();
