@@ -1,8 +1,9 @@
 /* async_progress — non-blocking operations progress while a rank computes and never calls MPI.
  * 2 ranks. Usage: mpitest_async_progress on|off|report
  *
- * Each case: rank 1 starts its half of an operation, then computes for T = 400 ms without any MPI call, then
- * waits; rank 0 starts its half right after a barrier and times its own MPI_Wait. Rank 0 can only finish
+ * Each case: rank 1 starts its half of an operation, then computes for 600 ms without any MPI call, then
+ * waits; rank 0 starts its half 100 ms after a barrier (rank 1 is computing by then, not still inside the
+ * barrier's MPI call) and times its own MPI_Wait. Rank 0 can only finish
  * when rank 1's side advanced (rank 1 must match/pull a rendezvous message, or reduce and forward data of a
  * 4 MiB collective), so rank 0's wait time says whether rank 1 progressed while it computed:
  *   p2p      rank 1: Irecv 4 MiB (rendezvous), rank 0: Send 4 MiB
@@ -10,7 +11,7 @@
  *   ibcast   4 MiB from rank 0, checked at rank 1 (judged in "on" mode only, see judge())
  *   ialltoall   2 MiB per rank pair, checked
  * PASS when: "on" (ftmpi with --async-progress / FTMPI_ASYNC_PROGRESS=1): every wait of rank 0 ended
- * before T/2; "off" (ftmpi without it): every wait lasted at least T/2 (ftmpi makes no progress outside MPI
+ * within 250 ms; "off" (ftmpi without it): every wait lasted at least 250 ms (ftmpi makes no progress outside MPI
  * calls then: proof that the "on" figures come from the thread); "report" (any MPI): the data are right,
  * the times are printed only. */
 #define _POSIX_C_SOURCE 200809L
@@ -20,7 +21,9 @@
 
 #include "common/check.h"
 
-#define T_COMPUTE 0.4
+#define T_COMPUTE 0.6 /* rank 1's computation */
+#define T_DELAY 0.1   /* rank 0 starts its half this long after the barrier: rank 1 is computing by then */
+#define T_LIMIT 0.25  /* "on": rank 0's wait ends before this; "off": it lasts at least this */
 #define BIG (4u << 20)
 
 static double now(void) {
@@ -38,6 +41,11 @@ static void compute(double secs) {
   sink = x;
 }
 
+static void delay(void) {
+  struct timespec ts = {0, (long)(T_DELAY * 1e9)};
+  nanosleep(&ts, NULL);
+}
+
 enum { MODE_ON, MODE_OFF, MODE_REPORT };
 static int mode;
 static int failures;
@@ -49,11 +57,11 @@ static void judge(const char* what, double t_wait, int off_too) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank != 0) return;
   printf("%-11s rank 0 waited %7.1f ms while rank 1 computed %.0f ms\n", what, t_wait * 1e3, T_COMPUTE * 1e3);
-  if (mode == MODE_ON && t_wait >= T_COMPUTE / 2) {
+  if (mode == MODE_ON && t_wait >= T_LIMIT) {
     printf("FAIL %s: rank 1 did not progress while computing (rank 0 waited %.1f ms)\n", what, t_wait * 1e3);
     failures++;
   }
-  if (mode == MODE_OFF && off_too && t_wait < T_COMPUTE / 2) {
+  if (mode == MODE_OFF && off_too && t_wait < T_LIMIT) {
     printf("FAIL %s: progress without a thread? (rank 0 waited only %.1f ms)\n", what, t_wait * 1e3);
     failures++;
   }
@@ -83,6 +91,7 @@ int main(int argc, char** argv) {
   if (rank == 1) CHECK_MPI(MPI_Irecv(b, (int)n, MPI_DOUBLE, 0, 7, MPI_COMM_WORLD, &req));
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
   if (rank == 0) {
+    delay();
     t0 = now();
     CHECK_MPI(MPI_Send(a, (int)n, MPI_DOUBLE, 1, 7, MPI_COMM_WORLD));
     judge("p2p", now() - t0, 1);
@@ -95,6 +104,7 @@ int main(int argc, char** argv) {
   /* Iallreduce 4 MiB. */
   for (size_t i = 0; i < n; i++) a[i] = (double)(i % 1000) + rank;
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  if (rank == 0) delay();
   t0 = now();
   CHECK_MPI(MPI_Iallreduce(a, b, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req));
   if (rank == 1) compute(T_COMPUTE);
@@ -105,6 +115,7 @@ int main(int argc, char** argv) {
   /* Ibcast 4 MiB from rank 0. */
   for (size_t i = 0; i < n; i++) a[i] = rank == 0 ? (double)(3 * i) : -1.0;
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  if (rank == 0) delay();
   t0 = now();
   CHECK_MPI(MPI_Ibcast(a, (int)n, MPI_DOUBLE, 0, MPI_COMM_WORLD, &req));
   if (rank == 1) compute(T_COMPUTE);
@@ -116,6 +127,7 @@ int main(int argc, char** argv) {
   const size_t half = n / 2;
   for (size_t i = 0; i < n; i++) a[i] = (double)(rank * 10 + (int)(i / half)) + (double)(i % half) * 1e-3;
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  if (rank == 0) delay();
   t0 = now();
   CHECK_MPI(MPI_Ialltoall(a, (int)half, MPI_DOUBLE, b, (int)half, MPI_DOUBLE, MPI_COMM_WORLD, &req));
   if (rank == 1) compute(T_COMPUTE);
