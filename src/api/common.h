@@ -56,7 +56,7 @@ void run_deferred_mpit_events();
 // MPI_THREAD_MULTIPLE: this thread's nesting of MPI calls (the Reinit gate below counts for one thread only).
 extern thread_local int t_api_depth;
 
-// RAII: the big lock for MPI_THREAD_MULTIPLE (no lock taken below MULTIPLE), and the Reinit gate: the
+// RAII: the big lock for MPI_THREAD_MULTIPLE and asynchronous progress (no lock taken otherwise), and the Reinit gate: the
 // nesting of MPI calls (an asynchronous rollback never jumps out of the library) and, at the exit of the
 // outermost call, the jump that was deferred meanwhile (models/reinit/reinit_control.h), then the MPI_T
 // callbacks that wait for the application's context. Cost when nothing is due: two loads.
@@ -64,7 +64,7 @@ class ApiLock {
  public:
   ApiLock() {
     reinit::gate_enter();
-    if (g_api.rt && g_api.rt->thread_level() == MPI_THREAD_MULTIPLE) {
+    if (g_api.rt && g_api.rt->locking()) {  // MPI_THREAD_MULTIPLE or asynchronous progress
       lock_ = &g_api.rt->lock();
       lock_->lock();
       ++t_api_depth;

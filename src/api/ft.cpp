@@ -83,6 +83,7 @@ int iagree(MPI_Comm comm, int* flag, MPI_Request* request, bool report, const ch
 }
 
 int agree(MPI_Comm comm, int* flag, bool report, const char* fn) {
+  ftmpi::api::ApiLock lock;  // the wait below runs outside iagree's own hold (THREAD_MULTIPLE, asynchronous progress)
   MPI_Request req = MPI_REQUEST_NULL;
   int rc = iagree(comm, flag, &req, report, fn);
   if (rc != MPI_SUCCESS) return rc;
@@ -189,6 +190,7 @@ int ishrink(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request, bool need_re
 }
 
 int shrink(MPI_Comm comm, MPI_Comm* newcomm, bool need_revoked, const char* fn) {
+  ftmpi::api::ApiLock lock;  // as agree()
   MPI_Request req = MPI_REQUEST_NULL;
   int rc = ishrink(comm, newcomm, &req, need_revoked, fn);
   if (rc != MPI_SUCCESS) return rc;

@@ -395,6 +395,12 @@ int Engine::progress() {
 
 bool Engine::has_backlog() const { return !impl_->backlog_peers.empty(); }
 
+bool Engine::has_pending() const {
+  const Impl& m = *impl_;
+  return !m.generic_active.empty() || !m.inflight.empty() || !m.backlog_peers.empty() ||
+         m.matcher.posted_count() != 0;
+}
+
 void Engine::release(Request* r) {
   impl_->release(r);
   if (!impl_->idle_comms.empty()) impl_->retire_idle_comms();

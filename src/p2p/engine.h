@@ -131,6 +131,9 @@ class Engine final : public transport::FrameSink {
 
   // True while frames wait in the engine's send backlog (the progress loop must not sleep long then).
   bool has_backlog() const;
+  // True while something waits for progress: a posted receive, a send or receive in flight, an active
+  // GenericOp (schedule, window service), or backlog (the asynchronous progress thread parks otherwise).
+  bool has_pending() const;
 
   // Buffered-send buffers (MPI-4.1 §3.6). `owner` is nullptr for the process's buffer (MPI_Buffer_attach),
   // else the communicator or session (ftmpi_comm_s::session) it is attached to. A buffered send uses its

@@ -124,6 +124,7 @@ Status Runtime::init_body(int required_thread_level, double t_init, double t_loa
   Runtime* rt = this;
   rt->main_thread_ = static_cast<unsigned long>(pthread_self());
   rt->thread_level_ = std::min(std::max(required_thread_level, MPI_THREAD_SINGLE), MPI_THREAD_MULTIPLE);
+  rt->locking_ = rt->thread_level_ == MPI_THREAD_MULTIPLE;
 
   auto boot = boot::make_bootstrap();
   if (!boot.ok()) return boot.status();
@@ -206,6 +207,15 @@ Status Runtime::init_body(int required_thread_level, double t_init, double t_loa
   if (const char* port = std::getenv("FTMPI_PARENT_PORT"); port && *port && rt->boot_->launched_by_ftmpi()) {
     Status st = rt->dpm().init_child(port);
     if (!st.ok()) return Status(st.code(), "MPI_Init: cannot connect to the parents: " + st.message());
+  }
+  if (progress::async_progress_requested()) {
+    if (rt->reinit_) {
+      log::warn("FTMPI_ASYNC_PROGRESS is ignored with --with-ft reinit (its rollbacks need a single-threaded library)");
+    } else {
+      rt->locking_ = true;  // from here on every API call takes the lock (progress/async_progress.h)
+      rt->async_ = std::make_unique<progress::AsyncProgress>(rt->lock_, *rt->engine_, *rt->router_,
+                                                             [self] { self->wake(); });
+    }
   }
   return Status::Ok();
 }
@@ -307,6 +317,7 @@ Status Runtime::enter_epoch() {
 }
 
 Runtime::~Runtime() {
+  if (async_) async_->stop();
   if (peer_watch_) peer_watch_->stop();
   if (service_) service_->stop();
   if (failures_) failures_->set_observer(nullptr);
@@ -332,6 +343,7 @@ dpm::Dpm& Runtime::dpm() {
 bool Runtime::is_main_thread() const { return static_cast<unsigned long>(pthread_self()) == main_thread_; }
 
 Status Runtime::finalize() {
+  if (async_) async_->stop();  // MPI_Finalize holds no lock; from here on the library is single-threaded again
   // Drain: frames still waiting for a transport (and buffered sends) must reach their peers first.
   progress_->wait_until([this] { return !engine_->has_backlog() && !engine_->bsend_pending(); });
   // The launcher's barrier tells every rank that all are done. A foreign launcher (Hydra, srun) in FT mode

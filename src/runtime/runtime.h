@@ -10,6 +10,7 @@
 #include "boot/bootstrap.h"
 #include "comm/communicator.h"
 #include "p2p/engine.h"
+#include "progress/async_progress.h"
 #include "progress/progress.h"
 #include "transport/router.h"
 #include "util/big_lock.h"
@@ -96,6 +97,10 @@ class Runtime {
 
   // MPI_THREAD_MULTIPLE: the big lock every API entry takes (a no-op below MULTIPLE).
   BigLock& lock() { return lock_; }
+  // True when API calls take lock(): MPI_THREAD_MULTIPLE, or the asynchronous progress thread is on.
+  bool locking() const { return locking_; }
+  // The asynchronous progress thread (FTMPI_ASYNC_PROGRESS=1, progress/async_progress.h), else null.
+  progress::AsyncProgress* async_progress() { return async_.get(); }
 
   // Scratch buffers reused across collectives (used under the big lock).
   ScratchPool& scratch() { return scratch_; }
@@ -130,6 +135,8 @@ class Runtime {
   std::unique_ptr<boot::Bootstrap> epoch_boot_;  // the current epoch's bootstrap (Reinit, epoch > 0)
   std::mutex wake_mu_;                           // the service thread's wake vs. replacing the router
   BigLock lock_;
+  bool locking_ = false;
+  std::unique_ptr<progress::AsyncProgress> async_;  // stopped first by finalize() and ~Runtime
   ScratchPool scratch_;
   unsigned long main_thread_ = 0;
 };

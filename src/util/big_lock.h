@@ -1,5 +1,8 @@
 // The MPI_THREAD_MULTIPLE lock: a recursive mutex whose owner can release it completely while it waits
 // (Progress::wait_until), so that a thread blocked in MPI_Recv does not keep another thread's MPI_Send out.
+// Also taken by every API call while the asynchronous progress thread runs (progress/async_progress.h),
+// which holds it while it sleeps in the transports: an API thread that finds it taken says so
+// (waiting(), Observer::contended) so that the holder hands it over at once.
 #pragma once
 #include <atomic>
 #include <mutex>
@@ -9,21 +12,50 @@ namespace ftmpi {
 
 class BigLock {
  public:
+  // Told of API threads' use of the lock (the asynchronous progress thread). Both calls are made by the
+  // API thread: contended() after it found the lock taken and counted itself in waiting(), before it
+  // blocks; releasing() when its outermost hold ends, with the lock still held.
+  class Observer {
+   public:
+    virtual ~Observer() = default;
+    virtual void contended() = 0;
+    virtual void releasing() = 0;
+  };
+  void set_observer(Observer* o) { observer_.store(o, std::memory_order_release); }
+
   void lock() {
     if (owner_.load(std::memory_order_relaxed) == std::this_thread::get_id()) {
       ++depth_;
       return;
     }
-    m_.lock();
-    owner_.store(std::this_thread::get_id(), std::memory_order_relaxed);
+    acquire();
     depth_ = 1;
   }
   void unlock() {
+    if (depth_ == 1) {
+      if (Observer* o = observer_.load(std::memory_order_relaxed)) o->releasing();
+    }
     if (--depth_ == 0) {
       owner_.store(std::thread::id(), std::memory_order_relaxed);
       m_.unlock();
     }
   }
+  // The observer's own thread: lock and unlock without telling the observer (depth 1 only).
+  void lock_quietly() {
+    m_.lock();
+    owner_.store(std::this_thread::get_id(), std::memory_order_relaxed);
+    depth_ = 1;
+  }
+  void unlock_quietly() {
+    depth_ = 0;
+    owner_.store(std::thread::id(), std::memory_order_relaxed);
+    m_.unlock();
+  }
+  // Threads blocked in lock() (or let_others_in()) right now.
+  int waiting() const { return waiting_.load(std::memory_order_acquire); }
+  // Block until waiting() is not `seen` any more (the observer's hand-over).
+  void wait_waiting_change(int seen) const { waiting_.wait(seen, std::memory_order_acquire); }
+
   bool held_by_me() const { return owner_.load(std::memory_order_relaxed) == std::this_thread::get_id(); }
   // Let other threads in for a moment (caller holds the lock at any depth).
   void let_others_in() {
@@ -32,15 +64,26 @@ class BigLock {
     owner_.store(std::thread::id(), std::memory_order_relaxed);
     m_.unlock();
     std::this_thread::yield();
-    m_.lock();
-    owner_.store(std::this_thread::get_id(), std::memory_order_relaxed);
+    acquire();
     depth_ = d;
   }
 
  private:
+  void acquire() {
+    if (!m_.try_lock()) {
+      waiting_.fetch_add(1, std::memory_order_seq_cst);
+      if (Observer* o = observer_.load(std::memory_order_acquire)) o->contended();
+      m_.lock();
+      if (waiting_.fetch_sub(1, std::memory_order_acq_rel) == 1) waiting_.notify_all();
+    }
+    owner_.store(std::this_thread::get_id(), std::memory_order_relaxed);
+  }
+
   std::mutex m_;
   std::atomic<std::thread::id> owner_{};
   int depth_ = 0;
+  std::atomic<int> waiting_{0};
+  std::atomic<Observer*> observer_{nullptr};
 };
 
 }  // namespace ftmpi

@@ -48,7 +48,7 @@ bool valid_env_name(std::string_view name) {
 enum class Opt {
   np, oversubscribe, allow_root, bind_to, x, tag_output, timeout, transport, host, hostfile, help, version,
   with_ft, am, initial_errhandler, detector_period, detector_timeout, inject, max_restarts, spares, output_pipe,
-  startup_timeout, rsh_agent, tree_fanout, status, halt, tcp_if, universe_size,
+  startup_timeout, rsh_agent, tree_fanout, status, halt, tcp_if, universe_size, async_progress,
 };
 
 struct OptSpec {
@@ -92,6 +92,7 @@ constexpr OptSpec kOptions[] = {
     {"status", Opt::status, true},
     {"halt", Opt::halt, true},
     {"tcp-if", Opt::tcp_if, true},
+    {"async-progress", Opt::async_progress, false},
 };
 
 const OptSpec* find_option(std::string_view name) {
@@ -134,6 +135,7 @@ std::string apply(Options& o, const OptSpec& spec, const std::string& shown, con
       return {};
     }
     case Opt::tag_output: o.tag_output = true; return {};
+    case Opt::async_progress: o.env.emplace_back("FTMPI_ASYNC_PROGRESS", "1"); return {};
     case Opt::timeout: {
       auto s = parse_seconds(v);
       if (!s) return bad("expected a positive number of seconds");
@@ -440,6 +442,8 @@ through the rsh agent), connected by ftmpi's PMI-1 bootstrap.
   --timeout SECONDS         kill the job after SECONDS and exit with status 124 (default: the
                             environment variable MPIEXEC_TIMEOUT, if set; the option wins)
   --output-pipe             rank stdout is a pipe (block-buffered stdio) instead of a pseudo-terminal
+  --async-progress          a progress thread per rank: non-blocking operations advance while the
+                            application computes (exported as FTMPI_ASYNC_PROGRESS=1; docs/performance.md)
   --transport auto|shm|tcp  transport between ranks (exported as FTMPI_TRANSPORT)
   --tcp-if NAME|CIDR[,...]  interfaces for TCP between hosts (default: every usable one; exported as
                             FTMPI_TCP_IF); also --mca btl_tcp_if_include NAME|CIDR
