@@ -144,19 +144,20 @@ void Daemon::launch(const Frame& f) {
   launched_ = true;
   int first = static_cast<int>(f.num("first", 0)), n = static_cast<int>(f.num("n", 0));
   ft_ = f.num("ft", 0) == 1;
-  bool pty = f.num("pty", 1) == 1;
+  reinit_ = ft_ && f.num("reinit", 0) == 1;
+  spec_.pty = f.num("pty", 1) == 1;
   bool forward_stdin = f.num("stdin", 0) == 1;
-  std::string path, cwd, agent;
-  std::vector<std::string> argv, env, inject, kids;
+  std::string cwd, agent;
+  std::vector<std::string> kids;
   for (std::string& item : split_nul(f.payload)) {
     std::size_t eq = item.find('=');
     if (eq == std::string::npos) continue;
     std::string k = item.substr(0, eq), v = item.substr(eq + 1);
-    if (k == "path") path = v;
+    if (k == "path") spec_.path = v;
     else if (k == "cwd") cwd = v;
-    else if (k == "arg") argv.push_back(v);
-    else if (k == "env") env.push_back(v);
-    else if (k == "inject_at") inject.push_back(v);
+    else if (k == "arg") spec_.argv.push_back(v);
+    else if (k == "env") spec_.env.push_back(v);
+    else if (k == "inject_at") spec_.inject.push_back(v);
     else if (k == "agent") agent = v;
     else if (k == "child") kids.push_back(v);
   }
@@ -166,77 +167,108 @@ void Daemon::launch(const Frame& f) {
   for (int i = 0; i < n; ++i) {
     Rank& r = ranks_[static_cast<std::size_t>(i)];
     r.rank = first + i;
-    int sv[2] = {-1, -1}, err[2] = {-1, -1}, cv[2] = {-1, -1}, in[2] = {-1, -1};
-    OutputChannel oc;
-    bool ok = open_output_channel(pty, oc) && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0 &&
-              pipe2(err, O_CLOEXEC) == 0 && (!ft_ || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, cv) == 0) &&
-              (!forward_stdin || r.rank != 0 || pipe2(in, O_CLOEXEC) == 0);
-    SpawnRequest req;
-    req.path = path;
-    req.argv = argv;
-    req.env = env;
-    auto set = [&](const std::string& name, const std::string& value) {
-      std::string prefix = name + "=";
-      std::erase_if(req.env, [&](const std::string& e) { return e.rfind(prefix, 0) == 0; });
-      req.env.push_back(prefix + value);
-    };
-    set("PMI_FD", std::to_string(sv[1]));
-    set("PMI_RANK", std::to_string(r.rank));
-    set("FTMPI_LOCAL_RANK", std::to_string(i));
-    set("FTMPI_LOCAL_SIZE", std::to_string(n));
-    set("FTMPI_NUM_CORES", std::to_string(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))));
-    if (ft_) set("FTMPI_CTRL_FD", std::to_string(cv[1]));
-    for (const std::string& s : inject) {  // "R:MPI_Func:N"
+    std::vector<std::string> extra;
+    for (const std::string& s : spec_.inject) {  // "R:MPI_Func:N"
       std::size_t c = s.find(':');
-      if (c != std::string::npos && s.substr(0, c) == std::to_string(r.rank)) set("FTMPI_INJECT_AT", s.substr(c + 1));
+      if (c != std::string::npos && s.substr(0, c) == std::to_string(r.rank)) extra.push_back("FTMPI_INJECT_AT=" + s.substr(c + 1));
     }
-    req.pmi_fd = sv[1];
-    req.ctrl_fd = cv[1];
-    req.stdin_fd = in[0];
-    req.stdout_fd = oc.write_end;
-    req.stderr_fd = err[1];
-    Result<pid_t> pid = ok ? spawn_rank(req) : Result<pid_t>(Status(Errc::other, strerror(errno)));
-    for (int fd : {sv[1], oc.write_end, err[1], cv[1], in[0]})
-      if (fd >= 0) ::close(fd);
-    int pidfd = pid.ok() ? pidfd_open(pid.value()) : -1;
-    if (!pid.ok() || pidfd < 0) {
-      say("cannot start rank %d: %s", r.rank, pid.ok() ? strerror(errno) : pid.status().message().c_str());
-      for (int fd : {sv[0], oc.read_end, err[0], cv[0], in[1]})
-        if (fd >= 0) ::close(fd);
-      if (pid.ok()) {
-        kill(pid.value(), SIGKILL);
-        waitpid(pid.value(), nullptr, 0);
-      }
-      Frame e("exit");
-      e.set("rank", r.rank).set("status", 127 << 8).set("verdict", "none");
-      send_up(e);
-      continue;
-    }
-    r.pid = pid.value();
-    r.pidfd = pidfd;
-    r.alive = true;
-    r.pmi_fd = sv[0];
-    r.stdin_fd = in[1];
-    if (in[1] >= 0) set_nonblocking(in[1]);
-    set_nonblocking(sv[0]);
-    set_nonblocking(oc.read_end);
-    set_nonblocking(err[0]);
-    if (ft_) {
-      set_nonblocking(cv[0]);
-      r.ctrl.fd = cv[0];
-    }
-    int rank = r.rank;
-    auto sink = [this, rank](int stream) {
-      return [this, rank, stream](const char* d, std::size_t len) {
-        Frame o("out");
-        o.set("rank", rank).set("fd", stream);
-        o.payload.assign(d, len);
-        send_up(o);
-      };
-    };
-    r.out = std::make_unique<RankStream>(rank, oc.read_end, sink(1));
-    r.err = std::make_unique<RankStream>(rank, err[0], sink(2));
+    start_rank(r, i, n, extra, forward_stdin && r.rank == 0);
   }
+}
+
+void Daemon::restart_rank(const Frame& f) {
+  if (!launched_ || !reinit_) return;
+  int rank = static_cast<int>(f.num("rank", -1));
+  if (rank < 0) return;
+  // Its entry here if it ran here before (long ended: the origin restarts only what a daemon reported
+  // dead, or a lost host's ranks elsewhere), else a new one: a rank moved here from a lost host.
+  Rank* slot = nullptr;
+  for (Rank& r : ranks_)
+    if (r.rank == rank && !r.alive && r.pidfd < 0) slot = &r;
+  if (!slot) {
+    ranks_.emplace_back();
+    slot = &ranks_.back();
+  }
+  *slot = Rank{};
+  slot->rank = rank;
+  int local = static_cast<int>(slot - ranks_.data());
+  std::vector<std::string> extra = {"FTMPI_REINIT_EPOCH=" + std::to_string(f.num("epoch", 0)),
+                                    "FTMPI_REINIT_FAILED=" + f.payload};
+  start_rank(*slot, local, static_cast<int>(ranks_.size()), extra, false);
+}
+
+bool Daemon::start_rank(Rank& r, int local, int nlocal, const std::vector<std::string>& extra, bool with_stdin) {
+  int sv[2] = {-1, -1}, err[2] = {-1, -1}, cv[2] = {-1, -1}, in[2] = {-1, -1};
+  OutputChannel oc;
+  bool ok = open_output_channel(spec_.pty, oc) && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0 &&
+            pipe2(err, O_CLOEXEC) == 0 && (!ft_ || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, cv) == 0) &&
+            (!with_stdin || pipe2(in, O_CLOEXEC) == 0);
+  SpawnRequest req;
+  req.path = spec_.path;
+  req.argv = spec_.argv;
+  req.env = spec_.env;
+  auto set = [&](const std::string& name, const std::string& value) {
+    std::string prefix = name + "=";
+    std::erase_if(req.env, [&](const std::string& e) { return e.rfind(prefix, 0) == 0; });
+    req.env.push_back(prefix + value);
+  };
+  set("PMI_FD", std::to_string(sv[1]));
+  set("PMI_RANK", std::to_string(r.rank));
+  set("FTMPI_LOCAL_RANK", std::to_string(local));
+  set("FTMPI_LOCAL_SIZE", std::to_string(nlocal));
+  set("FTMPI_NUM_CORES", std::to_string(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))));
+  if (ft_) set("FTMPI_CTRL_FD", std::to_string(cv[1]));
+  for (const std::string& e : extra) {
+    std::size_t eq = e.find('=');
+    set(e.substr(0, eq), e.substr(eq + 1));
+  }
+  req.pmi_fd = sv[1];
+  req.ctrl_fd = cv[1];
+  req.stdin_fd = in[0];
+  req.stdout_fd = oc.write_end;
+  req.stderr_fd = err[1];
+  Result<pid_t> pid = ok ? spawn_rank(req) : Result<pid_t>(Status(Errc::other, strerror(errno)));
+  for (int fd : {sv[1], oc.write_end, err[1], cv[1], in[0]})
+    if (fd >= 0) ::close(fd);
+  int pidfd = pid.ok() ? pidfd_open(pid.value()) : -1;
+  if (!pid.ok() || pidfd < 0) {
+    say("cannot start rank %d: %s", r.rank, pid.ok() ? strerror(errno) : pid.status().message().c_str());
+    for (int fd : {sv[0], oc.read_end, err[0], cv[0], in[1]})
+      if (fd >= 0) ::close(fd);
+    if (pid.ok()) {
+      kill(pid.value(), SIGKILL);
+      waitpid(pid.value(), nullptr, 0);
+    }
+    Frame e("exit");
+    e.set("rank", r.rank).set("status", 127 << 8).set("verdict", "none");
+    send_up(e);
+    return false;
+  }
+  r.pid = pid.value();
+  r.pidfd = pidfd;
+  r.alive = true;
+  r.pmi_fd = sv[0];
+  r.stdin_fd = in[1];
+  if (in[1] >= 0) set_nonblocking(in[1]);
+  set_nonblocking(sv[0]);
+  set_nonblocking(oc.read_end);
+  set_nonblocking(err[0]);
+  if (ft_) {
+    set_nonblocking(cv[0]);
+    r.ctrl.fd = cv[0];
+  }
+  int rank = r.rank;
+  auto sink = [this, rank](int stream) {
+    return [this, rank, stream](const char* d, std::size_t len) {
+      Frame o("out");
+      o.set("rank", rank).set("fd", stream);
+      o.payload.assign(d, len);
+      send_up(o);
+    };
+  };
+  r.out = std::make_unique<RankStream>(rank, oc.read_end, sink(1));
+  r.err = std::make_unique<RankStream>(rank, err[0], sink(2));
+  return true;
 }
 
 void Daemon::start_children(const std::string& agent, const std::vector<std::string>& kids) {
@@ -464,6 +496,11 @@ void Daemon::read_ctrl(Rank& r) {
         Frame f("suspect");
         f.set("rank", m.rank).set("by", r.rank);
         send_up(f);
+      } else if (reinit_) {  // fences and rollback-location lines: the origin's epoch coordinator
+        Frame f("ctrl");
+        f.set("rank", r.rank);
+        f.payload = *line;
+        send_up(f);
       }
     }
     if (r.ctrl.in.overflowed()) {
@@ -576,6 +613,14 @@ void Daemon::handle_own(Frame& f) {
       kill_ranks(sig);
     } else if (Rank* r = find_rank(rank); r && r->alive) {
       if (kill(-r->pid, sig) != 0) kill(r->pid, sig);
+    }
+  } else if (t == "restart") {
+    restart_rank(f);
+  } else if (t == "tell") {  // Reinit: one control line for a rank
+    Rank* r = find_rank(static_cast<int>(f.num("rank")));
+    if (r && r->alive && r->ctrl.fd >= 0) {
+      r->ctrl.out += f.payload;
+      if (!r->ctrl.flush()) r->ctrl.close();
     }
   } else if (t == "die") {
     // --inject host=H: a power loss, on purpose. Nothing is said; the sockets close with the process.

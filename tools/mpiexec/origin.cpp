@@ -183,6 +183,7 @@ bool Origin::start() {
 int Origin::run() {
   auto now = SteadyClock::now();
   start_realtime_ = realtime_seconds();
+  if (ft_) reinit_setup();
   if (opt_.timeout_seconds > 0) {
     end_.set_timeout(opt_.timeout_seconds, now);
   }
@@ -196,7 +197,9 @@ int Origin::run() {
     return kExitUsage;
   }
   supervise();
-  if (ft_ && !halted_) {
+  if (reinit_ && !reinit_->summary().empty())  // the rank table holds the restarted processes now
+    say("%s%s", reinit_->summary().c_str(), end_.status_set() ? "; the job was terminated" : "; every rank completed");
+  if (ft_ && !halted_ && !reinit_) {
     std::vector<std::string> names;
     for (const HostEntry& h : layout_.hosts) names.push_back(h.name);
     say_ft_summary({.ranks = &ranks_, .failed_order = &failed_order_, .terminated = end_.status_set(),
@@ -271,8 +274,10 @@ void Origin::broadcast(const Frame& f0) {
 
 void Origin::send_pmi_replies(const boot::PmiServer::Outcome& o) {
   for (const auto& rep : o.replies) {
-    int host = layout_.host_of(rep.rank);
-    if (host < 0 || !ranks_[static_cast<std::size_t>(rep.rank)].alive()) continue;
+    if (rep.rank < 0 || rep.rank >= opt_.np) continue;
+    const RankRecord& rec = ranks_[static_cast<std::size_t>(rep.rank)];
+    int host = rec.host;  // this epoch's host (Reinit may move a rank)
+    if (host < 0 || !rec.alive()) continue;
     Frame f("pmi");
     f.set("rank", rep.rank);
     f.payload = rep.line;
@@ -340,6 +345,7 @@ void Origin::on_rank_exit(int r, int st, bool hung) {
       if (rec.failed_realtime == 0) rec.failed_realtime = realtime_seconds();
       failed_order_.push_back(r);
       announce_failure(r);
+      reinit_on_exit(r, true);
     } else {
       if (first_survivor_error_ < 0 && (rec.state == RankRecord::State::signaled || rec.exit_code != 0))
         first_survivor_error_ = r;
@@ -347,6 +353,7 @@ void Origin::on_rank_exit(int r, int st, bool hung) {
       int code;
       failure_cause(rec, cause, code);
       send_pmi_replies(server_->rank_gone(r, std::string(cause_name(cause)) + ":" + std::to_string(code)));
+      reinit_on_exit(r, false);
     }
     return;
   }
@@ -359,6 +366,9 @@ void Origin::on_rank_exit(int r, int st, bool hung) {
 
 void Origin::on_suspect(int r, int by) {
   if (!ft_ || !end_.running() || r < 0 || r >= opt_.np || r == by) return;
+  // Reinit: ranks close the transports of an epoch they leave, which a peer still in it may take for a
+  // lost process; every real death is seen by a daemon (pidfd) or as a lost host.
+  if (reinit_) return;
   RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
   if (!rec.alive() || rec.pmi_finalized || rec.verdict != RankRecord::Verdict::none) return;
   rec.verdict = RankRecord::Verdict::disappeared;
@@ -385,9 +395,9 @@ void Origin::hosts_lost(int node, TreeLiveness::Why why, const std::string& deta
     if (s >= 0) links_[static_cast<std::size_t>(s)].close();
     const HostEntry& e = layout_.hosts[static_cast<std::size_t>(n - 1)];
     std::vector<int> failed;
-    for (int r = e.first_rank; r < e.first_rank + e.nranks; ++r) {
+    for (int r = 0; r < opt_.np; ++r) {  // the ranks on it in this epoch (Reinit may have moved some there)
       RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
-      if (!rec.alive()) continue;
+      if (!rec.alive() || rec.host != n - 1) continue;
       rec.state = RankRecord::State::signaled;
       rec.term_signal = SIGKILL;
       rec.ended_at = SteadyClock::now();
@@ -417,6 +427,7 @@ void Origin::hosts_lost(int node, TreeLiveness::Why why, const std::string& deta
       failed_order_.push_back(r);
       announce_failure(r);
     }
+    reinit_host_lost(e.name, failed);
   }
 }
 
@@ -506,6 +517,7 @@ void Origin::on_hello(const Frame& f, int via_slot) {
   Frame l("launch");
   l.set("first", e.first_rank).set("n", end_.running() ? e.nranks : 0).set("ft", ft_ ? 1 : 0);
   l.set("pty", opt_.output_pipe ? 0 : 1);
+  if (reinit_) l.set("reinit", 1);
   if (forward_stdin_ && e.first_rank == 0 && e.nranks > 0) l.set("stdin", 1);
   std::vector<std::string> items;
   items.push_back("path=" + program_path_);
@@ -540,6 +552,11 @@ void Origin::on_frame(Frame& f, int via_slot) {
     on_hello(f, via_slot);
   }
   else if (t == "pmi") on_pmi(static_cast<int>(f.num("rank")), f.payload);
+  else if (t == "ctrl") {  // a rank's Reinit control line, relayed by its daemon
+    int r = static_cast<int>(f.num("rank"));
+    if (reinit_ && end_.running() && r >= 0 && r < opt_.np && ranks_[static_cast<std::size_t>(r)].alive())
+      reinit_->on_control_line(r, f.payload);
+  }
   else if (t == "out") {
     int r = static_cast<int>(f.num("rank"));
     int fd = f.num("fd") == 2 ? 2 : 1;
