@@ -240,4 +240,36 @@ TEST(ReinitSim, StaleFencesAreIgnored) {
   EXPECT_EQ(acts[0].epoch, 2);
 }
 
+TEST(ReinitSim, HostLossIsOneEpochChange) {
+  // A lost host's ranks die together: one epoch, both restarted with the full failed list, the others
+  // told once; then the change commits when every member passed both fences of that epoch.
+  EpochCoordinator c(4, -1);
+  for (int r = 0; r < 4; ++r) c.on_active(r, true);
+  auto acts = c.on_deaths({2, 3});
+  EXPECT_EQ(c.epoch(), 1);
+  EXPECT_EQ(c.restarts(), 2);
+  int restarts = 0, reinits = 0;
+  for (const CoordAction& a : acts) {
+    if (a.kind == CoordAction::Kind::restart) {
+      ++restarts;
+      EXPECT_EQ(a.failed, (std::vector<int>{2, 3}));
+    }
+    if (a.kind == CoordAction::Kind::reinit) {
+      ++reinits;
+      EXPECT_LT(a.rank, 2);
+    }
+  }
+  EXPECT_EQ(restarts, 2);
+  EXPECT_EQ(reinits, 2);
+  for (int seq = 1; seq <= 2; ++seq)
+    for (int r = 0; r < 4; ++r) c.on_fence(r, 1, seq);
+  EXPECT_EQ(c.committed_epoch(), 1);
+  // The restart limit counts every restarted rank.
+  EpochCoordinator d(4, 1);
+  for (int r = 0; r < 4; ++r) d.on_active(r, true);
+  auto fatal = d.on_deaths({2, 3});
+  ASSERT_EQ(fatal.size(), 1u);
+  EXPECT_EQ(fatal[0].kind, CoordAction::Kind::fatal);
+}
+
 }  // namespace

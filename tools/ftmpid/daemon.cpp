@@ -144,19 +144,20 @@ void Daemon::launch(const Frame& f) {
   launched_ = true;
   int first = static_cast<int>(f.num("first", 0)), n = static_cast<int>(f.num("n", 0));
   ft_ = f.num("ft", 0) == 1;
-  bool pty = f.num("pty", 1) == 1;
+  reinit_ = ft_ && f.num("reinit", 0) == 1;
+  spec_.pty = f.num("pty", 1) == 1;
   bool forward_stdin = f.num("stdin", 0) == 1;
-  std::string path, cwd, agent;
-  std::vector<std::string> argv, env, inject, kids;
+  std::string cwd, agent;
+  std::vector<std::string> kids;
   for (std::string& item : split_nul(f.payload)) {
     std::size_t eq = item.find('=');
     if (eq == std::string::npos) continue;
     std::string k = item.substr(0, eq), v = item.substr(eq + 1);
-    if (k == "path") path = v;
+    if (k == "path") spec_.path = v;
     else if (k == "cwd") cwd = v;
-    else if (k == "arg") argv.push_back(v);
-    else if (k == "env") env.push_back(v);
-    else if (k == "inject_at") inject.push_back(v);
+    else if (k == "arg") spec_.argv.push_back(v);
+    else if (k == "env") spec_.env.push_back(v);
+    else if (k == "inject_at") spec_.inject.push_back(v);
     else if (k == "agent") agent = v;
     else if (k == "child") kids.push_back(v);
   }
@@ -167,9 +168,33 @@ void Daemon::launch(const Frame& f) {
     Rank& r = ranks_[static_cast<std::size_t>(i)];
     r.rank = first + i;
     const std::string no_cwd;
-    RankStart how{path, argv, env, inject, no_cwd, pty, forward_stdin, r.rank, i, n};
+    RankStart how{spec_.path, spec_.argv, spec_.env, spec_.inject, no_cwd, spec_.pty, forward_stdin, r.rank, i, n};
     start_rank(r, how);
   }
+}
+
+void Daemon::restart_rank(const Frame& f) {
+  if (!launched_ || !reinit_) return;
+  int rank = static_cast<int>(f.num("rank", -1));
+  if (rank < 0) return;
+  // Its entry here if it ran here before (long ended: the origin restarts only what a daemon reported
+  // dead, or a lost host's ranks elsewhere), else a new one: a rank moved here from a lost host.
+  Rank* slot = nullptr;
+  for (Rank& r : ranks_)
+    if (r.rank == rank && !r.alive && r.pidfd < 0) slot = &r;
+  if (!slot) {
+    ranks_.emplace_back();
+    slot = &ranks_.back();
+  }
+  *slot = Rank{};
+  slot->rank = rank;
+  int local = static_cast<int>(slot - ranks_.data());
+  const std::string no_cwd;
+  const std::vector<std::string> no_inject;  // an injection fires at the first launch only
+  RankStart how{spec_.path, spec_.argv, spec_.env, no_inject, no_cwd, spec_.pty, false, rank, local,
+                static_cast<int>(ranks_.size())};
+  how.extra = {"FTMPI_REINIT_EPOCH=" + std::to_string(f.num("epoch", 0)), "FTMPI_REINIT_FAILED=" + f.payload};
+  start_rank(*slot, how);
 }
 
 bool Daemon::start_rank(Rank& r, const RankStart& how) {
@@ -199,6 +224,10 @@ bool Daemon::start_rank(Rank& r, const RankStart& how) {
     for (const std::string& s : how.inject) {  // "R:MPI_Func:N"
       std::size_t c = s.find(':');
       if (c != std::string::npos && s.substr(0, c) == std::to_string(r.rank)) set("FTMPI_INJECT_AT", s.substr(c + 1));
+    }
+    for (const std::string& e : how.extra) {  // NAME=VALUE
+      std::size_t eq = e.find('=');
+      set(e.substr(0, eq), e.substr(eq + 1));
     }
     req.pmi_fd = sv[1];
     req.ctrl_fd = cv[1];
@@ -476,6 +505,11 @@ void Daemon::read_ctrl(Rank& r) {
         Frame f("suspect");
         f.set("rank", m.rank).set("by", r.rank);
         send_up(f);
+      } else if (reinit_) {  // fences and rollback-location lines: the origin's epoch coordinator
+        Frame f("ctrl");
+        f.set("rank", r.rank);
+        f.payload = *line;
+        send_up(f);
       }
     }
     if (r.ctrl.in.overflowed()) {
@@ -601,6 +635,14 @@ void Daemon::handle_own(Frame& f) {
       kill_ranks(sig);
     } else if (Rank* r = find_rank(rank); r && r->alive) {
       if (kill(-r->pid, sig) != 0) kill(r->pid, sig);
+    }
+  } else if (t == "restart") {
+    restart_rank(f);
+  } else if (t == "tell") {  // Reinit: one control line for a rank
+    Rank* r = find_rank(static_cast<int>(f.num("rank")));
+    if (r && r->alive && r->ctrl.fd >= 0) {
+      r->ctrl.out += f.payload;
+      if (!r->ctrl.flush()) r->ctrl.close();
     }
   } else if (t == "die") {
     // --inject host=H: a power loss, on purpose. Nothing is said; the sockets close with the process.

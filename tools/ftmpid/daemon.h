@@ -8,6 +8,12 @@
 // detector timeout makes it ask its ancestors to adopt it, and kill its ranks and exit if none does within
 // the re-attach budget (re-parenting and split brain: tree_membership.h, seed 002 §8.1.3).
 //
+// Reinit (--with-ft reinit, launch reinit=1): the ranks' Reinit control lines go up as "ctrl rank=R", the
+// origin's lines to a rank come down as "tell rank=R", and "restart rank=R epoch=E" (payload: the failed
+// ranks) forks a new process for rank R — which may never have run here (a lost host's rank moved to this
+// spare host). A rank's kill(getppid(), SIGTERM), as Reinit++ programs use it, ends this daemon (default
+// action) and its ranks with it (PR_SET_PDEATHSIG): the origin sees a lost host.
+//
 // Frames (tree_wire.h). Down (to= a node or *, seq= numbered by the origin): launch, pmi rank=R, notice
 // (broadcast failure notice), signal rank=R|-1 sig=S, die (inject host loss), stdin rank=0 [eof=1], adopted,
 // refuse node=N, end. Up: hello [adopt=1 nodes=.. seen=SEQ] by=PARENT, pmi rank=R, out rank=R fd=1|2,
@@ -114,12 +120,14 @@ class Daemon {
     bool pty = true, forward_stdin = false;
     int pmi_rank = 0;                        // PMI_RANK: its rank in its own MPI_COMM_WORLD
     int local_rank = 0, local_size = 1;      // among its part's processes on this host
+    std::vector<std::string> extra = {};     // NAME=VALUE set last (Reinit: the epoch and failed ranks)
   };
   // Fork `r` (r.rank set); false (an exit frame sent up, status 127) if it could not be started.
   bool start_rank(Rank& r, const RankStart& how);
   // MPI_Comm_spawn across hosts (daemon_spawn.cpp): the "spawn" frame starts processes of a spawned part
   // here, or answers "spawn_failed" when the program cannot be found on this host (nothing started).
   void spawn_part(const Frame& f);
+  void restart_rank(const Frame& f);  // Reinit: "restart rank=R epoch=E", payload the failed ranks
   void on_rank_ended(Rank& r);
   void read_pmi(Rank& r);
   void read_ctrl(Rank& r);
@@ -146,7 +154,13 @@ class Daemon {
   std::vector<Child> children_;
   std::vector<Rank> ranks_;
   bool ft_ = false;
+  bool reinit_ = false;
   bool launched_ = false;
+  struct LaunchSpec {  // from the launch frame, for restarts
+    std::string path;
+    std::vector<std::string> argv, env, inject;
+    bool pty = true;
+  } spec_;
   bool ending_ = false;   // the origin said end
   bool halting_ = false;
   std::unique_ptr<TreeLiveness> live_;

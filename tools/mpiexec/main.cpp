@@ -75,10 +75,10 @@ int main(int argc, char** argv) {
 
   fflush(stdout);
   if (several) {
-    // The origin and the host daemons do not drive Reinit's epoch change yet (no respawn on a host, no
-    // spare hosts): refuse it clearly instead of running a job that cannot recover.
-    if (o.ft.reinit())
-      return usage_error("--with-ft reinit runs on one host only for now (several hosts: not yet; use --with-ft ulfm)");
+    // Reinit across hosts restarts ranks through their daemons (origin_reinit.cpp); warm spare processes
+    // are a single-host feature for now (a spare host, one holding no ranks, takes a lost host's ranks).
+    if (o.ft.reinit() && o.ft.spares > 0)
+      return usage_error("--spares runs on one host only for now (several hosts: give a host with no ranks as a spare host)");
     if (!o.np_given) o.np = layout->total_slots();
     place_ranks(layout.value(), o.np);
     for (const InjectSpec& s : o.ft.injections)

@@ -187,6 +187,7 @@ bool Origin::start() {
 int Origin::run() {
   auto now = SteadyClock::now();
   start_realtime_ = realtime_seconds();
+  if (ft_) reinit_setup();
   if (opt_.timeout_seconds > 0) {
     end_.set_timeout(opt_.timeout_seconds, now);
   }
@@ -200,7 +201,9 @@ int Origin::run() {
     return kExitUsage;
   }
   supervise();
-  if (ft_ && !halted_) {
+  if (reinit_ && !reinit_->summary().empty())  // the rank table holds the restarted processes now
+    say("%s%s", reinit_->summary().c_str(), end_.status_set() ? "; the job was terminated" : "; every rank completed");
+  if (ft_ && !halted_ && !reinit_) {
     std::vector<std::string> names;
     for (const HostEntry& h : layout_.hosts) names.push_back(h.name);
     say_ft_summary({.ranks = &ranks_, .failed_order = &failed_order_, .terminated = end_.status_set(),
@@ -346,6 +349,7 @@ void Origin::on_rank_exit(int r, int st, bool hung) {
       if (rec.failed_realtime == 0) rec.failed_realtime = realtime_seconds();
       failed_order_.push_back(r);
       announce_failure(r);
+      reinit_on_exit(r, true);
     } else {
       if (first_survivor_error_ < 0 && (rec.state == RankRecord::State::signaled || rec.exit_code != 0))
         first_survivor_error_ = r;
@@ -355,6 +359,7 @@ void Origin::on_rank_exit(int r, int st, bool hung) {
       Part& part = part_of(r);
       send_pmi_replies(part.server->rank_gone(r - part.base, std::string(cause_name(cause)) + ":" + std::to_string(code)),
                        part.base);
+      reinit_on_exit(r, false);
     }
     return;
   }
@@ -367,6 +372,9 @@ void Origin::on_rank_exit(int r, int st, bool hung) {
 
 void Origin::on_suspect(int r, int by) {
   if (!ft_ || !end_.running() || r < 0 || r >= static_cast<int>(ranks_.size()) || r == by) return;
+  // Reinit: ranks close the transports of an epoch they leave, which a peer still in it may take for a
+  // lost process; every real death is seen by a daemon (pidfd) or as a lost host.
+  if (reinit_) return;
   RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
   if (!rec.alive() || rec.pmi_finalized || rec.verdict != RankRecord::Verdict::none) return;
   rec.verdict = RankRecord::Verdict::disappeared;
@@ -395,7 +403,7 @@ void Origin::hosts_lost(int node, TreeLiveness::Why why, const std::string& deta
     std::vector<int> failed;
     for (int r : ranks_on_host(n - 1)) {
       RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
-      if (!rec.alive()) continue;
+      if (!rec.alive() || rec.host != n - 1) continue;
       rec.state = RankRecord::State::signaled;
       rec.term_signal = SIGKILL;
       rec.ended_at = SteadyClock::now();
@@ -426,6 +434,7 @@ void Origin::hosts_lost(int node, TreeLiveness::Why why, const std::string& deta
       failed_order_.push_back(r);
       announce_failure(r);
     }
+    reinit_host_lost(e.name, failed);
   }
   retry_spawns();
 }
@@ -516,6 +525,7 @@ void Origin::on_hello(const Frame& f, int via_slot) {
   Frame l("launch");
   l.set("first", e.first_rank).set("n", end_.running() ? e.nranks : 0).set("ft", ft_ ? 1 : 0);
   l.set("pty", opt_.output_pipe ? 0 : 1);
+  if (reinit_) l.set("reinit", 1);
   if (forward_stdin_ && e.first_rank == 0 && e.nranks > 0) l.set("stdin", 1);
   std::vector<std::string> items;
   items.push_back("path=" + program_path_);
@@ -552,6 +562,11 @@ void Origin::on_frame(Frame& f, int via_slot) {
   }
   else if (t == "pmi") on_pmi(static_cast<int>(f.num("rank")), f.payload);
   else if (t == "spawn_failed") on_spawn_failed(f);
+  else if (t == "ctrl") {  // a rank's Reinit control line, relayed by its daemon
+    int r = static_cast<int>(f.num("rank"));
+    if (reinit_ && end_.running() && r >= 0 && r < opt_.np && ranks_[static_cast<std::size_t>(r)].alive())
+      reinit_->on_control_line(r, f.payload);
+  }
   else if (t == "out") {
     int r = static_cast<int>(f.num("rank"));
     int fd = f.num("fd") == 2 ? 2 : 1;

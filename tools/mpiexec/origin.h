@@ -8,6 +8,13 @@
 // tree_liveness.h) becomes failure notices to every survivor in FT mode, or the end of the job with a
 // message naming the rank or the host without FT.
 //
+// Reinit (--with-ft reinit, origin_reinit.cpp): the origin drives the epoch change (respawn.h) for the
+// whole job. The daemons relay the ranks' Reinit control lines up ("ctrl" frames) and the driver's lines
+// down ("tell"); a failed rank is restarted by a daemon ("restart" frame). A rank whose host was lost is
+// restarted on a spare host (one holding no ranks, else the least loaded): the rank table's host is the
+// per-epoch host map, and the epoch's PMI_process_mapping (key "e<E>.PMI_process_mapping") tells the
+// ranks which of them share a host in that epoch.
+//
 // Lifecycle: start the top-level daemons (each daemon starts the level below it); each hello launches the
 // host's ranks; an orphaned daemon's adoption request is decided here (TreeMembership);
 // supervise (poll loop over the signalfd, the listening socket, the child links, the job-control socket)
@@ -27,6 +34,7 @@
 #include "job_end.h"
 #include "options.h"
 #include "rank_table.h"
+#include "respawn.h"
 #include "tree_liveness.h"
 #include "tree_membership.h"
 #include "tree_shape.h"
@@ -34,7 +42,7 @@
 
 namespace ftmpi::mpiexec {
 
-class Origin {
+class Origin final : private RankRestarter {
  public:
   Origin(Options options, std::string program_path, HostLayout layout);
   ~Origin();
@@ -170,6 +178,18 @@ class Origin {
   std::vector<Timer> timers_;
   double start_realtime_ = 0;
   std::string tag_prefix(int rank, int fd) const;
+
+  // Reinit (origin_reinit.cpp).
+  std::unique_ptr<ReinitDriver> reinit_;
+  std::vector<int> move_to_;  // by rank: the host chosen for it when its host was lost, -1
+  void reinit_setup();
+  void reinit_on_exit(int rank, bool failure);
+  // A host was lost with these ranks (marked dead already): restart them together on one spare host.
+  void reinit_host_lost(const std::string& host, const std::vector<int>& ranks);
+  // The up host holding the fewest live ranks (none: the first such), -1 if no host is up.
+  int least_loaded_host() const;
+  std::string epoch_mapping() const;  // PMI_process_mapping from the rank table's hosts
+  Result<pid_t> restart(int rank, int epoch, const std::vector<int>& failed) override;
 };
 
 }  // namespace ftmpi::mpiexec

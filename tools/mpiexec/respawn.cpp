@@ -23,20 +23,24 @@ ReinitDriver::ReinitDriver(int np, int max_restarts, Hooks hooks, double start_r
 
 double ReinitDriver::since_start() const { return realtime_seconds() - start_realtime_; }
 
-void ReinitDriver::on_death(int rank, const std::string& how) {
+void ReinitDriver::on_death(int rank, const std::string& how) { on_deaths({rank}, how); }
+
+void ReinitDriver::on_deaths(const std::vector<int>& ranks, const std::string& how) {
   if (!coord_.changing()) {
     t_death_ = realtime_seconds();
     t_restarted_ = t_fence1_ = 0;
     t_notice_ = t_landed_ = t_dropped_ = t_loaded_ = t_init_ = 0;
   }
-  say("reinit: t=%.3fs rank %d failed (%s) [%.6f]", since_start(), rank, how.c_str(), realtime_seconds());
-  if (failures_.size() < 16) {
-    char at[32];
-    std::snprintf(at, sizeof at, " at %.3f s", since_start());
-    failures_.push_back("rank " + std::to_string(rank) + " (" + how + ")" + at);
+  for (int rank : ranks) {
+    say("reinit: t=%.3fs rank %d failed (%s) [%.6f]", since_start(), rank, how.c_str(), realtime_seconds());
+    if (failures_.size() < 16) {
+      char at[32];
+      std::snprintf(at, sizeof at, " at %.3f s", since_start());
+      failures_.push_back("rank " + std::to_string(rank) + " (" + how + ")" + at);
+    }
+    ++failure_count_;
   }
-  ++failure_count_;
-  run(coord_.on_death(rank));
+  run(coord_.on_deaths(ranks));
 }
 
 void ReinitDriver::on_finalized(int rank) { run(coord_.on_finalized(rank)); }
@@ -87,8 +91,12 @@ void ReinitDriver::run(const std::vector<reinit::CoordAction>& actions) {
           return;
         }
         t_restarted_ = realtime_seconds();
-        say("reinit: t=%.3fs rank %d restarted as pid %d for epoch %d (restart %d)", since_start(), a.rank,
-            static_cast<int>(pid.value()), a.epoch, coord_.restarts());
+        if (pid.value() > 0)
+          say("reinit: t=%.3fs rank %d restarted as pid %d for epoch %d (restart %d)", since_start(), a.rank,
+              static_cast<int>(pid.value()), a.epoch, coord_.restarts());
+        else  // a host daemon forks it
+          say("reinit: t=%.3fs rank %d restarted for epoch %d (restart %d)", since_start(), a.rank, a.epoch,
+              coord_.restarts());
         break;
       }
       case K::reinit: {

@@ -2,9 +2,10 @@
 // ranks and drive the epoch change (models/reinit/epoch_change.h) over the control channels.
 //
 // The one operation a launcher or host daemon must offer is RankRestarter::restart — "restart rank R
-// with epoch E". Job implements it for this host (job_reinit.cpp); a host daemon can implement it for
-// its host later and receive the same call over its own channel. Everything else (who fails, which epoch,
-// when a fence is complete, what is fatal) is the EpochCoordinator's decision, driven by ReinitDriver.
+// with epoch E". Job implements it for a single-host job (job_reinit.cpp); the origin of a several-hosts
+// job (origin_reinit.cpp) implements it by a "restart" frame to a host daemon, which forks the process.
+// Everything else (who fails, which epoch, when a fence is complete, what is fatal) is the
+// EpochCoordinator's decision, driven by ReinitDriver.
 #pragma once
 #include <sys/types.h>
 
@@ -22,7 +23,8 @@ class RankRestarter {
  public:
   virtual ~RankRestarter() = default;
   // Start a new process for world rank `rank` that joins epoch `epoch` from its MPI_Init
-  // (FTMPI_REINIT_EPOCH), knowing which ranks failed (FTMPI_REINIT_FAILED). Returns its pid.
+  // (FTMPI_REINIT_EPOCH), knowing which ranks failed (FTMPI_REINIT_FAILED). Returns its pid (0: started
+  // by a host daemon, pid not known to the caller).
   virtual Result<pid_t> restart(int rank, int epoch, const std::vector<int>& failed) = 0;
 };
 
@@ -39,6 +41,8 @@ class ReinitDriver {
 
   // A rank died (reaped; `how` says how, for the timeline).
   void on_death(int rank, const std::string& how);
+  // Ranks died together (a lost host): one epoch change for all of them.
+  void on_deaths(const std::vector<int>& ranks, const std::string& how);
   // A rank ended cleanly (after MPI_Finalize).
   void on_finalized(int rank);
   // A control line the generic FT code does not know. Returns true when it was a Reinit line.

@@ -34,8 +34,14 @@ class EpochBootstrap final : public boot::Bootstrap {
   Status fence() override { return fence_(++seq_); }
   void abort(int code, std::string_view message) override { base_.abort(code, message); }
   Status finalize() override { return base_.finalize(); }
-  // Job attributes (PMI_process_mapping: which ranks share a host) do not change with the epoch.
-  std::optional<std::string> job_attribute(std::string_view name) override { return base_.job_attribute(name); }
+  // Job attributes do not change with the epoch, except which ranks share a host when ranks of a lost
+  // host were restarted elsewhere: the origin of a several-hosts job then publishes the epoch's
+  // PMI_process_mapping under the epoch's prefix (tools/mpiexec/origin_reinit.cpp).
+  std::optional<std::string> job_attribute(std::string_view name) override {
+    if (name == "PMI_process_mapping")
+      if (auto v = base_.get(prefix_ + std::string(name)); v.ok()) return v.value();
+    return base_.job_attribute(name);
+  }
   std::optional<std::string> rank_gone(int) override {
     if (superseded_ && superseded_()) return std::string("superseded:0");
     return std::nullopt;

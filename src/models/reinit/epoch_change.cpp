@@ -7,39 +7,50 @@ namespace ftmpi::reinit {
 EpochCoordinator::EpochCoordinator(int n, int max_restarts)
     : ranks_(static_cast<std::size_t>(n)), max_restarts_(max_restarts) {}
 
-std::vector<CoordAction> EpochCoordinator::on_death(int r) {
+std::vector<CoordAction> EpochCoordinator::on_death(int r) { return on_deaths({r}); }
+
+std::vector<CoordAction> EpochCoordinator::on_deaths(const std::vector<int>& rs) {
   std::vector<CoordAction> out;
-  if (dead_ || r < 0 || idx(r) >= ranks_.size()) return out;
-  Rank& dead = ranks_[idx(r)];
-  if (!dead.member) return out;  // finalized already: not a failure of the computation
+  if (dead_) return out;
+  std::vector<int> dead;
+  for (int r : rs)
+    if (r >= 0 && idx(r) < ranks_.size() && ranks_[idx(r)].member &&  // finalized: not a failure of the computation
+        std::find(dead.begin(), dead.end(), r) == dead.end())
+      dead.push_back(r);
+  if (dead.empty()) return out;
+  auto is_dead = [&](std::size_t q) { return std::find(dead.begin(), dead.end(), static_cast<int>(q)) != dead.end(); };
   // Seed 003 §1.4.2: a failure while some member has no active rollback location is fatal.
   for (std::size_t q = 0; q < ranks_.size(); ++q)
-    if (static_cast<int>(q) != r && ranks_[q].member && !ranks_[q].active) {
+    if (!is_dead(q) && ranks_[q].member && !ranks_[q].active) {
       dead_ = true;
-      out.push_back({CoordAction::Kind::fatal, r, epoch_, 0, {},
-                     "rank " + std::to_string(r) + " failed while rank " + std::to_string(q) +
+      out.push_back({CoordAction::Kind::fatal, dead.front(), epoch_, 0, {},
+                     "rank " + std::to_string(dead.front()) + " failed while rank " + std::to_string(q) +
                          " had no active Reinit rollback location (before or after MPI_Reinit): the failure is "
                          "fatal (seed 003 section 1.4.2)"});
       return out;
     }
-  if (max_restarts_ >= 0 && restarts_ >= max_restarts_) {
+  if (max_restarts_ >= 0 && restarts_ + static_cast<int>(dead.size()) > max_restarts_) {
     dead_ = true;
-    out.push_back({CoordAction::Kind::fatal, r, epoch_, 0, {},
-                   "rank " + std::to_string(r) + " failed and the restart limit (--max-restarts " +
+    out.push_back({CoordAction::Kind::fatal, dead.front(), epoch_, 0, {},
+                   "rank " + std::to_string(dead.front()) + " failed and the restart limit (--max-restarts " +
                        std::to_string(max_restarts_) + ") is reached"});
     return out;
   }
-  ++restarts_;
+  // Deaths seen together (a lost host's ranks) make one epoch change, not one each.
+  restarts_ += static_cast<int>(dead.size());
   ++epoch_;
   released_seq_ = 0;
-  if (std::find(failed_since_commit_.begin(), failed_since_commit_.end(), r) == failed_since_commit_.end())
-    failed_since_commit_.push_back(r);
-  dead.active = true;  // the new process joins the change inside MPI_Init: part of the recovery
-  dead.fence_epoch = -1;
-  dead.fence_seq = 0;
-  out.push_back({CoordAction::Kind::restart, r, epoch_, 0, failed_since_commit_, {}});
+  for (int r : dead) {
+    if (std::find(failed_since_commit_.begin(), failed_since_commit_.end(), r) == failed_since_commit_.end())
+      failed_since_commit_.push_back(r);
+    Rank& k = ranks_[idx(r)];
+    k.active = true;  // the new process joins the change inside MPI_Init: part of the recovery
+    k.fence_epoch = -1;
+    k.fence_seq = 0;
+  }
+  for (int r : dead) out.push_back({CoordAction::Kind::restart, r, epoch_, 0, failed_since_commit_, {}});
   for (std::size_t q = 0; q < ranks_.size(); ++q)
-    if (static_cast<int>(q) != r && ranks_[q].member)
+    if (!is_dead(q) && ranks_[q].member)
       out.push_back({CoordAction::Kind::reinit, static_cast<int>(q), epoch_, 0, failed_since_commit_, {}});
   return out;
 }

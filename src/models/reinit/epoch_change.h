@@ -63,6 +63,8 @@ class EpochCoordinator {
 
   // Rank `r` died (once per process; a restarted process may die again).
   std::vector<CoordAction> on_death(int r);
+  // Ranks died together (a lost host's ranks): one epoch change restarts them all.
+  std::vector<CoordAction> on_deaths(const std::vector<int>& rs);
   // Rank `r` entered fence `seq` (1 or 2) of `epoch`.
   std::vector<CoordAction> on_fence(int r, int epoch, int seq);
   // Rank `r` has (true) / no longer has (false) an active rollback location (inside MPI_Reinit). A rank
