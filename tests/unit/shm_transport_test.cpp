@@ -373,7 +373,7 @@ TEST(ShmTransport, MillionSmallFramesBothWays) {
       while (sent < kFrames &&
              t->try_send(peer, bytes_of(f.words, sizeof f.words), bytes_of(f.payload, f.payload_len)))
         make_small(++sent, me, &f);
-      if (t->poll(sink) == 0 && sent == before) sched_yield();  // ring full, peer not running: let it
+      if (t->poll(sink) == 0 && sent == before) t->wait(1000);  // ring full, nothing in: sleep, not spin
       if ((++spins & 0xfff) == 0 && seconds_since(t0) > 45) break;
     }
     CHILD_CHECK(!bad);
@@ -464,7 +464,11 @@ TEST(ShmTransport, ThreeRanksAllPairsKeepPerSenderOrder) {
         std::uint32_t v[2] = {static_cast<std::uint32_t>(me), sent_to[p]};
         if (t->try_send(p, bytes_of(v, sizeof v), {})) ++sent_to[p];
       }
-      if (t->poll(sink) == 0) sched_yield();
+      // Nothing arrived: sleep on the doorbell (a frame from either peer wakes us) instead of spinning on
+      // sched_yield(). Three spinning ranks on two loaded cores each burn their time slice while the peer
+      // that must drain or send is not running; 1 ms bounds the wait for room in a full ring (a receiver
+      // does not ring the sender's doorbell when it frees cells).
+      if (t->poll(sink) == 0) t->wait(1000);
     }
     CHILD_CHECK(!bad);
     CHILD_CHECK(done());

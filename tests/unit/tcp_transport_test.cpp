@@ -767,6 +767,45 @@ TEST(TcpTransport, ClosingTransportSaysGoodbyeNotLost) {
   for (int s : st) EXPECT_TRUE(exited_ok(s)) << "status " << s;
 }
 
+// The peer sends its last frames and its goodbye and closes before reading what we send it: our write then
+// fails (the peer's kernel answers with a reset, the next send gets EPIPE/ECONNRESET). The frames it sent
+// before are in our receive queue and must still be delivered, and its departure is a goodbye, not a loss
+// (a write error used to mark the connection broken at once: the frames were dropped, a parent waiting for
+// a spawned child's last message hung in ft_dpm_parent_dies).
+TEST(TcpTransport, WriteErrorAfterPeerGoodbyeStillDeliversItsFrames) {
+  auto st = run_procs(2, 2, 0, [](FakeBoot& boot) {
+    auto t = setup(boot);
+    REQUIRE(t);
+    RecordingSink sink;
+    std::vector<std::byte> hdr, pl;
+    if (boot.rank() == 1) {
+      for (std::uint64_t k = 0; k < 10; ++k) {
+        make_frame(1, k, 5000, hdr, pl);
+        REQUIRE(send_blocking(*t, sink, 0, hdr, pl));
+      }
+      t.reset();  // goodbye, then close, without reading what rank 0 sends
+      boot.sync();
+      return 0;
+    }
+    boot.sync();  // rank 1 is gone; nothing polled yet: its frames wait in our kernel receive queue
+    make_frame(0, 0, 10, hdr, pl);
+    for (int i = 0; i < 20; ++i) {  // the first write draws the reset, a later one fails
+      REQUIRE(t->try_send(1, hdr, pl));
+      usleep(10000);
+    }
+    REQUIRE(poll_until(*t, sink, [&] { return sink.frames.size() >= 10; }));
+    for (int i = 0; i < 50; ++i) {
+      t->poll(sink);
+      t->wait(2000);
+    }
+    REQUIRE(sink.frames.size() == 10);
+    for (std::uint64_t k = 0; k < 10; ++k) REQUIRE(frame_ok(sink.frames[k], 1, k));
+    REQUIRE(sink.lost.empty());
+    return 0;
+  });
+  for (int s : st) EXPECT_TRUE(exited_ok(s)) << "status " << s;
+}
+
 TEST(TcpTransport, ConnectTimesOutWhenPeerNeverComes) {
   auto st = run_procs(2, 2, 0, [](FakeBoot& boot) {
     TcpOptions opts;

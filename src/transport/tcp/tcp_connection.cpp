@@ -58,6 +58,15 @@ void Connection::say_goodbye() {
   close();
 }
 
+void Connection::fail_write(int err) {
+  if (state_ != State::open || write_failed_) return;
+  log::debug("tcp: connection to rank %d: send: %s; reading what it sent before", peer_, std::strerror(err));
+  write_failed_ = true;
+  out_.clear();
+  out_head_ = 0;
+  queued_bytes_ = 0;
+}
+
 void Connection::fail(const char* why, int err) {
   if (state_ != State::open) return;
   if (err != 0)
@@ -69,7 +78,7 @@ void Connection::fail(const char* why, int err) {
 
 Connection::Send Connection::send(std::span<const std::byte> hdr, std::span<const std::byte> payload,
                                   size_t queue_limit) {
-  if (state_ != State::open) return Send::accepted;
+  if (state_ != State::open || write_failed_) return Send::accepted;
   if (queued_bytes_ > 0) {
     flush();
     if (state_ != State::open) return Send::accepted;
@@ -87,7 +96,7 @@ Connection::Send Connection::send(std::span<const std::byte> hdr, std::span<cons
     ssize_t w = send_iov(fd_, iov, n);
     if (w < 0) {
       if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-        fail("send", errno);
+        fail_write(errno);
         return Send::accepted;
       }
       w = 0;
@@ -123,7 +132,7 @@ void Connection::flush() {
     ssize_t w = send_iov(fd_, iov, n);
     if (w < 0) {
       if (errno == EINTR) continue;
-      if (errno != EAGAIN && errno != EWOULDBLOCK) fail("send", errno);
+      if (errno != EAGAIN && errno != EWOULDBLOCK) fail_write(errno);
       return;
     }
     size_t left = static_cast<size_t>(w);

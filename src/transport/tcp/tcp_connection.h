@@ -37,10 +37,14 @@ class Connection {
   // Sends one frame. Expects hdr.size() <= kMaxHeader and payload.size() <= max_payload. Writes directly
   // when nothing is queued; copies what the kernel does not take into the output queue. Returns `full`
   // (and takes nothing) when more than `queue_limit` bytes are already queued. On a broken or closed
-  // connection the frame is dropped and `accepted` returned.
+  // connection, or after a write error, the frame is dropped and `accepted` returned.
   Send send(std::span<const std::byte> hdr, std::span<const std::byte> payload, size_t queue_limit);
 
-  // Pushes queued output to the kernel until it would block. A write error moves the state to broken.
+  // Pushes queued output to the kernel until it would block. A write error drops the output (queued and
+  // future) but leaves the state open for reading: the peer's frames already in the kernel's receive queue
+  // (typically its last messages and its goodbye, when it closed before our output reached it) are still
+  // delivered by receive(), whose EOF, error or goodbye then ends the connection. Marking it broken at once
+  // lost those frames (a parent's MPI_Recv of a spawned child's last message hung, ft_dpm_parent_dies).
   void flush();
 
   // Reads what is available (never blocks) and delivers complete frames to `sink` in order. EOF, a socket
@@ -57,6 +61,7 @@ class Connection {
 
  private:
   void fail(const char* why, int err);
+  void fail_write(int err);
   int deliver_complete(FrameSink& sink);
   bool make_room();
 
@@ -69,6 +74,7 @@ class Connection {
   std::deque<std::vector<std::byte>> out_;
   size_t out_head_ = 0;
   size_t queued_bytes_ = 0;
+  bool write_failed_ = false;  // a send failed: output is dropped, input is read until EOF or error
 
   // Input: bytes [begin_, end_) of rbuf_ are received and not yet delivered. The buffer grows (once) to
   // hold a whole maximal frame, so a big payload is read by the kernel straight to its final place.
