@@ -14,6 +14,8 @@ using ftmpi::api::ret;
 using ftmpi::api::rt;
 using ftmpi::api::valid_type;
 using ftmpi::api::win_ret;
+using ftmpi::api::do_get;
+using ftmpi::api::do_put;
 using ftmpi::rma::Pending;
 using ftmpi::rma::Window;
 
@@ -34,7 +36,7 @@ class RmaRequestOp final : public ftmpi::p2p::GenericOp {
   std::shared_ptr<Pending> p_;
 };
 
-Status check_target(ftmpi_win_s* w, int rank, MPI_Aint disp, int count, MPI_Datatype type) {
+Status check_target(ftmpi_win_s* w, int rank, MPI_Aint disp, MPI_Count count, MPI_Datatype type) {
   if (rank != MPI_PROC_NULL && (rank < 0 || rank >= w->size())) return Status(Errc::rank, "invalid target rank");
   if (count < 0) return Status(Errc::count, "negative target count");
   if (!valid_type(type)) return Status(Errc::type, "invalid target datatype");
@@ -43,7 +45,7 @@ Status check_target(ftmpi_win_s* w, int rank, MPI_Aint disp, int count, MPI_Data
   return Status::Ok();
 }
 
-Status check_origin(const void* buf, int count, MPI_Datatype type, bool needed) {
+Status check_origin(const void* buf, MPI_Count count, MPI_Datatype type, bool needed) {
   (void)buf;
   if (!needed) return Status::Ok();
   if (count < 0) return Status(Errc::count, "negative origin count");
@@ -51,7 +53,7 @@ Status check_origin(const void* buf, int count, MPI_Datatype type, bool needed) 
   return Status::Ok();
 }
 
-Status check_sizes(int ocount, MPI_Datatype otype, int tcount, MPI_Datatype ttype) {
+Status check_sizes(MPI_Count ocount, MPI_Datatype otype, MPI_Count tcount, MPI_Datatype ttype) {
   if (ftmpi::dt::packed_size(otype, static_cast<std::size_t>(ocount)) !=
       ftmpi::dt::packed_size(ttype, static_cast<std::size_t>(tcount)))
     return Status(Errc::type, "origin and target type signatures differ in size");
@@ -87,8 +89,13 @@ int with_request(ftmpi_win_s* w, Status st, std::shared_ptr<Pending> p, MPI_Requ
   return MPI_SUCCESS;
 }
 
-int do_put(const void* obuf, int ocount, MPI_Datatype otype, int trank, MPI_Aint tdisp, int tcount,
-           MPI_Datatype ttype, MPI_Op op, MPI_Win win, MPI_Request* request, const char* fn) {
+}  // namespace
+
+// The int forms and the large-count (_c) forms (api/rma_large_count.cpp) share these: counts are 64-bit all
+// the way down (the Window and its wire format carry std::size_t / uint64 counts), so nothing is narrowed.
+int ftmpi::api::do_put(const void* obuf, MPI_Count ocount, MPI_Datatype otype, int trank, MPI_Aint tdisp,
+                       MPI_Count tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win, MPI_Request* request,
+                       const char* fn) {
   FTMPI_CHECK_WIN(win, fn);
   Status st = check_origin(obuf, ocount, otype, true);
   if (st.ok()) st = check_target(win, trank, tdisp, tcount, ttype);
@@ -105,9 +112,9 @@ int do_put(const void* obuf, int ocount, MPI_Datatype otype, int trank, MPI_Aint
   return win_ret(win, st, fn);
 }
 
-int do_get(const void* obuf, int ocount, MPI_Datatype otype, void* rbuf, int rcount, MPI_Datatype rtype, int trank,
-           MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win, MPI_Request* request,
-           const char* fn) {
+int ftmpi::api::do_get(const void* obuf, MPI_Count ocount, MPI_Datatype otype, void* rbuf, MPI_Count rcount,
+                       MPI_Datatype rtype, int trank, MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op,
+                       MPI_Win win, MPI_Request* request, const char* fn) {
   FTMPI_CHECK_WIN(win, fn);
   const bool has_origin = op != MPI_OP_NULL && ftmpi::dt::live(op) && op->kind != ftmpi::dt::OpKind::no_op;
   Status st = check_origin(rbuf, rcount, rtype, true);
@@ -127,6 +134,8 @@ int do_get(const void* obuf, int ocount, MPI_Datatype otype, void* rbuf, int rco
   if (request) return with_request(win, std::move(st), std::move(p), request, fn);
   return win_ret(win, st, fn);
 }
+
+namespace {
 
 std::vector<int> group_ranks(MPI_Group group, ftmpi_win_s* w, Status* st) {
   std::vector<int> out;
