@@ -18,6 +18,14 @@ using ftmpi::api::file_ret;
 
 namespace ftmpi::api {
 
+Status check_position(const ftmpi_file_s* f, bool shared, bool at, MPI_Offset offset) {
+  if (!shared && (f->amode & MPI_MODE_SEQUENTIAL))
+    return Status(Errc::unsupported, "a MPI_MODE_SEQUENTIAL file allows shared file pointer accesses only");
+  if (at && offset < 0) return Status(Errc::arg, "negative offset");
+  if (shared && f->shared_fd < 0) return Status(Errc::unsupported, "no shared file pointer for this file (docs/io.md)");
+  return Status();
+}
+
 Status check_access(ftmpi_file_s* f, int count, MPI_Datatype type, const void* buf, bool write) {
   if (f->invalidated) return Status(Errc::revoked, "the file was invalidated (MPI_File_invalidate)");
   if (count < 0) return Status(Errc::count, "negative count");
@@ -225,11 +233,7 @@ enum class Where { at, individual, shared };
 Status access(ftmpi_file_s* f, Where where, MPI_Offset offset, void* rbuf, const void* wbuf, int count,
               MPI_Datatype type, bool write, MPI_Status* status) {
   FTMPI_TRY(ftmpi::api::check_access(f, count, type, write ? wbuf : rbuf, write));
-  if (where != Where::shared && (f->amode & MPI_MODE_SEQUENTIAL))
-    return Status(Errc::unsupported, "a MPI_MODE_SEQUENTIAL file allows shared file pointer accesses only");
-  if (where == Where::at && offset < 0) return Status(Errc::arg, "negative offset");
-  if (where == Where::shared && f->shared_fd < 0)
-    return Status(Errc::unsupported, "no shared file pointer for this file (docs/io.md)");
+  FTMPI_TRY(ftmpi::api::check_position(f, where == Where::shared, where == Where::at, offset));
   Stream ws;
   ReadTarget rt;
   std::uint64_t len;

@@ -68,11 +68,7 @@ Status coll_access(ftmpi_file_s* f, Where where, MPI_Offset offset, void* rbuf, 
                    MPI_Datatype type, bool write, MPI_Status* status) {
   if (f->invalidated) return Status(Errc::revoked, "the file was invalidated (MPI_File_invalidate)");
   Status arg = ftmpi::api::check_access(f, count, type, write ? wbuf : rbuf, write);
-  if (arg.ok() && where != Where::ordered && (f->amode & MPI_MODE_SEQUENTIAL))
-    arg = Status(Errc::unsupported, "a MPI_MODE_SEQUENTIAL file allows shared file pointer accesses only");
-  if (arg.ok() && where == Where::at && offset < 0) arg = Status(Errc::arg, "negative offset");
-  if (arg.ok() && where == Where::ordered && f->shared_fd < 0)
-    arg = Status(Errc::unsupported, "no shared file pointer for this file (docs/io.md)");
+  if (arg.ok()) arg = ftmpi::api::check_position(f, where == Where::ordered, where == Where::at, offset);
   Stream ws;
   ReadTarget rt;
   std::uint64_t len = 0;
@@ -226,9 +222,7 @@ int nonblocking(MPI_File fh, Where where, MPI_Offset off, void* rbuf, const void
   if (fh->invalidated) return file_ret(fh, Status(Errc::revoked, "the file was invalidated (MPI_File_invalidate)"), fn);
   // Argument errors are agreed on collectively (the op's first step), as in the blocking access.
   Status arg = ftmpi::api::check_access(fh, count, type, write ? wbuf : rbuf, write);
-  if (arg.ok() && (fh->amode & MPI_MODE_SEQUENTIAL))
-    arg = Status(Errc::unsupported, "a MPI_MODE_SEQUENTIAL file allows shared file pointer accesses only");
-  if (arg.ok() && where == Where::at && off < 0) arg = Status(Errc::arg, "negative offset");
+  if (arg.ok()) arg = ftmpi::api::check_position(fh, false, where == Where::at, off);
   const std::int64_t start = where == Where::at ? off : fh->pos;
   auto op = std::make_unique<NbCollOp>(fh, write, rbuf, count, type);
   if (Status st = op->start(arg, start, wbuf); !st.ok()) return file_ret(fh, st, fn);

@@ -55,6 +55,11 @@ Status read_stream(ftmpi_file_s* f, std::uint64_t pos, char* data, std::uint64_t
 // Common argument checks of a data access: file valid and not invalidated, count, type, buffer, access mode.
 Status check_access(ftmpi_file_s* f, int count, MPI_Datatype type, const void* buf, bool write);
 
+// Which file position an access uses, and whether the file allows it: `shared` (the shared file pointer) or
+// not (explicit offset `offset` when `at`, else the individual pointer); MPI_MODE_SEQUENTIAL allows only the
+// shared one, an explicit offset must not be negative.
+Status check_position(const ftmpi_file_s* f, bool shared, bool at, MPI_Offset offset);
+
 // The status of a completed access of `bytes` native bytes.
 void set_status(MPI_Status* st, std::uint64_t bytes);
 
