@@ -1,8 +1,9 @@
 /* ftmpi Fortran bindings: sentinels, string and status helpers, and the shims gen_fortran.py does not
- * generate (HANDWRITTEN there): MPI_Init/Init_thread (no argc/argv in Fortran), MPI_Op_create and
- * MPI_Comm_create_errhandler with Fortran procedures (a fixed table of C trampolines: the C callback has no
- * user pointer, so each slot is its own function), the attribute calls whose Fortran semantics differ from
- * C (predefined attributes are values, not pointers; MPI-1 attributes are INTEGER), and MPI_Pcontrol. */
+ * generate (HANDWRITTEN there): MPI_Init/Init_thread/Info_create_env (no argc/argv in Fortran), MPI_Op_create
+ * and MPI_Comm/Win/File/Session_create_errhandler with Fortran procedures (a fixed table of C trampolines: the
+ * C callback has no user pointer, so each slot is its own function), the attribute calls whose Fortran
+ * semantics differ from C (predefined attributes are values, not pointers; MPI-1 attributes are INTEGER),
+ * MPI_Pcontrol and the detach calls. */
 #include "fortran_support.h"
 
 #include <pthread.h>
@@ -140,9 +141,10 @@ void ftmpi_f_expect_handle(MPI_Fint got, MPI_Fint want, const char *name) {
   abort();
 }
 
-#define FTMPI_F_ALIASES(name, base)                                                                   \
-  FTMPI_F_API extern __typeof__(mpi_##name##_) pmpi_##name##_ __attribute__((alias("mpi_" #base "_"))); \
-  FTMPI_F_API extern __typeof__(mpi_##name##_) ftmpi_f08_##name##_ __attribute__((alias("mpi_" #base "_")));
+int ftmpi_f_no_mem(void) {
+  MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
+  return MPI_ERR_NO_MEM;
+}
 
 /* ---- MPI_Init / MPI_Init_thread -------------------------------------------------------------------- */
 FTMPI_F_API void mpi_init_(MPI_Fint *ierr);
@@ -154,6 +156,15 @@ void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr) {
   *ierr = MPI_Init_thread(NULL, NULL, *required, provided);
 }
 FTMPI_F_ALIASES(init_thread, init_thread)
+
+/* MPI-4: Fortran's MPI_Info_create_env has no argc/argv */
+FTMPI_F_API void mpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierr);
+void mpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierr) {
+  MPI_Info c_info = MPI_INFO_NULL;
+  *ierr = MPI_Info_create_env(0, NULL, &c_info);
+  *info = MPI_Info_c2f(c_info);
+}
+FTMPI_F_ALIASES(info_create_env, info_create_env)
 
 FTMPI_F_API void mpi_pcontrol_(MPI_Fint *level, MPI_Fint *ierr);
 void mpi_pcontrol_(MPI_Fint *level, MPI_Fint *ierr) { *ierr = MPI_Pcontrol(*level); }
@@ -184,6 +195,18 @@ static struct {
   static void errh_tramp_##a##b(MPI_Comm *comm, int *code, ...) {                               \
     MPI_Fint fc = MPI_Comm_c2f(*comm);                                                          \
     errh_slots[(a)*8 + (b)].fn(&fc, code);                                                      \
+  }                                                                                             \
+  static void winerrh_tramp_##a##b(MPI_Win *win, int *code, ...) {                              \
+    MPI_Fint fw = MPI_Win_c2f(*win);                                                            \
+    errh_slots[(a)*8 + (b)].fn(&fw, code);                                                      \
+  }                                                                                             \
+  static void fileerrh_tramp_##a##b(MPI_File *file, int *code, ...) {                           \
+    MPI_Fint ff = MPI_File_c2f(*file);                                                          \
+    errh_slots[(a)*8 + (b)].fn(&ff, code);                                                      \
+  }                                                                                             \
+  static void sesserrh_tramp_##a##b(MPI_Session *session, int *code, ...) {                     \
+    MPI_Fint fs = MPI_Session_c2f(*session);                                                    \
+    errh_slots[(a)*8 + (b)].fn(&fs, code);                                                      \
   }
 #define FTMPI_F_T8(a)                                                                                 \
   FTMPI_F_TRAMPOLINES(a, 0) FTMPI_F_TRAMPOLINES(a, 1) FTMPI_F_TRAMPOLINES(a, 2) FTMPI_F_TRAMPOLINES(a, 3) \
@@ -199,6 +222,15 @@ static MPI_User_function *const op_tramps[FTMPI_F_SLOTS] = {
 static MPI_Comm_errhandler_function *const errh_tramps[FTMPI_F_SLOTS] = {
     FTMPI_F_ROW(0, errh), FTMPI_F_ROW(1, errh), FTMPI_F_ROW(2, errh), FTMPI_F_ROW(3, errh),
     FTMPI_F_ROW(4, errh), FTMPI_F_ROW(5, errh), FTMPI_F_ROW(6, errh), FTMPI_F_ROW(7, errh)};
+static MPI_Win_errhandler_function *const winerrh_tramps[FTMPI_F_SLOTS] = {
+    FTMPI_F_ROW(0, winerrh), FTMPI_F_ROW(1, winerrh), FTMPI_F_ROW(2, winerrh), FTMPI_F_ROW(3, winerrh),
+    FTMPI_F_ROW(4, winerrh), FTMPI_F_ROW(5, winerrh), FTMPI_F_ROW(6, winerrh), FTMPI_F_ROW(7, winerrh)};
+static MPI_File_errhandler_function *const fileerrh_tramps[FTMPI_F_SLOTS] = {
+    FTMPI_F_ROW(0, fileerrh), FTMPI_F_ROW(1, fileerrh), FTMPI_F_ROW(2, fileerrh), FTMPI_F_ROW(3, fileerrh),
+    FTMPI_F_ROW(4, fileerrh), FTMPI_F_ROW(5, fileerrh), FTMPI_F_ROW(6, fileerrh), FTMPI_F_ROW(7, fileerrh)};
+static MPI_Session_errhandler_function *const sesserrh_tramps[FTMPI_F_SLOTS] = {
+    FTMPI_F_ROW(0, sesserrh), FTMPI_F_ROW(1, sesserrh), FTMPI_F_ROW(2, sesserrh), FTMPI_F_ROW(3, sesserrh),
+    FTMPI_F_ROW(4, sesserrh), FTMPI_F_ROW(5, sesserrh), FTMPI_F_ROW(6, sesserrh), FTMPI_F_ROW(7, sesserrh)};
 
 FTMPI_F_API void mpi_op_create_(ftmpi_f_op_fn fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierr);
 void mpi_op_create_(ftmpi_f_op_fn fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierr) {
@@ -208,9 +240,7 @@ void mpi_op_create_(ftmpi_f_op_fn fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint 
     if (op_slots[i].fn == NULL) slot = i;
   if (slot < 0) {
     pthread_mutex_unlock(&slots_mu);
-    /* Out of slots: through the error handler of MPI_COMM_WORLD, like any failing MPI call. */
-    MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
-    *ierr = MPI_ERR_NO_MEM;
+    *ierr = ftmpi_f_no_mem();  /* out of slots */
     return;
   }
   MPI_Op c_op = MPI_OP_NULL;
@@ -240,27 +270,60 @@ void mpi_op_free_(MPI_Fint *op, MPI_Fint *ierr) {
 }
 FTMPI_F_ALIASES(op_free, op_free)
 
-FTMPI_F_API void mpi_comm_create_errhandler_(ftmpi_f_errh_fn fn, MPI_Fint *errhandler, MPI_Fint *ierr);
-void mpi_comm_create_errhandler_(ftmpi_f_errh_fn fn, MPI_Fint *errhandler, MPI_Fint *ierr) {
+/* An error handler with a Fortran SUBROUTINE h(object, error_code): a slot, and the C handler of the
+ * object's kind that calls the slot's procedure. */
+enum errh_kind { ERRH_COMM, ERRH_WIN, ERRH_FILE, ERRH_SESSION };
+static void create_errhandler(ftmpi_f_errh_fn fn, enum errh_kind kind, MPI_Fint *errhandler, MPI_Fint *ierr) {
   pthread_mutex_lock(&slots_mu);
   int slot = -1;
   for (int i = 0; i < FTMPI_F_SLOTS && slot < 0; ++i)
     if (errh_slots[i].fn == NULL) slot = i;
   if (slot < 0) {
     pthread_mutex_unlock(&slots_mu);
-    MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
-    *ierr = MPI_ERR_NO_MEM;
+    *ierr = ftmpi_f_no_mem();
     return;
   }
   MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
   errh_slots[slot].fn = fn;
-  const int rc = MPI_Comm_create_errhandler(errh_tramps[slot], &eh);
+  int rc = MPI_ERR_INTERN;
+  switch (kind) {
+    case ERRH_COMM: rc = MPI_Comm_create_errhandler(errh_tramps[slot], &eh); break;
+    case ERRH_WIN: rc = MPI_Win_create_errhandler(winerrh_tramps[slot], &eh); break;
+    case ERRH_FILE: rc = MPI_File_create_errhandler(fileerrh_tramps[slot], &eh); break;
+    case ERRH_SESSION: rc = MPI_Session_create_errhandler(sesserrh_tramps[slot], &eh); break;
+  }
   if (rc != MPI_SUCCESS) errh_slots[slot].fn = NULL;
   pthread_mutex_unlock(&slots_mu);
   *errhandler = MPI_Errhandler_c2f(eh);
   *ierr = rc;
 }
+
+FTMPI_F_API void mpi_comm_create_errhandler_(ftmpi_f_errh_fn fn, MPI_Fint *errhandler, MPI_Fint *ierr);
+void mpi_comm_create_errhandler_(ftmpi_f_errh_fn fn, MPI_Fint *errhandler, MPI_Fint *ierr) {
+  create_errhandler(fn, ERRH_COMM, errhandler, ierr);
+}
 FTMPI_F_ALIASES(comm_create_errhandler, comm_create_errhandler)
+/* MPI-1's name of the same call */
+FTMPI_F_API void mpi_errhandler_create_(ftmpi_f_errh_fn fn, MPI_Fint *errhandler, MPI_Fint *ierr);
+void mpi_errhandler_create_(ftmpi_f_errh_fn fn, MPI_Fint *errhandler, MPI_Fint *ierr) {
+  create_errhandler(fn, ERRH_COMM, errhandler, ierr);
+}
+FTMPI_F_ALIASES(errhandler_create, errhandler_create)
+FTMPI_F_API void mpi_win_create_errhandler_(ftmpi_f_errh_fn fn, MPI_Fint *errhandler, MPI_Fint *ierr);
+void mpi_win_create_errhandler_(ftmpi_f_errh_fn fn, MPI_Fint *errhandler, MPI_Fint *ierr) {
+  create_errhandler(fn, ERRH_WIN, errhandler, ierr);
+}
+FTMPI_F_ALIASES(win_create_errhandler, win_create_errhandler)
+FTMPI_F_API void mpi_file_create_errhandler_(ftmpi_f_errh_fn fn, MPI_Fint *errhandler, MPI_Fint *ierr);
+void mpi_file_create_errhandler_(ftmpi_f_errh_fn fn, MPI_Fint *errhandler, MPI_Fint *ierr) {
+  create_errhandler(fn, ERRH_FILE, errhandler, ierr);
+}
+FTMPI_F_ALIASES(file_create_errhandler, file_create_errhandler)
+FTMPI_F_API void mpi_session_create_errhandler_(ftmpi_f_errh_fn fn, MPI_Fint *errhandler, MPI_Fint *ierr);
+void mpi_session_create_errhandler_(ftmpi_f_errh_fn fn, MPI_Fint *errhandler, MPI_Fint *ierr) {
+  create_errhandler(fn, ERRH_SESSION, errhandler, ierr);
+}
+FTMPI_F_ALIASES(session_create_errhandler, session_create_errhandler)
 
 /* A Fortran error handler keeps its slot for the life of the process: communicators may still use it after
  * MPI_Errhandler_free (MPI frees a handler with its last reference, which this layer cannot see), so a
@@ -308,3 +371,49 @@ void mpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *
   *ierr = MPI_Comm_set_attr(MPI_Comm_f2c(*comm), *keyval, (void *)(MPI_Aint)*value);
 }
 FTMPI_F_ALIASES(attr_put, attr_put)
+
+/* ---- detaching buffers --------------------------------------------------------------------------------- */
+/* The Fortran forms wait for the buffered sends and return the size like C; the address output is not
+ * written (it would land in the user's buffer argument: a Fortran program names the buffer it attached). */
+FTMPI_F_API void mpi_buffer_detach_(void *buffer, MPI_Fint *size, MPI_Fint *ierr);
+void mpi_buffer_detach_(void *buffer, MPI_Fint *size, MPI_Fint *ierr) {
+  (void)buffer;
+  void *addr = NULL;
+  *ierr = MPI_Buffer_detach(&addr, size);
+}
+FTMPI_F_ALIASES(buffer_detach, buffer_detach)
+FTMPI_F_API void mpi_buffer_detach_c_(void *buffer, MPI_Count *size, MPI_Fint *ierr);
+void mpi_buffer_detach_c_(void *buffer, MPI_Count *size, MPI_Fint *ierr) {
+  (void)buffer;
+  void *addr = NULL;
+  *ierr = MPI_Buffer_detach_c(&addr, size);
+}
+FTMPI_F_ALIASES(buffer_detach_c, buffer_detach_c)
+FTMPI_F_API void mpi_comm_detach_buffer_(MPI_Fint *comm, void *buffer, MPI_Fint *size, MPI_Fint *ierr);
+void mpi_comm_detach_buffer_(MPI_Fint *comm, void *buffer, MPI_Fint *size, MPI_Fint *ierr) {
+  (void)buffer;
+  void *addr = NULL;
+  *ierr = MPI_Comm_detach_buffer(MPI_Comm_f2c(*comm), &addr, size);
+}
+FTMPI_F_ALIASES(comm_detach_buffer, comm_detach_buffer)
+FTMPI_F_API void mpi_comm_detach_buffer_c_(MPI_Fint *comm, void *buffer, MPI_Count *size, MPI_Fint *ierr);
+void mpi_comm_detach_buffer_c_(MPI_Fint *comm, void *buffer, MPI_Count *size, MPI_Fint *ierr) {
+  (void)buffer;
+  void *addr = NULL;
+  *ierr = MPI_Comm_detach_buffer_c(MPI_Comm_f2c(*comm), &addr, size);
+}
+FTMPI_F_ALIASES(comm_detach_buffer_c, comm_detach_buffer_c)
+FTMPI_F_API void mpi_session_detach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierr);
+void mpi_session_detach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierr) {
+  (void)buffer;
+  void *addr = NULL;
+  *ierr = MPI_Session_detach_buffer(MPI_Session_f2c(*session), &addr, size);
+}
+FTMPI_F_ALIASES(session_detach_buffer, session_detach_buffer)
+FTMPI_F_API void mpi_session_detach_buffer_c_(MPI_Fint *session, void *buffer, MPI_Count *size, MPI_Fint *ierr);
+void mpi_session_detach_buffer_c_(MPI_Fint *session, void *buffer, MPI_Count *size, MPI_Fint *ierr) {
+  (void)buffer;
+  void *addr = NULL;
+  *ierr = MPI_Session_detach_buffer_c(MPI_Session_f2c(*session), &addr, size);
+}
+FTMPI_F_ALIASES(session_detach_buffer_c, session_detach_buffer_c)

@@ -42,6 +42,15 @@ MPI_Comm *ftmpi_f_defer_cell(void);
 void ftmpi_f_defer(int rc, MPI_Request req, MPI_Comm *cell, MPI_Fint *fortran_var);
 void ftmpi_f_request_done(MPI_Request req);
 
+/* Out of memory in a shim: MPI_ERR_NO_MEM through MPI_COMM_WORLD's error handler (as any failing call), and
+ * the code for ierror. */
+int ftmpi_f_no_mem(void);
+
+/* The profiling (pmpi_x_) and mpi_f08 (ftmpi_f08_x_) names of a hand-written shim mpi_x_. */
+#define FTMPI_F_ALIASES(name, base)                                                                   \
+  FTMPI_F_API extern __typeof__(mpi_##name##_) pmpi_##name##_ __attribute__((alias("mpi_" #base "_"))); \
+  FTMPI_F_API extern __typeof__(mpi_##name##_) ftmpi_f08_##name##_ __attribute__((alias("mpi_" #base "_")));
+
 /* Aborts with a message naming `name` unless got == want (the numbering of predefined handles). */
 void ftmpi_f_expect_handle(MPI_Fint got, MPI_Fint want, const char *name);
 

@@ -15,8 +15,9 @@ classified parameter by parameter.  A function whose every parameter has a known
 Functions the rules cannot map (callbacks other than the hand-written ones, argv arrays, varargs, handle
 types this generator does not know) are written to fortran_unmapped.txt; docs/api.md lists them and the test
 fortran_bindings_documented checks that the list there is complete.  Hand-written shims (MPI_Init, Op_create
-with a Fortran function, errhandlers, attributes with Fortran semantics) live in src/fortran/fortran_support.c;
-their Fortran signatures are in HANDWRITTEN below.
+with a Fortran function, errhandlers, attributes with Fortran semantics, detach) live in
+src/fortran/fortran_support.c, the keyval and generalized-request callbacks in fortran_callbacks.c, spawn's argv
+arrays in fortran_spawn.c; their Fortran signatures are in HANDWRITTEN below.
 
 Predefined handles: every `#define MPI_X FTMPI_PREDEFINED(type, obj)` of mpi.h, in file order, gets the Fortran
 integer 1, 2, 3 ...: libmpi's MPI_X_c2f numbers a handle the first time it converts it, and a constructor of
@@ -43,6 +44,7 @@ INTEGER_FLAG_FUNCS = {'MPIX_Comm_agree', 'MPIX_Comm_iagree', 'MPI_Comm_agreement
 HANDWRITTEN = {
     'MPI_Init': ('int', ''),
     'MPI_Init_thread': ('int', 'int required, int *provided'),
+    'MPI_Info_create_env': ('int', 'MPI_Info *info'),
     'MPI_Op_create': ('int', 'FPROC user_fn, int commute, MPI_Op *op'),
     'MPI_Op_free': ('int', 'MPI_Op *op'),
     'MPI_Comm_create_errhandler': ('int', 'FPROC comm_errhandler_fn, MPI_Errhandler *errhandler'),
@@ -51,7 +53,41 @@ HANDWRITTEN = {
     'MPI_Attr_get': ('int', 'MPI_Comm comm, int keyval, int *attribute_val, int *flag'),
     'MPI_Attr_put': ('int', 'MPI_Comm comm, int keyval, int attribute_val'),
     'MPI_Pcontrol': ('int', 'int level'),
+    # fortran_callbacks.c: keyvals, generalized requests and the error handlers of windows, files, sessions
+    'MPI_Comm_create_keyval': ('int', 'FPROC comm_copy_attr_fn, FPROC comm_delete_attr_fn, int *comm_keyval, '
+                                      'void *extra_state'),
+    'MPI_Type_create_keyval': ('int', 'FPROC type_copy_attr_fn, FPROC type_delete_attr_fn, int *type_keyval, '
+                                      'void *extra_state'),
+    'MPI_Win_create_keyval': ('int', 'FPROC win_copy_attr_fn, FPROC win_delete_attr_fn, int *win_keyval, '
+                                     'void *extra_state'),
+    'MPI_Keyval_create': ('int', 'FPROC copy_fn, FPROC delete_fn, int *keyval, int *extra_state'),
+    'MPI_Grequest_start': ('int', 'FPROC query_fn, FPROC free_fn, FPROC cancel_fn, void *extra_state, '
+                                  'MPI_Request *request'),
+    'MPI_Errhandler_create': ('int', 'FPROC function, MPI_Errhandler *errhandler'),
+    'MPI_Win_create_errhandler': ('int', 'FPROC win_errhandler_fn, MPI_Errhandler *errhandler'),
+    'MPI_File_create_errhandler': ('int', 'FPROC file_errhandler_fn, MPI_Errhandler *errhandler'),
+    'MPI_Session_create_errhandler': ('int', 'FPROC session_errhandler_fn, MPI_Errhandler *errhandler'),
+    # fortran_spawn.c: argv arrays (blank-terminated CHARACTER arrays, MPI_ARGV_NULL / MPI_ARGVS_NULL)
+    'MPI_Comm_spawn': ('int', 'const char *command, ARGV argv, int maxprocs, MPI_Info info, int root, '
+                              'MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]'),
+    'MPI_Comm_spawn_multiple': ('int', 'int count, ARGV array_of_commands, ARGVS array_of_argv, '
+                                       'int array_of_maxprocs[], MPI_Info array_of_info[], int root, '
+                                       'MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]'),
+    # fortran_support.c: the detach calls wait for the buffered sends and return the size; the address is
+    # not written back (a Fortran program names the buffer it attached)
+    'MPI_Buffer_detach': ('int', 'void *buffer_addr, int *size'),
+    'MPI_Buffer_detach_c': ('int', 'void *buffer_addr, MPI_Count *size'),
+    'MPI_Comm_detach_buffer': ('int', 'MPI_Comm comm, void *buffer_addr, int *size'),
+    'MPI_Comm_detach_buffer_c': ('int', 'MPI_Comm comm, void *buffer_addr, MPI_Count *size'),
+    'MPI_Session_detach_buffer': ('int', 'MPI_Session session, void *buffer_addr, int *size'),
+    'MPI_Session_detach_buffer_c': ('int', 'MPI_Session session, void *buffer_addr, MPI_Count *size'),
 }
+# The predefined attribute callbacks, Fortran procedures defined in fortran_callbacks.c (EXTERNAL in mpif.h and
+# the modules).
+PREDEFINED_PROCS = ['MPI_COMM_NULL_COPY_FN', 'MPI_COMM_NULL_DELETE_FN', 'MPI_COMM_DUP_FN',
+                    'MPI_TYPE_NULL_COPY_FN', 'MPI_TYPE_NULL_DELETE_FN', 'MPI_TYPE_DUP_FN',
+                    'MPI_WIN_NULL_COPY_FN', 'MPI_WIN_NULL_DELETE_FN', 'MPI_WIN_DUP_FN',
+                    'MPI_NULL_COPY_FN', 'MPI_NULL_DELETE_FN', 'MPI_DUP_FN']
 # C functions with no Fortran binding by the standard.
 # FA-MPI: the published MPI_Tryblock_start is MPI_TryBlock_start to Fortran (case-insensitive): C only.
 NOT_IN_FORTRAN = re.compile(r'^P?MPI_\w+_(c2f|f2c)$|^MPI_Status_(c2f|f2c)$|^P?MPI_Tryblock_start$')
@@ -146,7 +182,7 @@ def classify(func, args):
                 out.append(('aint_out', None))
             elif n == 'extra_state':
                 out.append(('aint_value', None))
-            elif n in ('buffer_addr',):
+            elif n in ('buffer_addr',) and func not in HANDWRITTEN:
                 raise Unmappable('address output (%s)' % n)
             else:
                 out.append(('choice', None))
@@ -154,6 +190,8 @@ def classify(func, args):
             out.append(('str_in' if a.const else 'str_out', None))
         elif b == 'FPROC':
             out.append(('proc', None))
+        elif b in ('ARGV', 'ARGVS'):
+            out.append((b.lower(), None))
         elif b == 'AINT_OUT':
             out.append(('aint_out', None))
         else:
@@ -365,6 +403,10 @@ def f_decls(func, args, kinds, f08):
             lines.append('character(len=*) :: %s' % n)
         elif k == 'proc':
             lines.append('external :: %s' % n)
+        elif k == 'argv':
+            lines.append('character(len=*) :: %s(*)' % n)
+        elif k == 'argvs':
+            lines.append('character(len=*) :: %s(count,*)' % n)
         else:
             raise AssertionError(k)
     return lines
@@ -546,11 +588,14 @@ def sentinel_commons(f08):
         '      integer MPI_WEIGHTS_EMPTY(1)', '      common /mpi_fortran_weights_empty/ MPI_WEIGHTS_EMPTY',
         '      integer MPI_ERRCODES_IGNORE(1)',
         '      common /mpi_fortran_errcodes_ignore/ MPI_ERRCODES_IGNORE',
+        '      character MPI_ARGV_NULL(1)', '      common /mpi_fortran_argv_null/ MPI_ARGV_NULL',
+        '      character MPI_ARGVS_NULL(1,1)', '      common /mpi_fortran_argvs_null/ MPI_ARGVS_NULL',
     ]
 
 
 def emit_mpif_functions(funcs):
-    L = ['! ftmpi: the MPI functions that return a value (generated).']
+    L = ['! ftmpi: the MPI functions that return a value and the predefined callbacks (generated).']
+    L += ['      external %s' % p for p in PREDEFINED_PROCS]
     for ret, func, args, kinds in funcs:
         res = f_result(ret)
         if res is not None:
@@ -642,7 +687,9 @@ def main():
     m += ['  ' + l.strip() for n, k, v in ext if k == 'int' for l in fixed_lines('integer', n, v)]
     m += ['end module mpi_ext_constants', '', 'module mpi_constants', '  use mpi_ext_constants', '  implicit none']
     m += ['  ' + l.strip() for l in emit_mpif_constants(consts).splitlines() if not l.startswith('!')]
-    m += ['end module mpi_constants', '', 'module mpi', '  use mpi_constants', '  implicit none', '  interface']
+    m += ['end module mpi_constants', '', 'module mpi', '  use mpi_constants', '  implicit none']
+    m += ['  external :: %s' % p for p in PREDEFINED_PROCS]
+    m += ['  interface']
     for ret, func, args, kinds in mapped:
         m += ['    ' + l for l in mpi_interface(func, ret, args, kinds)]
     m += ['  end interface', 'end module mpi', '',
@@ -677,6 +724,7 @@ def main():
         if kind == 'handle':
             f.append('  type(%s), parameter :: %s = %s(%d)' % (val[0], name, val[0], val[1]))
     f += ['  ' + l.strip() for l in sentinel_commons(True)]
+    f += ['  external :: %s' % p for p in PREDEFINED_PROCS]
     f += ['  interface']
     procs = []
     for ret, func, args, kinds in mapped:
