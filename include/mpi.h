@@ -1552,6 +1552,48 @@ typedef enum { MPI_T_SOURCE_ORDERED = 0, MPI_T_SOURCE_UNORDERED = 1 } MPI_T_sour
 #define MPI_T_ERR_INVALID_NAME 77
 #define MPI_T_ERR_INVALID 78
 #define MPI_T_ERR_NOT_SUPPORTED 79
+#define MPI_T_ERR_CVAR_SET_NOT_NOW 89
+#define MPI_T_ERR_CVAR_SET_NEVER 90
+#define MPI_T_ERR_PVAR_NO_STARTSTOP 91
+#define MPI_T_ERR_PVAR_NO_WRITE 92
+#define MPI_T_ERR_PVAR_NO_ATOMIC 93
+#define MPI_T_ERR_INVALID_SESSION 94
+/* MPI-3.1 §14.3.6-14.3.7: control and performance variables, categories and enumerations
+ * (src/api/mpit_vars.cpp; docs/api.md "MPI_T") */
+#define MPI_T_BIND_MPI_DATATYPE 2
+#define MPI_T_BIND_MPI_ERRHANDLER 3
+#define MPI_T_BIND_MPI_FILE 4
+#define MPI_T_BIND_MPI_GROUP 5
+#define MPI_T_BIND_MPI_OP 6
+#define MPI_T_BIND_MPI_REQUEST 7
+#define MPI_T_BIND_MPI_WIN 8
+#define MPI_T_BIND_MPI_MESSAGE 9
+#define MPI_T_BIND_MPI_INFO 10
+#define MPI_T_BIND_MPI_SESSION 11
+#define MPI_T_SCOPE_CONSTANT 0
+#define MPI_T_SCOPE_READONLY 1
+#define MPI_T_SCOPE_LOCAL 2
+#define MPI_T_SCOPE_GROUP 3
+#define MPI_T_SCOPE_GROUP_EQ 4
+#define MPI_T_SCOPE_ALL 5
+#define MPI_T_SCOPE_ALL_EQ 6
+#define MPI_T_PVAR_CLASS_STATE 0
+#define MPI_T_PVAR_CLASS_LEVEL 1
+#define MPI_T_PVAR_CLASS_SIZE 2
+#define MPI_T_PVAR_CLASS_PERCENTAGE 3
+#define MPI_T_PVAR_CLASS_HIGHWATERMARK 4
+#define MPI_T_PVAR_CLASS_LOWWATERMARK 5
+#define MPI_T_PVAR_CLASS_COUNTER 6
+#define MPI_T_PVAR_CLASS_AGGREGATE 7
+#define MPI_T_PVAR_CLASS_TIMER 8
+#define MPI_T_PVAR_CLASS_GENERIC 9
+typedef struct ftmpi_mpit_cvar_handle_s *MPI_T_cvar_handle;
+typedef struct ftmpi_mpit_pvar_handle_s *MPI_T_pvar_handle;
+typedef struct ftmpi_mpit_pvar_session_s *MPI_T_pvar_session;
+#define MPI_T_CVAR_HANDLE_NULL ((MPI_T_cvar_handle)0)
+#define MPI_T_PVAR_HANDLE_NULL ((MPI_T_pvar_handle)0)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)0)
+#define MPI_T_PVAR_ALL_HANDLES ((MPI_T_pvar_handle)1)
 typedef void MPI_T_event_cb_function(MPI_T_event_instance event_instance, MPI_T_event_registration event_registration,
                                      MPI_T_cb_safety cb_safety, void *user_data);
 typedef void MPI_T_event_free_cb_function(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
@@ -1564,6 +1606,39 @@ FTMPI_DECL(int, T_cvar_get_num, (int *num_cvar));
 FTMPI_DECL(int, T_pvar_get_num, (int *num_pvar));
 FTMPI_DECL(int, T_category_get_num, (int *num_cat));
 FTMPI_DECL(int, T_source_get_num, (int *num_sources));
+FTMPI_DECL(int, T_enum_get_info, (MPI_T_enum enumtype, int *num, char *name, int *name_len));
+FTMPI_DECL(int, T_enum_get_item, (MPI_T_enum enumtype, int index, int *value, char *name, int *name_len));
+FTMPI_DECL(int, T_cvar_get_info, (int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype,
+                                  MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope));
+FTMPI_DECL(int, T_cvar_get_index, (const char *name, int *cvar_index));
+FTMPI_DECL(int, T_cvar_handle_alloc, (int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count));
+FTMPI_DECL(int, T_cvar_handle_free, (MPI_T_cvar_handle *handle));
+FTMPI_DECL(int, T_cvar_read, (MPI_T_cvar_handle handle, void *buf));
+FTMPI_DECL(int, T_cvar_write, (MPI_T_cvar_handle handle, const void *buf));
+FTMPI_DECL(int, T_pvar_get_info, (int pvar_index, char *name, int *name_len, int *verbosity, int *var_class,
+                                  MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind,
+                                  int *readonly, int *continuous, int *atomic));
+FTMPI_DECL(int, T_pvar_get_index, (const char *name, int var_class, int *pvar_index));
+FTMPI_DECL(int, T_pvar_session_create, (MPI_T_pvar_session *session));
+FTMPI_DECL(int, T_pvar_session_free, (MPI_T_pvar_session *session));
+FTMPI_DECL(int, T_pvar_handle_alloc, (MPI_T_pvar_session session, int pvar_index, void *obj_handle,
+                                      MPI_T_pvar_handle *handle, int *count));
+FTMPI_DECL(int, T_pvar_handle_free, (MPI_T_pvar_session session, MPI_T_pvar_handle *handle));
+FTMPI_DECL(int, T_pvar_start, (MPI_T_pvar_session session, MPI_T_pvar_handle handle));
+FTMPI_DECL(int, T_pvar_stop, (MPI_T_pvar_session session, MPI_T_pvar_handle handle));
+FTMPI_DECL(int, T_pvar_read, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf));
+FTMPI_DECL(int, T_pvar_write, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf));
+FTMPI_DECL(int, T_pvar_reset, (MPI_T_pvar_session session, MPI_T_pvar_handle handle));
+FTMPI_DECL(int, T_pvar_readreset, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf));
+FTMPI_DECL(int, T_category_get_info, (int cat_index, char *name, int *name_len, char *desc, int *desc_len,
+                                      int *num_cvars, int *num_pvars, int *num_categories));
+FTMPI_DECL(int, T_category_get_num_events, (int cat_index, int *num_events));
+FTMPI_DECL(int, T_category_get_index, (const char *name, int *cat_index));
+FTMPI_DECL(int, T_category_get_cvars, (int cat_index, int len, int indices[]));
+FTMPI_DECL(int, T_category_get_pvars, (int cat_index, int len, int indices[]));
+FTMPI_DECL(int, T_category_get_categories, (int cat_index, int len, int indices[]));
+FTMPI_DECL(int, T_category_get_events, (int cat_index, int len, int indices[]));
+FTMPI_DECL(int, T_category_changed, (int *update_number));
 FTMPI_DECL(int, T_source_get_info, (int source_index, char *name, int *name_len, char *desc, int *desc_len,
                                     MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks,
                                     MPI_Info *info));

@@ -1,6 +1,7 @@
 // MPI-4.0 tool information interface (§15.3), the event part (§15.3.8) and what a tool needs around it:
 // the failure notices of src/models/events/ as MPI_T events, so a tool written to the standard sees process
-// failures, revokes and application events. No control or performance variables (their counts are 0).
+// failures, revokes and application events. Control and performance variables, categories and
+// enumerations: api/mpit_vars.cpp.
 //
 // Events (index, name, elements — all MPI_INT; bound to a communicator, MPI_T_BIND_MPI_COMM):
 //   0 ftmpi_proc_failed   world rank, cause (MPIX_CAUSE_*), exit code or signal
@@ -30,9 +31,12 @@
 
 #include "api/common.h"
 #include "api/events_api.h"
+#include "api/mpit_common.h"
 #include "models/events/event_hub.h"
 
 using ftmpi::api::rt;
+using ftmpi::api::mpit::put_string;
+using ftmpi::api::mpit::t_ready;
 namespace ev = ftmpi::events;
 
 namespace {
@@ -56,27 +60,10 @@ constexpr EventKind kEvents[] = {
 };
 constexpr int kNumEvents = static_cast<int>(sizeof kEvents / sizeof kEvents[0]);
 
-std::atomic<int> g_t_init{0};  // MPI_T_init_thread minus MPI_T_finalize calls
-
 std::int64_t now_ns() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
-
-// MPI_T string rule: with a NULL buffer or *len == 0 only the length (with the NUL) is returned; otherwise
-// at most *len - 1 characters and a NUL are written and *len is what was written, NUL included.
-void put_string(const char* s, char* buf, int* len) {
-  if (!len) return;
-  const int need = static_cast<int>(std::strlen(s)) + 1;
-  if (!buf || *len == 0) {
-    *len = need;
-    return;
-  }
-  const int n = std::min(need, *len);
-  std::memcpy(buf, s, static_cast<std::size_t>(n - 1));
-  buf[n - 1] = '\0';
-  *len = n;
 }
 
 }  // namespace
@@ -101,7 +88,6 @@ struct ftmpi_mpit_event_instance_s {
 
 namespace {
 
-bool t_ready() { return g_t_init.load() > 0; }
 bool valid_reg(MPI_T_event_registration r) { return r != nullptr && r->magic == kRegMagic; }
 bool valid_inst(MPI_T_event_instance i) { return i != nullptr && i->magic == kInstMagic; }
 
@@ -224,47 +210,23 @@ void run_deferred_mpit_events() {
 }
 }  // namespace ftmpi::api
 
-#define FTMPI_T_CHECK() \
-  if (!t_ready()) return MPI_T_ERR_NOT_INITIALIZED
 
 extern "C" int PMPI_T_init_thread(int required, int* provided) {
   if (!provided) return MPI_ERR_ARG;
   if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE) return MPI_ERR_ARG;
   *provided = required;  // the MPI_T functions here are thread-safe
-  g_t_init.fetch_add(1);
+  ftmpi::api::mpit::g_t_init.fetch_add(1);
   return MPI_SUCCESS;
 }
 FTMPI_ALIAS(T_init_thread)
 
 extern "C" int PMPI_T_finalize(void) {
-  int v = g_t_init.load();
-  while (v > 0 && !g_t_init.compare_exchange_weak(v, v - 1)) {
+  int v = ftmpi::api::mpit::g_t_init.load();
+  while (v > 0 && !ftmpi::api::mpit::g_t_init.compare_exchange_weak(v, v - 1)) {
   }
   return v > 0 ? MPI_SUCCESS : MPI_T_ERR_NOT_INITIALIZED;
 }
 FTMPI_ALIAS(T_finalize)
-
-extern "C" int PMPI_T_cvar_get_num(int* n) {
-  FTMPI_T_CHECK();
-  if (!n) return MPI_ERR_ARG;
-  *n = 0;
-  return MPI_SUCCESS;
-}
-FTMPI_ALIAS(T_cvar_get_num)
-extern "C" int PMPI_T_pvar_get_num(int* n) {
-  FTMPI_T_CHECK();
-  if (!n) return MPI_ERR_ARG;
-  *n = 0;
-  return MPI_SUCCESS;
-}
-FTMPI_ALIAS(T_pvar_get_num)
-extern "C" int PMPI_T_category_get_num(int* n) {
-  FTMPI_T_CHECK();
-  if (!n) return MPI_ERR_ARG;
-  *n = 0;
-  return MPI_SUCCESS;
-}
-FTMPI_ALIAS(T_category_get_num)
 
 extern "C" int PMPI_T_source_get_num(int* n) {
   FTMPI_T_CHECK();
@@ -483,3 +445,5 @@ extern "C" int PMPI_T_event_get_source(MPI_T_event_instance inst, int* source_in
   return MPI_SUCCESS;
 }
 FTMPI_ALIAS(T_event_get_source)
+
+int ftmpi::api::mpit::event_count() { return kNumEvents; }

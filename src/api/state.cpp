@@ -244,6 +244,23 @@ const char* error_class_sentence(int cls) {
     case MPI_ERR_UNSUPPORTED_DATAREP: return "MPI_ERR_UNSUPPORTED_DATAREP: unsupported data representation";
     case MPI_ERR_DUP_DATAREP: return "MPI_ERR_DUP_DATAREP: data representation already registered";
     case MPI_ERR_CONVERSION: return "MPI_ERR_CONVERSION: data conversion failed";
+    /* return codes of the MPI_T functions (§14.3.9) */
+    case MPI_T_ERR_MEMORY: return "MPI_T_ERR_MEMORY: out of memory";
+    case MPI_T_ERR_NOT_INITIALIZED: return "MPI_T_ERR_NOT_INITIALIZED: the MPI_T interface is not initialized";
+    case MPI_T_ERR_CANNOT_INIT: return "MPI_T_ERR_CANNOT_INIT: the MPI_T interface cannot be initialized";
+    case MPI_T_ERR_INVALID_INDEX: return "MPI_T_ERR_INVALID_INDEX: index out of range";
+    case MPI_T_ERR_INVALID_ITEM: return "MPI_T_ERR_INVALID_ITEM: enumeration item out of range";
+    case MPI_T_ERR_INVALID_HANDLE: return "MPI_T_ERR_INVALID_HANDLE: invalid or freed handle";
+    case MPI_T_ERR_OUT_OF_HANDLES: return "MPI_T_ERR_OUT_OF_HANDLES: no more handles";
+    case MPI_T_ERR_INVALID_NAME: return "MPI_T_ERR_INVALID_NAME: no variable, category or event of that name";
+    case MPI_T_ERR_INVALID: return "MPI_T_ERR_INVALID: invalid use of the MPI_T interface";
+    case MPI_T_ERR_NOT_SUPPORTED: return "MPI_T_ERR_NOT_SUPPORTED: not supported";
+    case MPI_T_ERR_CVAR_SET_NOT_NOW: return "MPI_T_ERR_CVAR_SET_NOT_NOW: the control variable cannot be set now";
+    case MPI_T_ERR_CVAR_SET_NEVER: return "MPI_T_ERR_CVAR_SET_NEVER: the control variable cannot be set";
+    case MPI_T_ERR_PVAR_NO_STARTSTOP: return "MPI_T_ERR_PVAR_NO_STARTSTOP: the variable cannot be started or stopped";
+    case MPI_T_ERR_PVAR_NO_WRITE: return "MPI_T_ERR_PVAR_NO_WRITE: the variable cannot be written or reset";
+    case MPI_T_ERR_PVAR_NO_ATOMIC: return "MPI_T_ERR_PVAR_NO_ATOMIC: the variable cannot be read and reset atomically";
+    case MPI_T_ERR_INVALID_SESSION: return "MPI_T_ERR_INVALID_SESSION: invalid or freed performance session";
     default: break;
   }
   if (const char* user = user_error_string(cls)) return user;  // MPI_Add_error_class/code/string

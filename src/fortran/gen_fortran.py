@@ -90,7 +90,10 @@ PREDEFINED_PROCS = ['MPI_COMM_NULL_COPY_FN', 'MPI_COMM_NULL_DELETE_FN', 'MPI_COM
                     'MPI_NULL_COPY_FN', 'MPI_NULL_DELETE_FN', 'MPI_DUP_FN']
 # C functions with no Fortran binding by the standard.
 # FA-MPI: the published MPI_Tryblock_start is MPI_TryBlock_start to Fortran (case-insensitive): C only.
-NOT_IN_FORTRAN = re.compile(r'^P?MPI_\w+_(c2f|f2c)$|^MPI_Status_(c2f|f2c)$|^P?MPI_Tryblock_start$')
+# MPI_T has no Fortran binding in the standard; the variable, category and enumeration calls (MPI-3.1 §14.3.6-7)
+# are left out (their _get_num calls stay, as before).
+NOT_IN_FORTRAN = re.compile(r'^P?MPI_\w+_(c2f|f2c)$|^MPI_Status_(c2f|f2c)$|^P?MPI_Tryblock_start$'
+                            r'|^P?MPI_T_(cvar|pvar|category|enum)_(?!get_num$)\w+$')
 
 
 def strip_comments(txt):

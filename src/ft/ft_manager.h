@@ -49,6 +49,7 @@ class FtManager final : public p2p::FtHandler {
   ~FtManager() override;
 
   bool ft_mode() const { return ft_mode_; }
+  int revoke_radix() const { return revoke_radix_; }  // the revoke tree's fan-out (MPI_T control variable)
   void set_service(Service* s) { service_ = s; }
 
   void register_comm(ftmpi_comm_s* c);

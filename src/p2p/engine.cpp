@@ -401,6 +401,10 @@ bool Engine::has_pending() const {
          m.matcher.posted_count() != 0;
 }
 
+std::size_t Engine::unexpected_count() const { return impl_->matcher.unexpected_count(); }
+std::size_t Engine::posted_count() const { return impl_->matcher.posted_count(); }
+std::size_t Engine::eager_limit() const { return impl_->eager_limit_default; }
+
 void Engine::release(Request* r) {
   impl_->release(r);
   if (!impl_->idle_comms.empty()) impl_->retire_idle_comms();

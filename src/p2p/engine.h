@@ -135,6 +135,12 @@ class Engine final : public transport::FrameSink {
   // GenericOp (schedule, window service), or backlog (the asynchronous progress thread parks otherwise).
   bool has_pending() const;
 
+  // Tool figures (MPI_T performance and control variables, api/mpit_vars.cpp): the matching queues' lengths
+  // now, and the eager limit in effect before a transport caps it. Under the caller's API lock.
+  std::size_t unexpected_count() const;
+  std::size_t posted_count() const;
+  std::size_t eager_limit() const;
+
   // Buffered-send buffers (MPI-4.1 §3.6). `owner` is nullptr for the process's buffer (MPI_Buffer_attach),
   // else the communicator or session (ftmpi_comm_s::session) it is attached to. A buffered send uses its
   // communicator's buffer, else its session's, else the process's; one that does not fit (its packed size
