@@ -40,7 +40,9 @@
 // in F (the agreement's failed set contains every member whose value is missing), hence a task fault.
 // Liveness: that of the agreement; timeouts only shorten local waits.
 //
-// Cost: one agreement (2·log2(n) rounds, n-1 UP and at most n-1 DOWN messages without failures); each
+// Cost: one agreement, nothing else (without failures, up to 16 members: the agreement's recursive-doubling
+// exchange, log2(n) rounds and at most log2(n)+1 messages per member; beyond, the tree's 2·log2(n) rounds);
+// the value and the outcome are built in buffers the library reuses (encode_into/decode_into); each
 // message carries n slots of 2 + ceil(n/64) + ceil(b/8) words (b = bytes of local_error_injection) —
 // 48 words (384 bytes) at 16 ranks with an int injection.
 #pragma once
