@@ -70,6 +70,10 @@ struct Registry {
   std::unordered_map<const p2p::Request*, Marked> marked;
   // Requests already reported by Waitsome_local/Testsome_local (they stay valid), by incarnation.
   std::unordered_map<const p2p::Request*, std::uint16_t> reported;
+  // Reused buffers of the commit (models/famp/commit.h *_into): the value contributed, and the outcome of
+  // the last freed block (its vectors' capacity): a fault-free commit allocates neither.
+  ftmpi::ft::Bits commit_value;
+  ftmpi::famp::CommitOutcome spare_outcome;
 };
 Registry& registry();
 

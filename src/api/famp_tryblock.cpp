@@ -74,6 +74,7 @@ struct TryBlock final : p2p::GenericOp {
   const p2p::Request* req = nullptr;  // the try request (key of registry().blocks)
   ~TryBlock() override {
     auto& reg = registry();
+    if (have_outcome) reg.spare_outcome = std::move(last);  // its buffers serve the next commit
     if (auto it = reg.blocks.find(req); it != reg.blocks.end() && it->second == this) reg.blocks.erase(it);
     if (open) std::erase(reg.open, this);
     for (TryBlock* b : reg.open)
@@ -295,7 +296,10 @@ int commit_block(TryBlock* b, const Deadline& d, const CommitArgs& a, bool block
     }
     if (b->sync_start && !b->start_agreement->decided()) c.flags |= ftmpi::famp::kFlagTimeout;
     b->commit = TryCommit(b->on->rank, b->on->size, b->inj_bytes);
-    b->commit_agreement = &rt().ft().start_agreement(b->on, b->commit.contribute(c));
+    auto& reg = registry();
+    b->commit.reuse_outcome(std::move(reg.spare_outcome));
+    b->commit.contribute_into(reg.commit_value, c);
+    b->commit_agreement = &rt().ft().start_agreement(b->on, reg.commit_value);
   }
   const Agreement* ag = b->commit_agreement;
   bool decided;

@@ -82,15 +82,30 @@ int iagree(MPI_Comm comm, int* flag, MPI_Request* request, bool report, const ch
   return MPI_SUCCESS;
 }
 
+// Blocking: the agreement instance is waited for directly (no request, no generic op: nothing allocated
+// per call once the communicator's instances are reused, ft/ft_manager.h). Same outcome as iagree + wait.
 int agree(MPI_Comm comm, int* flag, bool report, const char* fn) {
-  ftmpi::api::ApiLock lock;  // the wait below runs outside iagree's own hold (THREAD_MULTIPLE, asynchronous progress)
-  MPI_Request req = MPI_REQUEST_NULL;
-  int rc = iagree(comm, flag, &req, report, fn);
-  if (rc != MPI_SUCCESS) return rc;
-  rt().wait(req);
-  Status st = req->error;
-  rt().engine().release(req);
-  return ret(comm, st, fn);
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  if (!flag) return ret(comm, Status(Errc::arg, "NULL argument"), fn);
+  ftmpi_comm_s* on = agreement_comm(comm);
+  const std::size_t words = ftmpi::ft::flag_words(on->size);
+  std::uint64_t small[4];
+  Bits big;
+  std::span<std::uint64_t> contribution(small, words);
+  if (words > std::size(small)) {
+    big.resize(words);
+    contribution = big;
+  }
+  ftmpi::ft::fill_flag_contribution(contribution, *flag, acked_on(comm, on), on->size);
+  const Agreement& a = rt().ft().start_agreement(on, contribution);
+  rt().progress().wait_until([&a] { return a.decided(); });
+  const ftmpi::ft::FlagOutcome o = ftmpi::ft::flag_outcome(a.value(), a.failed());
+  *flag = o.flag;
+  rt().ft().adopt_failed(on, a.failed());
+  if (report && o.proc_failed)
+    return ret(comm, Status(Errc::proc_failed, "processes of the communicator failed and were not acknowledged by all"), fn);
+  return MPI_SUCCESS;
 }
 
 // --- shrink -------------------------------------------------------------------------------------------

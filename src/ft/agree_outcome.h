@@ -18,18 +18,29 @@
 // acknowledged bitmap (bit r of word 1 + r/64 = communicator rank r). Cost: size/64 words more per message
 // (nothing below 64 ranks beyond one word).
 #pragma once
+#include <algorithm>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "ft/agreement.h"
 
 namespace ftmpi::ft {
 
-inline Bits flag_contribution(int flag, const std::vector<int>& acked_ranks, int size) {
-  Bits v(1 + (static_cast<std::size_t>(size) + 63) / 64, 0);
+inline std::size_t flag_words(int size) { return 1 + (static_cast<std::size_t>(size < 0 ? 0 : size) + 63) / 64; }
+
+// Into `v` of flag_words(size) words (no allocation: MPIX_Comm_agree's per-call path).
+inline void fill_flag_contribution(std::span<std::uint64_t> v, int flag, const std::vector<int>& acked_ranks, int size) {
+  std::fill(v.begin(), v.end(), std::uint64_t{0});
   v[0] = 0xffffffff00000000ull | static_cast<std::uint32_t>(flag);
   for (int r : acked_ranks)
-    if (r >= 0 && r < size) v[1 + static_cast<std::size_t>(r) / 64] |= std::uint64_t{1} << (r % 64);
+    if (r >= 0 && r < size && 1 + static_cast<std::size_t>(r) / 64 < v.size())
+      v[1 + static_cast<std::size_t>(r) / 64] |= std::uint64_t{1} << (r % 64);
+}
+
+inline Bits flag_contribution(int flag, const std::vector<int>& acked_ranks, int size) {
+  Bits v(flag_words(size), 0);
+  fill_flag_contribution(v, flag, acked_ranks, size);
   return v;
 }
 

@@ -18,7 +18,7 @@ struct Reader {
     std::uint32_t n;
     if (!get(&n) || n > static_cast<std::uint32_t>(comm_size)) return false;
     if (n == 0) {  // the common case (no failure known): no allocation
-      *s = RankSet();
+      s->clear();
       return true;
     }
     std::vector<int> v(n);
@@ -36,10 +36,16 @@ struct Reader {
 static_assert(sizeof(int) == sizeof(std::int32_t), "rank sets are sent as i32");
 
 std::vector<std::byte> encode(std::uint64_t instance, const AgreeMsg& m) {
-  // One allocation of the exact size, fields copied in place (this runs once per agreement message).
-  const std::size_t n = sizeof(std::uint64_t) + 2 + 3 * sizeof(std::uint32_t) + sizeof(std::int32_t) * (m.view.size() + m.failed.size()) +
+  std::vector<std::byte> out;
+  encode_into(out, instance, m);
+  return out;
+}
+
+void encode_into(std::vector<std::byte>& out, std::uint64_t instance, const AgreeMsg& m) {
+  // Sized exactly, fields copied in place (this runs once per agreement message).
+  const std::size_t n = sizeof(std::uint64_t) + 3 + 3 * sizeof(std::uint32_t) + sizeof(std::int32_t) * (m.view.size() + m.failed.size()) +
                         sizeof(std::uint64_t) * m.value.size();
-  std::vector<std::byte> out(n);
+  out.resize(n);
   std::byte* p = out.data();
   auto put = [&p](const void* src, std::size_t len) {
     if (len != 0) std::memcpy(p, src, len);
@@ -55,23 +61,24 @@ std::vector<std::byte> encode(std::uint64_t instance, const AgreeMsg& m) {
   put(&instance, sizeof instance);
   put(&kind, 1);
   put(&decided, 1);
+  put(&m.step, 1);
   put_set(m.view);
   const auto words = static_cast<std::uint32_t>(m.value.size());
   put(&words, sizeof words);
   put(m.value.data(), sizeof(std::uint64_t) * m.value.size());
   put_set(m.failed);
-  return out;
 }
 
 bool decode(std::span<const std::byte> in, std::uint64_t* instance, AgreeMsg* m, int comm_size) {
   Reader r{in};
-  std::uint8_t kind, decided;
-  if (!r.get(instance) || !r.get(&kind) || !r.get(&decided)) return false;
+  std::uint8_t kind, decided, step;
+  if (!r.get(instance) || !r.get(&kind) || !r.get(&decided) || !r.get(&step)) return false;
   if (kind != static_cast<std::uint8_t>(AgreeMsg::Kind::up) && kind != static_cast<std::uint8_t>(AgreeMsg::Kind::down) &&
       kind != static_cast<std::uint8_t>(AgreeMsg::Kind::fast))
     return false;
   m->kind = static_cast<AgreeMsg::Kind>(kind);
   m->decided = decided != 0;
+  m->step = step;
   if (!r.get_set(&m->view, comm_size)) return false;
   std::uint32_t words;
   if (!r.get(&words) || words > 4096) return false;

@@ -1,5 +1,7 @@
 #include "ft/agreement.h"
 
+#include <iterator>
+
 namespace ftmpi::ft {
 
 namespace {
@@ -22,16 +24,52 @@ void and_into(Bits& acc, const Bits& v) {
 }
 }  // namespace
 
-Agreement::Agreement(int me, int size, bool fast) : me_(me), size_(size), fast_(fast) {
-  if (fast_) fast_from_.assign(static_cast<std::size_t>(size > 0 ? size : 0), false);
+void Agreement::reset(int me, int size, bool fast) {
+  me_ = me;
+  size_ = size;
+  fast_ = fast;
+  started_ = false;
+  contribution_.clear();
+  view_.clear();
+  last_undecided_up_view_.reset();
+  decided_ = false;
+  value_.clear();
+  decided_failed_.clear();
+  out_n_ = 0;
+  fast_p_ = 1;
+  int log2p = 0;
+  while (fast_p_ <= size_ / 2) {
+    fast_p_ *= 2;
+    ++log2p;
+  }
+  fast_last_ = log2p + 1;
+  fast_next_ = 0;
+  fast_sent_ = -1;
+  fast_acc_.clear();
+  if (fast_in_.size() < static_cast<std::size_t>(fast_last_ + 1)) fast_in_.resize(static_cast<std::size_t>(fast_last_ + 1));
+  fast_has_.assign(static_cast<std::size_t>(fast_last_ + 1), 0);
   reset_round();
 }
 
-AgreeMsg Agreement::make(AgreeMsg::Kind k, const RankSet& tag) const {
-  AgreeMsg m;
+AgreeMsg& Agreement::push(int dest, AgreeMsg::Kind k, const RankSet& tag) {
+  if (out_n_ == out_.size()) out_.emplace_back();
+  Outgoing& o = out_[out_n_++];
+  o.dest = dest;
+  AgreeMsg& m = o.msg;
   m.kind = k;
-  m.view = tag;
+  m.decided = false;
+  m.step = 0;
+  m.view = tag;  // copy-assignments below keep the slot's capacity
+  m.value.clear();
+  m.failed.clear();
   return m;
+}
+
+std::vector<Outgoing> Agreement::take_outgoing() {
+  std::vector<Outgoing> o(std::make_move_iterator(out_.begin()),
+                          std::make_move_iterator(out_.begin() + static_cast<std::ptrdiff_t>(out_n_)));
+  out_n_ = 0;
+  return o;
 }
 
 void Agreement::reset_round() {
@@ -56,20 +94,12 @@ void Agreement::merge_view(const RankSet& v) {
   if (view_.merge(v)) reset_round();
 }
 
-void Agreement::start(Bits contribution, const RankSet& known_failed) {
+void Agreement::start(std::span<const std::uint64_t> contribution, const RankSet& known_failed) {
   if (started_) return;
   started_ = true;
-  contribution_ = std::move(contribution);
+  contribution_.assign(contribution.begin(), contribution.end());
   merge_view(known_failed);
-  if (in_fast_round()) {
-    fast_sent_ = true;
-    for (int r = 0; r < size_; ++r)
-      if (r != me_) {
-        AgreeMsg f = make(AgreeMsg::Kind::fast, view_);
-        f.value = contribution_;
-        send(r, std::move(f));
-      }
-  }
+  if (in_fast_round()) fast_acc_ = contribution_;
   step();
 }
 
@@ -87,26 +117,75 @@ void Agreement::decide(const Bits& value, const RankSet& failed) {
   decided_failed_ = failed;
 }
 
+int Agreement::fast_partner(int step) const {
+  const int r = size_ - fast_p_;
+  if (step == 0 || step == fast_last_) {  // between an extra member e >= p and e - p < r
+    if (me_ >= fast_p_) return me_ - fast_p_;
+    return me_ < r ? me_ + fast_p_ : -1;
+  }
+  if (step < 0 || step > fast_last_ || me_ >= fast_p_) return -1;
+  return me_ ^ (1 << (step - 1));
+}
+
+void Agreement::advance_fast() {
+  auto send_fast = [this](int s, int dest, const Bits& v) {
+    if (fast_sent_ >= s || dest < 0) return;
+    fast_sent_ = s;
+    AgreeMsg& f = push(dest, AgreeMsg::Kind::fast, view_);
+    f.step = static_cast<std::uint8_t>(s);
+    f.value = v;
+  };
+  while (!decided_) {
+    const int s = fast_next_;
+    const int partner = fast_partner(s);
+    const auto su = static_cast<std::size_t>(s);
+    if (s == 0) {
+      if (me_ >= fast_p_) {  // an extra member: hand my contribution over, then wait for the result
+        send_fast(0, partner, contribution_);
+        fast_next_ = fast_last_;
+        continue;
+      }
+      if (partner >= 0) {
+        if (!fast_has_[su]) return;
+        and_into(fast_acc_, fast_in_[su]);
+      }
+      fast_next_ = 1;
+      continue;
+    }
+    if (s < fast_last_) {
+      send_fast(s, partner, fast_acc_);
+      if (!fast_has_[su]) return;
+      and_into(fast_acc_, fast_in_[su]);
+      ++fast_next_;
+      continue;
+    }
+    if (me_ >= fast_p_) {  // s == fast_last_: the result, from my partner
+      if (!fast_has_[su]) return;
+      decide(fast_in_[su], view_);
+      return;
+    }
+    send_fast(s, partner, fast_acc_);
+    decide(fast_acc_, view_);
+  }
+}
+
 void Agreement::on_message(int src, const AgreeMsg& m) {
   merge_view(m.view);
   if (m.kind == AgreeMsg::Kind::fast) {
-    // Only a FAST of the empty view counts, once per sender; it is stored until this process starts.
-    if (fast_ && m.view.empty() && src >= 0 && src < size_ && src != me_ && !fast_from_[static_cast<std::size_t>(src)]) {
-      fast_from_[static_cast<std::size_t>(src)] = true;
-      ++fast_count_;
-      if (fast_count_ == 1)
-        fast_acc_ = m.value;
-      else
-        and_into(fast_acc_, m.value);
+    // Only a FAST of the empty view counts, once per step, from that step's partner; kept until needed.
+    const int s = m.step;
+    if (fast_ && m.view.empty() && s <= fast_last_ && src != me_ && src == fast_partner(s) &&
+        !fast_has_[static_cast<std::size_t>(s)]) {
+      fast_has_[static_cast<std::size_t>(s)] = 1;
+      fast_in_[static_cast<std::size_t>(s)] = m.value;
     }
   } else if (m.kind == AgreeMsg::Kind::up) {
     if (m.decided && !decided_) decide(m.value, m.failed);
     if (decided_) {
       // Answer with the decision, tagged with the sender's view so that it accepts it.
-      AgreeMsg d = make(AgreeMsg::Kind::down, m.view);
+      AgreeMsg& d = push(src, AgreeMsg::Kind::down, m.view);
       d.value = value_;
       d.failed = decided_failed_;
-      send(src, std::move(d));
     } else if (m.view == view_) {
       bool is_child = std::find(children_.begin(), children_.end(), src) != children_.end();
       bool dup = std::any_of(ups_.begin(), ups_.end(), [src](const ChildUp& u) { return u.child == src; });
@@ -120,52 +199,41 @@ void Agreement::on_message(int src, const AgreeMsg& m) {
 }
 
 void Agreement::step() {
-  if (!decided_ && started_ && in_fast_round() && fast_count_ == size_ - 1) {
-    Bits acc = contribution_;
-    if (fast_count_ > 0) and_into(acc, fast_acc_);
-    decide(acc, view_);
+  if (started_ && in_fast_round()) {  // the empty view's round is the exchange: no UP, no DOWN
+    advance_fast();
+    return;
   }
-  if (in_fast_round() && fast_sent_) return;  // the empty view's round is the FASTs: no UP, no DOWN
   if (decided_) {
     // Spread the decision in the current view: DOWN to my children once, decided UP to my parent once.
     if (!down_sent_in_view_) {
       down_sent_in_view_ = true;
       for (int c : children_) {
-        AgreeMsg d = make(AgreeMsg::Kind::down, view_);
+        AgreeMsg& d = push(c, AgreeMsg::Kind::down, view_);
         d.value = value_;
         d.failed = decided_failed_;
-        send(c, std::move(d));
       }
     }
     if (parent_ >= 0 && !up_sent_in_view_) {
       up_sent_in_view_ = true;
-      AgreeMsg u = make(AgreeMsg::Kind::up, view_);
+      AgreeMsg& u = push(parent_, AgreeMsg::Kind::up, view_);
       u.decided = true;
       u.value = value_;
       u.failed = decided_failed_;
-      send(parent_, std::move(u));
     }
     return;
   }
   if (!started_ || up_sent_in_view_ || ups_.size() < children_.size()) return;
-  Bits acc = contribution_;
-  for (const ChildUp& u : ups_) and_into(acc, u.value);
+  fast_acc_ = contribution_;  // scratch outside the empty view's exchange
+  for (const ChildUp& u : ups_) and_into(fast_acc_, u.value);
   if (parent_ < 0) {  // root: decide
-    decide(acc, view_);
+    decide(fast_acc_, view_);
     step();
     return;
   }
   up_sent_in_view_ = true;
   last_undecided_up_view_ = view_;
-  AgreeMsg u = make(AgreeMsg::Kind::up, view_);
-  u.value = std::move(acc);
-  send(parent_, std::move(u));
-}
-
-std::vector<Outgoing> Agreement::take_outgoing() {
-  std::vector<Outgoing> o;
-  o.swap(out_);
-  return o;
+  AgreeMsg& u = push(parent_, AgreeMsg::Kind::up, view_);
+  u.value = fast_acc_;
 }
 
 }  // namespace ftmpi::ft

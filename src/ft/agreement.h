@@ -24,17 +24,34 @@
 // many failures, so views converge; in the final view everyone's UP reaches the root.
 // Cost without failures: every process sends one UP and at most log2(n) DOWNs; 2·log2(n) rounds.
 //
-// Fast path (small groups, `fast` in the constructor): a process that starts with an empty view sends its
-// contribution in a FAST message to every other member instead of an UP; one that holds FASTs from all
-// the others while its view is still empty decides (AND of all n contributions, failed set {}) — one
-// round, n−1 messages per process. Processes of the empty view send no UP or DOWN; any failure (a notice,
-// or a message tagged with a non-empty view) moves a process to the tree of its new view as above, where a
-// fast decision counts as any decision. Safety: every decision taken in the empty view — fast, or by a
-// tree root of the empty view — is the AND of all n contributions with failed set {}, so they are equal;
-// a root decides fresh in a non-empty view V only after an undecided UP(V) from every live member of V's
-// tree, and a process that sent one has a non-empty view, so it never decides fast afterwards (and one
-// that decided fast before sends a decided UP instead). Termination: without failures every FAST arrives;
-// with one, every survivor eventually leaves the empty view and the tree argument applies.
+// Fast path (small groups, `fast` in the constructor): a recursive-doubling exchange, the message pattern of
+// an Allreduce. Let p be the largest power of two <= n and r = n - p. Step 0: an *extra* member e >= p sends
+// its contribution to e - p (members below r fold it in). Steps 1..log2(p): member i < p sends its partial
+// AND to i ^ 2^(s-1) and ANDs in what that partner sent for the same step. Step log2(p)+1: member i < r sends
+// the result to i + p. A member decides (its result, failed set {}) when its last step is done — every
+// member holds the AND of all n contributions. FAST messages are tagged with the empty view and their step,
+// and are kept (one per step, from the one partner allowed at that step) until this member needs them, also
+// before it starts. The second phase of the tree (the DOWN wave) is not needed without failures: the
+// exchange delivers the result to everyone in log2(n) rounds; only a failure brings the tree in.
+// Members of the empty view send no UP or DOWN; any failure (a notice, or a message tagged with a non-empty
+// view — the view is the failure epoch every message carries) moves a member to the tree of its new view
+// as above, where a fast decision counts as any decision, and it sends no FAST afterwards.
+// Safety: every decision taken in the empty view — by the exchange, or by a tree root of the empty view —
+// is the AND of all n contributions with failed set {} (each contribution reaches every result through the
+// exchange; AND is idempotent), so they are equal. A root decides fresh in a non-empty view V only after an
+// undecided UP(V) from every live member of V's tree; a member that sent one has a non-empty view, so it
+// never decides fast afterwards (and one that decided fast before sends a decided UP instead, which the
+// root adopts). So a fresh decision in V and a fast decision by a live member cannot both happen: the live
+// member is in V's tree and its UP either carries its fast decision or excludes one. A member that decided
+// fast and then died is not bound (agreement is among the processes alive at the end, seed 000 §1.3).
+// Termination: without failures every partner's FAST arrives; with a failure, every survivor eventually
+// gets the notice (perfect detector), leaves the empty view, and the tree argument applies — a member never
+// waits in the exchange for a partner that moved on, because it moves on too.
+// Cost without failures: log2(p) + (r > 0 ? 2 : 0) rounds; at most log2(p) + 1 messages per member
+// (1 at 2 ranks, 4 at 16), n·log2(n) in all for a power of two.
+//
+// Reuse: an instance is reset() and reused by the next agreement on the communicator (FtManager keeps the
+// decided ones it forgets): its buffers keep their capacity, so a fault-free agreement allocates nothing.
 //
 // Properties checked by tests/sim: agreement (every process that decides, decides the same value and
 // failed set), validity (the value is the AND of the contributions of a superset of the processes alive at
@@ -43,6 +60,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "ft/rank_set.h"
@@ -56,6 +74,7 @@ struct AgreeMsg {
   enum class Kind : std::uint8_t { up = 1, down = 2, fast = 3 };
   Kind kind = Kind::up;
   bool decided = false;  // up: the sender has decided; value/failed are its decision
+  std::uint8_t step = 0; // fast: the exchange's step (0: from an extra member, last: to an extra member)
   RankSet view;          // the view this message belongs to
   Bits value;            // up: partial AND (or decision); down: decision
   RankSet failed;        // up (decided): decided failed set; down: decided failed set
@@ -68,16 +87,21 @@ struct Outgoing {
 
 class Agreement {
  public:
-  // `me` and `size` are ranks in the communicator; `fast`: take the one-round path (above) when starting
-  // with an empty view (every member of the instance must make the same choice).
-  Agreement(int me, int size, bool fast = false);
+  // `me` and `size` are ranks in the communicator; `fast`: take the exchange (above) when starting with an
+  // empty view (every member of the instance must make the same choice).
+  Agreement(int me, int size, bool fast = false) { reset(me, size, fast); }
+  // Back to a fresh instance (as constructed), keeping the buffers' capacity.
+  void reset(int me, int size, bool fast);
 
   // This process calls agree with `contribution`, knowing `known_failed` (e.g. acknowledged failures).
-  void start(Bits contribution, const RankSet& known_failed);
+  void start(std::span<const std::uint64_t> contribution, const RankSet& known_failed);
   void on_message(int src, const AgreeMsg& m);
   void on_failure(int rank);
 
-  // Messages produced since the last call.
+  // Messages produced since the last take/clear. outgoing() + clear_outgoing() reuse the messages' buffers
+  // (the library's path); take_outgoing() moves them out (the simulator's).
+  std::span<const Outgoing> outgoing() const { return {out_.data(), out_n_}; }
+  void clear_outgoing() { out_n_ = 0; }
   std::vector<Outgoing> take_outgoing();
 
   bool started() const { return started_; }
@@ -98,11 +122,12 @@ class Agreement {
   void reset_round();
   void decide(const Bits& value, const RankSet& failed);
   void step();
-  void send(int dest, AgreeMsg m) { out_.push_back(Outgoing{dest, std::move(m)}); }
-  AgreeMsg make(AgreeMsg::Kind k, const RankSet& tag) const;
+  void advance_fast();
+  // A message slot to fill (its buffers reused): kind and view set, value and failed empty.
+  AgreeMsg& push(int dest, AgreeMsg::Kind k, const RankSet& tag);
 
-  int me_;
-  int size_;
+  int me_ = 0;
+  int size_ = 0;
   bool started_ = false;
   Bits contribution_;
   RankSet view_;
@@ -116,19 +141,25 @@ class Agreement {
 
   std::optional<RankSet> last_undecided_up_view_;  // tag of the last undecided UP I sent
 
-  // Fast path: FASTs received (before or after start), their AND, and whether I sent mine.
+  // Fast path (recursive doubling; steps 0 .. fast_last_).
   bool fast_ = false;
-  bool fast_sent_ = false;
-  std::vector<bool> fast_from_;
-  int fast_count_ = 0;
-  Bits fast_acc_;
+  int fast_p_ = 1;              // largest power of two <= size
+  int fast_last_ = 1;           // log2(fast_p_) + 1: the step that hands the result to an extra member
+  int fast_next_ = 0;           // the next step this member has to complete
+  int fast_sent_ = -1;          // the last step whose message this member sent
+  bool fast_started_ = false;   // started in the empty view (sent or will send FASTs, no UP/DOWN there)
+  Bits fast_acc_;               // my partial AND
+  std::vector<Bits> fast_in_;   // per step: the partner's value (valid where fast_has_)
+  std::vector<char> fast_has_;
   bool in_fast_round() const { return fast_ && view_.empty(); }
+  int fast_partner(int step) const;  // who sends me / receives from me at `step` (-1: nobody)
 
   bool decided_ = false;
   Bits value_;
   RankSet decided_failed_;
 
   std::vector<Outgoing> out_;
+  std::size_t out_n_ = 0;
 };
 
 }  // namespace ftmpi::ft

@@ -20,6 +20,9 @@ struct CommFt {
   // instead of being taken for an instance of the new one (FtManager::handle_agree).
   std::uint32_t members_hash = 0;  // agreement instances started here (agree, shrink) — same order everywhere
   std::map<std::uint64_t, std::unique_ptr<Agreement>> agreements;
+  // Forgotten instances kept for reuse (map node and Agreement, reset() on reuse): a fault-free agreement
+  // allocates nothing (FtManager::instance/forget).
+  std::vector<std::map<std::uint64_t, std::unique_ptr<Agreement>>::node_type> spare;
   // Keyed instances (FtManager::start_keyed_agreement; ids with kKeyedInstance set): the started ones in
   // start order, and the ids forgotten since (their late frames are dropped, not taken for new instances).
   std::deque<std::uint64_t> keyed_started;

@@ -337,6 +337,9 @@ void FtManager::revoke(ftmpi_comm_s* c, int from, int origin) {
     s.revoke->start();
   else
     s.revoke->on_message(from, origin);
+  // 4 first: forward down the tree before the local work below, so that the next hop's ranks (asleep in
+  // their waits, each needing a wake-up and a core) start as early as possible.
+  flush_revoke(c);
   if (!c->revoked.exchange(true)) {
     failures_.bump();
     if (FailureObserver* o = failures_.observer()) {  // the event hub (src/models/events/)
@@ -353,8 +356,7 @@ void FtManager::revoke(ftmpi_comm_s* c, int from, int origin) {
     }
   }
   // 4. reliable broadcast (ft/revoke.h): down the revoker's tree, and a flood whenever a failure could have
-  //    cut it.
-  flush_revoke(c);
+  //    cut it — sent above, before the purge (nothing the purge does changes what is sent).
 }
 
 void FtManager::flush_revoke(ftmpi_comm_s* c) {
@@ -474,38 +476,60 @@ bool FtManager::any_source_blocked(const p2p::Request* r) {
 
 // --- agreement ----------------------------------------------------------------------------------------
 
-// Largest group whose agreements take the one-round fast path (n−1 messages per process instead of a tree
-// of 2·log2(n) rounds).
-constexpr int kFastAgreeMax = 8;
+// Largest group whose agreements take the fast path without failures (ft/agreement.h: the recursive-doubling
+// exchange of an Allreduce, log2(n) rounds, instead of the tree's 2·log2(n); at most log2(n)+1 messages per
+// process). Issue 13's range is 2-16 ranks; beyond, the tree's 2 messages per process win.
+constexpr int kFastAgreeMax = 16;
 
 Agreement& FtManager::instance(ftmpi_comm_s* c, std::uint64_t id) {
   CommFt& s = state(c);
-  auto& slot = s.agreements[id];
-  if (!slot) {
-    // The one-round fast path (ft/agreement.h) for small groups; not for bridges, whose members greet each
-    // other along the tree first (ft/bridge.h). Every member makes the same choice (same size, same kind).
-    const bool fast = c->size <= kFastAgreeMax && s.dest_hash.empty();
-    slot = std::make_unique<Agreement>(c->rank, c->size, fast);
-    feed_failures(c, *slot);
+  auto it = s.agreements.lower_bound(id);
+  if (it != s.agreements.end() && it->first == id) return *it->second;
+  // The fast path (ft/agreement.h) for small groups; not for bridges, whose members greet each other along
+  // the tree first (ft/bridge.h). Every member makes the same choice (same size, same kind).
+  const bool fast = c->size <= kFastAgreeMax && s.dest_hash.empty();
+  Agreement* a;
+  if (!s.spare.empty()) {  // reuse a forgotten instance: no allocation
+    auto node = std::move(s.spare.back());
+    s.spare.pop_back();
+    node.key() = id;
+    a = node.mapped().get();
+    a->reset(c->rank, c->size, fast);
+    s.agreements.insert(it, std::move(node));
+  } else {
+    auto made = std::make_unique<Agreement>(c->rank, c->size, fast);
+    a = made.get();
+    s.agreements.emplace_hint(it, id, std::move(made));
   }
-  return *slot;
+  feed_failures(c, *a);
+  return *a;
+}
+
+void FtManager::forget(CommFt& s, std::map<std::uint64_t, std::unique_ptr<Agreement>>::iterator it) {
+  constexpr std::size_t kSpareAgreements = 4;
+  if (s.spare.size() < kSpareAgreements)
+    s.spare.push_back(s.agreements.extract(it));
+  else
+    s.agreements.erase(it);
 }
 
 void FtManager::feed_failures(ftmpi_comm_s* c, Agreement& a) {
+  if (failures_.epoch() == 0) return;
   for (int r : failed_members(c)) a.on_failure(r);
 }
 
 void FtManager::flush(ftmpi_comm_s* c, Agreement& a, std::uint64_t id) {
   greet(c, a, id);
-  for (Outgoing& o : a.take_outgoing()) {
+  for (const Outgoing& o : a.outgoing()) {
     const std::uint32_t tag = (c->ft->dest_hash.empty() ? c->ft->members_hash : c->ft->dest_hash[static_cast<std::size_t>(o.dest)]) |
                               (c->magic == kMagicFreed ? kFromFreed : 0u);  // zombie?
-    std::vector<std::byte> bytes = encode((std::uint64_t{tag} << 32) | (id & 0xffffffffu), o.msg);
-    rt_.engine().send_ft_frame(c->world_rank(o.dest), c->ctx_pt2pt, kAgree, bytes);
+    encode_into(wire_, (std::uint64_t{tag} << 32) | (id & 0xffffffffu), o.msg);
+    rt_.engine().send_ft_frame(c->world_rank(o.dest), c->ctx_pt2pt, kAgree, wire_);
   }
+  a.clear_outgoing();
 }
 
-const Agreement& FtManager::start_keyed_agreement(ftmpi_comm_s* c, std::uint32_t key, Bits contribution) {
+const Agreement& FtManager::start_keyed_agreement(ftmpi_comm_s* c, std::uint32_t key, std::span<const std::uint64_t> contribution) {
   CommFt& s = state(c);
   const std::uint64_t id = kKeyedInstance | (key & (kKeyedInstance - 1));
   // Forget the oldest decided keyed instances beyond kAgreementsKept (same argument as start_agreement:
@@ -516,7 +540,7 @@ const Agreement& FtManager::start_keyed_agreement(ftmpi_comm_s* c, std::uint32_t
     const std::uint64_t old = s.keyed_started.front();
     auto it = s.agreements.find(old);
     if (it != s.agreements.end() && !it->second->decided()) break;
-    if (it != s.agreements.end()) s.agreements.erase(it);
+    if (it != s.agreements.end()) forget(s, it);
     s.keyed_started.pop_front();
     s.keyed_forgotten.insert(old);
     s.keyed_forgotten_order.push_back(old);
@@ -528,13 +552,12 @@ const Agreement& FtManager::start_keyed_agreement(ftmpi_comm_s* c, std::uint32_t
   s.keyed_forgotten.erase(id);  // reused after a long time (the caller's contract): a new instance
   s.keyed_started.push_back(id);
   Agreement& a = instance(c, id);
-  std::vector<int> known = failed_members(c);
-  a.start(std::move(contribution), RankSet(known));
+  a.start(contribution, failures_.epoch() == 0 ? RankSet() : RankSet(failed_members(c)));
   flush(c, a, id);
   return a;
 }
 
-const Agreement& FtManager::start_agreement(ftmpi_comm_s* c, Bits contribution) {
+const Agreement& FtManager::start_agreement(ftmpi_comm_s* c, std::span<const std::uint64_t> contribution) {
   CommFt& s = state(c);
   std::uint64_t id = s.next_instance++;
   // Forget old decided instances. An instance is only needed while some live member may still send it an
@@ -542,17 +565,16 @@ const Agreement& FtManager::start_agreement(ftmpi_comm_s* c, Bits contribution) 
   // later instance, so only as many instances as a process keeps outstanding (iagree) can be needed.
   while (!s.agreements.empty() && s.agreements.begin()->first + kAgreementsKept < id &&
          s.agreements.begin()->second->decided())
-    s.agreements.erase(s.agreements.begin());
+    forget(s, s.agreements.begin());
   Agreement& a = instance(c, id);
-  std::vector<int> known = failed_members(c);
-  a.start(std::move(contribution), RankSet(known));
+  a.start(contribution, failures_.epoch() == 0 ? RankSet() : RankSet(failed_members(c)));
   flush(c, a, id);
   return a;
 }
 
 void FtManager::handle_agree(ftmpi_comm_s* c, int src_world, std::span<const std::byte> payload) {
   std::uint64_t id;
-  AgreeMsg m;
+  AgreeMsg& m = rx_;  // reused (decode keeps its buffers' capacity)
   int src = c->group->rank_of_world(src_world);
   if (c->predefined && c->ctx_pt2pt == comm::kCtxWorld && peek_hash(payload) != state(c).members_hash) {
     handle_channel_frame(src_world, payload);  // an agreement channel's (channel())

@@ -101,12 +101,12 @@ class FtManager final : public p2p::FtHandler {
   // Start this process's part of the next agreement instance on `c` with `contribution`. The instance lives
   // as long as the communicator's FT state; callers poll decided() from a GenericOp (api/ft.cpp), the
   // progress loop feeds it messages and failures.
-  const Agreement& start_agreement(ftmpi_comm_s* c, Bits contribution);
+  const Agreement& start_agreement(ftmpi_comm_s* c, std::span<const std::uint64_t> contribution);
   // The same with a caller-chosen instance `key` (< 2^31), identical at every member and never reused for
   // another agreement on `c` while an earlier use may still be remembered (the last kAgreementsKept started
   // keyed instances and the 1024 forgotten before them). Members may start keyed instances in any order
   // relative to each other and to the sequential ones.
-  const Agreement& start_keyed_agreement(ftmpi_comm_s* c, std::uint32_t key, Bits contribution);
+  const Agreement& start_keyed_agreement(ftmpi_comm_s* c, std::uint32_t key, std::span<const std::uint64_t> contribution);
 
   // An agreement channel over an arbitrary set of processes (`world`: world ranks, sorted, including this
   // one): a communicator-like object whose agreements travel on MPI_COMM_WORLD's context, told apart by
@@ -141,6 +141,8 @@ class FtManager final : public p2p::FtHandler {
  private:
   CommFt& state(ftmpi_comm_s* c);
   Agreement& instance(ftmpi_comm_s* c, std::uint64_t id);
+  // Drop instance `it` of `s`, keeping its node for reuse (at most kSpareAgreements).
+  static void forget(CommFt& s, std::map<std::uint64_t, std::unique_ptr<Agreement>>::iterator it);
   void flush(ftmpi_comm_s* c, Agreement& a, std::uint64_t id);
   void feed_failures(ftmpi_comm_s* c, Agreement& a);
   // Send what the revoke broadcast of `c` produced (frame: [i32 origin][i32 known failed world ranks...]).
@@ -148,6 +150,9 @@ class FtManager final : public p2p::FtHandler {
   void handle_agree(ftmpi_comm_s* c, int src_world, std::span<const std::byte> payload);
   // Failures named by a peer's revoke frame (world ranks, i32 each).
   void learn_failures(std::span<const std::byte> payload);
+  // Scratch of the agreement frames (reused: no allocation per message).
+  std::vector<std::byte> wire_;
+  AgreeMsg rx_;
 
   struct Early {
     int src_world;

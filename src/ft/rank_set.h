@@ -27,6 +27,7 @@ class RankSet {
     return grew;
   }
   bool includes(const RankSet& o) const { return std::includes(v_.begin(), v_.end(), o.v_.begin(), o.v_.end()); }
+  void clear() { v_.clear(); }  // keeps the capacity
   std::size_t size() const { return v_.size(); }
   bool empty() const { return v_.empty(); }
   const std::vector<int>& ranks() const { return v_; }

@@ -443,7 +443,7 @@ TEST(AgreementSim, FastPathRandomSchedules) {
 TEST(AgreementSim, FastPathFailureAtEveryStep) {
   FastPathOn on;
   int cases = 0;
-  for (int n = 2; n <= 8; ++n)
+  for (int n = 2; n <= 12; ++n)  // powers of two and extra members (3, 5-7, 9-12)
     for (int victim = 0; victim < n; ++victim)
       for (int at = 0; at < 12 * n; ++at)
         for (Order o : {Order::fifo_notices_first, Order::lifo_notices_first, Order::fifo_messages_first,
@@ -451,7 +451,7 @@ TEST(AgreementSim, FastPathFailureAtEveryStep) {
           auto err = run_fixed(n, victim, at, -1, -1, o, at % 2 == 0);
           ASSERT_FALSE(err.has_value()) << *err << " (n=" << n << " victim=" << victim << " at=" << at << ")";
           ++cases;
-          if (n >= 3 && n <= 6)
+          if (n >= 3 && n <= 9)
             for (int gap = 0; gap < 4; ++gap) {
               const int v2 = (victim + 1 + gap) % n;
               if (v2 == victim) continue;
@@ -465,14 +465,40 @@ TEST(AgreementSim, FastPathFailureAtEveryStep) {
 
 TEST(AgreementSim, FastPathCost) {
   FastPathOn on;
-  for (int n : {2, 4, 8, 16}) {
+  for (int n = 1; n <= 64; ++n) {
     Cost c = measure(n, 0);
-    std::printf("fast path %3d ranks: %.2f msgs/proc, %d round(s)\n", n, c.msgs_per_proc, c.rounds);
-    EXPECT_EQ(c.rounds, 1);
-    EXPECT_EQ(c.msgs_per_proc, n - 1.0);
-    Cost f = measure(n, 1);  // a failure known before: the tree of the survivors
-    EXPECT_LE(f.rounds, 2 * 4);
+    int log2p = 0;
+    while ((2 << log2p) <= n) ++log2p;
+    const bool extras = (1 << log2p) != n;
+    if ((n & (n - 1)) == 0 || n == 3 || n == 12)
+      std::printf("fast path %3d ranks: %.2f msgs/proc, at most %llu sent by one, %d round(s)\n", n, c.msgs_per_proc,
+                  static_cast<unsigned long long>(c.max_sent), c.rounds);
+    // The recursive-doubling exchange: log2(p) rounds, at most 2 more with extra members; no DOWN wave.
+    if (!extras) {
+      EXPECT_EQ(c.rounds, log2p) << n;
+    } else {
+      EXPECT_LE(c.rounds, log2p + 2) << n;
+    }
+    EXPECT_LE(c.max_sent, static_cast<std::uint64_t>(log2p + 1)) << n;
+    if (!extras) {
+      EXPECT_EQ(c.msgs_per_proc, static_cast<double>(log2p)) << n;
+    }
+    Cost f = measure(n, n >= 4 ? 1 : 0);  // a failure known before: the tree of the survivors
+    if (n >= 4) {
+      EXPECT_LE(f.rounds, 2 * (log2p + 1)) << n;
+    }
   }
+}
+
+// Fault-free, every member decides the AND of all contributions whatever the delivery order and start
+// order (random schedules without failures, every size up to 40: powers of two and extra members alike).
+TEST(AgreementSim, FastPathEverySizeNoFailure) {
+  FastPathOn on;
+  for (int n = 1; n <= 40; ++n)
+    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+      auto err = run_random(n, 0, seed * 31 + static_cast<std::uint64_t>(n));
+      ASSERT_FALSE(err.has_value()) << *err;
+    }
 }
 
 }  // namespace

@@ -51,7 +51,7 @@ struct World {
   World(int n_, std::mt19937_64& rng) : n(n_), alive(n_, true), started(n_, false), ever_timed_out(n_, false),
                                          notices(n_), noticed(n_) {
     for (int i = 0; i < n; ++i) {
-      agree.emplace_back(i, n);
+      agree.emplace_back(i, n, n <= 16);  // the library's choice: the fast exchange up to 16 members
       commit.emplace_back(i, n, 8);
       Contribution c;
       const auto r = rng() % 10;

@@ -12,6 +12,7 @@ AgreeMsg sample(AgreeMsg::Kind k) {
   AgreeMsg m;
   m.kind = k;
   m.decided = k == AgreeMsg::Kind::up;
+  m.step = k == AgreeMsg::Kind::fast ? 3 : 0;
   m.view = RankSet({3, 1});
   m.value = {0xffffffff00000001ull, 0x5ull};
   m.failed = RankSet({1});
@@ -28,6 +29,7 @@ TEST(AgreeWire, RoundTripsEveryKind) {
     EXPECT_EQ(id, 0x1234567800000009ull);
     EXPECT_EQ(d.kind, m.kind);
     EXPECT_EQ(d.decided, m.decided);
+    EXPECT_EQ(d.step, m.step);
     EXPECT_EQ(d.view, m.view);
     EXPECT_EQ(d.value, m.value);
     EXPECT_EQ(d.failed, m.failed);

@@ -10,8 +10,14 @@ constexpr std::uint64_t kAbsent = std::uint64_t{1} << 63;  // top bit of a slot'
 }
 
 Bits encode(const CommitLayout& l, int me, const Contribution& c) {
-  Bits v(l.words(), ~std::uint64_t{0});
-  if (me < 0 || me >= l.size) return v;
+  Bits v;
+  encode_into(v, l, me, c);
+  return v;
+}
+
+void encode_into(Bits& v, const CommitLayout& l, int me, const Contribution& c) {
+  v.assign(l.words(), ~std::uint64_t{0});
+  if (me < 0 || me >= l.size) return;
   const std::size_t base = static_cast<std::size_t>(me) * l.slot_words();
   v[base] = c.flags;  // present: top bit clear
   v[base + 1] = static_cast<std::uint32_t>(c.raised_code);
@@ -23,11 +29,16 @@ Bits encode(const CommitLayout& l, int me, const Contribution& c) {
   for (std::size_t w = 0; w < l.inj_words(); ++w) v[ib + w] = 0;
   if (l.inj_bytes > 0 && !c.injection.empty())
     std::memcpy(&v[ib], c.injection.data(), std::min(l.inj_bytes, c.injection.size()));
-  return v;
 }
 
 CommitOutcome decode(const CommitLayout& l, const Bits& value, const RankSet& agreed_failed) {
   CommitOutcome o;
+  decode_into(o, l, value, agreed_failed);
+  return o;
+}
+
+void decode_into(CommitOutcome& o, const CommitLayout& l, const Bits& value, const RankSet& agreed_failed) {
+  o.flags = 0;
   const auto n = static_cast<std::size_t>(l.size);
   o.contributed.assign(n, false);
   o.raised_code.assign(n, 0);
@@ -72,7 +83,6 @@ CommitOutcome decode(const CommitLayout& l, const Bits& value, const RankSet& ag
   else
     o.cls = CommitClass::unmodeled;
   o.try_flag = o.cls == CommitClass::success;
-  return o;
 }
 
 CommitOutcome to_view(const InterView& v, const CommitOutcome& o, std::size_t inj_bytes) {
@@ -94,13 +104,19 @@ CommitOutcome to_view(const InterView& v, const CommitOutcome& o, std::size_t in
 }
 
 Bits TryCommit::contribute(const Contribution& c) {
+  Bits v;
+  contribute_into(v, c);
+  return v;
+}
+
+void TryCommit::contribute_into(Bits& out, const Contribution& c) {
   phase_ = Phase::agreeing;
-  return encode(layout_, me_, c);
+  encode_into(out, layout_, me_, c);
 }
 
 void TryCommit::on_decided(const Bits& value, const RankSet& failed) {
   if (phase_ != Phase::agreeing && phase_ != Phase::timed_out) return;
-  outcome_ = decode(layout_, value, failed);
+  decode_into(outcome_, layout_, value, failed);
   phase_ = Phase::decided;
 }
 

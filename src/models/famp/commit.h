@@ -40,7 +40,9 @@
 // in F (the agreement's failed set contains every member whose value is missing), hence a task fault.
 // Liveness: that of the agreement; timeouts only shorten local waits.
 //
-// Cost: one agreement (2·log2(n) rounds, n-1 UP and at most n-1 DOWN messages without failures); each
+// Cost: one agreement, nothing else (without failures, up to 16 members: the agreement's recursive-doubling
+// exchange, log2(n) rounds and at most log2(n)+1 messages per member; beyond, the tree's 2·log2(n) rounds);
+// the value and the outcome are built in buffers the library reuses (encode_into/decode_into); each
 // message carries n slots of 2 + ceil(n/64) + ceil(b/8) words (b = bytes of local_error_injection) —
 // 48 words (384 bytes) at 16 ranks with an int injection.
 #pragma once
@@ -97,6 +99,10 @@ struct CommitLayout {
 };
 Bits encode(const CommitLayout& l, int me, const Contribution& c);
 CommitOutcome decode(const CommitLayout& l, const Bits& value, const RankSet& agreed_failed);
+// The same into caller-owned objects, whose buffers are reused (the library keeps one of each per process:
+// a fault-free commit then allocates nothing for its value or its outcome).
+void encode_into(Bits& v, const CommitLayout& l, int me, const Contribution& c);
+void decode_into(CommitOutcome& o, const CommitLayout& l, const Bits& value, const RankSet& agreed_failed);
 
 // Blocks on an intercommunicator. The commit is the same machine run over the intercommunicator's *span*
 // (ft/ft_manager.h FtManager::span: one agreement over the union of both groups, the group with the lower
@@ -131,6 +137,10 @@ class TryCommit {
 
   // open -> agreeing: the value to start this member's agreement instance with.
   Bits contribute(const Contribution& c);
+  // The same into `out` (its capacity reused).
+  void contribute_into(Bits& out, const Contribution& c);
+  // Buffers for the outcome (a spare CommitOutcome of an earlier block): decided reuses their capacity.
+  void reuse_outcome(CommitOutcome&& spare) { outcome_ = std::move(spare); }
   // agreeing|timed_out -> decided (the agreement instance decided `value`, `failed`).
   void on_decided(const Bits& value, const RankSet& failed);
   // agreeing -> timed_out (this member's timeout ran out); no effect in other phases.
