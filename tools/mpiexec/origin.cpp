@@ -233,7 +233,7 @@ void Origin::send_to(int node, const Frame& f0) {
   TreeLink& l = links_[static_cast<std::size_t>(slot)];
   if (l.fd < 0) return;
   l.send(f);
-  if (!l.flush()) l.close();
+  l.flush();  // a failure marks it broken: its read path reports it closed (tree_wire.h)
 }
 
 void Origin::log_down(int to, Frame& f) {
@@ -262,7 +262,7 @@ void Origin::replay_to(int node, long long seen) {
     if (slot < 0 || links_[static_cast<std::size_t>(slot)].fd < 0) continue;
     TreeLink& l = links_[static_cast<std::size_t>(slot)];
     l.send(g);
-    if (!l.flush()) l.close();
+    l.flush();
   }
 }
 
@@ -273,7 +273,7 @@ void Origin::broadcast(const Frame& f0) {
   for (TreeLink& l : links_)
     if (l.fd >= 0) {
       l.send(f);
-      if (!l.flush()) l.close();
+      l.flush();
     }
 }
 
@@ -647,13 +647,14 @@ void Origin::on_link_readable(std::size_t slot) {
     if (!f) break;
     if (f->type == "hb" && echo) {  // answer each heartbeat at once (tree_liveness.h)
       l.send(Frame("hb"));
-      if (!l.flush()) l.close();
+      l.flush();
     }
     on_frame(*f, static_cast<int>(slot));
   }
-  if (l.fd >= 0 && (!alive || l.in.bad())) {
-    l.close();
+  if (l.fd >= 0 && (!alive || l.in.bad() || l.broken)) {
     int node = link_node_[slot];
+    if (l.broken) log::debug("mpiexec: a write to host %s's daemon failed: its link closed", host_name(node - 1).c_str());
+    l.close();
     if (hosts_[static_cast<std::size_t>(node - 1)].state == Host::State::done) live_->child_done(static_cast<int>(slot));
     else live_->child_closed(static_cast<int>(slot));
   }
@@ -667,9 +668,12 @@ void Origin::drain_links() {
       pf.push_back({links_[i].fd, POLLIN, 0});
       slot.push_back(i);
     }
-  if (pf.empty() || ::poll(pf.data(), pf.size(), 0) <= 0) return;
-  for (std::size_t k = 0; k < pf.size(); ++k)
-    if ((pf[k].revents & (POLLIN | POLLHUP | POLLERR)) && links_[slot[k]].fd == pf[k].fd) on_link_readable(slot[k]);
+  if (pf.empty()) return;
+  ::poll(pf.data(), pf.size(), 0);
+  for (std::size_t k = 0; k < pf.size(); ++k) {
+    const TreeLink& l = links_[slot[k]];
+    if (l.fd == pf[k].fd && ((pf[k].revents & (POLLIN | POLLHUP | POLLERR)) || l.broken)) on_link_readable(slot[k]);
+  }
 }
 
 void Origin::on_signalfd() {
@@ -904,8 +908,8 @@ void Origin::supervise() {
         case Src::pending: on_pending_readable(t.i); break;
         case Src::stdin_read: on_stdin_readable(); break;
         case Src::link:
-          if ((re & POLLOUT) && !links_[t.i].flush()) links_[t.i].close();
-          if (re & (POLLIN | POLLHUP | POLLERR)) on_link_readable(t.i);
+          if (re & POLLOUT) links_[t.i].flush();
+          if ((re & (POLLIN | POLLHUP | POLLERR)) || links_[t.i].broken) on_link_readable(t.i);
           break;
       }
     }
