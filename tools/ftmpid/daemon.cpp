@@ -422,6 +422,11 @@ void Daemon::read_pmi(Rank& r) {
     r.pmi_in.append(buf, static_cast<std::size_t>(n));
     while (auto line = r.pmi_in.next()) {
       if (line->find("cmd=finalize") != std::string::npos) r.finalized = true;
+      r.last_pmi = Clock::now();
+      if (auto m = boot::pmi::parse(*line); m.ok()) {
+        if (m.value().cmd == "init") r.pmi_init = true;
+        else if (m.value().cmd == "barrier_in") r.in_barrier = true;
+      }
       Frame f("pmi");
       f.set("rank", r.rank);
       f.payload = *line;
@@ -580,6 +585,20 @@ void Daemon::check_heartbeats(Clock::time_point now) {
         r.hung = true;
         kill(-r.pid, SIGKILL);
         kill(r.pid, SIGKILL);
+        continue;
+      }
+      // Inside MPI_Init (PMI init sent) with no heartbeat within the start-up timeout of its last PMI
+      // exchange, not counting time waiting in a PMI barrier for the others: hung (as mpiexec judges its
+      // own ranks, job_ft.cpp). Without this a rank stuck there held the whole job.
+      const auto startup = std::chrono::milliseconds(o_.startup_ms);
+      if (!r.heartbeating && !r.said_bye && !r.finalized && r.pmi_init && !r.in_barrier && now >= r.last_pmi + startup) {
+        read_ctrl(r);  // a first heartbeat may be waiting
+        if (r.heartbeating || !r.alive) continue;
+        say("host %s: rank %d sent PMI init but no heartbeat within the start-up timeout (%.1f s); killing it",
+            host_.c_str(), r.rank, o_.startup_ms / 1000.0);
+        r.hung = true;
+        kill(-r.pid, SIGKILL);
+        kill(r.pid, SIGKILL);
       }
       continue;
     }
@@ -605,6 +624,8 @@ void Daemon::handle_own(Frame& f) {
     spawn_part(f);
   } else if (t == "pmi") {
     if (Rank* r = find_rank(static_cast<int>(f.num("rank")))) {
+      r->last_pmi = Clock::now();
+      if (f.payload.find("cmd=barrier_out") != std::string::npos) r->in_barrier = false;
       r->pmi_out += f.payload;
       flush_rank_pmi(*r);
     }
