@@ -277,6 +277,16 @@ startup_hang)
   expect_err "rank 1 on $H2 \(hung, killed\)"
   for r in 0 2; do expect_out "^rank $r notice cmd=failed rank=1 cause=hung"; done
   expect_faster 20
+  # FT: a rank that never reaches MPI_Init (no PMI init) while the others wait for it in MPI_Init's PMI
+  # barrier is killed as hung by mpiexec after the start-up timeout; the others are released and finish.
+  run "${MX[@]}" --with-ft ulfm --startup-timeout 2 --host "$NETNS_HOSTS" -n 3 bash -c \
+    'if [ "$PMI_RANK" = 1 ]; then exec sleep 50; fi; exec "$0" barrier -1 -1 0 "$1"' "$FTHELPER" "$TOKEN"
+  [ "$RC" = 124 ] && fail "the job waited for the rank that never reached MPI_Init until its time limit"
+  expect_rc 0
+  expect_err "^mpiexec: rank 1 on $H2 did not call MPI_Init within the start-up timeout \(2\.0 s\) while the other ranks waited for it there; killing it$"
+  expect_err "rank 1 on $H2 \(hung, killed\)"
+  for r in 0 2; do expect_out "^rank $r released$"; done
+  expect_faster 20
   # Exec fails on the hosts: the program is in the origin's /dev/shm (mpiexec resolves and checks it
   # there), which no host sees (each has its own): every daemon's exec fails, the ranks end with 127 at
   # once, each named with its host; without FT the job ends.

@@ -288,6 +288,7 @@ void Origin::on_pmi(int r, const std::string& line) {
     return;
   }
   RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
+  rec.last_pmi = SteadyClock::now();
   Part& part = part_of(r);
   boot::PmiServer::Outcome o = part.server->handle(r - part.base, line);
   send_pmi_replies(o, part.base);
@@ -522,6 +523,7 @@ void Origin::on_hello(const Frame& f, int via_slot) {
   if (!end_.running())
     for (int r = e.first_rank; r < e.first_rank + e.nranks; ++r)
       if (ranks_[static_cast<std::size_t>(r)].alive()) ranks_[static_cast<std::size_t>(r)].state = RankRecord::State::exited;
+  for (int r = e.first_rank; r < e.first_rank + e.nranks; ++r) ranks_[static_cast<std::size_t>(r)].started = SteadyClock::now();
   Frame l("launch");
   l.set("first", e.first_rank).set("n", end_.running() ? e.nranks : 0).set("ft", ft_ ? 1 : 0);
   l.set("pty", opt_.output_pipe ? 0 : 1);
@@ -707,7 +709,34 @@ void Origin::reap_agents() {
   }
 }
 
+void Origin::check_never_initialized(SteadyClock::time_point now) {
+  if (!ft_ || reinit_ || !end_.running() || parts_.empty()) return;
+  const auto limit = std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(opt_.ft.startup_seconds));
+  const Part& job = parts_.front();
+  bool waited = false;  // a rank has waited in a PMI barrier for the start-up timeout
+  for (int q = job.base; q < job.base + job.size && !waited; ++q) {
+    const RankRecord& rec = ranks_[static_cast<std::size_t>(q)];
+    waited = rec.alive() && job.server->in_barrier(q - job.base) && now >= rec.last_pmi + limit;
+  }
+  if (!waited) return;
+  for (int r = job.base; r < job.base + job.size; ++r) {
+    RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
+    if (!rec.alive() || rec.pmi_initialized || rec.verdict != RankRecord::Verdict::none ||
+        rec.started == SteadyClock::time_point{} || now < rec.started + limit ||
+        hosts_[static_cast<std::size_t>(rec.host)].state != Host::State::up)
+      continue;
+    say("rank %d on %s did not call MPI_Init within the start-up timeout (%.1f s) while the other ranks waited for "
+        "it there; killing it", r, host_name(rec.host).c_str(), opt_.ft.startup_seconds);
+    rec.verdict = RankRecord::Verdict::hung;
+    rec.failed_realtime = realtime_seconds();
+    Frame f("signal");
+    f.set("rank", r).set("sig", SIGKILL);
+    send_to(rec.host + 1, f);  // announced once its daemon reports it dead (fail-stop)
+  }
+}
+
 void Origin::check_timers(SteadyClock::time_point now) {
+  check_never_initialized(now);
   if (end_.timeout_due(now)) fail_job(kExitTimeout, end_.timeout_message());
   if (end_.running())
     for (Timer& t : timers_) {
