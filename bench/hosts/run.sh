@@ -9,7 +9,9 @@
 # 3. start-up: a 3-host job of `true` (6 ranks) and a 7-host one (14 ranks) with our mpiexec (flat and
 #    --tree-fanout 2) vs MPICH's Hydra (same agent), median; the three run in turn in every repetition so
 #    that a machine's load drifts over all alike. BEFORE=OTHER_BUILD_DIR adds that build's mpiexec (flat)
-#    as a fourth, for before/after tables. ONLY=startup skips parts 1-2b.
+#    as a fourth, for before/after tables. ONLY=startup skips parts 1-2b, ONLY=notify part 3.
+# Parts 1-2b also count the verdict on the victim host: a kill must be judged by its closed connection
+# ("lost"), a cut by silence ("cut off").
 set -euo pipefail
 BUILD=$(cd "${1:?build dir}" && pwd); REPS=${2:-10}
 here="$(cd "$(dirname "$0")" && pwd)"; root="$here/../.."
@@ -59,6 +61,7 @@ echo "inner daemon killed -> every survivor notified (7 hosts x 2 ranks, fan-out
 for _ in $(seq "$REPS"); do measure tree; done | median; verdicts tree
 fi
 
+[ "${ONLY:-}" = notify ] && exit 0
 run_time() { local t0=$EPOCHREALTIME; "$@" >/dev/null 2>&1 || true; echo "($EPOCHREALTIME - $t0) * 1000" | bc -l; }
 for nh in 3 7; do
   np=$((2 * nh))
