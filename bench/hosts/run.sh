@@ -9,19 +9,25 @@
 # 3. start-up: a 3-host job of `true` (6 ranks) and a 7-host one (14 ranks) with our mpiexec (flat and
 #    --tree-fanout 2) vs MPICH's Hydra (same agent), median; the three run in turn in every repetition so
 #    that a machine's load drifts over all alike. BEFORE=OTHER_BUILD_DIR adds that build's mpiexec (flat)
-#    as a fourth, for before/after tables. ONLY=startup skips parts 1-2b.
+#    as a fourth, for before/after tables. ONLY=startup skips parts 1-2b, ONLY=notify part 3.
+# Parts 1-2b also count the verdict on the victim host: a kill must be judged by its closed connection
+# ("lost"), a cut by silence ("cut off").
 set -euo pipefail
 BUILD=$(cd "${1:?build dir}" && pwd); REPS=${2:-10}
 here="$(cd "$(dirname "$0")" && pwd)"; root="$here/../.."
 NETNS="$root/tests/hosts/netns.sh"
 MPIEXEC=$BUILD/bin/mpiexec
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+tmp=$(mktemp -d)
+# The slot of the namespaces up now (a file: measure runs in pipeline subshells), removed on any exit.
+trap 's=$(cat "$tmp/slot" 2>/dev/null); [ -n "$s" ] && "$NETNS" down "$s"; rm -rf "$tmp"' EXIT
+touch "$tmp/verdict.kill" "$tmp/verdict.cut" "$tmp/verdict.tree"
 cc -O2 -o "$tmp/notice_clock" "$here/notice_clock.c"
 median() { sort -g | awk '{a[NR]=$1} END {printf "median %.1f ms (min %.1f, max %.1f, n=%d)\n", a[int((NR+1)/2)], a[1], a[NR], NR}'; }
 
 measure() {  # measure kill|cut|tree -> prints one latency in ms
   local how=$1 victim out t
   if [ "$how" = tree ]; then eval "$("$NETNS" up 7)"; else eval "$("$NETNS" up 3)"; fi
+  echo "$NETNS_SLOT" >"$tmp/slot"
   victim=ft${NETNS_SLOT}h$([ "$how" = cut ] && echo 3 || echo 2)
   out=$tmp/out
   local shape=(--host "$NETNS_HOSTS" -n 6)
@@ -37,25 +43,30 @@ measure() {  # measure kill|cut|tree -> prints one latency in ms
     t=$EPOCHREALTIME; ip link set "${victim}v" down
   fi
   wait $mp || true
-  "$NETNS" down "$NETNS_SLOT"
+  "$NETNS" down "$NETNS_SLOT"; : >"$tmp/slot"
+  # The verdict on the victim: a kill must read "lost" (closed connection), a cut "cut off" (silence).
+  grep -q "host $victim lost at .*(its daemon's connection closed)" "$tmp/err" && echo closed >>"$tmp/verdict.$how"
+  grep -q "host $victim lost at .*fell silent" "$tmp/err" && echo silent >>"$tmp/verdict.$how"
   awk -v t="$t" '/notice-at/ {if ($4 > m) m = $4} END {printf "%.3f\n", (m - t) * 1000}' "$out"
 }
 
 if [ "${ONLY:-}" != startup ]; then
+verdicts() { printf "  verdicts: %s by a closed connection, %s by silence\n" "$(grep -c closed "$tmp/verdict.$1")" "$(grep -c silent "$tmp/verdict.$1")"; }
 echo "host kill -> every survivor notified (3 hosts, 6 ranks):"
-for _ in $(seq "$REPS"); do measure kill; done | median
+for _ in $(seq "$REPS"); do measure kill; done | median; verdicts kill
 echo "partition -> every survivor notified (detector period 100 ms, timeout 1000 ms):"
-for _ in $(seq "$REPS"); do measure cut; done | median
+for _ in $(seq "$REPS"); do measure cut; done | median; verdicts cut
 
 echo "inner daemon killed -> every survivor notified (7 hosts x 2 ranks, fan-out 2, host 2 with 2 hosts below):"
-for _ in $(seq "$REPS"); do measure tree; done | median
+for _ in $(seq "$REPS"); do measure tree; done | median; verdicts tree
 fi
 
+[ "${ONLY:-}" = notify ] && exit 0
 run_time() { local t0=$EPOCHREALTIME; "$@" >/dev/null 2>&1 || true; echo "($EPOCHREALTIME - $t0) * 1000" | bc -l; }
 for nh in 3 7; do
   np=$((2 * nh))
   echo "start-up + teardown of a $nh-host job of /bin/true, $np ranks:"
-  eval "$("$NETNS" up $nh)"
+  eval "$("$NETNS" up $nh)"; echo "$NETNS_SLOT" >"$tmp/slot"
   : >"$tmp/flat"; : >"$tmp/tree"; : >"$tmp/hydra"; : >"$tmp/before"
   for _ in $(seq "$REPS"); do
     run_time "$MPIEXEC" --rsh-agent "$NETNS_AGENT" --host "$NETNS_HOSTS" -n $np /bin/true >>"$tmp/flat"
@@ -72,5 +83,5 @@ for nh in 3 7; do
   printf "  ftmpi mpiexec (fan-out 2): "; median <"$tmp/tree"
   [ -s "$tmp/hydra" ] && { printf "  MPICH Hydra:               "; median <"$tmp/hydra"; }
   [ -s "$tmp/before" ] && { printf "  ftmpi BEFORE (flat):       "; median <"$tmp/before"; }
-  "$NETNS" down "$NETNS_SLOT"
+  "$NETNS" down "$NETNS_SLOT"; : >"$tmp/slot"
 done

@@ -3,6 +3,7 @@
 // layouts and PMI_process_mapping; the frame codec on split and malformed input.
 #include <gtest/gtest.h>
 
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -235,4 +236,31 @@ TEST(TreeWire, MalformedInputPoisonsWithoutCrash) {
   Frame f("x");
   f.set("k", "has space");
   EXPECT_EQ(encode_frame(f), "x k=? len=0\n");
+}
+
+// A write to a link whose peer is gone does not close it: it marks it broken and the owner's read path
+// (fill) reads what the peer sent before it went, then reports the end (tree_wire.h). A killed daemon's
+// host was otherwise declared "cut off" by silence instead of "lost" by its closed link.
+TEST(TreeLink, FailedWriteMarksBrokenAndTheReadPathReportsTheEnd) {
+  int sv[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+  std::string last = encode_frame(Frame("exit"));
+  ASSERT_EQ(write(sv[1], last.data(), last.size()), static_cast<ssize_t>(last.size()));
+  ::close(sv[1]);  // the peer dies after its last frame
+  TreeLink l;
+  l.fd = sv[0];
+  l.send(Frame("signal"));
+  EXPECT_FALSE(l.flush());
+  EXPECT_TRUE(l.broken);
+  EXPECT_GE(l.fd, 0);  // still open: the read path ends it
+  EXPECT_TRUE(l.out.empty());
+  l.send(Frame("notice"));  // dropped
+  EXPECT_TRUE(l.out.empty());
+  EXPECT_FALSE(l.fill());  // what the peer said is read, and the link is reported dead
+  auto f = l.in.next();
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->type, "exit");
+  l.close();
+  EXPECT_FALSE(l.broken);
+  EXPECT_EQ(l.fd, -1);
 }

@@ -136,7 +136,7 @@ void Daemon::send_up(const Frame& f) {
     return;
   }
   parent_.send(f);
-  if (!parent_.flush()) parent_.close();
+  parent_.flush();  // a failure marks it broken: read_parent() reports it closed (tree_wire.h)
 }
 
 void Daemon::launch(const Frame& f) {
@@ -422,6 +422,11 @@ void Daemon::read_pmi(Rank& r) {
     r.pmi_in.append(buf, static_cast<std::size_t>(n));
     while (auto line = r.pmi_in.next()) {
       if (line->find("cmd=finalize") != std::string::npos) r.finalized = true;
+      r.last_pmi = Clock::now();
+      if (auto m = boot::pmi::parse(*line); m.ok()) {
+        if (m.value().cmd == "init") r.pmi_init = true;
+        else if (m.value().cmd == "barrier_in") r.in_barrier = true;
+      }
       Frame f("pmi");
       f.set("rank", r.rank);
       f.payload = *line;
@@ -580,6 +585,20 @@ void Daemon::check_heartbeats(Clock::time_point now) {
         r.hung = true;
         kill(-r.pid, SIGKILL);
         kill(r.pid, SIGKILL);
+        continue;
+      }
+      // Inside MPI_Init (PMI init sent) with no heartbeat within the start-up timeout of its last PMI
+      // exchange, not counting time waiting in a PMI barrier for the others: hung (as mpiexec judges its
+      // own ranks, job_ft.cpp). Without this a rank stuck there held the whole job.
+      const auto startup = std::chrono::milliseconds(o_.startup_ms);
+      if (!r.heartbeating && !r.said_bye && !r.finalized && r.pmi_init && !r.in_barrier && now >= r.last_pmi + startup) {
+        read_ctrl(r);  // a first heartbeat may be waiting
+        if (r.heartbeating || !r.alive) continue;
+        say("host %s: rank %d sent PMI init but no heartbeat within the start-up timeout (%.1f s); killing it",
+            host_.c_str(), r.rank, o_.startup_ms / 1000.0);
+        r.hung = true;
+        kill(-r.pid, SIGKILL);
+        kill(r.pid, SIGKILL);
       }
       continue;
     }
@@ -605,6 +624,8 @@ void Daemon::handle_own(Frame& f) {
     spawn_part(f);
   } else if (t == "pmi") {
     if (Rank* r = find_rank(static_cast<int>(f.num("rank")))) {
+      r->last_pmi = Clock::now();
+      if (f.payload.find("cmd=barrier_out") != std::string::npos) r->in_barrier = false;
       r->pmi_out += f.payload;
       flush_rank_pmi(*r);
     }
@@ -681,7 +702,7 @@ void Daemon::on_parent_frame(Frame& f) {
     for (Child& c : children_)
       if (c.node >= 0 && c.link.fd >= 0 && !c.adopting) {
         c.link.send(f);
-        if (!c.link.flush()) c.link.close();
+        c.link.flush();
       }
     handle_own(f);
     return;
@@ -701,7 +722,7 @@ void Daemon::on_parent_frame(Frame& f) {
     }
     TreeLink& l = c.link;
     l.send(f);
-    if (!l.flush()) l.close();
+    l.flush();
   }
 }
 
@@ -710,7 +731,7 @@ void Daemon::on_child_frame(std::size_t ci, Frame& f) {
   if (f.type == "hb") {
     if (echo) {
       children_[ci].link.send(Frame("hb"));
-      if (!children_[ci].link.flush()) children_[ci].link.close();
+      children_[ci].link.flush();
     }
     return;
   }
@@ -769,8 +790,12 @@ void Daemon::accept_children() {
 void Daemon::read_parent() {
   if (parent_.fd < 0) return;
   bool alive = parent_.fill();
-  while (auto f = parent_.in.next()) on_parent_frame(*f);
-  if (!alive || parent_.in.bad()) {
+  while (parent_.fd >= 0) {
+    auto f = parent_.in.next();
+    if (!f) break;
+    on_parent_frame(*f);
+  }
+  if (parent_.fd >= 0 && (!alive || parent_.in.bad() || parent_.broken)) {
     parent_.close();
     if (live_->reattaching()) try_reattach(attach_idx_ + 1, false);  // refused or gone: next one
     else live_->parent_closed();
@@ -781,8 +806,12 @@ void Daemon::read_child(std::size_t ci) {
   TreeLink& l = children_[ci].link;
   if (l.fd < 0) return;
   bool alive = l.fill();
-  while (auto f = l.in.next()) on_child_frame(ci, *f);
-  if (!alive || l.in.bad()) {
+  while (l.fd >= 0) {
+    auto f = l.in.next();
+    if (!f) break;
+    on_child_frame(ci, *f);
+  }
+  if (l.fd >= 0 && (!alive || l.in.bad() || l.broken)) {
     l.close();
     live_->child_closed(static_cast<int>(ci));
   }
@@ -800,9 +829,11 @@ void Daemon::drain_links() {
       pf.push_back({children_[i].link.fd, POLLIN, 0});
       who.push_back(static_cast<int>(i));
     }
-  if (pf.empty() || ::poll(pf.data(), pf.size(), 0) <= 0) return;
+  if (pf.empty()) return;
+  ::poll(pf.data(), pf.size(), 0);
   for (std::size_t k = 0; k < pf.size(); ++k) {
-    if (!(pf[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    const TreeLink& l = who[k] < 0 ? parent_ : children_[static_cast<std::size_t>(who[k])].link;
+    if (!(pf[k].revents & (POLLIN | POLLHUP | POLLERR)) && !l.broken) continue;
     if (who[k] < 0 && parent_.fd == pf[k].fd) read_parent();
     else if (who[k] >= 0 && children_[static_cast<std::size_t>(who[k])].link.fd == pf[k].fd)
       read_child(static_cast<std::size_t>(who[k]));
@@ -878,15 +909,15 @@ void Daemon::loop() {
       const Tag& t = tags[k];
       switch (t.src) {
         case Src::parent: {
-          if ((re & POLLOUT) && !parent_.flush()) parent_.close();
-          if (re & (POLLIN | POLLHUP | POLLERR)) read_parent();
+          if (re & POLLOUT) parent_.flush();
+          if ((re & (POLLIN | POLLHUP | POLLERR)) || parent_.broken) read_parent();
           break;
         }
         case Src::listen: accept_children(); break;
         case Src::child: {
           TreeLink& l = children_[t.i].link;
-          if ((re & POLLOUT) && !l.flush()) l.close();
-          if (re & (POLLIN | POLLHUP | POLLERR)) read_child(t.i);
+          if (re & POLLOUT) l.flush();
+          if ((re & (POLLIN | POLLHUP | POLLERR)) || l.broken) read_child(t.i);
           break;
         }
         case Src::agent: on_agent_ended(t.i); break;
@@ -904,6 +935,7 @@ void Daemon::loop() {
         case Src::stdin_write: flush_stdin(ranks_[t.i]); break;
       }
     }
+    if (parent_.broken) read_parent();  // a write to it failed during this round: it reports the end
     if (parent_.fd < 0 && !ending_) live_->parent_closed();
   }
 }

@@ -74,6 +74,10 @@ class Daemon {
     std::string stdin_buf;
     bool stdin_eof = false;
     std::chrono::steady_clock::time_point last_hb{};
+    // The start-up watch (FT mode, as mpiexec's on one host: docs/mpiexec.md "Start-up watch"): PMI init
+    // sent, inside a PMI barrier (barrier_in relayed up, its barrier_out not yet down), last PMI exchange.
+    bool pmi_init = false, in_barrier = false;
+    std::chrono::steady_clock::time_point last_pmi{};
     SilenceWatch silence;  // a silence beyond the timeout: hang or starvation (silence_judge.h)
     StopWatch stop;        // before the first heartbeat, after the goodbye: a stop (stop_judge.h)
   };

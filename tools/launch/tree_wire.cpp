@@ -138,11 +138,13 @@ bool TreeLink::flush() {
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN) return true;
+      broken = true;
+      out.clear();
       return false;
     }
     out.erase(0, static_cast<std::size_t>(n));
   }
-  return fd >= 0;
+  return fd >= 0 && !broken;
 }
 
 bool TreeLink::fill() {
@@ -151,7 +153,7 @@ bool TreeLink::fill() {
     if (fd < 0) return false;
     ssize_t n = ::recv(fd, buf, sizeof buf, MSG_DONTWAIT);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN) return true;
+    if (n < 0 && errno == EAGAIN) return !broken;
     if (n <= 0) return false;
     in.append(buf, static_cast<std::size_t>(n));
   }
@@ -161,6 +163,7 @@ void TreeLink::close() {
   if (fd >= 0) ::close(fd);
   fd = -1;
   out.clear();
+  broken = false;
 }
 
 std::string join_nul(const std::vector<std::string>& items) {

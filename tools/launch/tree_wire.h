@@ -53,15 +53,25 @@ class FrameDecoder {
 };
 
 // One end of a tree link: a non-blocking socket, what was received, what waits to be sent.
+//
+// A link ends in one place only: its owner's read path (fill() false -> the owner closes it and tells its
+// liveness judge "closed"). A write that fails (the peer reset the connection: a killed daemon's socket
+// had unread input, so the kernel answered with RST) does not close the link, it marks it `broken`; the
+// owner must then run its read path (fill() reads what the peer sent before it died, then returns false).
+// Closing on the write error instead made a killed host look silent: its fd was gone before the EOF was
+// read, and the host was declared "cut off" at the detector timeout instead of "lost" at once.
 struct TreeLink {
   int fd = -1;
   FrameDecoder in;
   std::string out;
+  bool broken = false;  // a write failed: the peer is gone (out is dropped, send() drops)
 
-  void send(const Frame& f) { out += encode_frame(f); }
-  // Write as much of `out` as the socket takes. False when the peer is gone.
+  void send(const Frame& f) {
+    if (!broken) out += encode_frame(f);
+  }
+  // Write as much of `out` as the socket takes. False when the peer is gone (then `broken`).
   bool flush();
-  // Read what the socket holds into `in`. False on EOF or error (the link is dead).
+  // Read what the socket holds into `in`. False on EOF or error, or when `broken` (the link is dead).
   bool fill();
   void close();
 };

@@ -233,7 +233,7 @@ void Origin::send_to(int node, const Frame& f0) {
   TreeLink& l = links_[static_cast<std::size_t>(slot)];
   if (l.fd < 0) return;
   l.send(f);
-  if (!l.flush()) l.close();
+  l.flush();  // a failure marks it broken: its read path reports it closed (tree_wire.h)
 }
 
 void Origin::log_down(int to, Frame& f) {
@@ -262,7 +262,7 @@ void Origin::replay_to(int node, long long seen) {
     if (slot < 0 || links_[static_cast<std::size_t>(slot)].fd < 0) continue;
     TreeLink& l = links_[static_cast<std::size_t>(slot)];
     l.send(g);
-    if (!l.flush()) l.close();
+    l.flush();
   }
 }
 
@@ -273,7 +273,7 @@ void Origin::broadcast(const Frame& f0) {
   for (TreeLink& l : links_)
     if (l.fd >= 0) {
       l.send(f);
-      if (!l.flush()) l.close();
+      l.flush();
     }
 }
 
@@ -288,6 +288,7 @@ void Origin::on_pmi(int r, const std::string& line) {
     return;
   }
   RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
+  rec.last_pmi = SteadyClock::now();
   Part& part = part_of(r);
   boot::PmiServer::Outcome o = part.server->handle(r - part.base, line);
   send_pmi_replies(o, part.base);
@@ -522,6 +523,7 @@ void Origin::on_hello(const Frame& f, int via_slot) {
   if (!end_.running())
     for (int r = e.first_rank; r < e.first_rank + e.nranks; ++r)
       if (ranks_[static_cast<std::size_t>(r)].alive()) ranks_[static_cast<std::size_t>(r)].state = RankRecord::State::exited;
+  for (int r = e.first_rank; r < e.first_rank + e.nranks; ++r) ranks_[static_cast<std::size_t>(r)].started = SteadyClock::now();
   Frame l("launch");
   l.set("first", e.first_rank).set("n", end_.running() ? e.nranks : 0).set("ft", ft_ ? 1 : 0);
   l.set("pty", opt_.output_pipe ? 0 : 1);
@@ -647,13 +649,14 @@ void Origin::on_link_readable(std::size_t slot) {
     if (!f) break;
     if (f->type == "hb" && echo) {  // answer each heartbeat at once (tree_liveness.h)
       l.send(Frame("hb"));
-      if (!l.flush()) l.close();
+      l.flush();
     }
     on_frame(*f, static_cast<int>(slot));
   }
-  if (l.fd >= 0 && (!alive || l.in.bad())) {
-    l.close();
+  if (l.fd >= 0 && (!alive || l.in.bad() || l.broken)) {
     int node = link_node_[slot];
+    if (l.broken) log::debug("mpiexec: a write to host %s's daemon failed: its link closed", host_name(node - 1).c_str());
+    l.close();
     if (hosts_[static_cast<std::size_t>(node - 1)].state == Host::State::done) live_->child_done(static_cast<int>(slot));
     else live_->child_closed(static_cast<int>(slot));
   }
@@ -667,9 +670,12 @@ void Origin::drain_links() {
       pf.push_back({links_[i].fd, POLLIN, 0});
       slot.push_back(i);
     }
-  if (pf.empty() || ::poll(pf.data(), pf.size(), 0) <= 0) return;
-  for (std::size_t k = 0; k < pf.size(); ++k)
-    if ((pf[k].revents & (POLLIN | POLLHUP | POLLERR)) && links_[slot[k]].fd == pf[k].fd) on_link_readable(slot[k]);
+  if (pf.empty()) return;
+  ::poll(pf.data(), pf.size(), 0);
+  for (std::size_t k = 0; k < pf.size(); ++k) {
+    const TreeLink& l = links_[slot[k]];
+    if (l.fd == pf[k].fd && ((pf[k].revents & (POLLIN | POLLHUP | POLLERR)) || l.broken)) on_link_readable(slot[k]);
+  }
 }
 
 void Origin::on_signalfd() {
@@ -703,7 +709,34 @@ void Origin::reap_agents() {
   }
 }
 
+void Origin::check_never_initialized(SteadyClock::time_point now) {
+  if (!ft_ || reinit_ || !end_.running() || parts_.empty()) return;
+  const auto limit = std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(opt_.ft.startup_seconds));
+  const Part& job = parts_.front();
+  bool waited = false;  // a rank has waited in a PMI barrier for the start-up timeout
+  for (int q = job.base; q < job.base + job.size && !waited; ++q) {
+    const RankRecord& rec = ranks_[static_cast<std::size_t>(q)];
+    waited = rec.alive() && job.server->in_barrier(q - job.base) && now >= rec.last_pmi + limit;
+  }
+  if (!waited) return;
+  for (int r = job.base; r < job.base + job.size; ++r) {
+    RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
+    if (!rec.alive() || rec.pmi_initialized || rec.verdict != RankRecord::Verdict::none ||
+        rec.started == SteadyClock::time_point{} || now < rec.started + limit ||
+        hosts_[static_cast<std::size_t>(rec.host)].state != Host::State::up)
+      continue;
+    say("rank %d on %s did not call MPI_Init within the start-up timeout (%.1f s) while the other ranks waited for "
+        "it there; killing it", r, host_name(rec.host).c_str(), opt_.ft.startup_seconds);
+    rec.verdict = RankRecord::Verdict::hung;
+    rec.failed_realtime = realtime_seconds();
+    Frame f("signal");
+    f.set("rank", r).set("sig", SIGKILL);
+    send_to(rec.host + 1, f);  // announced once its daemon reports it dead (fail-stop)
+  }
+}
+
 void Origin::check_timers(SteadyClock::time_point now) {
+  check_never_initialized(now);
   if (end_.timeout_due(now)) fail_job(kExitTimeout, end_.timeout_message());
   if (end_.running())
     for (Timer& t : timers_) {
@@ -904,8 +937,8 @@ void Origin::supervise() {
         case Src::pending: on_pending_readable(t.i); break;
         case Src::stdin_read: on_stdin_readable(); break;
         case Src::link:
-          if ((re & POLLOUT) && !links_[t.i].flush()) links_[t.i].close();
-          if (re & (POLLIN | POLLHUP | POLLERR)) on_link_readable(t.i);
+          if (re & POLLOUT) links_[t.i].flush();
+          if ((re & (POLLIN | POLLHUP | POLLERR)) || links_[t.i].broken) on_link_readable(t.i);
           break;
       }
     }

@@ -114,6 +114,11 @@ class Origin final : private RankRestarter {
   void fail_job(int status, const std::string& message);
   void signal_ranks(int sig, bool halt);
   void check_timers(std::chrono::steady_clock::time_point now);
+  // FT mode: a rank of the job that has not sent PMI init for the start-up timeout since its launch, while
+  // another has waited for the start-up timeout in a PMI barrier (which cannot complete without it), is
+  // killed as hung (a program stuck before MPI_Init held every rank in MPI_Init forever). Its host's daemon
+  // judges the ranks that did send init (daemon.h).
+  void check_never_initialized(std::chrono::steady_clock::time_point now);
   // stdin to rank 0 (origin_stdin.cpp): read mpiexec's stdin while rank 0's host is up and fewer than
   // kStdinInFlight bytes wait unwritten on the way (its daemon acknowledges what rank 0's pipe took).
   bool stdin_wanted() const;
