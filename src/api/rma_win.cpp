@@ -221,6 +221,7 @@ int allocate_memory(ftmpi_win_s* w, std::size_t bytes, void** mem) {
     else
       w->owned_mem = *mem;
   }
+  mine.host = std::hash<std::string>{}(rt().router().host_id());
   std::vector<SegCard> cards(static_cast<std::size_t>(w->size()));
   int rc = PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, cards.data(), sizeof mine, MPI_BYTE, w->req_comm());
   if (rc == MPI_SUCCESS) {
@@ -235,7 +236,7 @@ int allocate_memory(ftmpi_win_s* w, std::size_t bytes, void** mem) {
         continue;
       }
       std::size_t len = 0;
-      if (!direct) continue;
+      if (!direct || cards[r].host != mine.host) continue;
       if (ftmpi::rma::SegHeader* h = ftmpi::rma::map_segment(cards[r], &len)) {
         w->mappings.push_back({h, len});
         w->direct_base[r] = reinterpret_cast<std::byte*>(h) + ftmpi::rma::kHeaderBytes;

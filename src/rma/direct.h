@@ -75,10 +75,13 @@ struct SegHeader {
 static_assert(sizeof(SegHeader) <= kHeaderBytes);
 
 // What a member publishes about its segment (allgathered at creation). name[0] == 0: no segment.
+// `host`: a hash of the launcher's host id (transport/router.h); only members with the same one are mapped,
+// so ranks the launcher places on different hosts talk by messages even when they share a machine.
 struct SegCard {
   char name[48];
   std::uint64_t nonce;
   std::uint64_t data_bytes;
+  std::uint64_t host;
 };
 
 // This process's segment for `data_bytes` of window memory: created, sized, mapped, header initialised.
