@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "datatype/builtin_types.h"
+#include "util/log.h"
 
 namespace ftmpi::rma {
 
@@ -36,6 +37,7 @@ AccGuard::AccGuard(AccLock* l, void (*idle)(void*), void* ctx) : l_(l) {
     const int rc = idle ? pthread_mutex_trylock(&l->m) : pthread_mutex_lock(&l->m);
     if (rc == 0) return;
     if (rc == EOWNERDEAD) {  // the holder died inside its copy: take over
+      log::debug("rma: the holder of an accumulate lock died inside its update; lock taken over");
       pthread_mutex_consistent(&l->m);
       return;
     }
