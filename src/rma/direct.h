@@ -23,7 +23,10 @@
 // took, and per origin they are applied in call order (accumulate_ordering rar,raw,war,waw). Put/Get need
 // no lock (a put concurrent with an accumulate on the same location is erroneous in MPI). A holder that dies
 // inside its (short, call-free) critical section is detected by the kernel: the next locker gets
-// EOWNERDEAD, marks the mutex consistent and goes on (the element being updated may be half-written).
+// EOWNERDEAD, marks the mutex consistent and goes on (the element being updated may be half-written). A
+// holder that is stopped (SIGSTOP) rather than dead keeps the lock until it resumes or is killed (the
+// detector kills a same-host peer it declares failed); origins wait for it polling the engine, a Service
+// waits blocked.
 //
 // Failures (seed 000 §1.2.3). The mapping outlives a dead target, so a copy to it cannot fail by itself:
 // an operation toward a target already known failed records MPI_ERR_PROC_FAILED, and every synchronisation

@@ -14,6 +14,11 @@
 // unlock/flush/fence. Windows created with MPI_Win_allocate_shared are plain shared memory besides: load
 // and store need no progress at all.
 //
+// Same-host targets (rma/direct.h). For targets whose memory is mapped here (MPI_Win_allocate and
+// allocate_shared windows, members on this host) Put/Get/accumulates are not messages but copies done at
+// the call (accumulates under the target's AccLock, which the Service also takes); the synchronisation
+// messages below are unchanged, and a direct operation counts as already flushed.
+//
 // Ordering and completion. Messages between two processes are FIFO and the Service handles them in
 // order, so when an origin's flush (or unlock) request is acknowledged, every operation the origin sent
 // before it has been applied at the target: flush = wait for the local requests + one round trip; fence =
