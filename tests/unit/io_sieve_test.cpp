@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include "io/posix.h"
+
 namespace ftmpi::io {
 namespace {
 
