@@ -11,6 +11,7 @@
 #include "datatype/datatype.h"
 #include "datatype/external32.h"
 #include "io/posix.h"
+#include "io/sieve.h"
 
 using ftmpi::Errc;
 using ftmpi::Status;
@@ -135,14 +136,13 @@ Status write_stream(ftmpi_file_s* f, std::uint64_t pos, const char* data, std::u
     lock = std::make_unique<io::RangeLock>(f->fd, lo, hi - lo, true);
     if (!lock->status().ok()) return lock->status();
   }
-  for (const io::Extent& e : ex) {
-    Status st = io::write_at(f->fd, e.file_off, data + (e.stream_off - pos), e.len);
-    if (!st.ok()) {
-      f->write_failed = true;
-      return st;
-    }
-  }
-  return Status::Ok();
+  // Data sieving (io/sieve.h): never on a write-only file (no read access for the read-modify-write). In
+  // atomic mode the lock above covers the whole access: no span locks.
+  io::SieveOptions so{f->ind_wr_buffer_size, f->ds_write, !f->atomic};
+  if (f->amode & MPI_MODE_WRONLY) so.mode = io::CbMode::disable;
+  Status st = io::sieve_write(f->fd, ex, pos, data, so);
+  if (!st.ok()) f->write_failed = true;
+  return st;
 }
 
 Status read_stream(ftmpi_file_s* f, std::uint64_t pos, char* data, std::uint64_t len, std::uint64_t* got) {
@@ -155,13 +155,7 @@ Status read_stream(ftmpi_file_s* f, std::uint64_t pos, char* data, std::uint64_t
     lock = std::make_unique<io::RangeLock>(f->fd, lo, hi - lo, false);
     if (!lock->status().ok()) return lock->status();
   }
-  for (const io::Extent& e : ex) {
-    std::uint64_t n = 0;
-    FTMPI_TRY(io::read_at(f->fd, e.file_off, data + (e.stream_off - pos), e.len, &n));
-    *got += n;
-    if (n < e.len) break;  // end of file
-  }
-  return Status::Ok();
+  return io::sieve_read(f->fd, ex, pos, data, io::SieveOptions{f->ind_rd_buffer_size, f->ds_read, false}, got);
 }
 
 void set_status(MPI_Status* st, std::uint64_t bytes) {

@@ -89,7 +89,8 @@ Status check_amode(int amode) {
   return Status::Ok();
 }
 
-// Hints (docs/io.md): cb_buffer_size, cb_nodes, romio_cb_write, romio_cb_read. Unknown keys are kept (get_info
+// Hints (docs/io.md): cb_buffer_size, cb_nodes, romio_cb_write, romio_cb_read, and data sieving's
+// ind_rd_buffer_size, ind_wr_buffer_size, romio_ds_read, romio_ds_write. Unknown keys are kept (get_info
 // returns them) and ignored.
 void apply_hints(ftmpi_file_s* f, MPI_Info info) {
   if (info == MPI_INFO_NULL || !ftmpi::api::valid_info(info)) return;
@@ -106,6 +107,15 @@ void apply_hints(ftmpi_file_s* f, MPI_Info info) {
                : v == "disable" ? ftmpi::io::CbMode::disable
                                 : ftmpi::io::CbMode::automatic;
       (k == "romio_cb_write" ? f->cb_write : f->cb_read) = m;
+    } else if (k == "ind_rd_buffer_size" || k == "ind_wr_buffer_size") {  // data sieving (io/sieve.h)
+      long long n = std::atoll(v.c_str());
+      if (n >= 64) (k == "ind_rd_buffer_size" ? f->ind_rd_buffer_size : f->ind_wr_buffer_size) =
+          static_cast<std::uint64_t>(std::min(n, 1LL << 30));
+    } else if (k == "romio_ds_read" || k == "romio_ds_write") {
+      auto m = v == "enable" ? ftmpi::io::CbMode::enable
+               : v == "disable" ? ftmpi::io::CbMode::disable
+                                : ftmpi::io::CbMode::automatic;
+      (k == "romio_ds_read" ? f->ds_read : f->ds_write) = m;
     }
   }
 }
@@ -407,6 +417,10 @@ extern "C" int PMPI_File_get_info(MPI_File fh, MPI_Info* info_used) {
   PMPI_Info_set(i, "cb_nodes", std::to_string(naggr).c_str());
   PMPI_Info_set(i, "romio_cb_write", mode(fh->cb_write));
   PMPI_Info_set(i, "romio_cb_read", mode(fh->cb_read));
+  PMPI_Info_set(i, "ind_rd_buffer_size", std::to_string(fh->ind_rd_buffer_size).c_str());
+  PMPI_Info_set(i, "ind_wr_buffer_size", std::to_string(fh->ind_wr_buffer_size).c_str());
+  PMPI_Info_set(i, "romio_ds_read", mode(fh->ds_read));
+  PMPI_Info_set(i, "romio_ds_write", mode(fh->ds_write));
   *info_used = i;
   return MPI_SUCCESS;
 }

@@ -64,6 +64,8 @@ namespace {
 
 std::atomic<int> g_shm_counter{0};
 
+std::size_t peer_locks_bytes(int n) { return sizeof(ftmpi::rma::AccLock) * static_cast<std::size_t>(n); }
+
 struct SizeUnit {
   std::int64_t bytes;
   std::int64_t disp_unit;
@@ -124,6 +126,11 @@ void release_window(ftmpi_win_s* w) {
   PMPI_Comm_free(&rep);
   if (w->owned_mem) std::free(w->owned_mem);
   if (w->shm_map) munmap(w->shm_map, w->shm_len);
+  for (const auto& m : w->mappings) munmap(m.addr, m.len);
+  w->mappings.clear();
+  w->direct_base.clear();
+  w->direct_lock.clear();
+  w->own_lock = nullptr;
   w->owned_mem = nullptr;
   w->shm_map = nullptr;
   w->magic = ftmpi::kMagicFreed;  // the shell stays: stale handles are detected (MPI_ERR_WIN)
@@ -139,23 +146,30 @@ Status map_shared(ftmpi_win_s* w) {
     offs.push_back(total);
     total += b;
   }
-  const std::size_t len = total == 0 ? 1 : total;
+  // One accumulate lock per member (rma/direct.h) in the first page(s), then the members' memory.
+  using ftmpi::rma::AccLock;
+  const std::size_t locks = (peer_locks_bytes(w->size()) + 4095) / 4096 * 4096;
+  const std::size_t len = locks + (total == 0 ? 1 : total);
   char name[64] = {0};
   int fd = -1;
   int ok = 1;
+  void* map = MAP_FAILED;
   if (w->rank() == 0) {
     std::snprintf(name, sizeof name, "/ftmpi-rma-%d-%d", static_cast<int>(getpid()), g_shm_counter++);
     fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
     if (fd < 0 || ftruncate(fd, static_cast<off_t>(len)) != 0) ok = 0;
+    if (ok) map = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED) ok = 0;
+    for (int r = 0; ok && r < w->size(); ++r)
+      if (!ftmpi::rma::init_acc_lock(static_cast<AccLock*>(map) + r).ok()) ok = 0;
   }
   PMPI_Bcast(name, sizeof name, MPI_CHAR, 0, c);
   if (w->rank() != 0) {
     fd = shm_open(name, O_RDWR, 0600);
     if (fd < 0) ok = 0;
+    if (ok) map = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED) ok = 0;
   }
-  void* map = MAP_FAILED;
-  if (ok) map = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (map == MAP_FAILED) ok = 0;
   if (fd >= 0) close(fd);
   int all_ok = 0;
   int rc = PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, c);
@@ -167,9 +181,72 @@ Status map_shared(ftmpi_win_s* w) {
   }
   w->shm_map = map;
   w->shm_len = len;
-  for (std::size_t r = 0; r < offs.size(); ++r) w->shared_base.push_back(static_cast<std::byte*>(map) + offs[r]);
+  for (std::size_t r = 0; r < offs.size(); ++r)
+    w->shared_base.push_back(static_cast<std::byte*>(map) + locks + offs[r]);
   w->base = w->shared_base[static_cast<std::size_t>(w->rank())];
+  // Every member is a direct target (rma/direct.h).
+  if (ftmpi::rma::direct_enabled()) {
+    for (std::size_t r = 0; r < offs.size(); ++r) {
+      w->direct_base.push_back(static_cast<std::byte*>(w->shared_base[r]));
+      w->direct_lock.push_back(static_cast<AccLock*>(map) + r);
+    }
+  }
+  w->own_lock = static_cast<AccLock*>(map) + w->rank();
   return Status::Ok();
+}
+
+// MPI_Win_allocate's memory (rma/direct.h): a segment of our own that the same-host members map, so that
+// their operations on it are copies. Collective: the cards are allgathered, every member maps what it can
+// reach, a barrier, and each owner unlinks its name (nothing stays in /dev/shm). A member whose segment
+// cannot be made (/dev/shm full, direct access off) uses the heap and is reached by messages.
+int allocate_memory(ftmpi_win_s* w, std::size_t bytes, void** mem) {
+  using ftmpi::rma::SegCard;
+  SegCard mine{};
+  const bool direct = ftmpi::rma::direct_enabled();
+  if (direct) {
+    auto seg = ftmpi::rma::create_segment(bytes);
+    if (seg.ok()) {
+      mine = seg->card;
+      w->mappings.push_back({seg->map, seg->len});
+      w->own_lock = &seg->header()->lock;
+      *mem = seg->data();
+    } else {
+      ftmpi::log::debug("MPI_Win_allocate: %s; this member is reached by messages", seg.status().message().c_str());
+    }
+  }
+  int result = MPI_SUCCESS;
+  if (!*mem) {
+    if (posix_memalign(mem, 64, bytes > 0 ? bytes : 64) != 0)
+      result = MPI_ERR_NO_MEM;  // after the collective part, which every member joins
+    else
+      w->owned_mem = *mem;
+  }
+  mine.host = std::hash<std::string>{}(rt().router().host_id());
+  std::vector<SegCard> cards(static_cast<std::size_t>(w->size()));
+  int rc = PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, cards.data(), sizeof mine, MPI_BYTE, w->req_comm());
+  if (rc == MPI_SUCCESS) {
+    w->direct_base.assign(cards.size(), nullptr);
+    w->direct_lock.assign(cards.size(), nullptr);
+    for (std::size_t r = 0; r < cards.size(); ++r) {
+      if (static_cast<int>(r) == w->rank()) {
+        if (mine.name[0]) {
+          w->direct_base[r] = static_cast<std::byte*>(*mem);
+          w->direct_lock[r] = w->own_lock;
+        }
+        continue;
+      }
+      std::size_t len = 0;
+      if (!direct || cards[r].host != mine.host) continue;
+      if (ftmpi::rma::SegHeader* h = ftmpi::rma::map_segment(cards[r], &len)) {
+        w->mappings.push_back({h, len});
+        w->direct_base[r] = reinterpret_cast<std::byte*>(h) + ftmpi::rma::kHeaderBytes;
+        w->direct_lock[r] = &h->lock;
+      }
+    }
+    (void)PMPI_Barrier(w->req_comm());  // everybody mapped (a failure here only means fewer direct targets)
+  }
+  ftmpi::rma::unlink_segment(mine);
+  return result;
 }
 
 int finish(ftmpi_win_s* w, MPI_Win* win) {
@@ -197,11 +274,10 @@ extern "C" int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MP
   ftmpi_win_s* w = nullptr;
   if (int rc = make_window(comm, info, Flavor::allocate, size, disp_unit, win, &w, "MPI_Win_allocate"); rc) return rc;
   void* mem = nullptr;
-  if (posix_memalign(&mem, 64, size > 0 ? static_cast<std::size_t>(size) : 64) != 0) {
+  if (allocate_memory(w, static_cast<std::size_t>(size), &mem) != MPI_SUCCESS) {
     release_window(w);
     return ret(comm, Status(Errc::no_mem, "cannot allocate the window memory"), "MPI_Win_allocate");
   }
-  w->owned_mem = mem;
   w->base = mem;
   *static_cast<void**>(baseptr) = mem;
   return finish(w, win);

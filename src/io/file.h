@@ -66,6 +66,10 @@ struct ftmpi_file_s {
   std::uint64_t cb_buffer_size = 16u << 20;
   int cb_nodes = 0;  // aggregators; 0 = min(size, 4)
   ftmpi::io::CbMode cb_write = ftmpi::io::CbMode::automatic, cb_read = ftmpi::io::CbMode::automatic;
+  // data sieving of independent noncontiguous accesses (io/sieve.h): ind_rd_buffer_size, ind_wr_buffer_size,
+  // romio_ds_read, romio_ds_write (ROMIO's defaults)
+  std::uint64_t ind_rd_buffer_size = 4u << 20, ind_wr_buffer_size = 512u << 10;
+  ftmpi::io::CbMode ds_read = ftmpi::io::CbMode::automatic, ds_write = ftmpi::io::CbMode::automatic;
 
   // split collective (one at a time per file, §13.4.5): the outcome of the begin, reported by the end
   bool split_active = false;

@@ -10,6 +10,7 @@
 // stops the Service. Replies are sent from buffers kept in `out_` until their send completes.
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "datatype/builtin_types.h"
 #include "ft/failure_state.h"
@@ -199,6 +200,10 @@ void Service::execute(int src, const OpHdr& h, const WireBlock* blocks, const st
     if (!st.ok() && err.ok()) err = std::move(st);
   };
   const std::size_t bytes = h.count * h.type_size;
+  // Accumulates of message origins exclude those of direct origins (rma/direct.h): the member's AccLock.
+  std::optional<AccGuard> acc_guard;
+  if (w_->own_lock && (h.op == OpCode::acc || h.op == OpCode::get_acc || h.op == OpCode::cas))
+    acc_guard.emplace(w_->own_lock);
   switch (h.op) {
     case OpCode::put:
     case OpCode::acc: {

@@ -12,6 +12,8 @@ namespace ftmpi::rma {
 
 namespace {
 const dt::Datatype* byte_type() { return dt::builtin(dt::Basic::byte); }
+// Waiting for a busy accumulate lock keeps the engine turning (our own Service may need the same lock).
+void idle_progress(void* ctx) { static_cast<progress::Progress*>(ctx)->poll(); }
 }  // namespace
 
 bool Pending::poll() {
@@ -165,6 +167,16 @@ Status Window::put(const void* obuf, std::size_t ocount, const dt::Datatype* oty
                    std::shared_ptr<Pending>* out) {
   FTMPI_TRY(check_access(t.rank));
   FTMPI_TRY(range_check(t));
+  if (std::byte* at = direct_at(t)) {
+    if (direct_failed(t.rank, out)) return Status::Ok();
+    if (!op) {
+      direct_put(at, t.count, t.type, obuf, ocount, otype);
+    } else {
+      AccGuard g(direct_lock[static_cast<std::size_t>(t.rank)], idle_progress, &progress_);
+      direct_acc(at, t.count, t.type, obuf, ocount, otype, op, nullptr, 0, nullptr);
+    }
+    return Status::Ok();
+  }
   auto pend = std::make_shared<Pending>();
   pend->engine = &engine_;
   if (out) *out = pend;
@@ -181,6 +193,16 @@ Status Window::get(void* rbuf, std::size_t rcount, const dt::Datatype* rtype, co
                    const dt::Datatype* otype, const Target& t, const dt::Op* op, std::shared_ptr<Pending>* out) {
   FTMPI_TRY(check_access(t.rank));
   FTMPI_TRY(range_check(t));
+  if (std::byte* at = direct_at(t)) {
+    if (direct_failed(t.rank, out)) return Status::Ok();
+    if (!op) {
+      direct_get(at, t.count, t.type, rbuf, rcount, rtype);
+    } else {
+      AccGuard g(direct_lock[static_cast<std::size_t>(t.rank)], idle_progress, &progress_);
+      direct_acc(at, t.count, t.type, obuf, ocount, otype, op, rbuf, rcount, rtype);
+    }
+    return Status::Ok();
+  }
   auto pend = std::make_shared<Pending>();
   pend->engine = &engine_;
   if (out) *out = pend;
@@ -203,6 +225,12 @@ Status Window::compare_and_swap(const void* obuf, const void* cbuf, void* rbuf, 
   Target t{target, disp, 1, type};
   FTMPI_TRY(check_access(target));
   FTMPI_TRY(range_check(t));
+  if (std::byte* at = direct_at(t)) {
+    if (direct_failed(target, nullptr)) return Status::Ok();
+    AccGuard g(direct_lock[static_cast<std::size_t>(target)], idle_progress, &progress_);
+    direct_cas(at, type, obuf, cbuf, rbuf);
+    return Status::Ok();
+  }
   auto pend = std::make_shared<Pending>();
   pend->engine = &engine_;
   const int tag = next_tag();
@@ -219,6 +247,33 @@ Status Window::compare_and_swap(const void* obuf, const void* cbuf, void* rbuf, 
   return send_op(h, t, two.data(), two.size(), byte_type(), true, tag, pend);
 }
 
+// ---- direct path (rma/direct.h) ----
+
+std::byte* Window::direct_at(const Target& t) const {
+  if (direct_base.empty()) return nullptr;
+  std::byte* b = direct_base[static_cast<std::size_t>(t.rank)];
+  if (!b) return nullptr;
+  return b + static_cast<std::int64_t>(t.disp) * peer_disp_unit[static_cast<std::size_t>(t.rank)];
+}
+
+bool Window::target_failed(int target) const {
+  return failures_ && failures_->epoch() != 0 && failures_->failed(req_->world_rank(target));
+}
+
+bool Window::direct_failed(int target, std::shared_ptr<Pending>* out) {
+  PeerState& p = peers_[static_cast<std::size_t>(target)];
+  p.direct_done = true;
+  if (out) {
+    *out = std::make_shared<Pending>();
+    (*out)->engine = &engine_;
+  }
+  if (!target_failed(target)) return false;
+  Status st(Errc::proc_failed, "the target of a one-sided operation failed");
+  if (out) (*out)->error = st;
+  if (p.error.ok()) p.error = std::move(st);
+  return true;
+}
+
 // ---- synchronisation ----
 
 Status Window::wait_pending(int target) {
@@ -230,6 +285,11 @@ Status Window::wait_pending(int target) {
   for (auto& op : p.pending)
     if (!op->error.ok() && p.error.ok()) p.error = op->error;
   p.pending.clear();
+  if (p.direct_done) {  // direct operations are complete; the target must still be alive to count them done
+    p.direct_done = false;
+    if (target_failed(target) && p.error.ok())
+      p.error = Status(Errc::proc_failed, "the target of one-sided operations failed before their synchronisation");
+  }
   return Status::Ok();
 }
 
@@ -312,7 +372,7 @@ Status Window::sync_all(bool local_only) {
   std::vector<std::pair<int, std::shared_ptr<Pending>>> trips;
   for (int r = 0; r < size(); ++r) {
     PeerState& p = peers_[static_cast<std::size_t>(r)];
-    if (!p.pending.empty()) (void)wait_pending(r);
+    if (!p.pending.empty() || p.direct_done) (void)wait_pending(r);
     if (!local_only && p.dirty) {
       p.dirty = false;
       auto c = issue_ctrl(r, OpCode::flush, false);

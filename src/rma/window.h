@@ -14,6 +14,11 @@
 // unlock/flush/fence. Windows created with MPI_Win_allocate_shared are plain shared memory besides: load
 // and store need no progress at all.
 //
+// Same-host targets (rma/direct.h). For targets whose memory is mapped here (MPI_Win_allocate and
+// allocate_shared windows, members on this host) Put/Get/accumulates are not messages but copies done at
+// the call (accumulates under the target's AccLock, which the Service also takes); the synchronisation
+// messages below are unchanged, and a direct operation counts as already flushed.
+//
 // Ordering and completion. Messages between two processes are FIFO and the Service handles them in
 // order, so when an origin's flush (or unlock) request is acknowledged, every operation the origin sent
 // before it has been applied at the target: flush = wait for the local requests + one round trip; fence =
@@ -43,6 +48,7 @@
 #include "datatype/datatype.h"
 #include "datatype/op.h"
 #include "p2p/engine.h"
+#include "rma/direct.h"
 #include "rma/wire.h"
 #include "util/status.h"
 
@@ -197,6 +203,13 @@ class Window {
   void* owned_mem = nullptr;            // allocate: freed at MPI_Win_free
   void* shm_map = nullptr;              // allocate_shared: the mapping
   std::size_t shm_len = 0;
+  // Direct access (rma/direct.h): per rank, its window memory as mapped here and its accumulate lock, or
+  // null when operations toward it travel as messages. Empty: no direct target at all.
+  std::vector<std::byte*> direct_base;
+  std::vector<AccLock*> direct_lock;
+  AccLock* own_lock = nullptr;          // this member's lock: the Service takes it around accumulates
+  struct Mapping { void* addr; std::size_t len; };
+  std::vector<Mapping> mappings;        // allocate: own and peers' segments, unmapped at MPI_Win_free
 
   // ---- MPI object state kept here for the API layer ----
   std::uint32_t magic = kMagicWin;
@@ -218,6 +231,7 @@ class Window {
     bool nocheck = false;                     // locked with MPI_MODE_NOCHECK (no lock message sent)
     std::vector<std::shared_ptr<Pending>> pending;
     Status error;                             // first error met with this target since the last sync
+    bool direct_done = false;                 // direct operations since the last sync (rma/direct.h)
   };
   int next_tag();
   Status check_access(int target);
@@ -231,6 +245,12 @@ class Window {
   Status sync_all(bool local_only);
   Status take_error(int target);
   void wait_for(p2p::Request* r);
+  // Direct path: the target's memory at t.disp, or null when t.rank is reached by messages.
+  std::byte* direct_at(const Target& t) const;
+  // Records a direct operation toward `target` (and makes *out, the R* request's operation, complete); true
+  // (error recorded) when the target is known failed: the copy is then skipped.
+  bool direct_failed(int target, std::shared_ptr<Pending>* out);
+  bool target_failed(int target) const;
 
   p2p::Engine& engine_;
   progress::Progress& progress_;

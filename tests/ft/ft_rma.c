@@ -13,10 +13,38 @@
  * ARGS revoke: rank 0 waits in MPI_Win_wait for an origin (rank 1) that never completes, rank 3 waits in
  *   MPI_Win_start for a post that never comes; rank 1 calls MPIX_Win_revoke. PASS when both waits return
  *   MPI_ERR_REVOKED, every later RMA call on the window at every rank returns MPI_ERR_REVOKED, and
- *   MPI_Win_free succeeds. (No process dies.) */
+ *   MPI_Win_free succeeds. (No process dies.)
+ * ARGS acclock: rank 1 runs one long MPI_Accumulate after another (2 Mi doubles, MPI_SUM) on rank 0's window of
+ *   MPI_Win_allocate while rank 2 SIGKILLs it (ftmpi, same host: rank 1 dies inside the target's accumulate
+ *   lock, src/rma/direct.h). PASS when rank 3's Fetch_and_op / Accumulate on rank 0 then complete (the dead
+ *   holder's lock is taken over), rank 0's fetched count is right, and MPI_Win_get_failed names rank 1.
+ * A second argument "alloc" makes the fence and lock modes use MPI_Win_allocate instead of MPI_Win_create
+ * (with ftmpi on one host: targets reached by direct load/store). */
 #include "ft_check.h"
 
-static int rank, size;
+#include <signal.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+static int rank, size, use_alloc;
+
+/* A window over `bytes` zeroed bytes: MPI_Win_create on calloc'ed memory, or MPI_Win_allocate ("alloc"). */
+static void *make_win(MPI_Aint bytes, int unit, MPI_Win *win) {
+  void *mem = NULL;
+  if (use_alloc) {
+    CHECK_MPI(MPI_Win_allocate(bytes, unit, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, win));
+    memset(mem, 0, (size_t)bytes);
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  } else {
+    mem = calloc(1, (size_t)bytes);
+    CHECK_MPI(MPI_Win_create(mem, bytes, unit, MPI_INFO_NULL, MPI_COMM_WORLD, win));
+  }
+  return mem;
+}
+static void free_win(void *mem, MPI_Win *win) {
+  CHECK_MPI(MPI_Win_free(win));
+  if (!use_alloc) free(mem);
+}
 
 static int win_failed_has(MPI_Win win, int r) {
   MPI_Group failed, all;
@@ -36,9 +64,8 @@ static int win_failed_has(MPI_Win win, int r) {
 
 static void mode_fence(void) {
   const int victim = 2;
-  int *mem = calloc((size_t)size, sizeof(int));
   MPI_Win win;
-  CHECK_MPI(MPI_Win_create(mem, (MPI_Aint)(size * sizeof(int)), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  int *mem = make_win((MPI_Aint)(size * sizeof(int)), sizeof(int), &win);
   CHECK_MPI(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
   CHECK_MPI(MPI_Win_fence(0, win));
   int me = 100 + rank;
@@ -65,16 +92,14 @@ static void mode_fence(void) {
   MPI_Comm_free(&alive);
   for (int r = 0; r < size; r++)
     if (r != victim) CHECK(mem[r] == 200 + r, "slot %d = %d", r, mem[r]);
-  CHECK_MPI(MPI_Win_free(&win));
-  free(mem);
+  free_win(mem, &win);
   ft_pass(MPI_COMM_WORLD, "ft_rma fence");
 }
 
 static void mode_lock(void) {
   const int victim = 1;
-  long *mem = calloc(8, sizeof(long));
   MPI_Win win;
-  CHECK_MPI(MPI_Win_create(mem, 8 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  long *mem = make_win(8 * sizeof(long), sizeof(long), &win);
   CHECK_MPI(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
   if (rank == victim) CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
   long v = 5;
@@ -102,9 +127,55 @@ static void mode_lock(void) {
   }
   ft_wait_failed(MPI_COMM_WORLD, 1, 10.0);
   CHECK(win_failed_has(win, victim), "MPI_Win_get_failed does not name rank %d", victim);
-  CHECK_MPI(MPI_Win_free(&win));
-  free(mem);
+  free_win(mem, &win);
   ft_pass(MPI_COMM_WORLD, "ft_rma lock");
+}
+
+static void mode_acclock(void) {
+  const int victim = 1;
+  const int n = 2 << 20;
+  MPI_Win win;
+  use_alloc = 1;
+  double *mem = make_win((MPI_Aint)n * (MPI_Aint)sizeof(double), sizeof(double), &win);
+  CHECK_MPI(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+  int pid = (int)getpid(), *pids = malloc(sizeof(int) * (size_t)size);
+  CHECK_MPI(MPI_Allgather(&pid, 1, MPI_INT, pids, 1, MPI_INT, MPI_COMM_WORLD));
+  double *ones = malloc(sizeof(double) * (size_t)n);
+  for (int i = 0; i < n; i++) ones[i] = 1.0;
+  ft_barrier_before_death(MPI_COMM_WORLD);
+  if (rank == victim) {
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+    for (;;) MPI_Accumulate(ones, n, MPI_DOUBLE, 0, 0, n, MPI_DOUBLE, MPI_SUM, win); /* until killed */
+  } else if (rank == 2) {
+    ft_sleep_ms(300);
+    kill((pid_t)pids[victim], SIGKILL);
+  } else if (rank == 3) {
+    ft_sleep_ms(400);
+    double one = 1.0, old = -1;
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+    for (int k = 0; k < 10; k++) {
+      CHECK_MPI(MPI_Fetch_and_op(&one, &old, MPI_DOUBLE, 0, n - 1, MPI_SUM, win));
+      CHECK_MPI(MPI_Accumulate(&one, 1, MPI_DOUBLE, 0, n - 2, 1, MPI_DOUBLE, MPI_SUM, win));
+    }
+    CHECK_MPI(MPI_Win_unlock(0, win));
+  }
+  ft_wait_failed(MPI_COMM_WORLD, 1, 10.0);
+  CHECK(win_failed_has(win, victim), "MPI_Win_get_failed does not name rank %d", victim);
+  MPI_Comm alive;
+  CHECK_MPI(MPIX_Comm_shrink(MPI_COMM_WORLD, &alive));
+  CHECK_MPI(MPI_Barrier(alive));
+  if (rank == 0) {
+    /* every slot holds the victim's completed calls V, + 1 where the call it died in got to (it runs from
+       slot 0 up), + rank 3's ten increments in the last two slots */
+    double a = mem[n - 1], b = mem[n - 2], c = mem[0];
+    CHECK(a >= 10 && c >= a - 10 && c <= a - 9, "fetch_and_op slot %g, first slot %g", a, c);
+    CHECK(b >= a - 1 && b <= a + 1, "accumulate slot %g vs fetch_and_op slot %g", b, a);
+  }
+  MPI_Comm_free(&alive);
+  free(ones);
+  free(pids);
+  CHECK_MPI(MPI_Win_free(&win));
+  ft_pass(MPI_COMM_WORLD, "ft_rma acclock");
 }
 
 static void mode_revoke(void) {
@@ -156,9 +227,11 @@ int main(int argc, char **argv) {
   ft_init(&argc, &argv, &rank, &size);
   CHECK(size == 4, "needs 4 ranks");
   const char *mode = argc > 1 ? argv[1] : "fence";
+  use_alloc = argc > 2 && strcmp(argv[2], "alloc") == 0;
   if (strcmp(mode, "fence") == 0) mode_fence();
   else if (strcmp(mode, "lock") == 0) mode_lock();
   else if (strcmp(mode, "revoke") == 0) mode_revoke();
+  else if (strcmp(mode, "acclock") == 0) mode_acclock();
   else CHECK(0, "unknown mode %s", mode);
   MPI_Finalize();
   return 0;

@@ -1,0 +1,269 @@
+/* tests/mpi/rma/rma_direct.c — one-sided operations on windows of MPI_Win_allocate and
+ * MPI_Win_allocate_shared (with ftmpi: same-host targets reached by direct load/store, src/rma/direct.h),
+ * checked against hand-computed values in every synchronisation mode.
+ *
+ *  1. fence: contiguous and strided (vector) puts and gets, ring pattern, every rank a known value.
+ *  2. exclusive lock: read-modify-write (Get, flush, Put) of one counter by everybody — no update lost.
+ *  3. lock_all: K Accumulate(+1) and K Fetch_and_op(+1) by everybody on every target — totals exact,
+ *     every fetched value distinct (atomicity), per origin increasing (ordering).
+ *  4. Compare_and_swap spin lock (lock_all + flush) guarding a non-atomic Get/Put counter.
+ *  5. Get_accumulate with MPI_REPLACE (swap chain: the values seen are a permutation) and MPI_NO_OP.
+ *  6. PSCW ring with Accumulate on a strided target type (MPI_SUM) and MPI_MAX.
+ *  7. Rput / Rget / Raccumulate with flush_local, shared lock.
+ *  8. MPI_Win_allocate_shared: Put/Accumulate through MPI calls, checked by load after a barrier.
+ * Argument "mixed" (ftmpi only): odd ranks switch direct access off (FTMPI_RMA_DIRECT=0), so every target is
+ * reached both directly and by messages at once; the atomicity checks then cover both paths together. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+
+#include "common/check.h"
+
+static int rank, size;
+enum { SLOTS = 64, K = 200 };
+
+static void fence_mode(void) {
+  long *mem;
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_allocate(SLOTS * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  for (int i = 0; i < SLOTS; i++) mem[i] = -1;
+  CHECK_MPI(MPI_Win_fence(0, win));
+  int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  long mine[8];
+  for (int i = 0; i < 8; i++) mine[i] = rank * 100 + i;
+  /* contiguous: slots 0..7 of the right neighbour; strided: slots 16,18,..,30 */
+  MPI_Datatype strided;
+  CHECK_MPI(MPI_Type_vector(8, 1, 2, MPI_LONG, &strided));
+  CHECK_MPI(MPI_Type_commit(&strided));
+  CHECK_MPI(MPI_Put(mine, 8, MPI_LONG, right, 0, 8, MPI_LONG, win));
+  CHECK_MPI(MPI_Put(mine, 8, MPI_LONG, right, 16, 1, strided, win));
+  CHECK_MPI(MPI_Win_fence(0, win));
+  for (int i = 0; i < 8; i++) {
+    CHECK(mem[i] == left * 100 + i, "fence put slot %d: %ld", i, mem[i]);
+    CHECK(mem[16 + 2 * i] == left * 100 + i, "fence strided put slot %d: %ld", 16 + 2 * i, mem[16 + 2 * i]);
+    CHECK(mem[17 + 2 * i] == -1, "fence strided put touched hole %d", 17 + 2 * i);
+  }
+  /* get the right neighbour's strided slots into a contiguous buffer, and its slots 0..7 strided */
+  long got[8], got2[16];
+  for (int i = 0; i < 16; i++) got2[i] = -7;
+  CHECK_MPI(MPI_Get(got, 8, MPI_LONG, right, 16, 1, strided, win));
+  CHECK_MPI(MPI_Get(got2, 1, strided, right, 0, 8, MPI_LONG, win));
+  CHECK_MPI(MPI_Win_fence(0, win));
+  for (int i = 0; i < 8; i++) {
+    CHECK(got[i] == rank * 100 + i, "fence strided get %d: %ld", i, got[i]);
+    CHECK(got2[2 * i] == rank * 100 + i && got2[2 * i + 1] == -7, "fence get into strided %d", i);
+  }
+  CHECK_MPI(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+  MPI_Type_free(&strided);
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
+static void exclusive_counter(void) {
+  long *mem;
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_allocate(SLOTS * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  mem[0] = 0;
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  int target = size - 1;
+  for (int k = 0; k < K / 4; k++) {
+    long v;
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, target, 0, win));
+    CHECK_MPI(MPI_Get(&v, 1, MPI_LONG, target, 0, 1, MPI_LONG, win));
+    CHECK_MPI(MPI_Win_flush(target, win));
+    v++;
+    CHECK_MPI(MPI_Put(&v, 1, MPI_LONG, target, 0, 1, MPI_LONG, win));
+    CHECK_MPI(MPI_Win_unlock(target, win));
+  }
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  if (rank == target) CHECK(mem[0] == (long)(K / 4) * size, "exclusive counter %ld", mem[0]);
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
+static int cmp_long(const void *a, const void *b) {
+  long x = *(const long *)a, y = *(const long *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void atomics(void) {
+  long *mem;
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_allocate(SLOTS * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  for (int i = 0; i < SLOTS; i++) mem[i] = 0;
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  long one = 1;
+  long *fetched = malloc(sizeof(long) * K * (size_t)size);
+  CHECK_MPI(MPI_Win_lock_all(0, win));
+  for (int k = 0; k < K; k++)
+    for (int t = 0; t < size; t++) {
+      int tt = (t + rank) % size;
+      CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG, tt, 0, 1, MPI_LONG, MPI_SUM, win));
+      CHECK_MPI(MPI_Fetch_and_op(&one, &fetched[tt * K + k], MPI_LONG, tt, 1, MPI_SUM, win));
+      if (k % 50 == 0) CHECK_MPI(MPI_Win_flush(tt, win));
+    }
+  CHECK_MPI(MPI_Win_flush_all(win));
+  CHECK_MPI(MPI_Win_unlock_all(win));
+  for (int t = 0; t < size; t++)
+    for (int k = 1; k < K; k++)
+      CHECK(fetched[t * K + k] > fetched[t * K + k - 1], "fetch_and_op order at %d: %ld then %ld", t,
+            fetched[t * K + k - 1], fetched[t * K + k]);
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  CHECK(mem[0] == (long)K * size, "accumulate total %ld want %ld", mem[0], (long)K * size);
+  CHECK(mem[1] == (long)K * size, "fetch_and_op total %ld want %ld", mem[1], (long)K * size);
+  /* every value fetched from rank 0's slot 1 is distinct: 0 .. K*size-1 */
+  long *all = rank == 0 ? malloc(sizeof(long) * K * (size_t)size) : NULL;
+  CHECK_MPI(MPI_Gather(fetched, K, MPI_LONG, all, K, MPI_LONG, 0, MPI_COMM_WORLD));
+  if (rank == 0) {
+    qsort(all, (size_t)K * size, sizeof(long), cmp_long);
+    for (long i = 0; i < (long)K * size; i++) CHECK(all[i] == i, "fetched values not a permutation at %ld: %ld", i, all[i]);
+    free(all);
+  }
+  free(fetched);
+
+  /* Compare_and_swap spin lock on rank 0's slot 2 guarding slot 3 (non-atomic get/put) */
+  CHECK_MPI(MPI_Win_lock_all(0, win));
+  for (int k = 0; k < K / 8; k++) {
+    long want = 0, me = rank + 1, old = -1;
+    do {
+      CHECK_MPI(MPI_Compare_and_swap(&me, &want, &old, MPI_LONG, 0, 2, win));
+      CHECK_MPI(MPI_Win_flush(0, win));
+    } while (old != 0);
+    long v;
+    CHECK_MPI(MPI_Get(&v, 1, MPI_LONG, 0, 3, 1, MPI_LONG, win));
+    CHECK_MPI(MPI_Win_flush(0, win));
+    v++;
+    CHECK_MPI(MPI_Put(&v, 1, MPI_LONG, 0, 3, 1, MPI_LONG, win));
+    CHECK_MPI(MPI_Win_flush(0, win));
+    long zero = 0, prev = -1;
+    CHECK_MPI(MPI_Fetch_and_op(&zero, &prev, MPI_LONG, 0, 2, MPI_REPLACE, win));
+    CHECK_MPI(MPI_Win_flush(0, win));
+    CHECK(prev == me, "CAS lock held by %ld, not me (%ld)", prev, me);
+  }
+  CHECK_MPI(MPI_Win_unlock_all(win));
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  if (rank == 0) CHECK(mem[3] == (long)(K / 8) * size, "CAS-guarded counter %ld", mem[3]);
+
+  /* swap chain on rank 0's slot 4 (starts at -1): each rank swaps its id in; the values seen plus the last
+     one left form {-1, 0, .., size-1} */
+  if (rank == 0) mem[4] = -1;
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  long id = rank, seen = -2, cur = -2;
+  CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+  CHECK_MPI(MPI_Get_accumulate(&id, 1, MPI_LONG, &seen, 1, MPI_LONG, 0, 4, 1, MPI_LONG, MPI_REPLACE, win));
+  CHECK_MPI(MPI_Win_unlock(0, win));
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+  CHECK_MPI(MPI_Get_accumulate(NULL, 0, MPI_LONG, &cur, 1, MPI_LONG, 0, 4, 1, MPI_LONG, MPI_NO_OP, win));
+  CHECK_MPI(MPI_Win_unlock(0, win));
+  long *seen_all = malloc(sizeof(long) * ((size_t)size + 1));
+  CHECK_MPI(MPI_Allgather(&seen, 1, MPI_LONG, seen_all, 1, MPI_LONG, MPI_COMM_WORLD));
+  seen_all[size] = cur;
+  qsort(seen_all, (size_t)size + 1, sizeof(long), cmp_long);
+  for (int i = 0; i <= size; i++) CHECK(seen_all[i] == i - 1, "swap chain value %d: %ld", i, seen_all[i]);
+  free(seen_all);
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
+static void pscw(void) {
+  int *mem;
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_allocate(32 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  for (int i = 0; i < 32; i++) mem[i] = 1;
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  MPI_Group world, left, right;
+  int l = (rank + size - 1) % size, r = (rank + 1) % size;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  MPI_Group_incl(world, 1, &l, &left);
+  MPI_Group_incl(world, 1, &r, &right);
+  MPI_Datatype every3;
+  CHECK_MPI(MPI_Type_vector(4, 1, 3, MPI_INT, &every3));
+  CHECK_MPI(MPI_Type_commit(&every3));
+  int add[4] = {rank, rank + 1, rank + 2, rank + 3}, mx = 1000 + rank;
+  CHECK_MPI(MPI_Win_post(left, 0, win));
+  CHECK_MPI(MPI_Win_start(right, 0, win));
+  CHECK_MPI(MPI_Accumulate(add, 4, MPI_INT, r, 0, 1, every3, MPI_SUM, win));
+  CHECK_MPI(MPI_Accumulate(&mx, 1, MPI_INT, r, 20, 1, MPI_INT, MPI_MAX, win));
+  CHECK_MPI(MPI_Win_complete(win));
+  CHECK_MPI(MPI_Win_wait(win));
+  for (int i = 0; i < 12; i++) {
+    int want = i % 3 == 0 ? 1 + l + i / 3 : 1;
+    CHECK(mem[i] == want, "pscw strided accumulate slot %d: %d want %d", i, mem[i], want);
+  }
+  CHECK(mem[20] == 1000 + l, "pscw max %d", mem[20]);
+  MPI_Type_free(&every3);
+  MPI_Group_free(&world);
+  MPI_Group_free(&left);
+  MPI_Group_free(&right);
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
+static void requests(void) {
+  double *mem;
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_allocate(16 * sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  for (int i = 0; i < 16; i++) mem[i] = 0;
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  int t = (rank + 1) % size;
+  double v[4] = {rank + 0.5, rank + 1.5, rank + 2.5, rank + 3.5}, back[4] = {0}, one = 1.0;
+  MPI_Request rq[1], rq2[2];
+  CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win));
+  CHECK_MPI(MPI_Rput(v, 4, MPI_DOUBLE, t, 4, 4, MPI_DOUBLE, win, &rq[0]));
+  CHECK_MPI(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
+  CHECK_MPI(MPI_Win_flush(t, win));
+  CHECK_MPI(MPI_Rget(back, 4, MPI_DOUBLE, t, 4, 4, MPI_DOUBLE, win, &rq2[0]));
+  CHECK_MPI(MPI_Raccumulate(&one, 1, MPI_DOUBLE, t, 0, 1, MPI_DOUBLE, MPI_SUM, win, &rq2[1]));
+  CHECK_MPI(MPI_Waitall(2, rq2, MPI_STATUSES_IGNORE));
+  CHECK_MPI(MPI_Win_flush_local(t, win));
+  CHECK_MPI(MPI_Win_unlock(t, win));
+  for (int i = 0; i < 4; i++) CHECK(back[i] == v[i], "rget %d: %g", i, back[i]);
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  CHECK(mem[0] == 1.0, "raccumulate %g", mem[0]);
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
+static void shared(void) {
+  MPI_Comm node;
+  CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  int nr, ns;
+  MPI_Comm_rank(node, &nr);
+  MPI_Comm_size(node, &ns);
+  long *seg;
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_allocate_shared(8 * sizeof(long), sizeof(long), MPI_INFO_NULL, node, &seg, &win));
+  for (int i = 0; i < 8; i++) seg[i] = 0;
+  CHECK_MPI(MPI_Barrier(node));
+  CHECK_MPI(MPI_Win_lock_all(0, win));
+  long me = nr + 10, one = 1;
+  for (int t = 0; t < ns; t++) {
+    CHECK_MPI(MPI_Put(&me, 1, MPI_LONG, t, 1 + nr % 7, 1, MPI_LONG, win));
+    for (int k = 0; k < K / 4; k++) CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG, t, 0, 1, MPI_LONG, MPI_SUM, win));
+  }
+  CHECK_MPI(MPI_Win_unlock_all(win));
+  CHECK_MPI(MPI_Barrier(node));
+  CHECK_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, win));
+  CHECK_MPI(MPI_Win_sync(win));
+  CHECK_MPI(MPI_Win_unlock_all(win));
+  CHECK(seg[0] == (long)(K / 4) * ns, "shared accumulate %ld", seg[0]);
+  if (ns <= 7) CHECK(seg[1 + nr % 7] == nr + 10, "shared put %ld", seg[1 + nr % 7]);
+  CHECK_MPI(MPI_Win_free(&win));
+  MPI_Comm_free(&node);
+}
+
+int main(int argc, char **argv) {
+  CHECK_MPI(MPI_Init(&argc, &argv));
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+#ifdef FTMPI
+  if (argc > 1 && strcmp(argv[1], "mixed") == 0 && rank % 2 == 1) setenv("FTMPI_RMA_DIRECT", "0", 1);
+#endif
+  for (int round = 0; round < 2; round++) {
+    fence_mode();
+    exclusive_counter();
+    atomics();
+    pscw();
+    requests();
+    shared();
+  }
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  if (rank == 0) printf("PASS rma_direct\n");
+  MPI_Finalize();
+  return 0;
+}
