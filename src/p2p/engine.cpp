@@ -347,11 +347,11 @@ Engine::Engine(transport::Router& router, int my_world_rank, int world_size)
 }
 
 Engine::~Engine() {
-  if (std::getenv("FTMPI_RNDV_DEBUG"))
+  if (log::debug_enabled())  // what the rendezvous way chooser learned (p2p/rndv_path.h), ticks per byte
     for (std::size_t p = 0; p < impl_->rndv_paths.size(); ++p)
-      for (std::size_t b : {16384ul, 32768ul, 65536ul, 1ul << 20, 4ul << 20})
-        fprintf(stderr, "rank %d peer %zu size %zu cma %.3f ring %.3f\n", impl_->me, p, b,
-                impl_->rndv_paths[p].cma_estimate(b), impl_->rndv_paths[p].ring_estimate());
+      for (std::size_t b = std::size_t{16} << 10; b <= impl_->rndv_ring_max; b <<= 2)
+        log::debug("rendezvous from rank %zu, %zu bytes: single copy %.3f, ring %.3f ticks/byte", p, b,
+                   impl_->rndv_paths[p].cma_estimate(b), impl_->rndv_paths[p].ring_estimate());
 }
 
 bool Engine::pause_requested() {

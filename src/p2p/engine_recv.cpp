@@ -231,6 +231,9 @@ void Engine::Impl::on_data(const Envelope& env, std::span<const std::byte> paylo
               static_cast<unsigned long long>(env.addr), payload.size());
     return;
   }
+  const auto peer = static_cast<std::size_t>(r->peer_world);
+  if (env.addr == 0 && peer < rndv_paths.size() && rndv_paths[peer].ring_inflight() > 0)
+    rndv_paths[peer].ring_first_data(rndv_ticks());  // the way chooser's timing (rndv_path.h)
   if (r->type->contiguous)
     std::memcpy(static_cast<std::byte*>(r->rbuf) + env.addr, payload.data(), payload.size());
   else if (r->staging == nullptr)  // chunked staging: unpack this frame in place
@@ -240,7 +243,6 @@ void Engine::Impl::on_data(const Envelope& env, std::span<const std::byte> paylo
   r->bytes_done += payload.size();
   if (r->bytes_done >= wanted) {
     // The end of a pipelined message: a sample for the way chooser (rndv_path.h).
-    const auto peer = static_cast<std::size_t>(r->peer_world);
     if (peer < rndv_paths.size() && rndv_paths[peer].ring_inflight() > 0)
       rndv_paths[peer].ring_complete(wanted, rndv_ticks());
     finish_recv(r);

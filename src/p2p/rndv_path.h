@@ -18,12 +18,18 @@
 // Algorithm. Per peer:
 //   * cma:  time per byte of each process_vm_readv, per size class (powers of two from 16 KiB; the fixed
 //           cost per call weighs on small messages), the receiver's own clock around the call;
-//   * ring: time per byte of each pipelined message, from its clear-to-send (or, when earlier pipelined
-//           messages from that peer were still arriving, from the completion of the previous one: the
-//           sender streams them in order, so the pipeline was busy until then) to its last data frame.
-//           It is measured end to end on purpose: the receiver's own copy out of a cell is not the limit
-//           when the cells cross the interconnect (it measured 13 GB/s where the pipeline gave 5), and a
-//           lone message pays the clear-to-send's round trip, which is a real cost of this way.
+//   * ring: time per byte of each pipelined message, up to its last data frame, from the completion of
+//           the previous one when earlier pipelined messages from that peer were still arriving at its
+//           clear-to-send (the sender streams them in order, so the pipeline was busy until then), else
+//           from its first data frame. End to end on purpose: in a stream the receiver's own copy out of a
+//           cell is not the limit when the cells cross the interconnect (it measured 13 GB/s where the
+//           pipeline gave 5). A lone message is timed from its first frame, not from the clear-to-send:
+//           a message tried while the single copy wins has its frames behind the other messages' requests
+//           to send (each read by the receiver first), which would make the ring look many times slower
+//           than it is and never win back. Timed so, a lone message may look faster than a stream (its
+//           frames can all be in the ring already): then the ring wins, its stream samples come in, and
+//           it loses again within kWindow/2 + 1 messages if it really is slower: a cost of a few messages
+//           per kWindow explorations.
 //   Each estimate is the median of the last kWindow samples (a copy interrupted by the scheduler gives
 //   one huge sample, which the median ignores). choose(n): a way without any sample is tried first
 //   (single copy first: it needs nothing from the sender); otherwise the lower estimate wins (the ring's
@@ -87,13 +93,22 @@ class RndvPath {
   }
   // A pipelined receive from this peer sent its clear-to-send at `now`.
   void ring_begin(std::uint64_t now) {
-    if (ring_inflight_++ == 0) ring_mark_ = now;
+    if (ring_inflight_++ == 0) {
+      ring_mark_ = now;
+      ring_lone_ = true;  // timed from its first data frame
+    }
+  }
+  // The first data frame of a pipelined receive from this peer arrived at `now` (before its copy).
+  void ring_first_data(std::uint64_t now) {
+    if (ring_lone_) ring_mark_ = now;
+    ring_lone_ = false;
   }
   // That receive got its last byte (`bytes` in all) at `now`: one sample. Call ring_end() after it.
   void ring_complete(std::size_t bytes, std::uint64_t now) {
     if (ring_inflight_ == 0) return;
     if (bytes >= kMinRingSample && now > ring_mark_) ring_.add(per_byte(bytes, now - ring_mark_));
     ring_mark_ = now;
+    ring_lone_ = false;
   }
   // A pipelined receive ended (completed, failed or aborted).
   void ring_end() {
@@ -143,6 +158,7 @@ class RndvPath {
   Estimate ring_;
   int ring_inflight_ = 0;         // pipelined receives from this peer between cts and their end
   std::uint64_t ring_mark_ = 0;   // when the pipeline last became busy for the next one to complete
+  bool ring_lone_ = false;        // the oldest in flight began with nothing ahead: mark at its first frame
 };
 
 }  // namespace ftmpi::p2p

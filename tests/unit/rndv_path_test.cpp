@@ -14,6 +14,7 @@ constexpr std::size_t k32K = 32768, k1M = 1 << 20;
 void stream_ring(RndvPath& p, std::size_t bytes, double ticks_per_byte, int n, std::uint64_t& now) {
   for (int i = 0; i < n; ++i) {
     p.ring_begin(now);
+    p.ring_first_data(now);
     now += static_cast<std::uint64_t>(ticks_per_byte * static_cast<double>(bytes));
     p.ring_complete(bytes, now);
     p.ring_end();
@@ -90,6 +91,7 @@ TEST(RndvPath, PipelinedMessagesInAWindowAreTimedFromThePreviousCompletion) {
   p.ring_begin(5);  // does not move the mark: the pipeline is busy
   p.ring_begin(6);
   EXPECT_EQ(p.ring_inflight(), 3);
+  p.ring_first_data(0);  // the first message's first frame
   p.ring_complete(10000, 10000);
   p.ring_end();
   p.ring_complete(10000, 20000);
@@ -104,5 +106,24 @@ TEST(RndvPath, PipelinedMessagesInAWindowAreTimedFromThePreviousCompletion) {
   p.ring_end();
   EXPECT_EQ(p.ring_inflight(), 0);
   p.ring_complete(10000, 50000);  // nothing in flight: no sample
+  EXPECT_DOUBLE_EQ(p.ring_estimate(), 1.0);
+}
+
+TEST(RndvPath, ALoneMessageIsTimedFromItsFirstFrame) {
+  RndvPath p;
+  p.ring_begin(0);           // clear-to-send at 0; the frames wait behind other requests to send
+  p.ring_first_data(90000);  // first frame at 90000
+  p.ring_complete(10000, 100000);
+  p.ring_end();
+  EXPECT_DOUBLE_EQ(p.ring_estimate(), 1.0);
+  // In a stream only the first message's first frame moves the mark.
+  p.ring_begin(200000);
+  p.ring_begin(200001);
+  p.ring_first_data(200000);
+  p.ring_complete(10000, 210000);
+  p.ring_end();
+  p.ring_first_data(215000);  // the second message's first frame: its time counts from 210000
+  p.ring_complete(10000, 220000);
+  p.ring_end();
   EXPECT_DOUBLE_EQ(p.ring_estimate(), 1.0);
 }
