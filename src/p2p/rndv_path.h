@@ -28,8 +28,10 @@
 //           to send (each read by the receiver first), which would make the ring look many times slower
 //           than it is and never win back. Timed so, a lone message may look faster than a stream (its
 //           frames can all be in the ring already): then the ring wins, its stream samples come in, and
-//           it loses again within kWindow/2 + 1 messages if it really is slower: a cost of a few messages
-//           per kWindow explorations.
+//           it loses again within kWindow/2 + 1 messages if it really is slower. Each such lost trial
+//           doubles that class's exploration period (kExplore up to kExploreMax), so where the ring is
+//           slower the trials soon cost nothing, and a change of placement is still noticed within a few
+//           thousand messages.
 //   Each estimate is the median of the last kWindow samples (a copy interrupted by the scheduler gives
 //   one huge sample, which the median ignores). choose(n): a way without any sample is tried first
 //   (single copy first: it needs nothing from the sender); otherwise the lower estimate wins (the ring's
@@ -67,6 +69,7 @@ class RndvPath {
  public:
   static constexpr int kWindow = 5;              // samples per estimate (median)
   static constexpr int kExplore = 32;            // decisions of a class between two tries of the loser
+  static constexpr int kExploreMax = 4096;       // ... at most, after repeated lost trials of the ring
   // The ring wins only when its estimate times this is still below the single copy's: a lone pipelined
   // message (how the ring is explored while the single copy wins) measured 20-30 % faster than the same
   // messages streamed; and the single copy needs nothing from the sender, so it keeps ties.
@@ -80,7 +83,9 @@ class RndvPath {
     if (c.cma.count == 0) return Way::cma;
     if (ring_.count == 0) return Way::ring;
     const Way best = ring_.estimate() * kRingHandicap < c.cma.estimate() ? Way::ring : Way::cma;
-    if (++c.since_explore >= kExplore) {
+    if (best == Way::cma && c.last == Way::ring && c.period < kExploreMax) c.period *= 2;  // a trial lost
+    c.last = best;
+    if (++c.since_explore >= c.period) {
       c.since_explore = 0;
       return best == Way::cma ? Way::ring : Way::cma;
     }
@@ -153,6 +158,8 @@ class RndvPath {
   struct Class {
     Estimate cma;
     int since_explore = 0;
+    int period = kExplore;  // decisions between two tries of the loser (doubles when the ring lost again)
+    Way last = Way::cma;    // the winner at the previous decision
   };
   std::array<Class, kClasses> classes_{};
   Estimate ring_;

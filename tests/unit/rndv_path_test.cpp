@@ -127,3 +127,29 @@ TEST(RndvPath, ALoneMessageIsTimedFromItsFirstFrame) {
   p.ring_end();
   EXPECT_DOUBLE_EQ(p.ring_estimate(), 1.0);
 }
+
+TEST(RndvPath, LostTrialsOfTheRingBackOff) {
+  RndvPath p;
+  std::uint64_t now = 1;
+  p.record_cma(k32K, 10 * k32K);
+  stream_ring(p, k32K, 20.0, RndvPath::kWindow, now);  // the ring streams slower than the single copy
+  for (int trial = 0; trial < 6; ++trial) {
+    // Lone tries look fast (their frames were in the ring already): enough of them make the ring win...
+    while (p.choose(k32K) == Way::cma) {
+    }
+    stream_ring(p, k32K, 1.0, 1, now);
+    for (int i = 0; i < RndvPath::kWindow && p.choose(k32K) == Way::cma; ++i) {
+      while (p.choose(k32K) == Way::cma) {
+      }
+      stream_ring(p, k32K, 1.0, 1, now);
+    }
+    EXPECT_EQ(p.choose(k32K), Way::ring);
+    // ... then its stream samples show the truth and it loses again.
+    stream_ring(p, k32K, 20.0, RndvPath::kWindow, now);
+    EXPECT_EQ(p.choose(k32K), Way::cma);
+  }
+  // The decisions until the next try: the period has doubled with each lost trial (32 * 2^6).
+  int n = 0;
+  while (p.choose(k32K) == Way::cma) ++n;
+  EXPECT_GE(n, RndvPath::kExplore * 32);
+}
