@@ -93,8 +93,11 @@ bool tracked_state(std::uint8_t s) {
 
 void Engine::Impl::complete_slow(Request* r) {
   if (tracked_state(r->proto_state)) untrack(r);
-  if (r->proto_state == kRecvData && r->peer_world >= 0 && static_cast<std::size_t>(r->peer_world) < rndv_paths.size())
-    rndv_paths[static_cast<std::size_t>(r->peer_world)].ring_end();  // a pipelined receive ended (rndv_path.h)
+  // A pipelined receive ended (rndv_path.h). Also counts a receive of the peer that took data frames for
+  // another reason (a large non-contiguous send): ring_end() stops at zero, and the way chooser may then
+  // time one message of a stream from its first frame, which is harmless.
+  const auto peer = static_cast<std::size_t>(r->peer_world);
+  if (r->proto_state == kRecvData && r->peer_world >= 0 && peer < rndv_paths.size()) rndv_paths[peer].ring_end();
   r->complete = true;
   r->proto_state = kIdle;
   if (r->staging_owned && r->kind == ReqKind::send) {
