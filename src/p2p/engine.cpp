@@ -18,6 +18,15 @@ Engine::Impl::Impl(transport::Router& r, int me_, int n)
   eager_limit_default = e ? std::strtoull(e, nullptr, 10) : 0;
   if (eager_limit_default == 0) eager_limit_default = 16384;
   if (const char* l = std::getenv("FTMPI_STAGING_LIMIT")) staging_limit = std::strtoull(l, nullptr, 10);
+  if (const char* m = std::getenv("FTMPI_RNDV_PATH")) {
+    if (std::strcmp(m, "cma") == 0)
+      rndv_mode = RndvMode::cma;
+    else if (std::strcmp(m, "ring") == 0)
+      rndv_mode = RndvMode::ring;
+    else if (*m != '\0' && std::strcmp(m, "auto") != 0)
+      log::warn("FTMPI_RNDV_PATH=%s: expected auto, cma or ring; using auto", m);
+  }
+  if (const char* l = std::getenv("FTMPI_RNDV_RING_MAX")) rndv_ring_max = std::strtoull(l, nullptr, 10);
 }
 
 void Engine::Impl::queue_frame(int peer, const Envelope& env, const std::byte* payload, std::size_t len,
@@ -84,6 +93,11 @@ bool tracked_state(std::uint8_t s) {
 
 void Engine::Impl::complete_slow(Request* r) {
   if (tracked_state(r->proto_state)) untrack(r);
+  // A pipelined receive ended (rndv_path.h). Also counts a receive of the peer that took data frames for
+  // another reason (a large non-contiguous send): ring_end() stops at zero, and the way chooser may then
+  // time one message of a stream from its first frame, which is harmless.
+  const auto peer = static_cast<std::size_t>(r->peer_world);
+  if (r->proto_state == kRecvData && r->peer_world >= 0 && peer < rndv_paths.size()) rndv_paths[peer].ring_end();
   r->complete = true;
   r->proto_state = kIdle;
   if (r->staging_owned && r->kind == ReqKind::send) {
@@ -335,7 +349,13 @@ Engine::Engine(transport::Router& router, int my_world_rank, int world_size)
   impl_->sink = this;
 }
 
-Engine::~Engine() = default;
+Engine::~Engine() {
+  if (log::debug_enabled())  // what the rendezvous way chooser learned (p2p/rndv_path.h), ticks per byte
+    for (std::size_t p = 0; p < impl_->rndv_paths.size(); ++p)
+      for (std::size_t b = std::size_t{16} << 10; b <= impl_->rndv_ring_max; b <<= 2)
+        log::debug("rendezvous from rank %zu, %zu bytes: single copy %.3f, ring %.3f ticks/byte", p, b,
+                   impl_->rndv_paths[p].cma_estimate(b), impl_->rndv_paths[p].ring_estimate());
+}
 
 bool Engine::pause_requested() {
   const bool p = impl_->pause;

@@ -14,6 +14,7 @@
 #include "p2p/envelope.h"
 #include "p2p/matcher.h"
 #include "p2p/request_pool.h"
+#include "p2p/rndv_path.h"
 #include "p2p/stale_filter.h"
 #include "transport/router.h"
 
@@ -53,6 +54,8 @@ struct PendingFrame {
 inline constexpr std::size_t kBsendOverhead = 96;
 inline constexpr std::size_t kStagingLimit = std::size_t{8} << 20;
 inline constexpr std::size_t kStagingChunk = std::size_t{4} << 20;
+// Largest rendezvous the receiver may pipeline through the ring instead of reading it (Impl::rndv_ring_max).
+inline constexpr std::size_t kRndvRingMax = std::size_t{4} << 20;
 
 // States of ftmpi_request_s::proto_state.
 enum ProtoState : std::uint8_t {
@@ -87,6 +90,17 @@ struct Engine::Impl {
   std::vector<int> backlog_peers;   // peers whose backlog is non-empty
   std::size_t eager_limit_default;  // FTMPI_EAGER_LIMIT, else 16 KiB (each transport's max_payload() caps it)
   std::size_t staging_limit = kStagingLimit;  // FTMPI_STAGING_LIMIT (chunked staging above it)
+  // Shared-memory rendezvous: single copy or pipelined through the ring, per peer by measurement
+  // (p2p/rndv_path.h). FTMPI_RNDV_PATH=auto (default) | cma | ring; messages above FTMPI_RNDV_RING_MAX
+  // bytes (default kRndvRingMax) always take the single copy, which needs nothing from the sender.
+  enum class RndvMode : std::uint8_t { automatic, cma, ring } rndv_mode = RndvMode::automatic;
+  std::size_t rndv_ring_max = kRndvRingMax;
+  std::vector<RndvPath> rndv_paths;  // by world rank / process id, grown on demand
+  RndvPath& rndv_path_of(int peer) {
+    const auto i = static_cast<std::size_t>(peer);
+    if (i >= rndv_paths.size()) rndv_paths.resize(i + 1);
+    return rndv_paths[i];
+  }
 
   std::vector<Request*> generic_active;
 

@@ -146,7 +146,13 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
   // of the single-copy read, straight into the user's buffer.
   const bool chunked = !r->type->contiguous && n > staging_limit;
   transport::Transport& t = router.for_peer(src_world);
-  const bool read_remote = t.supports_remote_read() && (env.flags & kFlagNoRemoteRead) == 0;
+  bool read_remote = t.supports_remote_read() && (env.flags & kFlagNoRemoteRead) == 0;
+  // A contiguous shared-memory rendezvous: single copy or pipelined through the ring (p2p/rndv_path.h).
+  RndvPath* path = nullptr;
+  if (read_remote && !chunked && n > 0 && n <= rndv_ring_max && rndv_mode != RndvMode::cma) {
+    path = &rndv_path_of(src_world);
+    if (rndv_mode == RndvMode::ring || path->choose(n) == Way::ring) read_remote = false;
+  }
   if (chunked && read_remote) {
     std::vector<std::byte> piece(kStagingChunk);
     Status st = Status::Ok();
@@ -182,7 +188,9 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
     return;
   }
   if (n == 0 || (read_remote && !chunked)) {
+    const std::uint64_t t0 = path ? rndv_ticks() : 0;
     Status st = n ? t.remote_read(src_world, dst, env.addr, n) : Status::Ok();
+    if (path && st.ok()) path->record_cma(n, rndv_ticks() - t0);
     if (st.ok()) {
       Envelope fin{};
       fin.kind = FrameKind::fin;
@@ -200,6 +208,7 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
   r->remote_id = env.sreq;  // data frames must carry the sender request this receive matched
   r->bytes_done = 0;
   track(r);
+  if (path) path->ring_begin(rndv_ticks());  // ended in complete_slow (ring_end)
   r->status.bytes = n;
   Envelope cts{};
   cts.kind = FrameKind::cts;
@@ -222,6 +231,9 @@ void Engine::Impl::on_data(const Envelope& env, std::span<const std::byte> paylo
               static_cast<unsigned long long>(env.addr), payload.size());
     return;
   }
+  const auto peer = static_cast<std::size_t>(r->peer_world);
+  if (env.addr == 0 && peer < rndv_paths.size() && rndv_paths[peer].ring_inflight() > 0)
+    rndv_paths[peer].ring_first_data(rndv_ticks());  // the way chooser's timing (rndv_path.h)
   if (r->type->contiguous)
     std::memcpy(static_cast<std::byte*>(r->rbuf) + env.addr, payload.data(), payload.size());
   else if (r->staging == nullptr)  // chunked staging: unpack this frame in place
@@ -229,7 +241,12 @@ void Engine::Impl::on_data(const Envelope& env, std::span<const std::byte> paylo
   else
     std::memcpy(r->staging + env.addr, payload.data(), payload.size());
   r->bytes_done += payload.size();
-  if (r->bytes_done >= wanted) finish_recv(r);
+  if (r->bytes_done >= wanted) {
+    // The end of a pipelined message: a sample for the way chooser (rndv_path.h).
+    if (peer < rndv_paths.size() && rndv_paths[peer].ring_inflight() > 0)
+      rndv_paths[peer].ring_complete(wanted, rndv_ticks());
+    finish_recv(r);
+  }
 }
 
 void Engine::Impl::finish_recv(Request* r) {

@@ -1,0 +1,171 @@
+// Which way the bytes of a shared-memory rendezvous take, chosen per peer and size by measurement.
+//
+// Model. Once a receive matched a request-to-send, the receiver can move the data two ways:
+//   single copy (Way::cma)  — it reads the sender's buffer itself with process_vm_readv and answers fin:
+//                             one copy, made by the receiver's core alone, plus a fixed cost per call
+//                             (syscall, pinning the pages);
+//   pipelined (Way::ring)   — it answers cts and the sender streams data frames through the shared ring:
+//                             two copies, but made at the same time on both cores (the sender fills cell
+//                             k+1 while the receiver empties cell k), through cells that stay in cache.
+// Which is faster depends on where the two cores are. When they share a cache (one L3), a cell passes
+// from one core to the other at cache speed and the pipeline, with both cores copying, runs 2-3x faster
+// than the single copy. When they do not (two CCDs or sockets, or a VM whose vCPUs the host moves), every
+// cell crosses the interconnect while the single copy, whose source a streaming sender does not rewrite,
+// reads from the receiver's own cache: there the single copy is 1.5-2x faster. On this project's 2-vCPU
+// VM both happen, switching within minutes (core-to-core latency 60 ns vs 250 ns; docs/performance.md,
+// "Streaming bandwidth"), and the guest's cache topology does not tell which. So the receiver measures.
+//
+// Algorithm. Per peer:
+//   * cma:  time per byte of each process_vm_readv, per size class (powers of two from 16 KiB; the fixed
+//           cost per call weighs on small messages), the receiver's own clock around the call;
+//   * ring: time per byte of each pipelined message, up to its last data frame, from the completion of
+//           the previous one when earlier pipelined messages from that peer were still arriving at its
+//           clear-to-send (the sender streams them in order, so the pipeline was busy until then), else
+//           from its first data frame. End to end on purpose: in a stream the receiver's own copy out of a
+//           cell is not the limit when the cells cross the interconnect (it measured 13 GB/s where the
+//           pipeline gave 5). A lone message is timed from its first frame, not from the clear-to-send:
+//           a message tried while the single copy wins has its frames behind the other messages' requests
+//           to send (each read by the receiver first), which would make the ring look many times slower
+//           than it is and never win back. Timed so, a lone message may look faster than a stream (its
+//           frames can all be in the ring already): then the ring wins, its stream samples come in, and
+//           it loses again within kWindow/2 + 1 messages if it really is slower. Each such lost trial
+//           doubles that class's exploration period (kExplore up to kExploreMax), so where the ring is
+//           slower the trials soon cost nothing, and a change of placement is still noticed within a few
+//           thousand messages.
+//   Each estimate is the median of the last kWindow samples (a copy interrupted by the scheduler gives
+//   one huge sample, which the median ignores). choose(n): a way without any sample is tried first
+//   (single copy first: it needs nothing from the sender); otherwise the lower estimate wins (the ring's
+//   weighted by kRingHandicap), and the
+//   loser is taken once every kExplore decisions of the size class so that its estimate follows a change
+//   of placement (cost: at most 1/kExplore of the messages at the slower speed).
+// Safety: none needed — both ways are complete protocols (engine_recv.cpp); this only picks one. A wrong
+// pick costs speed, never data.
+// Cost: two or three timestamp reads per rendezvous message, a sort of kWindow values per sample.
+#pragma once
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+namespace ftmpi::p2p {
+
+// A cheap monotonic tick count (the TSC on x86; nanoseconds elsewhere). Only ratios of tick counts taken
+// in the same process are compared, so the unit does not matter.
+inline std::uint64_t rndv_ticks() {
+#if defined(__x86_64__) || defined(__i386__)
+  return __rdtsc();
+#else
+  return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+#endif
+}
+
+enum class Way : std::uint8_t { cma, ring };
+
+class RndvPath {
+ public:
+  static constexpr int kWindow = 5;              // samples per estimate (median)
+  static constexpr int kExplore = 32;            // decisions of a class between two tries of the loser
+  static constexpr int kExploreMax = 4096;       // ... at most, after repeated lost trials of the ring
+  // The ring wins only when its estimate times this is still below the single copy's: a lone pipelined
+  // message (how the ring is explored while the single copy wins) measured 20-30 % faster than the same
+  // messages streamed; and the single copy needs nothing from the sender, so it keeps ties.
+  static constexpr double kRingHandicap = 1.4;
+  static constexpr int kClasses = 10;            // size classes: 16 KiB, 32 KiB, ... 8 MiB and more
+  static constexpr std::size_t kMinRingSample = 4096;  // smaller messages say little about the rate
+
+  // The way for a message of `bytes` bytes (the receive's length).
+  Way choose(std::size_t bytes) {
+    Class& c = classes_[class_of(bytes)];
+    if (c.cma.count == 0) return Way::cma;
+    if (ring_.count == 0) return Way::ring;
+    const Way best = ring_.estimate() * kRingHandicap < c.cma.estimate() ? Way::ring : Way::cma;
+    if (best == Way::cma && c.last == Way::ring && c.period < kExploreMax) c.period *= 2;  // a trial lost
+    c.last = best;
+    if (++c.since_explore >= c.period) {
+      c.since_explore = 0;
+      return best == Way::cma ? Way::ring : Way::cma;
+    }
+    return best;
+  }
+
+  // A single-copy read of `bytes` took `ticks`.
+  void record_cma(std::size_t bytes, std::uint64_t ticks) {
+    if (bytes > 0) classes_[class_of(bytes)].cma.add(per_byte(bytes, ticks));
+  }
+  // A pipelined receive from this peer sent its clear-to-send at `now`.
+  void ring_begin(std::uint64_t now) {
+    if (ring_inflight_++ == 0) {
+      ring_mark_ = now;
+      ring_lone_ = true;  // timed from its first data frame
+    }
+  }
+  // The first data frame of a pipelined receive from this peer arrived at `now` (before its copy).
+  void ring_first_data(std::uint64_t now) {
+    if (ring_lone_) ring_mark_ = now;
+    ring_lone_ = false;
+  }
+  // That receive got its last byte (`bytes` in all) at `now`: one sample. Call ring_end() after it.
+  void ring_complete(std::size_t bytes, std::uint64_t now) {
+    if (ring_inflight_ == 0) return;
+    if (bytes >= kMinRingSample && now > ring_mark_) ring_.add(per_byte(bytes, now - ring_mark_));
+    ring_mark_ = now;
+    ring_lone_ = false;
+  }
+  // A pipelined receive ended (completed, failed or aborted).
+  void ring_end() {
+    if (ring_inflight_ > 0) --ring_inflight_;
+  }
+  int ring_inflight() const { return ring_inflight_; }
+
+  // Estimates in ticks per byte (tests, diagnostics); 0 when there is no sample.
+  double cma_estimate(std::size_t bytes) const { return classes_[class_of(bytes)].cma.estimate(); }
+  double ring_estimate() const { return ring_.estimate(); }
+
+  static int class_of(std::size_t bytes) {
+    int c = 0;
+    for (std::size_t b = bytes >> 15; b != 0 && c < kClasses - 1; b >>= 1) ++c;  // < 32 KiB: class 0
+    return c;
+  }
+
+ private:
+  static double per_byte(std::size_t bytes, std::uint64_t ticks) {
+    return static_cast<double>(ticks) / static_cast<double>(bytes);
+  }
+  struct Estimate {
+    std::array<double, kWindow> v{};
+    int count = 0;  // samples taken (saturates at kWindow)
+    int next = 0;
+    void add(double x) {
+      v[static_cast<std::size_t>(next)] = x;
+      next = next + 1 == kWindow ? 0 : next + 1;
+      if (count < kWindow) ++count;
+    }
+    double estimate() const {
+      if (count == 0) return 0;
+      double s[kWindow];
+      for (int i = 0; i < count; ++i) {  // insertion sort of at most kWindow values
+        int j = i;
+        for (; j > 0 && s[j - 1] > v[static_cast<std::size_t>(i)]; --j) s[j] = s[j - 1];
+        s[j] = v[static_cast<std::size_t>(i)];
+      }
+      return s[count / 2];
+    }
+  };
+  struct Class {
+    Estimate cma;
+    int since_explore = 0;
+    int period = kExplore;  // decisions between two tries of the loser (doubles when the ring lost again)
+    Way last = Way::cma;    // the winner at the previous decision
+  };
+  std::array<Class, kClasses> classes_{};
+  Estimate ring_;
+  int ring_inflight_ = 0;         // pipelined receives from this peer between cts and their end
+  std::uint64_t ring_mark_ = 0;   // when the pipeline last became busy for the next one to complete
+  bool ring_lone_ = false;        // the oldest in flight began with nothing ahead: mark at its first frame
+};
+
+}  // namespace ftmpi::p2p

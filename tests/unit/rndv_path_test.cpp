@@ -1,0 +1,155 @@
+// The rendezvous way chooser (src/p2p/rndv_path.h): first tries, choice by estimate, exploration of the
+// loser, robustness to one outlier, the pipelined-receive bookkeeping.
+#include "p2p/rndv_path.h"
+
+#include <gtest/gtest.h>
+
+using ftmpi::p2p::RndvPath;
+using ftmpi::p2p::Way;
+
+namespace {
+constexpr std::size_t k32K = 32768, k1M = 1 << 20;
+
+// Feed `n` ring samples of `ticks_per_byte` for `bytes`-byte messages streamed back to back.
+void stream_ring(RndvPath& p, std::size_t bytes, double ticks_per_byte, int n, std::uint64_t& now) {
+  for (int i = 0; i < n; ++i) {
+    p.ring_begin(now);
+    p.ring_first_data(now);
+    now += static_cast<std::uint64_t>(ticks_per_byte * static_cast<double>(bytes));
+    p.ring_complete(bytes, now);
+    p.ring_end();
+  }
+}
+}  // namespace
+
+TEST(RndvPath, SizeClasses) {
+  EXPECT_EQ(RndvPath::class_of(16385), 0);
+  EXPECT_EQ(RndvPath::class_of(k32K - 1), 0);
+  EXPECT_EQ(RndvPath::class_of(k32K), 1);
+  EXPECT_EQ(RndvPath::class_of(65536), 2);
+  EXPECT_EQ(RndvPath::class_of(k1M), 6);
+  EXPECT_EQ(RndvPath::class_of(std::size_t{1} << 40), RndvPath::kClasses - 1);
+}
+
+TEST(RndvPath, TriesSingleCopyThenRingThenPicksTheFaster) {
+  RndvPath p;
+  std::uint64_t now = 1000;
+  EXPECT_EQ(p.choose(k32K), Way::cma);  // nothing measured: single copy first
+  p.record_cma(k32K, 10 * k32K);        // 10 ticks per byte
+  EXPECT_EQ(p.choose(k32K), Way::ring); // the ring has no sample yet
+  stream_ring(p, k32K, 2.0, 1, now);    // 2 ticks per byte: ring wins even with its handicap
+  EXPECT_EQ(p.choose(k32K), Way::ring);
+  EXPECT_EQ(p.choose(k1M), Way::cma);   // another class: its single copy not measured yet
+}
+
+TEST(RndvPath, HandicapKeepsNearTiesOnSingleCopy) {
+  RndvPath p;
+  std::uint64_t now = 1;
+  p.record_cma(k1M, 10 * k1M);
+  stream_ring(p, k1M, 9.0, 3, now);  // faster, but not by kRingHandicap
+  EXPECT_EQ(p.choose(k1M), Way::cma);
+  stream_ring(p, k1M, 5.0, 3, now);  // median moves to 5: 5 * 1.4 < 10
+  EXPECT_EQ(p.choose(k1M), Way::ring);
+}
+
+TEST(RndvPath, ExploresTheLoserOncePerPeriod) {
+  RndvPath p;
+  std::uint64_t now = 1;
+  p.record_cma(k32K, 10 * k32K);
+  stream_ring(p, k32K, 1.0, 1, now);
+  int cma = 0;
+  for (int i = 0; i < 10 * RndvPath::kExplore; ++i) cma += p.choose(k32K) == Way::cma;
+  EXPECT_EQ(cma, 10);
+}
+
+TEST(RndvPath, FollowsAChangeOfPlacement) {
+  RndvPath p;
+  std::uint64_t now = 1;
+  p.record_cma(k1M, 4 * k1M);
+  stream_ring(p, k1M, 1.0, RndvPath::kWindow, now);  // cores share a cache: the ring wins
+  EXPECT_EQ(p.choose(k1M), Way::ring);
+  stream_ring(p, k1M, 8.0, RndvPath::kWindow / 2 + 1, now);  // moved apart: the ring's median rises
+  EXPECT_EQ(p.choose(k1M), Way::cma);
+}
+
+TEST(RndvPath, OneOutlierDoesNotFlipTheChoice) {
+  RndvPath p;
+  std::uint64_t now = 1;
+  p.record_cma(k1M, 4 * k1M);
+  stream_ring(p, k1M, 1.0, RndvPath::kWindow, now);
+  stream_ring(p, k1M, 1000.0, 1, now);  // one copy preempted
+  EXPECT_EQ(p.choose(k1M), Way::ring);
+  for (int i = 0; i < RndvPath::kWindow - 1; ++i) p.record_cma(k1M, 1);  // and the single copy's median
+  p.record_cma(k1M, 1000 * k1M);
+  EXPECT_LT(p.cma_estimate(k1M), 1.0);
+}
+
+TEST(RndvPath, PipelinedMessagesInAWindowAreTimedFromThePreviousCompletion) {
+  RndvPath p;
+  // Three clear-to-sends at about t=0, completions of 10000-byte messages at 10000, 20000, 30000.
+  p.ring_begin(0);
+  p.ring_begin(5);  // does not move the mark: the pipeline is busy
+  p.ring_begin(6);
+  EXPECT_EQ(p.ring_inflight(), 3);
+  p.ring_first_data(0);  // the first message's first frame
+  p.ring_complete(10000, 10000);
+  p.ring_end();
+  p.ring_complete(10000, 20000);
+  p.ring_end();
+  p.ring_complete(10000, 30000);
+  p.ring_end();
+  EXPECT_EQ(p.ring_inflight(), 0);
+  EXPECT_DOUBLE_EQ(p.ring_estimate(), 1.0);
+  // A failed pipelined receive only ends; an end without a begin is ignored.
+  p.ring_begin(40000);
+  p.ring_end();
+  p.ring_end();
+  EXPECT_EQ(p.ring_inflight(), 0);
+  p.ring_complete(10000, 50000);  // nothing in flight: no sample
+  EXPECT_DOUBLE_EQ(p.ring_estimate(), 1.0);
+}
+
+TEST(RndvPath, ALoneMessageIsTimedFromItsFirstFrame) {
+  RndvPath p;
+  p.ring_begin(0);           // clear-to-send at 0; the frames wait behind other requests to send
+  p.ring_first_data(90000);  // first frame at 90000
+  p.ring_complete(10000, 100000);
+  p.ring_end();
+  EXPECT_DOUBLE_EQ(p.ring_estimate(), 1.0);
+  // In a stream only the first message's first frame moves the mark.
+  p.ring_begin(200000);
+  p.ring_begin(200001);
+  p.ring_first_data(200000);
+  p.ring_complete(10000, 210000);
+  p.ring_end();
+  p.ring_first_data(215000);  // the second message's first frame: its time counts from 210000
+  p.ring_complete(10000, 220000);
+  p.ring_end();
+  EXPECT_DOUBLE_EQ(p.ring_estimate(), 1.0);
+}
+
+TEST(RndvPath, LostTrialsOfTheRingBackOff) {
+  RndvPath p;
+  std::uint64_t now = 1;
+  p.record_cma(k32K, 10 * k32K);
+  stream_ring(p, k32K, 20.0, RndvPath::kWindow, now);  // the ring streams slower than the single copy
+  for (int trial = 0; trial < 6; ++trial) {
+    // Lone tries look fast (their frames were in the ring already): enough of them make the ring win...
+    while (p.choose(k32K) == Way::cma) {
+    }
+    stream_ring(p, k32K, 1.0, 1, now);
+    for (int i = 0; i < RndvPath::kWindow && p.choose(k32K) == Way::cma; ++i) {
+      while (p.choose(k32K) == Way::cma) {
+      }
+      stream_ring(p, k32K, 1.0, 1, now);
+    }
+    EXPECT_EQ(p.choose(k32K), Way::ring);
+    // ... then its stream samples show the truth and it loses again.
+    stream_ring(p, k32K, 20.0, RndvPath::kWindow, now);
+    EXPECT_EQ(p.choose(k32K), Way::cma);
+  }
+  // The decisions until the next try: the period has doubled with each lost trial (32 * 2^6).
+  int n = 0;
+  while (p.choose(k32K) == Way::cma) ++n;
+  EXPECT_GE(n, RndvPath::kExplore * 32);
+}
