@@ -39,7 +39,12 @@ int error_class_of(Errc e);
 // Turn `st` into the value an MPI function returns: MPI_SUCCESS if ok; otherwise remember the message
 // (for MPI_Error_string), and apply `comm`'s error handler (MPI_COMM_WORLD's when comm is null or
 // invalid): fatal → print and abort the job; return → return the code; user → call it, return the code.
-int ret(ftmpi_comm_s* comm, const Status& st, const char* fn);
+// (inline: the success case, every call's, is one compare; the error path is ret_error.)
+int ret_error(ftmpi_comm_s* comm, const Status& st, const char* fn);
+inline int ret(ftmpi_comm_s* comm, const Status& st, const char* fn) {
+  if (st.ok()) [[likely]] return MPI_SUCCESS;
+  return ret_error(comm, st, fn);
+}
 
 // Handle checks: true when the handle is a live object of its kind.
 // (inline: checked on every send and receive)

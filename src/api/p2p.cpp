@@ -34,6 +34,10 @@ int blocking_send(const void* buf, MPI_Count count, MPI_Datatype type, int dest,
   FTMPI_CHECK_COMM(comm, fn);
   Status st = check_buffer(buf, count, type);
   if (!st.ok()) return ret(comm, st, fn);
+  // An eager message the transport takes at once needs no request (ftmpi::p2p::Engine::send_now).
+  if ((mode == SendMode::standard || mode == SendMode::ready) &&
+      rt().engine().send_now(send_args(buf, count, type, dest, tag, comm, mode)))
+    return MPI_SUCCESS;
   Request* r = nullptr;
   st = rt().engine().isend(send_args(buf, count, type, dest, tag, comm, mode), &r);
   if (!st.ok()) return ret(comm, st, fn);

@@ -7,11 +7,16 @@ namespace ftmpi::api {
 
 // Counts are MPI_Count so that the large-count (_c) forms share these with the int ones.
 // Checks common to every send/receive: count >= 0, a usable datatype, a buffer when count > 0.
-inline Status check_buffer(const void* buf, MPI_Count count, MPI_Datatype type) {
+// (The checks inline, their errors out of line: this runs on every send and receive.)
+[[gnu::cold, gnu::noinline]] inline Status bad_buffer(const void* buf, MPI_Count count, MPI_Datatype type) {
   if (count < 0) return Status(Errc::count, "count must be non-negative");
   if (!valid_type(type)) return Status(Errc::type, "invalid or uncommitted datatype");
-  if (!buf && count > 0 && type->size > 0 && type->true_lb == 0)
-    return Status(Errc::buffer, "NULL buffer with a non-zero count");
+  (void)buf;
+  return Status(Errc::buffer, "NULL buffer with a non-zero count");
+}
+[[gnu::always_inline]] inline Status check_buffer(const void* buf, MPI_Count count, MPI_Datatype type) {
+  if (count < 0 || !valid_type(type) || (!buf && count > 0 && type->size > 0 && type->true_lb == 0)) [[unlikely]]
+    return bad_buffer(buf, count, type);
   return Status::Ok();
 }
 

@@ -29,7 +29,8 @@ bool inert(const Request* r) { return !r || (r->persistent && !r->active); }
 // Returns the request's own error.
 Status finish(MPI_Request* handle, MPI_Status* status) {
   Request* r = *handle;
-  if (ftmpi::api::Grequest* g = ftmpi::api::as_grequest(r)) {  // query_fn gives the status, then free_fn
+  ftmpi::api::Grequest* g = r->kind == ftmpi::p2p::ReqKind::generic ? ftmpi::api::as_grequest(r) : nullptr;
+  if (g != nullptr) {  // query_fn gives the status, then free_fn
     MPI_Status q;
     const int qrc = g->query(&q);
     if (status) {
@@ -139,7 +140,17 @@ extern "C" int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]
       any_error = true;
       continue;
     }
-    MPI_Comm c = reqs[i]->comm;
+    Request* r = reqs[i];
+    // The common case: a send or receive, not persistent, without error: out with its status (no hold on
+    // its communicator needed, no error to raise on it).
+    if (!r->persistent && r->kind != ftmpi::p2p::ReqKind::generic && r->error.ok()) [[likely]] {
+      fill_status(s, r);
+      if (s) s->MPI_ERROR = MPI_SUCCESS;
+      rt().engine().release(r);
+      reqs[i] = MPI_REQUEST_NULL;
+      continue;
+    }
+    MPI_Comm c = r->comm;
     ftmpi::api::CommHold hold(c);
     Status e = finish(&reqs[i], s);
     if (s) s->MPI_ERROR = ftmpi::api::error_class_of(e.code());

@@ -144,7 +144,7 @@ Status invalid_comm_status(const ftmpi_comm_s* c) {
   return Status(Errc::comm, "invalid communicator");
 }
 
-int ret(ftmpi_comm_s* comm, const Status& st, const char* fn) {
+int ret_error(ftmpi_comm_s* comm, const Status& st, const char* fn) {
   if (st.ok()) return MPI_SUCCESS;
   // A call failing because of a failure or a revoke may not have run progress at all (a collective on a
   // communicator with a dead member can fail at its first step): read what waits in the transports now,

@@ -96,6 +96,10 @@ class Engine final : public transport::FrameSink {
   // Argument errors (Errc::rank, tag, count, type) are returned immediately with *out untouched.
   Status isend(const SendArgs& a, Request** out);
   Status irecv(const RecvArgs& a, Request** out);
+  // A blocking standard/ready send's fast path, with no request: true when the message went out at once
+  // (eager, contiguous, nothing known failed or revoked, no backlog, the transport took the frame), which
+  // completes the send. False: nothing was sent (this is no error: take isend, which reports errors).
+  bool send_now(const SendArgs& a);
 
   // Persistent requests: build an inactive request; start() activates it (again).
   Status send_init(const SendArgs& a, Request** out);

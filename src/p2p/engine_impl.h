@@ -179,6 +179,51 @@ struct Engine::Impl {
     const std::size_t m = t.max_payload();
     return eager_limit_default < m ? eager_limit_default : m;
   }
+  // eager_limit() of the transport last asked, kept (a transport's max_payload() never changes): the fast
+  // path pays two loads for it instead of a virtual call.
+  transport::Transport* eager_cache_t = nullptr;
+  std::size_t eager_cache_limit = 0;
+  std::size_t eager_limit_cached(transport::Transport& t) {
+    if (&t != eager_cache_t) [[unlikely]] {
+      eager_cache_limit = eager_limit(t);
+      eager_cache_t = &t;
+    }
+    return eager_cache_limit;
+  }
+  // The eager fast path of a send (Engine::isend, Engine::send_now): a standard or ready send of contiguous
+  // data within the eager limit, to a rank (not MPI_PROC_NULL), with nothing known failed or revoked, no
+  // frame waiting in any backlog, and the transport taking the frame at once. Then the frame is sent
+  // (sender request id `sreq`, 0 for a send without a request) and, with a request `r` (fresh from the pool,
+  // filled from `a`), r is complete; returns true. Otherwise nothing was sent and r is untouched but for
+  // its protocol fields, which start_send sets again: returns false, and start_send decides (backlog,
+  // rendezvous, failure, buffered or synchronous mode...). Arguments checked (check_send_args) by the caller.
+  [[gnu::always_inline]] bool eager_now(const SendArgs& a, std::uint64_t sreq, Request* r) {
+    const std::size_t bytes = a.type->size * a.count;  // dt::packed_size
+    if (!((a.mode == SendMode::standard || a.mode == SendMode::ready) && a.type->contiguous && a.dest >= 0 &&
+          fault_free() && backlog_peers.empty() && (!a.coll || !a.precise || given_up.empty()))) [[unlikely]]
+      return false;
+    ftmpi_comm_s* comm = a.comm;
+    const int world = comm->peer_world_rank(a.dest);
+    transport::Transport& t = router.for_peer(world);
+    if (bytes > eager_limit_cached(t)) [[unlikely]]
+      return false;
+    Envelope env{};
+    env.kind = FrameKind::eager;
+    env.context = a.coll ? comm->ctx_coll : comm->ctx_pt2pt;
+    env.src = comm->rank;
+    env.tag = a.tag;
+    env.len = bytes;
+    env.sreq = sreq;
+    if (!t.try_send(world, as_bytes(env), {static_cast<const std::byte*>(a.buf), bytes})) [[unlikely]]
+      return false;
+    if (r != nullptr) {  // fresh from the pool: complete() has nothing else to do
+      r->ctx = env.context;
+      r->peer_world = world;
+      r->bytes_total = bytes;
+      r->complete = true;
+    }
+    return true;
+  }
   // Send a frame to world rank `peer` behind any backlog; when not accepted now it is queued.
   // Returns true if accepted immediately.
   bool send_frame(int peer, const Envelope& env, const std::byte* payload, std::size_t len,

@@ -194,9 +194,14 @@ void Engine::Impl::on_sender_done(int src, const Envelope& env) {
 
 Status Engine::isend(const SendArgs& a, Request** out) {
   FTMPI_TRY(check_send_args(a));
-  Request* r = impl_->pool.get();
+  Impl& m = *impl_;
+  Request* r = m.pool.get();
   fill_send(r, a);
-  Status st = impl_->start_send(r);
+  if (m.eager_now(a, RequestPool::id_of(r), r)) [[likely]] {
+    *out = r;
+    return Status::Ok();
+  }
+  Status st = m.start_send(r);
   if (!st.ok()) {
     if (r->holds_comm) (void)comm::comm_unhold(r->comm);  // the caller's live communicator: never idle here
     r->comm = nullptr;
@@ -205,6 +210,12 @@ Status Engine::isend(const SendArgs& a, Request** out) {
   }
   *out = r;
   return Status::Ok();
+}
+
+bool Engine::send_now(const SendArgs& a) {
+  if ((a.dest < 0 || a.dest >= a.comm->peer_size()) || a.tag < 0) [[unlikely]]
+    return false;  // MPI_PROC_NULL or an argument error: isend's business
+  return impl_->eager_now(a, 0, nullptr);
 }
 
 Status Engine::send_init(const SendArgs& a, Request** out) {

@@ -1,6 +1,7 @@
 // The wire header every p2p frame carries (the opaque `hdr` of a transport frame). Fixed layout, 56 bytes,
 // encoded by memcpy (all ranks of a job run on the same architecture; the TCP transport checks lengths).
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -43,12 +44,25 @@ struct Envelope {
 static_assert(sizeof(Envelope) <= transport::kMaxHeader);
 static_assert(sizeof(Envelope) == 56);
 
+// An eager frame carries only the envelope's first kEagerHeader bytes (kind .. sreq): rreq and addr mean
+// nothing for it, and the shorter header lets a shared-memory cell hold its word, the header and up to
+// 20 payload bytes in one 64-byte cache line (transport/shm/shm_layout.h). decode() restores them as zeros.
+inline constexpr std::size_t kEagerHeader = offsetof(Envelope, rreq);
+static_assert(kEagerHeader == 40);
+
+// The header bytes of a frame: the whole envelope, or its first kEagerHeader bytes for an eager frame.
 inline std::span<const std::byte> as_bytes(const Envelope& e) {
-  return {reinterpret_cast<const std::byte*>(&e), sizeof e};
+  return {reinterpret_cast<const std::byte*>(&e), e.kind == FrameKind::eager ? kEagerHeader : sizeof e};
 }
 
 // Decode; false when the header is too short (malformed frame).
 inline bool decode(std::span<const std::byte> hdr, Envelope* out) {
+  if (hdr.size() == kEagerHeader) [[likely]] {
+    std::memcpy(out, hdr.data(), kEagerHeader);
+    out->rreq = 0;
+    out->addr = 0;
+    return out->kind == FrameKind::eager;
+  }
   if (hdr.size() < sizeof(Envelope)) return false;
   std::memcpy(out, hdr.data(), sizeof(Envelope));
   return true;

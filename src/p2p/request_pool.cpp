@@ -13,12 +13,6 @@ void RequestPool::grow() {
   }
 }
 
-void RequestPool::put(Request* r) {
-  r->magic = kMagicFreed;
-  r->generic = nullptr;
-  free_.push_back(r);
-}
-
 Request* RequestPool::lookup(std::uint64_t id) const {
   const auto inc = static_cast<std::uint16_t>(id >> 48);
   auto p = static_cast<std::uintptr_t>(id & ((std::uint64_t{1} << 48) - 1));

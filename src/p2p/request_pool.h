@@ -28,7 +28,11 @@ class RequestPool {
     return r;
   }
   // Back to the pool (magic = kMagicFreed). The caller has released staging buffers.
-  void put(Request* r);
+  void put(Request* r) {
+    r->magic = kMagicFreed;
+    r->generic = nullptr;
+    free_.push_back(r);
+  }
 
   // The live request with id `id` (from id_of), or nullptr when `id` is not a live request of this pool
   // in the same incarnation — defends against stale or malformed ids in frames: a notice (cts, fin,

@@ -39,7 +39,7 @@ struct Geometry {
 // A cell starts with one 32-bit word that the producer stores last (release) and the consumer loads first
 // (acquire): bits 0-7 the low byte of (position + 1), bits 8-14 the header length, bits 15-31 the payload
 // length. The header follows at byte 4 and the payload right after it, so a 56-byte header and up to 4
-// payload bytes travel in the cell's first cache line.
+// payload bytes travel in the cell's first cache line, an eager frame's 40-byte header and up to 20.
 //
 // Why 8 bits of sequence are enough: the cell at position p's slot holds either position p (full) or
 // position p - cells (already consumed); with cells <= 128 their low bytes differ. A never-written cell

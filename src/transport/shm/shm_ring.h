@@ -23,8 +23,11 @@ inline std::atomic_ref<T> atomic_at(T& v) {
   return std::atomic_ref<T>(v);
 }
 
-// The p2p engine's header (p2p/envelope.h): copied with a fixed-size copy (inline moves).
+// The p2p engine's headers (p2p/envelope.h): copied with a fixed-size copy (inline moves). An eager
+// frame's is kEagerHeader bytes, so that a cell's word, that header and up to 20 payload bytes share the
+// cell's first cache line; the other frames' kCommonHeader.
 inline constexpr std::size_t kCommonHeader = 56;
+inline constexpr std::size_t kEagerHeader = 40;
 
 class RingProducer {
  public:
@@ -43,7 +46,7 @@ class RingProducer {
   // Copy one frame into the next cell. Expects hdr.size() <= kMaxHeader and
   // hdr.size() + payload.size() <= cell_bytes - kCellMeta. Returns false (and changes nothing) when all
   // cells are still held by the consumer.
-  bool try_push(std::span<const std::byte> hdr, std::span<const std::byte> payload) {
+  [[gnu::always_inline]] bool try_push(std::span<const std::byte> hdr, std::span<const std::byte> payload) {
     assert(hdr.size() <= kMaxHeader);
     assert(kCellMeta + hdr.size() + payload.size() <= cell_bytes_);
     if (tail_ - head_cache_ > mask_) {
@@ -52,7 +55,9 @@ class RingProducer {
     }
     std::byte* cell = cells_ + static_cast<std::size_t>(tail_ & mask_) * cell_bytes_;
     std::byte* data = cell + kCellMeta;
-    if (hdr.size() == kCommonHeader) [[likely]]
+    if (hdr.size() == kEagerHeader) [[likely]]
+      std::memcpy(data, hdr.data(), kEagerHeader);
+    else if (hdr.size() == kCommonHeader)
       std::memcpy(data, hdr.data(), kCommonHeader);
     else if (!hdr.empty())
       std::memcpy(data, hdr.data(), hdr.size());

@@ -79,7 +79,8 @@ class ShmTransportImpl final : public ShmTransport {
         geometry_(g),
         layout_(shm::layout_for(static_cast<std::uint32_t>(size), g)),
         own_(std::move(own)),
-        links_(static_cast<std::size_t>(size)) {}
+        links_(static_cast<std::size_t>(size)),
+        max_payload_(shm::max_payload(g)) {}
 
   const char* name() const override { return "shm"; }
   size_t max_payload() const override { return shm::max_payload(geometry_); }
@@ -92,9 +93,9 @@ class ShmTransportImpl final : public ShmTransport {
   }
 
   bool try_send(int peer, std::span<const std::byte> hdr, std::span<const std::byte> payload) override {
-    if (peer < 0 || peer >= size_) return false;
+    if (static_cast<unsigned>(peer) >= static_cast<unsigned>(size_)) [[unlikely]] return false;
     Link& l = links_[static_cast<std::size_t>(peer)];
-    if (!l.out.attached() || hdr.size() > kMaxHeader || payload.size() > max_payload()) return false;
+    if (!l.out.attached() || hdr.size() > kMaxHeader || payload.size() > max_payload_) [[unlikely]] return false;
     if (!l.reserved) [[unlikely]]
       reserve_ring(peer, l);
     if (!l.out.try_push(hdr, payload)) return false;
@@ -185,6 +186,7 @@ class ShmTransportImpl final : public ShmTransport {
   std::size_t next_ = 0;          // round-robin start for poll()
   bool remote_read_ok_ = false;
   std::atomic<bool> wake_pending_{false};
+  const std::size_t max_payload_;  // max_payload(), for try_send
 };
 
 Status ShmTransportImpl::map_peer(int peer, Link& link) {
