@@ -6,7 +6,8 @@
  * survivors then call, on the intercommunicator:
  *   MPI_Comm_split_sync(color = local rank % 2, key = -local rank) -> MPI_GROUP_SHRUNK (MPI_SUCCESS without a
  *       death): intercommunicators whose local/remote groups are the surviving members of that color on
- *       each side, ordered by descending old local rank;
+ *       each side, ordered by descending old local rank (MPI_COMM_NULL when the color has no survivor on
+ *       the other side: victim 2 of 6 ranks leaves color 1 without side-A members);
  *   MPI_Comm_split_local(color 0 for all, key = local rank)          -> MPI_SUCCESS, every survivor;
  *   MPI_Comm_isplit_sync + MPI_Wait with a color only side A uses     -> MPI_COMM_NULL everywhere (that color
  *       has no remote group), MPI_GROUP_SHRUNK / MPI_SUCCESS as above;
@@ -32,13 +33,17 @@ static int members(int side, int parity, int *out) {
 }
 
 static void check_inter(MPI_Comm c, int side, int parity, int by_desc, const char *what) {
+  int mine[64], theirs[64];
+  const int nl = members(side, parity, mine), nr = members(1 - side, parity, theirs);
+  if (nr == 0) { /* the color's only member(s) on the other side died: MPI_COMM_NULL (MPI-3.1 §6.4.2) */
+    CHECK(c == MPI_COMM_NULL, "%s: a communicator for a color without remote survivors", what);
+    return;
+  }
   CHECK(c != MPI_COMM_NULL, "%s: no communicator", what);
   CHECK_MPI(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
   int flag = 0;
   CHECK_MPI(MPI_Comm_test_inter(c, &flag));
   CHECK(flag, "%s: not an intercommunicator", what);
-  int mine[64], theirs[64];
-  const int nl = members(side, parity, mine), nr = members(1 - side, parity, theirs);
   int ls, rs, lr;
   MPI_Comm_size(c, &ls);
   MPI_Comm_remote_size(c, &rs);
@@ -107,7 +112,7 @@ int main(int argc, char **argv) {
   CHECK(d == MPI_COMM_NULL, "create_group_sync on an intercommunicator gave a communicator");
   MPI_Group_free(&g);
 
-  MPI_Comm_free(&a);
+  if (a != MPI_COMM_NULL) MPI_Comm_free(&a);
   MPI_Comm_free(&b);
   MPI_Comm_free(&inter);
   MPI_Comm_free(&local);
