@@ -23,11 +23,12 @@ using ftmpi::p2p::Request;
 namespace {
 
 // The agreement runs on `c`: the parent communicator, or an agreement channel over a strict subset of it
-// (create_group on a subset, ft/ft_manager.h); `parent` gives the new communicators their error handler.
+// (create_group on a subset, ft/ft_manager.h), or the span of both groups of an intercommunicator parent
+// (FtManager::span; split.h); `parent` gives the new communicators their error handler.
 class SplitOp final : public ftmpi::p2p::GenericOp {
  public:
   SplitOp(ftmpi_comm_s* c, ftmpi_comm_s* parent, std::vector<SplitRequest> asks, MPI_Comm* out, bool sync)
-      : c_(c), parent_(parent), asks_(std::move(asks)), out_(out), sync_(sync) {
+      : c_(c), parent_(parent), asks_(std::move(asks)), out_(out), sync_(sync), inter_(parent->is_inter()) {
     const auto& m = rt().contexts().free_mask();
     mask_words_ = m.size();
     a_ = &rt().ft().start_agreement(c, ftmpi::famp::encode_split(std::vector<std::uint64_t>(m.begin(), m.end()), c->rank, c->size, asks_));
@@ -37,7 +38,7 @@ class SplitOp final : public ftmpi::p2p::GenericOp {
     if (!a_->decided()) return false;
     rt().ft().adopt_failed(c_, a_->failed());
     const ftmpi::famp::SplitOutcome o =
-        ftmpi::famp::decode_split(a_->value(), a_->failed(), mask_words_, c_->size, MPI_UNDEFINED);
+        ftmpi::famp::decode_split(a_->value(), a_->failed(), mask_words_, c_->size, MPI_UNDEFINED, inter_ ? 2 : 1);
     if (!o.ok) {
       result = Status(Errc::no_mem, "out of communicator context ids");
       return true;
@@ -46,6 +47,13 @@ class SplitOp final : public ftmpi::p2p::GenericOp {
       if (asks_[i].color == MPI_UNDEFINED) continue;
       auto g = std::find_if(o.groups.begin(), o.groups.end(), [&](const auto& x) { return x.color == asks_[i].color; });
       if (g == o.groups.end()) continue;  // cannot happen for a survivor
+      if (inter_) {
+        if (Status st = build_inter(*g, &out_[i]); !st.ok()) {
+          result = st;
+          return true;
+        }
+        continue;
+      }
       if (Status st = rt().contexts().claim(g->context); !st.ok()) {
         result = st;
         return true;
@@ -61,11 +69,38 @@ class SplitOp final : public ftmpi::p2p::GenericOp {
   }
 
  private:
+  // MPI_Comm_split semantics on an intercommunicator: the new local group = this side's members of the
+  // color, the remote group = the other side's; MPI_COMM_NULL when either is empty (both sides see the same
+  // decision, so both agree on that). Every member of the color claims both contexts, so the ids stay in
+  // step with the others' (a member whose result is MPI_COMM_NULL claims nothing).
+  Status build_inter(const ftmpi::famp::SplitGroup& g, MPI_Comm* out) {
+    std::vector<int> local, remote;
+    for (int r : g.members) {
+      const int w = c_->world_rank(r);
+      (parent_->group->rank_of_world(w) >= 0 ? local : remote).push_back(w);
+    }
+    if (local.empty() || remote.empty()) return Status::Ok();
+    FTMPI_TRY(rt().contexts().claim(g.context));
+    if (Status st = rt().contexts().claim(g.local_context); !st.ok()) {
+      rt().contexts().release(g.context);
+      return st;
+    }
+    ftmpi_comm_s* hidden = ftmpi::comm::make_comm(ftmpi::comm::make_group(local, rt().world_rank()), g.local_context, parent_);
+    rt().ft().register_comm(hidden);
+    ftmpi_comm_s* n = ftmpi::comm::make_comm(ftmpi::comm::make_group(std::move(local), rt().world_rank()), g.context, parent_);
+    n->remote_group = ftmpi::comm::make_group(std::move(remote), rt().world_rank());
+    n->local_comm = hidden;
+    rt().ft().register_comm(n);
+    *out = n;
+    return Status::Ok();
+  }
+
   ftmpi_comm_s* c_;
   ftmpi_comm_s* parent_;
   std::vector<SplitRequest> asks_;
   MPI_Comm* out_;
   bool sync_;
+  bool inter_;
   std::size_t mask_words_ = 0;
   const ftmpi::ft::Agreement* a_ = nullptr;
 };
@@ -77,7 +112,6 @@ int outcome(MPI_Comm comm, const Status& st, const char* fn) {
 }
 
 Status check_parent(MPI_Comm comm, MPI_Timeout timeout) {
-  if (comm->is_inter()) return Status(Errc::unsupported, "fault-aware creation from intercommunicators is not implemented yet");
   if (timeout.ftmpi_ns < 0) return Status(Errc::arg, "negative timeout");
   return Status::Ok();
 }
@@ -86,7 +120,8 @@ Status check_parent(MPI_Comm comm, MPI_Timeout timeout) {
 // `comm` (FTMPI_ENTER and FTMPI_CHECK_COMM done).
 int run_split(MPI_Comm comm, ftmpi_comm_s* on, std::vector<SplitRequest> asks, MPI_Timeout timeout, MPI_Comm* out,
               MPI_Request* request, bool sync, const char* fn) {
-  Request* r = rt().engine().start_generic(std::make_unique<SplitOp>(on ? on : comm, comm, std::move(asks), out, sync));
+  ftmpi_comm_s* c = on ? on : comm->is_inter() ? rt().ft().span(comm) : comm;
+  Request* r = rt().engine().start_generic(std::make_unique<SplitOp>(c, comm, std::move(asks), out, sync));
   ftmpi::p2p::set_comm(r, comm);
   if (request) {
     *request = r;
@@ -127,6 +162,8 @@ int igroup(MPI_Comm comm, int tag, MPI_Group group, MPI_Timeout timeout, MPI_Com
   FTMPI_CHECK_COMM(comm, fn);
   if (!out) return ret(comm, Status(Errc::arg, "newcomm is NULL"), fn);
   if (Status st = check_parent(comm, timeout); !st.ok()) return ret(comm, st, fn);
+  if (comm->is_inter())  // as MPI_Comm_create_group (MPI-3.1 §6.4.2): intracommunicators only
+    return ret(comm, Status(Errc::comm, std::string(fn) + " needs an intracommunicator (MPI_Comm_create_group is defined on intracommunicators only; split the intercommunicator instead)"), fn);
   if (tag < 0) return ret(comm, Status(Errc::tag, "negative tag"), fn);
   if (!ftmpi::api::valid_group(group)) return ret(comm, Status(Errc::group, "invalid group"), fn);
   int my = -1;

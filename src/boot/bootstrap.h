@@ -4,6 +4,7 @@
 // (PMI-2 wire protocol, Slurm's srun --mpi=pmi2, boot/pmi2_client.*)
 // and SingletonBootstrap (a program started without a launcher: size 1, a private key-value space).
 #pragma once
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -57,6 +58,22 @@ class Bootstrap {
     (void)line;
     (void)expect;
     return Status(Errc::unsupported, "dynamic processes need ftmpi's mpiexec (this process was not started by it)");
+  }
+  // launcher_call for a reply that may come late (the finalize barrier, an accept waiting for its connect):
+  // while the reply is not there, `idle` is called again and again (holding no lock of the bootstrap; it may
+  // make launcher_calls itself) so the caller keeps MPI progress going — a process that decided an FT
+  // agreement must keep answering the members still deciding (ft/agreement.h: a survivor whose tree parent
+  // died asks a new parent, which may be this process). `idle` returns after a bounded time. Default: no
+  // progress (launchers whose replies never come late).
+  virtual Result<pmi::Message> launcher_call_while(const std::string& line, std::string_view expect,
+                                                   const std::function<void()>& idle) {
+    (void)idle;
+    return launcher_call(line, expect);
+  }
+  // fence() that calls `idle` while waiting, as launcher_call_while. Default: fence().
+  virtual Status fence_while(const std::function<void()>& idle) {
+    (void)idle;
+    return fence();
   }
 };
 

@@ -144,6 +144,7 @@ Result<pmi::Message> PmiClient::transact(const std::string& request, std::string
     auto m = read_message();
     if (!m.ok()) return m.status();
     if (m->cmd == expect) return m;
+    if (keep_for_waiter(*m)) continue;
     if (m->cmd == "error")
       return Status(Errc::other, "PMI: the launcher rejected '" + request.substr(0, request.size() - 1) +
                                      "': " + std::string(m->get("msg").value_or("?")));
@@ -151,6 +152,74 @@ Result<pmi::Message> PmiClient::transact(const std::string& request, std::string
     log::debug("PMI: ignoring unexpected '%s' while waiting for '%.*s'", m->cmd.c_str(),
                static_cast<int>(expect.size()), expect.data());
   }
+}
+
+bool PmiClient::keep_for_waiter(const pmi::Message& m) {
+  if (awaited_.empty() || m.cmd != awaited_ || arrived_) return false;
+  arrived_ = m;
+  return true;
+}
+
+Result<pmi::Message> PmiClient::transact_while(const std::string& request, std::string_view expect,
+                                               const std::function<void()>& idle) {
+  std::lock_guard w(waiter_mu_);
+  {
+    std::lock_guard lk(mu_);
+    FTMPI_TRY(send_line(request));
+    awaited_ = std::string(expect);
+    arrived_.reset();
+  }
+  auto done = [this](Result<pmi::Message> r) {  // caller holds mu_
+    awaited_.clear();
+    arrived_.reset();
+    return r;
+  };
+  for (;;) {
+    {
+      std::lock_guard lk(mu_);
+      // Lines already buffered, then what the socket holds now (one read; never waits for more).
+      for (;;) {
+        if (arrived_) return done(*arrived_);
+        if (auto line = in_.next()) {
+          auto m = pmi::parse(*line);
+          if (!m.ok()) return done(Status(Errc::other, "PMI: bad reply from the launcher: " + m.status().message()));
+          if (keep_for_waiter(*m)) continue;
+          if (m->cmd == "error")
+            return done(Status(Errc::other, "PMI: the launcher rejected '" + request.substr(0, request.size() - 1) +
+                                                "': " + std::string(m->get("msg").value_or("?"))));
+          log::debug("PMI: ignoring unexpected '%s' while waiting for '%s'", m->cmd.c_str(), awaited_.c_str());
+          continue;
+        }
+        if (in_.overflowed()) return done(Status(Errc::other, "PMI: reply line from the launcher too long"));
+        pollfd p{fd_, POLLIN, 0};
+        if (::poll(&p, 1, 0) <= 0) break;
+        char buf[1024];
+        ssize_t n = ::read(fd_, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return done(sys_error("read from the launcher failed"));
+        if (n == 0) return done(Status(Errc::other, "PMI: the launcher closed the connection"));
+        in_.append(buf, static_cast<std::size_t>(n));
+      }
+    }
+    idle();
+    // Sleep a little on the launcher's socket (another exchange may read it meanwhile: then the reply is
+    // kept in arrived_ and the next pass finds it).
+    pollfd p{fd_, POLLIN, 0};
+    (void)::poll(&p, 1, 1);
+  }
+}
+
+Result<pmi::Message> PmiClient::launcher_call_while(const std::string& line, std::string_view expect,
+                                                    const std::function<void()>& idle) {
+  if (!launched_by_ftmpi_) return Bootstrap::launcher_call_while(line, expect, idle);
+  return transact_while(line, expect, idle);
+}
+
+Status PmiClient::fence_while(const std::function<void()>& idle) {
+  auto r = transact_while(pmi::encode("barrier_in"), "barrier_out", idle);
+  if (!r.ok()) return r.status();
+  if (!rc_ok(*r)) return Status(Errc::other, "PMI: barrier failed");
+  return Status::Ok();
 }
 
 Result<pmi::Message> PmiClient::launcher_call(const std::string& line, std::string_view expect) {

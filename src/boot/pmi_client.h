@@ -9,10 +9,12 @@
 //   FTMPI_LAUNCHER=ftmpi   launched_by_ftmpi() is true.
 //
 // Thread safety: every request/response exchange holds an internal mutex, so the object may be used from
-// several threads; calls are blocking.
+// several threads; calls are blocking. The *_while calls hold it only while reading: one of them at a time
+// waits (waiter_mu_) and the reply it waits for, when another exchange reads it first, is kept for it.
 #pragma once
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -47,6 +49,9 @@ class PmiClient final : public Bootstrap {
   std::optional<std::string> job_attribute(std::string_view name) override;
 
   Result<pmi::Message> launcher_call(const std::string& line, std::string_view expect) override;
+  Result<pmi::Message> launcher_call_while(const std::string& line, std::string_view expect,
+                                           const std::function<void()>& idle) override;
+  Status fence_while(const std::function<void()>& idle) override;
   // Application number (PMI get_appnum); 0 for a single-program job.
   Result<int> appnum();
   // The socket to the launcher (for a later service thread that reads failure notices).
@@ -59,8 +64,17 @@ class PmiClient final : public Bootstrap {
   Result<pmi::Message> transact(const std::string& request, std::string_view expect);
   Status send_line(const std::string& line);
   Result<pmi::Message> read_message();
+  // Send `request`, then alternate between reading what the launcher sent (never blocking for long) and
+  // idle() until the reply `expect` is there.
+  Result<pmi::Message> transact_while(const std::string& request, std::string_view expect,
+                                      const std::function<void()>& idle);
+  // Caller holds mu_: is `m` the reply a *_while call waits for? Then it is kept for it.
+  bool keep_for_waiter(const pmi::Message& m);
 
   std::mutex mu_;
+  std::mutex waiter_mu_;                  // one *_while call at a time
+  std::string awaited_;                   // mu_: the cmd the *_while call waits for ("" when none)
+  std::optional<pmi::Message> arrived_;   // mu_: its reply, read by whichever exchange saw it
   int fd_ = -1;
   int rank_ = -1;
   int size_ = 0;

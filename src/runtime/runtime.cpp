@@ -350,7 +350,10 @@ Status Runtime::finalize() {
   // knows nothing of failed ranks and would wait for them forever: there, each rank leaves on its own (its
   // queued output is pushed out and each peer gets a goodbye when the transports close, so nothing sent
   // is lost and no departure looks like a failure).
-  if (!ft_mode_ || boot_->launched_by_ftmpi()) FTMPI_TRY(boot_->fence());
+  // Progress goes on while waiting: in FT mode a member that decided an agreement must still answer those
+  // still deciding (a survivor whose tree parent died asks this process; ft/agreement.h), e.g. a spawned
+  // sibling still inside MPI_Init's intercommunicator creation (ft_dpm_parent_dies hung ~1 run in 100).
+  if (!ft_mode_ || boot_->launched_by_ftmpi()) FTMPI_TRY(boot_->fence_while([this] { progress_->poll(); }));
   if (peer_watch_) peer_watch_->stop();  // goodbyes: leaving is not a failure
   if (service_) service_->stop();
   failures_->set_observer(nullptr);

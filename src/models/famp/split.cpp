@@ -25,7 +25,7 @@ ft::Bits encode_split(const std::vector<std::uint64_t>& mask, int me, int size, 
 }
 
 SplitOutcome decode_split(const ft::Bits& value, const ft::RankSet& failed, std::size_t mask_words, int size,
-                          int undefined) {
+                          int undefined, int slots_per_group) {
   SplitOutcome o;
   o.failed = failed;
   o.shrunk = !failed.empty();
@@ -45,16 +45,22 @@ SplitOutcome decode_split(const ft::Bits& value, const ft::RankSet& failed, std:
   // Common free slots, lowest first.
   std::size_t w = 0;
   std::uint64_t bits = mask_words ? value[0] : 0;
-  for (auto& [color, list] : by_color) {
+  auto next_slot = [&](std::uint32_t* ctx) {
     while (bits == 0 && ++w < mask_words) bits = value[w];
-    if (bits == 0) {
+    if (bits == 0) return false;
+    const int b = std::countr_zero(bits);
+    bits &= bits - 1;
+    *ctx = static_cast<std::uint32_t>((w * 64 + static_cast<std::size_t>(b)) * 2);
+    return true;
+  };
+  for (auto& [color, list] : by_color) {
+    std::uint32_t ctx = 0, local_ctx = 0;
+    if (!next_slot(&ctx) || (slots_per_group > 1 && !next_slot(&local_ctx))) {
       o.ok = false;
       return o;
     }
-    const int b = std::countr_zero(bits);
-    bits &= bits - 1;
     std::stable_sort(list.begin(), list.end());
-    SplitGroup g{color, static_cast<std::uint32_t>((w * 64 + static_cast<std::size_t>(b)) * 2), {}};
+    SplitGroup g{color, ctx, {}, local_ctx};
     for (auto& kr : list) g.members.push_back(kr.second);
     o.groups.push_back(std::move(g));
   }

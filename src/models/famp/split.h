@@ -16,6 +16,13 @@
 // member of every new communicator (each contributed its mask), and distinct colors get distinct slots, so
 // a process that joins several new communicators (isplit_multi) never reuses an id.
 // Cost: one agreement; messages carry 32 words of mask + n·(1 + 2·kMaxSplits) words.
+//
+// Intercommunicators (MPI-3.1 §6.4.2 split semantics): the agreement runs over the union of both groups
+// (FtManager::span), members numbered in the span's order; decode_split with slots_per_group = 2 gives each
+// color a second common free slot, the context of the new *hidden local* communicators (each side's local
+// members of the color: disjoint processes, so both sides may use the same id). A color with survivors on
+// one side only gives MPI_COMM_NULL (as MPI_Comm_split on an intercommunicator); inter_sides() splits a
+// group's members by side.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -35,6 +42,7 @@ struct SplitGroup {
   int color;
   std::uint32_t context;    // even context id (slot * 2)
   std::vector<int> members; // parent ranks, in new-rank order
+  std::uint32_t local_context = 0;  // slots_per_group == 2: the hidden local communicators' context id
 };
 
 struct SplitOutcome {
@@ -46,7 +54,15 @@ struct SplitOutcome {
 
 // `mask` = this member's free-slot mask (kWords words), `undefined` = MPI_UNDEFINED.
 ft::Bits encode_split(const std::vector<std::uint64_t>& mask, int me, int size, const std::vector<SplitRequest>& asks);
+// `slots_per_group`: 1 (intracommunicators) or 2 (intercommunicators: local_context too).
 SplitOutcome decode_split(const ft::Bits& value, const ft::RankSet& failed, std::size_t mask_words, int size,
-                          int undefined);
+                          int undefined, int slots_per_group = 1);
+
+// An intercommunicator split: a group's members (span ranks, in new-rank order) on each side. `in_first(r)`:
+// is span rank r in the span's first group? `first`/`second` keep the group's order.
+template <class InFirst>
+void inter_sides(const SplitGroup& g, InFirst&& in_first, std::vector<int>* first, std::vector<int>* second) {
+  for (int r : g.members) (in_first(r) ? first : second)->push_back(r);
+}
 
 }  // namespace ftmpi::famp
