@@ -135,8 +135,13 @@ bool ShmArea::watch_reached(void* self) {
 Status ShmArea::check(Runtime& rt, ftmpi_comm_s* comm, int x, std::uint64_t s) {
   if (comm->revoked.load(std::memory_order_acquire)) return Status(Errc::revoked, "communicator revoked during a collective");
   if (rt.engine().comm_known_failed(comm)) return Status(Errc::proc_failed, "a member of the communicator has failed");
+  // gave_up = 2 * op + (1 when it saw a revoke): report what the member that gave up saw (the revoke notice
+  // may not have reached us yet, and every member of a revoked communicator reports MPI_ERR_REVOKED).
   const std::uint64_t g = of(x).gave_up.load(std::memory_order_acquire);
-  if (g != 0 && g <= s) return Status(Errc::proc_failed, "a member of the communicator has failed");
+  if (g != 0 && (g >> 1) <= s) {
+    if ((g & 1) != 0) return Status(Errc::revoked, "communicator revoked during a collective");
+    return Status(Errc::proc_failed, "a member of the communicator has failed");
+  }
   return {};
 }
 
@@ -217,7 +222,8 @@ void ShmArea::finish(std::uint64_t s) {
 
 Status ShmArea::give_up(std::uint64_t s, Status st) {
   std::uint64_t none = 0;
-  of(me_).gave_up.compare_exchange_strong(none, s, std::memory_order_acq_rel);
+  of(me_).gave_up.compare_exchange_strong(none, 2 * s + (st.code() == Errc::revoked ? 1 : 0),
+                                          std::memory_order_acq_rel);
   if (broken_.ok()) broken_ = st;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   for (int r = 0; r < p_; ++r)

@@ -33,7 +33,7 @@
 // Failures (ULFM). A wait for member x's word of op s ends with an error when: the communicator is revoked
 // (Errc::revoked); a member is known to have failed (Errc::proc_failed: the same blanket rule as a
 // point-to-point collective started after a failure, p2p/engine.h "Collective failures"); or x gave up at
-// op <= s. A member whose operation fails stores gave_up = s (once; it never changes) and rings every
+// op <= s (with x's error class: revoked if x saw a revoke, proc_failed otherwise). A member whose operation fails stores gave_up = s (once; it never changes) and rings every
 // member, and from then on fails every later operation on the communicator at once (a member has failed
 // or the communicator is revoked: every collective on it fails anyway). So nobody waits for a member
 // that left: it either is dead (the detector says so), or stored gave_up, or is revoked. A member
@@ -79,7 +79,7 @@ struct alignas(kShmLine) ShmBuf {
 
 struct alignas(kShmLine) ShmRankArea {
   alignas(kShmLine) std::atomic<std::uint64_t> ack;      // last op this member finished
-  alignas(kShmLine) std::atomic<std::uint64_t> gave_up;  // first op it failed (0: none)
+  alignas(kShmLine) std::atomic<std::uint64_t> gave_up;  // 2 * first op it failed + 1 if revoked (0: none)
   ShmBuf in[kShmSlots];
   ShmBuf out[kShmSlots];
 };
