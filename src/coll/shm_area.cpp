@@ -68,13 +68,16 @@ Result<ShmArea*> set_up(Runtime& rt, ftmpi_comm_s* comm, transport::ShmTransport
       std::memcpy(name, n.c_str(), n.size() + 1);
     }
   }
+  // Both point-to-point steps run at every member whatever the first gave (a member that skipped the second
+  // would leave the others waiting for its messages there).
+  Status sent;
   {
     Schedule s(comm, &rt.scratch());
     s.run_immediately(rt);
     build_bcast(s, name, sizeof name, &ftmpi_dt_byte, 0);
-    FTMPI_TRY(run(rt, s));
+    sent = run(rt, s);
   }
-  std::uint64_t ok = name[0] != 0 ? 1 : 0;
+  std::uint64_t ok = sent.ok() && name[0] != 0 ? 1 : 0;
   if (comm->rank != 0 && ok != 0) {
     name[sizeof name - 1] = 0;
     auto opened = transport::shm::Segment::open(name, bytes);
@@ -82,7 +85,15 @@ Result<ShmArea*> set_up(Runtime& rt, ftmpi_comm_s* comm, transport::ShmTransport
   }
   Status agreed = allreduce_band(rt, comm, std::span<std::uint64_t>(&ok, 1));
   if (comm->rank == 0) seg.unlink_name();  // everybody has mapped it (or gave up): the name goes
-  FTMPI_TRY(agreed);
+  Status st = !sent.ok() ? sent : agreed;
+  if (!st.ok()) {
+    // Not uniform under failures: members that succeeded may use the area already. Mark it (gave_up), so
+    // that none of them waits for us; later small collectives here fail at once (shm_area.h "Failures").
+    if (seg.base() == nullptr) return st;
+    auto* a = new ShmArea(std::move(seg), comm->size, comm->rank, shm, std::move(headers));
+    (void)a->give_up(a->begin_op(), st);
+    return a;
+  }
   if (ok == 0) return static_cast<ShmArea*>(nullptr);
   return new ShmArea(std::move(seg), comm->size, comm->rank, shm, std::move(headers));
 }
@@ -115,6 +126,7 @@ Result<ShmArea*> shm_area_for(Runtime& rt, ftmpi_comm_s* comm) {
   }
   comm->shm_area = *area;
   comm->shm_state = *area != nullptr ? 1 : 2;
+  if (*area != nullptr && !(*area)->broken().ok()) return (*area)->broken();  // set-up failed here
   return *area;
 }
 
