@@ -6,11 +6,12 @@
 // at the same call), its name sent with a point-to-point Bcast, mapped by every member, agreed on with a
 // point-to-point Allreduce, and unlinked at once (a killed job leaves nothing in /dev/shm). Each member r
 // owns one RankArea: `ack` (the last operation it finished), `gave_up` (see Failures), and kSlots buffers
-// `in` (its contribution, or the data it broadcasts) and kSlots buffers `out` (its result as a leader).
+// `in` (its contribution, or the data it broadcasts) and kOutSlots buffers `out` (its result as a leader).
 // A buffer is a 64-bit sequence word followed by up to kMaxBytes packed bytes: the writer stores the bytes,
 // then the sequence number of the operation (release); a reader waits for that number (acquire) and reads.
 // Operations are numbered 1, 2, ... per communicator (every member issues them in the same order) and op s
-// uses the buffers of slot s % kSlots.
+// uses in[s % kSlots] and out[s % kOutSlots]. A leader writes out[] only once every member arrived at op s,
+// i.e. finished op s - 1 and every read of out[] before it: out[] needs no window.
 //
 // Algorithms (flat, one cache-line hand-off per member and direction for up to 56 bytes):
 //   Bcast      the root writes in[s], the others read it.                 the root waits for nobody
@@ -40,7 +41,10 @@
 // stopped (SIGSTOP) is the detector's business like any hung peer: the others wait until it is declared
 // failed or the communicator is revoked.
 //
-// Cost. Memory: (2 + 10 * kSlots) cache lines per member (~5 KiB), one mapping per communicator that did
+// Why kSlots = 32: with 8 ranks on 2 cores (oversubscribed) a window of 8 made a Bcast loop ~8x slower than
+// the point-to-point tree, whose rings buffer 64 messages: every reader must run once per window.
+//
+// Cost. Memory: (2 + 5 * (kSlots + kOutSlots)) cache lines per member (~13 KiB), one mapping per communicator that did
 // kSetupAfter small collectives. Set-up: one shm_open/ftruncate/mmap per member plus a point-to-point
 // Bcast and Allreduce, once.
 #pragma once
@@ -69,7 +73,8 @@ namespace ftmpi::coll {
 inline constexpr std::size_t kShmLine = 64;
 inline constexpr std::size_t kShmMaxBytes = 256;  // largest packed payload of the shm collectives
 inline constexpr int kShmMaxRanks = 64;           // ack_waiters is one 64-bit mask
-inline constexpr std::uint64_t kShmSlots = 8;
+inline constexpr std::uint64_t kShmSlots = 32;    // `in` buffers: a Bcast root may run this far ahead
+inline constexpr std::uint64_t kShmOutSlots = 8;  // `out` buffers (written only once every reader arrived)
 
 struct alignas(kShmLine) ShmBuf {
   std::atomic<std::uint64_t> seq;  // op number whose bytes `data` holds (0: never written)
@@ -81,7 +86,7 @@ struct alignas(kShmLine) ShmRankArea {
   alignas(kShmLine) std::atomic<std::uint64_t> ack;      // last op this member finished
   alignas(kShmLine) std::atomic<std::uint64_t> gave_up;  // 2 * first op it failed + 1 if revoked (0: none)
   ShmBuf in[kShmSlots];
-  ShmBuf out[kShmSlots];
+  ShmBuf out[kShmOutSlots];
 };
 
 struct alignas(kShmLine) ShmAreaHeader {

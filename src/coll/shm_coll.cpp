@@ -102,7 +102,7 @@ std::optional<Status> shm_reduce(Runtime& rt, ftmpi_comm_s* comm, const void* se
   if (a.rank() != root) {
     a.publish(mine.seq, s, root);
   } else {
-    std::byte* acc = a.of(root).out[i].data;
+    std::byte* acc = a.of(root).out[s % kShmOutSlots].data;
     if (!(st = gather_reduce(rt, comm, a, s, mine.data, acc, count, type, op)).ok()) return a.give_up(s, st);
     unpack_from(acc, count, type, recvbuf);
   }
@@ -124,7 +124,7 @@ std::optional<Status> shm_allreduce(Runtime& rt, ftmpi_comm_s* comm, const void*
   ShmBuf& mine = a.of(a.rank()).in[i];
   const void* src = is_in_place(sendbuf) ? recvbuf : sendbuf;
   pack_into(src, count, type, mine.data);
-  ShmBuf& out = a.of(0).out[i];
+  ShmBuf& out = a.of(0).out[s % kShmOutSlots];
   if (a.rank() != 0) {
     a.publish(mine.seq, s, 0);
     if (!(st = a.wait_for(rt, comm, 0, out.seq, s)).ok()) return a.give_up(s, st);
@@ -147,7 +147,7 @@ std::optional<Status> shm_barrier(Runtime& rt, ftmpi_comm_s* comm) {
   Status st = start(rt, comm, a, s);
   if (!st.ok()) return st;
   if (!(st = a.window(rt, comm, s)).ok()) return a.give_up(s, st);
-  ShmBuf& out = a.of(0).out[i];
+  ShmBuf& out = a.of(0).out[s % kShmOutSlots];
   if (a.rank() != 0) {
     a.publish(a.of(a.rank()).in[i].seq, s, 0);
     if (!(st = a.wait_for(rt, comm, 0, out.seq, s)).ok()) return a.give_up(s, st);
