@@ -2,6 +2,9 @@
 // argument in coll/shm_area.h).
 #include "coll/shm_coll.h"
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <cstring>
 
 #include "coll/schedule.h"
@@ -18,6 +21,21 @@ void pack_into(const void* src, std::size_t count, const ftmpi_datatype_s* t, st
 void unpack_from(const std::byte* src, std::size_t count, const ftmpi_datatype_s* t, void* dst) {
   if (t->contiguous) std::memcpy(dst, src, t->size * count);
   else dt::unpack(src, t->size * count, t, dst);
+}
+
+// More ranks on this host than cores (FTMPI_NUM_CORES or the online cores, as the progress back-off counts
+// them): the same answer at every member of a host. Measured (docs/performance.md, "Collectives", 2026-11-26):
+// there a Bcast through the area was 2-8x slower than the point-to-point tree (the root wakes every sleeping
+// reader, each once per call, where the tree spreads the wake-ups over the forwarding ranks and its rings
+// buffer 64 messages), so a Bcast takes the area only when every rank has a core.
+bool oversubscribed(Runtime& rt) {
+  static const int cores = [] {
+    if (const char* c = std::getenv("FTMPI_NUM_CORES"))
+      if (int n = std::atoi(c); n > 0) return n;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? static_cast<int>(n) : 1;
+  }();
+  return rt.router().local_ranks() > cores;
 }
 
 // The area for a call of `bytes` packed bytes; nullptr (with ok) when the call is not for it.
@@ -57,6 +75,7 @@ Status gather_reduce(Runtime& rt, ftmpi_comm_s* comm, ShmArea& a, std::uint64_t 
 
 std::optional<Status> shm_bcast(Runtime& rt, ftmpi_comm_s* comm, void* buf, std::size_t count,
                                 const ftmpi_datatype_s* type, int root) {
+  if (oversubscribed(rt)) return std::nullopt;
   auto got = area_for(rt, comm, dt::packed_size(type, count));
   if (!got.ok()) return got.status();
   if (*got == nullptr) return std::nullopt;
