@@ -32,12 +32,12 @@
 // bit mask, which every ack store tests (one load of a line that is written only in that case).
 //
 // Failures (ULFM). A wait for member x's word of op s ends with an error when: the communicator is revoked
-// (Errc::revoked); a member is known to have failed (Errc::proc_failed: the same blanket rule as a
-// point-to-point collective started after a failure, p2p/engine.h "Collective failures"); or x gave up at
-// op <= s (with x's error class: revoked if x saw a revoke, proc_failed otherwise). A member whose operation fails stores gave_up = s (once; it never changes) and rings every
-// member, and from then on fails every later operation on the communicator at once (a member has failed
-// or the communicator is revoked: every collective on it fails anyway). So nobody waits for a member
-// that left: it either is dead (the detector says so), or stored gave_up, or is revoked. A member
+// (Errc::revoked); or a member is known to have failed (Errc::proc_failed: the same blanket rule as a
+// point-to-point collective started after a failure, p2p/engine.h "Collective failures"). A member whose
+// operation fails stores gave_up (once; it never changes) and rings every member, and from then on fails
+// every later operation on the communicator at once. Its cause (a failure notice, a revoke) reaches every
+// member, whose waits then end with it; so nobody waits for a member that left, and an error is reported
+// only once its cause is known here (MPIX_Comm_failure_ack right after it sees the failure). A member
 // stopped (SIGSTOP) is the detector's business like any hung peer: the others wait until it is declared
 // failed or the communicator is revoked.
 //
