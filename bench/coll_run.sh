@@ -4,7 +4,9 @@
 # usage: bench/coll_run.sh [options] [FTMPI_BUILD_DIR]   (default build dir: <repo>/build/release)
 #   -n RANKS      comma list of rank counts                (default: 2,4,8)
 #   -c COLLS      comma list of allreduce,bcast,alltoall,barrier (default: all four)
-#   -i IMPLS      comma list of ftmpi,openmpi,mpich        (default: all three)
+#   -i IMPLS      comma list of ftmpi,openmpi,mpich        (default: all three); ftmpi-p2p adds a column:
+#                 ftmpi with FTMPI_COLL_SHM=0 (point-to-point algorithms only: the shared-memory collective
+#                 area off), for before/after in one run; it is not a peer in the ratio
 #   -r ROUNDS     rounds; each round runs every implementation once, in rotating order (default: 3)
 #   -m MIN -M MAX message sizes in bytes, suffix k/m allowed (default: 8 / 1m)
 #   -x F -X F     size step factor at bound / oversubscribed rank counts (default: 2 / 4; the largest size
@@ -72,6 +74,7 @@ say() { echo "coll_run.sh: $*" >&2; }
 # ---- peers: install when missing (root only), then keep the implementations that are really available ----
 . "$(dirname "$0")/peers.sh"
 ensure_peers
+title[ftmpi-p2p]="ftmpi (FTMPI_COLL_SHM=0)"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ftmpi-coll.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -82,8 +85,9 @@ launch() { # launch <impl> <ranks> <program> [args...]: sets the array $cmd
   shift 2
   [ "$n" -gt "$cores" ] && bind=0
   case $impl in
-    ftmpi)
+    ftmpi | ftmpi-p2p)
       cmd=("$build/bin/mpiexec" -n "$n")
+      [ "$impl" = ftmpi-p2p ] && cmd=(env FTMPI_COLL_SHM=0 "${cmd[@]}")
       [ $bind = 1 ] && cmd+=(--bind-to core)
       ;;
     openmpi)
@@ -109,7 +113,12 @@ for c in "${want_colls[@]}"; do
 done
 active=()
 for impl in "${want_impls[@]}"; do
-  case $impl in ftmpi | openmpi | mpich) ;; *) say "unknown implementation '$impl'"; exit 2 ;; esac
+  case $impl in ftmpi | ftmpi-p2p | openmpi | mpich) ;; *) say "unknown implementation '$impl'"; exit 2 ;; esac
+  if [ "$impl" = ftmpi-p2p ]; then
+    [ -x "$work/coll.ftmpi" ] || "${cc[ftmpi]}" -O2 -o "$work/coll.ftmpi" "$here/coll.c" || continue
+    cp "$work/coll.ftmpi" "$work/coll.ftmpi-p2p" && active+=("$impl")
+    continue
+  fi
   compiler=${cc[$impl]}
   if ! command -v "$compiler" >/dev/null; then
     say "${title[$impl]}: no compiler $compiler, column left empty"
@@ -177,19 +186,20 @@ table() {
     }
     { key = $1 SUBSEP $2; val[key, ++cnt[key]] = $3; if (!($2 in seen)) { seen[$2] = 1; sizes[++ns] = $2 } }
     END {
-      split("ftmpi openmpi mpich", order, " ")
-      name["ftmpi"] = "ftmpi"; name["openmpi"] = "Open MPI"; name["mpich"] = "MPICH"
+      no = split("ftmpi ftmpi-p2p openmpi mpich", order, " ")
+      name["ftmpi"] = "ftmpi"; name["ftmpi-p2p"] = "ftmpi p2p"; name["openmpi"] = "Open MPI"; name["mpich"] = "MPICH"
       k = split(impls, act, " "); for (i = 1; i <= k; i++) on[act[i]] = 1
-      printf "%-8s", "size"; for (i = 1; i <= 3; i++) printf " %12s", name[order[i]]; printf " %11s\n", "ftmpi/best"
+      printf "%-8s", "size"; for (i = 1; i <= no; i++) if (on[order[i]] || i != 2) printf " %12s", name[order[i]]; printf " %11s\n", "ftmpi/best"
       for (x = 2; x <= ns; x++) { t = sizes[x]; for (y = x - 1; y >= 1 && sizes[y] + 0 > t + 0; y--) sizes[y + 1] = sizes[y]; sizes[y + 1] = t }
       for (k = 1; k <= ns; k++) {
         sz = sizes[k]; printf "%-8s", human(sz); best = ""; mine = ""
-        for (i = 1; i <= 3; i++) {
+        for (i = 1; i <= no; i++) {
           im = order[i]; key = im SUBSEP sz
+          if (i == 2 && !on[im]) continue
           if (!on[im] || !(key in cnt)) { printf " %12s", "-"; continue }
           m = median(key); printf " %12.2f", m
           if (im == "ftmpi") mine = m
-          else if (best == "" || m < best) best = m
+          else if (im != "ftmpi-p2p" && (best == "" || m < best)) best = m
         }
         if (mine != "" && best != "" && best > 0) {
           printf " %11.2f\n", mine / best

@@ -12,6 +12,7 @@
 #include "coll/builders.h"
 #include "coll/coll.h"
 #include "coll/local_copy.h"
+#include "coll/shm_coll.h"
 #include "coll/tuning.h"
 
 namespace ftmpi::coll {
@@ -38,6 +39,7 @@ void build_allreduce(Schedule& s, const void* sendbuf, void* recvbuf, std::size_
 
 Status allreduce(Runtime& rt, ftmpi_comm_s* comm, const void* sendbuf, void* recvbuf, std::size_t count,
                  const Datatype* type, const Op* op) {
+  if (auto st = shm_allreduce(rt, comm, sendbuf, recvbuf, count, type, op)) return *st;  // small, one host
   Schedule s(comm, &rt.scratch());
   s.run_immediately(rt);  // both algorithms copy sendbuf into recvbuf before their first step
   build_allreduce(s, sendbuf, recvbuf, count, type, op);

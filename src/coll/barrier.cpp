@@ -4,6 +4,7 @@
 #include "runtime/runtime.h"
 #include "coll/coll.h"
 #include "coll/schedule.h"
+#include "coll/shm_coll.h"
 
 namespace ftmpi::coll {
 
@@ -17,6 +18,7 @@ void build_barrier(Schedule& s) {
 }
 
 Status barrier(Runtime& rt, ftmpi_comm_s* comm) {
+  if (auto st = shm_barrier(rt, comm)) return *st;  // all on this host
   Schedule s(comm, &rt.scratch());
   s.run_immediately(rt);  // the builder does no build-time work
   build_barrier(s);

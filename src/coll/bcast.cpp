@@ -5,6 +5,7 @@
 #include "runtime/runtime.h"
 #include "coll/coll.h"
 #include "coll/schedule.h"
+#include "coll/shm_coll.h"
 
 namespace ftmpi::coll {
 
@@ -26,6 +27,7 @@ void build_bcast(Schedule& s, void* buf, std::size_t count, const ftmpi_datatype
 }
 
 Status bcast(Runtime& rt, ftmpi_comm_s* comm, void* buf, std::size_t count, const Datatype* type, int root) {
+  if (auto st = shm_bcast(rt, comm, buf, count, type, root)) return *st;  // small, all on this host
   Schedule s(comm, &rt.scratch());
   s.run_immediately(rt);  // the builder does no build-time work
   build_bcast(s, buf, count, type, root);

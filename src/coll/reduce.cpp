@@ -11,6 +11,7 @@
 #include "coll/coll.h"
 #include "coll/local_copy.h"
 #include "coll/schedule.h"
+#include "coll/shm_coll.h"
 
 namespace ftmpi::coll {
 
@@ -60,6 +61,7 @@ void build_reduce(Schedule& s, const void* sendbuf, void* recvbuf, std::size_t c
 
 Status reduce(Runtime& rt, ftmpi_comm_s* comm, const void* sendbuf, void* recvbuf, std::size_t count,
               const Datatype* type, const Op* op, int root) {
+  if (auto st = shm_reduce(rt, comm, sendbuf, recvbuf, count, type, op, root)) return *st;  // small, one host
   Schedule s(comm, &rt.scratch());
   s.run_immediately(rt);  // build-time copies come before the first step (or touch no pending buffer)
   build_reduce(s, sendbuf, recvbuf, count, type, op, root);

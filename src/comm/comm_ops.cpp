@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "coll/coll.h"
+#include "coll/shm_area.h"
 #include "comm/comm_ctors.h"
 #include "comm/context_alloc.h"
 #include "comm/group_algebra.h"
@@ -175,6 +176,7 @@ void retire(Runtime& rt, Communicator* comm) {
   rt.engine().retire_context(comm->ctx_pt2pt, peers);
   rt.engine().buffer_forget(comm);  // its MPI_Comm_attach_buffer buffer, if any
   rt.contexts().release(comm->ctx_pt2pt);
+  coll::release_shm_area(comm);  // its shared-memory collective area (coll/shm_area.h), if any
   delete comm->ft;  // agreement records and acknowledgements (ft/comm_ft.h)
   comm->ft = nullptr;
   group_release(comm->group);

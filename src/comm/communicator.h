@@ -21,6 +21,9 @@ struct Topology;
 namespace ftmpi {
 class Info;
 }
+namespace ftmpi::coll {
+class ShmArea;
+}
 
 struct ftmpi_comm_s {
   std::uint32_t magic = 0;          // kMagicComm once initialised (predefined ones at MPI_Init)
@@ -37,6 +40,11 @@ struct ftmpi_comm_s {
   std::uint32_t idup_seq = 0;       // MPI_Comm_idup calls on it (keys of their agreements, comm/comm_idup.h)
   std::atomic<bool> revoked{false}; // ULFM (issue 3); read by every blocking loop
   ftmpi::ft::CommFt *ft = nullptr;   // fault-tolerance state (acknowledged failures, agreements), ft/
+  // Shared-memory collectives (coll/shm_area.h): small collectives counted so far, the state of the area
+  // (0 not decided, 1 set up, 2 not used, 3 set-up failed: later small collectives fail) and the area.
+  int shm_calls = 0;
+  std::uint8_t shm_state = 0;
+  ftmpi::coll::ShmArea *shm_area = nullptr;
 
   ftmpi_group_s *remote_group = nullptr;  // intercommunicators: the remote group (owned reference)
   ftmpi_comm_s *local_comm = nullptr;     // intercommunicators: a hidden intracommunicator over `group`

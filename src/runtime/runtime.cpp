@@ -10,6 +10,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "coll/shm_area.h"
 #include "comm/comm_ops.h"
 #include "comm/context_alloc.h"
 #include "ft/failure_state.h"
@@ -93,6 +94,7 @@ void init_predefined_comm(ftmpi_comm_s& c, std::vector<int> members, int my_worl
   if (first || !c.errhandler) c.errhandler = Runtime::initial_errhandler();
   if (first) c.name = name;
   c.ft = nullptr;
+  coll::release_shm_area(&c);  // a Reinit epoch starts without it (the set-up runs again)
   c.holds = 0;
   c.retire_on_idle = false;
   c.predefined = true;

@@ -134,6 +134,15 @@ class ShmTransportImpl final : public ShmTransport {
 
   bool supports_remote_read() const override { return remote_read_ok_; }
 
+  SegmentHeader* peer_header(int world_rank) override {
+    if (world_rank < 0 || world_rank >= size_) return nullptr;
+    return links_[static_cast<std::size_t>(world_rank)].peer_header;
+  }
+  void set_wake_check(WakeCheck fn, void* arg) override {
+    wake_check_ = fn;
+    wake_arg_ = arg;
+  }
+
   Status remote_read(int peer, void* dst, std::uint64_t remote_addr, size_t len) override {
     if (peer < 0 || peer >= size_ || links_[static_cast<std::size_t>(peer)].peer_header == nullptr)
       return Status(Errc::arg, "shm remote_read: peer " + std::to_string(peer) + " is not attached");
@@ -149,6 +158,7 @@ class ShmTransportImpl final : public ShmTransport {
     if (timeout_us <= 0) return;
     shm::sleep_on_doorbell(header_of(own_), timeout_us, [&] {
       if (wake_pending_.load(std::memory_order_relaxed)) return true;
+      if (wake_check_ != nullptr && wake_check_(wake_arg_)) return true;
       for (const Inbound& in : inbound_)
         if (in.ring.nonempty()) return true;
       return false;
@@ -187,6 +197,8 @@ class ShmTransportImpl final : public ShmTransport {
   bool remote_read_ok_ = false;
   std::atomic<bool> wake_pending_{false};
   const std::size_t max_payload_;  // max_payload(), for try_send
+  WakeCheck wake_check_ = nullptr;  // coll/shm_area.h
+  void* wake_arg_ = nullptr;
 };
 
 Status ShmTransportImpl::map_peer(int peer, Link& link) {

@@ -45,6 +45,14 @@ class ShmTransport : public Transport {
   // call from any thread of this process (the ULFM service thread uses it), concurrently with the owner.
   // Implemented by bumping our own futex doorbell plus a process-local "pending" flag.
   void wake_self() override = 0;
+
+  // Shared-memory collectives (coll/shm_area.h). The segment header (futex doorbell) of attached world
+  // rank `world_rank`, or nullptr.
+  virtual shm::SegmentHeader* peer_header(int world_rank) = 0;
+  // An extra condition of wait()'s re-check after it raised `sleeping` (Dekker, shm_doorbell.h): a flag in
+  // another shared area whose writer rings our doorbell. nullptr: none. Owner thread, under the lock.
+  using WakeCheck = bool (*)(void* arg);
+  virtual void set_wake_check(WakeCheck fn, void* arg) = 0;
 };
 
 }  // namespace ftmpi::transport

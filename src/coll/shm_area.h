@@ -1,0 +1,159 @@
+// The shared-memory collective area of a communicator whose members are all on this host (issue 13
+// target 5): small Bcast / Allreduce / Reduce / Barrier without envelopes, matching or rings.
+//
+// Model. One POSIX shared-memory segment per communicator, made by its rank 0 at the kSetupAfter-th small
+// collective (coll/shm_coll.cpp decides what is small; every member counts the same calls, so all set up
+// at the same call), its name sent with a point-to-point Bcast, mapped by every member, agreed on with a
+// point-to-point Allreduce, and unlinked at once (a killed job leaves nothing in /dev/shm). Each member r
+// owns one RankArea: `ack` (the last operation it finished), `gave_up` (see Failures), and kSlots buffers
+// `in` (its contribution, or the data it broadcasts) and kOutSlots buffers `out` (its result as a leader).
+// A buffer is a 64-bit sequence word followed by up to kMaxBytes packed bytes: the writer stores the bytes,
+// then the sequence number of the operation (release); a reader waits for that number (acquire) and reads.
+// Operations are numbered 1, 2, ... per communicator (every member issues them in the same order) and op s
+// uses in[s % kSlots] and out[s % kOutSlots]. A leader writes out[] only once every member arrived at op s,
+// i.e. finished op s - 1 and every read of out[] before it: out[] needs no window.
+//
+// Algorithms (flat, one cache-line hand-off per member and direction for up to 56 bytes):
+//   Bcast      the root writes in[s], the others read it.                 the root waits for nobody
+//   Reduce     every rank writes in[s]; the root reduces them in rank order (non-commutative ops too).
+//   Allreduce  as Reduce with leader rank 0, which writes out[s]; the others read it.
+//   Barrier    Allreduce without data.
+// Buffer reuse (the window): before writing slot s % kSlots, a member waits until every member's `ack`
+// is >= s - kSlots, i.e. every reader of that slot's previous use (op s - kSlots) has finished. Every
+// member stores `ack` = s when it finished op s. The minimum is cached, so the scan of the p ack words
+// happens once per kSlots operations; a Bcast root may run kSlots operations ahead of its readers.
+//
+// Waiting. Through the progress loop (Progress::wait_until): the engine keeps running (revoke notices,
+// failure notices, point-to-point traffic) and the waiter backs off — spin, yield, then sleep on its shm
+// segment's futex doorbell, the one frames and failure notices ring. A writer rings the doorbell of each
+// member that may wait for what it wrote when that member sleeps (the Dekker protocol of shm_doorbell.h;
+// the waiter's re-check after raising `sleeping` includes the flag it waits for: ShmTransport's wake check).
+// Members waiting for an `ack` (a Bcast root ahead by kSlots) announce it in the area's `ack_waiters`
+// bit mask, which every ack store tests (one load of a line that is written only in that case).
+//
+// Failures (ULFM). A wait for member x's word of op s ends with an error when: the communicator is revoked
+// (Errc::revoked); or a member is known to have failed (Errc::proc_failed: the same blanket rule as a
+// point-to-point collective started after a failure, p2p/engine.h "Collective failures"). A member whose
+// operation fails stores gave_up (once; it never changes) and rings every member, and from then on fails
+// every later operation on the communicator at once. Its cause (a failure notice, a revoke) reaches every
+// member, whose waits then end with it; so nobody waits for a member that left, and an error is reported
+// only once its cause is known here (MPIX_Comm_failure_ack right after it sees the failure). A member
+// stopped (SIGSTOP) is the detector's business like any hung peer: the others wait until it is declared
+// failed or the communicator is revoked.
+//
+// Why kSlots = 32: with 8 ranks on 2 cores (oversubscribed) a window of 8 made a Bcast loop ~8x slower than
+// the point-to-point tree, whose rings buffer 64 messages: every reader must run once per window.
+//
+// Cost. Memory: (2 + 5 * (kSlots + kOutSlots)) cache lines per member (~13 KiB), one mapping per communicator that did
+// kSetupAfter small collectives. Set-up: one shm_open/ftruncate/mmap per member plus a point-to-point
+// Bcast and Allreduce, once.
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "comm/communicator.h"
+#include "transport/shm/shm_segment.h"
+#include "util/status.h"
+
+namespace ftmpi {
+class Runtime;
+}
+namespace ftmpi::transport {
+class ShmTransport;
+}
+namespace ftmpi::transport::shm {
+struct SegmentHeader;
+}
+
+namespace ftmpi::coll {
+
+inline constexpr std::size_t kShmLine = 64;
+inline constexpr std::size_t kShmMaxBytes = 256;  // largest packed payload of the shm collectives
+inline constexpr int kShmMaxRanks = 64;           // ack_waiters is one 64-bit mask
+inline constexpr std::uint64_t kShmSlots = 32;    // `in` buffers: a Bcast root may run this far ahead
+inline constexpr std::uint64_t kShmOutSlots = 8;  // `out` buffers (written only once every reader arrived)
+
+struct alignas(kShmLine) ShmBuf {
+  std::atomic<std::uint64_t> seq;  // op number whose bytes `data` holds (0: never written)
+  std::uint32_t bytes;             // how many (a Bcast root's count may exceed a reader's: MPI_ERR_TRUNCATE)
+  std::byte data[kShmMaxBytes];
+};
+
+struct alignas(kShmLine) ShmRankArea {
+  alignas(kShmLine) std::atomic<std::uint64_t> ack;      // last op this member finished
+  alignas(kShmLine) std::atomic<std::uint64_t> gave_up;  // 2 * first op it failed + 1 if revoked (0: none)
+  ShmBuf in[kShmSlots];
+  ShmBuf out[kShmOutSlots];
+};
+
+struct alignas(kShmLine) ShmAreaHeader {
+  alignas(kShmLine) std::atomic<std::uint64_t> ack_waiters;  // bit r: member r waits for acks
+};
+
+inline constexpr std::size_t shm_area_bytes(int p) {
+  return sizeof(ShmAreaHeader) + static_cast<std::size_t>(p) * sizeof(ShmRankArea);
+}
+
+// One communicator's mapped area plus this member's view of it. Owned by the communicator
+// (ftmpi_comm_s::shm_area), released by release_shm_area().
+class ShmArea {
+ public:
+  ShmArea(transport::shm::Segment seg, int size, int rank, transport::ShmTransport* shm,
+          std::vector<transport::shm::SegmentHeader*> headers);
+
+  int size() const { return p_; }
+  int rank() const { return me_; }
+  ShmRankArea& of(int r) {
+    return reinterpret_cast<ShmRankArea*>(seg_.base() + sizeof(ShmAreaHeader))[r];
+  }
+  ShmAreaHeader& header() { return *reinterpret_cast<ShmAreaHeader*>(seg_.base()); }
+
+  // The next op number.
+  std::uint64_t begin_op() { return ++seq_; }
+  // Wait until slot s % kShmSlots may be written (see "Buffer reuse").
+  Status window(Runtime& rt, ftmpi_comm_s* comm, std::uint64_t s);
+  // Wait until member x's `word` holds s (see "Failures" for the errors).
+  Status wait_for(Runtime& rt, ftmpi_comm_s* comm, int x, const std::atomic<std::uint64_t>& word, std::uint64_t s);
+  // Publish `word` = s, then ring `to` (a member) or every member when to < 0.
+  void publish(std::atomic<std::uint64_t>& word, std::uint64_t s, int to);
+  // This member finished op s.
+  void finish(std::uint64_t s);
+  // This member fails op s and every later one: stores gave_up and wakes everybody. Returns `st`.
+  Status give_up(std::uint64_t s, Status st);
+  // A failure stored earlier (every later op fails with it), or ok.
+  const Status& broken() const { return broken_; }
+
+ private:
+  Status check(Runtime& rt, ftmpi_comm_s* comm, int x, std::uint64_t s);
+  void ring(int r);
+
+  transport::shm::Segment seg_;
+  int p_;
+  int me_;
+  transport::ShmTransport* shm_;
+  std::vector<transport::shm::SegmentHeader*> headers_;  // by communicator rank (doorbells)
+  std::uint64_t seq_ = 0;
+  std::uint64_t min_ack_ = 0;  // a lower bound of every member's ack
+  Status broken_;
+  // The wake check of the transport's sleep (see "Waiting").
+  const std::atomic<std::uint64_t>* watch_ = nullptr;
+  std::uint64_t watch_value_ = 0;
+  static bool watch_reached(void* self);
+  friend class WatchScope;
+};
+
+// The area of `comm` for a small collective, set up at the kSetupAfter-th call. Returns:
+//   ok + area      use it;
+//   ok + nullptr   not for this communicator (members on other hosts, too many members, turned off by
+//                  FTMPI_COLL_SHM=0, set-up not done yet or failed for lack of memory): use point-to-point;
+//   an error       the set-up failed (a member failed, revoked): the collective fails with it.
+Result<ShmArea*> shm_area_for(Runtime& rt, ftmpi_comm_s* comm);
+inline constexpr int kSetupAfter = 3;
+
+// Unmap the area of `comm` (its retirement; predefined communicators at a Reinit epoch change).
+void release_shm_area(ftmpi_comm_s* comm);
+
+}  // namespace ftmpi::coll

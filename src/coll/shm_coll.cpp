@@ -1,0 +1,181 @@
+// Small collectives through the shared-memory area: flat fan-in / fan-out (algorithms and their safety
+// argument in coll/shm_area.h).
+#include "coll/shm_coll.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "coll/schedule.h"
+#include "coll/shm_area.h"
+#include "runtime/runtime.h"
+
+namespace ftmpi::coll {
+namespace {
+
+void pack_into(const void* src, std::size_t count, const ftmpi_datatype_s* t, std::byte* dst) {
+  if (t->contiguous) std::memcpy(dst, src, t->size * count);
+  else dt::pack(src, count, t, dst);
+}
+void unpack_from(const std::byte* src, std::size_t count, const ftmpi_datatype_s* t, void* dst) {
+  if (t->contiguous) std::memcpy(dst, src, t->size * count);
+  else dt::unpack(src, t->size * count, t, dst);
+}
+
+// More ranks on this host than cores (FTMPI_NUM_CORES or the online cores, as the progress back-off counts
+// them): the same answer at every member of a host. Measured (docs/performance.md, "Collectives", 2026-11-26):
+// there a Bcast through the area was 2-8x slower than the point-to-point tree (the root wakes every sleeping
+// reader, each once per call, where the tree spreads the wake-ups over the forwarding ranks and its rings
+// buffer 64 messages), so a Bcast takes the area only when every rank has a core.
+bool oversubscribed(Runtime& rt) {
+  static const int cores = [] {
+    if (const char* c = std::getenv("FTMPI_NUM_CORES"))
+      if (int n = std::atoi(c); n > 0) return n;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? static_cast<int>(n) : 1;
+  }();
+  return rt.router().local_ranks() > cores;
+}
+
+// The area for a call of `bytes` packed bytes; nullptr (with ok) when the call is not for it.
+Result<ShmArea*> area_for(Runtime& rt, ftmpi_comm_s* comm, std::size_t bytes) {
+  if (bytes > kShmMaxBytes) return static_cast<ShmArea*>(nullptr);
+  return shm_area_for(rt, comm);
+}
+
+// Start op s: fails at once after an earlier failure, on a revoked communicator or one with a known failure
+// (the rule of a point-to-point collective, coll/schedule.cpp).
+Status start(Runtime& rt, ftmpi_comm_s* comm, ShmArea& a, std::uint64_t s) {
+  if (!a.broken().ok()) return a.give_up(s, a.broken());
+  if (comm->revoked.load(std::memory_order_acquire))
+    return a.give_up(s, Status(Errc::revoked, "the communicator has been revoked"));
+  if (rt.engine().comm_known_failed(comm))
+    return a.give_up(s, Status(Errc::proc_failed, "a member of the communicator has failed"));
+  return {};
+}
+
+// Root `root` (the leader) collects every member's in[s] and reduces them in rank order into `acc`
+// (x_0 op (x_1 op (... op x_{p-1}))); its own contribution is `mine` (packed).
+Status gather_reduce(Runtime& rt, ftmpi_comm_s* comm, ShmArea& a, std::uint64_t s, const std::byte* mine,
+                     std::byte* acc, std::size_t count, const ftmpi_datatype_s* type, const ftmpi_op_s* op) {
+  const int p = a.size(), me = a.rank();
+  const std::size_t i = s % kShmSlots;
+  for (int r = 0; r < p; ++r)
+    if (r != me) FTMPI_TRY(a.wait_for(rt, comm, r, a.of(r).in[i].seq, s));
+  if (op == nullptr) return {};
+  const std::size_t bytes = type->size * count;
+  auto x = [&](int r) { return r == me ? mine : a.of(r).in[i].data; };
+  std::memcpy(acc, x(p - 1), bytes);
+  for (int r = p - 2; r >= 0; --r) dt::apply_packed(op, x(r), acc, count, type);
+  return {};
+}
+
+}  // namespace
+
+std::optional<Status> shm_bcast(Runtime& rt, ftmpi_comm_s* comm, void* buf, std::size_t count,
+                                const ftmpi_datatype_s* type, int root) {
+  if (oversubscribed(rt)) return std::nullopt;
+  auto got = area_for(rt, comm, dt::packed_size(type, count));
+  if (!got.ok()) return got.status();
+  if (*got == nullptr) return std::nullopt;
+  ShmArea& a = **got;
+  const std::uint64_t s = a.begin_op();
+  const std::size_t i = s % kShmSlots;
+  Status st = start(rt, comm, a, s);
+  if (!st.ok()) return st;
+  if (a.rank() == root) {
+    if (!(st = a.window(rt, comm, s)).ok()) return a.give_up(s, st);
+    ShmBuf& b = a.of(root).in[i];
+    pack_into(buf, count, type, b.data);
+    b.bytes = static_cast<std::uint32_t>(type->size * count);
+    a.publish(b.seq, s, -1);
+  } else {
+    ShmBuf& b = a.of(root).in[i];
+    if (!(st = a.wait_for(rt, comm, root, b.seq, s)).ok()) return a.give_up(s, st);
+    const std::size_t mine = type->size * count;
+    if (b.bytes == mine && type->contiguous) std::memcpy(buf, b.data, mine);
+    else dt::unpack(b.data, b.bytes < mine ? b.bytes : mine, type, buf);
+    // An erroneous program (type signatures that differ): the bytes that fit, and MPI_ERR_TRUNCATE as the
+    // point-to-point algorithm reports it (coll_basic test_mismatch).
+    if (b.bytes > mine) st = Status(Errc::truncate, "Bcast: the root sent more data than this rank receives");
+  }
+  a.finish(s);
+  return st;
+}
+
+std::optional<Status> shm_reduce(Runtime& rt, ftmpi_comm_s* comm, const void* sendbuf, void* recvbuf,
+                                 std::size_t count, const ftmpi_datatype_s* type, const ftmpi_op_s* op, int root) {
+  auto got = area_for(rt, comm, dt::packed_size(type, count));
+  if (!got.ok()) return got.status();
+  if (*got == nullptr) return std::nullopt;
+  ShmArea& a = **got;
+  const std::uint64_t s = a.begin_op();
+  const std::size_t i = s % kShmSlots;
+  Status st = start(rt, comm, a, s);
+  if (!st.ok()) return st;
+  if (!(st = a.window(rt, comm, s)).ok()) return a.give_up(s, st);
+  ShmBuf& mine = a.of(a.rank()).in[i];
+  const void* src = is_in_place(sendbuf) ? recvbuf : sendbuf;
+  pack_into(src, count, type, mine.data);
+  if (a.rank() != root) {
+    a.publish(mine.seq, s, root);
+  } else {
+    std::byte* acc = a.of(root).out[s % kShmOutSlots].data;
+    if (!(st = gather_reduce(rt, comm, a, s, mine.data, acc, count, type, op)).ok()) return a.give_up(s, st);
+    unpack_from(acc, count, type, recvbuf);
+  }
+  a.finish(s);
+  return Status{};
+}
+
+std::optional<Status> shm_allreduce(Runtime& rt, ftmpi_comm_s* comm, const void* sendbuf, void* recvbuf,
+                                    std::size_t count, const ftmpi_datatype_s* type, const ftmpi_op_s* op) {
+  auto got = area_for(rt, comm, dt::packed_size(type, count));
+  if (!got.ok()) return got.status();
+  if (*got == nullptr) return std::nullopt;
+  ShmArea& a = **got;
+  const std::uint64_t s = a.begin_op();
+  const std::size_t i = s % kShmSlots;
+  Status st = start(rt, comm, a, s);
+  if (!st.ok()) return st;
+  if (!(st = a.window(rt, comm, s)).ok()) return a.give_up(s, st);
+  ShmBuf& mine = a.of(a.rank()).in[i];
+  const void* src = is_in_place(sendbuf) ? recvbuf : sendbuf;
+  pack_into(src, count, type, mine.data);
+  ShmBuf& out = a.of(0).out[s % kShmOutSlots];
+  if (a.rank() != 0) {
+    a.publish(mine.seq, s, 0);
+    if (!(st = a.wait_for(rt, comm, 0, out.seq, s)).ok()) return a.give_up(s, st);
+  } else {
+    if (!(st = gather_reduce(rt, comm, a, s, mine.data, out.data, count, type, op)).ok()) return a.give_up(s, st);
+    a.publish(out.seq, s, -1);
+  }
+  unpack_from(out.data, count, type, recvbuf);
+  a.finish(s);
+  return Status{};
+}
+
+std::optional<Status> shm_barrier(Runtime& rt, ftmpi_comm_s* comm) {
+  auto got = area_for(rt, comm, 0);
+  if (!got.ok()) return got.status();
+  if (*got == nullptr) return std::nullopt;
+  ShmArea& a = **got;
+  const std::uint64_t s = a.begin_op();
+  const std::size_t i = s % kShmSlots;
+  Status st = start(rt, comm, a, s);
+  if (!st.ok()) return st;
+  if (!(st = a.window(rt, comm, s)).ok()) return a.give_up(s, st);
+  ShmBuf& out = a.of(0).out[s % kShmOutSlots];
+  if (a.rank() != 0) {
+    a.publish(a.of(a.rank()).in[i].seq, s, 0);
+    if (!(st = a.wait_for(rt, comm, 0, out.seq, s)).ok()) return a.give_up(s, st);
+  } else {
+    if (!(st = gather_reduce(rt, comm, a, s, nullptr, nullptr, 0, nullptr, nullptr)).ok()) return a.give_up(s, st);
+    a.publish(out.seq, s, -1);
+  }
+  a.finish(s);
+  return Status{};
+}
+
+}  // namespace ftmpi::coll
