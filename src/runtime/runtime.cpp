@@ -289,12 +289,34 @@ void Runtime::drop_layer() {
   (void)contexts_.release();
   {
     std::lock_guard g(wake_mu_);
-    router_.reset();  // closes the old epoch's transports (unmaps segments, closes connections)
+    // The old epoch's transports are no longer polled by anyone; they are closed on a helper thread once
+    // the new epoch is committed (enter_epoch): unmapping segments and closing connections is then off
+    // the recovery's critical path.
+    // Nothing queued on them is delivered either: no rank reads an old epoch's frames.
+    if (router_) {
+      router_->abandon_output();
+      retired_routers_.push_back(std::move(router_));
+    }
   }
-  epoch_boot_.reset();
+  retired_boots_.push_back(std::move(epoch_boot_));
+}
+
+void Runtime::join_closer() {
+  if (closer_.joinable()) closer_.join();
+}
+
+void Runtime::close_retired_in_background() {
+  join_closer();  // the previous rollback's (long done in practice)
+  closer_ = std::thread([routers = std::move(retired_routers_), boots = std::move(retired_boots_)]() mutable {
+    routers.clear();  // before the bootstraps they may refer to
+    boots.clear();
+  });
+  retired_routers_.clear();
+  retired_boots_.clear();
 }
 
 Status Runtime::enter_epoch() {
+  join_closer();
   for (;;) {
     const int e = reinit_->begin_change();
     reinit_->note(reinit::ReinitControl::Stage::landed);
@@ -307,6 +329,7 @@ Status Runtime::enter_epoch() {
     Status st = build_layer(*epoch_boot_, true, false);
     if (st.ok()) {
       reinit_->commit();
+      close_retired_in_background();
       log::debug("reinit: epoch %d committed", e);
       if (!reinit_->rollback_due()) return st;
       continue;
@@ -318,6 +341,7 @@ Status Runtime::enter_epoch() {
 
 Runtime::~Runtime() {
   if (async_) async_->stop();
+  join_closer();
   if (peer_watch_) peer_watch_->stop();
   if (service_) service_->stop();
   if (failures_) failures_->set_observer(nullptr);
@@ -344,6 +368,7 @@ bool Runtime::is_main_thread() const { return static_cast<unsigned long>(pthread
 
 Status Runtime::finalize() {
   if (async_) async_->stop();  // MPI_Finalize holds no lock; from here on the library is single-threaded again
+  join_closer();
   // Drain: frames still waiting for a transport (and buffered sends) must reach their peers first.
   progress_->wait_until([this] { return !engine_->has_backlog() && !engine_->bsend_pending(); });
   // The launcher's barrier tells every rank that all are done. A foreign launcher (Hydra, srun) in FT mode

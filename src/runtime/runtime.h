@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include "boot/bootstrap.h"
 #include "comm/communicator.h"
@@ -133,6 +134,13 @@ class Runtime {
   bool lam_mode_ = false;
   std::unique_ptr<reinit::ReinitControl> reinit_;
   std::unique_ptr<boot::Bootstrap> epoch_boot_;  // the current epoch's bootstrap (Reinit, epoch > 0)
+  // Reinit: the layers of epochs being left, closed once the next epoch is committed (declared after
+  // the bootstraps so that they go first).
+  std::vector<std::unique_ptr<boot::Bootstrap>> retired_boots_;
+  std::vector<std::unique_ptr<transport::Router>> retired_routers_;
+  std::thread closer_;  // closes the retired layers after a commit (joined at the next change / finalize)
+  void close_retired_in_background();
+  void join_closer();
   std::mutex wake_mu_;                           // the service thread's wake vs. replacing the router
   BigLock lock_;
   bool locking_ = false;

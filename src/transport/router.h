@@ -58,6 +58,11 @@ class Router {
     for (Transport* t : active_) t->wake_self();
   }
 
+  // Reinit rollback: the layer is dropped; queued output is not delivered on close (Transport::abandon_output).
+  void abandon_output() {
+    for (Transport* t : active_) t->abandon_output();
+  }
+
   // End the connection to a failed peer (Transport::fence). Progress-loop thread.
   void fence(int world_rank) { by_peer_[static_cast<size_t>(world_rank)]->fence(world_rank); }
 

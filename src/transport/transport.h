@@ -77,6 +77,10 @@ class Transport {
   // hung or cut-off rank); end the connection to it so that it cannot go on as a member (it sees EOF when it
   // resumes). Progress-loop thread. Default: nothing (shared memory: the detector kills a same-host peer).
   virtual void fence(int peer) { (void)peer; }
+
+  // Reinit rollback: this transport's epoch is being left and nobody will read what is still queued for
+  // it, so closing need not deliver it (no drain on destruction). Default: nothing to skip.
+  virtual void abandon_output() {}
 };
 
 }  // namespace ftmpi::transport

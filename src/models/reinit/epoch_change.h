@@ -16,7 +16,8 @@
 //  * A death in epoch E (or during the change to E): the coordinator moves to E' = E+1, restarts the dead
 //    rank for E', and tells every other live rank `reinit E'` (plus who failed since the last commit).
 //  * A rank told `reinit E'` (at once when asynchronous, at MPI_Test_failure when synchronous) drops its
-//    whole communication layer of the old epoch, publishes its new endpoints under E'-prefixed keys, and
+//    whole communication layer of the old epoch (nothing polls or sends on it any more; its transports are
+//    closed on a helper thread once E' is committed), publishes its new endpoints under E'-prefixed keys, and
 //    enters fence 1 of E'; when released it connects and enters fence 2 of E'; when released it has
 //    committed E' and resumes in the resilient function. A restarted rank does the same inside MPI_Init.
 //  * The coordinator releases fence k of E' when every member (live rank that has not finalized) has
