@@ -123,6 +123,7 @@ void Engine::Impl::deliver_eager(Request* r, const Envelope& env, int src_world,
     r->error = Status(Errc::truncate, "message truncated: receive buffer too small");
   if (env.flags & kFlagSync) {
     Envelope ack{};
+    ack.epoch = job_epoch;
     ack.kind = FrameKind::sync_ack;
     ack.context = env.context;
     ack.sreq = env.sreq;
@@ -157,6 +158,7 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
     }
     if (st.ok()) {
       Envelope fin{};
+      fin.epoch = job_epoch;
       fin.kind = FrameKind::fin;
       fin.context = env.context;
       fin.sreq = env.sreq;
@@ -174,6 +176,7 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
     // No memory for the staging copy of a non-contiguous receive (a message of gigabytes): a clear-to-send
     // for 0 bytes completes the sender, and this receive fails instead of waiting forever.
     Envelope cts{};
+    cts.epoch = job_epoch;
     cts.kind = FrameKind::cts;
     cts.context = env.context;
     cts.sreq = env.sreq;
@@ -185,6 +188,7 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
     Status st = n ? t.remote_read(src_world, dst, env.addr, n) : Status::Ok();
     if (st.ok()) {
       Envelope fin{};
+      fin.epoch = job_epoch;
       fin.kind = FrameKind::fin;
       fin.context = env.context;
       fin.sreq = env.sreq;
@@ -202,6 +206,7 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
   track(r);
   r->status.bytes = n;
   Envelope cts{};
+  cts.epoch = job_epoch;
   cts.kind = FrameKind::cts;
   cts.context = env.context;
   cts.sreq = env.sreq;

@@ -211,8 +211,9 @@ Status ReinitControl::fence(int epoch, int seq) {
   return Status::Ok();
 }
 
-int ReinitControl::begin_change() {
+int ReinitControl::begin_change(std::vector<int>* failed) {
   std::lock_guard g(mu_);
+  if (failed) *failed = failed_;
   return member_.begin();
 }
 

@@ -68,6 +68,15 @@ class TcpTransportImpl final : public TcpTransport {
 
   const char* name() const override { return "tcp"; }
   void abandon_output() override { abandoned_ = true; }
+  void forget(int peer) override {
+    Connection* c = (peer >= 0 && static_cast<size_t>(peer) < by_rank_.size()) ? by_rank_[static_cast<size_t>(peer)] : nullptr;
+    if (!c) return;
+    by_rank_[static_cast<size_t>(peer)] = nullptr;
+    if (c->state() != Connection::State::closed) {
+      ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd(), nullptr);
+      c->close();  // silently: a closed connection is skipped by poll() and never reaped or reported
+    }
+  }
   size_t max_payload() const override { return opts_.max_payload; }
   const std::string& address() const override { return address_; }
   int wait_fd() const override { return epoll_fd_; }
