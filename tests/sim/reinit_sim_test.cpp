@@ -147,8 +147,13 @@ struct Sim {
         q.phase = Proc::Phase::in_fence2;
         return true;
       case Proc::Phase::in_fence2:
-        if (q.m.superseded()) { q.phase = Proc::Phase::to_fence1; return true; }
-        if (!q.m.fence_released(2)) return false;
+        // A released fence 2 wins over a newer notice (ReinitControl::fence): the coordinator committed the
+        // epoch, so the rank commits it too (and changes again at once) — it is then a survivor, as the
+        // coordinator's next failed list assumes.
+        if (!q.m.fence_released(2)) {
+          if (q.m.superseded()) { q.phase = Proc::Phase::to_fence1; return true; }
+          return false;
+        }
         q.m.commit();
         q.survivor = true;
         q.phase = q.m.rollback_due() ? Proc::Phase::to_fence1 : Proc::Phase::running;
@@ -202,7 +207,9 @@ struct Sim {
         EXPECT_EQ(fx == LinkFate::keep, fy == LinkFate::keep)
             << "epoch " << e << ": rank " << x << " and rank " << y << " disagree on keeping their link";
         // a kept link joins two processes that both lived through the last commit
-        if (fx == LinkFate::keep) EXPECT_TRUE(py->second.first);
+        if (fx == LinkFate::keep) {
+          EXPECT_TRUE(py->second.first);
+        }
       }
     }
   }
