@@ -95,6 +95,9 @@ static void resilient(void *arg) {
       double end = now() + 20;
       while (access(p, F_OK) != 0 && now() < end) usleep(1000);
       if (access(p, F_OK) != 0) fail("rank 0 never said it had sent");
+      /* every rank's MPI_Reinit must be known to mpiexec (it learns it asynchronously, on the control
+       * channel) before the failure, else the failure is fatal (no active rollback location) */
+      usleep(300000);
       raise(SIGKILL);
     }
     stay_out_of_mpi(30); /* rank 1 in particular: no MPI call, nothing polled */
