@@ -222,6 +222,8 @@ void Engine::Impl::sweep_failures() {
   }
 }
 
+void Engine::set_job_epoch(std::uint32_t epoch) { impl_->job_epoch = epoch; }
+
 void Engine::set_ft(FtHandler* ft, const ft::FailureState* failures) {
   impl_->ft = ft;
   impl_->failures = failures;
@@ -231,6 +233,7 @@ void Engine::send_ft_frame(int peer_world, std::uint32_t context, int kind, std:
   Impl& m = *impl_;
   if (m.peer_failed(peer_world)) return;
   Envelope env{};
+  env.epoch = m.job_epoch;
   env.kind = FrameKind::ft;
   env.context = context;
   env.tag = kind;
@@ -251,6 +254,7 @@ void Engine::set_idle_comm_hook(std::function<void(ftmpi_comm_s*)> hook) { impl_
 void Engine::retire_context(std::uint32_t ctx, std::span<const int> peers) {
   Impl& m = *impl_;
   Envelope env{};
+  env.epoch = m.job_epoch;
   env.kind = FrameKind::retire;
   env.context = ctx;
   for (int q : peers)
@@ -527,6 +531,10 @@ void Engine::on_frame(int src, std::span<const std::byte> hdr, std::span<const s
     log::warn("dropping malformed frame from rank %d (header of %zu bytes)", src, hdr.size());
     return;
   }
+  // A frame of another job epoch (Reinit: sent before a rollback on a connection kept across it) is
+  // never delivered: nothing of the old epoch completes after the rollback (models/reinit/kept_links.h).
+  if (env.epoch != m.job_epoch) [[unlikely]]
+    return;
   // Frames of a communicator retired here (its context slot may serve a new one already): drop them.
   if ((env.kind == FrameKind::eager || env.kind == FrameKind::rts || env.kind == FrameKind::ft) &&
       m.stale.stale(env.context, src)) {

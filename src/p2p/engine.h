@@ -90,6 +90,9 @@ class Engine final : public transport::FrameSink {
   ~Engine() override;
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
+  // Reinit: the job epoch this engine belongs to (0 without Reinit). Stamped on every frame it sends;
+  // frames of any other epoch are dropped on receipt. Set before the first frame.
+  void set_job_epoch(std::uint32_t epoch);
 
   // Start a send / receive. On success *out is a pending (or already complete) request owned by the
   // engine; the caller completes it with test()/the progress loop and then release()s it.

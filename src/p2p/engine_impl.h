@@ -113,6 +113,9 @@ struct Engine::Impl {
   FtHandler* ft = nullptr;
   const ft::FailureState* failures = nullptr;
   std::uint64_t seen_epoch = 0;
+  // The job epoch (Reinit, models/reinit/epoch_change.h): stamped on every frame sent, and a frame of any
+  // other epoch is dropped on receipt (a connection kept across a rollback may still carry the old one's).
+  std::uint32_t job_epoch = 0;
   bool peer_failed(int world) const;
   // True while no failure and no revoke is known (FT off, or FT on before the first failure): the one
   // relaxed load that the fault-free fast path pays for fault tolerance (failures and revokes both move

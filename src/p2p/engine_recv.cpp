@@ -123,6 +123,7 @@ void Engine::Impl::deliver_eager(Request* r, const Envelope& env, int src_world,
     r->error = Status(Errc::truncate, "message truncated: receive buffer too small");
   if (env.flags & kFlagSync) {
     Envelope ack{};
+    ack.epoch = job_epoch;
     ack.kind = FrameKind::sync_ack;
     ack.context = env.context;
     ack.sreq = env.sreq;
@@ -163,6 +164,7 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
     }
     if (st.ok()) {
       Envelope fin{};
+      fin.epoch = job_epoch;
       fin.kind = FrameKind::fin;
       fin.context = env.context;
       fin.sreq = env.sreq;
@@ -180,6 +182,7 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
     // No memory for the staging copy of a non-contiguous receive (a message of gigabytes): a clear-to-send
     // for 0 bytes completes the sender, and this receive fails instead of waiting forever.
     Envelope cts{};
+    cts.epoch = job_epoch;
     cts.kind = FrameKind::cts;
     cts.context = env.context;
     cts.sreq = env.sreq;
@@ -193,6 +196,7 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
     if (path && st.ok()) path->record_cma(n, rndv_ticks() - t0);
     if (st.ok()) {
       Envelope fin{};
+      fin.epoch = job_epoch;
       fin.kind = FrameKind::fin;
       fin.context = env.context;
       fin.sreq = env.sreq;
@@ -211,6 +215,7 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
   if (path) path->ring_begin(rndv_ticks());  // ended in complete_slow (ring_end)
   r->status.bytes = n;
   Envelope cts{};
+  cts.epoch = job_epoch;
   cts.kind = FrameKind::cts;
   cts.context = env.context;
   cts.sreq = env.sreq;

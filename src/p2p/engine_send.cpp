@@ -68,6 +68,7 @@ Status Engine::Impl::start_send(Request* r) {
   if ((r->mode == SendMode::standard || r->mode == SendMode::ready) && bytes <= eager && r->type->contiguous &&
       fault_free() && (!r->coll_precise || given_up.empty())) [[likely]] {
     Envelope env{};
+    env.epoch = job_epoch;
     env.kind = FrameKind::eager;
     env.context = r->ctx;
     env.src = comm->rank;
@@ -118,6 +119,7 @@ Status Engine::Impl::start_send(Request* r) {
   }
 
   Envelope env{};
+  env.epoch = job_epoch;
   env.context = r->ctx;
   env.src = comm->rank;
   env.tag = r->tag;
@@ -159,6 +161,7 @@ void Engine::Impl::on_cts(int src, const Envelope& env) {
   std::size_t chunk = router.for_peer(src).max_payload();
   r->proto_state = kSendStreaming;
   Envelope d{};
+  d.epoch = job_epoch;
   d.kind = FrameKind::data;
   d.context = r->ctx;
   d.src = r->comm->rank;

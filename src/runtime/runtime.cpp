@@ -56,6 +56,13 @@ bool reinit_mode_from_env() {
   return f && std::strcmp(f, "reinit") == 0;
 }
 
+// Reinit: survivors keep their links across a rollback (models/reinit/kept_links.h) unless
+// FTMPI_REINIT_KEEP_LINKS=0 (every link rebuilt, as before; for comparison and as a fallback).
+bool keep_links_enabled() {
+  const char* v = std::getenv("FTMPI_REINIT_KEEP_LINKS");
+  return !v || std::strcmp(v, "0") != 0;
+}
+
 int env_int(const char* name, int dflt) {
   const char* v = std::getenv(name);
   return v ? std::atoi(v) : dflt;
@@ -203,7 +210,7 @@ Status Runtime::init_body(int required_thread_level, double t_init, double t_loa
   if (start_epoch > 0) {
     FTMPI_TRY(rt->enter_epoch());
   } else {
-    FTMPI_TRY(rt->build_layer(*rt->boot_, rt->ft_mode_, true));
+    FTMPI_TRY(rt->build_layer(*rt->boot_, rt->ft_mode_, true, 0, nullptr));
   }
   if (rt->peer_watch_) FTMPI_TRY(rt->peer_watch_->start(*rt->boot_, *rt->failures_, [self] { self->wake(); }));
   if (const char* port = std::getenv("FTMPI_PARENT_PORT"); port && *port && rt->boot_->launched_by_ftmpi()) {
@@ -227,18 +234,33 @@ void Runtime::wake() {
   if (router_) router_->wake_all();
 }
 
-Status Runtime::build_layer(boot::Bootstrap& boot, bool tolerate_failed_peers, bool first) {
+Status Runtime::build_layer(boot::Bootstrap& boot, bool tolerate_failed_peers, bool first, int epoch,
+                            const std::vector<int>* replaced) {
   transport::RouterOptions ropts = router_options_from_env();
   ropts.tolerate_failed_peers = tolerate_failed_peers;
-  auto router = transport::Router::create(boot, ropts, world_base_);
-  if (!router.ok()) return router.status();
-  if (!first && !router.value()->failed_at_start().empty())
-    return Status(Errc::other, "reinit: a rank failed while the epoch was built");
-  {
+  if (replaced && router_) {
+    // Reinit, a survivor: links with the replaced ranks only; the others are kept.
+    auto links = transport::Router::create_links(boot, ropts, *replaced);
+    if (!links.ok()) return links.status();
+    std::vector<std::unique_ptr<transport::Transport>> retired;
+    {
+      std::lock_guard g(wake_mu_);
+      router_->adopt_links(*links.value(), &retired);
+    }
+    for (auto& t : retired) {
+      t->abandon_output();
+      retired_links_.push_back(std::move(t));
+    }
+  } else {
+    auto router = transport::Router::create(boot, ropts, world_base_);
+    if (!router.ok()) return router.status();
+    if (!first && !router.value()->failed_at_start().empty())
+      return Status(Errc::other, "reinit: a rank failed while the epoch was built");
     std::lock_guard g(wake_mu_);
     router_ = std::move(router.value());
   }
   engine_ = std::make_unique<p2p::Engine>(*router_, world_rank_, world_size_);
+  engine_->set_job_epoch(static_cast<std::uint32_t>(epoch));
   progress_ = std::make_unique<progress::Progress>(
       *engine_, *router_, progress::BackoffPolicy::for_load(router_->local_ranks(), online_cores()));
   contexts_ = std::make_unique<comm::ContextAllocator>();
@@ -273,7 +295,7 @@ Status Runtime::build_layer(boot::Bootstrap& boot, bool tolerate_failed_peers, b
   return Status::Ok();
 }
 
-void Runtime::drop_layer() {
+void Runtime::drop_layer(bool keep_links) {
   // Handles of the old epoch become invalid for good (seed 003 §1.3: after a rollback only
   // MPI_COMM_WORLD, MPI_COMM_SELF and MPI_COMM_NULL are valid). The old engine, FT manager, progress
   // loop and context allocator are not destroyed: stale handles point into them and must stay readable
@@ -289,26 +311,64 @@ void Runtime::drop_layer() {
   (void)progress_.release();
   (void)ft_.release();
   (void)contexts_.release();
+  if (keep_links) {
+    // The transports stay (models/reinit/kept_links.h): only the links naming a replaced process are
+    // rebuilt, by build_layer; what the kept links still carry of the old epoch is dropped by the new
+    // engine's epoch check.
+    retired_boots_.push_back(std::move(epoch_boot_));
+    return;
+  }
   {
     std::lock_guard g(wake_mu_);
-    router_.reset();  // closes the old epoch's transports (unmaps segments, closes connections)
+    // The old epoch's transports are no longer polled by anyone; they are closed on a helper thread once
+    // the new epoch is committed (enter_epoch): unmapping segments and closing connections is then off
+    // the recovery's critical path.
+    // Nothing queued on them is delivered either: no rank reads an old epoch's frames.
+    if (router_) {
+      router_->abandon_output();
+      retired_routers_.push_back(std::move(router_));
+    }
   }
-  epoch_boot_.reset();
+  retired_boots_.push_back(std::move(epoch_boot_));
+}
+
+void Runtime::join_closer() {
+  if (closer_.joinable()) closer_.join();
+}
+
+void Runtime::close_retired_in_background() {
+  join_closer();  // the previous rollback's (long done in practice)
+  closer_ = std::thread([routers = std::move(retired_routers_), links = std::move(retired_links_),
+                         boots = std::move(retired_boots_)]() mutable {
+    routers.clear();  // before the bootstraps they may refer to
+    links.clear();
+    boots.clear();
+  });
+  retired_routers_.clear();
+  retired_links_.clear();
+  retired_boots_.clear();
 }
 
 Status Runtime::enter_epoch() {
+  join_closer();
   for (;;) {
-    const int e = reinit_->begin_change();
+    std::vector<int> replaced;
+    const int e = reinit_->begin_change(&replaced);
     reinit_->note(reinit::ReinitControl::Stage::landed);
-    drop_layer();
+    // A survivor (it has a committed layer) keeps its links to the other survivors; a replacement
+    // process builds everything. Not for a spawned job part (its router renumbers peers) or with
+    // dynamic-process links.
+    const bool keep = router_ && world_base_ == 0 && !router_->has_foreign() && keep_links_enabled();
+    drop_layer(keep);
     failures_->reset();
     reinit_->note(reinit::ReinitControl::Stage::dropped);
     reinit::ReinitControl* rc = reinit_.get();
     epoch_boot_ = std::make_unique<reinit::EpochBootstrap>(
         *boot_, e, [rc, e](int seq) { return rc->fence(e, seq); }, [rc] { return rc->superseded(); });
-    Status st = build_layer(*epoch_boot_, true, false);
+    Status st = build_layer(*epoch_boot_, true, false, e, keep ? &replaced : nullptr);
     if (st.ok()) {
       reinit_->commit();
+      close_retired_in_background();
       log::debug("reinit: epoch %d committed", e);
       if (!reinit_->rollback_due()) return st;
       continue;
@@ -320,6 +380,7 @@ Status Runtime::enter_epoch() {
 
 Runtime::~Runtime() {
   if (async_) async_->stop();
+  join_closer();
   if (peer_watch_) peer_watch_->stop();
   if (service_) service_->stop();
   if (failures_) failures_->set_observer(nullptr);
@@ -346,6 +407,7 @@ bool Runtime::is_main_thread() const { return static_cast<unsigned long>(pthread
 
 Status Runtime::finalize() {
   if (async_) async_->stop();  // MPI_Finalize holds no lock; from here on the library is single-threaded again
+  join_closer();
   // Drain: frames still waiting for a transport (and buffered sends) must reach their peers first.
   progress_->wait_until([this] { return !engine_->has_backlog() && !engine_->bsend_pending(); });
   // The launcher's barrier tells every rank that all are done. A foreign launcher (Hydra, srun) in FT mode

@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include "boot/bootstrap.h"
 #include "comm/communicator.h"
@@ -111,8 +112,12 @@ class Runtime {
   // for the Reinit timeline.
   Status init_body(int required_thread_level, double t_init, double t_loaded);
   // Router, engine, progress, contexts, FT manager and the predefined communicators over `boot`.
-  Status build_layer(boot::Bootstrap& boot, bool tolerate_failed_peers, bool first);
-  void drop_layer();
+  // `epoch`: the job epoch (Reinit; 0 otherwise) the engine stamps on its frames. `replaced` (Reinit, a
+  // survivor): keep the current router's links, rebuilding only those with these ranks.
+  Status build_layer(boot::Bootstrap& boot, bool tolerate_failed_peers, bool first, int epoch,
+                     const std::vector<int>* replaced);
+  // `keep_links`: the router stays (its links are kept across the rollback).
+  void drop_layer(bool keep_links);
   void wake();
   int world_rank_ = 0;
   int world_size_ = 1;
@@ -133,6 +138,14 @@ class Runtime {
   bool lam_mode_ = false;
   std::unique_ptr<reinit::ReinitControl> reinit_;
   std::unique_ptr<boot::Bootstrap> epoch_boot_;  // the current epoch's bootstrap (Reinit, epoch > 0)
+  // Reinit: the layers of epochs being left, closed once the next epoch is committed (declared after
+  // the bootstraps so that they go first).
+  std::vector<std::unique_ptr<boot::Bootstrap>> retired_boots_;
+  std::vector<std::unique_ptr<transport::Router>> retired_routers_;
+  std::vector<std::unique_ptr<transport::Transport>> retired_links_;  // kept router's transports left unused
+  std::thread closer_;  // closes the retired layers after a commit (joined at the next change / finalize)
+  void close_retired_in_background();
+  void join_closer();
   std::mutex wake_mu_;                           // the service thread's wake vs. replacing the router
   BigLock lock_;
   bool locking_ = false;

@@ -130,6 +130,53 @@ Result<std::unique_ptr<Router>> Router::create(boot::Bootstrap& boot, const Rout
   return r;
 }
 
+Result<std::unique_ptr<Router>> Router::create_links(boot::Bootstrap& boot, const RouterOptions& opts,
+                                                      std::vector<int> replaced) {
+  std::sort(replaced.begin(), replaced.end());
+  replaced.erase(std::unique(replaced.begin(), replaced.end()), replaced.end());
+  RouterOptions o = opts;
+  o.only_with = &replaced;
+  auto made = create_part(boot, o);
+  if (!made.ok()) return made.status();
+  if (!made.value()->failed_at_start_.empty()) return Status(Errc::other, "reinit: a rank failed while the epoch was built");
+  made.value()->replaced_ = std::move(replaced);
+  return made;
+}
+
+void Router::adopt_links(Router& part, std::vector<std::unique_ptr<Transport>>* retired) {
+  Transport* part_self = nullptr;
+  for (size_t p = 0; p < part.by_peer_.size(); ++p)
+    if (part.by_peer_[p] && std::string_view(part.by_peer_[p]->name()) == "self") part_self = part.by_peer_[p];
+  for (int p : part.replaced_) {
+    if (p < 0 || static_cast<size_t>(p) >= by_peer_.size() || part.by_peer_[static_cast<size_t>(p)] == part_self)
+      continue;
+    if (Transport* old = by_peer_[static_cast<size_t>(p)]) old->forget(p);
+    by_peer_[static_cast<size_t>(p)] = part.by_peer_[static_cast<size_t>(p)];
+  }
+  // Take over the part's shm/tcp transports (its self transport and its sink for foreign processes stay
+  // behind and go with it).
+  for (auto& t : part.owned_) {
+    Transport* raw = t.get();
+    if (raw == part.foreign_ || raw == part_self) continue;
+    if (std::find(part.active_.begin(), part.active_.end(), raw) == part.active_.end()) continue;
+    active_.push_back(raw);
+    owned_.push_back(std::move(t));
+  }
+  // Transports nobody is routed through any more (every peer on them was replaced).
+  for (size_t i = 0; i < owned_.size();) {
+    Transport* raw = owned_[i].get();
+    if (raw == foreign_ || std::find(by_peer_.begin(), by_peer_.end(), raw) != by_peer_.end()) {
+      ++i;
+      continue;
+    }
+    std::erase(active_, raw);
+    retired->push_back(std::move(owned_[i]));
+    owned_.erase(owned_.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+  local_ranks_ = part.local_ranks_;
+  host_id_ = part.host_id_;
+}
+
 Result<std::unique_ptr<Router>> Router::create_part(boot::Bootstrap& boot, const RouterOptions& opts) {
   std::unique_ptr<Router> r(new Router());
   r->owned_.push_back(std::make_unique<GoneTransport>());
@@ -185,6 +232,12 @@ Result<std::unique_ptr<Router>> Router::create_part(boot::Bootstrap& boot, const
     (node_of[static_cast<size_t>(p)] == node_of[static_cast<size_t>(me)] ? local : remote).push_back(p);
   }
   r->local_ranks_ = static_cast<int>(local.size());
+  if (opts.only_with) {  // Reinit, partial set-up: links with the listed ranks only
+    auto listed = [&](int p) { return p == me || std::binary_search(opts.only_with->begin(), opts.only_with->end(), p); };
+    std::erase_if(local, [&](int p) { return !listed(p); });
+    std::erase_if(remote, [&](int p) { return !listed(p); });
+    if (shm) shm->set_last_attacher_unlinks(false);
+  }
   std::vector<int> tcp_peers;
   if (opts.choice == Choice::tcp) {
     tcp_peers = local;

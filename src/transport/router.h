@@ -23,6 +23,9 @@ struct RouterOptions {
   // Fault-tolerant mode: a rank that dies during set-up (the bootstrap's rank_gone() says so) is left
   // out instead of failing the set-up; see failed_at_start().
   bool tolerate_failed_peers = false;
+  // Reinit (replace_links): set up links only with these ranks (sorted; this rank's own is implicit); the
+  // other peers are left unrouted. Every rank still takes part in both fences. Null: with everybody.
+  const std::vector<int>* only_with = nullptr;
 };
 
 // A rank that failed while the job started: how the launcher described its end.
@@ -58,6 +61,27 @@ class Router {
     for (Transport* t : active_) t->wake_self();
   }
 
+  // Reinit rollback: the layer is dropped; queued output is not delivered on close (Transport::abandon_output).
+  void abandon_output() {
+    for (Transport* t : active_) t->abandon_output();
+  }
+
+  // Reinit: keep every link of this router across a rollback except those naming a replaced process, in
+  // two steps.
+  // create_links: collective over the new epoch's bootstrap `boot` (its two fences), with every member of
+  // the epoch: survivors call it (`replaced`: the ranks replaced since the last commit, the same list
+  // everywhere) while the replacement processes build a whole new router with create(). It makes new
+  // shared-memory segments and TCP connections with the replaced ranks only, in a router of its own.
+  // adopt_links: this router takes those links over; the replaced ranks' old links are forgotten
+  // (Transport::forget), and transports that no peer is routed through any more are moved to `*retired`
+  // (for the caller to close off the critical path). Short, no I/O: the caller holds what guards
+  // wake_all() against a change of the transport list.
+  // The frames that kept links still carry from the old epoch are the engine's to drop (epoch stamp,
+  // models/reinit/kept_links.h). Application thread, outside any progress pass.
+  static Result<std::unique_ptr<Router>> create_links(boot::Bootstrap& boot, const RouterOptions& opts,
+                                                      std::vector<int> replaced);
+  void adopt_links(Router& links, std::vector<std::unique_ptr<Transport>>* retired);
+
   // End the connection to a failed peer (Transport::fence). Progress-loop thread.
   void fence(int world_rank) { by_peer_[static_cast<size_t>(world_rank)]->fence(world_rank); }
 
@@ -80,6 +104,7 @@ class Router {
   int local_ranks_ = 1;
   std::vector<StartupFailure> failed_at_start_;
   std::string host_id_;
+  std::vector<int> replaced_;  // create_links: the ranks its links are with
 };
 
 }  // namespace ftmpi::transport

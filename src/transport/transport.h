@@ -77,6 +77,16 @@ class Transport {
   // hung or cut-off rank); end the connection to it so that it cannot go on as a member (it sees EOF when it
   // resumes). Progress-loop thread. Default: nothing (shared memory: the detector kills a same-host peer).
   virtual void fence(int peer) { (void)peer; }
+
+  // Reinit rollback: this transport's epoch is being left and nobody will read what is still queued for
+  // it, so closing need not deliver it (no drain on destruction). Default: nothing to skip.
+  virtual void abandon_output() {}
+
+  // Reinit, a connection kept across a rollback: `peer` was replaced by a new process, which is reached
+  // through another transport from now on. Forget it here without reporting anything (no on_peer_lost):
+  // stop reading what the dead process left behind and release what names it. Progress-loop thread (the
+  // application thread during an epoch change). Default: nothing to forget.
+  virtual void forget(int peer) { (void)peer; }
 };
 
 }  // namespace ftmpi::transport

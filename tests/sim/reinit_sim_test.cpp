@@ -6,18 +6,28 @@
 //    end run in the same epoch, the coordinator's;
 //  * liveness: once failures stop, every rank commits the coordinator's epoch;
 //  * restarts are bounded by --max-restarts (then the job is declared fatal, never a hang).
+// With links kept across rollbacks (src/models/reinit/kept_links.h) running ranks also send each other
+// epoch-stamped frames over FIFO links that live as long as both processes (a kept link may hold frames
+// of older epochs when a rollback comes), and check:
+//  * a frame is delivered only to an engine of its own epoch, and a frame is never dropped whose stamp is
+//    the receiver's epoch or a newer one (no loss in the current epoch);
+//  * both ends of every link agree whether it is kept or rebuilt (the failed list vs. who is new).
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <map>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include "models/reinit/epoch_change.h"
+#include "models/reinit/kept_links.h"
 
 namespace {
 using ftmpi::reinit::CoordAction;
 using ftmpi::reinit::EpochCoordinator;
 using ftmpi::reinit::EpochMember;
+using ftmpi::reinit::LinkFate;
 
 // One rank process: the member state machine plus where its application thread is in a change.
 struct Proc {
@@ -26,6 +36,8 @@ struct Proc {
   int incarnation = 0;
   bool alive = true;
   std::deque<CoordAction> inbox;  // coordinator -> rank (FIFO)
+  bool survivor = false;          // committed an epoch in this incarnation (has links)
+  std::vector<int> failed;        // the failed list announced with the current target
 };
 
 struct Sim {
@@ -38,6 +50,13 @@ struct Sim {
   int commits_checked = 0;
   // fence-2 entries per epoch, to check commits
   std::vector<std::set<int>> entered2;
+  // Links: (src, src incarnation, dst, dst incarnation) -> frames (their stamps) in FIFO order. A link is
+  // the same object for as long as both processes live: kept across rollbacks.
+  std::map<std::tuple<int, int, int, int>, std::deque<int>> links;
+  // per epoch, per rank: (survivor when it began building that epoch, its failed list)
+  std::map<int, std::map<int, std::pair<bool, std::vector<int>>>> plans;
+  long delivered = 0, dropped = 0;
+  int traffic = 0;  // frames the running ranks may still send
 
   Sim(int n_, int max_restarts, unsigned seed) : n(n_), coord(n_, max_restarts), p(static_cast<size_t>(n_)), rng(seed) {
     for (int r = 0; r < n; ++r) coord.on_active(r, true);  // everyone inside MPI_Reinit
@@ -52,6 +71,7 @@ struct Sim {
           q.m = EpochMember(a.epoch - 1);
           q.m.on_reinit(a.epoch);
           q.incarnation = ++incarnations;
+          q.failed = a.failed;
           q.phase = Proc::Phase::to_fence1;  // MPI_Init of a restarted process
           break;
         }
@@ -60,6 +80,7 @@ struct Sim {
           p[static_cast<size_t>(a.rank)].inbox.push_back(a);
           break;
         case CoordAction::Kind::committed: {
+          check_link_agreement(a.epoch);
           // every member entered fence 2 of this epoch
           for (int r = 0; r < n; ++r)
             if (coord.member(r)) {
@@ -96,7 +117,9 @@ struct Sim {
       CoordAction a = q.inbox.front();
       q.inbox.pop_front();
       if (a.kind == CoordAction::Kind::reinit) {
-        if (q.m.on_reinit(a.epoch) && q.phase == Proc::Phase::running) q.phase = Proc::Phase::to_fence1;
+        bool moved = q.m.on_reinit(a.epoch);
+        if (moved) q.failed = a.failed;
+        if (moved && q.phase == Proc::Phase::running) q.phase = Proc::Phase::to_fence1;
       } else {
         q.m.on_fence_out(a.epoch, a.seq);
       }
@@ -107,9 +130,10 @@ struct Sim {
 
   bool advance(int r, Proc& q) {
     switch (q.phase) {
-      case Proc::Phase::running: return false;
+      case Proc::Phase::running: return rng() % 2 ? send(r, q) || receive(r, q) : receive(r, q) || send(r, q);
       case Proc::Phase::to_fence1: {
         int e = q.m.begin();
+        plans[e][r] = {q.survivor, q.failed};
         to_coord.emplace_back(r, q.incarnation, e, 1);
         q.phase = Proc::Phase::in_fence1;
         return true;
@@ -123,13 +147,71 @@ struct Sim {
         q.phase = Proc::Phase::in_fence2;
         return true;
       case Proc::Phase::in_fence2:
-        if (q.m.superseded()) { q.phase = Proc::Phase::to_fence1; return true; }
-        if (!q.m.fence_released(2)) return false;
+        // A released fence 2 wins over a newer notice (ReinitControl::fence): the coordinator committed the
+        // epoch, so the rank commits it too (and changes again at once) — it is then a survivor, as the
+        // coordinator's next failed list assumes.
+        if (!q.m.fence_released(2)) {
+          if (q.m.superseded()) { q.phase = Proc::Phase::to_fence1; return true; }
+          return false;
+        }
         q.m.commit();
+        q.survivor = true;
         q.phase = q.m.rollback_due() ? Proc::Phase::to_fence1 : Proc::Phase::running;
         return true;
     }
     return false;
+  }
+
+  // A running rank sends a frame stamped with its epoch to a random live peer (over the link between the
+  // two current processes, kept or new).
+  bool send(int r, Proc& q) {
+    int d = static_cast<int>(rng() % static_cast<unsigned>(n));
+    const Proc& to = p[static_cast<size_t>(d)];
+    if (!to.alive || traffic <= 0) return false;
+    --traffic;
+    links[{r, q.incarnation, d, to.incarnation}].push_back(q.m.committed());
+    return true;
+  }
+
+  // A running rank's engine reads the next frame of a random link into it from a live process.
+  bool receive(int r, Proc& q) {
+    int s = static_cast<int>(rng() % static_cast<unsigned>(n));
+    const Proc& from = p[static_cast<size_t>(s)];
+    auto it = links.find({s, from.incarnation, r, q.incarnation});
+    if (!from.alive || it == links.end() || it->second.empty()) return false;
+    int stamp = it->second.front();
+    it->second.pop_front();
+    if (ftmpi::reinit::deliverable(static_cast<std::uint32_t>(stamp), static_cast<std::uint32_t>(q.m.committed()))) {
+      ++delivered;
+      EXPECT_EQ(stamp, q.m.committed());
+    } else {
+      ++dropped;
+      EXPECT_LT(stamp, q.m.committed()) << "a frame of the receiver's epoch or a newer one was dropped (lost)";
+    }
+    return true;
+  }
+
+  // Epoch `e` committed: for every pair of members, both ends agree on keeping or rebuilding their link.
+  void check_link_agreement(int e) {
+    const auto& plan = plans[e];
+    for (int x = 0; x < n; ++x) {
+      if (!coord.member(x)) continue;
+      auto px = plan.find(x);
+      ASSERT_NE(px, plan.end()) << "rank " << x << " built epoch " << e << " without a plan";
+      for (int y = 0; y < n; ++y) {
+        if (y == x || !coord.member(y)) continue;
+        auto py = plan.find(y);
+        ASSERT_NE(py, plan.end());
+        LinkFate fx = ftmpi::reinit::link_fate(px->second.first, px->second.second, y);
+        LinkFate fy = ftmpi::reinit::link_fate(py->second.first, py->second.second, x);
+        EXPECT_EQ(fx == LinkFate::keep, fy == LinkFate::keep)
+            << "epoch " << e << ": rank " << x << " and rank " << y << " disagree on keeping their link";
+        // a kept link joins two processes that both lived through the last commit
+        if (fx == LinkFate::keep) {
+          EXPECT_TRUE(py->second.first);
+        }
+      }
+    }
   }
 
   bool step_coord() {
@@ -205,6 +287,21 @@ TEST(ReinitSim, SimultaneousFailures) {
     s.run(0, 0);
     s.check_final();
   }
+}
+
+TEST(ReinitSim, KeptLinksNeverDeliverAnOldEpoch) {
+  long delivered = 0, dropped = 0;
+  for (unsigned seed = 0; seed < 3000; ++seed) {
+    int n = 2 + static_cast<int>(seed % 9);
+    Sim s(n, -1, seed);
+    s.traffic = 400;
+    s.run(1 + static_cast<int>(seed % 5), 0.03);
+    s.check_final();
+    delivered += s.delivered;
+    dropped += s.dropped;
+  }
+  EXPECT_GT(delivered, 0);
+  EXPECT_GT(dropped, 0);  // old-epoch frames were really left in kept links, and dropped
 }
 
 TEST(ReinitSim, RestartLimitIsFatalNeverAHang) {

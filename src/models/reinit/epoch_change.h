@@ -16,14 +16,18 @@
 //  * A death in epoch E (or during the change to E): the coordinator moves to E' = E+1, restarts the dead
 //    rank for E', and tells every other live rank `reinit E'` (plus who failed since the last commit).
 //  * A rank told `reinit E'` (at once when asynchronous, at MPI_Test_failure when synchronous) drops its
-//    whole communication layer of the old epoch, publishes its new endpoints under E'-prefixed keys, and
+//    whole communication layer of the old epoch (nothing polls or sends on it any more; its transports are
+//    closed on a helper thread once E' is committed), publishes its new endpoints under E'-prefixed keys, and
 //    enters fence 1 of E'; when released it connects and enters fence 2 of E'; when released it has
 //    committed E' and resumes in the resilient function. A restarted rank does the same inside MPI_Init.
 //  * The coordinator releases fence k of E' when every member (live rank that has not finalized) has
 //    entered it — only for the current epoch: fences of older epochs are ignored. Releasing fence 2
 //    commits E'.
 //  * A death during the change simply starts the next epoch: members still in a fence of the old one see
-//    the newer `reinit` and start over (their fence is never released).
+//    the newer `reinit` and start over (their fence is never released). A member whose fence 2 was
+//    released before it saw the newer `reinit` commits first and then starts over: it committed with the
+//    coordinator, so the next `failed` list (ranks failed since the last commit) does not name it, and it
+//    keeps its links as every other survivor does (kept_links.h).
 // Safety: (1) a rank commits E only after every member of E entered fence 2 of E, i.e. after every member
 // dropped its old layer and connected in E — so when any rank runs in E, nobody runs in an older epoch
 // that could still reach it, and no old-epoch frame can arrive over E's fresh transports. (2) every rank

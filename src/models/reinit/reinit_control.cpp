@@ -206,13 +206,19 @@ Status ReinitControl::fence(int epoch, int seq) {
   if (send_) send_(line);
   std::unique_lock lk(mu_);
   cv_.wait(lk, [&] { return member_.superseded() || (member_.building() == epoch && member_.fence_released(seq)); });
+  // A released fence wins over a newer notice: a released fence 2 means the coordinator committed the
+  // epoch, and a rank must then commit it too (and change again at once), so that the survivors of a
+  // commit are exactly its members — which the next failed list, and so the links kept across the next
+  // rollback, rely on (kept_links.h).
+  if (member_.building() == epoch && member_.fence_released(seq)) return Status::Ok();
   if (member_.superseded())
     return Status(Errc::other, "reinit: epoch " + std::to_string(epoch) + " superseded by a newer failure");
   return Status::Ok();
 }
 
-int ReinitControl::begin_change() {
+int ReinitControl::begin_change(std::vector<int>* failed) {
   std::lock_guard g(mu_);
+  if (failed) *failed = failed_;
   return member_.begin();
 }
 

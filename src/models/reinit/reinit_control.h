@@ -74,7 +74,9 @@ class ReinitControl {
   // Fence `seq` of `epoch` with every member (through mpiexec). Errc::other "superseded" when a newer
   // epoch was announced meanwhile (start over with begin_change()).
   Status fence(int epoch, int seq);
-  int begin_change();
+  // `failed` (if given): the ranks failed since the last commit, as announced with the epoch returned
+  // (the ranks whose processes are new in it).
+  int begin_change(std::vector<int>* failed = nullptr);
   void commit();
   bool superseded() const;
   bool rollback_due() const;

@@ -87,6 +87,15 @@ class ShmTransportImpl final : public ShmTransport {
 
   Status attach(std::span<const int> local_world_ranks) override;
   void unlink() override { own_.unlink_name(); }
+  void set_last_attacher_unlinks(bool on) override { last_attacher_unlinks_ = on; }
+  // The dead process's ring into our segment is not read any more, and nothing is sent into its segment.
+  // Its mapping stays until this transport closes (unmapping here would gain nothing).
+  void forget(int peer) override {
+    if (peer < 0 || peer >= size_ || peer == rank_) return;
+    std::erase_if(inbound_, [peer](const Inbound& in) { return in.src == peer; });
+    next_ = 0;
+    links_[static_cast<std::size_t>(peer)].out = RingProducer();
+  }
   void wake_self() override {
     wake_pending_.store(true, std::memory_order_seq_cst);
     shm::ring_doorbell(header_of(own_));
@@ -195,6 +204,7 @@ class ShmTransportImpl final : public ShmTransport {
   std::vector<Inbound> inbound_;  // rings of our segment with an attached sender
   std::size_t next_ = 0;          // round-robin start for poll()
   bool remote_read_ok_ = false;
+  bool last_attacher_unlinks_ = true;
   std::atomic<bool> wake_pending_{false};
   const std::size_t max_payload_;  // max_payload(), for try_send
   WakeCheck wake_check_ = nullptr;  // coll/shm_area.h
@@ -247,7 +257,7 @@ Status ShmTransportImpl::attach(std::span<const int> local_world_ranks) {
     Link& link = links_[static_cast<std::size_t>(peer)];
     if (link.peer_header != nullptr) continue;
     FTMPI_TRY(map_peer(peer, link));
-    if (peer != rank_) {  // the last local peer to map a segment removes its name (shm_layout.h, line 2)
+    if (peer != rank_ && last_attacher_unlinks_) {  // the last local peer to map a segment removes its name (shm_layout.h, line 2)
       const auto others = static_cast<std::uint32_t>(local_world_ranks.size() - 1);
       auto* hdr = const_cast<SegmentHeader*>(link.peer_header);
       if (__atomic_add_fetch(&hdr->attached, 1u, __ATOMIC_ACQ_REL) == others) ::shm_unlink(link.segment.name().c_str());

@@ -41,6 +41,11 @@ class ShmTransport : public Transport {
   virtual Status attach(std::span<const int> local_world_ranks) = 0;
   // Phase 3 (after fence 2): remove our segment's name. Idempotent. The destructor does it too.
   virtual void unlink() = 0;
+  // Off: attach() never removes a peer's segment name, even as its last expected attacher (the owner's
+  // unlink() does). For a partial set-up where ranks attach different subsets (Reinit: survivors attach
+  // only the replaced ranks' segments, Router::replace_links), so the attacher cannot know the owner's
+  // count. Before attach().
+  virtual void set_last_attacher_unlinks(bool on) = 0;
   // Transport::wake_self: interrupt a wait() in progress, or make the next wait() return at once. Safe to
   // call from any thread of this process (the ULFM service thread uses it), concurrently with the owner.
   // Implemented by bumping our own futex doorbell plus a process-local "pending" flag.

@@ -58,7 +58,7 @@ class TcpTransportImpl final : public TcpTransport {
         wake_fd_(wake_fd), epoll_fd_(epoll_fd), by_rank_(static_cast<size_t>(boot.size()), nullptr) {}
 
   ~TcpTransportImpl() override {
-    drain_output(std::chrono::seconds(10));
+    if (!abandoned_) drain_output(std::chrono::seconds(10));
     for (auto& c : conns_) c->say_goodbye();
     conns_.clear();
     if (listen_fd_ >= 0) ::close(listen_fd_);
@@ -67,6 +67,16 @@ class TcpTransportImpl final : public TcpTransport {
   }
 
   const char* name() const override { return "tcp"; }
+  void abandon_output() override { abandoned_ = true; }
+  void forget(int peer) override {
+    Connection* c = (peer >= 0 && static_cast<size_t>(peer) < by_rank_.size()) ? by_rank_[static_cast<size_t>(peer)] : nullptr;
+    if (!c) return;
+    by_rank_[static_cast<size_t>(peer)] = nullptr;
+    if (c->state() != Connection::State::closed) {
+      ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd(), nullptr);
+      c->close();  // silently: a closed connection is skipped by poll() and never reaped or reported
+    }
+  }
   size_t max_payload() const override { return opts_.max_payload; }
   const std::string& address() const override { return address_; }
   int wait_fd() const override { return epoll_fd_; }
@@ -145,6 +155,7 @@ class TcpTransportImpl final : public TcpTransport {
   std::string address_;
   std::vector<tcp::LocalAddress> selected_, all_;  // our listening addresses, every local address
   std::function<bool(int rank)> same_host_;
+  bool abandoned_ = false;  // Reinit: the epoch is left, queued output is not drained on close
   int wake_fd_;
   int epoll_fd_;
   std::atomic<bool> wake_pending_{false};
