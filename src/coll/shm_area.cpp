@@ -113,8 +113,12 @@ Result<ShmArea*> shm_area_for(Runtime& rt, ftmpi_comm_s* comm) {
   }
   std::vector<SegmentHeader*> headers;
   transport::ShmTransport* shm = nullptr;
-  if (!shm_collectives_enabled() || comm->is_inter() || comm->size < 2 || comm->size > kShmMaxRanks ||
-      (shm = all_on_this_host(rt, comm, headers)) == nullptr) {
+  // Not under Reinit: after a rollback survivors keep their old links and the restarted ranks have new
+  // ones, so "one shm transport carries every member" would be decided differently at different members
+  // (a restarted rank would wait in the area while the survivors use point-to-point). The decision must be
+  // the same everywhere, and --with-ft reinit is a job-wide setting.
+  if (!shm_collectives_enabled() || rt.reinit() != nullptr || comm->is_inter() || comm->size < 2 ||
+      comm->size > kShmMaxRanks || (shm = all_on_this_host(rt, comm, headers)) == nullptr) {
     comm->shm_state = 2;
     return static_cast<ShmArea*>(nullptr);
   }

@@ -212,6 +212,7 @@ struct Engine::Impl {
       return false;
     Envelope env{};
     env.kind = FrameKind::eager;
+    env.epoch = job_epoch;  // Reinit: a frame of another epoch is dropped on receipt
     env.context = a.coll ? comm->ctx_coll : comm->ctx_pt2pt;
     env.src = comm->rank;
     env.tag = a.tag;
