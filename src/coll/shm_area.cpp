@@ -24,8 +24,10 @@ namespace {
 
 bool shm_collectives_enabled() {
   static const bool on = [] {
+    // Opt-in (FTMPI_COLL_SHM=1) until a rare hang is understood: a Barrier loop next to a rank SIGSTOPped
+    // and then declared hung (tests/launcher ft_early_stop) once left a survivor waiting in the area.
     const char* v = std::getenv("FTMPI_COLL_SHM");
-    return v == nullptr || std::strcmp(v, "0") != 0;
+    return v != nullptr && std::strcmp(v, "1") == 0;
   }();
   return on;
 }
