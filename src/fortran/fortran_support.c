@@ -375,45 +375,26 @@ FTMPI_F_ALIASES(attr_put, attr_put)
 /* ---- detaching buffers --------------------------------------------------------------------------------- */
 /* The Fortran forms wait for the buffered sends and return the size like C; the address output is not
  * written (it would land in the user's buffer argument: a Fortran program names the buffer it attached). */
-FTMPI_F_API void mpi_buffer_detach_(void *buffer, MPI_Fint *size, MPI_Fint *ierr);
-void mpi_buffer_detach_(void *buffer, MPI_Fint *size, MPI_Fint *ierr) {
-  (void)buffer;
-  void *addr = NULL;
-  *ierr = MPI_Buffer_detach(&addr, size);
-}
-FTMPI_F_ALIASES(buffer_detach, buffer_detach)
-FTMPI_F_API void mpi_buffer_detach_c_(void *buffer, MPI_Count *size, MPI_Fint *ierr);
-void mpi_buffer_detach_c_(void *buffer, MPI_Count *size, MPI_Fint *ierr) {
-  (void)buffer;
-  void *addr = NULL;
-  *ierr = MPI_Buffer_detach_c(&addr, size);
-}
-FTMPI_F_ALIASES(buffer_detach_c, buffer_detach_c)
-FTMPI_F_API void mpi_comm_detach_buffer_(MPI_Fint *comm, void *buffer, MPI_Fint *size, MPI_Fint *ierr);
-void mpi_comm_detach_buffer_(MPI_Fint *comm, void *buffer, MPI_Fint *size, MPI_Fint *ierr) {
-  (void)buffer;
-  void *addr = NULL;
-  *ierr = MPI_Comm_detach_buffer(MPI_Comm_f2c(*comm), &addr, size);
-}
-FTMPI_F_ALIASES(comm_detach_buffer, comm_detach_buffer)
-FTMPI_F_API void mpi_comm_detach_buffer_c_(MPI_Fint *comm, void *buffer, MPI_Count *size, MPI_Fint *ierr);
-void mpi_comm_detach_buffer_c_(MPI_Fint *comm, void *buffer, MPI_Count *size, MPI_Fint *ierr) {
-  (void)buffer;
-  void *addr = NULL;
-  *ierr = MPI_Comm_detach_buffer_c(MPI_Comm_f2c(*comm), &addr, size);
-}
-FTMPI_F_ALIASES(comm_detach_buffer_c, comm_detach_buffer_c)
-FTMPI_F_API void mpi_session_detach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierr);
-void mpi_session_detach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierr) {
-  (void)buffer;
-  void *addr = NULL;
-  *ierr = MPI_Session_detach_buffer(MPI_Session_f2c(*session), &addr, size);
-}
-FTMPI_F_ALIASES(session_detach_buffer, session_detach_buffer)
-FTMPI_F_API void mpi_session_detach_buffer_c_(MPI_Fint *session, void *buffer, MPI_Count *size, MPI_Fint *ierr);
-void mpi_session_detach_buffer_c_(MPI_Fint *session, void *buffer, MPI_Count *size, MPI_Fint *ierr) {
-  (void)buffer;
-  void *addr = NULL;
-  *ierr = MPI_Session_detach_buffer_c(MPI_Session_f2c(*session), &addr, size);
-}
-FTMPI_F_ALIASES(session_detach_buffer_c, session_detach_buffer_c)
+#define FTMPI_F_DETACH(name, Cfn, SizeT)                                                           \
+  FTMPI_F_API void mpi_##name##_(void *buffer, SizeT *size, MPI_Fint *ierr);                        \
+  void mpi_##name##_(void *buffer, SizeT *size, MPI_Fint *ierr) {                                   \
+    (void)buffer;                                                                                   \
+    void *addr = NULL;                                                                              \
+    *ierr = Cfn(&addr, size);                                                                       \
+  }                                                                                                 \
+  FTMPI_F_ALIASES(name, name)
+/* the same for a buffer attached to a communicator or a session (Kind: Comm, Session) */
+#define FTMPI_F_DETACH_FROM(name, Cfn, Kind, SizeT)                                                 \
+  FTMPI_F_API void mpi_##name##_(MPI_Fint *obj, void *buffer, SizeT *size, MPI_Fint *ierr);         \
+  void mpi_##name##_(MPI_Fint *obj, void *buffer, SizeT *size, MPI_Fint *ierr) {                    \
+    (void)buffer;                                                                                   \
+    void *addr = NULL;                                                                              \
+    *ierr = Cfn(MPI_##Kind##_f2c(*obj), &addr, size);                                               \
+  }                                                                                                 \
+  FTMPI_F_ALIASES(name, name)
+FTMPI_F_DETACH(buffer_detach, MPI_Buffer_detach, MPI_Fint)
+FTMPI_F_DETACH(buffer_detach_c, MPI_Buffer_detach_c, MPI_Count)
+FTMPI_F_DETACH_FROM(comm_detach_buffer, MPI_Comm_detach_buffer, Comm, MPI_Fint)
+FTMPI_F_DETACH_FROM(comm_detach_buffer_c, MPI_Comm_detach_buffer_c, Comm, MPI_Count)
+FTMPI_F_DETACH_FROM(session_detach_buffer, MPI_Session_detach_buffer, Session, MPI_Fint)
+FTMPI_F_DETACH_FROM(session_detach_buffer_c, MPI_Session_detach_buffer_c, Session, MPI_Count)
