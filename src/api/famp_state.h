@@ -49,8 +49,8 @@ struct TryBlock;
 
 // Per-process FA-MPI state.
 struct Registry {
-  std::unordered_map<const p2p::Request*, TryBlock*> blocks;  // live try requests
-  std::vector<TryBlock*> open;                                // blocks not yet committed, innermost last
+  TryBlock* live = nullptr;    // blocks whose try request is not freed (intrusive list, api/famp_tryblock.cpp)
+  std::vector<TryBlock*> open; // blocks not yet committed, innermost last
   // Errors raised on communicators (irreversible, seed 001 §4 item 7): the first code, declared ranks.
   struct CommRaise {
     int code = 0;
@@ -70,10 +70,10 @@ struct Registry {
   std::unordered_map<const p2p::Request*, Marked> marked;
   // Requests already reported by Waitsome_local/Testsome_local (they stay valid), by incarnation.
   std::unordered_map<const p2p::Request*, std::uint16_t> reported;
-  // Reused buffers of the commit (models/famp/commit.h *_into): the value contributed, and the outcome of
-  // the last freed block (its vectors' capacity): a fault-free commit allocates neither.
+  // Reused buffers of the start and the commit (models/famp/commit.h *_into): the local contribution and
+  // the value contributed (the outcomes live in the pooled block objects): a fault-free block allocates nothing.
+  ftmpi::famp::Contribution contribution;
   ftmpi::ft::Bits commit_value;
-  ftmpi::famp::CommitOutcome spare_outcome;
 };
 Registry& registry();
 

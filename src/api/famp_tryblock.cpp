@@ -1,11 +1,13 @@
 // FA-MPI TryBlocks (seed 001 §5-7.4) and the published implementation's names (Hassani 2013-14).
 //
-// A TryBlock is the GenericOp of its try request: MPI_TryBlock_start/istart create it (the seed's forms run
-// a start agreement that "admits or rejects the start of the block", gathering local_error_injection; the
-// published MPI_Tryblock_start does not synchronise), the commit (waitall/testall/waitsome/testsome/
-// multiple_waitall, MPI_Tryblock_finish) runs the uniform commit of models/famp/commit.h on the block's
-// communicator's agreement, and MPI_Request_free ends it. The try request is complete once the start is
-// decided: MPI_Wait_local/MPI_Test_local on it give the start's outcome and keep it valid.
+// A TryBlock is held by the GenericOp of its try request (TryOp): MPI_TryBlock_start/istart create it (the
+// seed's forms run a start agreement that "admits or rejects the start of the block", gathering
+// local_error_injection; the published MPI_Tryblock_start does not synchronise, and its try request is
+// complete at once), the commit (waitall/testall/waitsome/testsome/multiple_waitall, MPI_Tryblock_finish)
+// runs the uniform commit of models/famp/commit.h on the block's communicator's agreement, and
+// MPI_Request_free ends it (the block object goes back to a pool with its buffers: a fault-free
+// start-commit-free allocates nothing). The try request is complete once the start is decided:
+// MPI_Wait_local/MPI_Test_local on it give the start's outcome and keep it valid.
 //
 // Outcomes (the commit's class, MPI_TIMEOUT, MPI_GROUP_SHRUNK ...) are results, returned without calling
 // the communicator's error handler; wrong arguments are errors and go through it (MPI_ERR_REQUEST for a
@@ -16,6 +18,7 @@
 // (kFlagInner) at every member of the parent — or a task fault if the failure was a process's.
 #include <algorithm>
 #include <cstring>
+#include <typeinfo>
 
 #include "api/famp_state.h"
 #include "api/p2p_args.h"
@@ -46,7 +49,10 @@ inline ftmpi::famp::InterView view_of(ftmpi_comm_s* c, const ftmpi_comm_s* on) {
   return {c->size, c->remote_group->size(), c->group->rank_of_world(on->world_rank(0)) >= 0};
 }
 
-struct TryBlock final : p2p::GenericOp {
+// A block's state. Block objects are reused: MPI_Request_free of the try request returns the block to a
+// per-process pool (kPooledBlocks) with its buffers (the start's and the commit's outcomes, the gathered
+// state), so that a fault-free block start-commit-free allocates nothing.
+struct TryBlock {
   ftmpi_comm_s* comm = nullptr;
   ftmpi_comm_s* on = nullptr;  // agreement_comm(comm): span ranks in contributions and outcomes
   ftmpi::famp::InterView view; // how this member reads outcomes (local group first)
@@ -55,41 +61,140 @@ struct TryBlock final : p2p::GenericOp {
   bool open = true;  // on the open stack (not committed yet)
   // start (seed forms): a commit machine of its own
   bool sync_start = false;
-  TryCommit start;
+  TryCommit start{0, 0, 0};
   const Agreement* start_agreement = nullptr;
   void* start_gstate = nullptr;  // istart's group_error_state (written when the start decides)
   int start_rc = MPI_SUCCESS;
-  // commit
-  TryCommit commit;
+  // commit: the last decided outcome is commit.outcome() while have_outcome
+  TryCommit commit{0, 0, 0};
   const Agreement* commit_agreement = nullptr;
   bool have_outcome = false;
-  CommitOutcome last;
   int last_rc = MPI_SUCCESS;
   // local state (raise_error on the block or its requests, nested failures)
   std::uint32_t flags = 0;
   int raised_code = 0;
+  p2p::Request* req = nullptr;  // the try request
+  TryBlock* next_live = nullptr;  // Registry::live (intrusive: no allocation per block)
+  TryBlock* prev_live = nullptr;
 
-  TryBlock(ftmpi_comm_s* c, std::size_t inj)
-      : comm(c), on(agreement_comm(c)), view(view_of(c, on)), inj_bytes(inj), start(on->rank, on->size, inj), commit(on->rank, on->size, inj) {}
-  const p2p::Request* req = nullptr;  // the try request (key of registry().blocks)
-  ~TryBlock() override {
-    auto& reg = registry();
-    if (have_outcome) reg.spare_outcome = std::move(last);  // its buffers serve the next commit
-    if (auto it = reg.blocks.find(req); it != reg.blocks.end() && it->second == this) reg.blocks.erase(it);
-    if (open) std::erase(reg.open, this);
-    for (TryBlock* b : reg.open)
-      if (b->parent == this) b->parent = parent;
-    for (auto& [r, b] : reg.blocks)
-      if (b->parent == this) b->parent = parent;
+  // A fresh block on `c` (a reused object keeps its buffers).
+  void reset(ftmpi_comm_s* c, std::size_t inj) {
+    comm = c;
+    on = agreement_comm(c);
+    view = view_of(c, on);
+    inj_bytes = inj;
+    parent = nullptr;
+    open = true;
+    sync_start = false;
+    start.reset(on->rank, on->size, inj);
+    start_agreement = nullptr;
+    start_gstate = nullptr;
+    start_rc = MPI_SUCCESS;
+    commit.reset(on->rank, on->size, inj);
+    commit_agreement = nullptr;
+    have_outcome = false;
+    last_rc = MPI_SUCCESS;
+    flags = 0;
+    raised_code = 0;
+    req = nullptr;
   }
+  const CommitOutcome& last() const { return commit.outcome(); }  // valid while have_outcome
+  Status finish_start();  // the start agreement decided: the try request's result
+};
+
+// The try request's operation: a handle on its block (MPI_Request_free deletes it, which ends the block).
+// Handles come from a free list (class operator new/delete): no heap allocation per block.
+struct TryOp final : p2p::GenericOp {
+  explicit TryOp(TryBlock* blk) : b(blk) {}
+  ~TryOp() override;
   bool progress() override {
-    if (!sync_start) return true;
-    if (!start_agreement->decided()) return false;
-    finish_start();
+    if (!b->sync_start) return true;
+    if (!b->start_agreement->decided()) return false;
+    result = b->finish_start();
     return true;
   }
-  void finish_start();
+  static void* operator new(std::size_t n);
+  static void operator delete(void* p) noexcept;
+  TryBlock* b;
 };
+
+namespace {
+constexpr std::size_t kPooledBlocks = 16;  // ended blocks (and handles) kept for reuse
+std::vector<std::unique_ptr<TryBlock>>& spare_blocks() {
+  static std::vector<std::unique_ptr<TryBlock>> v;
+  return v;
+}
+struct SpareOps {
+  void* p[kPooledBlocks];
+  std::size_t n = 0;
+};
+SpareOps& spare_ops() {
+  static SpareOps v;
+  return v;
+}
+}  // namespace
+
+void* TryOp::operator new(std::size_t n) {
+  auto& v = spare_ops();
+  if (n == sizeof(TryOp) && v.n > 0) return v.p[--v.n];
+  return ::operator new(n);
+}
+void TryOp::operator delete(void* p) noexcept {
+  auto& v = spare_ops();
+  if (v.n < kPooledBlocks) {
+    v.p[v.n++] = p;
+    return;
+  }
+  ::operator delete(p);
+}
+
+namespace {
+// The block of a live try request (nullptr for any other request).
+TryBlock* try_block(const p2p::Request* r) {
+  if (r->kind != p2p::ReqKind::generic || !r->generic) return nullptr;
+  // The exact type (TryOp is final): a type_info comparison, cheaper than a dynamic_cast.
+  if (typeid(*r->generic) != typeid(TryOp)) return nullptr;
+  return static_cast<TryOp*>(r->generic)->b;
+}
+
+// A block for a new try request: a pooled object or a new one, linked into Registry::live.
+TryBlock* new_block(ftmpi_comm_s* c, std::size_t inj) {
+  auto& pool = spare_blocks();
+  TryBlock* b;
+  if (!pool.empty()) {
+    b = pool.back().release();
+    pool.pop_back();
+  } else {
+    b = new TryBlock;
+  }
+  b->reset(c, inj);
+  auto& reg = registry();
+  b->prev_live = nullptr;
+  b->next_live = reg.live;
+  if (reg.live) reg.live->prev_live = b;
+  reg.live = b;
+  return b;
+}
+
+// The end of a block (its try request released): off the open stack and the live list, children re-parented
+// to its parent, back to the pool.
+void end_block(TryBlock* b) {
+  auto& reg = registry();
+  if (b->open) std::erase(reg.open, b);
+  for (TryBlock* x = reg.live; x; x = x->next_live)
+    if (x->parent == b) x->parent = b->parent;
+  if (b->prev_live) b->prev_live->next_live = b->next_live; else reg.live = b->next_live;
+  if (b->next_live) b->next_live->prev_live = b->prev_live;
+  b->next_live = b->prev_live = nullptr;
+  b->req = nullptr;
+  b->comm = b->on = nullptr;
+  auto& pool = spare_blocks();
+  if (pool.size() < kPooledBlocks) pool.emplace_back(b); else delete b;
+}
+
+}  // namespace
+
+TryOp::~TryOp() { end_block(b); }
 
 }  // namespace ftmpi::api::famp
 
@@ -121,18 +226,19 @@ Status type_bytes(MPI_Datatype type, std::size_t* bytes) {
 // The block of a try request, or an explanation.
 ftmpi::Result<TryBlock*> block_of(MPI_Request r) {
   if (r == MPI_REQUEST_NULL) return Status(Errc::request, "the try request is MPI_REQUEST_NULL (freed or never started)");
-  auto& reg = registry();
-  auto it = reg.blocks.find(r);
-  if (it == reg.blocks.end() || !valid_request(r))
+  TryBlock* b = valid_request(r) ? ftmpi::api::famp::try_block(r) : nullptr;
+  if (!b)
     return Status(Errc::request, "not a try request: freed, or not created by MPI_TryBlock_start/istart/MPI_Tryblock_start");
-  return it->second;
+  return b;
 }
 
 // Local contribution: the block's own flags, errors raised on its communicator, declared failures.
-Contribution local_contribution(TryBlock* b, const void* injection) {
-  Contribution c;
+// Into `c`, whose buffers are reused (Registry::contribution).
+void local_contribution(TryBlock* b, const void* injection, Contribution& c) {
   c.flags = b->flags;
   c.raised_code = b->raised_code;
+  c.declared_failed.clear();
+  c.injection.clear();
   auto& reg = registry();
   auto add_declared = [&](int world) {
     const int r = b->on->group->rank_of_world(world);
@@ -150,6 +256,10 @@ Contribution local_contribution(TryBlock* b, const void* injection) {
     c.injection.assign(b->inj_bytes, std::byte{0});
     if (injection) std::memcpy(c.injection.data(), injection, b->inj_bytes);
   }
+}
+Contribution local_contribution(TryBlock* b, const void* injection) {
+  Contribution c;
+  local_contribution(b, injection, c);
   return c;
 }
 
@@ -166,7 +276,7 @@ void write_gathered(const TryBlock* b, const CommitOutcome& o, void* group_error
 
 }  // namespace
 
-void ftmpi::api::famp::TryBlock::finish_start() {
+Status ftmpi::api::famp::TryBlock::finish_start() {
   start.on_decided(start_agreement->value(), start_agreement->failed());
   rt().ft().adopt_failed(on, start_agreement->failed());
   const CommitOutcome& o = start.outcome();
@@ -175,14 +285,15 @@ void ftmpi::api::famp::TryBlock::finish_start() {
   start_rc = class_code(o.cls);
   // The start's outcome is what Wait_local/Test_local on the try request report (as the request's error).
   switch (o.cls) {
-    case CommitClass::success: result = Status::Ok(); break;
-    case CommitClass::local_error_injection: result = Status(Errc::local_error_injection, "a member raised an error at the start"); break;
-    case CommitClass::task_fault: result = Status(Errc::task_fault, "a member of the block failed"); break;
-    case CommitClass::communication_fault: result = Status(Errc::communication_fault, "communication fault"); break;
-    case CommitClass::timeout: result = Status(Errc::timeout, "a member timed out"); break;
-    case CommitClass::multiple_faults: result = Status(Errc::multiple_faults, "several kinds of faults"); break;
-    case CommitClass::unmodeled: result = Status(Errc::unmodeled_fault, "unmodeled fault"); break;
+    case CommitClass::success: return Status::Ok();
+    case CommitClass::local_error_injection: return Status(Errc::local_error_injection, "a member raised an error at the start");
+    case CommitClass::task_fault: return Status(Errc::task_fault, "a member of the block failed");
+    case CommitClass::communication_fault: return Status(Errc::communication_fault, "communication fault");
+    case CommitClass::timeout: return Status(Errc::timeout, "a member timed out");
+    case CommitClass::multiple_faults: return Status(Errc::multiple_faults, "several kinds of faults");
+    case CommitClass::unmodeled: return Status(Errc::unmodeled_fault, "unmodeled fault");
   }
+  return Status(Errc::unmodeled_fault, "unmodeled fault");
 }
 
 namespace {
@@ -198,19 +309,25 @@ int start_block(MPI_Comm comm, MPI_Datatype type, void* injection, void* group_e
   if (Status st = type_bytes(type, &inj); !st.ok()) return ret(comm, st, fn);
   if (inj > 0 && !injection) return ret(comm, Status(Errc::arg, "local_error_injection is NULL"), fn);
   if (inj > 0 && !group_error_state) return ret(comm, Status(Errc::arg, "group_error_state is NULL"), fn);
-  auto op = std::make_unique<TryBlock>(comm, inj);
-  TryBlock* b = op.get();
   auto& reg = registry();
+  TryBlock* b = ftmpi::api::famp::new_block(comm, inj);
   b->parent = reg.open.empty() ? nullptr : reg.open.back();
   b->sync_start = sync;
+  Request* r;
   if (sync) {
     b->start_gstate = group_error_state;
-    b->start_agreement = &rt().ft().start_agreement(b->on, b->start.contribute(local_contribution(b, injection)));
+    local_contribution(b, injection, reg.contribution);
+    b->start.contribute_into(reg.commit_value, reg.contribution);
+    b->start_agreement = &rt().ft().start_agreement(b->on, reg.commit_value);
+    r = rt().engine().start_generic(std::unique_ptr<ftmpi::p2p::GenericOp>(new ftmpi::api::famp::TryOp(b)));
+  } else {
+    // Nothing to wait for: the try request is complete from the start (no progress pass needed).
+    r = rt().engine().completed_request();
+    r->kind = ftmpi::p2p::ReqKind::generic;
+    r->generic = new ftmpi::api::famp::TryOp(b);
   }
-  Request* r = rt().engine().start_generic(std::move(op));
   ftmpi::p2p::set_comm(r, comm);
   b->req = r;
-  reg.blocks[r] = b;
   reg.open.push_back(b);
   *try_request = r;
   if (!sync || !blocking) return MPI_SUCCESS;
@@ -222,12 +339,11 @@ int start_block(MPI_Comm comm, MPI_Datatype type, void* injection, void* group_e
 Status check_block_requests(TryBlock* b, int count, MPI_Request reqs[]) {
   if (count < 0) return Status(Errc::count, "negative request count");
   if (count > 0 && !reqs) return Status(Errc::arg, "request array is NULL");
-  auto& reg = registry();
   for (int i = 0; i < count; ++i) {
     Request* r = reqs[i];
     if (!r) continue;
     if (!valid_request(r)) return Status(Errc::request, "request " + std::to_string(i) + " is invalid or freed");
-    if (reg.blocks.count(r))
+    if (ftmpi::api::famp::try_block(r))
       return Status(Errc::request, "request " + std::to_string(i) + " is a try request; commit nested blocks with their own commit (or MPI_TryBlock_multiple_waitall)");
     const ftmpi_comm_s* c = r->comm;
     if (!c || c == b->comm) continue;
@@ -275,12 +391,14 @@ int commit_block(TryBlock* b, const Deadline& d, const CommitArgs& a, bool block
       rt().progress().poll();
       if (!requests_done()) return MPI_SUCCESS;
     }
-    Contribution c = local_contribution(b, a.injection);
-    auto& marked = registry().marked;
+    auto& reg = registry();
+    Contribution& c = reg.contribution;
+    local_contribution(b, a.injection, c);
+    auto& marked = reg.marked;
     for (int i = 0; i < a.count; ++i) {
       const Request* r = a.reqs[i];
       if (inert(r)) continue;
-      if (auto it = marked.find(r); it != marked.end() && it->second.incarnation == r->incarnation) {
+      if (auto it = marked.empty() ? marked.end() : marked.find(r); it != marked.end() && it->second.incarnation == r->incarnation) {
         c.flags |= ftmpi::famp::kFlagRaised;
         if (!c.raised_code) c.raised_code = it->second.code;
       }
@@ -295,9 +413,7 @@ int commit_block(TryBlock* b, const Deadline& d, const CommitArgs& a, bool block
       }
     }
     if (b->sync_start && !b->start_agreement->decided()) c.flags |= ftmpi::famp::kFlagTimeout;
-    b->commit = TryCommit(b->on->rank, b->on->size, b->inj_bytes);
-    auto& reg = registry();
-    b->commit.reuse_outcome(std::move(reg.spare_outcome));
+    b->commit.reset(b->on->rank, b->on->size, b->inj_bytes);
     b->commit.contribute_into(reg.commit_value, c);
     b->commit_agreement = &rt().ft().start_agreement(b->on, reg.commit_value);
   }
@@ -318,8 +434,7 @@ int commit_block(TryBlock* b, const Deadline& d, const CommitArgs& a, bool block
   // A try request without a start agreement completes in the first progress pass; an agreement decided
   // without one (a single member) must not leave it pending, or MPI_Request_free would only mark it.
   if (!b->req->complete) rt().progress().poll();
-  b->last = b->commit.take_outcome();  // moved, not copied (the commit machine is not read again)
-  const CommitOutcome& o = b->last;
+  const CommitOutcome& o = b->last();
   b->have_outcome = true;
   b->last_rc = class_code(o.cls);
   *done = true;
@@ -342,12 +457,13 @@ int commit_block(TryBlock* b, const Deadline& d, const CommitArgs& a, bool block
       cls = ftmpi::api::error_class_of(r->error.code());
       bad = !r->error.ok();
     }
-    if (auto it = registry().marked.find(r); it != registry().marked.end()) {
+    auto& marked = registry().marked;
+    if (auto it = marked.empty() ? marked.end() : marked.find(r); it != marked.end()) {
       if (it->second.incarnation == r->incarnation) {
         bad = true;
         if (cls == MPI_SUCCESS) cls = MPI_LOCAL_ERROR_INJECTION;
       }
-      if (r->complete) registry().marked.erase(it);
+      if (r->complete) marked.erase(it);
     }
     if (s) s->MPI_ERROR = cls;
     if (bad) {
@@ -355,7 +471,7 @@ int commit_block(TryBlock* b, const Deadline& d, const CommitArgs& a, bool block
       ++nerr;
     }
     if (r->complete) {
-      registry().reported.erase(r);
+      if (auto& rep = registry().reported; !rep.empty()) rep.erase(r);
       if (r->persistent) {
         r->active = false;
       } else {
@@ -737,7 +853,7 @@ extern "C" int PMPI_TryBlock_get_failed(MPI_Request try_request, MPI_Group* fail
   if (!bl.ok()) return ret(nullptr, bl.status(), fn);
   TryBlock* b = bl.value();
   if (!failed) return ret(b->comm, Status(Errc::arg, "group is NULL"), fn);
-  const CommitOutcome* o = b->have_outcome ? &b->last : (b->start.phase() == TryCommit::Phase::decided ? &b->start.outcome() : nullptr);
+  const CommitOutcome* o = b->have_outcome ? &b->last() : (b->start.phase() == TryCommit::Phase::decided ? &b->start.outcome() : nullptr);
   std::vector<int> world;
   if (o)
     for (int r : o->failed.ranks()) world.push_back(b->on->world_rank(r));
@@ -753,9 +869,9 @@ extern "C" int PMPI_Request_raise_error(MPI_Request request, int code) {
   if (code == 0) return ret(nullptr, Status(Errc::arg, "the code must be non-zero"), fn);
   if (request == MPI_REQUEST_NULL || !valid_request(request)) return ret(nullptr, Status(Errc::request, "invalid or freed request"), fn);
   auto& reg = registry();
-  if (auto it = reg.blocks.find(request); it != reg.blocks.end()) {  // on the block itself
-    it->second->flags |= ftmpi::famp::kFlagRaised;
-    if (!it->second->raised_code) it->second->raised_code = code;
+  if (TryBlock* b = ftmpi::api::famp::try_block(request)) {  // on the block itself
+    b->flags |= ftmpi::famp::kFlagRaised;
+    if (!b->raised_code) b->raised_code = code;
     return MPI_SUCCESS;
   }
   reg.marked[request] = {request->incarnation, code};  // reported by the commit that completes it
@@ -853,7 +969,7 @@ extern "C" int PMPI_Get_failed_group(MPI_Request tb, int ncodes, int codes[], MP
   if (!group) return ret(comm, Status(Errc::arg, "group is NULL"), fn);
   std::vector<int> world;
   if (b->have_outcome)
-    for (int r : b->last.failed.ranks()) {
+    for (int r : b->last().failed.ranks()) {
       const int w = b->on->world_rank(r);
       if (comm->group->rank_of_world(w) >= 0 || (comm->is_inter() && comm->remote_group->rank_of_world(w) >= 0)) world.push_back(w);
     }

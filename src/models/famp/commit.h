@@ -134,6 +134,13 @@ class TryCommit {
  public:
   enum class Phase { open, agreeing, timed_out, decided };
   TryCommit(int me, int size, std::size_t inj_bytes) : me_(me), layout_{size, inj_bytes} {}
+  // Back to open for another commit (of the same block, or of a reused block object): the outcome of the
+  // last decision stays readable until the next one, and its buffers are reused by it.
+  void reset(int me, int size, std::size_t inj_bytes) {
+    me_ = me;
+    layout_ = CommitLayout{size, inj_bytes};
+    phase_ = Phase::open;
+  }
 
   // open -> agreeing: the value to start this member's agreement instance with.
   Bits contribute(const Contribution& c);
