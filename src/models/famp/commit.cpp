@@ -1,5 +1,6 @@
 #include "models/famp/commit.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -40,6 +41,18 @@ CommitOutcome decode(const CommitLayout& l, const Bits& value, const RankSet& ag
 void decode_into(CommitOutcome& o, const CommitLayout& l, const Bits& value, const RankSet& agreed_failed) {
   o.flags = 0;
   const auto n = static_cast<std::size_t>(l.size);
+  // Fault-free: every member contributed an all-zero slot (no flag, no code, no declared failure, zero
+  // injection), so the value is all zeros and nobody failed — the general loop below would find the same.
+  if (agreed_failed.empty() && value.size() == l.words() &&
+      std::all_of(value.begin(), value.end(), [](std::uint64_t w) { return w == 0; })) {
+    o.contributed.assign(n, true);
+    o.raised_code.assign(n, 0);
+    o.gathered.assign(n * l.inj_bytes, std::byte{0});
+    o.failed.clear();
+    o.cls = CommitClass::success;
+    o.try_flag = true;
+    return;
+  }
   o.contributed.assign(n, false);
   o.raised_code.assign(n, 0);
   o.gathered.assign(n * l.inj_bytes, std::byte{0});
