@@ -43,8 +43,9 @@ static void halo(MPI_Comm comm, int *out, int *in, MPI_Request reqs[4]) {
 static int commit_some(MPI_Request tb, MPI_Request reqs[4], int blocking, int *try_flag, int *gathered) {
   int inj = 0, outcount = 0, idx[4], nerr = 0, eidx[4], seen = 0, rc;
   MPI_Status st[4], ts;
-  for (int guard = 0;; guard++) {
-    CHECK(guard < 200000, "the %s loop does not end", blocking ? "waitsome" : "testsome");
+  const double t0 = ft_now();
+  for (;;) {
+    CHECK(ft_now() - t0 < 30.0, "the %s loop does not end", blocking ? "waitsome" : "testsome");
     if (blocking)
       rc = MPI_TryBlock_waitsome(tb, try_flag, &ts, MPI_INT, &inj, gathered, MPI_TIMEOUT_ZERO, 4, reqs, &outcount, idx,
                                  st, &nerr, eidx);
@@ -121,8 +122,9 @@ static void fault_free(void) {
   {
     int flag = 0;
     halo(MPI_COMM_WORLD, out, in, reqs);
-    for (int guard = 0; !flag; guard++) {
-      CHECK(guard < 100000, "Testall_local never completes");
+    const double t0 = ft_now();
+    while (!flag) { /* zero timeout: tests once (a loaded machine may need many calls) */
+      CHECK(ft_now() - t0 < 20.0, "Testall_local never completes");
       CHECK_MPI(MPI_Testall_local(4, reqs, &flag, MPI_TIMEOUT_ZERO, MPI_STATUSES_IGNORE));
     }
     for (int i = 0; i < 4; i++) CHECK(reqs[i] != MPI_REQUEST_NULL, "Testall_local freed request %d", i);
