@@ -403,3 +403,42 @@ TEST(TryBlockSim, InterRandomSchedulesWithDeathsAndTimeouts) {
 }
 
 }  // namespace
+
+// The library decodes every commit into one reused outcome (decode_into, with a fault-free shortcut that
+// skips rewriting buffers already in the fault-free state): a sequence of random values, faulty and
+// fault-free, sizes and injection widths changing, must decode exactly as a fresh decode() of each.
+TEST(TryBlockSim, ReusedOutcomeDecodesLikeAFreshOne) {
+  using namespace ftmpi::famp;
+  std::mt19937 rng(7);
+  CommitOutcome reused;
+  for (int step = 0; step < 2000; ++step) {
+    const int n = 1 + static_cast<int>(rng() % 6);
+    const std::size_t inj = (rng() % 3 == 0) ? 0 : 1 + rng() % 9;
+    const CommitLayout l{n, inj};
+    ftmpi::ft::Bits v(l.words(), ~std::uint64_t{0});
+    RankSet failed;
+    const bool clean = rng() % 2 == 0;
+    for (int r = 0; r < n; ++r) {
+      Contribution c;
+      if (!clean && rng() % 3 == 0) c.flags = 1u << (rng() % 7);
+      if (!clean && rng() % 4 == 0) c.declared_failed.push_back(static_cast<int>(rng() % static_cast<unsigned>(n)));
+      c.injection.assign(inj, std::byte{0});
+      if (!clean && inj > 0 && rng() % 4 == 0) c.injection[rng() % inj] = std::byte{0x5a};
+      if (!clean && rng() % 5 == 0) {
+        failed.insert(r);  // did not contribute
+        continue;
+      }
+      const ftmpi::ft::Bits e = encode(l, r, c);
+      for (std::size_t w = 0; w < v.size(); ++w) v[w] &= e[w];
+    }
+    decode_into(reused, l, v, failed);
+    const CommitOutcome fresh = decode(l, v, failed);
+    ASSERT_EQ(reused.cls, fresh.cls) << "step " << step;
+    ASSERT_EQ(reused.try_flag, fresh.try_flag) << "step " << step;
+    ASSERT_EQ(reused.flags, fresh.flags) << "step " << step;
+    ASSERT_EQ(reused.failed, fresh.failed) << "step " << step;
+    ASSERT_EQ(reused.contributed, fresh.contributed) << "step " << step;
+    ASSERT_EQ(reused.raised_code, fresh.raised_code) << "step " << step;
+    ASSERT_EQ(reused.gathered, fresh.gathered) << "step " << step;
+  }
+}

@@ -45,14 +45,19 @@ void decode_into(CommitOutcome& o, const CommitLayout& l, const Bits& value, con
   // injection), so the value is all zeros and nobody failed — the general loop below would find the same.
   if (agreed_failed.empty() && value.size() == l.words() &&
       std::all_of(value.begin(), value.end(), [](std::uint64_t w) { return w == 0; })) {
-    o.contributed.assign(n, true);
-    o.raised_code.assign(n, 0);
-    o.gathered.assign(n * l.inj_bytes, std::byte{0});
+    if (o.clean_size != l.size || o.clean_inj != l.inj_bytes) {
+      o.contributed.assign(n, true);
+      o.raised_code.assign(n, 0);
+      o.gathered.assign(n * l.inj_bytes, std::byte{0});
+      o.clean_size = l.size;
+      o.clean_inj = l.inj_bytes;
+    }
     o.failed.clear();
     o.cls = CommitClass::success;
     o.try_flag = true;
     return;
   }
+  o.clean_size = -1;
   o.contributed.assign(n, false);
   o.raised_code.assign(n, 0);
   o.gathered.assign(n * l.inj_bytes, std::byte{0});

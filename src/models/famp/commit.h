@@ -86,6 +86,10 @@ struct CommitOutcome {
   std::vector<bool> contributed;        // per communicator rank
   std::vector<int> raised_code;         // per rank (0: none or not contributed)
   std::vector<std::byte> gathered;      // n × injection bytes, rank order; zeros for non-contributors
+  // decode_into's bookkeeping: contributed/raised_code/gathered already hold the fault-free outcome of
+  // `clean_size` members × `clean_inj` bytes (a reused outcome is then not rewritten). -1: not known.
+  int clean_size = -1;
+  std::size_t clean_inj = 0;
 };
 
 // The encoding (pure). `size` members, `inj_bytes` bytes of injection per member.
