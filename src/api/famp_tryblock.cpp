@@ -121,7 +121,11 @@ struct TryOp final : p2p::GenericOp {
 namespace {
 constexpr std::size_t kPooledBlocks = 16;  // ended blocks (and handles) kept for reuse
 std::vector<std::unique_ptr<TryBlock>>& spare_blocks() {
-  static std::vector<std::unique_ptr<TryBlock>> v;
+  static std::vector<std::unique_ptr<TryBlock>> v = [] {
+    std::vector<std::unique_ptr<TryBlock>> r;
+    r.reserve(kPooledBlocks);  // end_block (from a destructor) never reallocates
+    return r;
+  }();
   return v;
 }
 struct SpareOps {
