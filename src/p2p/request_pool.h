@@ -25,9 +25,9 @@ class RequestPool {
   // owns memory (the error's message) let it go: a dozen 16-byte moves, where destroying and constructing
   // the object cost a `rep stos` over it and the non-zero defaults stored one by one.
   Request* get() {
-    if (free_.empty()) [[unlikely]] grow();
-    Request* r = free_.back();
-    free_.pop_back();
+    if (free_ == nullptr) [[unlikely]] grow();
+    Request* r = free_;
+    free_ = r->next;
     const std::uint16_t inc = r->incarnation;
     r->error = Status::Ok();  // frees the message of a failed operation's error, if any
     std::memcpy(static_cast<void*>(r), fresh_, sizeof(Request));
@@ -38,7 +38,8 @@ class RequestPool {
   void put(Request* r) {
     r->magic = kMagicFreed;
     r->generic = nullptr;
-    free_.push_back(r);
+    r->next = free_;
+    free_ = r;
   }
 
   // The live request with id `id` (from id_of), or nullptr when `id` is not a live request of this pool
@@ -60,7 +61,7 @@ class RequestPool {
   void grow();  // one more chunk of free requests
   static constexpr std::size_t kChunk = 256;
   std::vector<std::unique_ptr<Request[]>> chunks_;
-  std::vector<Request*> free_;
+  Request* free_ = nullptr;  // free requests, linked through Request::next (a free request is in no queue)
   alignas(Request) std::byte fresh_[sizeof(Request)];  // a default-constructed request, copied by get()
 };
 // get()'s byte copy relies on this: the only member owning memory is the error's message, null in fresh_
