@@ -434,7 +434,7 @@ void Engine::release(Request* r) {
   // The common case (MPI_Wait/Waitall of a send or receive): complete, no staging, not generic, and not the
   // last hold on a communicator freed meanwhile: straight back to the pool.
   if (r->complete && !r->staging_owned && r->generic == nullptr &&
-      !(r->holds_comm && r->comm->counted && r->comm->holds == 1)) [[likely]] {
+      !(r->holds_comm && r->comm != nullptr && r->comm->counted && r->comm->holds == 1)) [[likely]] {
     if (r->holds_comm) (void)comm::comm_unhold(r->comm);  // not the last hold: never leaves it idle
     r->comm = nullptr;
     impl_->pool.put(r);
