@@ -3,7 +3,9 @@
 #
 # usage: bench/run.sh [options] [FTMPI_BUILD_DIR]        (default build dir: <repo>/build/release)
 #   -s SECTIONS   comma list of shm,tcp                  (default: shm,tcp)
-#   -b BENCHES    comma list of pingpong,bandwidth       (default: pingpong,bandwidth)
+#   -b BENCHES    comma list of pingpong,bandwidth,msgrate (default: pingpong,bandwidth; msgrate: windows of 64
+#                 8-byte Isend/Irecv acknowledged per window, messages/s, issue 13 target 2;
+#                 env MSGRATE_SIZE=N for another size)
 #   -i IMPLS      comma list of ftmpi,openmpi,mpich      (default: all three)
 #   -r ROUNDS     rounds; each round runs every implementation once, in rotating order (default: 3)
 #   -m MIN -M MAX message sizes in bytes, suffix k/m allowed (default: 0 / 4m; bandwidth starts at 1)
@@ -105,7 +107,7 @@ for impl in "${want_impls[@]}"; do
   fi
   ok=1
   for b in "${want_benches[@]}"; do
-    case $b in pingpong | bandwidth) ;; *) say "unknown benchmark '$b'"; exit 2 ;; esac
+    case $b in pingpong | bandwidth | msgrate) ;; *) say "unknown benchmark '$b'"; exit 2 ;; esac
     if ! "$compiler" -O2 -o "$work/$b.$impl" "$here/$b.c" >"$work/build.$impl.log" 2>&1; then
       say "${title[$impl]}: building $b failed:"; cat "$work/build.$impl.log" >&2; ok=0
     fi
@@ -131,7 +133,11 @@ for ((r = 0; r < rounds; r++)); do
       for ((k = 0; k < n; k++)); do
         impl=${active[$(((k + r) % n))]}
         out=$work/$s.$b.$impl.$r
-        launch "$impl" "$s" "$work/$b.$impl" "${args[@]}"
+        if [ "$b" = msgrate ]; then  # one size (env MSGRATE_SIZE, default 8 B), timed loop of -T seconds
+          launch "$impl" "$s" "$work/$b.$impl" -m "${MSGRATE_SIZE:-8}" -T "$size_seconds"
+        else
+          launch "$impl" "$s" "$work/$b.$impl" "${args[@]}"
+        fi
         say "round $((r + 1))/$rounds $s $b ${title[$impl]}"
         if ! timeout -k 5 "$run_limit" "${cmd[@]}" >"$out" 2>"$out.err"; then
           say "${title[$impl]} $s $b failed or timed out (${cmd[*]}):"
@@ -147,7 +153,9 @@ done
 # table <section> <bench>: medians per size and implementation from $work/<section>.<bench>.<impl>.<round>
 table() {
   local s=$1 b=$2 unit better ref
-  if [ "$b" = pingpong ]; then unit="one-way latency, us"; better=low; else unit="bandwidth, MB/s"; better=high; fi
+  if [ "$b" = pingpong ]; then unit="one-way latency, us"; better=low
+  elif [ "$b" = msgrate ]; then unit="message rate, messages/s, windows of 64"; better=high
+  else unit="bandwidth, MB/s"; better=high; fi
   if [ "$s" = tcp ]; then ref=openmpi; else ref=peers; fi
   echo
   echo "== $([ "$s" = shm ] && echo "shared memory" || echo "TCP"): $b ($unit; median of $rounds round(s)) =="
@@ -199,4 +207,4 @@ for s in "${want_sections[@]}"; do
   done
 done
 echo
-echo "ratio: latency ftmpi/lowest (<= 1 is as fast or faster); bandwidth ftmpi/highest (>= 1 is as fast or faster)"
+echo "ratio: latency ftmpi/lowest (<= 1 is as fast or faster); bandwidth and message rate ftmpi/highest (>= 1 is as fast or faster)"

@@ -8,6 +8,7 @@
 
 #include "ft/failure_state.h"
 #include "p2p/engine_impl.h"
+#include "util/copy_small.h"
 #include "util/log.h"
 
 namespace ftmpi::p2p {
@@ -430,6 +431,15 @@ std::size_t Engine::posted_count() const { return impl_->matcher.posted_count();
 std::size_t Engine::eager_limit() const { return impl_->eager_limit_default; }
 
 void Engine::release(Request* r) {
+  // The common case (MPI_Wait/Waitall of a send or receive): complete, no staging, not generic, and not the
+  // last hold on a communicator freed meanwhile: straight back to the pool.
+  if (r->complete && !r->staging_owned && r->generic == nullptr &&
+      !(r->holds_comm && r->comm != nullptr && r->comm->counted && r->comm->holds == 1)) [[likely]] {
+    if (r->holds_comm) (void)comm::comm_unhold(r->comm);  // not the last hold: never leaves it idle
+    r->comm = nullptr;
+    impl_->pool.put(r);
+    return;
+  }
   impl_->release(r);
   if (!impl_->idle_comms.empty()) impl_->retire_idle_comms();
 }
@@ -527,6 +537,39 @@ bool Engine::bsend_pending() const {
 void Engine::on_frame(int src, std::span<const std::byte> hdr, std::span<const std::byte> payload) {
   Impl& m = *impl_;
   Envelope env;
+  // The small-message fast path: an eager frame of this epoch, well formed, on a live context, for a posted
+  // receive of contiguous data that it fits, without synchronous mode: the checks below in the same order,
+  // then deliver_eager's work inline. Anything else takes the general path.
+  if (hdr.size() == kEagerHeader) [[likely]] {
+    std::memcpy(&env, hdr.data(), kEagerHeader);
+    if (env.kind == FrameKind::eager && env.epoch == m.job_epoch && !m.stale.stale(env.context, src) &&
+        env.len == payload.size()) [[likely]] {
+      env.rreq = 0;
+      env.addr = 0;
+      Request* r = m.matcher.match_posted(env.context, env.src, env.tag);
+      if (r == nullptr) {
+        Unexpected* u = m.matcher.make_unexpected();
+        u->env = env;
+        u->src_world = src;
+        u->data.assign(payload.begin(), payload.end());
+        m.matcher.add_unexpected(env.context, u);
+        return;
+      }
+      m.pause = !m.draining_all && m.matcher.posted_count() == 0 && (!m.failures || m.failures->epoch() == 0);
+      if ((env.flags & kFlagSync) == 0 && r->type->contiguous && payload.size() <= r->bytes_total &&
+          !r->staging_owned) [[likely]] {
+        r->status.source = env.src;
+        r->status.tag = env.tag;
+        r->peer_world = src;
+        util::copy_small(r->rbuf, payload.data(), payload.size());
+        r->status.bytes = payload.size();
+        m.complete(r);
+        return;
+      }
+      m.deliver_eager(r, env, src, payload);
+      return;
+    }
+  }
   if (!decode(hdr, &env)) {
     log::warn("dropping malformed frame from rank %d (header of %zu bytes)", src, hdr.size());
     return;

@@ -9,7 +9,8 @@ void RequestPool::grow() {
   Request* base = chunks_.back().get();
   for (std::size_t i = kChunk; i-- > 0;) {
     base[i].magic = kMagicFreed;
-    free_.push_back(&base[i]);
+    base[i].next = free_;
+    free_ = &base[i];
   }
 }
 
@@ -29,7 +30,7 @@ Request* RequestPool::lookup(std::uint64_t id) const {
 void RequestPool::invalidate_all() {
   for (const auto& c : chunks_)
     for (std::size_t i = 0; i < kChunk; ++i) c[i].magic = kMagicRolledBack;
-  free_.clear();
+  free_ = nullptr;
 }
 
 }  // namespace ftmpi::p2p

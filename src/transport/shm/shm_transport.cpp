@@ -95,18 +95,21 @@ class ShmTransportImpl final : public ShmTransport {
     std::erase_if(inbound_, [peer](const Inbound& in) { return in.src == peer; });
     next_ = 0;
     links_[static_cast<std::size_t>(peer)].out = RingProducer();
+    links_[static_cast<std::size_t>(peer)].reserved = false;  // try_send's fast path needs an attached ring
   }
   void wake_self() override {
     wake_pending_.store(true, std::memory_order_seq_cst);
     shm::ring_doorbell(header_of(own_));
   }
 
+  // The hot path (every eager send) calls nothing but the cold helpers, so it needs no stack frame: the first
+  // frame to a peer (ring pages reserved), an unattached peer, oversized frames, a payload above 16 bytes
+  // and a sleeping receiver are taken out of line.
   bool try_send(int peer, std::span<const std::byte> hdr, std::span<const std::byte> payload) override {
     if (static_cast<unsigned>(peer) >= static_cast<unsigned>(size_)) [[unlikely]] return false;
     Link& l = links_[static_cast<std::size_t>(peer)];
-    if (!l.out.attached() || hdr.size() > kMaxHeader || payload.size() > max_payload_) [[unlikely]] return false;
-    if (!l.reserved) [[unlikely]]
-      reserve_ring(peer, l);
+    if (!l.reserved || hdr.size() > kMaxHeader || payload.size() > 16) [[unlikely]]
+      return try_send_slow(peer, l, hdr, payload);
     if (!l.out.try_push(hdr, payload)) return false;
     shm::ring_doorbell_if_sleeping(*l.peer_header);
     return true;
@@ -190,6 +193,14 @@ class ShmTransportImpl final : public ShmTransport {
     bool reported = false;  // on_peer_lost() was called for a broken ring
   };
 
+  [[gnu::noinline]] bool try_send_slow(int peer, Link& l, std::span<const std::byte> hdr,
+                                       std::span<const std::byte> payload) {
+    if (!l.out.attached() || hdr.size() > kMaxHeader || payload.size() > max_payload_) return false;
+    if (!l.reserved) reserve_ring(peer, l);
+    if (!l.out.try_push(hdr, payload)) return false;
+    shm::ring_doorbell_if_sleeping(*l.peer_header);
+    return true;
+  }
   Status map_peer(int peer, Link& link);
   void reserve_ring(int peer, Link& link);
   void probe_remote_read();
