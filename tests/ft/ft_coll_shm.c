@@ -86,7 +86,8 @@ int main(int argc, char **argv) {
 repair:;
   double t_fail = ft_now() - t0;
 
-  MPIX_Comm_revoke(MPI_COMM_WORLD);
+  /* leave: no revoke, as in launcher ft_start (a revoke would end the others' Barrier whatever it waits for) */
+  if (strcmp(mode, "leave") != 0) MPIX_Comm_revoke(MPI_COMM_WORLD);
   MPI_Comm small;
   CHECK_MPI(MPIX_Comm_shrink(MPI_COMM_WORLD, &small));
   CHECK_MPI(MPI_Comm_set_errhandler(small, MPI_ERRORS_RETURN));
