@@ -1,15 +1,16 @@
-/* coll.c — latency of MPI_Allreduce, MPI_Bcast, MPI_Alltoall and MPI_Barrier over MPI_COMM_WORLD.
+/* coll.c — latency of MPI_Allreduce, MPI_Bcast, MPI_Alltoall, MPI_Barrier and MPI_Reduce over MPI_COMM_WORLD.
  * Standard MPI and C11/POSIX only, so the same source builds with ftmpi's, Open MPI's and MPICH's mpicc
  * (see bench/coll_run.sh).
  *
  * usage: coll [-c LIST] [-m MIN] [-M MAX] [-x FACTOR] [-i ITERS] [-w WARMUP] [-T SECONDS]
- *   -c   comma list of allreduce,bcast,alltoall,barrier (default: all four)
+ *   -c   comma list of allreduce,bcast,alltoall,barrier,reduce (default: the first four)
  *   sizes MIN, MIN*FACTOR, MIN*FACTOR^2, ... up to MAX, and MAX itself (k/m suffixes; default 8 .. 1m,
  *   factor 2; a larger factor keeps slow oversubscribed runs short):
  *     allreduce  bytes of the vector (MPI_DOUBLE, MPI_SUM; size/8 elements, at least 1)
  *     bcast      bytes broadcast from rank 0 (MPI_BYTE)
  *     alltoall   bytes per block, i.e. sent to each rank (MPI_BYTE); buffers are size * nranks
  *     barrier    one line, size 0
+ *     reduce     as allreduce, to root 0
  *   After WARMUP untimed calls (default 2), a timed probe (1 call, then 10 more if that one was short; the
  *   slowest rank counts) picks iterations so that the timed loop takes about SECONDS (default 0.05), between
  *   3 and 10000; -i fixes the count instead.
@@ -24,8 +25,8 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { kAllreduce, kBcast, kAlltoall, kBarrier, kCount };
-static const char *const kNames[kCount] = {"allreduce", "bcast", "alltoall", "barrier"};
+enum { kAllreduce, kBcast, kAlltoall, kBarrier, kReduce, kCount };
+static const char *const kNames[kCount] = {"allreduce", "bcast", "alltoall", "barrier", "reduce"};
 
 typedef struct {
   int want[kCount];
@@ -102,6 +103,11 @@ static void run_once(int c, long size, const buffers *b) {
       break;
     }
     case kBcast: MPI_Bcast(b->send, (int)size, MPI_BYTE, 0, MPI_COMM_WORLD); break;
+    case kReduce: {
+      int n = size / 8 > 0 ? (int)(size / 8) : 1;
+      MPI_Reduce(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+      break;
+    }
     case kAlltoall: MPI_Alltoall(b->send, (int)size, MPI_BYTE, b->recv, (int)size, MPI_BYTE, MPI_COMM_WORLD); break;
     default: MPI_Barrier(MPI_COMM_WORLD); break;
   }

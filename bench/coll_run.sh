@@ -3,7 +3,7 @@
 #
 # usage: bench/coll_run.sh [options] [FTMPI_BUILD_DIR]   (default build dir: <repo>/build/release)
 #   -n RANKS      comma list of rank counts                (default: 2,4,8)
-#   -c COLLS      comma list of allreduce,bcast,alltoall,barrier (default: all four)
+#   -c COLLS      comma list of allreduce,bcast,alltoall,barrier,reduce (default: the first four)
 #   -i IMPLS      comma list of ftmpi,openmpi,mpich        (default: all three); ftmpi-p2p adds a column:
 #                 ftmpi with FTMPI_COLL_SHM=0 (point-to-point algorithms only: the shared-memory collective
 #                 area off), for before/after in one run; it is not a peer in the ratio
@@ -109,7 +109,7 @@ for n in "${want_ranks[@]}"; do
 done
 IFS=, read -r -a want_colls <<<"$colls"
 for c in "${want_colls[@]}"; do
-  case $c in allreduce | bcast | alltoall | barrier) ;; *) say "unknown collective '$c'"; exit 2 ;; esac
+  case $c in allreduce | bcast | alltoall | barrier | reduce) ;; *) say "unknown collective '$c'"; exit 2 ;; esac
 done
 active=()
 for impl in "${want_impls[@]}"; do
@@ -165,6 +165,7 @@ table() {
     bcast) what="bytes from rank 0" ;;
     alltoall) what="size = bytes per block" ;;
     barrier) what="" ;;
+    reduce) what="MPI_SUM on doubles to rank 0, size = vector bytes" ;;
   esac
   echo
   echo "== $c, $n ranks$([ "$n" -le "$cores" ] && echo ", bound" || echo ", oversubscribed")${what:+ ($what)}: us per call, median of $rounds =="

@@ -115,12 +115,12 @@ Status Schedule::post(p2p::Engine& engine, const Step& s) {
   if (s.kind == Step::Kind::send) {
     p2p::SendArgs a{s.sbuf, s.count, s.type, s.peer, tag_, comm_};
     a.coll = true;
-    a.precise = true;
+    a.precise = precise_;
     FTMPI_TRY(engine.isend(a, &r));
   } else {
     p2p::RecvArgs a{s.rbuf, s.count, s.type, s.peer, tag_, comm_};
     a.coll = true;
-    a.precise = true;
+    a.precise = precise_;
     FTMPI_TRY(engine.irecv(a, &r));
   }
   outstanding_.push_back(r);

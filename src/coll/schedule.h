@@ -107,6 +107,14 @@ class Schedule {
   // collective running on the intercommunicator's hidden local_comm). Call before the first advance().
   void interrupt_on_revoke(const ftmpi_comm_s* parent) { parent_ = parent; }
 
+  // The blanket failure rule for every step (p2p/engine.h, "Collective failures"): a step fails as soon as
+  // any member of the communicator is known to have failed, not only when its own peer has. For a hidden
+  // collective that a user's collective runs before its own work (the shm area set-up, coll/shm_area.cpp):
+  // its pattern (a Bcast from rank 0) does not depend on every member, whereas the user's collective does,
+  // so with precise steps a member could wait for a live peer that left after a failure. Call before the
+  // first step is posted.
+  void blanket_failures() { precise_ = false; }
+
   // ---- execution ----
   // Immediate mode, for a blocking collective whose builder does all its build-time work (copies into
   // user or scratch buffers) before its first send/recv: call before building. Every send and receive is
@@ -172,6 +180,7 @@ class Schedule {
   bool done_ = false;
   bool started_ = false;  // the first step was posted (post() checks the communicator's failures once)
   bool failed_at_start_ = false;  // a member was known failed at the start: so will every later collective
+  bool precise_ = true;           // blanket_failures() clears it
   Status status_;
 };
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "coll/builders.h"
-#include "coll/mask_allreduce.h"
+#include "coll/allreduce_schedule.h"
 #include "coll/schedule.h"
 #include "mpi.h"
 #include "runtime/runtime.h"
@@ -22,14 +22,14 @@ using transport::shm::SegmentHeader;
 
 namespace {
 
-bool shm_collectives_enabled() {
+// The job-wide part of the decision, the same at every member (mpiexec gives every rank the same
+// environment and FT model): on unless FTMPI_COLL_SHM=0, and not under Reinit (see shm_area_for).
+bool shm_collectives_enabled(Runtime& rt) {
   static const bool on = [] {
-    // Opt-in (FTMPI_COLL_SHM=1) until a rare hang is understood: a Barrier loop next to a rank SIGSTOPped
-    // and then declared hung (tests/launcher ft_early_stop) once left a survivor waiting in the area.
     const char* v = std::getenv("FTMPI_COLL_SHM");
-    return v != nullptr && std::strcmp(v, "1") == 0;
+    return v == nullptr || std::strcmp(v, "0") != 0;
   }();
-  return on;
+  return on && rt.reinit() == nullptr;
 }
 
 // The shm transport when it carries every member's traffic (nullptr otherwise), and their doorbells.
@@ -71,11 +71,13 @@ Result<ShmArea*> set_up(Runtime& rt, ftmpi_comm_s* comm, transport::ShmTransport
     }
   }
   // Both point-to-point steps run at every member whatever the first gave (a member that skipped the second
-  // would leave the others waiting for its messages there).
+  // would leave the others waiting for its messages there). Both with the blanket failure rule (shm_area.h,
+  // "Failures"): a member must not wait here for a live peer that has left the collective sequence.
   Status sent;
   {
     Schedule s(comm, &rt.scratch());
     s.run_immediately(rt);
+    s.blanket_failures();
     build_bcast(s, name, sizeof name, &ftmpi_dt_byte, 0);
     sent = run(rt, s);
   }
@@ -85,7 +87,15 @@ Result<ShmArea*> set_up(Runtime& rt, ftmpi_comm_s* comm, transport::ShmTransport
     auto opened = transport::shm::Segment::open(name, bytes);
     if (opened.ok()) seg = std::move(*opened); else ok = 0;
   }
-  Status agreed = allreduce_band(rt, comm, std::span<std::uint64_t>(&ok, 1));
+  Status agreed;
+  {
+    Schedule s(comm, &rt.scratch());
+    s.blanket_failures();
+    build_allreduce_into(s, &ok, sizeof ok, &ftmpi_dt_byte, true, [](const void* in, void* inout) {
+      *static_cast<std::uint64_t*>(inout) &= *static_cast<const std::uint64_t*>(in);
+    });
+    agreed = run(rt, s);
+  }
   if (comm->rank == 0) seg.unlink_name();  // everybody has mapped it (or gave up): the name goes
   Status st = !sent.ok() ? sent : agreed;
   if (!st.ok()) {
@@ -119,7 +129,7 @@ Result<ShmArea*> shm_area_for(Runtime& rt, ftmpi_comm_s* comm) {
   // ones, so "one shm transport carries every member" would be decided differently at different members
   // (a restarted rank would wait in the area while the survivors use point-to-point). The decision must be
   // the same everywhere, and --with-ft reinit is a job-wide setting.
-  if (!shm_collectives_enabled() || rt.reinit() != nullptr || comm->is_inter() || comm->size < 2 ||
+  if (!shm_collectives_enabled(rt) || comm->is_inter() || comm->size < 2 ||
       comm->size > kShmMaxRanks || (shm = all_on_this_host(rt, comm, headers)) == nullptr) {
     comm->shm_state = 2;
     return static_cast<ShmArea*>(nullptr);

@@ -40,6 +40,14 @@
 // only once its cause is known here (MPIX_Comm_failure_ack right after it sees the failure). A member
 // stopped (SIGSTOP) is the detector's business like any hung peer: the others wait until it is declared
 // failed or the communicator is revoked.
+// The set-up's point-to-point Bcast and Allreduce follow the same blanket rule (Schedule::blanket_failures),
+// not the precise one of the point-to-point collectives. Found with launcher ft_early_stop (3 ranks, rank 1
+// SIGSTOPped in a Barrier loop, 1 run in ~60 under load): the 2nd Barrier (point-to-point, precise) failed at
+// rank 0, which needed rank 1's message, and succeeded at rank 2, which did not; rank 0 left the loop, rank 2
+// entered the 3rd Barrier, i.e. the set-up, and waited in its Bcast for the name from rank 0 — alive, so a
+// precise receive never failed, although rank 1's failure was known there. A Barrier must fail when a member
+// is dead; the hidden Bcast from rank 0 did not depend on rank 1. With the blanket rule the wait ends with
+// MPI_ERR_PROC_FAILED once rank 1's failure is known, as the area's own waits do.
 //
 // Why kSlots = 32: with 8 ranks on 2 cores (oversubscribed) a window of 8 made a Bcast loop ~8x slower than
 // the point-to-point tree, whose rings buffer 64 messages: every reader must run once per window.

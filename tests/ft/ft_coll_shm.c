@@ -4,6 +4,11 @@
  *  - kill:   rank `victim` kills itself (SIGKILL) at a pseudo-random iteration (100-400) of the loop.
  *  - stop:   mpiexec stops rank `victim` (--inject ...,signal=STOP); the heartbeat detector declares it hung.
  *  - revoke: rank `victim` revokes MPI_COMM_WORLD at a pseudo-random iteration and leaves the loop.
+ *  - leave:  (3+ ranks) two Barriers, then rank `victim` dies (SIGKILL); rank 0 waits until a receive from it
+ *            fails and leaves the collective sequence (as a rank whose collective failed does), every other
+ *            survivor calls a third Barrier — in ftmpi the one that sets the area up — which must fail with
+ *            MPI_ERR_PROC_FAILED (a member is dead), not wait for rank 0 (the hang found with
+ *            launcher.ft_early_stop, coll/shm_area.h "Failures").
  * PASS: every survivor leaves the loop with MPI_ERR_PROC_FAILED or MPI_ERR_REVOKED (REVOKED for `revoke`)
  * within 20 s, every result computed before is right, and after revoke + shrink the survivors run 2000
  * more iterations of the loop on the shrunk communicator with the right results. Nothing hangs. */
@@ -42,6 +47,23 @@ int main(int argc, char **argv) {
 
   double t0 = ft_now();
   int rc = MPI_SUCCESS, i = 0;
+  if (strcmp(mode, "leave") == 0) {
+    CHECK(size >= 3 && victim != 0, "leave: 3+ ranks and a victim other than 0");
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == victim) ft_die();
+    if (rank == 0) {
+      int x = 0;
+      rc = MPI_Recv(&x, 1, MPI_INT, victim, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      CHECK(check_class_of(rc) == MPI_ERR_PROC_FAILED, "leave: receive from the dead rank gave %s", ft_class_name(rc));
+    } else {
+      rc = MPI_Barrier(MPI_COMM_WORLD);
+      CHECK(check_class_of(rc) == MPI_ERR_PROC_FAILED, "leave: Barrier with a dead member gave %s", ft_class_name(rc));
+    }
+    CHECK(ft_now() - t0 < 20.0, "leave: the failure took %.1f s", ft_now() - t0);
+    i = 2;
+    goto repair;
+  }
   for (;; i++) {
     if (rank == victim && i == at) {
       if (strcmp(mode, "kill") == 0) ft_die();
@@ -61,9 +83,11 @@ int main(int argc, char **argv) {
   else
     CHECK(check_class_of(rc) == MPI_ERR_PROC_FAILED || check_class_of(rc) == MPI_ERR_REVOKED,
           "iteration %d: %s", i, ft_class_name(rc));
+repair:;
   double t_fail = ft_now() - t0;
 
-  MPIX_Comm_revoke(MPI_COMM_WORLD);
+  /* leave: no revoke, as in launcher ft_start (a revoke would end the others' Barrier whatever it waits for) */
+  if (strcmp(mode, "leave") != 0) MPIX_Comm_revoke(MPI_COMM_WORLD);
   MPI_Comm small;
   CHECK_MPI(MPIX_Comm_shrink(MPI_COMM_WORLD, &small));
   CHECK_MPI(MPI_Comm_set_errhandler(small, MPI_ERRORS_RETURN));
