@@ -38,7 +38,7 @@ trap cleanup EXIT
 IFS=, read -r h1 h2 h3 <<<"$NETNS_HOSTS"
 export FTMPI_FT=ulfm FTMPI_DETECTOR_PERIOD_MS=100 FTMPI_DETECTOR_TIMEOUT_MS=1000 HOSTS_MPI_EXIT=
 [ "$case" = samehost ] && HOSTS_MPI_EXIT=2:1.5
-secs=6 np=6 last=2
+secs=10 np=6 last=2
 # alone: 5 ranks, 2 + 2 + 1: rank 4 is alone on host 3.
 [ "$case" = alone ] && np=5 last=1
 if [ "$launcher" = hydra ]; then
@@ -103,7 +103,7 @@ stop)
   victim=$(ranks_on "$h2" | head -1 || true)
   [ -n "$victim" ] || fail "no rank found on $h2"
   t0=$(now_ms)
-  kill -STOP "$victim"
+  kill -STOP "$victim" || fail "the rank to stop ($victim) is gone already"
   wait_for "suspected by the rank-level detector" 1 10 || { echo "FAIL: no suspicion within 10 s"; kill -CONT "$victim"; }
   t1=$(now_ms)
   echo "detection: $((t1 - t0)) ms after SIGSTOP (detector timeout 1000 ms, period 100 ms)"
@@ -131,7 +131,7 @@ alone)
   guard_on_h3() { local p; for p in $(ip netns pids "$h3" 2>/dev/null); do [ "$(cat /proc/$p/comm 2>/dev/null)" = ftmpi-guard ] && echo "$p"; done; return 0; }
   [ -n "$(guard_on_h3)" ] || fail "no guardian process next to the rank alone on $h3"
   t0=$(now_ms)
-  kill -STOP "$victim"
+  kill -STOP "$victim" || fail "the rank to stop ($victim) is gone already"
   wait_for "suspected by the rank-level detector" 1 10 || fail "no suspicion within 10 s"
   t1=$(now_ms)
   echo "detection: $((t1 - t0)) ms after SIGSTOP (detector timeout 1000 ms, period 100 ms)"
