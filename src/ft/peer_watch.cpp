@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
@@ -22,6 +23,8 @@
 #include <vector>
 
 #include "boot/process_mapping.h"
+#include "ft/detector_datagram.h"
+#include "ft/rank_guardian.h"
 #include "ft/ring_detector.h"
 #include "transport/tcp/tcp_interfaces.h"
 #include "transport/tcp/tcp_transport.h"
@@ -30,19 +33,8 @@
 namespace ftmpi::ft {
 namespace {
 
-constexpr std::uint32_t kMagic = 0x46545244;  // "FTRD"
-
-// One datagram: {u32 magic, u32 job tag, u8 kind, u8 pad[3], i32 from, i32 about}. Host byte order (one
-// architecture per job, as the TCP wire).
-struct Datagram {
-  std::uint32_t magic;
-  std::uint32_t tag;
-  std::uint8_t kind;
-  std::uint8_t pad[3];
-  std::int32_t from;
-  std::int32_t about;
-};
-static_assert(sizeof(Datagram) == 20);
+using Datagram = DetectorDatagram;
+constexpr std::uint32_t kMagic = kDetectorMagic;
 
 double mono_ms() {
   timespec ts;
@@ -88,6 +80,20 @@ std::string start_time(long pid) {
   return s;
 }
 
+// State T or t in /proc/<pid>/stat: stopped by a signal, or by a tracer.
+bool process_stopped(long pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+  FILE* f = std::fopen(path, "r");
+  if (!f) return false;
+  char buf[512];
+  size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  buf[n] = '\0';
+  const char* p = std::strrchr(buf, ')');
+  return p && p[1] == ' ' && (p[2] == 'T' || p[2] == 't');
+}
+
 int pidfd_open(long pid) { return static_cast<int>(syscall(SYS_pidfd_open, pid, 0)); }
 
 std::uint32_t fnv1a(std::string_view s) {
@@ -98,7 +104,9 @@ std::uint32_t fnv1a(std::string_view s) {
 
 class PeerWatchImpl final : public PeerWatch {
  public:
-  PeerWatchImpl(int fd, int me, int n) : fd_(fd), me_(me), n_(n), pidfd_(static_cast<size_t>(n), -1) {}
+  PeerWatchImpl(int fd, int me, int n, std::unique_ptr<RankGuardian> guardian)
+      : fd_(fd), me_(me), n_(n), pidfd_(static_cast<size_t>(n), -1), pid_(static_cast<size_t>(n), 0),
+        guard_port_(static_cast<size_t>(n), 0), guardian_(std::move(guardian)) {}
   ~PeerWatchImpl() override {
     stop();
     for (int p : pidfd_)
@@ -115,15 +123,25 @@ class PeerWatchImpl final : public PeerWatch {
     thread_.join();
     ::close(stop_pipe_[0]);
     ::close(stop_pipe_[1]);
-    // A suspect of this host may be stopped (SIGSTOP): it runs nothing, and the launcher (Hydra, srun)
+    if (guardian_) guardian_->stop();
+    // A failed rank of this host may be stopped (SIGSTOP): it runs nothing, and the launcher (Hydra, srun)
     // would wait for it forever. Now that this rank is done, it is made to run again: SIGCONT through its
     // pidfd (a stopped process acts on no other signal but SIGKILL, and a death by a signal would make
     // Hydra kill the rest of the host). It then reads its fence notice and ends itself with _exit(1). Not
     // at the suspicion: a suspect that runs again before every rank here has fenced it could still reach
-    // them through shared memory. A suspect alone on its host has no such helper (docs/hosts.md).
-    for (int r : suspects_here_)
-      if (syscall(SYS_pidfd_send_signal, pidfd_[static_cast<size_t>(r)], SIGCONT, nullptr, 0) == 0)
+    // them through shared memory. Every same-host rank this one counts as failed, however it learned it:
+    // a host-mate often learns the suspicion from the flood, a revoke or the agreement before its own
+    // detector's copy arrives (seen under load: the stopped rank was then left stopped). A rank alone on
+    // its host has its guardian instead (ft/rank_guardian.h).
+    for (int r = 0; r < n_; ++r) {
+      const int pfd = pidfd_[static_cast<size_t>(r)];
+      if (pfd < 0 || !failures_ || !failures_->failed(r)) continue;
+      pollfd ended{pfd, POLLIN, 0};
+      if (::poll(&ended, 1, 0) > 0) continue;  // already gone
+      const bool stopped = process_stopped(pid_[static_cast<size_t>(r)]);
+      if (syscall(SYS_pidfd_send_signal, pfd, SIGCONT, nullptr, 0) == 0 && stopped)
         log::warn("rank %d: continued rank %d (same host, fenced) so that it ends itself", me_, r);
+    }
   }
 
  private:
@@ -140,7 +158,9 @@ class PeerWatchImpl final : public PeerWatch {
   std::unique_ptr<RingDetector> det_;
   std::vector<sockaddr_in> addr_;  // per rank (sin_family 0: none)
   std::vector<int> pidfd_;         // per rank on this host (-1 elsewhere, or not verifiable)
-  std::vector<int> suspects_here_;  // suspected ranks with a pidfd (continued in stop())
+  std::vector<long> pid_;          // per rank on this host with a pidfd
+  std::vector<std::uint16_t> guard_port_;  // per rank alone on its host: its guardian's port (same address)
+  std::unique_ptr<RankGuardian> guardian_;  // this rank's, when alone on its host
   FailureState* failures_ = nullptr;
   std::uint64_t seen_epoch_ = ~std::uint64_t{0};
   std::function<void()> wake_;
@@ -155,6 +175,12 @@ void PeerWatchImpl::send(int dest, DetectorMsg kind, int about) {
   const sockaddr_in& a = addr_[static_cast<size_t>(dest)];
   // Best effort: a full socket buffer or an unreachable host loses a datagram, as a cut link would.
   (void)::sendto(fd_, &d, sizeof d, MSG_DONTWAIT | MSG_NOSIGNAL, reinterpret_cast<const sockaddr*>(&a), sizeof a);
+  // A fence goes to the rank's guardian too (ft/rank_guardian.h): the rank may be stopped.
+  if (kind == DetectorMsg::fence && guard_port_[static_cast<size_t>(dest)] != 0) {
+    sockaddr_in g = a;
+    g.sin_port = htons(guard_port_[static_cast<size_t>(dest)]);
+    (void)::sendto(fd_, &d, sizeof d, MSG_DONTWAIT | MSG_NOSIGNAL, reinterpret_cast<const sockaddr*>(&g), sizeof g);
+  }
 }
 
 void PeerWatchImpl::end_rank(const char* why) {
@@ -164,6 +190,7 @@ void PeerWatchImpl::end_rank(const char* why) {
   if (len < 0) len = 0;
   ssize_t w = ::write(2, line, std::min(static_cast<size_t>(len), sizeof line - 1));
   (void)w;
+  if (guardian_) guardian_->stop();
   _exit(1);
 }
 
@@ -178,7 +205,7 @@ void PeerWatchImpl::act(DetectorActions& a) {
     if (failures_->mark_failed({r, Cause::hung, 0, real_s()})) {
       log::warn("rank %d: rank %d suspected by the rank-level detector (silent beyond the timeout); counted as "
                 "failed and fenced", me_, r);
-      if (r >= 0 && r < n_ && pidfd_[static_cast<size_t>(r)] >= 0) suspects_here_.push_back(r);
+      if (guardian_) guardian_->mark_out(r);
       woke = true;
     }
   if (a.fenced) end_rank("a live rank declared this rank failed (silent beyond the detector timeout)");
@@ -201,6 +228,7 @@ bool PeerWatchImpl::drain_socket(double now, DetectorActions& a) {
     if (got != sizeof d || d.magic != kMagic || d.tag != tag_ || d.from < 0 || d.from >= n_ || d.kind < 1 || d.kind > 4)
       continue;  // not ours (another job, garbage): ignored
     det_->on_message(d.from, static_cast<DetectorMsg>(d.kind), d.about, now, a);
+    if (guardian_ && (det_->failed(d.from) || det_->departed(d.from))) guardian_->mark_out(d.from);
     act(a);
   }
 }
@@ -212,6 +240,7 @@ void PeerWatchImpl::sync_failures(double now, DetectorActions& a) {
   seen_epoch_ = e;
   for (int r = 0; r < n_; ++r)
     if (r != me_ && failures_->failed(r) && !det_->failed(r)) {
+      if (guardian_) guardian_->mark_out(r);
       det_->on_failed(r, now, a);
       act(a);
     }
@@ -263,6 +292,7 @@ void PeerWatchImpl::run() {
         log::warn("rank %d: rank %d (same host) ended without MPI_Finalize: counted as failed", me_, r);
         wake_();
       }
+      if (guardian_) guardian_->mark_out(r);
       det_->on_failed(r, now, a);
       act(a);
     }
@@ -289,8 +319,16 @@ Status PeerWatchImpl::start(boot::Bootstrap& boot, FailureState& failures, std::
     if (r == me_ || failures.failed(r)) continue;
     const bool here = node[static_cast<size_t>(r)] == node[static_cast<size_t>(me_)];
     auto card = boot.get("hb." + std::to_string(r));
+    std::string text = card.ok() ? card.value() : std::string();
+    // "CARD" or "CARD|gPORT" (a rank alone on its host: its guardian's port, same addresses). Not ';' or
+    // '=': PMI-2 values cannot hold them.
+    if (size_t semi = text.find("|g"); semi != std::string::npos) {
+      long gp = std::strtol(text.c_str() + semi + 2, nullptr, 10);
+      if (gp > 0 && gp < 65536) guard_port_[static_cast<size_t>(r)] = static_cast<std::uint16_t>(gp);
+      text.resize(semi);
+    }
     if (card.ok())
-      if (auto eps = transport::tcp::parse_card(card.value()); eps.ok()) {
+      if (auto eps = transport::tcp::parse_card(text); eps.ok()) {
         auto order = transport::tcp::order_for_peer(eps.value(), here, mine_sel, mine_all);
         for (const auto& ep : order)
           if (ep.addr.ss_family == AF_INET) {
@@ -314,6 +352,7 @@ Status PeerWatchImpl::start(boot::Bootstrap& boot, FailureState& failures, std::
       pfd = -1;
     }
     pidfd_[static_cast<size_t>(r)] = pfd;
+    pid_[static_cast<size_t>(r)] = p;
     log::debug("rank-level detector: rank %d is on this host (pid %ld): %s", r, p,
                pfd >= 0 ? "watched through a pidfd" : "no pidfd (other pid namespace, or gone)");
   }
@@ -333,6 +372,15 @@ Status PeerWatchImpl::start(boot::Bootstrap& boot, FailureState& failures, std::
   cfg.observers = static_cast<int>(env_long("FTMPI_DETECTOR_OBSERVERS", 2, 1, 64));
   cfg.quorum = env_long("FTMPI_DETECTOR_QUORUM", 1, 0, 1) != 0;
   det_ = std::make_unique<RingDetector>(cfg, mono_ms());
+  if (guardian_) {
+    for (int r = 0; r < n_; ++r)
+      if (r != me_ && failures.failed(r)) guardian_->mark_out(r);
+    if (Status gs = guardian_->start(tag_, me_, n_, cfg.timeout_ms); !gs.ok()) {
+      log::warn("rank %d: rank-level detector: no guardian (%s); if this rank is stopped and declared failed, the "
+                "launcher waits for it", me_, gs.message().c_str());
+      guardian_.reset();
+    }
+  }
   if (pipe2(stop_pipe_, O_CLOEXEC) != 0) return Status(Errc::other, std::string("detector: pipe: ") + std::strerror(errno));
   thread_ = std::thread([this] { run(); });
   log::debug("rank-level detector: period %.0f ms, timeout %.0f ms, k=%d, quorum %s", cfg.period_ms, cfg.timeout_ms,
@@ -370,8 +418,27 @@ Result<std::unique_ptr<PeerWatch>> prepare_peer_watch(boot::Bootstrap& boot) {
     eps.push_back(e);
   }
   const int me = boot.rank();
+  // Alone on its host (what the launcher says; no mapping: every rank is its own host): a guardian
+  // (ft/rank_guardian.h) ends this rank if it is declared failed while stopped. FTMPI_DETECTOR_GUARDIAN=0: none.
+  std::unique_ptr<RankGuardian> guardian;
+  const char* g = std::getenv("FTMPI_DETECTOR_GUARDIAN");
+  if (!eps.empty() && !(g && std::strcmp(g, "0") == 0)) {
+    std::vector<int> node(static_cast<size_t>(boot.size()));
+    for (int r = 0; r < boot.size(); ++r) node[static_cast<size_t>(r)] = r;
+    if (auto text = boot.job_attribute("PMI_process_mapping"))
+      if (auto m = boot::parse_process_mapping(*text, boot.size()); m.ok()) node = m.value();
+    if (std::count(node.begin(), node.end(), node[static_cast<size_t>(me)]) == 1) {
+      auto made = RankGuardian::create();
+      if (made.ok())
+        guardian = std::move(made.value());
+      else
+        log::warn("rank %d: rank-level detector: %s", me, made.status().message().c_str());
+    }
+  }
   if (!eps.empty()) {
-    Status st = boot.put("hb." + std::to_string(me), transport::tcp::format_card(eps));
+    std::string card = transport::tcp::format_card(eps);
+    if (guardian) card += "|g" + std::to_string(guardian->port());
+    Status st = boot.put("hb." + std::to_string(me), card);
     if (!st.ok()) {
       ::close(fd);
       return st;
@@ -383,7 +450,7 @@ Result<std::unique_ptr<PeerWatch>> prepare_peer_watch(boot::Bootstrap& boot) {
     ::close(fd);
     return st;
   }
-  return std::unique_ptr<PeerWatch>(std::make_unique<PeerWatchImpl>(fd, me, boot.size()));
+  return std::unique_ptr<PeerWatch>(std::make_unique<PeerWatchImpl>(fd, me, boot.size(), std::move(guardian)));
 }
 
 }  // namespace ftmpi::ft

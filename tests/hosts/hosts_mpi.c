@@ -5,7 +5,8 @@
  *   hosts_mpi ft SECS  FT: for SECS seconds, a ring exchange and an Allreduce per step on a communicator
  *                      with errors returned; on a failure: revoke, shrink, go on. At the end every survivor
  *                      checks an Allreduce over the final communicator and prints
- *                      "rank R survivor: N of SIZE ranks left"; exit 0. */
+ *                      "rank R survivor: N of SIZE ranks left"; exit 0. Before the loop, after a Barrier:
+ *                      "rank R looping". */
 #define _GNU_SOURCE
 #include <mpi.h>
 #ifdef FTMPI
@@ -54,6 +55,8 @@ static int ft(int rank, int size, double secs) {
   MPI_Comm c;
   MPI_Comm_dup(MPI_COMM_WORLD, &c);
   MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+  /* Every rank is past MPI_Init and connected: tests act on the processes only after the 6 lines. */
+  if (MPI_Barrier(c) == MPI_SUCCESS) printf("rank %d looping\n", rank);
   double end = MPI_Wtime() + secs;
   int shrinks = 0;
   /* HOSTS_MPI_EXIT=R:S: world rank R ends (exit 3, no MPI_Finalize) S seconds into the loop — a death that is

@@ -13,10 +13,13 @@
 #             too (pidfd); 5 survivors finish.
 #   cut       host 3 loses its link (silence, no EOF): ranks 0-3 (the majority) go on and finish with 4;
 #             ranks 4 and 5 find they have no majority and end themselves before the link comes back.
+#   alone     5 ranks (2 + 2 + 1): the rank alone on host 3 is SIGSTOPped; the survivors see it failed within
+#             the detector timeout, shrink to 4 and finish; its guardian (ft/rank_guardian.h) kills it once
+#             fenced (no host-mate to continue it), so the job ends with no outside help and nothing is left.
 # Prints the detection time of the stop case (SIGSTOP → first survivor's suspicion line, output forwarding
 # included). Detector: period 100 ms, timeout 1000 ms.
 set -euo pipefail
-launcher=${1:?hydra|slurm} case=${2:?stop|samehost|cut} prog=${3:?program}
+launcher=${1:?hydra|slurm} case=${2:?stop|alone|samehost|cut} prog=${3:?program}
 here="$(cd "$(dirname "$0")" && pwd)"
 "$here/netns.sh" check || exit $?
 if [ "$launcher" = hydra ]; then
@@ -35,17 +38,19 @@ trap cleanup EXIT
 IFS=, read -r h1 h2 h3 <<<"$NETNS_HOSTS"
 export FTMPI_FT=ulfm FTMPI_DETECTOR_PERIOD_MS=100 FTMPI_DETECTOR_TIMEOUT_MS=1000 HOSTS_MPI_EXIT=
 [ "$case" = samehost ] && HOSTS_MPI_EXIT=2:1.5
-secs=6
+secs=10 np=6 last=2
+# alone: 5 ranks, 2 + 2 + 1: rank 4 is alone on host 3.
+[ "$case" = alone ] && np=5 last=1
 if [ "$launcher" = hydra ]; then
   # -disable-auto-cleanup: Hydra does not kill the survivors when a rank ends.
-  timeout 90 mpiexec.mpich -launcher ssh -launcher-exec "$NETNS_AGENT" -iface "$NETNS_BRIDGE" -disable-auto-cleanup \
+  timeout 60 mpiexec.mpich -launcher ssh -launcher-exec "$NETNS_AGENT" -iface "$NETNS_BRIDGE" -disable-auto-cleanup \
     -genvlist FTMPI_FT,FTMPI_DETECTOR_PERIOD_MS,FTMPI_DETECTOR_TIMEOUT_MS,HOSTS_MPI_EXIT \
-    -hosts "$h1:2,$h2:2,$h3:2" -n 6 "$prog" ft $secs >"$out" 2>&1 &
+    -hosts "$h1:2,$h2:2,$h3:$last" -n $np "$prog" ft $secs >"$out" 2>&1 &
 else
   eval "$("$here/slurm_netns.sh" up "$NETNS_SLOT")"
   export SLURM_CONF
   # --kill-on-bad-exit=0 / --no-kill: a rank's end does not end the step or the job.
-  timeout 90 srun --mpi=pmi2 -N3 -n6 --kill-on-bad-exit=0 --no-kill "$prog" ft $secs >"$out" 2>&1 &
+  timeout 60 srun --mpi=pmi2 -N3 -n$np --kill-on-bad-exit=0 --no-kill "$prog" ft $secs >"$out" 2>&1 &
 fi
 job=$!
 
@@ -64,52 +69,99 @@ wait_for() {  # wait_for REGEX COUNT SECONDS: until COUNT lines of the output ma
   done
 }
 now_ms() { date +%s%3N; }
+# What every process of the hosts is doing (state, wait channel), for a failure report.
+diag() {
+  local h p
+  echo "--- processes of the hosts at $(date +%T.%3N):"
+  for h in "$h1" "$h2" "$h3"; do
+    for p in $(ip netns pids "$h" 2>/dev/null); do
+      echo "$h $(ps -o pid=,stat=,wchan:20=,etime=,args= -p "$p" 2>/dev/null | cut -c1-150)"
+    done
+  done
+}
+# finish: the launcher's end (rc in $rc); after 30 s the processes are reported and the launcher is killed
+# (a hang is reported with its log, inside ctest's timeout).
+finish() {
+  local end=$(( $(date +%s) + 30 ))
+  while kill -0 $job 2>/dev/null && [ "$(date +%s)" -lt $end ]; do sleep 0.1; done
+  if kill -0 $job 2>/dev/null; then
+    echo "FAIL: the launcher still runs 30 s later"; diag; kill $job 2>/dev/null || true
+    wait $job || true; rc=124; return
+  fi
+  wait $job || rc=$?
+}
+fail() { echo "FAIL: $*"; diag; kill $job 2>/dev/null || true; wait $job || true; cat "$out"; exit 1; }
 
-# Wait until every rank runs on its host (2 each).
-for _ in $(seq 1 600); do
-  [ "$(ranks_on "$h1" | wc -l)" = 2 ] && [ "$(ranks_on "$h2" | wc -l)" = 2 ] && [ "$(ranks_on "$h3" | wc -l)" = 2 ] && break
-  sleep 0.05
-done
-sleep 1.5  # MPI_Init done, the loop running
-victim=$(ranks_on "$h2" | head -1 || true)
-[ -n "$victim" ] || { echo "FAIL: no rank found on $h2"; kill $job 2>/dev/null; wait $job; cat "$out"; exit 1; }
+# Act only once every rank is past MPI_Init and in its loop (hosts_mpi prints "rank R looping" after a
+# Barrier). The samehost victim ends on its own (HOSTS_MPI_EXIT).
+if [ "$case" != samehost ]; then
+  wait_for "^rank [0-9]+ looping" $np 40 || fail "the $np ranks did not reach their loop within 40 s"
+fi
 rc=0
 case $case in
 stop)
+  victim=$(ranks_on "$h2" | head -1 || true)
+  [ -n "$victim" ] || fail "no rank found on $h2"
   t0=$(now_ms)
-  kill -STOP "$victim"
+  kill -STOP "$victim" || fail "the rank to stop ($victim) is gone already"
   wait_for "suspected by the rank-level detector" 1 10 || { echo "FAIL: no suspicion within 10 s"; kill -CONT "$victim"; }
   t1=$(now_ms)
   echo "detection: $((t1 - t0)) ms after SIGSTOP (detector timeout 1000 ms, period 100 ms)"
   wait_for "survivor: 5 of 6" 5 30 || true
   # Its same-host peer, finalizing, continued it (SIGCONT through its pidfd): it read the fence notice and ended itself,
   # so the launcher (which waits for every rank) is not left waiting for a stopped process.
-  for _ in $(seq 1 100); do [ "$(ranks_on "$h2" | grep -cx "$victim" || true)" = 0 ] && break; sleep 0.1; done
-  if [ "$(ranks_on "$h2" | grep -cx "$victim" || true)" != 0 ]; then
+  gone_by=$(( $(date +%s) + 10 ))
+  while [ -d "/proc/$victim" ] && [ "$(date +%s)" -lt $gone_by ]; do sleep 0.1; done
+  if [ -d "/proc/$victim" ]; then
+    diag
     kill -CONT "$victim" 2>/dev/null || true
-    echo "FAIL: the stopped rank still exists 10 s after the survivors finished (not continued by its host-mate)"
-    wait $job || true; cat "$out"; exit 1
+    fail "the stopped rank still exists 10 s after the survivors finished (not continued by its host-mate)"
   fi
   grep -qE "continued rank [0-9]+ \(same host, fenced\) so that it ends itself" "$out" || { echo "FAIL: its host-mate did not continue it"; cat "$out"; exit 1; }
-  wait $job || rc=$?
+  finish
   [ "$(grep -c "survivor: 5 of 6 ranks left" "$out")" = 5 ] || { echo "FAIL: not 5 survivors (rc $rc)"; cat "$out"; exit 1; }
   grep -qE "declared this rank failed|no majority of the job" "$out" || { echo "FAIL: the stopped rank was not fenced"; cat "$out"; exit 1; }
   ;;
+alone)
+  # The rank alone on host 3, SIGSTOPped: no host-mate can continue it; its guardian (ft/rank_guardian.h)
+  # kills it once a live rank fences it, so the launcher is not left waiting.
+  victim=$(ranks_on "$h3" | head -1 || true)
+  [ -n "$victim" ] || fail "no rank found on $h3"
+  [ "$(ranks_on "$h3" | wc -l)" = 1 ] || fail "expected one rank on $h3"
+  guard_on_h3() { local p; for p in $(ip netns pids "$h3" 2>/dev/null); do [ "$(cat /proc/$p/comm 2>/dev/null)" = ftmpi-guard ] && echo "$p"; done; return 0; }
+  [ -n "$(guard_on_h3)" ] || fail "no guardian process next to the rank alone on $h3"
+  t0=$(now_ms)
+  kill -STOP "$victim" || fail "the rank to stop ($victim) is gone already"
+  wait_for "suspected by the rank-level detector" 1 10 || fail "no suspicion within 10 s"
+  t1=$(now_ms)
+  echo "detection: $((t1 - t0)) ms after SIGSTOP (detector timeout 1000 ms, period 100 ms)"
+  gone_by=$(( $(date +%s) + 10 ))
+  while [ -d "/proc/$victim" ] && [ "$(date +%s)" -lt $gone_by ]; do sleep 0.05; done
+  [ -d "/proc/$victim" ] && { diag; kill -CONT "$victim" 2>/dev/null || true; fail "the stopped rank still exists 10 s after its suspicion"; }
+  t2=$(now_ms)
+  echo "the stopped rank ended $((t2 - t0)) ms after SIGSTOP"
+  finish
+  grep -qE "^ftmpi: rank 4: declared failed by rank [0-9] while stopped; killed by its guardian" "$out" ||
+    { echo "FAIL: no guardian line"; cat "$out"; exit 1; }
+  [ "$(grep -c "survivor: 4 of 5 ranks left" "$out")" = 4 ] || { echo "FAIL: not 4 survivors (rc $rc)"; cat "$out"; exit 1; }
+  [ -z "$(guard_on_h3)" ] || { diag; echo "FAIL: the guardian outlived its rank"; cat "$out"; exit 1; }
+  ;;
 samehost)
-  wait $job || rc=$?
+  finish
   [ "$(grep -c "survivor: 5 of 6 ranks left" "$out")" = 5 ] || { echo "FAIL: not 5 survivors (rc $rc)"; cat "$out"; exit 1; }
   grep -m1 -E "same host\) ended without MPI_Finalize" "$out" || echo "note: the same-host peer learned it from the others first"
   ;;
 cut)
   t0=$(now_ms)
   "$here/netns.sh" cut "$h3"
-  wait_for "survivor: 4 of 6" 4 40 || { echo "FAIL: the majority did not finish"; "$here/netns.sh" heal "$h3"; kill $job 2>/dev/null; wait $job; cat "$out"; exit 1; }
+  wait_for "survivor: 4 of 6" 4 40 || { "$here/netns.sh" heal "$h3"; fail "the majority did not finish"; }
   t1=$(now_ms)
   # The minority has ended itself (no majority) while still cut off.
-  for _ in $(seq 1 100); do [ -z "$(ranks_on "$h3")" ] && break; sleep 0.05; done
+  gone_by=$(( $(date +%s) + 5 ))
+  while [ -n "$(ranks_on "$h3")" ] && [ "$(date +%s)" -lt $gone_by ]; do sleep 0.05; done
   left=$(ranks_on "$h3" | wc -l)
   "$here/netns.sh" heal "$h3"
-  wait $job || rc=$?
+  finish
   [ "$left" = 0 ] || { echo "FAIL: $left rank(s) of the cut host still running"; cat "$out"; exit 1; }
   [ "$(grep -c "survivor: 4 of 6 ranks left" "$out")" = 4 ] || { echo "FAIL: not 4 survivors (rc $rc)"; cat "$out"; exit 1; }
   grep -qE "^rank [45] survivor" "$out" && { echo "FAIL: a rank of the cut host went on"; cat "$out"; exit 1; }

@@ -535,6 +535,24 @@ ft_init_death)
     done
   done
   expect_no_leftovers ;;
+ft_never_init)
+  # FT: a rank that never reaches MPI_Init (no PMI init) while the others wait for it in MPI_Init's PMI
+  # barrier is killed as hung after the start-up timeout; the others are released and finish (the same
+  # rule as the several-hosts origin's: tools/launch/failure_judge.h never_initialized). Without it the job
+  # waited until its time limit.
+  run "$MPIEXEC" --ft ulfm --startup-timeout 2 --timeout 40 -n 3 bash -c \
+    'if [ "$PMI_RANK" = 1 ]; then exec sleep 50; fi; exec "$0" barrier -1 -1 0 "$1"' "$FTHELPER" "$TOKEN"
+  [ "$RC" = 124 ] && fail "the job waited for the rank that never reached MPI_Init until its time limit"
+  expect_rc 0
+  expect_err "^mpiexec: rank 1 did not call MPI_Init within the start-up timeout \(2\.0 s\) while the other ranks waited for it there; killing it$"
+  expect_err "rank 1 \(hung, killed\)"
+  for r in 0 2; do expect_out "^rank $r released$"; done
+  expect_faster 20
+  # A program that never speaks PMI at all (no rank waits in a barrier) is not judged: it runs to its end.
+  run "$MPIEXEC" --ft ulfm --startup-timeout 1 --timeout 40 -n 2 sh -c 'sleep 2.5; echo "$PMI_RANK done"' "$TOKEN"
+  expect_rc 0
+  [ "$(grep -c done "$TMP/out")" = 2 ] || fail "a rank that never spoke PMI (and kept no one waiting) was killed"
+  expect_no_leftovers ;;
 ft_cause)
   # The summary and the notice give the cause waitpid saw, even when a peer reports the rank first
   # (over TCP a peer sees the connection close before mpiexec reaps the rank).

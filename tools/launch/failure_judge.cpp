@@ -13,6 +13,24 @@ bool is_ft_failure(const RankRecord& rec) {
   return rec.state == RankRecord::State::exited && (rec.exit_code != 0 || rec.pmi_initialized);
 }
 
+std::vector<int> never_initialized(const RankTable& ranks, int first, int count, const std::function<bool(int)>& in_barrier,
+                                   Clock::time_point now, Clock::duration limit) {
+  bool waited = false;
+  for (int q = first; q < first + count && !waited; ++q) {
+    const RankRecord& rec = ranks[static_cast<std::size_t>(q)];
+    waited = rec.alive() && in_barrier(q) && now >= rec.last_pmi + limit;
+  }
+  std::vector<int> out;
+  if (!waited) return out;
+  for (int r = first; r < first + count; ++r) {
+    const RankRecord& rec = ranks[static_cast<std::size_t>(r)];
+    if (rec.alive() && !rec.pmi_initialized && rec.verdict == RankRecord::Verdict::none &&
+        rec.started != Clock::time_point{} && now >= rec.started + limit)
+      out.push_back(r);
+  }
+  return out;
+}
+
 void failure_cause(const RankRecord& rec, FailureCause& cause, int& code) {
   cause = FailureCause::exited;
   code = rec.exit_code;

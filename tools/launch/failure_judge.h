@@ -13,6 +13,7 @@
 //   link:   a cut link is silence on both sides: the daemon fences itself (kills its ranks, exits) unless
 //           an ancestor adopts it; the origin declares the host lost after the orphan window.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,14 @@ namespace ftmpi::mpiexec {
 // FT mode: the end of `rec` is a failure (a verdict, a signal, a non-zero exit, or exit 0 after PMI init
 // without PMI finalize); a rank's end after PMI finalize never is.
 bool is_ft_failure(const RankRecord& rec);
+
+// FT mode, start-up: the ranks of one PMI group (indexes [first, first + count) of `ranks`) to kill as hung
+// because they never called MPI_Init: alive, no verdict, no PMI init for `limit` since their launch, while
+// another rank of the group has waited for `limit` in a PMI barrier, which cannot complete without them (a
+// program stuck before MPI_Init would otherwise hold every rank in MPI_Init forever). `in_barrier(i)`: rank
+// index i waits in its group's barrier. The single-host Job and the several-hosts origin both apply it.
+std::vector<int> never_initialized(const RankTable& ranks, int first, int count, const std::function<bool(int)>& in_barrier,
+                                   Clock::time_point now, Clock::duration limit);
 
 // The cause= and code= of `rec`'s failure notice.
 void failure_cause(const RankRecord& rec, FailureCause& cause, int& code);

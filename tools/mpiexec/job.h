@@ -118,6 +118,9 @@ class Job final : public RankRestarter {
   // Not heartbeating yet but alive and not done: judged by its process state and the start-up timeout.
   bool startup_watched(const RankRecord& rec) const;
   void check_startup(int rank, Clock::time_point now);
+  // A rank that never sent PMI init while another waited in a PMI barrier, both for the start-up timeout,
+  // is killed as hung (failure_judge.h never_initialized; the several-hosts origin applies the same rule).
+  void check_never_initialized(Clock::time_point now);
   // Said its goodbye (or PMI finalize) but not ended yet: judged by its process state only (stop_judge.h).
   bool goodbye_watched(const RankRecord& rec) const;
   // Samples `rank`'s stop watch; condemns it (hung, `why`) and returns true once stopped for the timeout.

@@ -119,7 +119,20 @@ bool Job::reap_if_dead(int r) {
   return true;
 }
 
+void Job::check_never_initialized(Clock::time_point now) {
+  if (reinit_ || parts_.empty()) return;
+  const auto limit = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt_.ft.startup_seconds));
+  const Part& job = parts_.front();
+  auto in_barrier = [&job](int q) { return job.server->in_barrier(q - job.base); };
+  for (int r : never_initialized(ranks_, job.base, job.size, in_barrier, now, limit)) {
+    say("rank %d did not call MPI_Init within the start-up timeout (%.1f s) while the other ranks waited for it "
+        "there; killing it", r, opt_.ft.startup_seconds);
+    condemn(r, RankRecord::Verdict::hung, "never called MPI_Init");
+  }
+}
+
 void Job::check_heartbeats(Clock::time_point now) {
+  check_never_initialized(now);
   const auto timeout = std::chrono::milliseconds(opt_.ft.timeout_ms());
   for (std::size_t r = 0; r < ranks_.size(); ++r) {
     if (startup_watched(ranks_[r])) {

@@ -713,18 +713,10 @@ void Origin::check_never_initialized(SteadyClock::time_point now) {
   if (!ft_ || reinit_ || !end_.running() || parts_.empty()) return;
   const auto limit = std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(opt_.ft.startup_seconds));
   const Part& job = parts_.front();
-  bool waited = false;  // a rank has waited in a PMI barrier for the start-up timeout
-  for (int q = job.base; q < job.base + job.size && !waited; ++q) {
-    const RankRecord& rec = ranks_[static_cast<std::size_t>(q)];
-    waited = rec.alive() && job.server->in_barrier(q - job.base) && now >= rec.last_pmi + limit;
-  }
-  if (!waited) return;
-  for (int r = job.base; r < job.base + job.size; ++r) {
+  auto in_barrier = [&job](int q) { return job.server->in_barrier(q - job.base); };
+  for (int r : never_initialized(ranks_, job.base, job.size, in_barrier, now, limit)) {
     RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
-    if (!rec.alive() || rec.pmi_initialized || rec.verdict != RankRecord::Verdict::none ||
-        rec.started == SteadyClock::time_point{} || now < rec.started + limit ||
-        hosts_[static_cast<std::size_t>(rec.host)].state != Host::State::up)
-      continue;
+    if (hosts_[static_cast<std::size_t>(rec.host)].state != Host::State::up) continue;
     say("rank %d on %s did not call MPI_Init within the start-up timeout (%.1f s) while the other ranks waited for "
         "it there; killing it", r, host_name(rec.host).c_str(), opt_.ft.startup_seconds);
     rec.verdict = RankRecord::Verdict::hung;
