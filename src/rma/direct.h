@@ -80,11 +80,16 @@ static_assert(sizeof(SegHeader) <= kHeaderBytes);
 // What a member publishes about its segment (allgathered at creation). name[0] == 0: no segment.
 // `host`: a hash of the launcher's host id (transport/router.h); only members with the same one are mapped,
 // so ranks the launcher places on different hosts talk by messages even when they share a machine.
+// MPI_Win_create / dynamic windows (rma/cma.h) add the owner's pid, its window base address and the
+// address of its header's nonce (the probe).
 struct SegCard {
   char name[48];
   std::uint64_t nonce;
   std::uint64_t data_bytes;
   std::uint64_t host;
+  std::int64_t pid;
+  std::uint64_t base;
+  std::uint64_t probe;
 };
 
 // This process's segment for `data_bytes` of window memory: created, sized, mapped, header initialised.
@@ -112,11 +117,6 @@ void direct_put(std::byte* at, std::size_t tcount, const dt::Datatype* ttype, co
 // Get: the target region into `rcount` x `rtype` at `rbuf`.
 void direct_get(const std::byte* at, std::size_t tcount, const dt::Datatype* ttype, void* rbuf, std::size_t rcount,
                 const dt::Datatype* rtype);
-// Accumulate / Get_accumulate (rbuf non-null) under the target's AccLock (held by the caller). `op` is a
-// predefined operation (replace and no_op included); the target type is built of ttype->basic.
-void direct_acc(std::byte* at, std::size_t tcount, const dt::Datatype* ttype, const void* obuf, std::size_t ocount,
-                const dt::Datatype* otype, const dt::Op* op, void* rbuf, std::size_t rcount, const dt::Datatype* rtype);
-// Compare_and_swap of one element of the basic type `t` (AccLock held by the caller).
-void direct_cas(std::byte* at, const dt::Datatype* t, const void* obuf, const void* cbuf, void* rbuf);
+// Accumulates: rma/acc_apply.h (element-wise, lock-free on aligned 4/8-byte elements, else under the AccLock).
 
 }  // namespace ftmpi::rma

@@ -48,6 +48,7 @@
 #include "datatype/datatype.h"
 #include "datatype/op.h"
 #include "p2p/engine.h"
+#include "rma/cma.h"
 #include "rma/direct.h"
 #include "rma/wire.h"
 #include "util/status.h"
@@ -203,11 +204,22 @@ class Window {
   void* owned_mem = nullptr;            // allocate: freed at MPI_Win_free
   void* shm_map = nullptr;              // allocate_shared: the mapping
   std::size_t shm_len = 0;
-  // Direct access (rma/direct.h): per rank, its window memory as mapped here and its accumulate lock, or
-  // null when operations toward it travel as messages. Empty: no direct target at all.
-  std::vector<std::byte*> direct_base;
-  std::vector<AccLock*> direct_lock;
+  // Direct access (rma/direct.h, rma/cma.h): per rank, how operations toward it travel. Empty: all by
+  // messages.
+  enum class Access : std::uint8_t { msg, mapped, cma };
+  struct DirectPeer {
+    Access how = Access::msg;
+    bool atomics = false;           // its memory is atomic-capable (rma/acc_apply.h): mapped segments
+    pid_t pid = 0;                  // cma: the target process
+    std::uintptr_t base = 0;        // address of displacement 0, here (mapped) or in the target (cma); 0 for
+                                    // dynamic windows (displacements are addresses)
+    AccLock* lock = nullptr;        // the target's accumulate lock, mapped here
+    const RegionTable* regions = nullptr;  // dynamic windows: the target's attached regions, mapped here
+  };
+  std::vector<DirectPeer> direct;
   AccLock* own_lock = nullptr;          // this member's lock: the Service takes it around accumulates
+  bool atomic_elems = false;            // this member's memory is atomic-capable (rma/acc_apply.h)
+  RegionTable* own_regions = nullptr;   // dynamic windows with direct origins: the table MPI_Win_attach updates
   struct Mapping { void* addr; std::size_t len; };
   std::vector<Mapping> mappings;        // allocate: own and peers' segments, unmapped at MPI_Win_free
 
@@ -245,11 +257,20 @@ class Window {
   Status sync_all(bool local_only);
   Status take_error(int target);
   void wait_for(p2p::Request* r);
-  // Direct path: the target's memory at t.disp, or null when t.rank is reached by messages.
-  std::byte* direct_at(const Target& t) const;
-  // Records a direct operation toward `target` (and makes *out, the R* request's operation, complete); true
-  // (error recorded) when the target is known failed: the copy is then skipped.
-  bool direct_failed(int target, std::shared_ptr<Pending>* out);
+  // Direct path (window_direct.cpp). direct_begin: 1 when the operation goes direct (*at = the target
+  // address; *out made, complete), 0 when it is done already (the target is known failed or, dynamic
+  // windows, the range is not attached: error recorded), -1 when it travels as messages.
+  int direct_begin(const Target& t, std::uintptr_t* at, std::shared_ptr<Pending>* out);
+  void direct_note(int target, Status st, std::shared_ptr<Pending>* out);
+  Status direct_put(const DirectPeer& d, std::uintptr_t at, const void* obuf, std::size_t ocount,
+                    const dt::Datatype* otype, const Target& t);
+  Status direct_get(const DirectPeer& d, std::uintptr_t at, void* rbuf, std::size_t rcount, const dt::Datatype* rtype,
+                    const Target& t);
+  Status direct_acc(const DirectPeer& d, std::uintptr_t at, const void* obuf, std::size_t ocount,
+                    const dt::Datatype* otype, const Target& t, const dt::Op* op, void* rbuf, std::size_t rcount,
+                    const dt::Datatype* rtype);
+  Status direct_cas(const DirectPeer& d, std::uintptr_t at, const void* obuf, const void* cbuf, void* rbuf,
+                    const dt::Datatype* type);
   bool target_failed(int target) const;
 
   p2p::Engine& engine_;
