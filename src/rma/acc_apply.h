@@ -58,4 +58,75 @@ void cas_apply(std::byte* at, const dt::Datatype* unit, const void* val, const v
 // A predefined operation of `kind` (for dt::apply_packed), static storage.
 const dt::Op* op_of(dt::OpKind kind);
 
+// 0: a signed or unsigned integer type of 4/8 bytes; 1: float/double; 2: anything else.
+inline int fast_class(dt::Basic b) {
+  using B = dt::Basic;
+  switch (b) {
+    case B::int_: case B::long_: case B::llong: case B::i32: case B::i64: case B::aint: case B::offset:
+    case B::count: case B::uint: case B::ulong: case B::ullong: case B::u32: case B::u64:
+      return 0;
+    case B::float_: case B::double_:
+      return 1;
+    default:
+      return 2;
+  }
+}
+
+namespace detail {
+template <class U, class F>
+inline void fast_elems(U* e, std::size_t n, dt::OpKind op, bool is_float, const std::byte* in, std::byte* out) {
+  for (std::size_t i = 0; i < n; ++i) {
+    U v = 0, old;
+    if (in) __builtin_memcpy(&v, in + i * sizeof(U), sizeof(U));
+    switch (op) {
+      case dt::OpKind::no_op: old = __atomic_load_n(e + i, __ATOMIC_SEQ_CST); break;
+      case dt::OpKind::replace: old = __atomic_exchange_n(e + i, v, __ATOMIC_SEQ_CST); break;
+      case dt::OpKind::band: old = __atomic_fetch_and(e + i, v, __ATOMIC_SEQ_CST); break;
+      case dt::OpKind::bor: old = __atomic_fetch_or(e + i, v, __ATOMIC_SEQ_CST); break;
+      case dt::OpKind::bxor: old = __atomic_fetch_xor(e + i, v, __ATOMIC_SEQ_CST); break;
+      default:  // sum
+        if (!is_float) {
+          old = __atomic_fetch_add(e + i, v, __ATOMIC_SEQ_CST);
+        } else {
+          old = __atomic_load_n(e + i, __ATOMIC_RELAXED);
+          for (;;) {
+            F a, b;
+            __builtin_memcpy(&a, &old, sizeof a);
+            __builtin_memcpy(&b, &v, sizeof b);
+            a = b + a;
+            U nv;
+            __builtin_memcpy(&nv, &a, sizeof nv);
+            if (__atomic_compare_exchange_n(e + i, &old, nv, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) break;
+          }
+        }
+    }
+    if (out) __builtin_memcpy(out + i * sizeof(U), &old, sizeof(U));
+  }
+}
+}  // namespace detail
+
+// The common case, inline: `n` contiguous elements of `unit` at `at` in atomic-capable memory, op one of
+// no_op / replace / sum (integers, float, double) / band / bor / bxor (integers), every element aligned.
+// Same semantics as acc_apply(atomics = true) on them; false (nothing done) when the case does not apply.
+inline bool acc_fast(std::byte* at, std::size_t n, const dt::Datatype* unit, dt::OpKind op, const std::byte* in,
+                     std::byte* out) {
+  const std::size_t sz = unit->size;
+  if ((sz != 4 && sz != 8) || unit->extent != static_cast<std::ptrdiff_t>(sz) ||
+      (reinterpret_cast<std::uintptr_t>(at) & (sz - 1)) != 0)
+    return false;
+  const int c = fast_class(unit->basic);
+  switch (op) {
+    case dt::OpKind::no_op: case dt::OpKind::replace: break;
+    case dt::OpKind::sum: if (c == 2) return false; break;
+    case dt::OpKind::band: case dt::OpKind::bor: case dt::OpKind::bxor: if (c != 0) return false; break;
+    default: return false;
+  }
+  if (op == dt::OpKind::no_op) in = nullptr;
+  if (sz == 4)
+    detail::fast_elems<std::uint32_t, float>(reinterpret_cast<std::uint32_t*>(at), n, op, c == 1, in, out);
+  else
+    detail::fast_elems<std::uint64_t, double>(reinterpret_cast<std::uint64_t*>(at), n, op, c == 1, in, out);
+  return true;
+}
+
 }  // namespace ftmpi::rma

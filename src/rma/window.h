@@ -179,6 +179,17 @@ class Window {
   Status start(const std::vector<int>& ranks, int assert_flags);
   Status complete();
   Status wait_exposure(bool test_only, bool* done);
+  // ---- origin: the fast path (rma/window_fast.h, inline at the C entry points) ----
+  // The operation done at once when everything is simple: a mapped target in an access epoch, one predefined
+  // contiguous type on both sides (same handle, same count), in range, target not known failed; for
+  // accumulates an operation acc_fast takes. false: nothing was done, take the general path (which also
+  // produces every error).
+  inline bool fast_put(const void* obuf, std::size_t count, const dt::Datatype* type, int rank, std::int64_t disp);
+  inline bool fast_get(void* rbuf, std::size_t count, const dt::Datatype* type, int rank, std::int64_t disp);
+  inline bool fast_acc(const void* obuf, void* rbuf, std::size_t count, const dt::Datatype* type, int rank,
+                       std::int64_t disp, const dt::Op* op);
+  inline bool fast_cas(const void* obuf, const void* cbuf, void* rbuf, const dt::Datatype* type, int rank,
+                       std::int64_t disp);
   // True when a lock or lock_all covers `target` (request-based operations need one).
   bool passive_epoch(int target) const {
     return lock_all_ || (target >= 0 && target < size() && peers_[static_cast<std::size_t>(target)].lock != LockMode::none);
@@ -245,6 +256,8 @@ class Window {
     Status error;                             // first error met with this target since the last sync
     bool direct_done = false;                 // direct operations since the last sync (rma/direct.h)
   };
+  // The fast path's common checks: the target's memory address for `bytes` at `disp`, or null.
+  inline std::byte* fast_target(int rank, std::int64_t disp, std::size_t bytes, bool need_atomics);
   int next_tag();
   Status check_access(int target);
   Status range_check(const Target& t) const;

@@ -122,8 +122,14 @@ Status Window::direct_acc(const DirectPeer& d, std::uintptr_t at, const void* ob
                           const dt::Datatype* rtype) {
   const std::size_t bytes = dt::packed_size(t.type, t.count);
   if (bytes == 0) return Status::Ok();
-  const dt::Datatype* unit = dt::builtin(t.type->basic);
+  const dt::Datatype* unit = t.type->predefined ? t.type : dt::builtin(t.type->basic);
   if (!unit || unit->size == 0) return Status(Errc::type, "accumulate needs a target type of one basic type");
+  // Fast path (rma/acc_apply.h acc_fast): contiguous everything, hardware atomics, no copies, no lock.
+  if (d.how == Access::mapped && d.atomics && t.type->contiguous && (!obuf || otype->contiguous) &&
+      (!rbuf || rtype->contiguous) &&
+      acc_fast(reinterpret_cast<std::byte*>(at), bytes / unit->size, unit, op->kind,
+               static_cast<const std::byte*>(obuf), static_cast<std::byte*>(rbuf)))
+    return Status::Ok();
   const bool fetch = rbuf != nullptr;
   const bool has_in = op->kind != dt::OpKind::no_op && obuf != nullptr;
   // Packed operands: straight from / into the user's buffers when contiguous.
