@@ -16,16 +16,18 @@
 //
 // Same-host targets (rma/direct.h). For targets whose memory is mapped here (MPI_Win_allocate and
 // allocate_shared windows, members on this host) Put/Get/accumulates are not messages but copies done at
-// the call (accumulates under the target's AccLock, which the Service also takes); the synchronisation
-// messages below are unchanged, and a direct operation counts as already flushed.
+// the call (accumulates by hardware atomics or under the target's AccLock, rma/acc_apply.h, a rule the
+// Service follows too); for same-host members of MPI_Win_create / dynamic windows the copies are
+// process_vm_writev/readv (rma/cma.h). The synchronisation messages below are unchanged, and a direct
+// operation counts as already flushed (flush still runs one progress pass, so that a process spinning on
+// direct operations serves the messages others aim at it).
 //
 // Ordering and completion. Messages between two processes are FIFO and the Service handles them in
 // order, so when an origin's flush (or unlock) request is acknowledged, every operation the origin sent
 // before it has been applied at the target: flush = wait for the local requests + one round trip; fence =
 // flush every target touched since the last fence + barrier; complete = send a `complete` message behind
-// the operations (the target's wait counts them). Accumulates from all origins are applied by the one
-// Service of the target, so they are atomic with respect to each other (and ordered per origin, as the
-// default accumulate_ordering requires).
+// the operations (the target's wait counts them). Accumulates from message origins are applied by the one
+// Service of the target, in order; with direct origins they stay atomic per element (rma/acc_apply.h).
 //
 // Failures (seed 000 §1.2.3). Operations are point-to-point requests of the engine, so an operation
 // toward a dead target fails (MPI_ERR_PROC_FAILED) and the error is reported at the synchronisation that
