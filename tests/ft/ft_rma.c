@@ -15,8 +15,9 @@
  *   MPI_ERR_REVOKED, every later RMA call on the window at every rank returns MPI_ERR_REVOKED, and
  *   MPI_Win_free succeeds. (No process dies.)
  * ARGS acclock: rank 1 runs one long MPI_Accumulate after another (2 Mi doubles, MPI_SUM) on rank 0's window of
- *   MPI_Win_allocate while rank 2 SIGKILLs it (ftmpi, same host: rank 1 dies inside the target's accumulate
- *   lock, src/rma/direct.h). PASS when rank 3's Fetch_and_op / Accumulate on rank 0 then complete (the dead
+ *   MPI_Win_allocate while rank 2 SIGKILLs it (ftmpi, same host: rank 1 dies in the middle of its element-wise
+ *   atomic updates, src/rma/acc_apply.h; with "create" or "dynamic" it dies inside the target's accumulate
+ *   lock, in its process_vm_readv/writev read-modify-write, src/rma/cma.h). PASS when rank 3's Fetch_and_op / Accumulate on rank 0 then complete (the dead
  *   holder's lock is taken over), rank 0's fetched count is right, and MPI_Win_get_failed names rank 1.
  * ARGS target: every rank but rank 2 runs Put/Get/Accumulate/Fetch_and_op/Compare_and_swap at every rank in a
  *   lock_all epoch, flush_all after each round, while rank 2 sits outside MPI and rank 0 SIGKILLs it (ftmpi,
