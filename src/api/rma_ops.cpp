@@ -7,6 +7,7 @@
 #include "datatype/builtin_types.h"
 #include "datatype/op.h"
 #include "comm/group.h"
+#include "rma/window_fast.h"
 
 using ftmpi::Errc;
 using ftmpi::Status;
@@ -97,6 +98,15 @@ int ftmpi::api::do_put(const void* obuf, MPI_Count ocount, MPI_Datatype otype, i
                        MPI_Count tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win, MPI_Request* request,
                        const char* fn) {
   FTMPI_CHECK_WIN(win, fn);
+  // Fast path (rma/window_fast.h): same predefined type and count on both sides, no request.
+  if (!request && otype == ttype && ocount == tcount && ocount > 0 && valid_type(otype)) {
+    if (op == MPI_OP_NULL) {
+      if (win->fast_put(obuf, static_cast<std::size_t>(ocount), otype, trank, tdisp)) return MPI_SUCCESS;
+    } else if (ftmpi::dt::live(op) && op->kind != ftmpi::dt::OpKind::no_op &&
+               win->fast_acc(obuf, nullptr, static_cast<std::size_t>(ocount), otype, trank, tdisp, op)) {
+      return MPI_SUCCESS;
+    }
+  }
   Status st = check_origin(obuf, ocount, otype, true);
   if (st.ok()) st = check_target(win, trank, tdisp, tcount, ttype);
   if (st.ok()) st = check_sizes(ocount, otype, tcount, ttype);
@@ -117,6 +127,16 @@ int ftmpi::api::do_get(const void* obuf, MPI_Count ocount, MPI_Datatype otype, v
                        MPI_Win win, MPI_Request* request, const char* fn) {
   FTMPI_CHECK_WIN(win, fn);
   const bool has_origin = op != MPI_OP_NULL && ftmpi::dt::live(op) && op->kind != ftmpi::dt::OpKind::no_op;
+  // Fast path (rma/window_fast.h): same predefined type and count everywhere, no request.
+  if (!request && rtype == ttype && rcount == tcount && rcount > 0 && valid_type(rtype)) {
+    if (op == MPI_OP_NULL) {
+      if (win->fast_get(rbuf, static_cast<std::size_t>(rcount), rtype, trank, tdisp)) return MPI_SUCCESS;
+    } else if (ftmpi::dt::live(op) && (!has_origin || (otype == ttype && ocount == tcount)) &&
+               win->fast_acc(has_origin ? obuf : nullptr, rbuf, static_cast<std::size_t>(rcount), rtype, trank, tdisp,
+                             op)) {
+      return MPI_SUCCESS;
+    }
+  }
   Status st = check_origin(rbuf, rcount, rtype, true);
   if (st.ok()) st = check_origin(obuf, ocount, otype, has_origin);
   if (st.ok()) st = check_target(win, trank, tdisp, tcount, ttype);
@@ -249,6 +269,7 @@ extern "C" int PMPI_Compare_and_swap(const void* obuf, const void* cbuf, void* r
                                      MPI_Aint tdisp, MPI_Win win) {
   FTMPI_ENTER("MPI_Compare_and_swap");
   FTMPI_CHECK_WIN(win, "MPI_Compare_and_swap");
+  if (valid_type(type) && win->fast_cas(obuf, cbuf, rbuf, type, trank, tdisp)) return MPI_SUCCESS;
   Status st = check_target(win, trank, tdisp, 1, type);
   if (st.ok() && (type->basic == ftmpi::dt::Basic::none || !type->predefined))
     st = Status(Errc::type, "MPI_Compare_and_swap takes a predefined type");

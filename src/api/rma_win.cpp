@@ -128,9 +128,9 @@ void release_window(ftmpi_win_s* w) {
   if (w->shm_map) munmap(w->shm_map, w->shm_len);
   for (const auto& m : w->mappings) munmap(m.addr, m.len);
   w->mappings.clear();
-  w->direct_base.clear();
-  w->direct_lock.clear();
+  w->direct.clear();
   w->own_lock = nullptr;
+  w->own_regions = nullptr;
   w->owned_mem = nullptr;
   w->shm_map = nullptr;
   w->magic = ftmpi::kMagicFreed;  // the shell stays: stale handles are detected (MPI_ERR_WIN)
@@ -187,11 +187,16 @@ Status map_shared(ftmpi_win_s* w) {
   // Every member is a direct target (rma/direct.h).
   if (ftmpi::rma::direct_enabled()) {
     for (std::size_t r = 0; r < offs.size(); ++r) {
-      w->direct_base.push_back(static_cast<std::byte*>(w->shared_base[r]));
-      w->direct_lock.push_back(static_cast<AccLock*>(map) + r);
+      ftmpi::rma::Window::DirectPeer d;
+      d.how = ftmpi::rma::Window::Access::mapped;
+      d.atomics = true;
+      d.base = reinterpret_cast<std::uintptr_t>(w->shared_base[r]);
+      d.lock = static_cast<AccLock*>(map) + r;
+      w->direct.push_back(d);
     }
   }
   w->own_lock = static_cast<AccLock*>(map) + w->rank();
+  w->atomic_elems = true;  // every member's memory is in the one mapped segment (rma/acc_apply.h)
   return Status::Ok();
 }
 
@@ -225,13 +230,17 @@ int allocate_memory(ftmpi_win_s* w, std::size_t bytes, void** mem) {
   std::vector<SegCard> cards(static_cast<std::size_t>(w->size()));
   int rc = PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, cards.data(), sizeof mine, MPI_BYTE, w->req_comm());
   if (rc == MPI_SUCCESS) {
-    w->direct_base.assign(cards.size(), nullptr);
-    w->direct_lock.assign(cards.size(), nullptr);
+    using Peer = ftmpi::rma::Window::DirectPeer;
+    w->direct.assign(cards.size(), Peer{});
+    w->atomic_elems = mine.name[0] != 0;  // our memory is a segment the same-host members map
     for (std::size_t r = 0; r < cards.size(); ++r) {
+      Peer& d = w->direct[r];
+      d.atomics = true;
       if (static_cast<int>(r) == w->rank()) {
         if (mine.name[0]) {
-          w->direct_base[r] = static_cast<std::byte*>(*mem);
-          w->direct_lock[r] = w->own_lock;
+          d.how = ftmpi::rma::Window::Access::mapped;
+          d.base = reinterpret_cast<std::uintptr_t>(*mem);
+          d.lock = w->own_lock;
         }
         continue;
       }
@@ -239,14 +248,90 @@ int allocate_memory(ftmpi_win_s* w, std::size_t bytes, void** mem) {
       if (!direct || cards[r].host != mine.host) continue;
       if (ftmpi::rma::SegHeader* h = ftmpi::rma::map_segment(cards[r], &len)) {
         w->mappings.push_back({h, len});
-        w->direct_base[r] = reinterpret_cast<std::byte*>(h) + ftmpi::rma::kHeaderBytes;
-        w->direct_lock[r] = &h->lock;
+        d.how = ftmpi::rma::Window::Access::mapped;
+        d.base = reinterpret_cast<std::uintptr_t>(h) + ftmpi::rma::kHeaderBytes;
+        d.lock = &h->lock;
       }
     }
     (void)PMPI_Barrier(w->req_comm());  // everybody mapped (a failure here only means fewer direct targets)
   }
   ftmpi::rma::unlink_segment(mine);
   return result;
+}
+
+// MPI_Win_create / MPI_Win_create_dynamic (rma/cma.h): user memory, reached by process_vm_readv/writev from
+// the same-host members that may (probed). Every member makes a small control segment (its AccLock and, for
+// dynamic windows, its RegionTable); the cards (segment, pid, base, probe address) are allgathered, every
+// member maps the same-host members' segments and probes them, a barrier, and each owner unlinks its name.
+// A member without a segment (/dev/shm full, FTMPI_RMA_DIRECT=0) is reached, and reaches others, by messages.
+// Failures only mean fewer direct targets.
+void setup_cma(ftmpi_win_s* w) {
+  using ftmpi::rma::SegCard;
+  using Peer = ftmpi::rma::Window::DirectPeer;
+  using Access = ftmpi::rma::Window::Access;
+  const bool dynamic = w->flavor == Flavor::dynamic;
+  SegCard mine{};
+  ftmpi::rma::SegHeader* own = nullptr;
+  if (ftmpi::rma::direct_enabled()) {
+    auto seg = ftmpi::rma::create_segment(dynamic ? sizeof(ftmpi::rma::RegionTable) : 0);
+    if (seg.ok()) {
+      mine = seg->card;
+      own = seg->header();
+      w->mappings.push_back({seg->map, seg->len});
+      w->own_lock = &own->lock;
+      if (dynamic) w->own_regions = reinterpret_cast<ftmpi::rma::RegionTable*>(seg->data());
+      mine.pid = static_cast<std::int64_t>(getpid());
+      mine.base = reinterpret_cast<std::uintptr_t>(w->base);
+      mine.probe = reinterpret_cast<std::uintptr_t>(&own->nonce);
+    } else {
+      ftmpi::log::debug("MPI_Win_create: %s; this member is reached by messages", seg.status().message().c_str());
+    }
+  }
+  mine.host = std::hash<std::string>{}(rt().router().host_id());
+  std::vector<SegCard> cards(static_cast<std::size_t>(w->size()));
+  int rc = PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, cards.data(), sizeof mine, MPI_BYTE, w->req_comm());
+  if (rc == MPI_SUCCESS && own) {
+    w->direct.assign(cards.size(), Peer{});
+    for (std::size_t r = 0; r < cards.size(); ++r) {
+      Peer& d = w->direct[r];
+      d.base = dynamic ? 0 : static_cast<std::uintptr_t>(cards[r].base);
+      if (static_cast<int>(r) == w->rank()) {  // ourselves: plain copies (the lock still guards accumulates)
+        d.how = Access::mapped;
+        d.lock = w->own_lock;
+        d.regions = w->own_regions;
+        continue;
+      }
+      std::size_t len = 0;
+      if (cards[r].host != mine.host || !cards[r].name[0]) continue;
+      ftmpi::rma::SegHeader* h = ftmpi::rma::map_segment(cards[r], &len);
+      if (!h) continue;
+      if (!ftmpi::rma::cma::probe(static_cast<pid_t>(cards[r].pid), cards[r].probe, cards[r].nonce)) {
+        munmap(h, len);
+        ftmpi::log::debug("MPI_Win_create: process_vm_readv on member %zu not permitted; messages", r);
+        continue;
+      }
+      w->mappings.push_back({h, len});
+      d.how = Access::cma;
+      d.pid = static_cast<pid_t>(cards[r].pid);
+      d.lock = &h->lock;
+      if (dynamic)
+        d.regions = reinterpret_cast<const ftmpi::rma::RegionTable*>(reinterpret_cast<std::byte*>(h) +
+                                                                     ftmpi::rma::kHeaderBytes);
+    }
+  }
+  if (rc == MPI_SUCCESS) (void)PMPI_Barrier(w->req_comm());
+  ftmpi::rma::unlink_segment(mine);
+}
+
+// A dynamic window's attached regions, published for its direct origins (rma/cma.h).
+void publish_attached(ftmpi_win_s* w) {
+  if (!w->own_regions) return;
+  std::vector<std::uint64_t> v;
+  for (const auto& r : w->attached) {
+    v.push_back(r.lo);
+    v.push_back(r.hi);
+  }
+  ftmpi::rma::publish_regions(w->own_regions, v.data(), w->attached.size());
 }
 
 int finish(ftmpi_win_s* w, MPI_Win* win) {
@@ -263,6 +348,7 @@ extern "C" int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Inf
   ftmpi_win_s* w = nullptr;
   if (int rc = make_window(comm, info, Flavor::create, size, disp_unit, win, &w, "MPI_Win_create"); rc) return rc;
   w->base = base;
+  setup_cma(w);
   return finish(w, win);
 }
 FTMPI_ALIAS(Win_create)
@@ -331,6 +417,7 @@ extern "C" int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* wi
   ftmpi_win_s* w = nullptr;
   if (int rc = make_window(comm, info, Flavor::dynamic, 0, 1, win, &w, "MPI_Win_create_dynamic"); rc) return rc;
   w->base = MPI_BOTTOM;
+  setup_cma(w);
   return finish(w, win);
 }
 FTMPI_ALIAS(Win_create_dynamic)
@@ -348,6 +435,7 @@ extern "C" int PMPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) {
     if (lo < r.hi && r.lo < hi)
       return win_ret(win, Status(Errc::rma_attach, "region overlaps one already attached"), "MPI_Win_attach");
   win->attached.push_back({lo, hi});
+  publish_attached(win);
   return MPI_SUCCESS;
 }
 FTMPI_ALIAS(Win_attach)
@@ -361,6 +449,7 @@ extern "C" int PMPI_Win_detach(MPI_Win win, const void* base) {
   for (auto it = win->attached.begin(); it != win->attached.end(); ++it)
     if (it->lo == lo) {
       win->attached.erase(it);
+      publish_attached(win);
       return MPI_SUCCESS;
     }
   return win_ret(win, Status(Errc::rma_attach, "no region attached at this address"), "MPI_Win_detach");

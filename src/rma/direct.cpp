@@ -159,37 +159,4 @@ void direct_get(const std::byte* at, std::size_t tcount, const dt::Datatype* tty
   dt::unpack(tmp.data(), bytes, rtype, rbuf);
 }
 
-void direct_acc(std::byte* at, std::size_t tcount, const dt::Datatype* ttype, const void* obuf, std::size_t ocount,
-                const dt::Datatype* otype, const dt::Op* op, void* rbuf, std::size_t rcount,
-                const dt::Datatype* rtype) {
-  const std::size_t bytes = dt::packed_size(ttype, tcount);
-  if (bytes == 0) return;
-  if (rbuf) direct_get(at, tcount, ttype, rbuf, rcount, rtype);
-  if (op->kind == dt::OpKind::no_op) return;
-  if (op->kind == dt::OpKind::replace) return direct_put(at, tcount, ttype, obuf, ocount, otype);
-  const dt::Datatype* unit = dt::builtin(ttype->basic);
-  if (!unit || unit->size == 0) return;  // checked by the API layer
-  // Packed origin operand.
-  std::vector<std::byte> in;
-  const void* in_p = obuf;
-  if (!otype->contiguous) {
-    in.resize(bytes);
-    dt::pack(obuf, ocount, otype, in.data());
-    in_p = in.data();
-  }
-  if (ttype->contiguous) return dt::apply_packed(op, in_p, at, bytes / unit->size, unit);
-  std::vector<std::byte> cur(bytes);
-  dt::pack(at, tcount, ttype, cur.data());
-  dt::apply_packed(op, in_p, cur.data(), bytes / unit->size, unit);
-  dt::unpack(cur.data(), bytes, ttype, at);
-}
-
-void direct_cas(std::byte* at, const dt::Datatype* t, const void* obuf, const void* cbuf, void* rbuf) {
-  std::byte old[64];
-  const std::size_t n = t->size <= sizeof old ? t->size : sizeof old;
-  std::memcpy(old, at, n);
-  if (std::memcmp(old, cbuf, n) == 0) std::memcpy(at, obuf, n);
-  std::memcpy(rbuf, old, n);
-}
-
 }  // namespace ftmpi::rma

@@ -5,9 +5,11 @@
 // (header page + data); MPI_Win_allocate_shared keeps all of them in one segment whose first page(s) hold
 // one header per member. At creation every member maps the segments of the members it can reach (same host:
 // shm_open succeeds and the header carries the owner's nonce); those targets are *direct*: MPI_Put and
-// MPI_Get become a copy between the origin buffer and the mapped target memory, done at the call. Other
-// targets (another host, MPI_Win_create's user memory, dynamic windows, a member whose segment could not be
-// made) keep the active messages of rma/window.h. Direct access can be switched off with FTMPI_RMA_DIRECT=0.
+// MPI_Get become a copy between the origin buffer and the mapped target memory, done at the call.
+// MPI_Win_create's user memory and dynamic windows are reached from the same host by process_vm_writev/readv
+// (rma/cma.h; each member still has a small segment of this kind, data = its region table, for its AccLock).
+// Other targets (another host, a member whose segment could not be made or that CMA may not reach) keep the
+// active messages of rma/window.h. Direct access can be switched off with FTMPI_RMA_DIRECT=0.
 //
 // Synchronisation is unchanged: locks are still granted by the target's Service (lock table, release of a
 // dead holder's lock), fence is still flush + barrier, PSCW still sends `complete` behind the operations.
@@ -15,20 +17,23 @@
 // to wait for; the message that ends an epoch (unlock, complete, the fence barrier) orders the copies before
 // what the target or the next lock holder does next (the shm rings publish with release/acquire).
 //
-// Accumulate atomicity. Every member's header holds an AccLock, a process-shared *robust* mutex. Each
-// accumulate-class operation (Accumulate, Get_accumulate, Fetch_and_op, Compare_and_swap) on a member's
-// memory runs under that member's AccLock: direct origins take it around their read-modify-write, and the
-// target's Service takes it around the accumulates it applies for message origins (other hosts). So the
-// accumulates of all origins on one target are atomic with respect to each other, whichever path they
-// took, and per origin they are applied in call order (accumulate_ordering rar,raw,war,waw). Put/Get need
-// no lock (a put concurrent with an accumulate on the same location is erroneous in MPI). A holder that dies
+// Accumulate atomicity (the rule itself: rma/acc_apply.h). Every member's header holds an AccLock, a
+// process-shared *robust* mutex. An accumulate-class operation (Accumulate, Get_accumulate, Fetch_and_op,
+// Compare_and_swap) whose elements are all aligned 4/8-byte elements of mapped memory uses hardware atomics
+// and no lock; any other runs under the member's AccLock: direct origins take it around their
+// read-modify-write, and the target's Service takes it around the accumulates it applies for message
+// origins (other hosts), both following the same element rule. So the accumulates of all origins on one
+// target are atomic with respect to each other, whichever path they took, and per origin they are applied
+// in call order (accumulate_ordering rar,raw,war,waw). Put/Get need no lock (a put concurrent with an
+// accumulate on the same location is erroneous in MPI). A holder that dies
 // inside its (short, call-free) critical section is detected by the kernel: the next locker gets
 // EOWNERDEAD, marks the mutex consistent and goes on (the element being updated may be half-written). A
 // holder that is stopped (SIGSTOP) rather than dead keeps the lock until it resumes or is killed (the
 // detector kills a same-host peer it declares failed); origins wait for it polling the engine, a Service
 // waits blocked.
 //
-// Failures (seed 000 §1.2.3). The mapping outlives a dead target, so a copy to it cannot fail by itself:
+// Failures (seed 000 §1.2.3). The mapping outlives a dead target, so a copy to it cannot fail by itself
+// (process_vm_* to a dead target fails with ESRCH: MPI_ERR_PROC_FAILED recorded at once):
 // an operation toward a target already known failed records MPI_ERR_PROC_FAILED, and every synchronisation
 // that completes direct operations (flush*, unlock*, complete, fence) reports MPI_ERR_PROC_FAILED when the
 // target is known failed by then. A failure not yet detected when the epoch ends goes unreported for that
@@ -80,11 +85,16 @@ static_assert(sizeof(SegHeader) <= kHeaderBytes);
 // What a member publishes about its segment (allgathered at creation). name[0] == 0: no segment.
 // `host`: a hash of the launcher's host id (transport/router.h); only members with the same one are mapped,
 // so ranks the launcher places on different hosts talk by messages even when they share a machine.
+// MPI_Win_create / dynamic windows (rma/cma.h) add the owner's pid, its window base address and the
+// address of its header's nonce (the probe).
 struct SegCard {
   char name[48];
   std::uint64_t nonce;
   std::uint64_t data_bytes;
   std::uint64_t host;
+  std::int64_t pid;
+  std::uint64_t base;
+  std::uint64_t probe;
 };
 
 // This process's segment for `data_bytes` of window memory: created, sized, mapped, header initialised.
@@ -112,11 +122,6 @@ void direct_put(std::byte* at, std::size_t tcount, const dt::Datatype* ttype, co
 // Get: the target region into `rcount` x `rtype` at `rbuf`.
 void direct_get(const std::byte* at, std::size_t tcount, const dt::Datatype* ttype, void* rbuf, std::size_t rcount,
                 const dt::Datatype* rtype);
-// Accumulate / Get_accumulate (rbuf non-null) under the target's AccLock (held by the caller). `op` is a
-// predefined operation (replace and no_op included); the target type is built of ttype->basic.
-void direct_acc(std::byte* at, std::size_t tcount, const dt::Datatype* ttype, const void* obuf, std::size_t ocount,
-                const dt::Datatype* otype, const dt::Op* op, void* rbuf, std::size_t rcount, const dt::Datatype* rtype);
-// Compare_and_swap of one element of the basic type `t` (AccLock held by the caller).
-void direct_cas(std::byte* at, const dt::Datatype* t, const void* obuf, const void* cbuf, void* rbuf);
+// Accumulates: rma/acc_apply.h (element-wise, lock-free on aligned 4/8-byte elements, else under the AccLock).
 
 }  // namespace ftmpi::rma

@@ -14,6 +14,7 @@
 
 #include "datatype/builtin_types.h"
 #include "ft/failure_state.h"
+#include "rma/acc_apply.h"
 #include "rma/window.h"
 
 namespace ftmpi::rma {
@@ -200,67 +201,79 @@ void Service::execute(int src, const OpHdr& h, const WireBlock* blocks, const st
     if (!st.ok() && err.ok()) err = std::move(st);
   };
   const std::size_t bytes = h.count * h.type_size;
-  // Accumulates of message origins exclude those of direct origins (rma/direct.h): the member's AccLock.
+  // Accumulates follow rma/acc_apply.h: element-wise, lock-free on atomic elements, otherwise under this
+  // member's AccLock, which direct origins take too.
+  const TargetShape shape{h.count, h.type_size, h.type_extent, h.target_blocks ? blocks : nullptr, h.target_blocks};
   std::optional<AccGuard> acc_guard;
-  if (w_->own_lock && (h.op == OpCode::acc || h.op == OpCode::get_acc || h.op == OpCode::cas))
-    acc_guard.emplace(w_->own_lock);
+  auto guard_for = [&](const std::byte* base, const dt::Datatype* unit) {
+    if (w_->own_lock && !(w_->atomic_elems && lock_free(base, shape, unit))) acc_guard.emplace(w_->own_lock);
+  };
   switch (h.op) {
-    case OpCode::put:
-    case OpCode::acc: {
+    case OpCode::put: {
       std::byte* base = nullptr;
       Status st = locate(src, h, blocks, &base);
       if (!st.ok()) return note(std::move(st));
       if (h.data_bytes != bytes) return note(Status(Errc::type, "origin and target data sizes differ"));
+      return scatter(base, h, blocks, data);
+    }
+    case OpCode::acc:
+    case OpCode::get_acc: {
+      const bool fetch = h.op == OpCode::get_acc;
+      std::byte* base = nullptr;
+      Status st = locate(src, h, blocks, &base);
+      if (!st.ok()) {
+        note(std::move(st));
+        if (fetch) reply(src, h.reply_tag, nullptr, 0, false);
+        return;
+      }
       const auto kind = static_cast<dt::OpKind>(h.op_kind);
-      if (h.op == OpCode::put || kind == dt::OpKind::replace) return scatter(base, h, blocks, data);
-      if (kind == dt::OpKind::no_op) return;
       const dt::Datatype* t = dt::builtin(static_cast<dt::Basic>(h.basic));
-      if (!t || t->size == 0) return note(Status(Errc::type, "accumulate needs a target type of one basic type"));
-      std::vector<std::byte> tmp(bytes);
-      gather(base, h, blocks, tmp.data());
-      dt::Op op;
-      op.kind = kind;
-      dt::apply_packed(&op, data, tmp.data(), bytes / t->size, t);
-      scatter(base, h, blocks, tmp.data());
+      const bool has_in = kind != dt::OpKind::no_op;
+      Status bad;
+      if (!t || t->size == 0) bad = Status(Errc::type, "accumulate needs a target type of one basic type");
+      else if (has_in && h.data_bytes != bytes) bad = Status(Errc::type, "origin and target data sizes differ");
+      if (!bad.ok()) {
+        note(std::move(bad));
+        if (fetch) reply(src, h.reply_tag, nullptr, 0, false);
+        return;
+      }
+      std::vector<std::byte> old(fetch ? bytes : 0);
+      if (bytes > 0) {
+        guard_for(base, t);
+        acc_apply(base, shape, t, kind, has_in ? data : nullptr, fetch ? old.data() : nullptr, w_->atomic_elems);
+        acc_guard.reset();
+      }
+      if (fetch) reply(src, h.reply_tag, old.data(), bytes, true);
       return;
     }
-    case OpCode::get:
-    case OpCode::get_acc: {
+    case OpCode::get: {
       std::byte* base = nullptr;
       Status st = locate(src, h, blocks, &base);
       if (!st.ok()) {
         note(std::move(st));
         return reply(src, h.reply_tag, nullptr, 0, false);
       }
-      if (h.op == OpCode::get && h.target_blocks == 0)  // large: straight from the window (kept until Win_free)
+      if (h.target_blocks == 0)  // large: straight from the window (kept until Win_free)
         return reply(src, h.reply_tag, base, bytes, bytes <= kInlineMax);
       std::vector<std::byte> tmp(bytes);
       gather(base, h, blocks, tmp.data());
-      reply(src, h.reply_tag, tmp.data(), bytes, true);
-      if (h.op == OpCode::get) return;
-      const auto kind = static_cast<dt::OpKind>(h.op_kind);
-      if (kind == dt::OpKind::no_op) return;
-      if (h.data_bytes != bytes) return note(Status(Errc::type, "origin and target data sizes differ"));
-      if (kind == dt::OpKind::replace) return scatter(base, h, blocks, data);
-      const dt::Datatype* t = dt::builtin(static_cast<dt::Basic>(h.basic));
-      if (!t || t->size == 0) return note(Status(Errc::type, "accumulate needs a target type of one basic type"));
-      dt::Op op;
-      op.kind = kind;
-      dt::apply_packed(&op, data, tmp.data(), bytes / t->size, t);
-      scatter(base, h, blocks, tmp.data());
-      return;
+      return reply(src, h.reply_tag, tmp.data(), bytes, true);
     }
     case OpCode::cas: {
       std::byte* base = nullptr;
       Status st = locate(src, h, blocks, &base);
+      const dt::Datatype* t = dt::builtin(static_cast<dt::Basic>(h.basic));
+      if (st.ok() && (!t || t->size != h.type_size || h.target_blocks != 0))
+        st = Status(Errc::type, "compare-and-swap needs one predefined element");
       if (!st.ok()) {
         note(std::move(st));
         return reply(src, h.reply_tag, nullptr, 0, false);
       }
       std::vector<std::byte> old(h.type_size);
-      gather(base, h, blocks, old.data());
+      guard_for(base, t);
+      cas_apply(base, t, data, data + h.type_size, old.data(), w_->atomic_elems);
+      acc_guard.reset();
       reply(src, h.reply_tag, old.data(), old.size(), true);
-      if (std::memcmp(old.data(), data + h.type_size, h.type_size) == 0) scatter(base, h, blocks, data);
       return;
     }
     case OpCode::lock: {

@@ -12,8 +12,6 @@ namespace ftmpi::rma {
 
 namespace {
 const dt::Datatype* byte_type() { return dt::builtin(dt::Basic::byte); }
-// Waiting for a busy accumulate lock keeps the engine turning (our own Service may need the same lock).
-void idle_progress(void* ctx) { static_cast<progress::Progress*>(ctx)->poll(); }
 }  // namespace
 
 bool Pending::poll() {
@@ -167,13 +165,12 @@ Status Window::put(const void* obuf, std::size_t ocount, const dt::Datatype* oty
                    std::shared_ptr<Pending>* out) {
   FTMPI_TRY(check_access(t.rank));
   FTMPI_TRY(range_check(t));
-  if (std::byte* at = direct_at(t)) {
-    if (direct_failed(t.rank, out)) return Status::Ok();
-    if (!op) {
-      direct_put(at, t.count, t.type, obuf, ocount, otype);
-    } else {
-      AccGuard g(direct_lock[static_cast<std::size_t>(t.rank)], idle_progress, &progress_);
-      direct_acc(at, t.count, t.type, obuf, ocount, otype, op, nullptr, 0, nullptr);
+  std::uintptr_t at = 0;
+  if (const int how = direct_begin(t, &at, out); how >= 0) {
+    if (how == 1) {
+      const DirectPeer& d = direct[static_cast<std::size_t>(t.rank)];
+      direct_note(t.rank, op ? direct_acc(d, at, obuf, ocount, otype, t, op, nullptr, 0, nullptr)
+                             : direct_put(d, at, obuf, ocount, otype, t), out);
     }
     return Status::Ok();
   }
@@ -193,13 +190,12 @@ Status Window::get(void* rbuf, std::size_t rcount, const dt::Datatype* rtype, co
                    const dt::Datatype* otype, const Target& t, const dt::Op* op, std::shared_ptr<Pending>* out) {
   FTMPI_TRY(check_access(t.rank));
   FTMPI_TRY(range_check(t));
-  if (std::byte* at = direct_at(t)) {
-    if (direct_failed(t.rank, out)) return Status::Ok();
-    if (!op) {
-      direct_get(at, t.count, t.type, rbuf, rcount, rtype);
-    } else {
-      AccGuard g(direct_lock[static_cast<std::size_t>(t.rank)], idle_progress, &progress_);
-      direct_acc(at, t.count, t.type, obuf, ocount, otype, op, rbuf, rcount, rtype);
+  std::uintptr_t at = 0;
+  if (const int how = direct_begin(t, &at, out); how >= 0) {
+    if (how == 1) {
+      const DirectPeer& d = direct[static_cast<std::size_t>(t.rank)];
+      direct_note(t.rank, op ? direct_acc(d, at, obuf, ocount, otype, t, op, rbuf, rcount, rtype)
+                             : direct_get(d, at, rbuf, rcount, rtype, t), out);
     }
     return Status::Ok();
   }
@@ -225,10 +221,9 @@ Status Window::compare_and_swap(const void* obuf, const void* cbuf, void* rbuf, 
   Target t{target, disp, 1, type};
   FTMPI_TRY(check_access(target));
   FTMPI_TRY(range_check(t));
-  if (std::byte* at = direct_at(t)) {
-    if (direct_failed(target, nullptr)) return Status::Ok();
-    AccGuard g(direct_lock[static_cast<std::size_t>(target)], idle_progress, &progress_);
-    direct_cas(at, type, obuf, cbuf, rbuf);
+  std::uintptr_t at = 0;
+  if (const int how = direct_begin(t, &at, nullptr); how >= 0) {
+    if (how == 1) direct_note(target, direct_cas(direct[static_cast<std::size_t>(target)], at, obuf, cbuf, rbuf, type), nullptr);
     return Status::Ok();
   }
   auto pend = std::make_shared<Pending>();
@@ -247,38 +242,15 @@ Status Window::compare_and_swap(const void* obuf, const void* cbuf, void* rbuf, 
   return send_op(h, t, two.data(), two.size(), byte_type(), true, tag, pend);
 }
 
-// ---- direct path (rma/direct.h) ----
-
-std::byte* Window::direct_at(const Target& t) const {
-  if (direct_base.empty()) return nullptr;
-  std::byte* b = direct_base[static_cast<std::size_t>(t.rank)];
-  if (!b) return nullptr;
-  return b + static_cast<std::int64_t>(t.disp) * peer_disp_unit[static_cast<std::size_t>(t.rank)];
-}
-
 bool Window::target_failed(int target) const {
   return failures_ && failures_->epoch() != 0 && failures_->failed(req_->world_rank(target));
-}
-
-bool Window::direct_failed(int target, std::shared_ptr<Pending>* out) {
-  PeerState& p = peers_[static_cast<std::size_t>(target)];
-  p.direct_done = true;
-  if (out) {
-    *out = std::make_shared<Pending>();
-    (*out)->engine = &engine_;
-  }
-  if (!target_failed(target)) return false;
-  Status st(Errc::proc_failed, "the target of a one-sided operation failed");
-  if (out) (*out)->error = st;
-  if (p.error.ok()) p.error = std::move(st);
-  return true;
 }
 
 // ---- synchronisation ----
 
 Status Window::wait_pending(int target) {
   PeerState& p = peers_[static_cast<std::size_t>(target)];
-  progress_.wait_until([&] {
+  if (!p.pending.empty()) progress_.wait_until([&] {
     for (auto& op : p.pending) op->poll();
     return std::all_of(p.pending.begin(), p.pending.end(), [](auto& op) { return !op->send && !op->ext && !op->reply; });
   });
@@ -351,6 +323,9 @@ Status Window::flush(int target, bool local_only) {
   PeerState& p = peers_[static_cast<std::size_t>(target)];
   if (!lock_all_ && p.lock == LockMode::none)
     return Status(Errc::rma_sync, "flush without a passive-target epoch (lock/lock_all) on this target");
+  // Nothing to wait for (direct operations are complete): still one progress pass, so that a process
+  // spinning on direct operations and flushes serves the messages others aim at it.
+  if (p.pending.empty()) progress_.poll();
   (void)wait_pending(target);
   if (!local_only && p.dirty) {
     p.dirty = false;
@@ -370,6 +345,7 @@ Status Window::flush_all(bool local_only) {
 Status Window::sync_all(bool local_only) {
   // All targets in parallel: wait the local requests, then one flush round trip per dirty target.
   std::vector<std::pair<int, std::shared_ptr<Pending>>> trips;
+  progress_.poll();  // at least one pass (see flush)
   for (int r = 0; r < size(); ++r) {
     PeerState& p = peers_[static_cast<std::size_t>(r)];
     if (!p.pending.empty() || p.direct_done) (void)wait_pending(r);

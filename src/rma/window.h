@@ -16,16 +16,18 @@
 //
 // Same-host targets (rma/direct.h). For targets whose memory is mapped here (MPI_Win_allocate and
 // allocate_shared windows, members on this host) Put/Get/accumulates are not messages but copies done at
-// the call (accumulates under the target's AccLock, which the Service also takes); the synchronisation
-// messages below are unchanged, and a direct operation counts as already flushed.
+// the call (accumulates by hardware atomics or under the target's AccLock, rma/acc_apply.h, a rule the
+// Service follows too); for same-host members of MPI_Win_create / dynamic windows the copies are
+// process_vm_writev/readv (rma/cma.h). The synchronisation messages below are unchanged, and a direct
+// operation counts as already flushed (flush still runs one progress pass, so that a process spinning on
+// direct operations serves the messages others aim at it).
 //
 // Ordering and completion. Messages between two processes are FIFO and the Service handles them in
 // order, so when an origin's flush (or unlock) request is acknowledged, every operation the origin sent
 // before it has been applied at the target: flush = wait for the local requests + one round trip; fence =
 // flush every target touched since the last fence + barrier; complete = send a `complete` message behind
-// the operations (the target's wait counts them). Accumulates from all origins are applied by the one
-// Service of the target, so they are atomic with respect to each other (and ordered per origin, as the
-// default accumulate_ordering requires).
+// the operations (the target's wait counts them). Accumulates from message origins are applied by the one
+// Service of the target, in order; with direct origins they stay atomic per element (rma/acc_apply.h).
 //
 // Failures (seed 000 §1.2.3). Operations are point-to-point requests of the engine, so an operation
 // toward a dead target fails (MPI_ERR_PROC_FAILED) and the error is reported at the synchronisation that
@@ -48,6 +50,7 @@
 #include "datatype/datatype.h"
 #include "datatype/op.h"
 #include "p2p/engine.h"
+#include "rma/cma.h"
 #include "rma/direct.h"
 #include "rma/wire.h"
 #include "util/status.h"
@@ -178,6 +181,17 @@ class Window {
   Status start(const std::vector<int>& ranks, int assert_flags);
   Status complete();
   Status wait_exposure(bool test_only, bool* done);
+  // ---- origin: the fast path (rma/window_fast.h, inline at the C entry points) ----
+  // The operation done at once when everything is simple: a mapped target in an access epoch, one predefined
+  // contiguous type on both sides (same handle, same count), in range, target not known failed; for
+  // accumulates an operation acc_fast takes. false: nothing was done, take the general path (which also
+  // produces every error).
+  inline bool fast_put(const void* obuf, std::size_t count, const dt::Datatype* type, int rank, std::int64_t disp);
+  inline bool fast_get(void* rbuf, std::size_t count, const dt::Datatype* type, int rank, std::int64_t disp);
+  inline bool fast_acc(const void* obuf, void* rbuf, std::size_t count, const dt::Datatype* type, int rank,
+                       std::int64_t disp, const dt::Op* op);
+  inline bool fast_cas(const void* obuf, const void* cbuf, void* rbuf, const dt::Datatype* type, int rank,
+                       std::int64_t disp);
   // True when a lock or lock_all covers `target` (request-based operations need one).
   bool passive_epoch(int target) const {
     return lock_all_ || (target >= 0 && target < size() && peers_[static_cast<std::size_t>(target)].lock != LockMode::none);
@@ -203,11 +217,22 @@ class Window {
   void* owned_mem = nullptr;            // allocate: freed at MPI_Win_free
   void* shm_map = nullptr;              // allocate_shared: the mapping
   std::size_t shm_len = 0;
-  // Direct access (rma/direct.h): per rank, its window memory as mapped here and its accumulate lock, or
-  // null when operations toward it travel as messages. Empty: no direct target at all.
-  std::vector<std::byte*> direct_base;
-  std::vector<AccLock*> direct_lock;
+  // Direct access (rma/direct.h, rma/cma.h): per rank, how operations toward it travel. Empty: all by
+  // messages.
+  enum class Access : std::uint8_t { msg, mapped, cma };
+  struct DirectPeer {
+    Access how = Access::msg;
+    bool atomics = false;           // its memory is atomic-capable (rma/acc_apply.h): mapped segments
+    pid_t pid = 0;                  // cma: the target process
+    std::uintptr_t base = 0;        // address of displacement 0, here (mapped) or in the target (cma); 0 for
+                                    // dynamic windows (displacements are addresses)
+    AccLock* lock = nullptr;        // the target's accumulate lock, mapped here
+    const RegionTable* regions = nullptr;  // dynamic windows: the target's attached regions, mapped here
+  };
+  std::vector<DirectPeer> direct;
   AccLock* own_lock = nullptr;          // this member's lock: the Service takes it around accumulates
+  bool atomic_elems = false;            // this member's memory is atomic-capable (rma/acc_apply.h)
+  RegionTable* own_regions = nullptr;   // dynamic windows with direct origins: the table MPI_Win_attach updates
   struct Mapping { void* addr; std::size_t len; };
   std::vector<Mapping> mappings;        // allocate: own and peers' segments, unmapped at MPI_Win_free
 
@@ -233,6 +258,8 @@ class Window {
     Status error;                             // first error met with this target since the last sync
     bool direct_done = false;                 // direct operations since the last sync (rma/direct.h)
   };
+  // The fast path's common checks: the target's memory address for `bytes` at `disp`, or null.
+  inline std::byte* fast_target(int rank, std::int64_t disp, std::size_t bytes, bool need_atomics);
   int next_tag();
   Status check_access(int target);
   Status range_check(const Target& t) const;
@@ -245,11 +272,20 @@ class Window {
   Status sync_all(bool local_only);
   Status take_error(int target);
   void wait_for(p2p::Request* r);
-  // Direct path: the target's memory at t.disp, or null when t.rank is reached by messages.
-  std::byte* direct_at(const Target& t) const;
-  // Records a direct operation toward `target` (and makes *out, the R* request's operation, complete); true
-  // (error recorded) when the target is known failed: the copy is then skipped.
-  bool direct_failed(int target, std::shared_ptr<Pending>* out);
+  // Direct path (window_direct.cpp). direct_begin: 1 when the operation goes direct (*at = the target
+  // address; *out made, complete), 0 when it is done already (the target is known failed or, dynamic
+  // windows, the range is not attached: error recorded), -1 when it travels as messages.
+  int direct_begin(const Target& t, std::uintptr_t* at, std::shared_ptr<Pending>* out);
+  void direct_note(int target, Status st, std::shared_ptr<Pending>* out);
+  Status direct_put(const DirectPeer& d, std::uintptr_t at, const void* obuf, std::size_t ocount,
+                    const dt::Datatype* otype, const Target& t);
+  Status direct_get(const DirectPeer& d, std::uintptr_t at, void* rbuf, std::size_t rcount, const dt::Datatype* rtype,
+                    const Target& t);
+  Status direct_acc(const DirectPeer& d, std::uintptr_t at, const void* obuf, std::size_t ocount,
+                    const dt::Datatype* otype, const Target& t, const dt::Op* op, void* rbuf, std::size_t rcount,
+                    const dt::Datatype* rtype);
+  Status direct_cas(const DirectPeer& d, std::uintptr_t at, const void* obuf, const void* cbuf, void* rbuf,
+                    const dt::Datatype* type);
   bool target_failed(int target) const;
 
   p2p::Engine& engine_;
