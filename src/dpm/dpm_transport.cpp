@@ -84,6 +84,10 @@ class DpmTransportImpl final : public DpmTransport {
     (void)k;
   }
 
+  void connect_now(int peer) override {
+    if (!dead_.count(peer)) (void)sender(peer);
+  }
+
   bool try_send(int peer, std::span<const std::byte> hdr, std::span<const std::byte> payload) override {
     if (dead_.count(peer)) return true;  // lost: dropped, as the TCP transport does
     tcp::Connection* c = sender(peer);

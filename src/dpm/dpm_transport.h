@@ -34,6 +34,10 @@ class DpmTransport : public transport::Transport {
   static Result<std::unique_ptr<DpmTransport>> open(int my_gid, std::string secret, Resolver resolve);
   // "ip:port,ip:port,...": where the others reach this process.
   virtual const std::string& card() const = 0;
+  // Open the connection to `peer` now if there is none (may block like a first send). A process of
+  // another job is watched only through this connection (its end is its failure): dpm.cpp dials every
+  // member of another job at once when an intercommunicator joins them. Application thread.
+  virtual void connect_now(int peer) = 0;
 };
 
 }  // namespace ftmpi::dpm
