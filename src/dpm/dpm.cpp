@@ -66,6 +66,13 @@ Result<boot::pmi::Message> Dpm::call(const std::string& line, const char* expect
 
 void Dpm::idle() { rt_.progress().poll(); }
 
+Dpm::~Dpm() { leaving(); }
+
+void Dpm::leaving() {
+  if (open_ && names_ && my_id_ >= 0) names_->mark_departed(my_id_);
+  my_id_ = -1;
+}
+
 void Dpm::setup_universe() {
   if (universe_known_) return;
   universe_known_ = true;
@@ -103,6 +110,7 @@ Status Dpm::ensure_open() {
   if (!t.ok()) return t.status();
   const std::string card = t.value()->card();
   transport_ = t.value().get();
+  my_id_ = rt_.world_rank();
   rt_.router().set_foreign(std::move(t.value()));
   if (names_) FTMPI_TRY(names_->write_card(rt_.world_rank(), card));
   auto r = call(boot::pmi::encode("dpm_card_put", {{"gid", local_id(rt_.world_rank())}, {"card", card}}),

@@ -61,6 +61,12 @@ class DpmTransport;
 class Dpm {
  public:
   explicit Dpm(Runtime& rt) : rt_(rt) {}
+  ~Dpm();
+  // MPI_Finalize, once no more frames are expected: with a name service, the card says this process
+  // left (dpm/name_dir.h), so a late dialer of another job does not take its absence for a failure.
+  void leaving();
+  Dpm(const Dpm&) = delete;
+  Dpm& operator=(const Dpm&) = delete;
 
   // Local: listener opened and card given to mpiexec (once).
   Status ensure_open();
@@ -107,6 +113,7 @@ class Dpm {
 
   Runtime& rt_;
   bool open_ = false;
+  int my_id_ = -1;
   bool universe_known_ = false;
   int slot_ = 0;   // this universe's slot (dpm/universe.h); 0: no name service
   int ubase_ = 0;  // universe_base(slot_)

@@ -29,7 +29,8 @@ namespace ftmpi::dpm {
 
 class DpmTransport : public transport::Transport {
  public:
-  // The card of process `gid`, or an error when it is gone / unknown. May block.
+  // The card of process `gid`, or an error when it is gone / unknown (Errc::unsupported: it left normally,
+  // which is no failure). May block.
   using Resolver = std::function<Result<std::string>(int gid)>;
   static Result<std::unique_ptr<DpmTransport>> open(int my_gid, std::string secret, Resolver resolve);
   // "ip:port,ip:port,...": where the others reach this process.

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +18,8 @@
 
 namespace ftmpi::dpm {
 namespace {
+
+constexpr const char* kDeparted = "-";  // a card's content once its process finalized
 
 Status sys_error(const std::string& what) { return Status(Errc::other, what + ": " + std::strerror(errno)); }
 
@@ -173,6 +176,8 @@ bool NameDir::slot_alive(int slot) const {
   return alive;
 }
 
+void NameDir::mark_departed(int id) const { (void)write_card(id, kDeparted); }
+
 Status NameDir::write_card(int id, const std::string& card) const {
   const std::string path = dir_ + "/cards/" + std::to_string(id);
   ::unlink(path.c_str());  // an id is this process's for the slot's lifetime: anything there is stale
@@ -185,6 +190,8 @@ Result<std::string> NameDir::read_card(int id, int wait_ms) const {
   int waited = 0, step = 1;
   for (;;) {
     auto text = read_file(path);
+    if (text.ok() && text.value() == kDeparted)
+      return Status(Errc::unsupported, "process " + std::to_string(id) + " has finalized");
     if (text.ok() && !text.value().empty()) return text.value();
     if (!slot_alive(slot_of(id)))
       return Status(Errc::proc_failed, "process " + std::to_string(id) + " is gone (its job ended)");

@@ -7,7 +7,8 @@
 //                   mpiexec, created with link() so that a reader never sees it half written)
 //   jobs/<s>        universe slot s (1..kMaxSlots-1, dpm/universe.h), flock()ed (exclusive) by its mpiexec
 //                   for its lifetime: a slot is alive exactly while the lock is held
-//   cards/<id>      where process <id> listens (its DpmTransport card), written by the process itself
+//   cards/<id>      where process <id> listens (its DpmTransport card), written by the process itself;
+//                   "-" once it finalized
 //   names/<enc>     a published service: "<slot>\n<port name>\n" (created atomically with link(): the second
 //                   publisher of a name sees EEXIST)
 // Staleness: an entry whose slot is not alive is stale (its universe ended without cleaning up, e.g.
@@ -58,8 +59,11 @@ class NameDir {
   bool slot_alive(int slot) const;
 
   Status write_card(int id, const std::string& card) const;
+  // Process `id` finalized: its card says so (a late dialer then knows it left; no failure).
+  void mark_departed(int id) const;
   // The card of process `id` of another universe. Waits (sleeping, up to `wait_ms`) until the process
-  // wrote it; Errc::proc_failed when its universe is gone or the wait ends.
+  // wrote it; Errc::proc_failed when its universe is gone or the wait ends, Errc::unsupported when the
+  // process finalized.
   Result<std::string> read_card(int id, int wait_ms) const;
 
   Status publish(const std::string& service, const std::string& port, int my_slot) const;

@@ -430,6 +430,7 @@ Status Runtime::finalize() {
   // still deciding (a survivor whose tree parent died asks this process; ft/agreement.h), e.g. a spawned
   // sibling still inside MPI_Init's intercommunicator creation (ft_dpm_parent_dies hung ~1 run in 100).
   if (!ft_mode_ || boot_->launched_by_ftmpi()) FTMPI_TRY(boot_->fence_while([this] { progress_->poll(); }));
+  if (dpm_) dpm_->leaving();
   if (peer_watch_) peer_watch_->stop();  // goodbyes: leaving is not a failure
   if (service_) service_->stop();
   failures_->set_observer(nullptr);
