@@ -52,8 +52,9 @@ struct Bridge {
 
 }  // namespace
 
-Result<boot::pmi::Message> Dpm::call(const std::string& line, const char* expect) {
-  auto m = rt_.boot().launcher_call(line, expect);
+Result<boot::pmi::Message> Dpm::call(const std::string& line, const char* expect, bool progress) {
+  auto m = progress ? rt_.boot().launcher_call_while(line, expect, [this] { idle(); })
+                    : rt_.boot().launcher_call(line, expect);
   if (!m.ok()) return m.status();
   if (m->get("rc").value_or("0") != "0") {
     std::string msg = std::string(m->get("msg").value_or("the launcher refused the request"));
@@ -63,44 +64,94 @@ Result<boot::pmi::Message> Dpm::call(const std::string& line, const char* expect
   return m;
 }
 
+void Dpm::idle() { rt_.progress().poll(); }
+
+Dpm::~Dpm() { leaving(); }
+
+void Dpm::leaving() {
+  if (open_ && names_ && my_id_ >= 0) names_->mark_departed(my_id_);
+  my_id_ = -1;
+}
+
+void Dpm::setup_universe() {
+  if (universe_known_) return;
+  universe_known_ = true;
+  if (!rt_.boot().launched_by_ftmpi()) return;
+  const char* slot = std::getenv("FTMPI_UNIVERSE_SLOT");
+  const char* dir = std::getenv("FTMPI_NAME_SERVICE");
+  if (slot && dir && *dir && std::atoi(slot) > 0 && std::atoi(slot) < kMaxSlots) {
+    slot_ = std::atoi(slot);
+    ubase_ = universe_base(slot_);
+    names_.emplace(dir);
+  }
+  if (const char* s = std::getenv("FTMPI_DPM_SECRET")) secret_ = s;
+}
+
 Status Dpm::ensure_open() {
   if (open_) return {};
-  const char* secret = std::getenv("FTMPI_DPM_SECRET");
-  if (!rt_.boot().launched_by_ftmpi() || secret == nullptr)
+  setup_universe();
+  if (!rt_.boot().launched_by_ftmpi() || secret_.empty())
     return Status(Errc::unsupported, "dynamic processes need ftmpi's mpiexec (this process was not started by it)");
   boot::Bootstrap* boot = &rt_.boot();
-  auto resolve = [boot](int gid) -> Result<std::string> {
-    auto m = boot->launcher_call(boot::pmi::encode("dpm_card_get", {{"gid", std::to_string(gid)}}), "dpm_card");
+  const int my_slot = slot_, ubase = ubase_;
+  const NameDir* names = names_ ? &*names_ : nullptr;
+  auto resolve = [boot, my_slot, ubase, names](int gid) -> Result<std::string> {
+    if (slot_of(gid) != my_slot) {
+      // Another universe: its processes write their cards into the name service.
+      if (names == nullptr) return Status(Errc::proc_failed, "process " + std::to_string(gid) + " is not of this job");
+      return names->read_card(gid, 60'000);
+    }
+    auto m = boot->launcher_call(boot::pmi::encode("dpm_card_get", {{"gid", std::to_string(gid - ubase)}}), "dpm_card");
     if (!m.ok()) return m.status();
     if (m->get("rc").value_or("1") != "0") return Status(Errc::proc_failed, "process " + std::to_string(gid) + " is gone");
     return std::string(m->get("card").value_or(""));
   };
-  auto t = DpmTransport::open(rt_.world_rank(), secret, resolve);
+  auto t = DpmTransport::open(rt_.world_rank(), secret_, resolve);
   if (!t.ok()) return t.status();
   const std::string card = t.value()->card();
+  transport_ = t.value().get();
+  my_id_ = rt_.world_rank();
   rt_.router().set_foreign(std::move(t.value()));
-  auto r = call(boot::pmi::encode("dpm_card_put", {{"gid", std::to_string(rt_.world_rank())}, {"card", card}}),
+  if (names_) FTMPI_TRY(names_->write_card(rt_.world_rank(), card));
+  auto r = call(boot::pmi::encode("dpm_card_put", {{"gid", local_id(rt_.world_rank())}, {"card", card}}),
                 "dpm_card_ok");
   if (!r.ok()) return r.status();
   open_ = true;
   return {};
 }
 
-Result<std::string> Dpm::open_port() {
+Result<std::string> Dpm::broker_port() {
   FTMPI_TRY(ensure_open());
-  auto m = call(boot::pmi::encode("dpm_open_port", {{"gid", std::to_string(rt_.world_rank())}}), "dpm_port");
+  auto m = call(boot::pmi::encode("dpm_open_port", {{"gid", local_id(rt_.world_rank())}}), "dpm_port");
   if (!m.ok()) return m.status();
   return std::string(m->get("port").value_or(""));
 }
 
+Result<std::string> Dpm::open_port() {
+  FTMPI_TRY(ensure_open());
+  if (!names_) return broker_port();
+  auto p = DirectPort::open(rt_.world_rank(), next_port_++);
+  if (!p.ok()) return p.status();
+  std::string name = p.value()->name();
+  ports_[name] = std::move(p.value());
+  return name;
+}
+
 Status Dpm::close_port(const std::string& port) {
+  if (auto it = ports_.find(port); it != ports_.end()) {
+    ports_.erase(it);  // closing the listener refuses (or resets) every connect, queued ones included
+    return {};
+  }
+  if (is_direct_port(port)) return Status(Errc::port, "no such port (not opened by this process, or closed): " + port);
   if (!rt_.boot().launched_by_ftmpi()) return Status(Errc::port, "no such port: " + port);
-  auto m = call(boot::pmi::encode("dpm_close_port", {{"gid", std::to_string(rt_.world_rank())}, {"port", pct_encode(port)}}),
+  auto m = call(boot::pmi::encode("dpm_close_port", {{"gid", local_id(rt_.world_rank())}, {"port", pct_encode(port)}}),
                 "dpm_closed");
   return m.ok() ? Status::Ok() : m.status();
 }
 
 Status Dpm::publish(const std::string& service, const std::string& port) {
+  setup_universe();
+  if (names_) return names_->publish(service, port, slot_);
   if (!rt_.boot().launched_by_ftmpi()) return Status(Errc::unsupported, "the name service is ftmpi's mpiexec; this process was not started by it");
   auto m = call(boot::pmi::encode("dpm_publish", {{"service", pct_encode(service)}, {"port", pct_encode(port)}}),
                 "dpm_published");
@@ -108,6 +159,8 @@ Status Dpm::publish(const std::string& service, const std::string& port) {
 }
 
 Status Dpm::unpublish(const std::string& service, const std::string& port) {
+  setup_universe();
+  if (names_) return names_->unpublish(service);
   if (!rt_.boot().launched_by_ftmpi()) return Status(Errc::service, "service '" + service + "' is not published");
   auto m = call(boot::pmi::encode("dpm_unpublish", {{"service", pct_encode(service)}, {"port", pct_encode(port)}}),
                 "dpm_unpublished");
@@ -115,6 +168,8 @@ Status Dpm::unpublish(const std::string& service, const std::string& port) {
 }
 
 Result<std::string> Dpm::lookup(const std::string& service) {
+  setup_universe();
+  if (names_) return names_->lookup(service);
   if (!rt_.boot().launched_by_ftmpi()) return Status(Errc::name, "service '" + service + "' is not published");
   auto m = call(boot::pmi::encode("dpm_lookup", {{"service", pct_encode(service)}}), "dpm_found");
   if (!m.ok()) return m.status();
@@ -129,14 +184,41 @@ Status Dpm::meet(const std::string& port, bool is_accept, int root, comm::Commun
   int msg[3] = {0, -1, 0};
   std::string text;
   if (comm->rank == root) {
-    if (st.ok()) {
+    if (st.ok() && is_direct_port(port)) {
+      // A port owned by a process (dpm/direct_port.h): the roots meet without mpiexec.
+      Result<Meeting> met = Status(Errc::port);
+      if (is_accept) {
+        auto it = ports_.find(port);
+        if (it == ports_.end()) {
+          met = Status(Errc::port, "MPI_Comm_accept: no such port (not opened by this process, or closed): " + port);
+        } else {
+          // Unique per pair of roots: our own counter, and a bit telling which of the two accepted.
+          const int pair = 0x20000000 | (next_pair_++ & 0x0fffffff);
+          met = it->second->accept(rt_.world_rank(), secret_, pair, [this] { idle(); });
+          if (met.ok() && met.value().peer > rt_.world_rank()) met.value().pair |= 0x10000000;
+        }
+      } else if (!names_) {
+        met = Status(Errc::port, "MPI_Comm_connect: port " + port + " belongs to a job with a name service; this job has none "
+                                 "(start both with mpiexec --name-service DIR)");
+      } else {
+        met = direct_connect(port, rt_.world_rank(), secret_, [this] { idle(); });
+        if (met.ok() && rt_.world_rank() > met.value().peer) met.value().pair |= 0x10000000;
+      }
+      if (met.ok()) {
+        msg[1] = met.value().peer;
+        msg[2] = met.value().pair;
+      } else {
+        st = met.status();
+      }
+    } else if (st.ok()) {
       auto m = call(boot::pmi::encode(is_accept ? "dpm_accept" : "dpm_connect",
-                                      {{"gid", std::to_string(rt_.world_rank())}, {"port", pct_encode(port)}}),
-                    is_accept ? "dpm_accepted" : "dpm_connected");
+                                      {{"gid", local_id(rt_.world_rank())}, {"port", pct_encode(port)}}),
+                    is_accept ? "dpm_accepted" : "dpm_connected", true);
       if (m.ok()) {
         msg[1] = m->get_int("peer").value_or(-1);
         msg[2] = m->get_int("pair").value_or(0);
         if (msg[1] < 0) st = Status(Errc::intern, "the launcher paired us with no process");
+        else msg[1] += ubase_;
       } else {
         st = m.status();
       }
@@ -150,11 +232,21 @@ Status Dpm::meet(const std::string& port, bool is_accept, int root, comm::Commun
   }
   if (!st.ok()) return st;  // a member could not open its listener (the others' step 3 fails on it)
   const int tag = msg[2] & 0x3fffffff;
+  Status made;
   if (comm->rank == root) {
     Bridge b(rt_.world_rank(), msg[1]);
-    return comm::intercomm_create(rt_, comm, root, &b.c, 0, tag, out);
+    made = comm::intercomm_create(rt_, comm, root, &b.c, 0, tag, out);
+  } else {
+    made = comm::intercomm_create(rt_, comm, root, nullptr, 0, tag, out);
   }
-  return comm::intercomm_create(rt_, comm, root, nullptr, 0, tag, out);
+  if (made.ok() && slot_of(msg[1]) != slot_) watch_remote(*out);
+  return made;
+}
+
+void Dpm::watch_remote(comm::Communicator* inter) {
+  if (transport_ == nullptr || inter == nullptr || inter->remote_group == nullptr) return;
+  for (int id : inter->remote_group->world_ranks)
+    if (slot_of(id) != slot_) transport_->connect_now(id);
 }
 
 Status Dpm::accept(const std::string& port, int root, comm::Communicator* comm, comm::Communicator** out,
@@ -182,14 +274,14 @@ Status Dpm::spawn(const std::vector<SpawnCommand>& cmds, int root, comm::Communi
     head[1] = total;
     if (st.ok() && cmds.empty()) st = Status(Errc::arg, "nothing to spawn");
     if (st.ok()) {
-      auto p = open_port();
+      auto p = broker_port();
       if (p.ok()) port = p.value();
       else st = p.status();
     }
     if (st.ok()) {
       auto fields = encode_spawn(cmds);
       fields.emplace_back("port", pct_encode(port));
-      fields.emplace_back("gid", std::to_string(rt_.world_rank()));
+      fields.emplace_back("gid", local_id(rt_.world_rank()));
       std::string line = "cmd=dpm_spawn";
       for (auto& [k, v] : fields) line += " " + k + "=" + v;
       line += "\n";

@@ -26,15 +26,25 @@
 // surface in step 3 as in any intercommunicator creation (MPI_ERR_PROC_FAILED). Spawned processes are
 // watched by mpiexec like any rank, and their failure notices reach every process of the universe.
 //
-// Limits: one mpiexec per universe (ports of another mpiexec's job are not reachable); one host (a spawn
-// with info "host" naming another host is refused with MPI_ERR_SPAWN); at most kMaxProcesses ids.
+// Separate jobs (dpm/universe.h, dpm/name_dir.h). Each mpiexec's processes form a universe. Universes
+// started with the same name service (mpiexec --name-service DIR) have distinct id ranges (slots), share
+// a secret, and find each other's cards in DIR. In such a job MPI_Open_port makes a port the root owns
+// itself (dpm/direct_port.h: its name carries its TCP addresses), so step 2 runs between the two roots
+// directly; the names are files in DIR. Without a name service, ports and names are mpiexec's (one
+// universe only). The ids exchanged with mpiexec are local ones (id - universe base).
 #pragma once
+#include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "boot/pmi_wire.h"
 #include "comm/communicator.h"
+#include "dpm/direct_port.h"
+#include "dpm/name_dir.h"
 #include "dpm/spawn_spec.h"
+#include "dpm/universe.h"
 #include "util/status.h"
 
 namespace ftmpi {
@@ -43,14 +53,20 @@ class Runtime;
 
 namespace ftmpi::dpm {
 
-// Process ids of a universe (every part): 0 .. kMaxProcesses-1.
-inline constexpr int kMaxProcesses = 1 << 16;
 // The bridge's context ids (dpm.h step 3): above every id the allocator hands out (comm/context_alloc.h).
 inline constexpr std::uint32_t kBridgeContext = 8192;
+
+class DpmTransport;
 
 class Dpm {
  public:
   explicit Dpm(Runtime& rt) : rt_(rt) {}
+  ~Dpm();
+  // MPI_Finalize, once no more frames are expected: with a name service, the card says this process
+  // left (dpm/name_dir.h), so a late dialer of another job does not take its absence for a failure.
+  void leaving();
+  Dpm(const Dpm&) = delete;
+  Dpm& operator=(const Dpm&) = delete;
 
   // Local: listener opened and card given to mpiexec (once).
   Status ensure_open();
@@ -83,11 +99,30 @@ class Dpm {
   // Step 2 at the root (accept: is_accept), then the broadcast of its outcome; step 3.
   Status meet(const std::string& port, bool is_accept, int root, comm::Communicator* comm, comm::Communicator** out,
               Status before = Status::Ok());
-  // One request to mpiexec; a reply with rc != 0 becomes the Status it names (err=, msg=).
-  Result<boot::pmi::Message> call(const std::string& line, const char* expect);
+  // One request to mpiexec; a reply with rc != 0 becomes the Status it names (err=, msg=). `progress`:
+  // MPI progress goes on while the reply is awaited (an accept or connect may wait long).
+  Result<boot::pmi::Message> call(const std::string& line, const char* expect, bool progress = false);
+  // A port of mpiexec's broker (spawn's private ports; every port without a name service).
+  Result<std::string> broker_port();
+  // The id mpiexec knows a process of this universe by.
+  std::string local_id(int id) const { return std::to_string(id - ubase_); }
+  void idle();
+  void setup_universe();
+  // After an intercommunicator creation: dial every remote member of another universe (watched so).
+  void watch_remote(comm::Communicator* inter);
 
   Runtime& rt_;
   bool open_ = false;
+  int my_id_ = -1;
+  bool universe_known_ = false;
+  int slot_ = 0;   // this universe's slot (dpm/universe.h); 0: no name service
+  int ubase_ = 0;  // universe_base(slot_)
+  std::string secret_;
+  std::optional<NameDir> names_;  // the name service, if any
+  DpmTransport* transport_ = nullptr;  // owned by the router once open
+  std::map<std::string, std::unique_ptr<DirectPort>> ports_;  // open direct ports by name
+  int next_port_ = 0;
+  int next_pair_ = 1;
   comm::Communicator* parent_ = nullptr;
 };
 

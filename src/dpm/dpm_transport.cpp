@@ -56,7 +56,10 @@ class DpmTransportImpl final : public DpmTransport {
         card_(std::move(card)), wake_fd_(wake_fd), opts_(opts) {}
 
   ~DpmTransportImpl() override {
-    // Push what is queued (bounded), then goodbye: the EOF that follows is a departure, not a loss.
+    // Connections still waiting in the listener's queue are taken too (closing the listener would reset
+    // them: their dialers would see a loss). Push what is queued (bounded), then goodbye: the EOF that
+    // follows is a departure, not a loss.
+    accept_pending();
     auto deadline = Clock::now() + std::chrono::seconds(5);
     for (;;) {
       bool pending = false;
@@ -82,6 +85,10 @@ class DpmTransportImpl final : public DpmTransport {
     std::uint64_t one = 1;
     ssize_t k = ::write(wake_fd_, &one, sizeof one);
     (void)k;
+  }
+
+  void connect_now(int peer) override {
+    if (!dead_.count(peer)) (void)sender(peer);
   }
 
   bool try_send(int peer, std::span<const std::byte> hdr, std::span<const std::byte> payload) override {
@@ -111,6 +118,8 @@ class DpmTransportImpl final : public DpmTransport {
       if (it != send_.end() && it->second == &c) send_.erase(it);
       conns_.erase(conns_.begin() + static_cast<std::ptrdiff_t>(i));
       if (lost && dead_.insert(peer).second) to_report_.push_back(peer);
+      // A goodbye comes only from a transport that closes for good (MPI_Finalize): never dial it again.
+      if (!lost) dead_.insert(peer);
     }
     for (int p : to_report_) sink.on_peer_lost(p);
     to_report_.clear();
@@ -143,6 +152,11 @@ class DpmTransportImpl final : public DpmTransport {
     it = send_.find(peer);
     if (it != send_.end()) return it->second;
     Status st = dial(peer);
+    if (!st.ok() && st.code() == Errc::unsupported) {
+      // The resolver says the peer left normally (MPI_Finalize): frames to it are dropped, not a failure.
+      dead_.insert(peer);
+      return nullptr;
+    }
     if (!st.ok()) {
       log::debug("dpm: process %d cannot reach process %d: %s", me_, peer, st.message().c_str());
       if (dead_.insert(peer).second) to_report_.push_back(peer);

@@ -29,11 +29,16 @@ namespace ftmpi::dpm {
 
 class DpmTransport : public transport::Transport {
  public:
-  // The card of process `gid`, or an error when it is gone / unknown. May block.
+  // The card of process `gid`, or an error when it is gone / unknown (Errc::unsupported: it left normally,
+  // which is no failure). May block.
   using Resolver = std::function<Result<std::string>(int gid)>;
   static Result<std::unique_ptr<DpmTransport>> open(int my_gid, std::string secret, Resolver resolve);
   // "ip:port,ip:port,...": where the others reach this process.
   virtual const std::string& card() const = 0;
+  // Open the connection to `peer` now if there is none (may block like a first send). A process of
+  // another job is watched only through this connection (its end is its failure): dpm.cpp dials every
+  // member of another job at once when an intercommunicator joins them. Application thread.
+  virtual void connect_now(int peer) = 0;
 };
 
 }  // namespace ftmpi::dpm

@@ -11,6 +11,8 @@
 #include "ft/revoke.h"
 #include "ft/service.h"
 #include "comm/group.h"
+#include "dpm/universe.h"
+#include "mpi.h"
 #include "util/magic.h"
 #include "runtime/runtime.h"
 #include "util/log.h"
@@ -708,6 +710,23 @@ void FtManager::on_failures() {
 }
 
 void FtManager::on_peer_lost(int world) {
+  if (dpm::slot_of(world) != dpm::slot_of(rt_.world_rank())) {
+    // A process of another mpiexec job (connected through a name service, src/dpm/): our launcher knows
+    // nothing of it, and the connection's end is all we learn. FT mode: it failed (as without an ftmpi
+    // launcher, below). Otherwise its failure is this job's too: a connected job that died is an error
+    // that ends this one, as a rank's failure does (never a hang on it).
+    if (!ft_mode_) {
+      log::error("process %d lost its connection to process %d of another job: ending this job", rt_.world_rank(), world);
+      rt_.boot().abort(MPI_ERR_PROC_FAILED, "a process of a connected job failed");
+      return;
+    }
+    timespec ts{};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    if (failures_.mark_failed({world, Cause::disappeared, 0,
+                               static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9}))
+      log::warn("rank %d lost its connection to process %d of another job: counted as failed", rt_.world_rank(), world);
+    return;
+  }
   if (service_) {
     service_->report_suspect(world);  // ftmpi's launcher kills it and announces it to everybody
     return;

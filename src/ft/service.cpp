@@ -74,7 +74,7 @@ class ServiceThread final : public Service {
 
   void report_suspect(int world) override {
     char line[64];
-    std::snprintf(line, sizeof line, "cmd=suspect rank=%d\n", world);
+    std::snprintf(line, sizeof line, "cmd=suspect rank=%d\n", world - cfg_.id_offset);
     send_line(line);
   }
 
@@ -104,7 +104,7 @@ class ServiceThread final : public Service {
       return;
     }
     parse_int(kv_field(line, "code"), &code);
-    FailureRecord rec{static_cast<int>(rank), parse_cause(kv_field(line, "cause")), static_cast<int>(code),
+    FailureRecord rec{static_cast<int>(rank) + cfg_.id_offset, parse_cause(kv_field(line, "cause")), static_cast<int>(code),
                       std::atof(std::string(kv_field(line, "time")).c_str())};
     if (state_.mark_failed(rec)) {
       log::debug("service: rank %ld failed", rank);

@@ -15,6 +15,9 @@ namespace ftmpi::ft {
 struct ServiceConfig {
   int ctrl_fd = -1;            // FTMPI_CTRL_FD
   int heartbeat_period_ms = 0; // FTMPI_DETECTOR_PERIOD_MS (0: no heartbeats)
+  // mpiexec numbers processes from 0; their ids here are that + id_offset (dpm/universe.h: the base of
+  // this job's universe slot under a name service). Notices are shifted up, suspects down.
+  int id_offset = 0;
   // Models on top (Reinit): called on the service thread with every line that is not a failure notice.
   std::function<void(std::string_view)> on_line;
   // Called on every wake-up of the service thread; returns the longest time (ms) until the next call it

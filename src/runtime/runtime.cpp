@@ -141,15 +141,26 @@ Status Runtime::init_body(int required_thread_level, double t_init, double t_loa
   rt->world_size_ = rt->boot_->size();
   if (const char* b = std::getenv("FTMPI_GID_BASE"); b && rt->boot_->launched_by_ftmpi()) {
     rt->world_base_ = std::atoi(b);
-    if (rt->world_base_ < 0 || rt->world_base_ + rt->world_size_ > dpm::kMaxProcesses)
+    if (rt->world_base_ < 0 || rt->world_base_ + rt->world_size_ > dpm::kIdsPerUniverse)
       return Status(Errc::other, std::string("MPI_Init: bad FTMPI_GID_BASE ") + b);
+  }
+  // A job with a name service (mpiexec --name-service): its universe's ids start at its slot's base
+  // (dpm/universe.h); mpiexec numbers them from 0 and the boundaries with it translate.
+  int ubase = 0;
+  if (const char* s = std::getenv("FTMPI_UNIVERSE_SLOT"); s && rt->boot_->launched_by_ftmpi()) {
+    const int slot = std::atoi(s);
+    if (slot < 0 || slot >= dpm::kMaxSlots) return Status(Errc::other, std::string("MPI_Init: bad FTMPI_UNIVERSE_SLOT ") + s);
+    ubase = dpm::universe_base(slot);
+    rt->world_base_ += ubase;
   }
   rt->world_rank_ = rt->world_base_ + rt->boot_->rank();
   log::set_rank(rt->world_rank_);
 
   rt->ft_mode_ = ft_mode_from_env();
   rt->lam_mode_ = lam_mode_from_env();
-  rt->failures_ = std::make_unique<ft::FailureState>(rt->world_size_, dpm::kMaxProcesses);
+  // Ids of this universe; with a name service, of every universe that may connect (a 512 KiB bitmap).
+  rt->failures_ = std::make_unique<ft::FailureState>(
+      rt->world_size_, std::getenv("FTMPI_UNIVERSE_SLOT") ? dpm::kMaxProcesses : dpm::kIdsPerUniverse);
   rt->events_ = std::make_unique<events::EventHub>(*rt->failures_);
   rt->failures_->set_observer(rt->events_.get());
   Runtime* self = rt;
@@ -176,6 +187,7 @@ Status Runtime::init_body(int required_thread_level, double t_init, double t_loa
     ft::ServiceConfig cfg;
     cfg.ctrl_fd = env_int("FTMPI_CTRL_FD", -1);
     cfg.heartbeat_period_ms = env_int("FTMPI_DETECTOR_PERIOD_MS", 0);
+    cfg.id_offset = ubase;
     if (rt->reinit_) {
       reinit::ReinitControl* rc = rt->reinit_.get();
       cfg.on_line = [rc](std::string_view line) { rc->on_control_line(line); };
@@ -418,6 +430,7 @@ Status Runtime::finalize() {
   // still deciding (a survivor whose tree parent died asks this process; ft/agreement.h), e.g. a spawned
   // sibling still inside MPI_Init's intercommunicator creation (ft_dpm_parent_dies hung ~1 run in 100).
   if (!ft_mode_ || boot_->launched_by_ftmpi()) FTMPI_TRY(boot_->fence_while([this] { progress_->poll(); }));
+  if (dpm_) dpm_->leaving();
   if (peer_watch_) peer_watch_->stop();  // goodbyes: leaving is not a failure
   if (service_) service_->stop();
   failures_->set_observer(nullptr);

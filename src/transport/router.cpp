@@ -109,7 +109,7 @@ void Router::set_foreign(std::unique_ptr<Transport> t) {
 Result<std::unique_ptr<Router>> Router::create(boot::Bootstrap& boot, const RouterOptions& opts, int base) {
   auto made = create_part(boot, opts);
   if (!made.ok() || base == 0) return made;
-  // Renumber: by_peer_[base + p] is part rank p's transport, wrapped.
+  // Renumber: process id base + p is part rank p, its transport wrapped.
   std::unique_ptr<Router> r = std::move(made.value());
   std::vector<Transport*> wrapped_active;
   std::vector<std::pair<Transport*, Transport*>> wrap;  // inner -> wrapper
@@ -122,9 +122,8 @@ Result<std::unique_ptr<Router>> Router::create(boot::Bootstrap& boot, const Rout
     return r->owned_.back().get();
   };
   for (Transport* t : r->active_) wrapped_active.push_back(wrapper_of(t));
-  std::vector<Transport*> by(static_cast<size_t>(base) + r->by_peer_.size(), nullptr);
-  for (size_t p = 0; p < r->by_peer_.size(); ++p) by[static_cast<size_t>(base) + p] = wrapper_of(r->by_peer_[p]);
-  r->by_peer_ = std::move(by);
+  for (Transport*& t : r->by_peer_) t = wrapper_of(t);
+  r->base_ = base;  // by_peer_[id - base]: no table of `base` empty entries (ids of other universes are large)
   r->active_ = std::move(wrapped_active);
   for (StartupFailure& f : r->failed_at_start_) f.rank += base;
   return r;

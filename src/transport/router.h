@@ -45,7 +45,7 @@ class Router {
 
   // `world_rank`: a process id (WORLD rank + base, or a process of another job part: the foreign transport).
   Transport& for_peer(int world_rank) {
-    const auto i = static_cast<size_t>(world_rank);
+    const auto i = static_cast<size_t>(world_rank - base_);  // below base_: wraps, foreign
     if (i < by_peer_.size() && by_peer_[i] != nullptr) return *by_peer_[i];
     return *foreign_;
   }
@@ -83,7 +83,7 @@ class Router {
   void adopt_links(Router& links, std::vector<std::unique_ptr<Transport>>* retired);
 
   // End the connection to a failed peer (Transport::fence). Progress-loop thread.
-  void fence(int world_rank) { by_peer_[static_cast<size_t>(world_rank)]->fence(world_rank); }
+  void fence(int world_rank) { for_peer(world_rank).fence(world_rank); }
 
   int local_ranks() const { return local_ranks_; }    // ranks on this host, including me
   // Ranks left out because they failed during set-up (tolerate_failed_peers): traffic to them is
@@ -98,7 +98,8 @@ class Router {
   static Result<std::unique_ptr<Router>> create_part(boot::Bootstrap& boot, const RouterOptions& opts);
   std::vector<std::unique_ptr<Transport>> owned_;
   std::vector<Transport*> active_;
-  std::vector<Transport*> by_peer_;
+  std::vector<Transport*> by_peer_;  // by_peer_[id - base_]: this job part's processes
+  int base_ = 0;
   Transport* foreign_ = nullptr;  // processes of other job parts (a sink that drops frames until set_foreign)
   bool foreign_owned_ = false;
   int local_ranks_ = 1;

@@ -127,10 +127,15 @@ std::vector<std::string> job_environment(const Options& opt) {
   }
   set("FTMPI_UNIVERSE_SIZE", std::to_string(universe));
   static const std::string dpm_secret = random_hex() + random_hex() + random_hex() + random_hex();
-  set("FTMPI_DPM_SECRET", dpm_secret);
+  set("FTMPI_DPM_SECRET", opt.dpm_secret.empty() ? dpm_secret : opt.dpm_secret);
   std::erase_if(env, [](const std::string& e) {
-    return e.rfind("FTMPI_GID_BASE=", 0) == 0 || e.rfind("FTMPI_PARENT_PORT=", 0) == 0 || e.rfind("FTMPI_APPNUM=", 0) == 0;
+    return e.rfind("FTMPI_GID_BASE=", 0) == 0 || e.rfind("FTMPI_PARENT_PORT=", 0) == 0 || e.rfind("FTMPI_APPNUM=", 0) == 0 ||
+           e.rfind("FTMPI_UNIVERSE_SLOT=", 0) == 0 || e.rfind("FTMPI_NAME_SERVICE=", 0) == 0;
   });
+  if (opt.universe_slot > 0) {  // a name service shared with other jobs (src/dpm/name_dir.h)
+    set("FTMPI_UNIVERSE_SLOT", std::to_string(opt.universe_slot));
+    set("FTMPI_NAME_SERVICE", opt.name_service);
+  }
   set("FTMPI_LAUNCHER", "ftmpi");
   set("FTMPI_TRANSPORT", opt.transport);
   if (!opt.tcp_if.empty()) set("FTMPI_TCP_IF", opt.tcp_if);

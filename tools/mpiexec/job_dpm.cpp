@@ -18,7 +18,7 @@ namespace ftmpi::mpiexec {
 
 namespace {
 
-constexpr int kMaxProcesses = 1 << 16;  // dpm::kMaxProcesses
+constexpr int kMaxProcesses = 1 << 16;  // dpm::kIdsPerUniverse
 
 bool is_this_host(const std::string& h) {
   if (h.empty() || h == "localhost" || h == "::1" || h.rfind("127.", 0) == 0) return true;

@@ -2,13 +2,17 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
 
 #include "exec_check.h"
 #include "host_layout.h"
 #include "job.h"
 #include "job_control.h"
 #include "options.h"
+#include "dpm/name_dir.h"
 #include "origin.h"
 #include "spawn.h"
 
@@ -72,6 +76,21 @@ int main(int argc, char** argv) {
   // What can be checked before forking is checked now: one clear line instead of N failed children.
   if (ftmpi::Status st = check_executable_format(path.value()); !st.ok()) return usage_error(st.message());
   if (ftmpi::Status st = check_job_fits(o.np, o.ft.enabled()); !st.ok()) return usage_error(st.message());
+
+  // A name service shared with other jobs (src/dpm/name_dir.h): the job holds a slot in it while it runs.
+  if (o.name_service.empty())
+    if (const char* ns = getenv("FTMPI_NAME_SERVICE"); ns && *ns) o.name_service = ns;
+  std::unique_ptr<ftmpi::dpm::JobSlot> slot;
+  if (!o.name_service.empty()) {
+    if (o.ft.reinit()) return usage_error("--name-service cannot be used with --with-ft reinit");
+    char abs[PATH_MAX];
+    if (o.name_service[0] != '/' && realpath(".", abs)) o.name_service = std::string(abs) + "/" + o.name_service;
+    auto s = ftmpi::dpm::JobSlot::claim(o.name_service);
+    if (!s.ok()) return usage_error(s.status().message());
+    slot = std::move(s.value());
+    o.universe_slot = slot->slot();
+    o.dpm_secret = slot->secret();
+  }
 
   fflush(stdout);
   if (several) {

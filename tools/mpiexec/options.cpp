@@ -48,7 +48,7 @@ bool valid_env_name(std::string_view name) {
 enum class Opt {
   np, oversubscribe, allow_root, bind_to, x, tag_output, timeout, transport, host, hostfile, help, version,
   with_ft, am, initial_errhandler, detector_period, detector_timeout, inject, max_restarts, spares, output_pipe,
-  startup_timeout, rsh_agent, tree_fanout, status, halt, tcp_if, universe_size, async_progress,
+  startup_timeout, rsh_agent, tree_fanout, status, halt, tcp_if, universe_size, async_progress, name_service, ompi_server,
 };
 
 struct OptSpec {
@@ -62,6 +62,8 @@ constexpr OptSpec kOptions[] = {
     {"np", Opt::np, true},
     {"oversubscribe", Opt::oversubscribe, false},
     {"universe-size", Opt::universe_size, true},
+    {"name-service", Opt::name_service, true},
+    {"ompi-server", Opt::ompi_server, true},
     {"allow-run-as-root", Opt::allow_root, false},
     {"bind-to", Opt::bind_to, true},
     {"x", Opt::x, true},
@@ -120,6 +122,14 @@ std::string apply(Options& o, const OptSpec& spec, const std::string& shown, con
       o.universe_size = *n;
       return {};
     }
+    case Opt::name_service:
+      if (v.empty()) return bad("expected a directory");
+      o.name_service = v;
+      return {};
+    case Opt::ompi_server:  // Open MPI's form: file:PATH (here PATH is the name service's directory)
+      if (v.rfind("file:", 0) != 0 || v.size() == 5) return bad("expected file:DIR (the name service's directory)");
+      o.name_service = v.substr(5);
+      return {};
     case Opt::allow_root: o.allow_run_as_root = true; return {};
     case Opt::bind_to:
       if (v == "core" || v == "cores") o.bind_to = BindTo::core;
@@ -435,6 +445,8 @@ through the rsh agent), connected by ftmpi's PMI-1 bootstrap.
   -n, -np N                 number of ranks (default 1)
   --oversubscribe           allow more ranks than cores (always allowed; accepted for compatibility)
   --universe-size N         MPI_UNIVERSE_SIZE (default: the cores, or the --host/--hostfile slots)
+  --name-service DIR        share ports and names (MPI_Open_port, MPI_Publish_name) with other mpiexec
+                            jobs given the same DIR (also FTMPI_NAME_SERVICE=DIR, --ompi-server file:DIR)
   --allow-run-as-root       accepted for compatibility (running as root is always allowed)
   --bind-to core|none       bind rank i to core i (default when ranks <= cores) or not at all
   -x VAR[=value]            export VAR (with mpiexec's value, or the one given) to every rank; repeatable

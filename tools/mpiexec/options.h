@@ -58,6 +58,12 @@ struct Options {
   bool np_given = false;
   bool oversubscribe = false;
   int universe_size = 0;  // --universe-size N (MPI_UNIVERSE_SIZE); 0: cores or host slots
+  // --name-service DIR (or FTMPI_NAME_SERVICE; --ompi-server file:DIR): ports and names shared with other
+  // mpiexec jobs given the same DIR (src/dpm/name_dir.h). Empty: this job only.
+  std::string name_service;
+  // Set by main once the job holds its slot in DIR: the slot (dpm/universe.h) and the shared secret.
+  int universe_slot = 0;
+  std::string dpm_secret;
   bool allow_run_as_root = false;
   BindTo bind_to = BindTo::unset;
   // -x VAR (value taken from mpiexec's environment) or -x VAR=value, in order.

@@ -23,7 +23,7 @@
 namespace ftmpi::mpiexec {
 
 namespace {
-constexpr int kMaxProcesses = 1 << 16;  // dpm::kMaxProcesses
+constexpr int kMaxProcesses = 1 << 16;  // dpm::kIdsPerUniverse
 }  // namespace
 
 Origin::Part& Origin::part_of(int gid) {
