@@ -17,21 +17,33 @@ trap 'rm -rf "$TMP"' EXIT
 EXE=$TMP/recovery
 "$B/bin/mpicc" -O2 -o "$EXE" "$(dirname "$0")/recovery.c"
 median() { sort -n | awk '{a[NR]=$1} END {if (NR==0) print "nan"; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
-printf "%6s %14s %14s %8s\n" ranks "reinit(ms)" "relaunch(ms)" speedup
+# SPARES_TOO=1: each repetition also runs the Reinit job with --spares 1 (a third column, same run)
+SPARES_TOO=${SPARES_TOO:-0}
+printf "%6s %14s %14s %14s %8s %8s\n" ranks "reinit(ms)" "spare(ms)" "relaunch(ms)" speedup "spare-x"
 for n in $SIZES; do
-  : > "$TMP/re.$n"; : > "$TMP/rl.$n"; : > "$TMP/breakdown.$n"
+  : > "$TMP/re.$n"; : > "$TMP/sp.$n"; : > "$TMP/rl.$n"; : > "$TMP/breakdown.$n"; : > "$TMP/breakdown_sp.$n"
   for i in $(seq "$REPS"); do
     rm -rf "$TMP/d"; mkdir -p "$TMP/d"
     "$MPIEXEC" -n "$n" --with-ft reinit $REINIT_ARGS --timeout 60 "$EXE" reinit "$TMP/d" > "$TMP/out" 2> "$TMP/err" || true
     sed -n 's/^RECOVERY n=[0-9]* ms=//p' "$TMP/out" >> "$TMP/re.$n"
     grep 'epoch 1 ' "$TMP/err" >> "$TMP/breakdown.$n" || true
+    if [ "$SPARES_TOO" = 1 ]; then
+      rm -rf "$TMP/d"; mkdir -p "$TMP/d"
+      "$MPIEXEC" -n "$n" --with-ft reinit --spares 1 $REINIT_ARGS --timeout 60 "$EXE" reinit "$TMP/d" > "$TMP/out" 2> "$TMP/err" || true
+      sed -n 's/^RECOVERY n=[0-9]* ms=//p' "$TMP/out" >> "$TMP/sp.$n"
+      grep 'epoch 1 ' "$TMP/err" >> "$TMP/breakdown_sp.$n" || true
+    fi
     rm -rf "$TMP/d"; mkdir -p "$TMP/d"
     "$MPIEXEC" -n "$n" "$EXE" prepare "$TMP/d" > /dev/null
     t0=$(date +%s.%N)
     "$MPIEXEC" -n "$n" --timeout 60 "$EXE" relaunch "$TMP/d" "$t0" > "$TMP/out" 2>&1 || true
     sed -n 's/^RELAUNCH n=[0-9]* ms=//p' "$TMP/out" >> "$TMP/rl.$n"
   done
-  re=$(median < "$TMP/re.$n"); rl=$(median < "$TMP/rl.$n")
-  printf "%6d %14s %14s %8s\n" "$n" "$re" "$rl" "$(awk -v a="$re" -v b="$rl" 'BEGIN{ if (a>0) printf "%.1fx", b/a; else print "?" }')"
+  re=$(median < "$TMP/re.$n"); rl=$(median < "$TMP/rl.$n"); sp=$(median < "$TMP/sp.$n")
+  ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a+0>0) printf "%.1fx", b/a; else print "-" }'; }
+  printf "%6d %14s %14s %14s %8s %8s\n" "$n" "$re" "$sp" "$rl" "$(ratio "$re" "$rl")" "$(ratio "$sp" "$rl")"
 done
-for n in $SIZES; do echo "breakdown n=$n (mpiexec, every run):"; sed 's/^/  /' "$TMP/breakdown.$n"; done
+for n in $SIZES; do
+  echo "breakdown n=$n (mpiexec, every run):"; sed 's/^/  /' "$TMP/breakdown.$n"
+  if [ "$SPARES_TOO" = 1 ]; then echo "breakdown n=$n --spares 1:"; sed 's/^/  /' "$TMP/breakdown_sp.$n"; fi
+done

@@ -19,9 +19,11 @@
 #include "ft/service.h"
 #include "models/events/event_hub.h"
 #include "models/reinit/epoch_bootstrap.h"
+#include "models/reinit/kept_links.h"
 #include "models/reinit/reinit_control.h"
 #include "models/reinit/spare.h"
 #include "mpi.h"
+#include "transport/shm/shm_segment.h"
 #include "util/log.h"
 
 // The predefined communicators (declared in mpi.h). Filled in by Runtime::init.
@@ -250,6 +252,8 @@ Status Runtime::build_layer(boot::Bootstrap& boot, bool tolerate_failed_peers, b
                             const std::vector<int>* replaced) {
   transport::RouterOptions ropts = router_options_from_env();
   ropts.tolerate_failed_peers = tolerate_failed_peers;
+  // A Reinit epoch: fence 2 is entered without waiting (EpochBootstrap); the name goes when it is released.
+  ropts.keep_segment_name = reinit_ && epoch > 0;
   if (replaced && router_) {
     // Reinit, a survivor: links with the replaced ranks only; the others are kept.
     auto links = transport::Router::create_links(boot, ropts, *replaced);
@@ -370,14 +374,29 @@ Status Runtime::enter_epoch() {
     // A survivor (it has a committed layer) keeps its links to the other survivors; a replacement
     // process builds everything. Not for a spawned job part (its router renumbers peers) or with
     // dynamic-process links.
-    const bool keep = router_ && world_base_ == 0 && !router_->has_foreign() && keep_links_enabled();
+    // A process the coordinator lists as new in this epoch builds every link even if it has links of an
+    // epoch it resumed in but the coordinator never committed (kept_links.h, survivor_for).
+    const bool keep = router_ && world_base_ == 0 && !router_->has_foreign() && keep_links_enabled() &&
+                      reinit::survivor_for(true, replaced, world_rank_);
     drop_layer(keep);
     failures_->reset();
     reinit_->note(reinit::ReinitControl::Stage::dropped);
     reinit::ReinitControl* rc = reinit_.get();
+    // Fence 1 (every member dropped its old engine; endpoints published) is waited for; fence 2 (every
+    // member mapped the new segments) is only entered: this rank resumes as soon as its links are built
+    // (models/reinit/epoch_change.h).
     epoch_boot_ = std::make_unique<reinit::EpochBootstrap>(
-        *boot_, e, [rc, e](int seq) { return rc->fence(e, seq); }, [rc] { return rc->superseded(); });
+        *boot_, e,
+        [rc, e](int seq) {
+          if (seq >= 2) {
+            rc->enter_fence(e, seq);
+            return Status::Ok();
+          }
+          return rc->fence(e, seq);
+        },
+        [rc] { return rc->superseded(); });
     Status st = build_layer(*epoch_boot_, true, false, e, keep ? &replaced : nullptr);
+    reinit_->unlink_when_attached(e, transport::shm::segment_name(epoch_boot_->job_id(), world_rank_));
     if (st.ok()) {
       reinit_->commit();
       close_retired_in_background();

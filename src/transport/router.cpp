@@ -268,7 +268,7 @@ Result<std::unique_ptr<Router>> Router::create_part(boot::Bootstrap& boot, const
     log::debug("router: %zu rank(s) failed during start-up", r->failed_at_start_.size());
   }
   FTMPI_TRY(boot.fence());
-  if (shm) shm->unlink();  // everybody has mapped our segment: remove its name
+  if (shm && !opts.keep_segment_name) shm->unlink();  // everybody has mapped our segment: remove its name
 
   if (shm && local.size() > 1 && opts.choice != Choice::tcp) {
     r->active_.push_back(shm.get());

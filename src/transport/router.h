@@ -26,6 +26,9 @@ struct RouterOptions {
   // Reinit (replace_links): set up links only with these ranks (sorted; this rank's own is implicit); the
   // other peers are left unrouted. Every rank still takes part in both fences. Null: with everybody.
   const std::vector<int>* only_with = nullptr;
+  // Reinit: fence 2 is not waited for (the bootstrap returns at once), so our segment's name must stay
+  // until the epoch layer learns that every member has mapped it (models/reinit/reinit_control.h).
+  bool keep_segment_name = false;
 };
 
 // A rank that failed while the job started: how the launcher described its end.

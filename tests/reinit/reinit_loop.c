@@ -11,6 +11,9 @@
  *   comm     rank 1 dies at step 5; after the rollback, a communicator made before it must be refused with
  *            a clear error (only WORLD, SELF and NULL are valid after a rollback)
  *   before   rank 1 dies before MPI_Reinit (the others are not inside it): the job must end (fatal)
+ *   early    rank 1 dies at step 0, right after the first collective of the resilient function: every rank
+ *            is inside MPI_Reinit, and MPI_Reinit returns to the program only once mpiexec confirmed its
+ *            location, so this must roll back (never be taken for a failure outside MPI_Reinit)
  *   libc     as single, but every rank spends most of its time in malloc/free/snprintf/write between MPI
  *            calls: an asynchronous rollback must never jump out of libc half-way (a later malloc would
  *            deadlock on the arena lock it left held)
@@ -131,6 +134,7 @@ static void resilient(void *arg) {
     if (!strcmp(scenario, "single") || !strcmp(scenario, "comm") || !strcmp(scenario, "during") ||
         !strcmp(scenario, "libc"))
       die_if(1, 5, step, restarts, 0);
+    if (!strcmp(scenario, "early")) die_if(1, 0, step, restarts, 0);
     if (!strcmp(scenario, "two")) {
       die_if(1, 5, step, restarts, 0);
       die_if(2, 5, step, restarts, 0);
@@ -169,7 +173,9 @@ static void resilient(void *arg) {
   for (int s = 0; s < STEPS; ++s) expect += (long)size * (size - 1) / 2 + (long)size * s;
   if (sum != expect) fail("wrong final sum");
   int want = 0;
-  if (!strcmp(scenario, "single") || !strcmp(scenario, "comm") || !strcmp(scenario, "libc")) want = 1;
+  if (!strcmp(scenario, "single") || !strcmp(scenario, "comm") || !strcmp(scenario, "libc") ||
+      !strcmp(scenario, "early"))
+    want = 1;
   if (!strcmp(scenario, "during")) want = 2;
   if (!strcmp(scenario, "three")) want = 3;
   if (!strcmp(scenario, "two") ? (restarts < 1 || restarts > 2) : restarts != want) {

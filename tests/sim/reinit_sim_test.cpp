@@ -1,9 +1,12 @@
 // Deterministic simulation of the Reinit epoch change (src/models/reinit/epoch_change.h): the launcher's
 // EpochCoordinator and every rank's EpochMember, connected by FIFO channels, with ranks killed at every step
-// of the change (and several at once, and again during the change). Checks:
-//  * safety: a rank commits epoch E only when every member of E has entered fence 2 of E (so every rank
-//    dropped the old epoch's transports and built E's before anyone uses E), and all ranks that run at the
-//    end run in the same epoch, the coordinator's;
+// of the change (and several at once, and again during the change). Ranks resume as soon as fence 1 of an
+// epoch is released and their links are built; fence 2 is entered without waiting (it only tells the
+// coordinator that every member mapped the new segments, and commits there). Checks:
+//  * safety: a rank resumes in epoch E only when every member of E has entered fence 1 of E, i.e. dropped
+//    its engine of the older epoch (no old-epoch traffic, request or single-copy read can be in progress
+//    anywhere while user code of E runs); the coordinator commits E only when every member of E resumed
+//    in it; all ranks that run at the end run in the same epoch, the coordinator's;
 //  * liveness: once failures stop, every rank commits the coordinator's epoch;
 //  * restarts are bounded by --max-restarts (then the job is declared fatal, never a hang).
 // With links kept across rollbacks (src/models/reinit/kept_links.h) running ranks also send each other
@@ -11,7 +14,8 @@
 // of older epochs when a rollback comes), and check:
 //  * a frame is delivered only to an engine of its own epoch, and a frame is never dropped whose stamp is
 //    the receiver's epoch or a newer one (no loss in the current epoch);
-//  * both ends of every link agree whether it is kept or rebuilt (the failed list vs. who is new).
+//  * both ends of every link agree whether it is kept or rebuilt (the failed list vs. who is new), also
+//    for a process that resumed in an epoch the coordinator never committed.
 #include <gtest/gtest.h>
 
 #include <deque>
@@ -32,11 +36,11 @@ using ftmpi::reinit::LinkFate;
 // One rank process: the member state machine plus where its application thread is in a change.
 struct Proc {
   EpochMember m{0};
-  enum class Phase { running, to_fence1, in_fence1, in_fence2 } phase = Phase::running;
+  enum class Phase { running, to_fence1, in_fence1 } phase = Phase::running;
   int incarnation = 0;
   bool alive = true;
   std::deque<CoordAction> inbox;  // coordinator -> rank (FIFO)
-  bool survivor = false;          // committed an epoch in this incarnation (has links)
+  bool has_links = false;         // resumed in an epoch in this incarnation (has links)
   std::vector<int> failed;        // the failed list announced with the current target
 };
 
@@ -48,8 +52,10 @@ struct Sim {
   std::mt19937 rng;
   bool fatal = false;
   int commits_checked = 0;
-  // fence-2 entries per epoch, to check commits
-  std::vector<std::set<int>> entered2;
+  // fence entries per epoch (index 1, 2), to check resumes and commits
+  std::vector<std::set<int>> entered1, entered2;
+  int resumes_before_commit = 0;  // a rank resumed in an epoch the coordinator had not committed yet
+  int rebuilt_new_again = 0;      // a process with links counted as new (resumed in an uncommitted epoch)
   // Links: (src, src incarnation, dst, dst incarnation) -> frames (their stamps) in FIFO order. A link is
   // the same object for as long as both processes live: kept across rollbacks.
   std::map<std::tuple<int, int, int, int>, std::deque<int>> links;
@@ -81,11 +87,13 @@ struct Sim {
           break;
         case CoordAction::Kind::committed: {
           check_link_agreement(a.epoch);
-          // every member entered fence 2 of this epoch
+          // every member entered fence 2 of this epoch, i.e. resumed in it
           for (int r = 0; r < n; ++r)
             if (coord.member(r)) {
               EXPECT_TRUE(entered2.size() > static_cast<size_t>(a.epoch) && entered2[static_cast<size_t>(a.epoch)].count(r))
                   << "epoch " << a.epoch << " committed without rank " << r;
+              const Proc& q = p[static_cast<size_t>(r)];
+              EXPECT_TRUE(q.has_links && q.m.committed() >= a.epoch) << "rank " << r << " not resumed in " << a.epoch;
             }
           break;
         }
@@ -132,32 +140,40 @@ struct Sim {
     switch (q.phase) {
       case Proc::Phase::running: return rng() % 2 ? send(r, q) || receive(r, q) : receive(r, q) || send(r, q);
       case Proc::Phase::to_fence1: {
+        // drop the old engine, then enter fence 1 (Runtime::enter_epoch)
         int e = q.m.begin();
-        plans[e][r] = {q.survivor, q.failed};
+        const bool survivor = ftmpi::reinit::survivor_for(q.has_links, q.failed, r);
+        if (q.has_links && !survivor) ++rebuilt_new_again;
+        plans[e][r] = {survivor, q.failed};
         to_coord.emplace_back(r, q.incarnation, e, 1);
+        if (entered1.size() <= static_cast<size_t>(e)) entered1.resize(static_cast<size_t>(e) + 1);
+        entered1[static_cast<size_t>(e)].insert(r);
         q.phase = Proc::Phase::in_fence1;
         return true;
       }
-      case Proc::Phase::in_fence1:
-        if (q.m.superseded()) { q.phase = Proc::Phase::to_fence1; return true; }
-        if (!q.m.fence_released(1)) return false;
-        to_coord.emplace_back(r, q.incarnation, q.m.building(), 2);
-        if (entered2.size() <= static_cast<size_t>(q.m.building())) entered2.resize(static_cast<size_t>(q.m.building()) + 1);
-        entered2[static_cast<size_t>(q.m.building())].insert(r);
-        q.phase = Proc::Phase::in_fence2;
-        return true;
-      case Proc::Phase::in_fence2:
-        // A released fence 2 wins over a newer notice (ReinitControl::fence): the coordinator committed the
-        // epoch, so the rank commits it too (and changes again at once) — it is then a survivor, as the
-        // coordinator's next failed list assumes.
-        if (!q.m.fence_released(2)) {
+      case Proc::Phase::in_fence1: {
+        // A released fence 1 wins over a newer notice (ReinitControl::fence): the rank builds its links,
+        // enters fence 2 without waiting, resumes (and changes again at once if a newer epoch came).
+        if (!q.m.fence_released(1)) {
           if (q.m.superseded()) { q.phase = Proc::Phase::to_fence1; return true; }
           return false;
         }
+        const int e = q.m.building();
+        // every member of E (every live rank the coordinator counts) dropped its old engine before this
+        for (int x = 0; x < n; ++x)
+          if (coord.member(x) && p[static_cast<size_t>(x)].alive && coord.epoch() == e) {
+            EXPECT_TRUE(entered1[static_cast<size_t>(e)].count(x)) << "rank " << r << " resumed in " << e
+                                                                  << " before rank " << x << " dropped its old engine";
+          }
+        to_coord.emplace_back(r, q.incarnation, e, 2);
+        if (entered2.size() <= static_cast<size_t>(e)) entered2.resize(static_cast<size_t>(e) + 1);
+        entered2[static_cast<size_t>(e)].insert(r);
+        if (coord.committed_epoch() < e) ++resumes_before_commit;
         q.m.commit();
-        q.survivor = true;
+        q.has_links = true;
         q.phase = q.m.rollback_due() ? Proc::Phase::to_fence1 : Proc::Phase::running;
         return true;
+      }
     }
     return false;
   }
@@ -290,7 +306,7 @@ TEST(ReinitSim, SimultaneousFailures) {
 }
 
 TEST(ReinitSim, KeptLinksNeverDeliverAnOldEpoch) {
-  long delivered = 0, dropped = 0;
+  long delivered = 0, dropped = 0, early = 0, again = 0;
   for (unsigned seed = 0; seed < 3000; ++seed) {
     int n = 2 + static_cast<int>(seed % 9);
     Sim s(n, -1, seed);
@@ -299,9 +315,41 @@ TEST(ReinitSim, KeptLinksNeverDeliverAnOldEpoch) {
     s.check_final();
     delivered += s.delivered;
     dropped += s.dropped;
+    early += s.resumes_before_commit;
+    again += s.rebuilt_new_again;
   }
   EXPECT_GT(delivered, 0);
   EXPECT_GT(dropped, 0);  // old-epoch frames were really left in kept links, and dropped
+  EXPECT_GT(early, 0);    // ranks really ran before the coordinator committed (fence 2 not waited for)
+  EXPECT_GT(again, 0);    // and a process that resumed in an uncommitted epoch was really rebuilt as new
+}
+
+// A failure at every step of a change in which ranks already resumed (after fence 1, before fence 2 is
+// released): the restarted process of the uncommitted epoch is new again for everyone.
+TEST(ReinitSim, FailureAfterResumeBeforeCommit) {
+  long hit = 0;
+  for (unsigned seed = 0; seed < 2000; ++seed) {
+    const int n = 3 + static_cast<int>(seed % 6);
+    Sim s(n, -1, seed);
+    s.traffic = 100;
+    s.kill(static_cast<int>(seed % static_cast<unsigned>(n)));
+    // run until some rank resumed in epoch 1 but the coordinator has not committed it, then kill again
+    for (int guard = 0; guard < 100000; ++guard) {
+      bool resumed = false;
+      for (const Proc& q : s.p) resumed = resumed || (q.alive && q.m.committed() == 1);
+      if (resumed && s.coord.committed_epoch() == 0) {
+        ++hit;
+        s.kill(static_cast<int>((seed / 7) % static_cast<unsigned>(n)));
+        break;
+      }
+      int who = static_cast<int>(s.rng() % static_cast<unsigned>(n + 1));
+      if (who == n) s.step_coord(); else s.step_rank(who);
+      if (!s.coord.changing()) break;
+    }
+    s.run(0, 0);
+    s.check_final();
+  }
+  EXPECT_GT(hit, 500);
 }
 
 TEST(ReinitSim, RestartLimitIsFatalNeverAHang) {

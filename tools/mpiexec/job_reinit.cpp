@@ -29,6 +29,12 @@ void Job::reinit_setup() {
     if (!c.flush()) c.close();
   };
   hooks.fatal = [this](const std::string& why) { fail_job(1, why + "; terminating the job"); };
+  // A spare taken over is replaced once the change is committed (every rank is running again): its
+  // start-up then competes with the computation, not with the recovery, and the next failure (a cascade)
+  // finds a warm process again.
+  hooks.committed = [this](int) {
+    if (end_.running()) launch_spares();
+  };
   reinit_ = std::make_unique<ReinitDriver>(opt_.np, opt_.ft.restarts_limit(), std::move(hooks), start_realtime_);
 }
 
@@ -79,7 +85,7 @@ Result<Job::Started> Job::start_process(std::vector<std::string> env) {
 }
 
 void Job::launch_spares() {
-  for (int i = 0; i < opt_.ft.spares; ++i) {
+  for (int i = static_cast<int>(spares_.size()); i < opt_.ft.spares; ++i) {
     // A spare has no rank yet: it learns it (and the epoch to join) from `cmd=adopt` in MPI_Init.
     std::vector<std::string> env = rank_environment(0, -1);
     std::erase_if(env, [](const std::string& e) {

@@ -52,9 +52,12 @@ bool ReinitDriver::on_control_line(int rank, std::string_view line) {
     run(coord_.on_fence(rank, kv_int(line, "epoch", -1), kv_int(line, "seq", 0)));
   } else if (cmd == "cmd=reinit_active") {
     coord_.on_active(rank, true);
+    hooks_.tell(rank, "cmd=reinit_active_ok\n");  // the rank's MPI_Reinit waits for it
   } else if (cmd == "cmd=reinit_done") {
     coord_.on_active(rank, false);
-    if (coord_.changing() && coord_.member(rank))
+    // A rank resumes as soon as fence 1 is released and enters fence 2 before it can leave (its lines
+    // arrive in order): leaving after resuming in the current epoch is legitimate.
+    if (coord_.changing() && coord_.member(rank) && !coord_.resumed(rank))
       hooks_.fatal("rank " + std::to_string(rank) +
                    " left MPI_Reinit while the others roll back after a failure: the failure is fatal (seed 003 "
                    "section 1.4.2)");
@@ -124,9 +127,10 @@ void ReinitDriver::run(const std::vector<reinit::CoordAction>& actions) {
         auto at = [&](double t) { return t > 0 ? (t - t_death_) * 1e3 : -1.0; };
         say("reinit: epoch %d rollback timeline (ms after the failure was seen, slowest rank): survivors "
             "notified +%.1f, landed in MPI_Reinit +%.1f, old epoch dropped +%.1f; restarted process loaded "
-            "+%.1f, in MPI_Init +%.1f; fence 1 (endpoints) +%.1f; fence 2 (connected, committed) +%.1f",
+            "+%.1f, in MPI_Init +%.1f; fence 1 (endpoints; ranks resume once connected) +%.1f; fence 2 (every rank connected: committed) +%.1f",
             a.epoch, at(t_notice_), at(t_landed_), at(t_dropped_), at(t_loaded_), at(t_init_), at(t_fence1_),
             at(now));
+        if (hooks_.committed) hooks_.committed(a.epoch);
         break;
       }
       case K::fatal: hooks_.fatal(a.why); return;

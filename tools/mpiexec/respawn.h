@@ -36,6 +36,7 @@ class ReinitDriver {
     RankRestarter* restarter = nullptr;
     std::function<void(int rank, const std::string& line)> tell;  // one control line to a rank
     std::function<void(const std::string& why)> fatal;             // end the job
+    std::function<void(int epoch)> committed;                      // optional: an epoch change completed
   };
   ReinitDriver(int np, int max_restarts, Hooks hooks, double start_realtime);
 

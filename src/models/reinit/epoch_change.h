@@ -9,33 +9,45 @@
 // fail by crashing, at any moment, any number of times. A failed rank is restarted by the coordinator with
 // the same rank number (RespawnOps::restart "restart rank R with epoch E").
 //
-// Algorithm. The job lives in numbered epochs; every rank's communication layer (transports, matching,
-// communicators) belongs to exactly one epoch, and transports are created fresh per epoch (shared-memory
-// segments and TCP connections are named by the epoch), so a frame can only ever reach a rank of its own
-// epoch.
+// Algorithm. The job lives in numbered epochs; every rank's engine (matching, requests, communicators)
+// belongs to exactly one epoch and stamps it on every frame; links (shm rings, TCP connections) between
+// two processes that both lived through a commit are kept across rollbacks (kept_links.h), links with a
+// new process are built in the new epoch (segment names and TCP cards under E'-prefixed keys).
 //  * A death in epoch E (or during the change to E): the coordinator moves to E' = E+1, restarts the dead
-//    rank for E', and tells every other live rank `reinit E'` (plus who failed since the last commit).
+//    rank for E' (or hands the rank to a warm spare), and tells every other live rank `reinit E'` (plus
+//    who failed since the last commit). One notice per rank; nothing else from the coordinator is needed
+//    before fence 1.
 //  * A rank told `reinit E'` (at once when asynchronous, at MPI_Test_failure when synchronous) drops its
-//    whole communication layer of the old epoch (nothing polls or sends on it any more; its transports are
-//    closed on a helper thread once E' is committed), publishes its new endpoints under E'-prefixed keys, and
-//    enters fence 1 of E'; when released it connects and enters fence 2 of E'; when released it has
-//    committed E' and resumes in the resilient function. A restarted rank does the same inside MPI_Init.
+//    whole engine of the old epoch (nothing of it is polled, sent or completed any more), creates
+//    endpoints for the new processes only (a survivor) or for everybody (a new process), publishes them,
+//    and enters fence 1 of E'. Fence 1 released: it maps/connects the links it lacks, enters fence 2 of
+//    E' WITHOUT waiting for it, commits E' locally and resumes in the resilient function. (Before
+//    2026-11-26 15:40 a rank waited for fence 2 too: one more round through the coordinator on the
+//    critical path, n lines in and n out, serialised in mpiexec.)
 //  * The coordinator releases fence k of E' when every member (live rank that has not finalized) has
 //    entered it — only for the current epoch: fences of older epochs are ignored. Releasing fence 2
-//    commits E'.
-//  * A death during the change simply starts the next epoch: members still in a fence of the old one see
-//    the newer `reinit` and start over (their fence is never released). A member whose fence 2 was
-//    released before it saw the newer `reinit` commits first and then starts over: it committed with the
-//    coordinator, so the next `failed` list (ranks failed since the last commit) does not name it, and it
-//    keeps its links as every other survivor does (kept_links.h).
-// Safety: (1) a rank commits E only after every member of E entered fence 2 of E, i.e. after every member
-// dropped its old layer and connected in E — so when any rank runs in E, nobody runs in an older epoch
-// that could still reach it, and no old-epoch frame can arrive over E's fresh transports. (2) every rank
-// that commits, commits the coordinator's epoch at that moment; one failure moves everyone to the same E'.
-// Liveness: finitely many failures (bounded by --max-restarts) → the last epoch's fences are entered by
-// every member and released.
-// Cost: per epoch change, 2 fences through the coordinator (2n lines in, 2n out), one `reinit` line per
-// rank, one process start. Nothing grows with the number of communicators or pending operations.
+//    commits E' at the coordinator (the failed list restarts from empty); for a rank it only means that
+//    every member has mapped its new segment, whose name it can then remove (a background step).
+//  * A death during the change simply starts the next epoch: members still in fence 1 of the old one see
+//    the newer `reinit` and start over (their fence is never released). A member whose fence 1 was
+//    released finishes building and resumes, then changes again at once. Because the coordinator commits
+//    only at fence 2, the next failed list names every process new since its last commit, including
+//    those of an epoch that ranks resumed in but the coordinator never committed; such a process counts
+//    as new again (kept_links.h, survivor_for) and every link with it is rebuilt, by both ends.
+// Safety: (1) a rank resumes in E only after fence 1 of E was released, i.e. after every member of E
+// dropped its engine of the older epoch (it does so before entering fence 1) — so while any rank runs
+// user code of E, nothing of an older epoch is polled, sent, matched or completed anywhere: no old
+// eager frame is delivered (and a kept link's leftovers are dropped by stamp), no old rendezvous
+// completes, and no single-copy read (CMA) of an old request can copy memory that a rank which already
+// resumed is rewriting. (2) a frame of E is only ever read by an engine of E: it is sent after fence 1 of
+// E, when every member's engine of the older epoch is gone; a member superseded before building E reads
+// it with a newer engine and drops it (E is over for everybody). (3) both ends of every link agree on
+// keeping it: the failed list is the same for every member of an epoch (kept_links.h).
+// Liveness: finitely many failures (bounded by --max-restarts) → the last epoch's fence 1 is entered by
+// every member and released; every member then enters fence 2 and it is released.
+// Cost: on the critical path, one notice per rank and ONE fence through the coordinator (n lines in, n
+// out), one process start (none with a warm spare); fence 2 is off the critical path. Nothing grows with
+// the number of communicators or pending operations.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -82,6 +94,12 @@ class EpochCoordinator {
   int restarts() const { return restarts_; }
   bool changing() const { return epoch_ != committed_; }
   bool member(int r) const { return ranks_[idx(r)].member; }
+  // Rank `r` has entered fence 2 of the current epoch: it resumed in it (a rank resumes as soon as fence 1
+  // is released, before fence 2 is), so its leaving MPI_Reinit is no failure of the change.
+  bool resumed(int r) const {
+    const Rank& k = ranks_[idx(r)];
+    return k.fence_epoch == epoch_ && k.fence_seq >= 2;
+  }
 
  private:
   struct Rank {

@@ -65,6 +65,16 @@ inline LinkFate link_fate(bool survivor, const std::vector<int>& replaced, int p
   return link_fate(survivor, std::find(replaced.begin(), replaced.end(), peer) != replaced.end());
 }
 
+// A process counts as a survivor for the epoch being built when it has links (it resumed in some epoch,
+// `has_links`) and the coordinator does not list it as failed since its last commit (`me` not in
+// `replaced`). Since ranks resume as soon as fence 1 of an epoch is released (epoch_change.h), a process
+// restarted in epoch E may have links of E while the coordinator never committed E (a failure came before
+// fence 2 of E was released): the next failed list still names it, every peer rebuilds its link with it,
+// and so it must build every link anew too.
+inline bool survivor_for(bool has_links, const std::vector<int>& replaced, int me) {
+  return has_links && std::find(replaced.begin(), replaced.end(), me) == replaced.end();
+}
+
 // The engine of epoch `mine` delivers a frame stamped `stamp` only when they are equal.
 constexpr bool deliverable(std::uint32_t stamp, std::uint32_t mine) { return stamp == mine; }
 

@@ -4,9 +4,11 @@
 #include <link.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <ucontext.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -122,6 +124,27 @@ ReinitControl::ReinitControl(int world_rank, int start_epoch, int restarts_befor
 ReinitControl::~ReinitControl() {
   ReinitControl* me = this;
   g_active.compare_exchange_strong(me, nullptr);
+  std::lock_guard g(mu_);
+  unlink_up_to_locked(INT32_MAX);
+}
+
+void ReinitControl::unlink_when_attached(int epoch, std::string name) {
+  std::lock_guard g(mu_);
+  unlink_.emplace_back(epoch, std::move(name));
+}
+
+void ReinitControl::unlink_up_to_locked(int epoch) {
+  std::erase_if(unlink_, [epoch](const std::pair<int, std::string>& u) {
+    if (u.first > epoch) return false;
+    ::shm_unlink(u.second.c_str());  // ENOENT when the owner's transport already removed it: harmless
+    return true;
+  });
+}
+
+void ReinitControl::enter_fence(int epoch, int seq) {
+  char line[96];
+  std::snprintf(line, sizeof line, "cmd=fence epoch=%d seq=%d\n", epoch, seq);
+  if (send_) send_(line);
 }
 
 void ReinitControl::on_control_line(std::string_view line) {
@@ -156,10 +179,18 @@ void ReinitControl::on_control_line(std::string_view line) {
       log::debug("reinit: epoch %d announced (failed: %zu)", e, failed.size());
       if (g_gate.jump_due) send_signal();
     }
+  } else if (cmd == "reinit_active_ok") {
+    {
+      std::lock_guard g(mu_);
+      active_acked_ = true;
+    }
+    cv_.notify_all();
   } else if (cmd == "fence_out") {
     {
       std::lock_guard g(mu_);
-      member_.on_fence_out(kv_int(line, "epoch", -1), kv_int(line, "seq", 0));
+      const int e = kv_int(line, "epoch", -1), seq = kv_int(line, "seq", 0);
+      member_.on_fence_out(e, seq);
+      if (seq == 2) unlink_up_to_locked(e);  // every member mapped the segments of epochs <= e
     }
     cv_.notify_all();
   }
@@ -262,8 +293,16 @@ void ReinitControl::activate(sigjmp_buf* env) {
   env_ = env;
   g_active.store(this, std::memory_order_release);
   active_.store(true, std::memory_order_release);
-  if (send_) send_("cmd=reinit_active\n");
-  std::lock_guard g(mu_);
+  // The location counts only once the launcher knows it (seed 003 §1.4.2: a failure while some rank has
+  // no active location is fatal, decided by the launcher): wait for its answer, so that a failure any
+  // time after the resilient function starts is rolled back, never mistaken for one outside MPI_Reinit.
+  std::unique_lock lk(mu_);
+  if (send_) {
+    active_acked_ = false;
+    send_("cmd=reinit_active\n");
+    if (!cv_.wait_for(lk, std::chrono::seconds(30), [this] { return active_acked_; }))
+      log::warn("reinit: the launcher did not confirm MPI_Reinit's rollback location within 30 s");
+  }
   arm_jump_locked();
 }
 

@@ -28,7 +28,9 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "models/reinit/epoch_change.h"
@@ -74,6 +76,13 @@ class ReinitControl {
   // Fence `seq` of `epoch` with every member (through mpiexec). Errc::other "superseded" when a newer
   // epoch was announced meanwhile (start over with begin_change()).
   Status fence(int epoch, int seq);
+  // Enter fence `seq` of `epoch` without waiting for its release (fence 2: the rank resumes as soon as its
+  // links are built; epoch_change.h).
+  void enter_fence(int epoch, int seq);
+  // The shared-memory segment `name` created for `epoch` loses its name once fence 2 of that epoch (or of
+  // a later one) is released — every member has mapped it by then. Done by the service thread; whatever
+  // is left at exit is removed by the destructor (and by mpiexec's clean-up of the job).
+  void unlink_when_attached(int epoch, std::string name);
   // `failed` (if given): the ranks failed since the last commit, as announced with the epoch returned
   // (the ranks whose processes are new in it).
   int begin_change(std::vector<int>* failed = nullptr);
@@ -99,7 +108,9 @@ class ReinitControl {
   int restarts() const { return restarts_; }
   void count_rollback() { ++restarts_; }
 
-  // The rollback location (MPI_Reinit's frame) is active while `env` is set.
+  // The rollback location (MPI_Reinit's frame) is active while `env` is set. activate() returns once the
+  // launcher confirmed it (cmd=reinit_active_ok), so a failure during the resilient function always rolls
+  // back (seed 003 §1.4.2).
   void activate(sigjmp_buf* env);
   void deactivate();
   bool active() const { return active_.load(std::memory_order_acquire); }
@@ -129,6 +140,9 @@ class ReinitControl {
   int signo_ = 0;
   std::atomic<int> resend_{0};    // signals sent while the jump stays due
   double stage_t_[5] = {0, 0, 0, 0, 0};  // indexed by Stage (guarded by mu_)
+  bool active_acked_ = false;  // the launcher confirmed cmd=reinit_active (guarded by mu_)
+  std::vector<std::pair<int, std::string>> unlink_;  // (epoch, segment name), guarded by mu_
+  void unlink_up_to_locked(int epoch);
 };
 
 // CLOCK_REALTIME in seconds (the timeline's clock; mpiexec uses the same one).
