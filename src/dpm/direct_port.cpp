@@ -1,4 +1,5 @@
 #include "dpm/direct_port.h"
+#include "dpm/socket_io.h"
 
 #include <netinet/in.h>
 #include <poll.h>
@@ -35,26 +36,6 @@ std::int32_t get32(const std::byte* p) {
   std::int32_t v;
   std::memcpy(&v, p, 4);
   return v;
-}
-
-// Read or write exactly n bytes, polling at most until `deadline` (no idle calls: short exchanges).
-bool io_fully(int fd, std::byte* buf, std::size_t n, bool write, Clock::time_point deadline) {
-  std::size_t done = 0;
-  while (done < n) {
-    ssize_t k = write ? ::send(fd, buf + done, n - done, MSG_NOSIGNAL) : ::recv(fd, buf + done, n - done, 0);
-    if (k > 0) {
-      done += static_cast<std::size_t>(k);
-      continue;
-    }
-    if (k == 0 && !write) return false;
-    if (k < 0 && errno == EINTR) continue;
-    if (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return false;
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) return false;
-    pollfd p{fd, static_cast<short>(write ? POLLOUT : POLLIN), 0};
-    if (::poll(&p, 1, static_cast<int>(left)) < 0 && errno != EINTR) return false;
-  }
-  return true;
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "dpm/dpm_transport.h"
+#include "dpm/socket_io.h"
 
 #include <netinet/in.h>
 #include <poll.h>
@@ -27,26 +28,6 @@ namespace {
 
 namespace tcp = transport::tcp;
 using Clock = std::chrono::steady_clock;
-
-// Write or read exactly `n` bytes on a non-blocking socket, waiting at most until `deadline`.
-bool io_fully(int fd, std::byte* buf, size_t n, bool write, Clock::time_point deadline) {
-  size_t done = 0;
-  while (done < n) {
-    ssize_t k = write ? ::send(fd, buf + done, n - done, MSG_NOSIGNAL) : ::recv(fd, buf + done, n - done, 0);
-    if (k > 0) {
-      done += static_cast<size_t>(k);
-      continue;
-    }
-    if (k == 0 && !write) return false;
-    if (k < 0 && errno == EINTR) continue;
-    if (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return false;
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) return false;
-    pollfd p{fd, static_cast<short>(write ? POLLOUT : POLLIN), 0};
-    if (::poll(&p, 1, static_cast<int>(left)) < 0 && errno != EINTR) return false;
-  }
-  return true;
-}
 
 class DpmTransportImpl final : public DpmTransport {
  public:

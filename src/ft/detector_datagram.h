@@ -2,6 +2,8 @@
 #pragma once
 #include <cstdint>
 
+#include "util/status.h"
+
 namespace ftmpi::ft {
 
 inline constexpr std::uint32_t kDetectorMagic = 0x46545244;  // "FTRD"
@@ -17,5 +19,13 @@ struct DetectorDatagram {
   std::int32_t about;
 };
 static_assert(sizeof(DetectorDatagram) == 20);
+
+// A non-blocking UDP socket bound to any address on a kernel-chosen port: the detector's and a guardian's.
+// `who` prefixes the error message. The caller owns the descriptor.
+struct BoundUdp {
+  int fd = -1;
+  std::uint16_t port = 0;  // host byte order
+};
+Result<BoundUdp> bind_any_udp(const char* who);
 
 }  // namespace ftmpi::ft

@@ -398,23 +398,14 @@ Result<std::unique_ptr<PeerWatch>> prepare_peer_watch(boot::Bootstrap& boot) {
   if (!all.ok()) return all.status();
   auto sel = transport::tcp::select_addresses(transport::TcpOptions::from_env().if_include, all.value());
   if (!sel.ok()) return sel.status();
-  int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (fd < 0) return Status(Errc::other, std::string("detector: socket: ") + std::strerror(errno));
-  sockaddr_in any{};
-  any.sin_family = AF_INET;
-  any.sin_addr.s_addr = htonl(INADDR_ANY);
-  socklen_t len = sizeof any;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&any), sizeof any) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&any), &len) != 0) {
-    Status st(Errc::other, std::string("detector: bind: ") + std::strerror(errno));
-    ::close(fd);
-    return st;
-  }
+  auto udp = bind_any_udp("detector");
+  if (!udp.ok()) return udp.status();
+  const int fd = udp.value().fd;
   std::vector<transport::tcp::Endpoint> eps;
   for (const auto& a : sel.value()) {
     if (a.ep.addr.ss_family != AF_INET) continue;
     transport::tcp::Endpoint e = a.ep;
-    reinterpret_cast<sockaddr_in*>(&e.addr)->sin_port = any.sin_port;
+    reinterpret_cast<sockaddr_in*>(&e.addr)->sin_port = htons(udp.value().port);
     eps.push_back(e);
   }
   const int me = boot.rank();

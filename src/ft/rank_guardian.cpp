@@ -145,19 +145,9 @@ void close_all_but(int a, int b) {
 }  // namespace
 
 Result<std::unique_ptr<RankGuardian>> RankGuardian::create() {
-  int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (fd < 0) return Status(Errc::other, std::string("guardian: socket: ") + std::strerror(errno));
-  sockaddr_in any{};
-  any.sin_family = AF_INET;
-  any.sin_addr.s_addr = htonl(INADDR_ANY);
-  socklen_t len = sizeof any;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&any), sizeof any) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&any), &len) != 0) {
-    Status st(Errc::other, std::string("guardian: bind: ") + std::strerror(errno));
-    ::close(fd);
-    return st;
-  }
-  return std::unique_ptr<RankGuardian>(new RankGuardian(fd, ntohs(any.sin_port)));
+  auto udp = bind_any_udp("guardian");
+  if (!udp.ok()) return udp.status();
+  return std::unique_ptr<RankGuardian>(new RankGuardian(udp.value().fd, udp.value().port));
 }
 
 RankGuardian::~RankGuardian() {
