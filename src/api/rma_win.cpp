@@ -263,7 +263,8 @@ int allocate_memory(ftmpi_win_s* w, std::size_t bytes, void** mem) {
 // the same-host members that may (probed). Every member makes a small control segment (its AccLock and, for
 // dynamic windows, its RegionTable); the cards (segment, pid, base, probe address) are allgathered, every
 // member maps the same-host members' segments and probes them, a barrier, and each owner unlinks its name.
-// A member without a segment (/dev/shm full, FTMPI_RMA_DIRECT=0) is reached, and reaches others, by messages.
+// A member without a segment (/dev/shm full, FTMPI_RMA_CMA not 1 — the default —, FTMPI_RMA_DIRECT=0) is
+// reached, and reaches others, by messages.
 // Failures only mean fewer direct targets.
 void setup_cma(ftmpi_win_s* w) {
   using ftmpi::rma::SegCard;
@@ -272,7 +273,7 @@ void setup_cma(ftmpi_win_s* w) {
   const bool dynamic = w->flavor == Flavor::dynamic;
   SegCard mine{};
   ftmpi::rma::SegHeader* own = nullptr;
-  if (ftmpi::rma::direct_enabled()) {
+  if (ftmpi::rma::cma_enabled()) {
     auto seg = ftmpi::rma::create_segment(dynamic ? sizeof(ftmpi::rma::RegionTable) : 0);
     if (seg.ok()) {
       mine = seg->card;

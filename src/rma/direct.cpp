@@ -61,6 +61,11 @@ bool direct_enabled() {
   return !(v && v[0] == '0' && v[1] == '\0');
 }
 
+bool cma_enabled() {
+  const char* v = std::getenv("FTMPI_RMA_CMA");
+  return v && v[0] == '1' && v[1] == '\0' && direct_enabled();
+}
+
 namespace {
 std::atomic<unsigned> g_counter{0};
 

@@ -114,6 +114,12 @@ SegHeader* map_segment(const SegCard& card, std::size_t* len);
 
 // True unless FTMPI_RMA_DIRECT=0.
 bool direct_enabled();
+// Single-copy access (process_vm_readv/writev, rma/cma.h) to MPI_Win_create / dynamic windows: only with
+// FTMPI_RMA_CMA=1 (and direct access not off). Off by default because on the machines measured (a VM whose
+// system calls cost microseconds) it lost to active messages: 8-byte put 1.85 vs 0.92 us, accumulates 0.30 vs
+// 2.6 M/s, 1 MiB put 8.6 vs 10.0 GB/s (docs/performance.md, 2026-11-26 17:10). Its gain is progress: with it a
+// passive target needs no MPI call for an operation to land.
+bool cma_enabled();
 
 // ---- the copies (target memory mapped here; `at` = target base + disp * disp_unit) ----
 // Put: `ocount` x `otype` at `obuf` into `tcount` x `ttype` at `at` (same packed size: checked by the caller).

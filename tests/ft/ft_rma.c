@@ -301,6 +301,8 @@ static void mode_revoke(void) {
 }
 
 int main(int argc, char **argv) {
+  /* ftmpi: single copy to create/dynamic windows is opt-in; the cases naming "create" or "dynamic" test it. */
+  if (argc > 2 && (strcmp(argv[2], "create") == 0 || strcmp(argv[2], "dynamic") == 0)) setenv("FTMPI_RMA_CMA", "1", 0);
   ft_init(&argc, &argv, &rank, &size);
   CHECK(size == 4, "needs 4 ranks");
   const char *mode = argc > 1 ? argv[1] : "fence";

@@ -28,6 +28,7 @@ static int cmp_long(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
+  setenv("FTMPI_RMA_CMA", "1", 0); /* ftmpi: single copy to create/dynamic windows is opt-in */
   int rank, size;
   CHECK_MPI(MPI_Init(&argc, &argv));
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -348,6 +348,7 @@ static void shared(void) {
 }
 
 int main(int argc, char **argv) {
+  setenv("FTMPI_RMA_CMA", "1", 0); /* ftmpi: single copy to create/dynamic windows is opt-in */
   CHECK_MPI(MPI_Init(&argc, &argv));
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
