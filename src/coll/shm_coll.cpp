@@ -55,6 +55,26 @@ Status start(Runtime& rt, ftmpi_comm_s* comm, ShmArea& a, std::uint64_t s) {
   return {};
 }
 
+// Every call's opening: the area for `bytes` packed bytes and a new op number `s`, started. nullptr (with ok)
+// when the call is not for the area; an error when the area cannot be had or the op cannot start.
+Result<ShmArea*> open_op(Runtime& rt, ftmpi_comm_s* comm, std::size_t bytes, std::uint64_t& s) {
+  auto got = area_for(rt, comm, bytes);
+  if (!got.ok() || *got == nullptr) return got;
+  s = (*got)->begin_op();
+  FTMPI_TRY(start(rt, comm, **got, s));
+  return got;
+}
+
+// A reduction's contribution: waits for op s's window, then packs this rank's data (recvbuf if in place)
+// into its in-slot, which it returns.
+Result<ShmBuf*> contribute(Runtime& rt, ftmpi_comm_s* comm, ShmArea& a, std::uint64_t s, const void* sendbuf,
+                           void* recvbuf, std::size_t count, const ftmpi_datatype_s* type) {
+  if (Status st = a.window(rt, comm, s); !st.ok()) return a.give_up(s, st);
+  ShmBuf& mine = a.of(a.rank()).in[s % kShmSlots];
+  pack_into(is_in_place(sendbuf) ? recvbuf : sendbuf, count, type, mine.data);
+  return &mine;
+}
+
 // Root `root` (the leader) collects every member's in[s] and reduces them in rank order into `acc`
 // (x_0 op (x_1 op (... op x_{p-1}))); its own contribution is `mine` (packed).
 Status gather_reduce(Runtime& rt, ftmpi_comm_s* comm, ShmArea& a, std::uint64_t s, const std::byte* mine,
@@ -76,14 +96,13 @@ Status gather_reduce(Runtime& rt, ftmpi_comm_s* comm, ShmArea& a, std::uint64_t 
 std::optional<Status> shm_bcast(Runtime& rt, ftmpi_comm_s* comm, void* buf, std::size_t count,
                                 const ftmpi_datatype_s* type, int root) {
   if (oversubscribed(rt)) return std::nullopt;
-  auto got = area_for(rt, comm, dt::packed_size(type, count));
+  std::uint64_t s = 0;
+  auto got = open_op(rt, comm, dt::packed_size(type, count), s);
   if (!got.ok()) return got.status();
   if (*got == nullptr) return std::nullopt;
   ShmArea& a = **got;
-  const std::uint64_t s = a.begin_op();
   const std::size_t i = s % kShmSlots;
-  Status st = start(rt, comm, a, s);
-  if (!st.ok()) return st;
+  Status st;
   if (a.rank() == root) {
     if (!(st = a.window(rt, comm, s)).ok()) return a.give_up(s, st);
     ShmBuf& b = a.of(root).in[i];
@@ -106,18 +125,15 @@ std::optional<Status> shm_bcast(Runtime& rt, ftmpi_comm_s* comm, void* buf, std:
 
 std::optional<Status> shm_reduce(Runtime& rt, ftmpi_comm_s* comm, const void* sendbuf, void* recvbuf,
                                  std::size_t count, const ftmpi_datatype_s* type, const ftmpi_op_s* op, int root) {
-  auto got = area_for(rt, comm, dt::packed_size(type, count));
+  std::uint64_t s = 0;
+  auto got = open_op(rt, comm, dt::packed_size(type, count), s);
   if (!got.ok()) return got.status();
   if (*got == nullptr) return std::nullopt;
   ShmArea& a = **got;
-  const std::uint64_t s = a.begin_op();
-  const std::size_t i = s % kShmSlots;
-  Status st = start(rt, comm, a, s);
-  if (!st.ok()) return st;
-  if (!(st = a.window(rt, comm, s)).ok()) return a.give_up(s, st);
-  ShmBuf& mine = a.of(a.rank()).in[i];
-  const void* src = is_in_place(sendbuf) ? recvbuf : sendbuf;
-  pack_into(src, count, type, mine.data);
+  Status st;
+  auto in = contribute(rt, comm, a, s, sendbuf, recvbuf, count, type);
+  if (!in.ok()) return in.status();
+  ShmBuf& mine = **in;
   if (a.rank() != root) {
     a.publish(mine.seq, s, root);
   } else {
@@ -131,18 +147,15 @@ std::optional<Status> shm_reduce(Runtime& rt, ftmpi_comm_s* comm, const void* se
 
 std::optional<Status> shm_allreduce(Runtime& rt, ftmpi_comm_s* comm, const void* sendbuf, void* recvbuf,
                                     std::size_t count, const ftmpi_datatype_s* type, const ftmpi_op_s* op) {
-  auto got = area_for(rt, comm, dt::packed_size(type, count));
+  std::uint64_t s = 0;
+  auto got = open_op(rt, comm, dt::packed_size(type, count), s);
   if (!got.ok()) return got.status();
   if (*got == nullptr) return std::nullopt;
   ShmArea& a = **got;
-  const std::uint64_t s = a.begin_op();
-  const std::size_t i = s % kShmSlots;
-  Status st = start(rt, comm, a, s);
-  if (!st.ok()) return st;
-  if (!(st = a.window(rt, comm, s)).ok()) return a.give_up(s, st);
-  ShmBuf& mine = a.of(a.rank()).in[i];
-  const void* src = is_in_place(sendbuf) ? recvbuf : sendbuf;
-  pack_into(src, count, type, mine.data);
+  Status st;
+  auto in = contribute(rt, comm, a, s, sendbuf, recvbuf, count, type);
+  if (!in.ok()) return in.status();
+  ShmBuf& mine = **in;
   ShmBuf& out = a.of(0).out[s % kShmOutSlots];
   if (a.rank() != 0) {
     a.publish(mine.seq, s, 0);
@@ -157,14 +170,13 @@ std::optional<Status> shm_allreduce(Runtime& rt, ftmpi_comm_s* comm, const void*
 }
 
 std::optional<Status> shm_barrier(Runtime& rt, ftmpi_comm_s* comm) {
-  auto got = area_for(rt, comm, 0);
+  std::uint64_t s = 0;
+  auto got = open_op(rt, comm, 0, s);
   if (!got.ok()) return got.status();
   if (*got == nullptr) return std::nullopt;
   ShmArea& a = **got;
-  const std::uint64_t s = a.begin_op();
   const std::size_t i = s % kShmSlots;
-  Status st = start(rt, comm, a, s);
-  if (!st.ok()) return st;
+  Status st;
   if (!(st = a.window(rt, comm, s)).ok()) return a.give_up(s, st);
   ShmBuf& out = a.of(0).out[s % kShmOutSlots];
   if (a.rank() != 0) {
