@@ -29,18 +29,13 @@
 #include "transport/tcp/tcp_interfaces.h"
 #include "transport/tcp/tcp_transport.h"
 #include "util/log.h"
+#include "util/mono_clock.h"
 
 namespace ftmpi::ft {
 namespace {
 
 using Datagram = DetectorDatagram;
 constexpr std::uint32_t kMagic = kDetectorMagic;
-
-double mono_ms() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
-}
 
 double real_s() {
   timespec ts;
@@ -251,7 +246,7 @@ void PeerWatchImpl::run() {
   std::vector<pollfd> fds;
   std::vector<int> fd_rank;
   for (;;) {
-    double now = mono_ms();
+    double now = util::mono_ms();
     if (!drain_socket(now, a)) {
       log::warn("rank %d: rank-level detector: socket error (%s); detector stopped", me_, std::strerror(errno));
       return;
@@ -269,7 +264,7 @@ void PeerWatchImpl::run() {
         fd_rank.push_back(r);
       }
     // Wake at the detector's next deadline, and at least every period (to see failures recorded by others).
-    double wait = std::min(det_->next_deadline() - mono_ms(), 100.0);
+    double wait = std::min(det_->next_deadline() - util::mono_ms(), 100.0);
     int timeout = wait < 0 ? 0 : static_cast<int>(wait) + 1;
     int n = ::poll(fds.data(), fds.size(), timeout);
     if (stopping_.load() || (n > 0 && fds[0].revents)) {
@@ -281,7 +276,7 @@ void PeerWatchImpl::run() {
       return;
     }
     if (n <= 0) continue;
-    now = mono_ms();
+    now = util::mono_ms();
     if (!drain_socket(now, a)) continue;  // reported on the next pass
     for (size_t i = 2; i < fds.size(); ++i) {
       if (!fds[i].revents) continue;
@@ -371,7 +366,7 @@ Status PeerWatchImpl::start(boot::Bootstrap& boot, FailureState& failures, std::
   }
   cfg.observers = static_cast<int>(env_long("FTMPI_DETECTOR_OBSERVERS", 2, 1, 64));
   cfg.quorum = env_long("FTMPI_DETECTOR_QUORUM", 1, 0, 1) != 0;
-  det_ = std::make_unique<RingDetector>(cfg, mono_ms());
+  det_ = std::make_unique<RingDetector>(cfg, util::mono_ms());
   if (guardian_) {
     for (int r = 0; r < n_; ++r)
       if (r != me_ && failures.failed(r)) guardian_->mark_out(r);

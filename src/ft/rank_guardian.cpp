@@ -21,18 +21,13 @@
 
 #include "ft/detector_datagram.h"
 #include "ft/ring_detector.h"
+#include "util/mono_clock.h"
 
 namespace ftmpi::ft {
 namespace {
 
 // Everything below runs in the guardian: a copy of a possibly multi-threaded process, so async-signal-safe
 // system calls only (no allocation, no stdio, no locks).
-
-double mono_ms() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
-}
 
 void put(char*& p, const char* s) {
   while (*s) *p++ = *s++;
@@ -104,7 +99,7 @@ void close_all_but(int a, int b) {
   int by = -1;
   for (;;) {
     int timeout = -1;
-    if (armed) timeout = static_cast<int>(std::clamp(deadline - mono_ms(), 0.0, 20.0)) + 1;  // also see a stop
+    if (armed) timeout = static_cast<int>(std::clamp(deadline - util::mono_ms(), 0.0, 20.0)) + 1;  // also see a stop
     pollfd fds[2] = {{pidfd, POLLIN, 0}, {sock, POLLIN, 0}};
     int r = ::poll(fds, 2, timeout);
     if (r < 0 && errno != EINTR) _exit(1);
@@ -121,11 +116,11 @@ void close_all_but(int a, int b) {
       if (!fence || armed || __atomic_load_n(&view[d.from], __ATOMIC_ACQUIRE)) continue;
       armed = true;
       by = d.from;
-      deadline = mono_ms() + grace_ms;
+      deadline = util::mono_ms() + grace_ms;
     }
     if (!armed) continue;
     const bool is_stopped = stopped(pid);
-    if (!is_stopped && mono_ms() < deadline) continue;
+    if (!is_stopped && util::mono_ms() < deadline) continue;
     char line[256], *p = line;
     put(p, "ftmpi: rank ");
     put_int(p, me);

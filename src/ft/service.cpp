@@ -19,15 +19,10 @@
 
 #include "util/kv_line.h"
 #include "util/log.h"
+#include "util/mono_clock.h"
 
 namespace ftmpi::ft {
 namespace {
-
-double now_ms() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
-}
 
 bool parse_int(std::string_view s, long* out) {
   if (s.empty() || s.size() > 20) return false;
@@ -118,16 +113,16 @@ class ServiceThread final : public Service {
     pthread_setname_np(pthread_self(), "ftmpi-service");
     std::string buf;
     char chunk[4096];
-    double next_hb = now_ms();
+    double next_hb = util::mono_ms();
     for (;;) {
       int timeout = -1;
       if (cfg_.heartbeat_period_ms > 0) {
-        double now = now_ms();
+        double now = util::mono_ms();
         if (now >= next_hb) {
           send_line("cmd=hb\n");
           next_hb = now + cfg_.heartbeat_period_ms;
         }
-        timeout = static_cast<int>(next_hb - now_ms()) + 1;
+        timeout = static_cast<int>(next_hb - util::mono_ms()) + 1;
         if (timeout < 0) timeout = 0;
       }
       if (cfg_.on_tick) {
