@@ -5,6 +5,8 @@
 #include <string>
 
 #include "api/common.h"
+#include "api/error_class.h"
+#include "api/errors.h"
 #include "api/p2p_args.h"
 
 using ftmpi::Errc;
@@ -38,6 +40,24 @@ Status status_of_callback_code(int code, const char* what) {
       return Status(static_cast<Errc>(e), std::string("the generalized request's ") + what + " failed");
   return Status(Errc::other, std::string("the generalized request's ") + what + " returned error code " +
                                  std::to_string(code));
+}
+
+ReportedError reported(Status st) {
+  const int code = error_class_of(st.code());
+  return {std::move(st), code};
+}
+
+ReportedError reported_callback_code(int code, const char* what) {
+  ReportedError e = reported(status_of_callback_code(code, what));
+  if (!e.status.ok() && user_error_class(code) >= 0) e.code = code;  // the user's own class or code
+  return e;
+}
+
+int ret_reported(ftmpi_comm_s* comm, const ReportedError& e, const char* fn) {
+  if (e.status.ok()) return MPI_SUCCESS;
+  if (e.code == error_class_of(e.status.code())) return ret(comm, e.status, fn);
+  const std::string& detail = e.status.message();
+  return invoke_errhandler(comm, e.code, detail.empty() ? std::string("error code from a callback") : detail, fn);
 }
 
 }  // namespace ftmpi::api

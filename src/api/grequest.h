@@ -58,4 +58,18 @@ Grequest* as_grequest(p2p::Request* r);
 // A callback's MPI error code as a Status (predefined class -> its Errc; anything else -> Errc::other).
 Status status_of_callback_code(int code, const char* what);
 
+// An error as a completion call reports it: `status` for the library, `code` for the caller (the return
+// value or MPI_ERROR). Usually code is status's class; for a generalized request's callback it is the
+// callback's own value when that is a class or code added with MPI_Add_error_class/code, which the caller
+// must get back unchanged (MPI-4.1 §13.2: the callback's error code is returned by the MPI function that
+// invoked it). Any other non-MPI value is reported as MPI_ERR_OTHER.
+struct ReportedError {
+  Status status;
+  int code = MPI_SUCCESS;
+};
+ReportedError reported(Status st);
+ReportedError reported_callback_code(int code, const char* what);
+// ret() for a ReportedError: MPI_SUCCESS, or `code` through comm's error handler.
+int ret_reported(ftmpi_comm_s* comm, const ReportedError& e, const char* fn);
+
 }  // namespace ftmpi::api

@@ -26,8 +26,8 @@ bool valid_request(const Request* r) { return r && r->magic == ftmpi::kMagicRequ
 bool inert(const Request* r) { return !r || (r->persistent && !r->active); }
 
 // Completion of one request already known to be complete: status out, handle released or deactivated.
-// Returns the request's own error.
-Status finish(MPI_Request* handle, MPI_Status* status) {
+// Returns the request's own error (a generalized request's: its callbacks', see ReportedError).
+ftmpi::api::ReportedError finish(MPI_Request* handle, MPI_Status* status) {
   Request* r = *handle;
   ftmpi::api::Grequest* g = r->kind == ftmpi::p2p::ReqKind::generic ? ftmpi::api::as_grequest(r) : nullptr;
   if (g != nullptr) {  // query_fn gives the status, then free_fn
@@ -41,8 +41,8 @@ Status finish(MPI_Request* handle, MPI_Status* status) {
     const int frc = g->free_once();
     rt().engine().release(r);
     *handle = MPI_REQUEST_NULL;
-    if (qrc != MPI_SUCCESS) return ftmpi::api::status_of_callback_code(qrc, "query function");
-    return ftmpi::api::status_of_callback_code(frc, "free function");
+    if (qrc != MPI_SUCCESS) return ftmpi::api::reported_callback_code(qrc, "query function");
+    return ftmpi::api::reported_callback_code(frc, "free function");
   }
   fill_status(status, r);
   Status st = r->error;
@@ -52,7 +52,7 @@ Status finish(MPI_Request* handle, MPI_Status* status) {
     rt().engine().release(r);
     *handle = MPI_REQUEST_NULL;
   }
-  return st;
+  return ftmpi::api::reported(std::move(st));
 }
 
 Status check_requests(int count, MPI_Request reqs[]) {
@@ -97,7 +97,7 @@ extern "C" int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
   MPI_Comm comm = r->comm;
   ftmpi::api::CommHold hold(comm);
   if (!r->complete && !rt().wait_or_pending(r)) return ret(comm, pending_error(), "MPI_Wait");  // stays valid
-  return ret(comm, finish(request, status), "MPI_Wait");
+  return ftmpi::api::ret_reported(comm, finish(request, status), "MPI_Wait");
 }
 FTMPI_ALIAS(Wait)
 
@@ -117,7 +117,7 @@ extern "C" int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   if (!r->complete) return rt().pending_by_failure(r) ? ret(r->comm, pending_error(), "MPI_Test") : MPI_SUCCESS;
   MPI_Comm comm = r->comm;
   ftmpi::api::CommHold hold(comm);
-  return ret(comm, finish(request, status), "MPI_Test");
+  return ftmpi::api::ret_reported(comm, finish(request, status), "MPI_Test");
 }
 FTMPI_ALIAS(Test)
 
@@ -163,9 +163,9 @@ extern "C" int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]
     }
     MPI_Comm c = r->comm;
     ftmpi::api::CommHold hold(c);
-    Status e = finish(&reqs[i], s);
-    if (s) s->MPI_ERROR = ftmpi::api::error_class_of(e.code());
-    if (!e.ok() && !any_error) {
+    const ftmpi::api::ReportedError e = finish(&reqs[i], s);
+    if (s) s->MPI_ERROR = e.code;
+    if (!e.status.ok() && !any_error) {
       any_error = true;
       err_comm = c;
       err_hold.set(c);
@@ -233,7 +233,7 @@ extern "C" int PMPI_Waitany(int count, MPI_Request reqs[], int* index, MPI_Statu
   }
   MPI_Comm comm = comm_of(reqs[i]);
   ftmpi::api::CommHold hold(comm);
-  return ret(comm, finish(&reqs[i], status), "MPI_Waitany");
+  return ftmpi::api::ret_reported(comm, finish(&reqs[i], status), "MPI_Waitany");
 }
 FTMPI_ALIAS(Waitany)
 
@@ -257,7 +257,7 @@ extern "C" int PMPI_Testany(int count, MPI_Request reqs[], int* index, int* flag
   }
   MPI_Comm comm = comm_of(reqs[i]);
   ftmpi::api::CommHold hold(comm);
-  return ret(comm, finish(&reqs[i], status), "MPI_Testany");
+  return ftmpi::api::ret_reported(comm, finish(&reqs[i], status), "MPI_Testany");
 }
 FTMPI_ALIAS(Testany)
 
@@ -277,9 +277,9 @@ int collect_some(int count, MPI_Request reqs[], int* outcount, int indices[], MP
     MPI_Status* s = statuses ? &statuses[n] : nullptr;
     MPI_Comm c = reqs[i]->comm;
     ftmpi::api::CommHold hold(c);
-    Status e = finish(&reqs[i], s);
-    if (s) s->MPI_ERROR = ftmpi::api::error_class_of(e.code());
-    if (!e.ok() && !any_error) {
+    const ftmpi::api::ReportedError e = finish(&reqs[i], s);
+    if (s) s->MPI_ERROR = e.code;
+    if (!e.status.ok() && !any_error) {
       any_error = true;
       err_comm = c;
       err_hold.set(c);
@@ -358,7 +358,8 @@ extern "C" int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Statu
       MPI_Status q;
       const int qrc = g->query(&q);
       if (status) *status = q;
-      return ret(nullptr, ftmpi::api::status_of_callback_code(qrc, "query function"), "MPI_Request_get_status");
+      return ftmpi::api::ret_reported(nullptr, ftmpi::api::reported_callback_code(qrc, "query function"),
+                                      "MPI_Request_get_status");
     }
     fill_status(status, request);
     return ret(request->comm, request->error, "MPI_Request_get_status");
@@ -372,7 +373,8 @@ extern "C" int PMPI_Cancel(MPI_Request* request) {
   if (!request || !valid_request(*request))
     return ret(nullptr, Status(Errc::request, "invalid or freed request"), "MPI_Cancel");
   if (ftmpi::api::Grequest* g = ftmpi::api::as_grequest(*request))
-    return ret(nullptr, ftmpi::api::status_of_callback_code(g->cancel(), "cancel function"), "MPI_Cancel");
+    return ftmpi::api::ret_reported(nullptr, ftmpi::api::reported_callback_code(g->cancel(), "cancel function"),
+                                    "MPI_Cancel");
   return ret((*request)->comm, rt().engine().cancel(*request), "MPI_Cancel");
 }
 FTMPI_ALIAS(Cancel)

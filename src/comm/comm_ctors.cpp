@@ -56,27 +56,30 @@ Status create_group(Runtime& rt, Communicator* parent, const Group* group, int t
     rt.ft().register_comm(*out);
     return {};
   }
-  // Agree on a context id among the group's members only, over a transient communicator that borrows
-  // parent's collective context with a tag range (2^29 + tag) parent's own collectives never reach
-  // (they use their sequence number, which would need 2^29 collectives to get there).
-  Group* g = make_group(group->world_ranks, rt.world_rank());
+  // Agree on a context id among the group's members only, over a transient communicator that numbers the
+  // processes as parent does and borrows parent's collective context with a tag range (2^29 + tag) parent's
+  // own collectives never reach (they use their sequence number, which would need 2^29 collectives to get
+  // there). Parent's numbering, not the group's: a member that already runs the next create_group with the
+  // same tag over another group must not be taken for a member of this one (context_alloc.h).
+  std::vector<int> peers;
+  peers.reserve(group->world_ranks.size());
+  for (int w : group->world_ranks) peers.push_back(parent->group->rank_of_world(w));
   Communicator tmp;
-  tmp.group = g;
-  tmp.rank = g->my_rank;
-  tmp.size = g->size();
+  tmp.group = parent->group;
+  tmp.rank = parent->rank;
+  tmp.size = parent->size;
   tmp.ctx_pt2pt = parent->ctx_pt2pt;
   tmp.ctx_coll = parent->ctx_coll;
   tmp.errhandler = parent->errhandler;
-  tmp.coll_seq = (1u << 29) | static_cast<std::uint32_t>(tag);
   tmp.revoked.store(parent->revoked.load());
   tmp.magic = kMagicComm;
   std::uint32_t ctx = 0;
-  Status st = rt.contexts().allocate(rt, &tmp, &ctx);
+  const int borrowed_tag = static_cast<int>((1u << 29) | static_cast<std::uint32_t>(tag));
+  Status st = rt.contexts().allocate_among(rt, &tmp, peers, me, borrowed_tag, &ctx);
   tmp.magic = kMagicFreed;
-  if (!st.ok()) {
-    group_release(g);
-    return st;
-  }
+  tmp.group = nullptr;  // parent's (a transient communicator owns nothing)
+  if (!st.ok()) return st;
+  Group* g = make_group(group->world_ranks, rt.world_rank());
   *out = make_comm(g, ctx, parent);
   rt.ft().register_comm(*out);
   return {};

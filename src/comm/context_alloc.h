@@ -13,6 +13,7 @@
 // Not thread-safe by itself: callers hold the runtime lock (one MPI call at a time).
 #pragma once
 #include <array>
+#include <vector>
 #include <cstdint>
 #include <span>
 
@@ -49,6 +50,13 @@ class ContextAllocator {
   // Collective over `parent` (every member calls it, in the same order as its other collectives on
   // parent): agree on a fresh even context id, claimed on every member. On error nothing is claimed.
   Status allocate(Runtime& rt, ftmpi_comm_s* parent, std::uint32_t* id);
+  // The same among a subset of `numbering`'s processes only (MPI_Comm_create_group): `peers` are the
+  // members' ranks in `numbering` (in group order), `me` this process's index in `peers`; traffic goes on
+  // numbering's collective context with `tag`. Addressing by `numbering`'s ranks keeps the senders of two
+  // such allocations over different subsets apart, which a subset's own numbering would not: a member
+  // already in the next create_group (same tag, another group) must not feed a member still in this one.
+  Status allocate_among(Runtime& rt, ftmpi_comm_s* numbering, const std::vector<int>& peers, int me, int tag,
+                        std::uint32_t* id);
 
   // ---- the non-blocking pool (MPI_Comm_idup, comm/comm_idup.h) ----
   // Slots kSlots .. 2*kSlots-1 (ids 4096 .. 8191) belong to non-blocking allocations only, so that one
