@@ -58,7 +58,7 @@ expect_no_leftovers() {
   sleep 0.2
   if pgrep -f -- "$TMP" >/dev/null; then ps -ef | grep -- "$TMP" | grep -v grep; fail "processes left over"; fi
   local left
-  left=$(ls "$NS/jobs" "$NS/cards" "$NS/names" 2>/dev/null | grep -v '^$' | grep -v ':$')
+  left=$(ls "$NS/jobs" "$NS/cards" "$NS/names" "$NS/failed" 2>/dev/null | grep -v '^$' | grep -v ':$')
   [ -z "$left" ] || fail "name service entries left over: $left"
 }
 
@@ -156,6 +156,33 @@ server_killed_connecting)  # the client waits in MPI_Comm_connect (no accept yet
   [ "$RC" = 0 ] || fail "client exit status $RC"
   grep -q "PASS dead" "$TMP/client.out" || fail "no PASS"
   wait_job "$spid" 30
+  expect_no_leftovers ;;
+relay_ft)  # FT: a server rank SIGKILLed; every other rank of both jobs (most client ranks never dialed it)
+  # must return from an intercommunicator barrier and get MPI_ERR_PROC_FAILED from an agreement, then shrink
+  job server 3 --with-ft ulfm -- relay_server "$TMP/port"
+  spid=$JOBPID
+  job client 3 --with-ft ulfm -- relay_client "$TMP/port"
+  cpid=$JOBPID
+  wait_for "$TMP/server.out" "READY server 2 " 40
+  t=0
+  until [ "$(cat "$TMP"/server.out "$TMP"/client.out 2>/dev/null | grep -c '^READY')" = 6 ]; do
+    sleep 0.1; t=$((t + 1)); [ $t -ge 400 ] && fail "not every rank got ready"
+  done
+  sleep 0.3
+  victim=$(sed -n 's/^READY server 2 pid=\([0-9]*\).*/\1/p' "$TMP/server.out")
+  t0=$(date +%s.%N)
+  kill -KILL "$victim"
+  wait_job "$cpid" 40
+  t1=$(date +%s.%N)
+  [ "$RC" = 0 ] || fail "client job exit status $RC"
+  wait_job "$spid" 40
+  [ "$(grep -c "^BARRIER" "$TMP/client.out")" = 3 ] || fail "not every client rank returned from the barrier"
+  [ "$(grep -c "^BARRIER" "$TMP/server.out")" = 2 ] || fail "not every surviving server rank returned from the barrier"
+  [ "$(grep -c "^AGREE 59 " "$TMP/client.out")" = 3 ] || fail "not every client rank got MPI_ERR_PROC_FAILED from agree"
+  [ "$(grep -c "^SHRUNK 5 " "$TMP/client.out")" = 3 ] || fail "not every client rank shrank to 5"
+  [ "$(grep -c "^SHRUNK 5 " "$TMP/server.out")" = 2 ] || fail "not every surviving server rank shrank to 5"
+  grep -q "PASS relay_client" "$TMP/client.out" || fail "client did not pass"
+  echo "client job done $(echo "$t1 - $t0" | bc) s after the kill"
   expect_no_leftovers ;;
 *) fail "unknown case" ;;
 esac
