@@ -12,7 +12,8 @@
  *   noaccept FILE           open a port, write it to FILE, never accept (waits to be killed)
  *   relay_server FILE       (FT mode) the roots alone accept/connect over MPI_COMM_SELF; MPI_Intercomm_create
  *   relay_client FILE       of both WORLDs over that bridge, then merge. The last server rank then waits to
- *                           be SIGKILLed; every other rank of both jobs must return from an
+ *                           be SIGKILLed; every client rank must get MPI_ERR_PROC_FAILED from a receive
+ *                           from it, every other rank of both jobs must return from an
  *                           intercommunicator barrier (most client ranks never talked to the victim), and
  *                           get MPI_ERR_PROC_FAILED from an agreement over the merged communicator; then
  *                           shrink it and allreduce on what is left.
@@ -145,8 +146,24 @@ static void relay(const char* file, int is_server) {
   /* ULFM: a collective with a failed member may fail at some members and succeed at others; it must
    * return everywhere. Then the usual pattern makes the outcome uniform: revoke, agree, shrink. */
   double t0 = now();
-  int rc = MPI_Barrier(inter);
-  int cls = MPI_SUCCESS;
+  int rc, cls = MPI_SUCCESS;
+  if (!is_server) {
+    /* A receive from the victim: only a failure notice can end it at a rank that never dialed it. */
+    int x;
+    rc = MPI_Recv(&x, 1, MPI_INT, rsize - 1, 5, inter, MPI_STATUS_IGNORE);
+    MPI_Error_class(rc, &cls);
+    printf("RECV %d after %.2f s (client rank %d)\n", cls, now() - t0, rank);
+    fflush(stdout);
+    CHECK(cls == MPI_ERR_PROC_FAILED, "receive from the killed process: class %d, expected MPI_ERR_PROC_FAILED", cls);
+    /* Only now may the server ranks talk to us (what they say could carry their own knowledge). */
+    if (rank < rsize - 1) MPI_Send(&rank, 1, MPI_INT, rank, 6, inter);
+    t0 = now();
+  } else if (rank < rsize) {
+    int x;
+    rc = MPI_Recv(&x, 1, MPI_INT, rank, 6, inter, MPI_STATUS_IGNORE);
+    CHECK(rc == MPI_SUCCESS && x == rank, "server: receive from client rank %d: rc %d", rank, rc);
+  }
+  rc = MPI_Barrier(inter);
   MPI_Error_class(rc, &cls);
   printf("BARRIER %d after %.2f s (%s rank %d)\n", cls, now() - t0, is_server ? "server" : "client", rank);
   fflush(stdout);

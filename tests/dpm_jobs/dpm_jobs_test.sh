@@ -12,7 +12,7 @@ PIDS=()
 cleanup() {
   for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
   for p in $(pgrep -f -- "$TMP"); do kill -KILL "$p" 2>/dev/null; done
-  rm -rf "$TMP"
+  [ -n "${KEEP:-}" ] && cp -r "$TMP" /tmp/s11/last; rm -rf "$TMP"
 }
 trap cleanup EXIT
 
@@ -176,9 +176,11 @@ relay_ft)  # FT: a server rank SIGKILLed; every other rank of both jobs (most cl
   t1=$(date +%s.%N)
   [ "$RC" = 0 ] || fail "client job exit status $RC"
   wait_job "$spid" 40
+  [ "$(grep -c "^RECV 59 " "$TMP/client.out")" = 3 ] || fail "not every client rank got MPI_ERR_PROC_FAILED from its receive"
   [ "$(grep -c "^BARRIER" "$TMP/client.out")" = 3 ] || fail "not every client rank returned from the barrier"
   [ "$(grep -c "^BARRIER" "$TMP/server.out")" = 2 ] || fail "not every surviving server rank returned from the barrier"
   [ "$(grep -c "^AGREE 59 " "$TMP/client.out")" = 3 ] || fail "not every client rank got MPI_ERR_PROC_FAILED from agree"
+  [ "$(grep -c "^AGREE 59 " "$TMP/server.out")" = 2 ] || fail "not every surviving server rank got MPI_ERR_PROC_FAILED from agree"
   [ "$(grep -c "^SHRUNK 5 " "$TMP/client.out")" = 3 ] || fail "not every client rank shrank to 5"
   [ "$(grep -c "^SHRUNK 5 " "$TMP/server.out")" = 2 ] || fail "not every surviving server rank shrank to 5"
   grep -q "PASS relay_client" "$TMP/client.out" || fail "client did not pass"
