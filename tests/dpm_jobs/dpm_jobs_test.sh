@@ -186,6 +186,13 @@ relay_ft)  # FT: a server rank SIGKILLed; every other rank of both jobs (most cl
   grep -q "PASS relay_client" "$TMP/client.out" || fail "client did not pass"
   echo "client job done $(echo "$t1 - $t0" | bc) s after the kill"
   expect_no_leftovers ;;
+reinit_refused)  # --name-service with --with-ft reinit: refused at once with the reason (docs/dpm.md "Limits")
+  job one 2 --with-ft reinit -- missing "nobody-$$"
+  wait_job "$JOBPID" 30
+  [ "$RC" != 0 ] || fail "mpiexec accepted --name-service with --with-ft reinit"
+  grep -q "cannot be used with --with-ft reinit (a rollback restarts" "$TMP/one.err" || fail "no reason given"
+  [ ! -s "$TMP/one.out" ] || fail "the program ran"
+  expect_no_leftovers ;;
 *) fail "unknown case" ;;
 esac
 echo "PASS [$CASE]"
