@@ -17,6 +17,10 @@
  *                           intercommunicator barrier (most client ranks never talked to the victim), and
  *                           get MPI_ERR_PROC_FAILED from an agreement over the merged communicator; then
  *                           shrink it and allreduce on what is left.
+ *   board_server FILE       (FT mode) the same intercommunicator, nothing else; the last server rank waits to
+ *   board_client FILE       be SIGKILLed, the other server ranks stay out of MPI for 8 s; every client rank
+ *                           receives from the victim (no client ever talked to it): MPI_ERR_PROC_FAILED,
+ *                           printed with its delay (only the failure board can tell them in time).
  * Every check prints "FAIL ..." and exits 1; success prints "PASS <role>" at rank 0. */
 #include <mpi.h>
 #include <stdio.h>
@@ -117,6 +121,43 @@ static void exchange(MPI_Comm inter, int is_server) {
 }
 
 /* relay_server / relay_client (see the header). */
+/* board_server / board_client (see the header): the intercommunicator only, no traffic to the victim. */
+static void board(const char* file, int is_server) {
+  char port[MPI_MAX_PORT_NAME] = "";
+  MPI_Comm bridge = MPI_COMM_NULL, inter;
+  if (rank == 0) {
+    if (is_server) {
+      MPI_Open_port(MPI_INFO_NULL, port);
+      write_port(file, port);
+      MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &bridge);
+    } else {
+      read_port(file, port);
+      MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &bridge);
+    }
+  }
+  MPI_Intercomm_create(MPI_COMM_WORLD, 0, bridge, 0, 43, &inter);
+  MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+  int rsize;
+  MPI_Comm_remote_size(inter, &rsize);
+  printf("READY %s %d pid=%d\n", is_server ? "server" : "client", rank, (int)getpid());
+  fflush(stdout);
+  if (is_server) {
+    /* The victim waits to be killed; the survivors stay out of MPI for 8 s, so that what they know
+     * cannot reach the clients through MPI meanwhile. */
+    if (rank == size - 1)
+      for (;;) sleep(1);
+    sleep(8);
+    return;
+  }
+  double t0 = now();
+  int x;
+  int rc = MPI_Recv(&x, 1, MPI_INT, rsize - 1, 5, inter, MPI_STATUS_IGNORE), cls;
+  MPI_Error_class(rc, &cls);
+  printf("RECV %d after %.2f s (client rank %d)\n", cls, now() - t0, rank);
+  fflush(stdout);
+  CHECK(cls == MPI_ERR_PROC_FAILED, "receive from the killed process: class %d, expected MPI_ERR_PROC_FAILED", cls);
+}
+
 static void relay(const char* file, int is_server) {
   char port[MPI_MAX_PORT_NAME] = "";
   MPI_Comm bridge = MPI_COMM_NULL, inter, merged;
@@ -291,6 +332,8 @@ int main(int argc, char** argv) {
     MPI_Barrier(MPI_COMM_WORLD);
   } else if (!strcmp(role, "relay_server") || !strcmp(role, "relay_client")) {
     relay(argv[2], !strcmp(role, "relay_server"));
+  } else if (!strcmp(role, "board_server") || !strcmp(role, "board_client")) {
+    board(argv[2], !strcmp(role, "board_server"));
   } else if (!strcmp(role, "missing")) {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int rc = MPI_Lookup_name(argv[2], MPI_INFO_NULL, port);

@@ -186,6 +186,28 @@ relay_ft)  # FT: a server rank SIGKILLed; every other rank of both jobs (most cl
   grep -q "PASS relay_client" "$TMP/client.out" || fail "client did not pass"
   echo "client job done $(echo "$t1 - $t0" | bc) s after the kill"
   expect_no_leftovers ;;
+board_ft)  # FT: like relay_ft without merge or traffic; the server survivors sleep outside MPI for 8 s, so
+  # the clients (none ever talked to the victim) can learn the failure in time only from the failure board
+  job server 3 --with-ft ulfm -- board_server "$TMP/port"
+  spid=$JOBPID
+  job client 3 --with-ft ulfm -- board_client "$TMP/port"
+  cpid=$JOBPID
+  t=0
+  until [ "$(cat "$TMP"/server.out "$TMP"/client.out 2>/dev/null | grep -c '^READY')" = 6 ]; do
+    sleep 0.1; t=$((t + 1)); [ $t -ge 400 ] && fail "not every rank got ready"
+  done
+  sleep 0.3
+  victim=$(sed -n 's/^READY server 2 pid=\([0-9]*\).*/\1/p' "$TMP/server.out")
+  kill -KILL "$victim"
+  wait_job "$cpid" 40
+  [ "$RC" = 0 ] || fail "client job exit status $RC"
+  wait_job "$spid" 40
+  [ "$(grep -c "^RECV 59 " "$TMP/client.out")" = 3 ] || fail "not every client rank got MPI_ERR_PROC_FAILED"
+  # Well before the server survivors come back to MPI (8 s after READY).
+  slow=$(awk '/^RECV/ && $4 > 5.0' "$TMP/client.out")
+  [ -z "$slow" ] || fail "a client rank learned the failure only after 5 s: $slow"
+  grep "^RECV" "$TMP/client.out"
+  expect_no_leftovers ;;
 reinit_refused)  # --name-service with --with-ft reinit: refused at once with the reason (docs/dpm.md "Limits")
   job one 2 --with-ft reinit -- missing "nobody-$$"
   wait_job "$JOBPID" 30
