@@ -87,6 +87,11 @@ void Dpm::setup_universe() {
   if (const char* s = std::getenv("FTMPI_DPM_SECRET")) secret_ = s;
 }
 
+Status Dpm::open_if_shared() {
+  setup_universe();
+  return slot_ > 0 ? ensure_open() : Status::Ok();
+}
+
 Status Dpm::ensure_open() {
   if (open_) return {};
   setup_universe();

@@ -70,6 +70,11 @@ class Dpm {
 
   // Local: listener opened and card given to mpiexec (once).
   Status ensure_open();
+  // MPI_Init of a job with a name service: ensure_open() now. A process of such a job may come to share a
+  // communicator with processes of another job without any dynamic-process call of its own (e.g.
+  // MPI_Intercomm_create over a bridge that two roots made with accept/connect over MPI_COMM_SELF): they
+  // must find its card and reach it. No-op without a name service (cost: one listener, one card file).
+  Status open_if_shared();
 
   Result<std::string> open_port();
   Status close_port(const std::string& port);

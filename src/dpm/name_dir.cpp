@@ -147,15 +147,16 @@ JobSlot::~JobSlot() {
 }
 
 void remove_slot_entries(const std::string& dir, int slot) {
-  if (DIR* d = ::opendir((dir + "/cards").c_str())) {
-    while (dirent* e = ::readdir(d)) {
-      char* end = nullptr;
-      long id = std::strtol(e->d_name, &end, 10);
-      if (end != e->d_name && *end == '\0' && slot_of(static_cast<int>(id)) == slot)
-        ::unlink((dir + "/cards/" + e->d_name).c_str());
+  for (const char* sub : {"/cards/", "/failed/"})  // failed/: dpm/failure_board.h
+    if (DIR* d = ::opendir((dir + sub).c_str())) {
+      while (dirent* e = ::readdir(d)) {
+        char* end = nullptr;
+        long id = std::strtol(e->d_name, &end, 10);
+        if (end != e->d_name && *end == '\0' && slot_of(static_cast<int>(id)) == slot)
+          ::unlink((dir + sub + e->d_name).c_str());
+      }
+      ::closedir(d);
     }
-    ::closedir(d);
-  }
   if (DIR* d = ::opendir((dir + "/names").c_str())) {
     while (dirent* e = ::readdir(d)) {
       if (e->d_name[0] == '.') continue;

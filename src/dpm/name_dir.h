@@ -9,6 +9,7 @@
 //                   for its lifetime: a slot is alive exactly while the lock is held
 //   cards/<id>      where process <id> listens (its DpmTransport card), written by the process itself;
 //                   "-" once it finalized
+//   failed/<id>     process <id> failed, posted by its own mpiexec in FT mode (dpm/failure_board.h)
 //   names/<enc>     a published service: "<slot>\n<port name>\n" (created atomically with link(): the second
 //                   publisher of a name sees EEXIST)
 // Staleness: an entry whose slot is not alive is stale (its universe ended without cleaning up, e.g.
@@ -46,7 +47,7 @@ class JobSlot {
   std::string secret_;
 };
 
-// Remove every card and name of universe slot `slot` from DIR.
+// Remove every card, failure post and name of universe slot `slot` from DIR.
 void remove_slot_entries(const std::string& dir, int slot);
 
 // The processes' side. Each call is a few file operations; read_card may wait.

@@ -723,8 +723,12 @@ void FtManager::on_peer_lost(int world) {
     timespec ts{};
     clock_gettime(CLOCK_REALTIME, &ts);
     if (failures_.mark_failed({world, Cause::disappeared, 0,
-                               static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9}))
+                               static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9})) {
       log::warn("rank %d lost its connection to process %d of another job: counted as failed", rt_.world_rank(), world);
+      // Our launcher tells the rest of this job (those that share a communicator with it may never have
+      // dialed it: src/dpm/failure_board.h); it knows the id is not one of its own.
+      if (service_) service_->report_suspect(world);
+    }
     return;
   }
   if (service_) {

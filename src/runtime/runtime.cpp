@@ -230,6 +230,8 @@ Status Runtime::init_body(int required_thread_level, double t_init, double t_loa
   if (const char* port = std::getenv("FTMPI_PARENT_PORT"); port && *port && rt->boot_->launched_by_ftmpi()) {
     Status st = rt->dpm().init_child(port);
     if (!st.ok()) return Status(st.code(), "MPI_Init: cannot connect to the parents: " + st.message());
+  } else if (rt->boot_->launched_by_ftmpi()) {
+    FTMPI_TRY(rt->dpm().open_if_shared());
   }
   if (progress::async_progress_requested()) {
     if (rt->reinit_) {

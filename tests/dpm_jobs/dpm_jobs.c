@@ -10,6 +10,17 @@
  *   missing NAME            MPI_Lookup_name of a name nobody published: must fail (MPI_ERR_NAME)
  *   closed FILE             open a port, close it, write its name to FILE, wait until FILE is removed
  *   noaccept FILE           open a port, write it to FILE, never accept (waits to be killed)
+ *   relay_server FILE       (FT mode) the roots alone accept/connect over MPI_COMM_SELF; MPI_Intercomm_create
+ *   relay_client FILE       of both WORLDs over that bridge, then merge. The last server rank then waits to
+ *                           be SIGKILLed; every client rank must get MPI_ERR_PROC_FAILED from a receive
+ *                           from it, every other rank of both jobs must return from an
+ *                           intercommunicator barrier (most client ranks never talked to the victim), and
+ *                           get MPI_ERR_PROC_FAILED from an agreement over the merged communicator; then
+ *                           shrink it and allreduce on what is left.
+ *   board_server FILE       (FT mode) the same intercommunicator, nothing else; the last server rank waits to
+ *   board_client FILE       be SIGKILLed, the other server ranks stay out of MPI for 8 s; every client rank
+ *                           receives from the victim (no client ever talked to it): MPI_ERR_PROC_FAILED,
+ *                           printed with its delay (only the failure board can tell them in time).
  * Every check prints "FAIL ..." and exits 1; success prints "PASS <role>" at rank 0. */
 #include <mpi.h>
 #include <stdio.h>
@@ -109,6 +120,124 @@ static void exchange(MPI_Comm inter, int is_server) {
   MPI_Comm_free(&merged);
 }
 
+/* relay_server / relay_client (see the header). */
+/* board_server / board_client (see the header): the intercommunicator only, no traffic to the victim. */
+static void board(const char* file, int is_server) {
+  char port[MPI_MAX_PORT_NAME] = "";
+  MPI_Comm bridge = MPI_COMM_NULL, inter;
+  if (rank == 0) {
+    if (is_server) {
+      MPI_Open_port(MPI_INFO_NULL, port);
+      write_port(file, port);
+      MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &bridge);
+    } else {
+      read_port(file, port);
+      MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &bridge);
+    }
+  }
+  MPI_Intercomm_create(MPI_COMM_WORLD, 0, bridge, 0, 43, &inter);
+  MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+  int rsize;
+  MPI_Comm_remote_size(inter, &rsize);
+  printf("READY %s %d pid=%d\n", is_server ? "server" : "client", rank, (int)getpid());
+  fflush(stdout);
+  if (is_server) {
+    /* The victim waits to be killed; the survivors stay out of MPI for 8 s, so that what they know
+     * cannot reach the clients through MPI meanwhile. */
+    if (rank == size - 1)
+      for (;;) sleep(1);
+    sleep(8);
+    return;
+  }
+  double t0 = now();
+  int x;
+  int rc = MPI_Recv(&x, 1, MPI_INT, rsize - 1, 5, inter, MPI_STATUS_IGNORE), cls;
+  MPI_Error_class(rc, &cls);
+  printf("RECV %d after %.2f s (client rank %d)\n", cls, now() - t0, rank);
+  fflush(stdout);
+  CHECK(cls == MPI_ERR_PROC_FAILED, "receive from the killed process: class %d, expected MPI_ERR_PROC_FAILED", cls);
+}
+
+static void relay(const char* file, int is_server) {
+  char port[MPI_MAX_PORT_NAME] = "";
+  MPI_Comm bridge = MPI_COMM_NULL, inter, merged;
+  if (rank == 0) {
+    if (is_server) {
+      MPI_Open_port(MPI_INFO_NULL, port);
+      write_port(file, port);
+      MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &bridge);
+    } else {
+      read_port(file, port);
+      MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &bridge);
+    }
+  }
+  MPI_Intercomm_create(MPI_COMM_WORLD, 0, bridge, 0, 42, &inter);
+  MPI_Intercomm_merge(inter, is_server ? 0 : 1, &merged);
+  int rsize, msize;
+  MPI_Comm_remote_size(inter, &rsize);
+  MPI_Comm_size(merged, &msize);
+  CHECK(msize == size + rsize, "merged size %d", msize);
+  MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN);
+  printf("READY %s %d pid=%d\n", is_server ? "server" : "client", rank, (int)getpid());
+  fflush(stdout);
+  if (is_server && rank == size - 1) {
+    for (;;) sleep(1); /* the test SIGKILLs this process now */
+  }
+  /* ULFM: a collective with a failed member may fail at some members and succeed at others; it must
+   * return everywhere. Then the usual pattern makes the outcome uniform: revoke, agree, shrink. */
+  double t0 = now();
+  int rc, cls = MPI_SUCCESS;
+  if (!is_server) {
+    /* A receive from the victim: only a failure notice can end it at a rank that never dialed it. */
+    int x;
+    rc = MPI_Recv(&x, 1, MPI_INT, rsize - 1, 5, inter, MPI_STATUS_IGNORE);
+    MPI_Error_class(rc, &cls);
+    printf("RECV %d after %.2f s (client rank %d)\n", cls, now() - t0, rank);
+    fflush(stdout);
+    CHECK(cls == MPI_ERR_PROC_FAILED, "receive from the killed process: class %d, expected MPI_ERR_PROC_FAILED", cls);
+    /* Only now may the server ranks talk to us (what they say could carry their own knowledge). */
+    if (rank < rsize - 1) MPI_Send(&rank, 1, MPI_INT, rank, 6, inter);
+    t0 = now();
+  } else if (rank < rsize) {
+    int x;
+    rc = MPI_Recv(&x, 1, MPI_INT, rank, 6, inter, MPI_STATUS_IGNORE);
+    CHECK(rc == MPI_SUCCESS && x == rank, "server: receive from client rank %d: rc %d", rank, rc);
+  }
+  rc = MPI_Barrier(inter);
+  MPI_Error_class(rc, &cls);
+  printf("BARRIER %d after %.2f s (%s rank %d)\n", cls, now() - t0, is_server ? "server" : "client", rank);
+  fflush(stdout);
+  CHECK(rc == MPI_SUCCESS || cls == MPI_ERR_PROC_FAILED || cls == MPI_ERR_REVOKED, "barrier: class %d", cls);
+#ifdef MPIX_ERR_REVOKED
+  if (rc != MPI_SUCCESS) MPIX_Comm_revoke(merged);
+  int flag = 1;
+  rc = MPIX_Comm_agree(merged, &flag);
+  MPI_Error_class(rc, &cls);
+  /* The failure is not acknowledged: agree reports it at every survivor (uniformly). */
+  printf("AGREE %d (%s rank %d)\n", cls, is_server ? "server" : "client", rank);
+  fflush(stdout);
+  CHECK(cls == MPI_ERR_PROC_FAILED, "agree on the merged communicator: class %d, expected MPI_ERR_PROC_FAILED", cls);
+  MPI_Comm shrunk;
+  rc = MPIX_Comm_shrink(merged, &shrunk);
+  CHECK(rc == MPI_SUCCESS, "shrink failed (%d)", rc);
+  int ssize;
+  MPI_Comm_size(shrunk, &ssize);
+  CHECK(ssize == msize - 1, "shrunk size %d, expected %d", ssize, msize - 1);
+  MPI_Comm_set_errhandler(shrunk, MPI_ERRORS_RETURN);
+  flag = 1;
+  rc = MPIX_Comm_agree(shrunk, &flag);
+  CHECK(rc == MPI_SUCCESS && flag == 1, "agree on the shrunk communicator: rc %d flag %d", rc, flag);
+  int one = 1, total = 0;
+  rc = MPI_Allreduce(&one, &total, 1, MPI_INT, MPI_SUM, shrunk);
+  CHECK(rc == MPI_SUCCESS && total == ssize, "allreduce on the shrunk communicator: rc %d total %d", rc, total);
+  printf("SHRUNK %d (%s rank %d)\n", ssize, is_server ? "server" : "client", rank);
+  fflush(stdout);
+  MPI_Comm_free(&shrunk);
+#endif
+  /* The communicators holding the dead process are left as they are (no disconnect with it). */
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -201,6 +330,10 @@ int main(int argc, char** argv) {
       }
     }
     MPI_Barrier(MPI_COMM_WORLD);
+  } else if (!strcmp(role, "relay_server") || !strcmp(role, "relay_client")) {
+    relay(argv[2], !strcmp(role, "relay_server"));
+  } else if (!strcmp(role, "board_server") || !strcmp(role, "board_client")) {
+    board(argv[2], !strcmp(role, "board_server"));
   } else if (!strcmp(role, "missing")) {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int rc = MPI_Lookup_name(argv[2], MPI_INFO_NULL, port);

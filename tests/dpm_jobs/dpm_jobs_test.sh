@@ -12,7 +12,7 @@ PIDS=()
 cleanup() {
   for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
   for p in $(pgrep -f -- "$TMP"); do kill -KILL "$p" 2>/dev/null; done
-  rm -rf "$TMP"
+  [ -n "${KEEP:-}" ] && cp -r "$TMP" /tmp/s11/last; rm -rf "$TMP"
 }
 trap cleanup EXIT
 
@@ -58,7 +58,7 @@ expect_no_leftovers() {
   sleep 0.2
   if pgrep -f -- "$TMP" >/dev/null; then ps -ef | grep -- "$TMP" | grep -v grep; fail "processes left over"; fi
   local left
-  left=$(ls "$NS/jobs" "$NS/cards" "$NS/names" 2>/dev/null | grep -v '^$' | grep -v ':$')
+  left=$(ls "$NS/jobs" "$NS/cards" "$NS/names" "$NS/failed" 2>/dev/null | grep -v '^$' | grep -v ':$')
   [ -z "$left" ] || fail "name service entries left over: $left"
 }
 
@@ -156,6 +156,64 @@ server_killed_connecting)  # the client waits in MPI_Comm_connect (no accept yet
   [ "$RC" = 0 ] || fail "client exit status $RC"
   grep -q "PASS dead" "$TMP/client.out" || fail "no PASS"
   wait_job "$spid" 30
+  expect_no_leftovers ;;
+relay_ft)  # FT: a server rank SIGKILLed; every other rank of both jobs (most client ranks never dialed it)
+  # must return from an intercommunicator barrier and get MPI_ERR_PROC_FAILED from an agreement, then shrink
+  job server 3 --with-ft ulfm -- relay_server "$TMP/port"
+  spid=$JOBPID
+  job client 3 --with-ft ulfm -- relay_client "$TMP/port"
+  cpid=$JOBPID
+  wait_for "$TMP/server.out" "READY server 2 " 40
+  t=0
+  until [ "$(cat "$TMP"/server.out "$TMP"/client.out 2>/dev/null | grep -c '^READY')" = 6 ]; do
+    sleep 0.1; t=$((t + 1)); [ $t -ge 400 ] && fail "not every rank got ready"
+  done
+  sleep 0.3
+  victim=$(sed -n 's/^READY server 2 pid=\([0-9]*\).*/\1/p' "$TMP/server.out")
+  t0=$(date +%s.%N)
+  kill -KILL "$victim"
+  wait_job "$cpid" 40
+  t1=$(date +%s.%N)
+  [ "$RC" = 0 ] || fail "client job exit status $RC"
+  wait_job "$spid" 40
+  [ "$(grep -c "^RECV 59 " "$TMP/client.out")" = 3 ] || fail "not every client rank got MPI_ERR_PROC_FAILED from its receive"
+  [ "$(grep -c "^BARRIER" "$TMP/client.out")" = 3 ] || fail "not every client rank returned from the barrier"
+  [ "$(grep -c "^BARRIER" "$TMP/server.out")" = 2 ] || fail "not every surviving server rank returned from the barrier"
+  [ "$(grep -c "^AGREE 59 " "$TMP/client.out")" = 3 ] || fail "not every client rank got MPI_ERR_PROC_FAILED from agree"
+  [ "$(grep -c "^AGREE 59 " "$TMP/server.out")" = 2 ] || fail "not every surviving server rank got MPI_ERR_PROC_FAILED from agree"
+  [ "$(grep -c "^SHRUNK 5 " "$TMP/client.out")" = 3 ] || fail "not every client rank shrank to 5"
+  [ "$(grep -c "^SHRUNK 5 " "$TMP/server.out")" = 2 ] || fail "not every surviving server rank shrank to 5"
+  grep -q "PASS relay_client" "$TMP/client.out" || fail "client did not pass"
+  echo "client job done $(echo "$t1 - $t0" | bc) s after the kill"
+  expect_no_leftovers ;;
+board_ft)  # FT: like relay_ft without merge or traffic; the server survivors sleep outside MPI for 8 s, so
+  # the clients (none ever talked to the victim) can learn the failure in time only from the failure board
+  job server 3 --with-ft ulfm -- board_server "$TMP/port"
+  spid=$JOBPID
+  job client 3 --with-ft ulfm -- board_client "$TMP/port"
+  cpid=$JOBPID
+  t=0
+  until [ "$(cat "$TMP"/server.out "$TMP"/client.out 2>/dev/null | grep -c '^READY')" = 6 ]; do
+    sleep 0.1; t=$((t + 1)); [ $t -ge 400 ] && fail "not every rank got ready"
+  done
+  sleep 0.3
+  victim=$(sed -n 's/^READY server 2 pid=\([0-9]*\).*/\1/p' "$TMP/server.out")
+  kill -KILL "$victim"
+  wait_job "$cpid" 40
+  [ "$RC" = 0 ] || fail "client job exit status $RC"
+  wait_job "$spid" 40
+  [ "$(grep -c "^RECV 59 " "$TMP/client.out")" = 3 ] || fail "not every client rank got MPI_ERR_PROC_FAILED"
+  # Well before the server survivors come back to MPI (8 s after READY).
+  slow=$(awk '/^RECV/ && $4 > 5.0' "$TMP/client.out")
+  [ -z "$slow" ] || fail "a client rank learned the failure only after 5 s: $slow"
+  grep "^RECV" "$TMP/client.out"
+  expect_no_leftovers ;;
+reinit_refused)  # --name-service with --with-ft reinit: refused at once with the reason (docs/dpm.md "Limits")
+  job one 2 --with-ft reinit -- missing "nobody-$$"
+  wait_job "$JOBPID" 30
+  [ "$RC" != 0 ] || fail "mpiexec accepted --name-service with --with-ft reinit"
+  grep -q "cannot be used with --with-ft reinit (a rollback restarts" "$TMP/one.err" || fail "no reason given"
+  [ ! -s "$TMP/one.out" ] || fail "the program ran"
   expect_no_leftovers ;;
 *) fail "unknown case" ;;
 esac

@@ -53,7 +53,8 @@ ControlMessage parse_control_line(std::string_view line) {
     int v = -1;
     if (!r || r->empty()) return m;
     auto [p, ec] = std::from_chars(r->data(), r->data() + r->size(), v);
-    if (ec != std::errc() || p != r->data() + r->size() || v < 0) return m;
+    // A negative id (or one beyond this universe) names a process of another job (src/dpm/universe.h).
+    if (ec != std::errc() || p != r->data() + r->size()) return m;
     m.kind = ControlMessage::Kind::suspect;
     m.rank = v;
   }

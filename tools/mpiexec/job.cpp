@@ -75,6 +75,7 @@ Job::Job(Options options, std::string program_path)
   // Host identity for the ranks (shared memory only within a host): the standard PMI job attribute, as
   // Hydra and Slurm publish it. Every rank of this job runs on this host.
   server_->preset("PMI_process_mapping", boot::single_node_mapping(opt_.np));
+  if (ft_ && opt_.universe_slot > 0) remote_ = std::make_unique<RemoteFailures>(opt_);
 }
 
 Job::~Job() {
@@ -307,7 +308,7 @@ int Job::run() {
 }
 
 void Job::supervise() {
-  enum class Src { signal, pmi, ctrl, stream, stdin_read, stdin_write };
+  enum class Src { signal, pmi, ctrl, stream, stdin_read, stdin_write, board };
   struct Tag {
     Src src;
     int index;
@@ -353,6 +354,7 @@ void Job::supervise() {
       if (forward_stdin_ && !stdin_eof_ && stdin_buf_.size() < kStdinBufferMax)
         add(0, POLLIN, Src::stdin_read, 0);
       if (stdin_pipe_ >= 0 && !stdin_buf_.empty()) add(stdin_pipe_, POLLOUT, Src::stdin_write, 0);
+      if (remote_ && remote_->fd() >= 0 && end_.running()) add(remote_->fd(), POLLIN, Src::board, 0);
     }
 
     int timeout_ms = -1;
@@ -397,6 +399,7 @@ void Job::supervise() {
             break;
           case Src::stdin_read: on_stdin_readable(); break;
           case Src::stdin_write: on_stdin_writable(); break;
+          case Src::board: on_board_readable(); break;
         }
       }
     }

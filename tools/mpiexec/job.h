@@ -25,6 +25,7 @@
 #include "dpm_broker.h"
 #include "options.h"
 #include "output_forwarder.h"
+#include "remote_failures.h"
 #include "rank_table.h"
 #include "respawn.h"
 
@@ -132,6 +133,9 @@ class Job final : public RankRestarter {
   // A rank was reaped while the job runs: failure or clean end, notices, barrier release.
   void on_rank_exit_ft(int rank);
   void announce_failure(int rank);
+  // Send a failure notice line to every live process except `except`.
+  void send_notice(const std::string& line, int except);
+  void on_board_readable();
   int ft_exit_status() const;
   void print_ft_summary() const;
   // First failure wins: record the exit status, then terminate the remaining ranks.
@@ -179,6 +183,7 @@ class Job final : public RankRestarter {
   int first_survivor_error_ = -1;   // rank of the first survivor that exited non-zero
   double start_realtime_ = 0;       // CLOCK_REALTIME at launch, for the summary's times
   std::unique_ptr<ReinitDriver> reinit_;  // --with-ft reinit
+  std::unique_ptr<RemoteFailures> remote_;  // other jobs of the name service (FT mode)
 };
 
 }  // namespace ftmpi::mpiexec

@@ -99,6 +99,12 @@ void Job::on_suspect(int reporter, int suspect) {
   // Reinit: ranks close the transports of an epoch they leave, which a peer still in it may take for a
   // lost process; on this host every real death is seen by waitpid, so suspicions are not needed.
   if (reinit_) return;
+  if (remote_ && remote_->is_remote(suspect)) {
+    // A process of another job (name service): its connection with `reporter` ended. Every process of
+    // this universe learns it now, not only those connected to it (src/dpm/failure_board.h).
+    if (auto line = remote_->on_reported(suspect)) send_notice(*line, -1);
+    return;
+  }
   if (suspect < 0 || suspect >= static_cast<int>(ranks_.size()) || suspect == reporter) {
     log::debug("mpiexec: rank %d suspects rank %d: ignored", reporter, suspect);
     return;
@@ -209,15 +215,23 @@ void Job::announce_failure(int r) {
   FailureCause cause;
   int code;
   failure_cause(rec, cause, code);
-  std::string line = format_failed_notice(r, cause, code, rec.failed_realtime);
+  send_notice(format_failed_notice(r, cause, code, rec.failed_realtime), r);
+  rec.failure_announced = true;
+  if (remote_) remote_->post_local(r);
+}
+
+void Job::send_notice(const std::string& line, int except) {
   for (std::size_t q = 0; q < ranks_.size(); ++q) {
     const RankRecord& other = ranks_[q];
     ControlConn& c = ctrl_[q];
-    if (static_cast<int>(q) == r || !other.alive() || other.pmi_finalized || other.said_bye || c.fd < 0) continue;
+    if (static_cast<int>(q) == except || !other.alive() || other.pmi_finalized || other.said_bye || c.fd < 0) continue;
     c.out += line;
     if (!c.flush()) c.close();
   }
-  rec.failure_announced = true;
+}
+
+void Job::on_board_readable() {
+  for (const std::string& line : remote_->on_board_readable()) send_notice(line, -1);
 }
 
 int Job::ft_exit_status() const {

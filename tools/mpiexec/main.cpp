@@ -82,7 +82,11 @@ int main(int argc, char** argv) {
     if (const char* ns = getenv("FTMPI_NAME_SERVICE"); ns && *ns) o.name_service = ns;
   std::unique_ptr<ftmpi::dpm::JobSlot> slot;
   if (!o.name_service.empty()) {
-    if (o.ft.reinit()) return usage_error("--name-service cannot be used with --with-ft reinit");
+    // A rollback restarts ranks under the same process ids, which connected jobs hold as failed for good
+    // (docs/dpm.md "Limits").
+    if (o.ft.reinit())
+      return usage_error("--name-service cannot be used with --with-ft reinit (a rollback restarts processes under "
+                         "ids that connected jobs hold as failed; use --with-ft ulfm across jobs, docs/dpm.md)");
     char abs[PATH_MAX];
     if (o.name_service[0] != '/' && realpath(".", abs)) o.name_service = std::string(abs) + "/" + o.name_service;
     auto s = ftmpi::dpm::JobSlot::claim(o.name_service);

@@ -95,6 +95,7 @@ Origin::Origin(Options options, std::string program_path, HostLayout layout)
   first->preset("PMI_process_mapping", process_mapping(layout_));
   next_gid_ = opt_.np;
   broker_ = std::make_unique<DpmBroker>("ftmpi-port-" + std::to_string(getpid()) + "-");
+  if (ft_ && opt_.universe_slot > 0) remote_ = std::make_unique<RemoteFailures>(opt_);
   broker_->set_id_limit(next_gid_);
   ranks_.resize(static_cast<std::size_t>(opt_.np));
   for (int r = 0; r < opt_.np; ++r) {
@@ -322,6 +323,7 @@ void Origin::announce_failure(int r) {
   f.payload = format_failed_notice(r, cause, code, rec.failed_realtime);
   broadcast(f);
   rec.failure_announced = true;
+  if (remote_) remote_->post_local(r);
   Part& part = part_of(r);
   send_pmi_replies(part.server->rank_gone(r - part.base, std::string(cause_name(cause)) + ":" + std::to_string(code)),
                    part.base);
@@ -371,7 +373,18 @@ void Origin::on_rank_exit(int r, int st, bool hung) {
   fail_job(rec.job_exit_status(), line);
 }
 
+void Origin::announce_remote(const std::string& line) {
+  Frame f("notice");
+  f.set("rank", -1);
+  f.payload = line;
+  broadcast(f);
+}
+
 void Origin::on_suspect(int r, int by) {
+  if (ft_ && end_.running() && !reinit_ && remote_ && remote_->is_remote(r)) {
+    if (auto line = remote_->on_reported(r)) announce_remote(*line);
+    return;
+  }
   if (!ft_ || !end_.running() || r < 0 || r >= static_cast<int>(ranks_.size()) || r == by) return;
   // Reinit: ranks close the transports of an epoch they leave, which a peer still in it may take for a
   // lost process; every real death is seen by a daemon (pidfd) or as a lost host.
@@ -838,7 +851,7 @@ void Origin::on_control_readable(std::size_t i) {
 }
 
 void Origin::supervise() {
-  enum class Src { signal, listen, link, pending, control_listen, control, stdin_read };
+  enum class Src { signal, listen, link, pending, control_listen, control, stdin_read, board };
   struct Tag {
     Src src;
     std::size_t i;
@@ -896,6 +909,7 @@ void Origin::supervise() {
     add(listen_fd_, POLLIN, Src::listen, 0);
     if (control_fd_ >= 0) add(control_fd_, POLLIN, Src::control_listen, 0);
     if (stdin_wanted()) add(0, POLLIN, Src::stdin_read, 0);
+    if (remote_ && remote_->fd() >= 0 && end_.running()) add(remote_->fd(), POLLIN, Src::board, 0);
     for (std::size_t i = 0; i < links_.size(); ++i)
       if (links_[i].fd >= 0) add(links_[i].fd, static_cast<short>(POLLIN | (links_[i].out.empty() ? 0 : POLLOUT)), Src::link, i);
     for (std::size_t i = 0; i < pending_.size(); ++i)
@@ -928,6 +942,9 @@ void Origin::supervise() {
         case Src::control: on_control_readable(t.i); break;
         case Src::pending: on_pending_readable(t.i); break;
         case Src::stdin_read: on_stdin_readable(); break;
+        case Src::board:
+          for (const std::string& line : remote_->on_board_readable()) announce_remote(line);
+          break;
         case Src::link:
           if (re & POLLOUT) links_[t.i].flush();
           if ((re & (POLLIN | POLLHUP | POLLERR)) || links_[t.i].broken) on_link_readable(t.i);

@@ -34,6 +34,7 @@
 #include "job_end.h"
 #include "options.h"
 #include "rank_table.h"
+#include "remote_failures.h"
 #include "respawn.h"
 #include "tree_liveness.h"
 #include "tree_membership.h"
@@ -101,6 +102,8 @@ class Origin final : private RankRestarter {
   std::vector<std::pair<int, boot::pmi::Message>> spawns_waiting_;
   void retry_spawns();
   void announce_failure(int rank);
+  // A failure notice about a process of another job (src/dpm/failure_board.h) to every rank.
+  void announce_remote(const std::string& line);
   // `node`'s subtree is lost (or, not started yet, cannot be started: `detail` says why).
   void hosts_lost(int node, TreeLiveness::Why why, const std::string& detail = "");
   // `by` (its parent, 0: the origin) reports its link to `node` lost: the membership decides whether the
@@ -186,6 +189,7 @@ class Origin final : private RankRestarter {
 
   // Reinit (origin_reinit.cpp).
   std::unique_ptr<ReinitDriver> reinit_;
+  std::unique_ptr<RemoteFailures> remote_;  // other jobs of the name service (FT mode)
   std::vector<int> move_to_;  // by rank: the host chosen for it when its host was lost, -1
   void reinit_setup();
   void reinit_on_exit(int rank, bool failure);
