@@ -149,6 +149,7 @@ void Agreement::board_step() {
   }
   const std::uint64_t j = board_j_;
   const std::uint64_t contributed = board_state(j, kBoardContributed), closed = board_state(j, kBoardClosed);
+  bool wrote = false;
   if (!board_written_) {
     if (!board_->window_open(j, view_)) return;  // 1.
     // 2. The contribution without its all-ones ends.
@@ -163,8 +164,12 @@ void Agreement::board_step() {
                     std::span<const std::uint64_t>(contribution_.data() + off, end - off));
     while (board_empty(s, j) && !board_->cas(me_, j, s, go ? contributed : closed)) {
     }
+    if (board_empty(s, j)) s = go ? contributed : closed;
     board_written_ = true;
-    board_->ring();
+    wrote = true;
+    // Waiters are woken only by what ends their wait: a closed state (here or by a freeze) or the last
+    // contribution (its writer's scan below sees every state contributed: the CASes are ordered).
+    if (s != contributed) board_->ring();
   }
   // 3. Scan (freezing empty states once a failure is known).
   const bool freeze = !view_.empty();
@@ -185,7 +190,7 @@ void Agreement::board_step() {
     }
     if (!freeze) break;  // r has not written yet: wait
   }
-  if (froze) board_->ring();
+  if (froze || (all && wrote)) board_->ring();
   if (all) {  // the board decision: the AND of the n contributions, failed set {}
     std::uint32_t total = 0;
     for (int r = 0; r < size_; ++r) total = std::max(total, board_->entry(r, j).total);

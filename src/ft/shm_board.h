@@ -24,10 +24,12 @@ class ShmBoard final : public AgreeBoard {
   coll::ShmArea& area() { return a_; }
 
   std::uint64_t state(int r, std::uint64_t j) override {
-    return e(r, j).state.load(std::memory_order_acquire);
+    return e(r, j).state.load(std::memory_order_seq_cst);  // (a plain load on x86)
   }
   bool cas(int r, std::uint64_t j, std::uint64_t& expected, std::uint64_t desired) override {
-    return e(r, j).state.compare_exchange_strong(expected, desired, std::memory_order_acq_rel, std::memory_order_acquire);
+    // seq_cst: of two members that CAS and then scan, the later one's scan sees the earlier CAS (the last
+    // contributor sees every state contributed and rings the others: ft/agreement.cpp).
+    return e(r, j).state.compare_exchange_strong(expected, desired, std::memory_order_seq_cst, std::memory_order_seq_cst);
   }
   BoardEntry entry(int r, std::uint64_t j) override {
     const coll::ShmAgreeEntry& x = e(r, j);
