@@ -322,7 +322,7 @@ int start_block(MPI_Comm comm, MPI_Datatype type, void* injection, void* group_e
     b->start_gstate = group_error_state;
     local_contribution(b, injection, reg.contribution);
     b->start.contribute_into(reg.commit_value, reg.contribution);
-    b->start_agreement = &rt().ft().start_agreement(b->on, reg.commit_value);
+    b->start_agreement = &rt().ft().start_agreement(b->on, reg.commit_value, blocking && Deadline(timeout).unlimited());
     r = rt().engine().start_generic(std::unique_ptr<ftmpi::p2p::GenericOp>(new ftmpi::api::famp::TryOp(b)));
   } else {
     // Nothing to wait for: the try request is complete from the start (no progress pass needed).
@@ -419,7 +419,7 @@ int commit_block(TryBlock* b, const Deadline& d, const CommitArgs& a, bool block
     if (b->sync_start && !b->start_agreement->decided()) c.flags |= ftmpi::famp::kFlagTimeout;
     b->commit.reset(b->on->rank, b->on->size, b->inj_bytes);
     b->commit.contribute_into(reg.commit_value, c);
-    b->commit_agreement = &rt().ft().start_agreement(b->on, reg.commit_value);
+    b->commit_agreement = &rt().ft().start_agreement(b->on, reg.commit_value, blocking && d.unlimited());
   }
   const Agreement* ag = b->commit_agreement;
   bool decided;

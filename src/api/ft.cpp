@@ -98,7 +98,7 @@ int agree(MPI_Comm comm, int* flag, bool report, const char* fn) {
     contribution = big;
   }
   ftmpi::ft::fill_flag_contribution(contribution, *flag, acked_on(comm, on), on->size);
-  const Agreement& a = rt().ft().start_agreement(on, contribution);
+  const Agreement& a = rt().ft().start_agreement(on, contribution, /*waits_decided=*/true);
   rt().progress().wait_until([&a] { return a.decided(); });
   const ftmpi::ft::FlagOutcome o = ftmpi::ft::flag_outcome(a.value(), a.failed());
   *flag = o.flag;

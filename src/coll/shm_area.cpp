@@ -103,6 +103,7 @@ Result<ShmArea*> set_up(Runtime& rt, ftmpi_comm_s* comm, transport::ShmTransport
     // that none of them waits for us; later small collectives here fail at once (shm_area.h "Failures").
     if (seg.base() == nullptr) return st;
     auto* a = new ShmArea(std::move(seg), comm->size, comm->rank, shm, std::move(headers));
+    a->mark_setup_failed();
     (void)a->give_up(a->begin_op(), st);
     return a;
   }

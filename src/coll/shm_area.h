@@ -52,7 +52,10 @@
 // Why kSlots = 32: with 8 ranks on 2 cores (oversubscribed) a window of 8 made a Bcast loop ~8x slower than
 // the point-to-point tree, whose rings buffer 64 messages: every reader must run once per window.
 //
-// Cost. Memory: (2 + 5 * (kSlots + kOutSlots)) cache lines per member (~13 KiB), one mapping per communicator that did
+// The agreement board (ft/agree_board.h) lives here too: agree_done and kShmAgreeRing entries per member, used
+// only by ft/shm_board.h (agreements do not count as small collectives and never set the area up).
+//
+// Cost. Memory: (3 + 5 * (kSlots + kOutSlots) + kShmAgreeRing) cache lines per member (~13.5 KiB), one mapping per communicator that did
 // kSetupAfter small collectives. Set-up: one shm_open/ftruncate/mmap per member plus a point-to-point
 // Bcast and Allreduce, once.
 #pragma once
@@ -90,11 +93,23 @@ struct alignas(kShmLine) ShmBuf {
   std::byte data[kShmMaxBytes];
 };
 
+// The agreement board's entry (ft/agree_board.h; ft/shm_board.h reads and writes it): one cache line.
+inline constexpr std::uint64_t kShmAgreeRing = 8;  // = ft::kBoardRing
+struct alignas(kShmLine) ShmAgreeEntry {
+  std::atomic<std::uint64_t> state;  // ft::board_state(instance, contributed|closed); 0: never written
+  std::uint32_t total;
+  std::uint16_t off;
+  std::uint16_t len;
+  std::uint64_t words[6];            // ft::kBoardWords
+};
+
 struct alignas(kShmLine) ShmRankArea {
   alignas(kShmLine) std::atomic<std::uint64_t> ack;      // last op this member finished
   alignas(kShmLine) std::atomic<std::uint64_t> gave_up;  // 2 * first op it failed + 1 if revoked (0: none)
   ShmBuf in[kShmSlots];
   ShmBuf out[kShmOutSlots];
+  alignas(kShmLine) std::atomic<std::uint64_t> agree_done;  // the board's window (ft/agree_board.h)
+  ShmAgreeEntry agree[kShmAgreeRing];
 };
 
 struct alignas(kShmLine) ShmAreaHeader {
@@ -133,6 +148,15 @@ class ShmArea {
   Status give_up(std::uint64_t s, Status st);
   // A failure stored earlier (every later op fails with it), or ok.
   const Status& broken() const { return broken_; }
+  // The set-up succeeded here (then every member has the area mapped: ft/shm_board.h relies on it).
+  bool setup_ok() const { return !setup_failed_; }
+  void mark_setup_failed() { setup_failed_ = true; }
+  // Ring every other member that sleeps (after a store it may wait for; the caller fenced).
+  void ring_others() {
+    for (int r = 0; r < p_; ++r)
+      if (r != me_) ring(r);
+  }
+  transport::ShmTransport* transport() const { return shm_; }
 
  private:
   Status check(Runtime& rt, ftmpi_comm_s* comm, int x, std::uint64_t s);
@@ -146,6 +170,7 @@ class ShmArea {
   std::uint64_t seq_ = 0;
   std::uint64_t min_ack_ = 0;  // a lower bound of every member's ack
   Status broken_;
+  bool setup_failed_ = false;
   // The wake check of the transport's sleep (see "Waiting").
   const std::atomic<std::uint64_t>* watch_ = nullptr;
   std::uint64_t watch_value_ = 0;

@@ -1,5 +1,6 @@
 #include "ft/agreement.h"
 
+#include <algorithm>
 #include <iterator>
 
 namespace ftmpi::ft {
@@ -48,6 +49,11 @@ void Agreement::reset(int me, int size, bool fast) {
   fast_acc_.clear();
   if (fast_in_.size() < static_cast<std::size_t>(fast_last_ + 1)) fast_in_.resize(static_cast<std::size_t>(fast_last_ + 1));
   fast_has_.assign(static_cast<std::size_t>(fast_last_ + 1), 0);
+  board_ = nullptr;
+  board_j_ = 0;
+  board_go_ = false;
+  board_written_ = false;
+  board_decided_ = false;
   reset_round();
 }
 
@@ -95,19 +101,140 @@ void Agreement::merge_view(const RankSet& v) {
 }
 
 void Agreement::start(std::span<const std::uint64_t> contribution, const RankSet& known_failed) {
-  if (started_) return;
-  started_ = true;
+  if (started_ || board_ != nullptr || board_decided_) return;
   contribution_.assign(contribution.begin(), contribution.end());
   merge_view(known_failed);
+  start_messages();
+}
+
+void Agreement::start_messages() {
+  started_ = true;
   if (in_fast_round()) fast_acc_ = contribution_;
   step();
 }
 
+void Agreement::start(std::span<const std::uint64_t> contribution, const RankSet& known_failed, AgreeBoard* board,
+                      std::uint64_t j, bool go_fast) {
+  if (board == nullptr) {
+    start(contribution, known_failed);
+    return;
+  }
+  if (started_ || board_ != nullptr || board_decided_) return;
+  contribution_.assign(contribution.begin(), contribution.end());
+  merge_view(known_failed);
+  if (decided_) {  // adopted from a decided UP before the start: a state of j is closed (ft/agree_board.h)
+    start_messages();
+    return;
+  }
+  board_ = board;
+  board_j_ = j;
+  board_go_ = go_fast;
+  board_written_ = false;
+  board->begin(j);
+  board_step();
+}
+
+void Agreement::end_board() {
+  board_->finish(board_j_);
+  board_ = nullptr;
+}
+
+// ft/agree_board.h, steps 1-3.
+void Agreement::board_step() {
+  if (board_ == nullptr) return;
+  if (decided_) {  // adopted from the message-passing agreement: a state is closed, nobody decides here
+    end_board();
+    step();
+    return;
+  }
+  const std::uint64_t j = board_j_;
+  const std::uint64_t contributed = board_state(j, kBoardContributed), closed = board_state(j, kBoardClosed);
+  bool wrote = false;
+  if (!board_written_) {
+    if (!board_->window_open(j, view_)) return;  // 1.
+    // 2. The contribution without its all-ones ends.
+    const std::size_t n = contribution_.size();
+    std::size_t off = 0, end = n;
+    while (off < n && contribution_[off] == ~std::uint64_t{0}) ++off;
+    while (end > off && contribution_[end - 1] == ~std::uint64_t{0}) --end;
+    const bool go = board_go_ && view_.empty() && end - off <= static_cast<std::size_t>(kBoardWords) && n <= 0xffffffffu;
+    std::uint64_t s = board_->state(me_, j);
+    if (go && board_empty(s, j))  // (if another member closes it meanwhile, nobody reads these words)
+      board_->write(j, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(off),
+                    std::span<const std::uint64_t>(contribution_.data() + off, end - off));
+    while (board_empty(s, j) && !board_->cas(me_, j, s, go ? contributed : closed)) {
+    }
+    if (board_empty(s, j)) s = go ? contributed : closed;
+    board_written_ = true;
+    wrote = true;
+    // Waiters are woken only by what ends their wait: a closed state (here or by a freeze) or the last
+    // contribution (its writer's scan below sees every state contributed: the CASes are ordered).
+    if (s != contributed) board_->ring();
+  }
+  // 3. Scan (freezing empty states once a failure is known).
+  const bool freeze = !view_.empty();
+  bool all = true, saw_closed = false, froze = false;
+  for (int r = 0; r < size_; ++r) {
+    std::uint64_t s = board_->state(r, j);
+    while (freeze && board_empty(s, j)) {
+      if (board_->cas(r, j, s, closed)) {
+        s = closed;
+        froze = true;
+      }
+    }
+    if (s == contributed) continue;
+    all = false;
+    if (!board_empty(s, j)) {  // closed (a later instance's word cannot be here: the window)
+      saw_closed = true;
+      break;
+    }
+    if (!freeze) break;  // r has not written yet: wait
+  }
+  if (froze || (all && wrote)) board_->ring();
+  if (all) {  // the board decision: the AND of the n contributions, failed set {}
+    std::uint32_t total = 0;
+    for (int r = 0; r < size_; ++r) total = std::max(total, board_->entry(r, j).total);
+    value_.assign(total, ~std::uint64_t{0});
+    for (int r = 0; r < size_; ++r) {
+      const BoardEntry e = board_->entry(r, j);
+      for (std::uint32_t i = 0; i < e.len && e.off + i < total; ++i) value_[e.off + i] &= e.words[i];
+    }
+    decided_ = true;
+    decided_failed_.clear();
+    board_decided_ = true;
+    end_board();
+    return;
+  }
+  if (saw_closed) {  // nobody decides on the board: fall back
+    end_board();
+    start_messages();
+  }
+}
+
+void Agreement::on_board() { board_step(); }
+
+bool Agreement::board_ready() {
+  if (board_ == nullptr) return false;
+  if (decided_ || !view_.empty()) return true;
+  if (!board_written_) return false;  // waiting for the window: a rare case, woken by the sleep's end
+  const std::uint64_t contributed = board_state(board_j_, kBoardContributed);
+  for (int r = 0; r < size_; ++r) {
+    const std::uint64_t s = board_->state(r, board_j_);
+    if (s == contributed) continue;
+    return !board_empty(s, board_j_);
+  }
+  return true;
+}
+
 void Agreement::on_failure(int rank) {
-  if (rank == me_ || view_.contains(rank)) return;
+  if (board_decided_ || rank == me_ || view_.contains(rank)) return;
   RankSet one;
   one.insert(rank);
   merge_view(one);
+  if (board_ != nullptr) {
+    board_step();  // freeze
+    return;
+  }
   step();
 }
 
@@ -170,6 +297,8 @@ void Agreement::advance_fast() {
 }
 
 void Agreement::on_message(int src, const AgreeMsg& m) {
+  if (board_decided_) return;  // nobody sends messages of an instance decided on the board
+  if (board_ != nullptr) board_step();  // the sender saw a closed state: so will this scan (fall back first)
   merge_view(m.view);
   if (m.kind == AgreeMsg::Kind::fast) {
     // Only a FAST of the empty view counts, once per step, from that step's partner; kept until needed.
@@ -199,6 +328,11 @@ void Agreement::on_message(int src, const AgreeMsg& m) {
 }
 
 void Agreement::step() {
+  if (board_decided_) return;
+  if (board_ != nullptr) {
+    if (!decided_) return;  // the board phase sends nothing
+    end_board();
+  }
   if (started_ && in_fast_round()) {  // the empty view's round is the exchange: no UP, no DOWN
     advance_fast();
     return;

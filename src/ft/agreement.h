@@ -50,6 +50,11 @@
 // Cost without failures: log2(p) + (r > 0 ? 2 : 0) rounds; at most log2(p) + 1 messages per member
 // (1 at 2 ranks, 4 at 16), n·log2(n) in all for a power of two.
 //
+// Board phase (ft/agree_board.h): on a communicator with a shared-memory board, start() with the board makes
+// the instance try to decide there first; it falls back to everything above (started with the same
+// contribution and what it knows by then) only when the board says nobody will decide there. Until then the
+// message-passing part is *unstarted*: it keeps what arrives, as before any start.
+//
 // Reuse: an instance is reset() and reused by the next agreement on the communicator (FtManager keeps the
 // decided ones it forgets): its buffers keep their capacity, so a fault-free agreement allocates nothing.
 //
@@ -63,6 +68,7 @@
 #include <span>
 #include <vector>
 
+#include "ft/agree_board.h"
 #include "ft/rank_set.h"
 
 namespace ftmpi::ft {
@@ -95,6 +101,19 @@ class Agreement {
 
   // This process calls agree with `contribution`, knowing `known_failed` (e.g. acknowledged failures).
   void start(std::span<const std::uint64_t> contribution, const RankSet& known_failed);
+  // The same with a board phase first (ft/agree_board.h): instance `j` of `board`; `go_fast`: this member may
+  // contribute there (else it closes its entry and falls back at once). `board` outlives the phase.
+  void start(std::span<const std::uint64_t> contribution, const RankSet& known_failed, AgreeBoard* board,
+             std::uint64_t j, bool go_fast);
+  // Scan the board again (board phase only; nothing otherwise): may decide or fall back (messages to send).
+  void on_board();
+  // In the board phase (not decided, not fallen back).
+  bool on_board_phase() const { return board_ != nullptr; }
+  // Would on_board() change anything now (read-only: every state contributed, one closed, or the window
+  // open while waiting for it)? For a sleeping waiter's wake check.
+  bool board_ready();
+  // Decided on the board (sends and accepts no message).
+  bool decided_on_board() const { return board_decided_; }
   void on_message(int src, const AgreeMsg& m);
   void on_failure(int rank);
 
@@ -120,6 +139,9 @@ class Agreement {
   };
   void merge_view(const RankSet& v);
   void reset_round();
+  void start_messages();  // the message-passing start (after start() or a fallback)
+  void board_step();
+  void end_board();
   void decide(const Bits& value, const RankSet& failed);
   void step();
   void advance_fast();
@@ -153,6 +175,13 @@ class Agreement {
   std::vector<char> fast_has_;
   bool in_fast_round() const { return fast_ && view_.empty(); }
   int fast_partner(int step) const;  // who sends me / receives from me at `step` (-1: nobody)
+
+  // Board phase.
+  AgreeBoard* board_ = nullptr;  // non-null while in the board phase
+  std::uint64_t board_j_ = 0;
+  bool board_go_ = false;        // may contribute on the board
+  bool board_written_ = false;   // own state is contributed or closed
+  bool board_decided_ = false;
 
   bool decided_ = false;
   Bits value_;

@@ -9,6 +9,7 @@
 
 #include "ft/agreement.h"
 #include "ft/revoke.h"
+#include "ft/shm_board.h"
 
 namespace ftmpi::ft {
 
@@ -35,6 +36,9 @@ struct CommFt {
   // This process's part in the revoke broadcast (ft/revoke.h), created by the first revoke seen here.
   std::unique_ptr<RevokeBroadcast> revoke;
   std::vector<int> retired_members;  // members (revoke_member_index) whose retire notice came (rule E)
+  // The agreement board over the communicator's shared-memory area (ft/shm_board.h), made by the first
+  // agreement that finds the area set up (FtManager::board_for).
+  std::unique_ptr<ShmBoard> board;
   // Cache for comm_has_failure(): valid while the failure epoch is `cached_epoch`.
   std::uint64_t cached_epoch = ~std::uint64_t{0};
   bool cached_has_failure = false;

@@ -10,6 +10,8 @@
 #include "ft/failure_observer.h"
 #include "ft/revoke.h"
 #include "ft/service.h"
+#include "coll/shm_area.h"
+#include "transport/shm/shm_transport.h"
 #include "comm/group.h"
 #include "dpm/universe.h"
 #include "mpi.h"
@@ -242,13 +244,16 @@ void FtManager::handle_channel_frame(int src_world, std::span<const std::byte> p
 }
 
 FtManager::Zombie::~Zombie() {
-  delete comm.ft;
+  delete comm.ft;  // (its board first: it points into the area)
+  coll::release_shm_area(&comm);  // kept for instances in their board phase (unregister_comm)
   if (comm.group != nullptr) comm::group_release(comm.group);
 }
 
 void FtManager::register_comm(ftmpi_comm_s* c) {
   state(c);
-  zombies_.erase(c->ctx_pt2pt);  // the context has a new owner
+  if (auto z = zombies_.find(c->ctx_pt2pt); z != zombies_.end())  // the context has a new owner
+    std::erase_if(board_watch_, [&](const BoardWatch& w) { return w.c == &z->second->comm; });
+  zombies_.erase(c->ctx_pt2pt);
   if (auto sp = spans_.find(c->ctx_pt2pt); sp != spans_.end() && by_ctx_.find(c->ctx_pt2pt) == by_ctx_.end()) spans_.erase(sp);
   by_ctx_[c->ctx_pt2pt] = c;
   if (auto r = early_retired_.find(c->ctx_pt2pt); r != early_retired_.end()) {
@@ -313,6 +318,19 @@ void FtManager::unregister_comm(ftmpi_comm_s* c) {
   z->comm.ctx_coll = c->ctx_coll;
   z->comm.ft = c->ft;  // the zombie takes the FT state over (comm::retire deletes c->ft otherwise)
   c->ft = nullptr;
+  // Instances still in their board phase read the shared-memory area: the zombie keeps it mapped.
+  bool on_board = false;
+  for (BoardWatch& w : board_watch_)
+    if (w.c == c) {
+      w.c = &z->comm;
+      on_board = true;
+    }
+  if (on_board) {
+    z->comm.shm_area = c->shm_area;
+    z->comm.shm_state = c->shm_state;
+    c->shm_area = nullptr;
+    c->shm_state = 0;
+  }
   z->comm.magic = kMagicFreed;  // never an application handle
   zombies_[c->ctx_pt2pt] = std::move(z);
 }
@@ -559,7 +577,78 @@ const Agreement& FtManager::start_keyed_agreement(ftmpi_comm_s* c, std::uint32_t
   return a;
 }
 
-const Agreement& FtManager::start_agreement(ftmpi_comm_s* c, std::span<const std::uint64_t> contribution) {
+// --- the board (ft/agree_board.h, ft/shm_board.h) ------------------------------------------------------
+
+namespace {
+// FTMPI_AGREE_SHM=0 turns the board off (a job-wide setting: mpiexec gives every rank the same environment,
+// and a member with the area that ignored the board would leave the others waiting for its entry).
+bool board_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("FTMPI_AGREE_SHM");
+    return v == nullptr || std::strcmp(v, "0") != 0;
+  }();
+  return on;
+}
+
+// The board poller: a persistent generic request the progress loop runs while instances are in their board
+// phase (FtManager::board_watch_).
+class BoardPoller final : public p2p::GenericOp {
+ public:
+  explicit BoardPoller(FtManager& m) : m_(m) {}
+  bool progress() override { return m_.poll_boards(); }
+  Status restart() override { return Status::Ok(); }
+
+ private:
+  FtManager& m_;
+};
+}  // namespace
+
+AgreeBoard* FtManager::board_for(ftmpi_comm_s* c, CommFt& s) {
+  if (c->shm_state != 1 || c->shm_area == nullptr || !board_enabled()) [[unlikely]]
+    return nullptr;
+  if (!s.board || &s.board->area() != c->shm_area) [[unlikely]]
+    s.board = std::make_unique<ShmBoard>(*c->shm_area);
+  return s.board.get();
+}
+
+void FtManager::watch_board(ftmpi_comm_s* c, std::uint64_t id, Agreement& a) {
+  board_watch_.push_back(BoardWatch{c, id, &a});
+  if (board_poller_ == nullptr) board_poller_ = rt_.engine().generic_init(std::make_unique<BoardPoller>(*this));
+  if (board_poller_->complete) (void)rt_.engine().start(board_poller_);
+}
+
+bool FtManager::board_wake(void* self) {
+  for (const BoardWatch& w : static_cast<FtManager*>(self)->board_watch_)
+    if (w.a->board_ready()) return true;
+  return false;
+}
+
+bool FtManager::poll_boards() {
+  for (std::size_t i = 0; i < board_watch_.size();) {
+    BoardWatch& w = board_watch_[i];
+    w.a->on_board();
+    if (w.a->on_board_phase()) {
+      ++i;
+      continue;
+    }
+    flush(w.c, *w.a, w.id);  // a fallback's first messages
+    board_watch_[i] = board_watch_.back();
+    board_watch_.pop_back();
+  }
+  // A sleeping waiter re-checks the board before it sleeps (coll/shm_area.h "Waiting"); an area collective's
+  // own wait replaces the check meanwhile, which costs at most one sleep's length here.
+  transport::ShmTransport* t = nullptr;
+  for (const BoardWatch& w : board_watch_)
+    if (w.c->shm_area != nullptr) t = w.c->shm_area->transport();
+  if (t != board_wake_on_ || t != nullptr) {
+    if (board_wake_on_ != nullptr && board_wake_on_ != t) board_wake_on_->set_wake_check(nullptr, nullptr);
+    if (t != nullptr) t->set_wake_check(&FtManager::board_wake, this);
+    board_wake_on_ = t;
+  }
+  return board_watch_.empty();
+}
+
+const Agreement& FtManager::start_agreement(ftmpi_comm_s* c, std::span<const std::uint64_t> contribution, bool waits_decided) {
   CommFt& s = state(c);
   std::uint64_t id = s.next_instance++;
   // Forget old decided instances. An instance is only needed while some live member may still send it an
@@ -569,7 +658,20 @@ const Agreement& FtManager::start_agreement(ftmpi_comm_s* c, std::span<const std
          s.agreements.begin()->second->decided())
     forget(s, s.agreements.begin());
   Agreement& a = instance(c, id);
-  a.start(contribution, failures_.epoch() == 0 ? RankSet() : RankSet(failed_members(c)));
+  const RankSet known = failures_.epoch() == 0 ? RankSet() : RankSet(failed_members(c));
+  if (AgreeBoard* b = board_for(c, s)) {
+    a.start(contribution, known, b, id, waits_decided && c->shm_area->setup_ok());
+    // The caller is about to wait: the others' entries are usually a cache miss away.
+    for (int spin = 0; waits_decided && spin < 256 && a.on_board_phase(); ++spin) {
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+      if (a.board_ready()) a.on_board();
+    }
+    if (a.on_board_phase()) watch_board(c, id, a);
+  } else {
+    a.start(contribution, known);
+  }
   flush(c, a, id);
   return a;
 }

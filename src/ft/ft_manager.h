@@ -101,7 +101,10 @@ class FtManager final : public p2p::FtHandler {
   // Start this process's part of the next agreement instance on `c` with `contribution`. The instance lives
   // as long as the communicator's FT state; callers poll decided() from a GenericOp (api/ft.cpp), the
   // progress loop feeds it messages and failures.
-  const Agreement& start_agreement(ftmpi_comm_s* c, std::span<const std::uint64_t> contribution);
+  // `waits_decided`: the caller waits until the instance decides, without a time limit (a blocking agree, a
+  // commit without timeout): the instance may then decide on the communicator's shared-memory board
+  // (ft/agree_board.h), and the start spins on the board briefly before returning.
+  const Agreement& start_agreement(ftmpi_comm_s* c, std::span<const std::uint64_t> contribution, bool waits_decided = false);
   // The same with a caller-chosen instance `key` (< 2^31), identical at every member and never reused for
   // another agreement on `c` while an earlier use may still be remembered (the last kAgreementsKept started
   // keyed instances and the 1024 forgotten before them). Members may start keyed instances in any order
@@ -144,6 +147,23 @@ class FtManager final : public p2p::FtHandler {
   // Drop instance `it` of `s`, keeping its node for reuse (at most kSpareAgreements).
   static void forget(CommFt& s, std::map<std::uint64_t, std::unique_ptr<Agreement>>::iterator it);
   void flush(ftmpi_comm_s* c, Agreement& a, std::uint64_t id);
+  // The board of `c` (nullptr: none; ft/shm_board.h says when there is one).
+  AgreeBoard* board_for(ftmpi_comm_s* c, CommFt& s);
+  // Instances in their board phase, scanned by the board poller (a persistent generic request that the
+  // progress loop runs while this list is not empty), and the poller's pass.
+  struct BoardWatch {
+    ftmpi_comm_s* c;
+    std::uint64_t id;
+    Agreement* a;
+  };
+  std::vector<BoardWatch> board_watch_;
+  p2p::Request* board_poller_ = nullptr;
+  transport::ShmTransport* board_wake_on_ = nullptr;  // the transport whose wake check is ours
+  void watch_board(ftmpi_comm_s* c, std::uint64_t id, Agreement& a);
+  static bool board_wake(void* self);
+ public:
+  bool poll_boards();  // the poller's pass: true when no instance is in its board phase any more
+ private:
   void feed_failures(ftmpi_comm_s* c, Agreement& a);
   // Send what the revoke broadcast of `c` produced (frame: [i32 origin][i32 known failed world ranks...]).
   void flush_revoke(ftmpi_comm_s* c);

@@ -1,0 +1,64 @@
+#include "ft/shm_board.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace ftmpi::ft {
+
+static_assert(coll::kShmAgreeRing == kBoardRing, "one ring length");
+static_assert(sizeof(coll::ShmAgreeEntry::words) / sizeof(std::uint64_t) == kBoardWords, "one entry size");
+
+void ShmBoard::write(std::uint64_t j, std::uint32_t total, std::uint32_t off, std::span<const std::uint64_t> words) {
+  coll::ShmAgreeEntry& x = e(a_.rank(), j);
+  x.total = total;
+  x.off = static_cast<std::uint16_t>(off);
+  x.len = static_cast<std::uint16_t>(words.size());
+  if (!words.empty()) std::memcpy(x.words, words.data(), words.size() * sizeof(std::uint64_t));
+}
+
+// `done` of a member: every instance below it has finished its board phase there (0 at first: nothing).
+bool ShmBoard::window_open(std::uint64_t j, const RankSet& failed) {
+  if (j < kBoardRing || min_done_ > j - kBoardRing) [[likely]]
+    return true;
+  std::uint64_t lo = ~std::uint64_t{0};
+  for (int r = 0; r < a_.size(); ++r) {
+    if (failed.contains(r)) continue;  // known failed: reads nothing any more
+    lo = std::min(lo, a_.of(r).agree_done.load(std::memory_order_acquire));
+  }
+  if (failed.empty()) min_done_ = lo;  // a bound valid for every member
+  return lo > j - kBoardRing;
+}
+
+void ShmBoard::publish_done() {
+  const std::uint64_t done = open_.empty() ? next_ : *std::min_element(open_.begin(), open_.end());
+  a_.of(a_.rank()).agree_done.store(done, std::memory_order_release);
+}
+
+void ShmBoard::begin(std::uint64_t j) {
+  if (next_ == 0 || j + 1 > next_) {
+    const bool first = next_ == 0;
+    next_ = j + 1;
+    if (first) {  // nothing below j is read here: done = j while j is open
+      open_.push_back(j);
+      publish_done();
+      return;
+    }
+  }
+  open_.push_back(j);
+}
+
+void ShmBoard::finish(std::uint64_t j) {
+  auto it = std::find(open_.begin(), open_.end(), j);
+  if (it != open_.end()) {
+    *it = open_.back();
+    open_.pop_back();
+  }
+  publish_done();
+}
+
+void ShmBoard::ring() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // the store before, the sleeping flags after
+  a_.ring_others();
+}
+
+}  // namespace ftmpi::ft
