@@ -140,6 +140,7 @@ Status write_stream(ftmpi_file_s* f, std::uint64_t pos, const char* data, std::u
   // atomic mode the lock above covers the whole access: no span locks.
   io::SieveOptions so{f->ind_wr_buffer_size, f->ds_write, !f->atomic};
   if (f->amode & MPI_MODE_WRONLY) so.mode = io::CbMode::disable;
+  f->dirty = true;
   Status st = io::sieve_write(f->fd, ex, pos, data, so);
   if (!st.ok()) f->write_failed = true;
   return st;

@@ -139,6 +139,7 @@ IoTask collective_rw(CollAccess* a) {
         }
         for (const auto& [off, len] : io::merge_runs(std::move(runs))) {
           if (!local.ok()) break;
+          f->dirty = true;
           local = io::write_at(f->fd, off, window.data() + (off - wlo), len);
         }
         continue;

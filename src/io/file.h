@@ -51,6 +51,10 @@ struct ftmpi_file_s {
   bool atomic = false;
   bool invalidated = false;
   bool write_failed = false;  // a write failed since the last sync (part of the sync/close agreement)
+  // This process wrote bytes or changed the size (its own pwrite/ftruncate/fallocate, including those it does as
+  // a two-phase aggregator) since its last successful fsync. MPI_File_sync fsyncs only then (ROMIO's dirty_write):
+  // sync covers the calling process's own writes (§13.6.1) and is collective, so whoever did a write fsyncs it.
+  bool dirty = false;
   int nb_pending = 0;         // non-blocking collective accesses not completed yet (close refuses then)
 
   // view (MPI_File_set_view); etype/filetype are our own duplicates of derived types (predefined as given)

@@ -161,6 +161,22 @@ Status Window::send_op(OpHdr h, const Target& t, const void* obuf, std::size_t o
   return Status::Ok();
 }
 
+// A zero-size operation (count 0 or a type of size 0) moves no byte (§11.3): over messages it is not sent, so
+// the next flush/unlock/fence does not wait for the target to answer it (Open MPI's osc and MPICH skip them too;
+// IMB-RMA's 0-byte rows). The epoch and range checks above still apply. A target already known failed takes the
+// normal path, which reports MPI_ERR_PROC_FAILED as for any operation toward it.
+bool Window::moves_nothing(const Target& t) const {
+  return (t.count == 0 || (t.type && t.type->size == 0)) && !target_failed(t.rank);
+}
+
+Status Window::nothing_to_send(std::shared_ptr<Pending>* out) {
+  if (out) {  // a request-based operation: a request already complete
+    *out = std::make_shared<Pending>();
+    (*out)->engine = &engine_;
+  }
+  return Status::Ok();
+}
+
 Status Window::put(const void* obuf, std::size_t ocount, const dt::Datatype* otype, const Target& t, const dt::Op* op,
                    std::shared_ptr<Pending>* out) {
   FTMPI_TRY(check_access(t.rank));
@@ -174,6 +190,7 @@ Status Window::put(const void* obuf, std::size_t ocount, const dt::Datatype* oty
     }
     return Status::Ok();
   }
+  if (moves_nothing(t)) return nothing_to_send(out);
   auto pend = std::make_shared<Pending>();
   pend->engine = &engine_;
   if (out) *out = pend;
@@ -199,6 +216,7 @@ Status Window::get(void* rbuf, std::size_t rcount, const dt::Datatype* rtype, co
     }
     return Status::Ok();
   }
+  if (moves_nothing(t)) return nothing_to_send(out);
   auto pend = std::make_shared<Pending>();
   pend->engine = &engine_;
   if (out) *out = pend;

@@ -190,6 +190,9 @@ class Window {
   inline bool fast_get(void* rbuf, std::size_t count, const dt::Datatype* type, int rank, std::int64_t disp);
   inline bool fast_acc(const void* obuf, void* rbuf, std::size_t count, const dt::Datatype* type, int rank,
                        std::int64_t disp, const dt::Op* op);
+  // Zero-size operations over messages: not sent (window.cpp).
+  bool moves_nothing(const Target& t) const;
+  Status nothing_to_send(std::shared_ptr<Pending>* out);
   inline bool fast_cas(const void* obuf, const void* cbuf, void* rbuf, const dt::Datatype* type, int rank,
                        std::int64_t disp);
   // True when a lock or lock_all covers `target` (request-based operations need one).
