@@ -220,7 +220,14 @@ Result<std::unique_ptr<Router>> Router::create_part(boot::Bootstrap& boot, const
 
   // Phase 2: decide per peer, connect.
   std::vector<int> local, remote;
+  auto listed = [&](int p) {
+    return !opts.only_with || p == me || std::binary_search(opts.only_with->begin(), opts.only_with->end(), p);
+  };
   for (int p = 0; p < n; ++p) {
+    if (!listed(p)) {  // Reinit, a kept link: nothing of it is set up, its card is not needed
+      (node_of[static_cast<size_t>(p)] == node_of[static_cast<size_t>(me)] ? local : remote).push_back(p);
+      continue;
+    }
     auto h = boot.get("up." + std::to_string(p));
     if (!h.ok() && opts.tolerate_failed_peers) {
       // Fence 1 completed without it: in FT mode the launcher releases barriers from dead ranks only.
@@ -240,7 +247,6 @@ Result<std::unique_ptr<Router>> Router::create_part(boot::Bootstrap& boot, const
   r->local_ranks_ = static_cast<int>(local.size());
   reinit::trace::mark("gets");
   if (opts.only_with) {  // Reinit, partial set-up: links with the listed ranks only
-    auto listed = [&](int p) { return p == me || std::binary_search(opts.only_with->begin(), opts.only_with->end(), p); };
     std::erase_if(local, [&](int p) { return !listed(p); });
     std::erase_if(remote, [&](int p) { return !listed(p); });
     if (shm) shm->set_last_attacher_unlinks(false);
