@@ -1,4 +1,5 @@
 #include "boot/pmi_client.h"
+#include "models/reinit/rollback_trace.h"
 
 #include <fcntl.h>
 #include <netdb.h>
@@ -139,6 +140,7 @@ Result<pmi::Message> PmiClient::read_message() {
 }
 
 Result<pmi::Message> PmiClient::transact(const std::string& request, std::string_view expect) {
+  reinit::trace::count_launcher_call();
   FTMPI_TRY(send_line(request));
   for (;;) {
     auto m = read_message();
@@ -334,9 +336,17 @@ std::optional<std::string> PmiClient::rank_gone(int rank) {
 }
 
 std::optional<std::string> PmiClient::job_attribute(std::string_view name) {
-  // Hydra answers a get of PMI_process_mapping from its own table; ftmpi's mpiexec presets the key.
+  // Hydra answers a get of PMI_process_mapping from its own table; ftmpi's mpiexec presets the key. A job
+  // attribute does not change: asked once (a Reinit rollback asks again for every epoch).
+  {
+    std::lock_guard lk(mu_);
+    for (const auto& [k, v] : attributes_)
+      if (k == name) return v;
+  }
   auto v = get(name);
   if (!v.ok()) return std::nullopt;
+  std::lock_guard lk(mu_);
+  attributes_.emplace_back(std::string(name), v.value());
   return v.value();
 }
 

@@ -17,6 +17,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "boot/bootstrap.h"
 #include "boot/pmi_wire.h"
@@ -72,6 +74,7 @@ class PmiClient final : public Bootstrap {
   bool keep_for_waiter(const pmi::Message& m);
 
   std::mutex mu_;
+  std::vector<std::pair<std::string, std::string>> attributes_;  // mu_: job_attribute answers so far
   std::mutex waiter_mu_;                  // one *_while call at a time
   std::string awaited_;                   // mu_: the cmd the *_while call waits for ("" when none)
   std::optional<pmi::Message> arrived_;   // mu_: its reply, read by whichever exchange saw it

@@ -1,4 +1,5 @@
 #include "runtime/runtime.h"
+#include "models/reinit/rollback_trace.h"
 
 #include "dpm/dpm.h"
 
@@ -373,6 +374,8 @@ Status Runtime::enter_epoch() {
     std::vector<int> replaced;
     const int e = reinit_->begin_change(&replaced);
     reinit_->note(reinit::ReinitControl::Stage::landed);
+    reinit::trace::start();
+    reinit::trace::mark("landed");
     // A survivor (it has a committed layer) keeps its links to the other survivors; a replacement
     // process builds everything. Not for a spawned job part (its router renumbers peers) or with
     // dynamic-process links.
@@ -383,24 +386,27 @@ Status Runtime::enter_epoch() {
     drop_layer(keep);
     failures_->reset();
     reinit_->note(reinit::ReinitControl::Stage::dropped);
+    reinit::trace::mark("dropped");
     reinit::ReinitControl* rc = reinit_.get();
     // Fence 1 (every member dropped its old engine; endpoints published) is waited for; fence 2 (every
     // member mapped the new segments) is only entered: this rank resumes as soon as its links are built
     // (models/reinit/epoch_change.h).
     epoch_boot_ = std::make_unique<reinit::EpochBootstrap>(
         *boot_, e,
-        [rc, e](int seq) {
+        [rc, e](int seq, const std::vector<reinit::Card>& mine, std::vector<reinit::Card>* got) {
           if (seq >= 2) {
-            rc->enter_fence(e, seq);
+            rc->enter_fence(e, seq, mine);
             return Status::Ok();
           }
-          return rc->fence(e, seq);
+          return rc->fence(e, seq, mine, got);
         },
         [rc] { return rc->superseded(); });
     Status st = build_layer(*epoch_boot_, true, false, e, keep ? &replaced : nullptr);
     reinit_->unlink_when_attached(e, transport::shm::segment_name(epoch_boot_->job_id(), world_rank_));
     if (st.ok()) {
       reinit_->commit();
+      reinit::trace::mark("built");
+      reinit::trace::flush(world_rank_);
       close_retired_in_background();
       log::debug("reinit: epoch %d committed", e);
       if (!reinit_->rollback_due()) return st;

@@ -14,6 +14,7 @@
 #include "transport/shm/shm_transport.h"
 #include "transport/tcp/tcp_transport.h"
 #include "util/log.h"
+#include "models/reinit/rollback_trace.h"
 
 namespace ftmpi::transport {
 
@@ -191,8 +192,7 @@ Result<std::unique_ptr<Router>> Router::create_part(boot::Bootstrap& boot, const
     r->host_id_ = "node0";
     return r;
   }
-  const std::vector<int> node_of = node_map(boot);
-  r->host_id_ = "node" + std::to_string(node_of[static_cast<size_t>(me)]);
+  reinit::trace::mark("part");
 
   // Phase 1: create endpoints and publish business cards.
   std::unique_ptr<TcpTransport> tcp;
@@ -202,18 +202,32 @@ Result<std::unique_ptr<Router>> Router::create_part(boot::Bootstrap& boot, const
     if (!t.ok()) return t.status();
     tcp = std::move(t.value());
   }
+  reinit::trace::mark("listen");
   if (opts.choice != Choice::tcp) {
     auto s = ShmTransport::create(boot);
     if (!s.ok()) return s.status();
     shm = std::move(s.value());
   }
+  reinit::trace::mark("shmcreate");
   FTMPI_TRY(boot.put("up." + std::to_string(me), "1"));
   if (me == 0) FTMPI_TRY(boot.put("secret", random_secret()));
+  reinit::trace::mark("f1in");
   FTMPI_TRY(boot.fence());
+  reinit::trace::mark("f1out");
+  // After the fence: a Reinit epoch's bootstrap holds the epoch's host map by then (its cards).
+  const std::vector<int> node_of = node_map(boot);
+  r->host_id_ = "node" + std::to_string(node_of[static_cast<size_t>(me)]);
 
   // Phase 2: decide per peer, connect.
   std::vector<int> local, remote;
+  auto listed = [&](int p) {
+    return !opts.only_with || p == me || std::binary_search(opts.only_with->begin(), opts.only_with->end(), p);
+  };
   for (int p = 0; p < n; ++p) {
+    if (!listed(p)) {  // Reinit, a kept link: nothing of it is set up, its card is not needed
+      (node_of[static_cast<size_t>(p)] == node_of[static_cast<size_t>(me)] ? local : remote).push_back(p);
+      continue;
+    }
     auto h = boot.get("up." + std::to_string(p));
     if (!h.ok() && opts.tolerate_failed_peers) {
       // Fence 1 completed without it: in FT mode the launcher releases barriers from dead ranks only.
@@ -231,8 +245,8 @@ Result<std::unique_ptr<Router>> Router::create_part(boot::Bootstrap& boot, const
     (node_of[static_cast<size_t>(p)] == node_of[static_cast<size_t>(me)] ? local : remote).push_back(p);
   }
   r->local_ranks_ = static_cast<int>(local.size());
+  reinit::trace::mark("gets");
   if (opts.only_with) {  // Reinit, partial set-up: links with the listed ranks only
-    auto listed = [&](int p) { return p == me || std::binary_search(opts.only_with->begin(), opts.only_with->end(), p); };
     std::erase_if(local, [&](int p) { return !listed(p); });
     std::erase_if(remote, [&](int p) { return !listed(p); });
     if (shm) shm->set_last_attacher_unlinks(false);
@@ -253,6 +267,7 @@ Result<std::unique_ptr<Router>> Router::create_part(boot::Bootstrap& boot, const
     for (int p : local)
       if (p != me) r->by_peer_[static_cast<size_t>(p)] = shm.get();
   }
+  reinit::trace::mark("attached");
   if (tcp && !tcp_peers.empty()) {
     auto secret = boot.get("secret");
     if (!secret.ok()) return Status(Errc::other, "bootstrap: job secret missing");

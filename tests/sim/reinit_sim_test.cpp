@@ -16,7 +16,14 @@
 //    the receiver's epoch or a newer one (no loss in the current epoch);
 //  * both ends of every link agree whether it is kept or rebuilt (the failed list vs. who is new), also
 //    for a process that resumed in an epoch the coordinator never committed.
+// Ranks publish their set-up cards with fence 1 (epoch_change.h, "cards travel with fence 1"); checks:
+//  * the release of fence 1 of E hands every member the card of every member it builds a link with
+//    (either of the two is new in E), published by that member's current process for E, never a card of
+//    another epoch or of a dead process, and no per-rank card of a link that is kept.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
 
 #include <deque>
 #include <map>
@@ -48,7 +55,7 @@ struct Sim {
   int n;
   EpochCoordinator coord;
   std::vector<Proc> p;
-  std::deque<std::tuple<int, int, int, int>> to_coord;  // (rank, incarnation, epoch, seq) fences
+  std::deque<std::tuple<int, int, int, int, std::vector<ftmpi::reinit::Card>>> to_coord;  // (rank, incarnation, epoch, seq, cards) fences
   std::mt19937 rng;
   bool fatal = false;
   int commits_checked = 0;
@@ -81,8 +88,11 @@ struct Sim {
           q.phase = Proc::Phase::to_fence1;  // MPI_Init of a restarted process
           break;
         }
-        case CoordAction::Kind::reinit:
         case CoordAction::Kind::fence_out:
+          if (a.seq == 1) check_cards(a);
+          p[static_cast<size_t>(a.rank)].inbox.push_back(a);
+          break;
+        case CoordAction::Kind::reinit:
           p[static_cast<size_t>(a.rank)].inbox.push_back(a);
           break;
         case CoordAction::Kind::committed: {
@@ -102,6 +112,42 @@ struct Sim {
     }
   }
   int incarnations = 0;
+  long cards_checked = 0;
+
+  // The card rank r's process publishes for epoch e (what a segment name / TCP address stands for).
+  std::string card_value(int r, int e) const {
+    return std::to_string(r) + ":" + std::to_string(p[static_cast<size_t>(r)].incarnation) + ":" + std::to_string(e);
+  }
+  // Fence 1 of a.epoch released to a.rank: it holds exactly what the link rules need, all current.
+  void check_cards(const CoordAction& a) {
+    const int q = a.rank, e = a.epoch;
+    auto pq = plans[e].find(q);
+    ASSERT_NE(pq, plans[e].end()) << "fence 1 of " << e << " released to rank " << q << " before it entered";
+    const std::vector<int>& failed = pq->second.second;
+    auto is_new = [&](int k) { return std::find(failed.begin(), failed.end(), k) != failed.end(); };
+    auto find = [&](const std::string& key) -> const std::string* {
+      for (const auto& c : a.cards)
+        if (c.first == key) return &c.second;
+      return nullptr;
+    };
+    for (int x = 0; x < n; ++x) {
+      if (!coord.member(x)) continue;
+      const std::string* v = find("shm." + std::to_string(x));
+      if (x != q && (is_new(q) || is_new(x))) {  // a link to build: the peer's current card for e
+        ASSERT_NE(v, nullptr) << "epoch " << e << ": rank " << q << " got no card of rank " << x;
+        EXPECT_EQ(*v, card_value(x, e)) << "epoch " << e << ": rank " << q << " got a stale card of rank " << x;
+        ++cards_checked;
+      } else if (x != q) {
+        EXPECT_EQ(v, nullptr) << "epoch " << e << ": rank " << q << " got the card of a kept link's peer " << x;
+      }
+    }
+    if (coord.member(0)) {
+      const std::string* v = find("secret");
+      ASSERT_NE(v, nullptr) << "a card for no rank reaches everybody";
+      EXPECT_EQ(*v, "s" + std::to_string(e));
+    }
+    for (const auto& c : a.cards) EXPECT_TRUE(c.second.ends_with(":" + std::to_string(e)) || c.first == "secret") << c.second;
+  }
 
   void kill(int r) {
     if (!p[static_cast<size_t>(r)].alive) return;
@@ -145,7 +191,9 @@ struct Sim {
         const bool survivor = ftmpi::reinit::survivor_for(q.has_links, q.failed, r);
         if (q.has_links && !survivor) ++rebuilt_new_again;
         plans[e][r] = {survivor, q.failed};
-        to_coord.emplace_back(r, q.incarnation, e, 1);
+        std::vector<ftmpi::reinit::Card> cards{{"shm." + std::to_string(r), card_value(r, e)}};
+        if (r == 0) cards.emplace_back("secret", "s" + std::to_string(e));
+        to_coord.emplace_back(r, q.incarnation, e, 1, std::move(cards));
         if (entered1.size() <= static_cast<size_t>(e)) entered1.resize(static_cast<size_t>(e) + 1);
         entered1[static_cast<size_t>(e)].insert(r);
         q.phase = Proc::Phase::in_fence1;
@@ -165,7 +213,7 @@ struct Sim {
             EXPECT_TRUE(entered1[static_cast<size_t>(e)].count(x)) << "rank " << r << " resumed in " << e
                                                                   << " before rank " << x << " dropped its old engine";
           }
-        to_coord.emplace_back(r, q.incarnation, e, 2);
+        to_coord.emplace_back(r, q.incarnation, e, 2, std::vector<ftmpi::reinit::Card>{});
         if (entered2.size() <= static_cast<size_t>(e)) entered2.resize(static_cast<size_t>(e) + 1);
         entered2[static_cast<size_t>(e)].insert(r);
         if (coord.committed_epoch() < e) ++resumes_before_commit;
@@ -232,10 +280,10 @@ struct Sim {
 
   bool step_coord() {
     if (to_coord.empty()) return false;
-    auto [r, inc, e, seq] = to_coord.front();
+    auto [r, inc, e, seq, cards] = to_coord.front();
     to_coord.pop_front();
     if (!p[static_cast<size_t>(r)].alive || p[static_cast<size_t>(r)].incarnation != inc) return true;  // died since
-    apply(coord.on_fence(r, e, seq));
+    apply(coord.on_fence(r, e, seq, std::move(cards)));
     return true;
   }
 
@@ -285,12 +333,46 @@ TEST(ReinitSim, SingleFailureAtEveryPoint) {
 }
 
 TEST(ReinitSim, ManyFailuresDuringRecovery) {
+  long cards = 0;
   for (unsigned seed = 0; seed < 3000; ++seed) {
     int n = 2 + static_cast<int>(seed % 15);
     Sim s(n, -1, seed);
     s.run(1 + static_cast<int>(seed % 6), 0.05);
     s.check_final();
     EXPECT_GE(s.coord.epoch(), 1);
+    cards += s.cards_checked;
+  }
+  EXPECT_GT(cards, 1000);  // fence 1 releases with cards really happened, and were checked
+}
+
+// The card rule by itself: per-rank cards reach the ranks that build a link with their owner.
+TEST(ReinitSim, CardsReachOnlyWhoBuildsTheLink) {
+  auto is_new = [](int k) { return k == 3; };
+  EXPECT_TRUE(ftmpi::reinit::card_reaches("shm.3", 1, is_new));   // a survivor needs the new process's card
+  EXPECT_TRUE(ftmpi::reinit::card_reaches("tcp.1", 3, is_new));   // the new process needs everybody's
+  EXPECT_FALSE(ftmpi::reinit::card_reaches("shm.2", 1, is_new));  // two survivors keep their link
+  EXPECT_TRUE(ftmpi::reinit::card_reaches("secret", 1, is_new));  // a card for no rank reaches everybody
+  EXPECT_TRUE(ftmpi::reinit::card_reaches("PMI_process_mapping", 1, is_new));
+  EXPECT_TRUE(ftmpi::reinit::card_reaches("x.", 1, is_new));
+  EXPECT_TRUE(ftmpi::reinit::card_reaches("a.b2", 1, is_new));
+  auto cards = ftmpi::reinit::parse_cards("cmd=fence_out epoch=2 seq=1 card.shm.3=/ftmpi-x card.secret=ab=c junk");
+  ASSERT_EQ(cards.size(), 2u);
+  EXPECT_EQ(cards[0], (ftmpi::reinit::Card{"shm.3", "/ftmpi-x"}));
+  EXPECT_EQ(cards[1], (ftmpi::reinit::Card{"secret", "ab=c"}));
+  // The coordinator keeps only the current epoch's cards: a card of an overtaken epoch is never handed out.
+  EpochCoordinator c(2, -1);
+  c.on_active(0, true);
+  c.on_active(1, true);
+  c.on_death(1);                                            // epoch 1
+  c.on_fence(0, 1, 1, {{"shm.0", "old"}});
+  c.on_death(1);                                            // epoch 2
+  c.on_fence(0, 1, 1, {{"shm.0", "stale"}});                // a late fence of epoch 1: ignored
+  c.on_fence(0, 2, 1, {{"shm.0", "new"}});
+  auto acts = c.on_fence(1, 2, 1, {{"shm.1", "n1"}});
+  ASSERT_EQ(acts.size(), 2u);
+  for (const CoordAction& a : acts) {  // rank 0: the new process's card; rank 1 (new): everybody's
+    const std::vector<ftmpi::reinit::Card> want0{{"shm.1", "n1"}}, want1{{"shm.0", "new"}, {"shm.1", "n1"}};
+    EXPECT_EQ(a.cards, a.rank == 0 ? want0 : want1);
   }
 }
 

@@ -100,6 +100,7 @@ Result<pid_t> Origin::restart(int r, int epoch, const std::vector<int>& failed) 
   parts_.front().server->rank_back(r);  // WORLD is the job's first part
   // The epoch's host map, before any rank hears of the epoch (every restart of the epoch rewrites it).
   parts_.front().server->preset("e" + std::to_string(epoch) + ".PMI_process_mapping", epoch_mapping());
+  if (reinit_) reinit_->publish("PMI_process_mapping", epoch_mapping());  // and with fence 1's cards
   std::string list;
   for (int f : failed) list += (list.empty() ? "" : ",") + std::to_string(f);
   Frame f("restart");

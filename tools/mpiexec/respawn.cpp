@@ -49,7 +49,7 @@ bool ReinitDriver::on_control_line(int rank, std::string_view line) {
   std::string_view cmd = line.substr(0, line.find(' '));
   if (cmd == "cmd=fence") {
     if (kv_int(line, "seq", 0) == 1 && kv_int(line, "epoch", -1) == coord_.epoch()) note_fence1(line);
-    run(coord_.on_fence(rank, kv_int(line, "epoch", -1), kv_int(line, "seq", 0)));
+    run(coord_.on_fence(rank, kv_int(line, "epoch", -1), kv_int(line, "seq", 0), reinit::parse_cards(line)));
   } else if (cmd == "cmd=reinit_active") {
     coord_.on_active(rank, true);
     hooks_.tell(rank, "cmd=reinit_active_ok\n");  // the rank's MPI_Reinit waits for it
@@ -110,8 +110,9 @@ void ReinitDriver::run(const std::vector<reinit::CoordAction>& actions) {
       }
       case K::fence_out: {
         if (a.seq == 1) t_fence1_ = realtime_seconds();
-        char line[64];
-        std::snprintf(line, sizeof line, "cmd=fence_out epoch=%d seq=%d\n", a.epoch, a.seq);
+        std::string line = "cmd=fence_out epoch=" + std::to_string(a.epoch) + " seq=" + std::to_string(a.seq);
+        for (const reinit::Card& c : a.cards) line += " card." + c.first + "=" + c.second;  // epoch_change.h
+        line += '\n';
         hooks_.tell(a.rank, line);
         break;
       }

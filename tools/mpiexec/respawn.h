@@ -49,6 +49,8 @@ class ReinitDriver {
   // A control line the generic FT code does not know. Returns true when it was a Reinit line.
   bool on_control_line(int rank, std::string_view line);
 
+  // A card of the launcher's for the epoch being built (EpochCoordinator::publish).
+  void publish(std::string key, std::string value) { coord_.publish({std::move(key), std::move(value)}); }
   int restarts() const { return coord_.restarts(); }
   // One summary line for the end of the job ("" when nothing happened).
   std::string summary() const;

@@ -24,6 +24,15 @@
 //    E' WITHOUT waiting for it, commits E' locally and resumes in the resilient function. (Before
 //    2026-11-26 15:40 a rank waited for fence 2 too: one more round through the coordinator on the
 //    critical path, n lines in and n out, serialised in mpiexec.)
+//  * Cards travel with fence 1 (2026-11-26 18:40; before, each card was a PMI put, and each one read a
+//    PMI get: one round trip through the launcher per key, n+7 per survivor and ~2n per new process,
+//    all serialised in mpiexec). A member enters fence 1 of E' with the set-up cards it publishes
+//    (segment name, TCP address, "up"); the coordinator keeps the cards of the current epoch only and,
+//    when it releases fence 1, hands each member in its fence_out the cards it needs (cards_for): a
+//    card named for a rank ("<name>.<k>") reaches q when q or k is new in E' (in the failed list: only
+//    links with a new process are built), a card named for no rank reaches everybody. A card left out
+//    is not needed by the link rules of kept_links.h; the rank's bootstrap falls back to the launcher's
+//    key-value space for anything it does not hold.
 //  * The coordinator releases fence k of E' when every member (live rank that has not finalized) has
 //    entered it — only for the current epoch: fences of older epochs are ignored. Releasing fence 2
 //    commits E' at the coordinator (the failed list restarts from empty); for a rank it only means that
@@ -43,17 +52,45 @@
 // E, when every member's engine of the older epoch is gone; a member superseded before building E reads
 // it with a newer engine and drops it (E is over for everybody). (3) both ends of every link agree on
 // keeping it: the failed list is the same for every member of an epoch (kept_links.h).
+// (4) the cards a member receives with fence 1 of E were all published for E by the current processes
+// of its members: cards are dropped at each new epoch and a fence of an older epoch (with its cards) is
+// ignored; a member of E entered fence 1 of E (with its cards) before the release, and a process that
+// died since made a newer epoch, so its cards are never handed out as those of a live process.
 // Liveness: finitely many failures (bounded by --max-restarts) → the last epoch's fence 1 is entered by
 // every member and released; every member then enters fence 2 and it is released.
 // Cost: on the critical path, one notice per rank and ONE fence through the coordinator (n lines in, n
-// out), one process start (none with a warm spare); fence 2 is off the critical path. Nothing grows with
+// out, the cards inside them: no other exchange with the launcher), one process start (none with a warm
+// spare); fence 2 is off the critical path. Bytes: a survivor's fence_out holds the new processes' cards
+// (k x ~3), a new process's everybody's (~3n). Nothing grows with
 // the number of communicators or pending operations.
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ftmpi::reinit {
+
+// A set-up card a rank publishes for an epoch: (key without the epoch prefix, value), e.g. ("shm.3", name).
+using Card = std::pair<std::string, std::string>;
+
+// Does a card named `key` reach rank `q`? Per-rank cards ("<name>.<k>", k a rank number) when q or k is
+// new in the epoch (`is_new`); others always.
+template <class IsNew>
+bool card_reaches(const std::string& key, int q, IsNew is_new) {
+  const std::size_t dot = key.rfind('.');
+  if (dot == std::string::npos || dot + 1 == key.size()) return true;
+  int k = 0;
+  for (std::size_t i = dot + 1; i < key.size(); ++i) {
+    if (key[i] < '0' || key[i] > '9' || k > 100000000) return true;  // not a rank suffix
+    k = k * 10 + (key[i] - '0');
+  }
+  return is_new(q) || is_new(k);
+}
+
+// The " card.<key>=<value>" fields of a control line (a rank's `cmd=fence`, the launcher's `cmd=fence_out`).
+std::vector<Card> parse_cards(std::string_view line);
 
 // What the coordinator asks its environment to do. Delivered in order.
 struct CoordAction {
@@ -70,6 +107,7 @@ struct CoordAction {
   int seq = 0;
   std::vector<int> failed;
   std::string why;
+  std::vector<Card> cards;  // fence_out of fence 1: the epoch's cards this rank needs (cards_for)
 };
 
 class EpochCoordinator {
@@ -81,8 +119,14 @@ class EpochCoordinator {
   std::vector<CoordAction> on_death(int r);
   // Ranks died together (a lost host's ranks): one epoch change restarts them all.
   std::vector<CoordAction> on_deaths(const std::vector<int>& rs);
-  // Rank `r` entered fence `seq` (1 or 2) of `epoch`.
-  std::vector<CoordAction> on_fence(int r, int epoch, int seq);
+  // Rank `r` entered fence `seq` (1 or 2) of `epoch`, publishing `cards` for it (fence 1).
+  std::vector<CoordAction> on_fence(int r, int epoch, int seq, std::vector<Card> cards = {});
+  // The launcher's own card for the epoch being built (a several-hosts job's new host map after a host
+  // loss), handed out with fence 1 like the ranks' cards. Ignored when no change is in progress.
+  void publish(Card c) {
+    if (epoch_ == committed_) return;
+    upsert(std::move(c));
+  }
   // Rank `r` has (true) / no longer has (false) an active rollback location (inside MPI_Reinit). A rank
   // without one when another rank fails makes the failure fatal (seed 003 §1.4.2).
   void on_active(int r, bool active) { ranks_[idx(r)].active = active; }
@@ -117,7 +161,10 @@ class EpochCoordinator {
   int committed_ = 0;
   int released_seq_ = 0;           // highest fence of epoch_ released
   std::vector<int> failed_since_commit_;
+  std::vector<Card> cards_;        // published for epoch_ (by key: a later put replaces)
   bool dead_ = false;              // fatal was returned
+  std::vector<Card> cards_for(int q) const;
+  void upsert(Card c);
 };
 
 // A rank's side: which epoch it runs in and which one it must reach. The library drives it from the

@@ -18,6 +18,7 @@
 
 #include "util/kv_line.h"
 #include "util/log.h"
+#include "models/reinit/rollback_trace.h"
 
 namespace ftmpi::reinit {
 
@@ -141,10 +142,23 @@ void ReinitControl::unlink_up_to_locked(int epoch) {
   });
 }
 
-void ReinitControl::enter_fence(int epoch, int seq) {
-  char line[96];
-  std::snprintf(line, sizeof line, "cmd=fence epoch=%d seq=%d\n", epoch, seq);
-  if (send_) send_(line);
+namespace {
+// " card.<key>=<value>" for each card (EpochBootstrap only records line-safe cards).
+void append_cards(std::string& line, const std::vector<Card>& cards) {
+  for (const Card& c : cards) {
+    line += " card.";
+    line += c.first;
+    line += '=';
+    line += c.second;
+  }
+}
+}  // namespace
+
+void ReinitControl::enter_fence(int epoch, int seq, const std::vector<Card>& mine) {
+  std::string line = "cmd=fence epoch=" + std::to_string(epoch) + " seq=" + std::to_string(seq);
+  append_cards(line, mine);
+  line += '\n';
+  if (send_) send_(line.c_str());
 }
 
 void ReinitControl::on_control_line(std::string_view line) {
@@ -171,6 +185,7 @@ void ReinitControl::on_control_line(std::string_view line) {
         failed_ = failed;
         for (double& t : stage_t_) t = 0;
         stage_t_[static_cast<int>(Stage::notice)] = realtime_now();
+        trace::notice.store(stage_t_[static_cast<int>(Stage::notice)]);
         arm_jump_locked();
       }
     }
@@ -189,6 +204,10 @@ void ReinitControl::on_control_line(std::string_view line) {
     {
       std::lock_guard g(mu_);
       const int e = kv_int(line, "epoch", -1), seq = kv_int(line, "seq", 0);
+      if (seq == 1 && e == member_.building()) {  // the epoch's cards this rank needs
+        cards_ = parse_cards(line);
+        cards_epoch_ = e;
+      }
       member_.on_fence_out(e, seq);
       if (seq == 2) unlink_up_to_locked(e);  // every member mapped the segments of epochs <= e
     }
@@ -220,8 +239,8 @@ void ReinitControl::note_at(Stage s, double t) {
   stage_t_[static_cast<int>(s)] = t;
 }
 
-Status ReinitControl::fence(int epoch, int seq) {
-  char line[256];
+Status ReinitControl::fence(int epoch, int seq, const std::vector<Card>& mine, std::vector<Card>* got) {
+  char head[256];
   if (seq == 1) {
     double t[5];
     {
@@ -229,19 +248,25 @@ Status ReinitControl::fence(int epoch, int seq) {
       for (int i = 0; i < 5; ++i) t[i] = stage_t_[i];
     }
     // notice, landed, dropped (survivor); loaded, init (restarted process)
-    std::snprintf(line, sizeof line, "cmd=fence epoch=%d seq=%d tn=%.6f tl=%.6f td=%.6f tx=%.6f ti=%.6f\n", epoch,
+    std::snprintf(head, sizeof head, "cmd=fence epoch=%d seq=%d tn=%.6f tl=%.6f td=%.6f tx=%.6f ti=%.6f", epoch,
                   seq, t[0], t[1], t[2], t[3], t[4]);
   } else {
-    std::snprintf(line, sizeof line, "cmd=fence epoch=%d seq=%d\n", epoch, seq);
+    std::snprintf(head, sizeof head, "cmd=fence epoch=%d seq=%d", epoch, seq);
   }
-  if (send_) send_(line);
+  std::string line = head;
+  append_cards(line, mine);
+  line += '\n';
+  if (send_) send_(line.c_str());
   std::unique_lock lk(mu_);
   cv_.wait(lk, [&] { return member_.superseded() || (member_.building() == epoch && member_.fence_released(seq)); });
   // A released fence wins over a newer notice: a released fence 2 means the coordinator committed the
   // epoch, and a rank must then commit it too (and change again at once), so that the survivors of a
   // commit are exactly its members — which the next failed list, and so the links kept across the next
   // rollback, rely on (kept_links.h).
-  if (member_.building() == epoch && member_.fence_released(seq)) return Status::Ok();
+  if (member_.building() == epoch && member_.fence_released(seq)) {
+    if (got && seq == 1 && cards_epoch_ == epoch) got->insert(got->end(), cards_.begin(), cards_.end());
+    return Status::Ok();
+  }
   if (member_.superseded())
     return Status(Errc::other, "reinit: epoch " + std::to_string(epoch) + " superseded by a newer failure");
   return Status::Ok();

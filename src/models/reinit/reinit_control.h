@@ -75,10 +75,12 @@ class ReinitControl {
   // --- application thread ---
   // Fence `seq` of `epoch` with every member (through mpiexec). Errc::other "superseded" when a newer
   // epoch was announced meanwhile (start over with begin_change()).
-  Status fence(int epoch, int seq);
+  // `mine`: the set-up cards this rank publishes with it; `got` (fence 1): the cards handed back with the
+  // release are appended to it (epoch_change.h).
+  Status fence(int epoch, int seq, const std::vector<Card>& mine = {}, std::vector<Card>* got = nullptr);
   // Enter fence `seq` of `epoch` without waiting for its release (fence 2: the rank resumes as soon as its
   // links are built; epoch_change.h).
-  void enter_fence(int epoch, int seq);
+  void enter_fence(int epoch, int seq, const std::vector<Card>& mine = {});
   // The shared-memory segment `name` created for `epoch` loses its name once fence 2 of that epoch (or of
   // a later one) is released — every member has mapped it by then. Done by the service thread; whatever
   // is left at exit is removed by the destructor (and by mpiexec's clean-up of the job).
@@ -142,6 +144,8 @@ class ReinitControl {
   double stage_t_[5] = {0, 0, 0, 0, 0};  // indexed by Stage (guarded by mu_)
   bool active_acked_ = false;  // the launcher confirmed cmd=reinit_active (guarded by mu_)
   std::vector<std::pair<int, std::string>> unlink_;  // (epoch, segment name), guarded by mu_
+  int cards_epoch_ = -1;                             // the epoch `cards_` came with (mu_)
+  std::vector<Card> cards_;                          // fence_out seq=1's cards (mu_)
   void unlink_up_to_locked(int epoch);
 };
 
