@@ -11,6 +11,11 @@
 // context switches (getrusage, one system call); if it grew since the last look, another program took the
 // core from us, and the waits of the next second use the contended policy (a few spins, no yields, then
 // sleep). Cost: one getrusage per wait that lasts longer than the spin phase; nothing on the fast path.
+// The check runs only for a policy with a spin phase: in an oversubscribed job (more ranks than cores,
+// decided once at MPI_Init) the job's own ranks pre-empt each other, so the count always grows and would
+// say "contended" every time; that policy has no spin phase (it yields from the first idle pass, as Open
+// MPI does when it sees oversubscription, then sleeps) and never probes. FTMPI_BACKOFF=spin,yield,sleep_us
+// replaces the chosen policy (progress.cpp).
 //
 // Failure awareness (issue 3) plugs in through the engine: engine.progress() notices a moved failure
 // epoch and completes affected requests with errors, so a done() predicate on a request always becomes
@@ -26,7 +31,7 @@ struct BackoffPolicy {
   int spin_iterations;   // idle passes before the first yield
   int yield_iterations;  // idle passes with sched_yield before sleeping
   int sleep_us;          // longest single sleep in a transport's wait()
-  // Oversubscribed (more ranks than cores on this host): yield almost at once and sleep soon.
+  // Oversubscribed (more ranks than cores on this host): no spin, yield from the first idle pass, then sleep.
   static BackoffPolicy for_load(int local_ranks, int cores);
   // While other programs take our core (see "Contention" above): sleep almost at once.
   static BackoffPolicy contended();
