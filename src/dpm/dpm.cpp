@@ -92,6 +92,14 @@ Status Dpm::open_if_shared() {
   return slot_ > 0 ? ensure_open() : Status::Ok();
 }
 
+Status Dpm::open_for(const std::vector<int>& members) {
+  if (open_) return {};
+  const int lo = rt_.world_base(), hi = lo + rt_.world_size();
+  for (int id : members)
+    if (id < lo || id >= hi) return ensure_open();
+  return {};
+}
+
 Status Dpm::ensure_open() {
   if (open_) return {};
   setup_universe();

@@ -75,6 +75,13 @@ class Dpm {
   // MPI_Intercomm_create over a bridge that two roots made with accept/connect over MPI_COMM_SELF): they
   // must find its card and reach it. No-op without a name service (cost: one listener, one card file).
   Status open_if_shared();
+  // Before this process first shares a communicator with `members` (process ids): if one of them belongs
+  // to another job part (a spawned part, the parents, another job), ensure_open(), so that they find this
+  // process's card and can dial it. A process that never made a dynamic-process call of its own meets
+  // such members through MPI_Intercomm_create over a peer communicator only its leader holds (e.g. the
+  // intercommunicator of a spawn over MPI_COMM_SELF); without its card, their first send to it would wait
+  // for ever. Local; no-op once open or when every member is of this part.
+  Status open_for(const std::vector<int>& members);
 
   Result<std::string> open_port();
   Status close_port(const std::string& port);
