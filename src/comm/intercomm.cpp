@@ -9,7 +9,6 @@
 #include "comm/comm_ctors.h"
 #include "comm/context_alloc.h"
 #include "comm/group_algebra.h"
-#include "dpm/dpm.h"
 #include "ft/ft_manager.h"
 #include "mpi.h"
 #include "runtime/runtime.h"
@@ -195,7 +194,7 @@ Status intercomm_create_ft(Runtime& rt, Communicator* local_comm, int local_lead
         break;
       }
   }
-  if (st.ok()) st = rt.dpm().open_for(remote_world);  // the bridge below: remote members send to us
+  if (st.ok()) st = rt.open_for(remote_world);  // the bridge below: remote members send to us
   // 4.
   if (!st.ok()) {
     const ContextAllocator::Mask& m = rt.contexts().free_mask();
@@ -241,7 +240,7 @@ Status intercomm_create(Runtime& rt, Communicator* local_comm, int local_leader,
     for (int w : remote.world)
       if (hidden->group->rank_of_world(w) >= 0) st = Status(Errc::comm, "the local and remote groups overlap");
   }
-  if (st.ok()) st = rt.dpm().open_for(remote.world);  // the remote members will send to this process
+  if (st.ok()) st = rt.open_for(remote.world);  // the remote members will send to this process
   std::uint32_t ctx = 0;
   if (st.ok()) st = claim_common(rt, mine, remote.hdr, &ctx);
   if (!st.ok()) {

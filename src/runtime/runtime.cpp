@@ -228,6 +228,7 @@ Status Runtime::init_body(int required_thread_level, double t_init, double t_loa
     FTMPI_TRY(rt->build_layer(*rt->boot_, rt->ft_mode_, true, 0, nullptr));
   }
   if (rt->peer_watch_) FTMPI_TRY(rt->peer_watch_->start(*rt->boot_, *rt->failures_, [self] { self->wake(); }));
+  rt->open_for_ = [r = rt](const std::vector<int>& members) { return r->dpm().open_for(members); };
   if (const char* port = std::getenv("FTMPI_PARENT_PORT"); port && *port && rt->boot_->launched_by_ftmpi()) {
     Status st = rt->dpm().init_child(port);
     if (!st.ok()) return Status(st.code(), "MPI_Init: cannot connect to the parents: " + st.message());

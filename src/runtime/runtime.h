@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "boot/bootstrap.h"
 #include "comm/communicator.h"
@@ -62,6 +63,10 @@ class Runtime {
   int world_base() const { return world_base_; }
   // Dynamic processes (spawn, ports, names): made on first use.
   dpm::Dpm& dpm();
+  // Before this process first shares a communicator with `members` (process ids): Dpm::open_for, so that
+  // members of another job part can reach it (dpm/dpm.h). A hook set by MPI_Init, inline, so that the
+  // communicator layer does not link the dynamic-process layer; a no-op before MPI_Init.
+  Status open_for(const std::vector<int>& members) { return open_for_ ? open_for_(members) : Status::Ok(); }
   int thread_level() const { return thread_level_; }
   bool is_main_thread() const;
 
@@ -107,6 +112,7 @@ class Runtime {
   ScratchPool& scratch() { return scratch_; }
 
  private:
+  std::function<Status(const std::vector<int>&)> open_for_;
   Runtime() = default;
   // t_init, t_loaded: when MPI_Init began and the library was loaded (a warm spare: when it was adopted),
   // for the Reinit timeline.
