@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "api/file_common.h"
+#include "api/file_repr.h"
 #include "api/grequest.h"
 #include "datatype/datatype.h"
 #include "datatype/external32.h"
@@ -60,11 +61,11 @@ Status make_write_stream(ftmpi_file_s* f, const void* buf, int count, MPI_Dataty
       dt::pack(buf, static_cast<std::size_t>(count), type, out->own.data());
       out->data = out->own.data();
     }
-  } else if (user_rep(f)) {  // the user's write conversion (file_datarep.cpp): file extents = native sizes
-    out->len = n;
-    out->own.resize(n);
-    const int rc = f->user_rep->write(const_cast<void*>(buf), type, count, out->own.data(), 0, f->user_rep->extra);
-    if (rc != MPI_SUCCESS) return status_of_callback_code(rc, "the data representation's write conversion");
+  } else if (user_rep(f)) {  // the user's write conversion, chunk by chunk (api/file_repr.h)
+    const RepSizes sizes(f->user_rep);
+    FTMPI_TRY(user_stream_size(sizes, type, static_cast<std::size_t>(count), &out->len));
+    out->own.resize(out->len);
+    FTMPI_TRY(user_write_convert(*f->user_rep, sizes, buf, type, count, out->own.data()));
     out->data = out->own.data();
   } else {
     std::vector<char> packed(n);
@@ -80,7 +81,7 @@ Status make_write_stream(ftmpi_file_s* f, const void* buf, int count, MPI_Dataty
 
 Status make_read_target(ftmpi_file_s* f, void* buf, int count, MPI_Datatype type, ReadTarget* out) {
   if (user_rep(f) && !native_read(f)) {
-    out->len = static_cast<std::uint64_t>(count) * type->size;
+    FTMPI_TRY(user_stream_size(RepSizes(f->user_rep), type, static_cast<std::size_t>(count), &out->len));
     out->own.resize(out->len);
     out->data = out->own.data();
   } else if (native_read(f)) {
@@ -102,15 +103,8 @@ Status make_read_target(ftmpi_file_s* f, void* buf, int count, MPI_Datatype type
 
 Status finish_read(ftmpi_file_s* f, ReadTarget& t, std::uint64_t got, void* buf, int count, MPI_Datatype type,
                    std::uint64_t* bytes) {
-  if (user_rep(f) && !native_read(f)) {  // the user's read conversion, on the whole elements read
-    const std::size_t whole = type->size == 0 ? 0 : static_cast<std::size_t>(got / type->size);
-    if (whole > 0) {
-      const int rc = f->user_rep->read(buf, type, static_cast<int>(whole), t.own.data(), 0, f->user_rep->extra);
-      if (rc != MPI_SUCCESS) return status_of_callback_code(rc, "the data representation's read conversion");
-    }
-    *bytes = whole * type->size;
-    return Status::Ok();
-  }
+  if (user_rep(f) && !native_read(f))  // the user's read conversion, on the whole data items read
+    return user_read_convert(*f->user_rep, RepSizes(f->user_rep), buf, type, count, t.own.data(), got, bytes);
   if (native_read(f)) {
     if (!type->contiguous && got > 0) dt::unpack(t.own.data(), got, type, buf);
     *bytes = got;

@@ -69,8 +69,9 @@ int completed_request(const MPI_Status& status, int rc, MPI_Request* req);
 
 // MPI_Register_datarep's representation called `name`, or null (api/file_datarep.cpp).
 const io::UserDatarep* find_datarep(const char* name);
-// Does every basic value of `t` take as many bytes in representation `rep` as natively? Errc::unsupported_datarep
-// saying why not, or the error the extent function returned.
+// Does every basic value of `t` take as many bytes in representation `rep` as natively (required when a
+// conversion function is MPI_CONVERSION_FN_NULL)? Errc::unsupported_datarep saying why not, or the error the
+// extent function returned.
 Status check_user_extents(const io::UserDatarep& rep, MPI_Datatype t);
 
 // Collective accesses (api/file_coll.cpp): every member calls with its own stream position and data.

@@ -1,19 +1,20 @@
 // MPI_Register_datarep (MPI-3.1 §13.5.3): user data representations, registered for the process's lifetime.
 //
-// What is supported: representations whose file extent of every basic value equals its native size (the
-// extent function is asked at MPI_File_set_view, for the predefined type of each basic kind in the etype and
-// the filetype; another answer: MPI_ERR_UNSUPPORTED_DATAREP), so views lay out the file exactly as a native
-// view does, and the conversion functions transform the bytes: a write hands the user's buffer and datatype
-// to write_conversion_fn, which fills the file-side buffer; a read hands the file bytes to read_conversion_fn,
-// which fills the user's buffer (position 0, the access's whole count, or the whole elements a short read
-// got). MPI_CONVERSION_FN_NULL: the file holds native bytes. A conversion function's error code fails the
-// access with that code's class. Types that mix basic kinds are refused at set_view.
+// A view with a user representation lays out the file with the sizes the extent function gives (asked once
+// per basic kind, with the kind's predefined datatype), like external32's (api/file_repr.h: the filetype's
+// file image); an access's stream is its data items back to back at those sizes, made and read by the
+// conversion functions chunk by chunk (position and count in data items, §13.5.3). MPI_CONVERSION_FN_NULL (for
+// either function): the file holds native bytes, so the extent function must give the native sizes (otherwise
+// MPI_ERR_UNSUPPORTED_DATAREP at set_view). A conversion function's error code fails the access with that
+// code's class. A name registered twice, or a predefined one: MPI_ERR_DUP_DATAREP.
 #include <map>
 #include <memory>
 
 #include "api/file_common.h"
+#include "api/file_repr.h"
 #include "api/grequest.h"
 #include "datatype/datatype.h"
+#include "datatype/kinds.h"
 
 using ftmpi::Errc;
 using ftmpi::Status;
@@ -26,17 +27,6 @@ std::map<std::string, std::unique_ptr<io::UserDatarep>>& registry() {
   return r;
 }
 
-// The predefined type of one basic kind, or null.
-MPI_Datatype predefined_of(dt::Basic b) {
-  for (MPI_Datatype t : {MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE, MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_INT,
-                         MPI_UNSIGNED, MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_LONG, MPI_UNSIGNED_LONG_LONG, MPI_FLOAT,
-                         MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_WCHAR, MPI_C_BOOL, MPI_INT8_T, MPI_INT16_T, MPI_INT32_T,
-                         MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T, MPI_UINT64_T, MPI_AINT, MPI_OFFSET,
-                         MPI_COUNT})
-    if (t->basic == b) return t;
-  return nullptr;
-}
-
 }  // namespace
 
 const io::UserDatarep* find_datarep(const char* name) {
@@ -44,21 +34,31 @@ const io::UserDatarep* find_datarep(const char* name) {
   return it == registry().end() ? nullptr : it->second.get();
 }
 
+MPI_Datatype predefined_of(dt::Basic b) {
+  for (MPI_Datatype t :
+       {MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE, MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_INT, MPI_UNSIGNED,
+        MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_LONG, MPI_UNSIGNED_LONG_LONG, MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE,
+        MPI_WCHAR, MPI_C_BOOL, MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T,
+        MPI_UINT32_T, MPI_UINT64_T, MPI_AINT, MPI_OFFSET, MPI_COUNT, MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
+        MPI_C_LONG_DOUBLE_COMPLEX, MPI_PACKED, MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT,
+        MPI_LONG_DOUBLE_INT, MPI_LOGICAL, MPI_2REAL, MPI_2DOUBLE_PRECISION})
+    if (t->basic == b) return t;
+  return nullptr;
+}
+
 Status check_user_extents(const io::UserDatarep& rep, MPI_Datatype t) {
-  if (t->size == 0) return Status::Ok();
-  MPI_Datatype basic = predefined_of(t->basic);
-  if (basic == nullptr)
-    return Status(Errc::unsupported_datarep, "data representation '" + rep.name +
-                                                 "': only types of one predefined basic kind are supported in its views");
-  MPI_Aint ext = -1;
-  const int rc = rep.extent(basic, &ext, rep.extra);
-  if (rc != MPI_SUCCESS) return status_of_callback_code(rc, "the data representation's extent function");
-  if (ext != static_cast<MPI_Aint>(basic->size))
-    return Status(Errc::unsupported_datarep,
-                  "data representation '" + rep.name + "' gives a file extent of " + std::to_string(ext) + " bytes to " +
-                      basic->name + " (" + std::to_string(basic->size) +
-                      " natively): only representations with native sizes are supported (docs/io.md)");
-  return Status::Ok();
+  const RepSizes sizes(&rep);
+  Status st;
+  dt::for_each_run(t, 1, [&](dt::Basic kind, std::size_t) {
+    std::size_t s = 0;
+    if (!st.ok() || !(st = sizes.unit(kind, &s)).ok()) return;
+    if (s != dt::unit_size(kind))
+      st = Status(Errc::unsupported_datarep,
+                  "data representation '" + rep.name + "' has a null conversion function but gives a file extent of " +
+                      std::to_string(s) + " bytes to " + predefined_of(kind)->name + " (" +
+                      std::to_string(dt::unit_size(kind)) + " natively)");
+  });
+  return st;
 }
 
 }  // namespace ftmpi::api

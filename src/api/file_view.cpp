@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "api/file_common.h"
+#include "api/file_repr.h"
 #include "datatype/datatype.h"
 #include "datatype/external32.h"
 #include "io/posix.h"
@@ -15,9 +16,23 @@ using ftmpi::Status;
 using ftmpi::api::file_ret;
 
 namespace {
-// True when every basic value of `t` has the same size in external32 as natively: the type then lays out the
-// same in the file under both representations (docs/io.md).
-bool uniform_external32(const ftmpi::dt::Datatype* t) { return ftmpi::dt::external32_size(t, 1) == t->size; }
+// The runs of one element of `t` (a filetype or its file image) and its extent, for io::View.
+Status layout_of(const ftmpi::dt::Datatype* t, std::vector<ftmpi::io::Run>* runs, std::uint64_t* extent) {
+  if (t->lb < 0 || t->true_lb < 0) return Status(Errc::type, "the filetype has negative displacements");
+  if (t->contiguous) {
+    runs->push_back({0, t->size});
+    *extent = t->size;
+    return Status::Ok();
+  }
+  for (const auto& b : ftmpi::dt::flatten(t)) {
+    if (b.offset < 0) return Status(Errc::type, "the filetype has negative displacements");
+    if (!runs->empty() && static_cast<std::uint64_t>(b.offset) < runs->back().offset + runs->back().length)
+      return Status(Errc::type, "the filetype's displacements are not monotonically nondecreasing");
+    runs->push_back({static_cast<std::uint64_t>(b.offset), b.length});
+  }
+  *extent = static_cast<std::uint64_t>(t->extent);
+  return Status::Ok();
+}
 }  // namespace
 
 namespace ftmpi::api {
@@ -59,32 +74,29 @@ extern "C" int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype ety
     return file_ret(fh, Status(Errc::type, "the filetype is not a whole number of etypes"), fn);
   if (filetype->lb < 0 || filetype->true_lb < 0)
     return file_ret(fh, Status(Errc::type, "the filetype has negative displacements"), fn);
-  std::uint64_t esize = etype->size;
-  if (user) {  // file extents must be the native sizes (file_datarep.cpp)
+  // Non-native sizes (external32, a user representation with conversion functions): the view is laid out by
+  // the types' file images (api/file_repr.h); otherwise by the types themselves.
+  const bool imaged = rep == ftmpi::io::Datarep::external32 || (user && user->read && user->write);
+  if (user && !imaged) {  // null conversion functions: the file holds native bytes, so native sizes only
     if (Status st = ftmpi::api::check_user_extents(*user, etype); !st.ok()) return file_ret(fh, st, fn);
     if (Status st = ftmpi::api::check_user_extents(*user, filetype); !st.ok()) return file_ret(fh, st, fn);
   }
-  if (rep == ftmpi::io::Datarep::external32) {
-    if (!uniform_external32(filetype) && !(filetype->contiguous && ftmpi::dt::external32_size(filetype, 1) > 0 &&
-                                           filetype == etype))
-      return file_ret(fh, Status(Errc::unsupported_datarep,
-                                 "external32 views need a filetype whose basic types have the same size in external32 "
-                                 "as natively, or filetype == etype (docs/io.md)"), fn);
-    esize = ftmpi::dt::external32_size(etype, 1);
-  }
+  std::uint64_t esize = etype->size;
   std::vector<ftmpi::io::Run> runs;
-  std::uint64_t extent = static_cast<std::uint64_t>(filetype->extent);
-  if (filetype->contiguous) {
-    const std::uint64_t fsize = rep == ftmpi::io::Datarep::external32 ? ftmpi::dt::external32_size(filetype, 1) : filetype->size;
-    runs.push_back({0, fsize});
-    extent = fsize;
+  std::uint64_t extent = 0;
+  if (imaged) {
+    const ftmpi::api::RepSizes sizes(user);
+    ftmpi::api::FileImage image(sizes);
+    MPI_Datatype ei = MPI_DATATYPE_NULL, fi = MPI_DATATYPE_NULL;
+    if (Status st = image.build(etype, &ei); !st.ok()) return file_ret(fh, st, fn);
+    if (Status st = image.build(filetype, &fi); !st.ok()) return file_ret(fh, st, fn);
+    esize = ei->size;
+    if (esize == 0 || fi->size % esize != 0)
+      return file_ret(fh, Status(Errc::type, "the filetype is not a whole number of etypes in the file representation"),
+                      fn);
+    if (Status st = layout_of(fi, &runs, &extent); !st.ok()) return file_ret(fh, st, fn);
   } else {
-    for (const auto& b : ftmpi::dt::flatten(filetype)) {
-      if (b.offset < 0) return file_ret(fh, Status(Errc::type, "the filetype has negative displacements"), fn);
-      if (!runs.empty() && static_cast<std::uint64_t>(b.offset) < runs.back().offset + runs.back().length)
-        return file_ret(fh, Status(Errc::type, "the filetype's displacements are not monotonically nondecreasing"), fn);
-      runs.push_back({static_cast<std::uint64_t>(b.offset), b.length});
-    }
+    if (Status st = layout_of(filetype, &runs, &extent); !st.ok()) return file_ret(fh, st, fn);
   }
   if (extent == 0) return file_ret(fh, Status(Errc::type, "the filetype has extent 0"), fn);
   // collective: everyone gets here before the shared pointer is reset
@@ -226,11 +238,17 @@ extern "C" int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI
   FTMPI_CHECK_FILE(fh, fn);
   if (!ftmpi::dt::live(datatype)) return file_ret(fh, Status(Errc::type, "invalid datatype"), fn);
   if (!extent) return file_ret(fh, Status(Errc::arg, "extent is NULL"), fn);
-  if (fh->rep == ftmpi::io::Datarep::external32)
-    *extent = static_cast<MPI_Aint>(datatype->extent) +
-              (static_cast<MPI_Aint>(ftmpi::dt::external32_size(datatype, 1)) - static_cast<MPI_Aint>(datatype->size));
-  else
+  const bool imaged = fh->rep == ftmpi::io::Datarep::external32 ||
+                      (fh->rep == ftmpi::io::Datarep::user && fh->user_rep && fh->user_rep->read && fh->user_rep->write);
+  if (imaged) {  // the extent of the type's file image (api/file_repr.h)
+    const ftmpi::api::RepSizes sizes(fh->rep == ftmpi::io::Datarep::user ? fh->user_rep : nullptr);
+    ftmpi::api::FileImage image(sizes);
+    MPI_Datatype img = MPI_DATATYPE_NULL;
+    if (Status st = image.build(datatype, &img); !st.ok()) return file_ret(fh, st, fn);
+    *extent = static_cast<MPI_Aint>(img->extent);
+  } else {
     *extent = datatype->extent;
+  }
   return MPI_SUCCESS;
 }
 FTMPI_ALIAS(File_get_type_extent)
