@@ -3,7 +3,9 @@
  * through a native view) and read back the original values, collectively and independently; a short read
  * converts the whole elements it got. A conversion function's error fails the access; registering a name
  * twice (or a predefined one) is MPI_ERR_DUP_DATAREP; an unknown name at set_view MPI_ERR_UNSUPPORTED_DATAREP;
- * (ftmpi) a representation whose file extent differs from the native size MPI_ERR_UNSUPPORTED_DATAREP. */
+ * (ftmpi) a representation with null conversion functions (MPI_CONVERSION_FN_NULL: the file holds native bytes)
+ * whose file extent differs from the native size MPI_ERR_UNSUPPORTED_DATAREP at set_view. Representations with
+ * other file sizes and conversion functions: io_datarep_wide.c. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,7 +105,7 @@ int main(int argc, char** argv) {
   /* An unknown representation. */
   EXPECT_CLASS(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "no-such-rep", MPI_INFO_NULL), MPI_ERR_UNSUPPORTED_DATAREP);
 #ifdef FTMPI
-  OK(MPI_Register_datarep("wide", read_fn, write_fn, wide_extent_fn, NULL));
+  OK(MPI_Register_datarep("wide", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, wide_extent_fn, NULL));
   EXPECT_CLASS(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "wide", MPI_INFO_NULL), MPI_ERR_UNSUPPORTED_DATAREP);
 #else
   (void)wide_extent_fn;
