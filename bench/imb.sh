@@ -20,6 +20,10 @@
 # Environment: IMB_ARGS (IMB options of every run, default "-msglog 0:16 -iter 100 -time 1"), and the benchmark
 # lists IMB_RMA_BENCH, IMB_IO_BENCH, IMB_NBC_BENCH, IMB_MPI1_BENCH (default: empty = the suite's default list).
 # IMB_IO_ARGS is appended for IMB-IO (e.g. "-npmin 4" to run the parallel IO benchmarks at the full count only).
+# IMB_CPPFLAGS is added to the preprocessor flags of every build (2017/2018 layout), e.g. "-DCHECK": IMB then
+# checks the data every transfer delivers and prints a "defects" column (0.00 when every byte was right) and an
+# "Error ..." line per bad sample; a run passes only if every defects value is 0 (use its own -w directory:
+# binaries already in the work directory are reused).
 #
 # Output: one line per run (MPI, suite, round, exit status, wall time), then for every (suite, benchmark, mode,
 # #processes, #bytes) row: the time of each MPI in usec (t[usec], else t_max, else t_pure for
@@ -129,6 +133,7 @@ for m in "${mpi_list[@]}"; do
         printf '#!/bin/sh\nexec %s "$@"\n' "$cc" >"$home/bin/mpicc"; chmod +x "$home/bin/mpicc"
       fi
       [ "$m" = openmpi ] && cppflags="-DOMPI_BUILDING=1"
+      cppflags="$cppflags ${IMB_CPPFLAGS:-}"
       if ! (cd "$dst/tree/src" && make -f make_mpich MPI_HOME="$home" CPPFLAGS="$cppflags" "$t") >"$log" 2>&1; then
         say "build of $t with $m FAILED (log $log):"; tail -20 "$log" >&2; exit 1
       fi
@@ -142,6 +147,23 @@ for m in "${mpi_list[@]}"; do
     say "built $t with $m"
   done
 done
+
+# True when every "defects" value of an IMB log built with -DCHECK is 0 (and for logs without that column).
+defects_zero() {
+  python3 - "$1" <<'PY'
+import re, sys
+cols, bad = None, 0
+for ln in open(sys.argv[1], errors='replace'):
+    if re.match(r'\s*#(bytes|repetitions)', ln):
+        cols = ln.split()
+    elif cols and 'defects' in cols and re.match(r'\s*\d', ln):
+        v = ln.split()
+        if len(v) == len(cols) and float(v[cols.index('defects')]) != 0.0:
+            bad += 1
+            print('imb.sh: defects in', sys.argv[1] + ':', ln.rstrip(), file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+}
 
 # ---- runs: every round runs each MPI once per suite, in turn ----
 status=0
@@ -161,7 +183,9 @@ for s in "${suite_list[@]}"; do
       set -e
       wall=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
       verdict=pass
-      if [ $rc -ne 0 ] || grep -qiE 'unsuccessful|FAILED|Abort|error' "$log"; then verdict=FAIL; status=1; fi
+      if [ $rc -ne 0 ] || grep -qiE 'unsuccessful|FAILED|Abort|error' "$log" || ! defects_zero "$log"; then
+        verdict=FAIL; status=1
+      fi
       rm -rf "$rundir"
       printf '%-8s %-9s round %d  %s  rc=%d  %6ss  %s\n' "$m" "$t" "$r" "$verdict" "$rc" "$wall" "$log"
     done
