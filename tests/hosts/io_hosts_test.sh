@@ -4,7 +4,7 @@
 # one file on different hosts, TCP between hosts, shared memory within one. Usage:
 #   io_hosts_test.sh CASE MPIEXEC BINDIR FT_IO   CASE: access | ft; BINDIR holds the mpitest_io_* programs,
 #                                             FT_IO is tests/ft's mpitest_ft_io.
-# access: io_basic, io_external32, io_datarep_wide, io_sieve, io_nbcoll, io_sync on 2 hosts x 2 ranks (and
+# access: io_basic, io_shapes, io_external32, io_datarep_wide, io_sieve, io_nbcoll, io_sync on 2 hosts x 2 ranks (and
 # io_external32 on 3 hosts x 1); ft: ft_io kill / nbkill / revoke with --with-ft ulfm on 2 hosts x 2 ranks
 # (an aggregator killed in a collective write, the survivors' sync and close agree, acknowledged bytes kept).
 # Exit 0 PASS, 1 FAIL, 77 SKIP (no namespaces).
@@ -36,7 +36,7 @@ expect_no_leftovers() {
 
 case "$CASE" in
 access)
-  for p in io_basic io_external32 io_datarep_wide io_sieve io_nbcoll io_sync; do
+  for p in io_basic io_shapes io_external32 io_datarep_wide io_sieve io_nbcoll io_sync; do
     run "${MX[@]}" --host "$H1:2,$H2:2" -n 4 "$BIN/mpitest_$p"
     expect_pass "$p" "2 hosts x 2 ranks"
   done

@@ -11,7 +11,8 @@
  *  4. MPI_LONG_DOUBLE through the shared pointer: write_ordered / read_ordered, get_position_shared;
  *  5. records {MPI_Aint, wchar_t, short} (8 + 2 + 2 bytes in the file): split collective write_at_all_begin/end,
  *     iread_at;
- *  6. MPI_File_get_type_extent of basic and derived types; (ftmpi) a long beyond 32 bits is MPI_ERR_CONVERSION.
+ *  6. subarray and darray filetypes of MPI_LONG (write_all, read_at_all);
+ *  7. MPI_File_get_type_extent of basic and derived types; (ftmpi) a long beyond 32 bits is MPI_ERR_CONVERSION.
  * The raw bytes are read back through a native MPI_BYTE view and compared with the reference. */
 #include <float.h>
 #include <limits.h>
@@ -314,7 +315,51 @@ static void aint_wchar(void) {
   MPI_Type_free(&mtype);
 }
 
-/* 6. file extents of derived types; an out-of-range value */
+/* 6. subarray and darray filetypes of MPI_LONG (portable: their displacements scale to the 4-byte file size) */
+static void arrays(void) {
+  enum { NR = 8, NC = 6 };
+  int dims[2] = {0, 0};
+  MPI_Dims_create(size, 2, dims);
+  const int pr = rank / dims[1], pc = rank % dims[1];
+  unsigned char want[NR * NC * 4];
+  for (int pass = 0; pass < 2; pass++) {
+    fresh_file();
+    MPI_Datatype ftype;
+    long local[NR * NC];
+    int n = 0;
+    if (pass == 0) { /* a block of rows and columns per rank (uneven blocks) */
+      int r0 = pr * NR / dims[0], r1 = (pr + 1) * NR / dims[0], c0 = pc * NC / dims[1], c1 = (pc + 1) * NC / dims[1];
+      int gs[2] = {NR, NC}, ls[2] = {r1 - r0, c1 - c0}, st[2] = {r0, c0};
+      OK(MPI_Type_create_subarray(2, gs, ls, st, MPI_ORDER_C, MPI_LONG, &ftype));
+      for (int i = r0; i < r1; i++)
+        for (int j = c0; j < c1; j++) local[n++] = -(long)(i * 100 + j);
+    } else { /* rows cyclic(1), columns block */
+      int gs[2] = {NR, NC}, dist[2] = {MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_BLOCK}, darg[2] = {1, MPI_DISTRIBUTE_DFLT_DARG};
+      OK(MPI_Type_create_darray(size, rank, 2, gs, dist, darg, dims, MPI_ORDER_C, MPI_LONG, &ftype));
+      const int bs = (NC + dims[1] - 1) / dims[1];
+      for (int i = pr; i < NR; i += dims[0])
+        for (int j = pc * bs; j < (pc + 1) * bs && j < NC; j++) local[n++] = (long)(i * 100 + j) + 50000;
+    }
+    OK(MPI_Type_commit(&ftype));
+    OK(MPI_File_set_view(fh, 0, MPI_LONG, ftype, "external32", MPI_INFO_NULL));
+    MPI_Aint fe = file_extent(ftype);
+    CHECK(fe == NR * NC * 4, "file extent of the %s %ld, wanted %d", pass ? "darray" : "subarray", (long)fe, NR * NC * 4);
+    OK(MPI_File_write_all(fh, local, n, MPI_LONG, MPI_STATUS_IGNORE));
+    written();
+    long back[NR * NC];
+    memset(back, 0, sizeof back);
+    OK(MPI_File_read_at_all(fh, 0, back, n, MPI_LONG, MPI_STATUS_IGNORE));
+    for (int k = 0; k < n; k++) CHECK(back[k] == local[k], "%s long %d is %ld", pass ? "darray" : "subarray", k, back[k]);
+    for (int i = 0; i < NR; i++)
+      for (int j = 0; j < NC; j++)
+        put_be(want + (i * NC + j) * 4, (uint64_t)(uint32_t)(pass ? (long)(i * 100 + j) + 50000 : -(long)(i * 100 + j)), 4);
+    MPI_Barrier(MPI_COMM_WORLD);
+    check_raw(want, NR * NC * 4, pass ? "darray of MPI_LONG" : "subarray of MPI_LONG");
+    MPI_Type_free(&ftype);
+  }
+}
+
+/* 7. file extents of derived types; an out-of-range value */
 static void extents(void) {
   fresh_file();
   OK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "external32", MPI_INFO_NULL));
@@ -347,7 +392,8 @@ int main(int argc, char **argv) {
     const char *name;
     void (*fn)(void);
   } parts[] = {{"longs", longs},           {"strided", strided},       {"records", records},
-               {"long_doubles", long_doubles}, {"aint_wchar", aint_wchar}, {"extents", extents}};
+               {"long_doubles", long_doubles}, {"aint_wchar", aint_wchar}, {"arrays", arrays},
+               {"extents", extents}};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
     if (*only && strcmp(only, parts[i].name) != 0) continue;
     parts[i].fn();
