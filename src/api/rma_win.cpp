@@ -422,7 +422,11 @@ extern "C" int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int*
   }
   *size = static_cast<MPI_Aint>(win->peer_bytes[static_cast<std::size_t>(r)]);
   *disp_unit = win->peer_disp_unit[static_cast<std::size_t>(r)];
-  *static_cast<void**>(baseptr) = win->shared_base[static_cast<std::size_t>(r)];
+  // A rank whose segment is empty has no memory to point to: NULL, as MPICH and Open MPI answer (MPICH's
+  // rma/win_shared_noncontig_put asserts it). MPI_PROC_NULL on an all-empty window keeps rank 0's base, "as if
+  // MPI_ALLOC_MEM was called with size = 0" (MPI-3.1 11.2.3).
+  const bool empty_rank = rank != MPI_PROC_NULL && *size == 0;
+  *static_cast<void**>(baseptr) = empty_rank ? nullptr : win->shared_base[static_cast<std::size_t>(r)];
   return MPI_SUCCESS;
 }
 FTMPI_ALIAS(Win_shared_query)
