@@ -71,6 +71,19 @@ struct SizeUnit {
   std::int64_t disp_unit;
 };
 
+// The window hints this implementation knows (MPI-3.1 §11.2.1, MPI-4.0 mpi_accumulate_granularity). MPI-3.1
+// §11.2.7: MPI_Win_get_info returns the hints "actually used by the system", so keys of other meanings (a
+// typo, another implementation's hint) are ignored at creation and at MPI_Win_set_info, as MPICH and Open
+// MPI do (MPICH's rma/win_info checks it).
+static bool is_window_hint(const std::string& key) {
+  static const char* const known[] = {"no_locks",       "accumulate_ordering",    "accumulate_ops",
+                                      "same_size",      "same_disp_unit",         "alloc_shared_noncontig",
+                                      "mpi_accumulate_granularity"};
+  for (const char* k : known)
+    if (key == k) return true;
+  return false;
+}
+
 // Collective: everything but the memory. On failure nothing is left behind (the communicators are freed).
 int make_window(MPI_Comm comm, MPI_Info info, Flavor flavor, MPI_Aint size, int disp_unit, MPI_Win* win,
                 ftmpi_win_s** out, const char* fn) {
@@ -115,7 +128,8 @@ int make_window(MPI_Comm comm, MPI_Info info, Flavor flavor, MPI_Aint size, int 
     w->peer_disp_unit.push_back(static_cast<int>(s.disp_unit));
   }
   if (info != MPI_INFO_NULL)
-    for (const auto& [k, v] : info->info.entries()) w->info[k] = v;
+    for (const auto& [k, v] : info->info.entries())
+      if (is_window_hint(k)) w->info[k] = v;
   *out = w;
   return MPI_SUCCESS;
 }
@@ -408,7 +422,11 @@ extern "C" int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int*
   }
   *size = static_cast<MPI_Aint>(win->peer_bytes[static_cast<std::size_t>(r)]);
   *disp_unit = win->peer_disp_unit[static_cast<std::size_t>(r)];
-  *static_cast<void**>(baseptr) = win->shared_base[static_cast<std::size_t>(r)];
+  // A rank whose segment is empty has no memory to point to: NULL, as MPICH and Open MPI answer (MPICH's
+  // rma/win_shared_noncontig_put asserts it). MPI_PROC_NULL on an all-empty window keeps rank 0's base, "as if
+  // MPI_ALLOC_MEM was called with size = 0" (MPI-3.1 11.2.3).
+  const bool empty_rank = rank != MPI_PROC_NULL && *size == 0;
+  *static_cast<void**>(baseptr) = empty_rank ? nullptr : win->shared_base[static_cast<std::size_t>(r)];
   return MPI_SUCCESS;
 }
 FTMPI_ALIAS(Win_shared_query)
@@ -493,7 +511,8 @@ extern "C" int PMPI_Win_set_info(MPI_Win win, MPI_Info info) {
   FTMPI_CHECK_WIN(win, "MPI_Win_set_info");
   if (info == MPI_INFO_NULL) return MPI_SUCCESS;
   if (!ftmpi::api::valid_info(info)) return win_ret(win, Status(Errc::info, "invalid info"), "MPI_Win_set_info");
-  for (const auto& [k, v] : info->info.entries()) win->info[k] = v;
+  for (const auto& [k, v] : info->info.entries())
+    if (is_window_hint(k)) win->info[k] = v;
   return MPI_SUCCESS;
 }
 FTMPI_ALIAS(Win_set_info)

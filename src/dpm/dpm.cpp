@@ -331,7 +331,10 @@ Status Dpm::spawn(const std::vector<SpawnCommand>& cmds, int root, comm::Communi
 }
 
 Status Dpm::init_child(const std::string& parent_port) {
-  return meet(parent_port, false, 0, &ftmpi_comm_world, &parent_);
+  FTMPI_TRY(meet(parent_port, false, 0, &ftmpi_comm_world, &parent_));
+  // MPI-3.1 10.3.2: the parent intercommunicator's default name is "MPI_COMM_PARENT".
+  if (parent_) parent_->name = "MPI_COMM_PARENT";
+  return Status();
 }
 
 Status Dpm::join(int fd, comm::Communicator** out) {

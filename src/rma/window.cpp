@@ -268,9 +268,13 @@ bool Window::target_failed(int target) const {
 
 Status Window::wait_pending(int target) {
   PeerState& p = peers_[static_cast<std::size_t>(target)];
+  // Requests to one target complete about in issue order: each pass releases the completed prefix and stops
+  // at the first operation still in flight, so a pass costs O(1) rather than O(pending) (an epoch of 1024 puts
+  // used to re-poll all of them on every pass: MPICH's rma/manyrma2 with every mode, 3x slower).
+  std::size_t done = 0;
   if (!p.pending.empty()) progress_.wait_until([&] {
-    for (auto& op : p.pending) op->poll();
-    return std::all_of(p.pending.begin(), p.pending.end(), [](auto& op) { return !op->send && !op->ext && !op->reply; });
+    while (done < p.pending.size() && p.pending[done]->poll()) ++done;
+    return done == p.pending.size();
   });
   for (auto& op : p.pending)
     if (!op->error.ok() && p.error.ok()) p.error = op->error;
