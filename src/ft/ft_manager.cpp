@@ -9,7 +9,6 @@
 #include "ft/bridge.h"
 #include "ft/failure_observer.h"
 #include "ft/revoke.h"
-#include "ft/revoke_local.h"
 #include "ft/service.h"
 #include "coll/shm_area.h"
 #include "transport/shm/shm_transport.h"
@@ -348,9 +347,9 @@ int FtManager::revoke_member_index(const ftmpi_comm_s* c, int world) {
 void FtManager::revoke(ftmpi_comm_s* c, int from, int origin, int radix) {
   // 1. mark (the broadcast's state machine decides whom to forward to; ft/revoke.h)
   CommFt& s = state(c);
-  const int members = c->size + (c->is_inter() ? c->remote_group->size() : 0);
-  if (!s.revoke) {  // a star when every member is on this host (ft/revoke_local.h)
-    s.revoke = std::make_unique<RevokeBroadcast>(c->rank, members, own_revoke_radix(rt_.router(), c, members, revoke_radix_));
+  if (!s.revoke) {
+    const int members = c->size + (c->is_inter() ? c->remote_group->size() : 0);
+    s.revoke = std::make_unique<RevokeBroadcast>(c->rank, members, revoke_radix_);
     for (int m : failed_members(c, true)) s.revoke->on_failure(m);
     for (int m : s.retired_members) s.revoke->on_retired(m);
   }
@@ -359,10 +358,8 @@ void FtManager::revoke(ftmpi_comm_s* c, int from, int origin, int radix) {
   else
     s.revoke->on_message(from, origin, radix);
   // 4 first: forward down the tree before the local work below, so that the next hop's ranks (asleep in
-  // their waits, each needing a wake-up and a core) start as early as possible; a leaf of a star on one host
-  // wakes its part of the wake tree instead (ft/revoke_local.h).
+  // their waits, each needing a wake-up and a core) start as early as possible.
   flush_revoke(c);
-  if (from >= 0 && from == origin) help_wake(rt_.router(), c, c->rank, origin, radix, members);
   if (!c->revoked.exchange(true)) {
     failures_.bump();
     if (FailureObserver* o = failures_.observer()) {  // the event hub (src/models/events/)
@@ -394,8 +391,6 @@ void FtManager::flush_revoke(ftmpi_comm_s* c) {
     const auto* p = reinterpret_cast<const std::byte*>(&rec.world_rank);
     frame.insert(frame.end(), p, p + sizeof(std::int32_t));
   }
-  const int members = c->size + (c->is_inter() ? c->remote_group->size() : 0);
-  RevokeWakeBatch batch(rt_.router(), c, c->rank, members);  // on one host: publish all, then wake
   for (const RevokeOut& o : out) {
     const std::int32_t head[2] = {o.origin, o.radix};
     std::memcpy(frame.data(), head, sizeof head);

@@ -8,9 +8,11 @@
 // in any order; a dead process's messages may be delivered late (after its notice) or not at all.
 //
 // Messages. TREE(o, k): "o revoked; pass it down o's k-nomial tree" (the radix k is o's choice, carried by
-// the message, so every process forwards down the same tree whatever its own choice: a revoker whose members
-// are all on its host takes k ≥ size, a star, ft/revoke_local.h). FLOOD: "revoked" (the sender sends it to
-// every member itself). K is the set of members this process knows to have failed.
+// the message, so every process forwards down the same tree whatever its own radix: FTMPI_REVOKE_RADIX is
+// read by each process, and the members of an intercommunicator between two separately launched jobs
+// (MPI_Comm_connect/accept) need not share an environment; with each process forwarding down its own radix's
+// tree, a subtree could be missed). FLOOD: "revoked" (the sender sends it to every member itself). K is the
+// set of members this process knows to have failed.
 // Rules (one instance per communicator and process):
 //  A. On the local call, or on the first TREE(o, k) for a given origin o (the local call is TREE(me, my
 //     radix)): mark revoked; if o is in K, flood; otherwise send TREE(o, k) to my children in o's k-nomial

@@ -27,7 +27,7 @@ enum class Notices { at_once, late, random };
 struct Scenario {
   int n = 4;
   int radix = 2;
-  std::vector<int> radices;        // per process (its own revoke's tree; ft/revoke_local.h), empty: all `radix`
+  std::vector<int> radices;        // per process (its own revoke's tree), empty: all `radix`
   std::vector<int> revokers;       // processes calling revoke, at event revoke_at[i]
   std::vector<int> revoke_at;
   std::vector<int> kill_at;        // event after which p dies (-1: never)
@@ -292,9 +292,11 @@ TEST(RevokeSim, ReliableUnderRandomSchedules) {
 }
 
 TEST(RevokeSim, ReliableWithMixedRadices) {
-  // Each process picks its own tree (a star when its members are on its host: ft/revoke_local.h; another
-  // radix otherwise); the tree a message travels is its origin's, carried by the message, so choices that
-  // differ between processes (even by mistake) never split a tree. Random schedules, failures, frees.
+  // Each process has its own radix (FTMPI_REVOKE_RADIX is per process: two jobs joined by
+  // MPI_Comm_connect/accept may differ; a star or a k-nomial tree); the tree a message travels is its
+  // origin's, carried by the message, so radices that differ never split a tree (forwarding down one's own
+  // radix's tree of o did: a member of o's tree whose parent in the forwarder's tree is another member is
+  // missed). Random schedules, failures, frees.
   std::mt19937_64 rng(1313);
   for (int iter = 0; iter < 20000; ++iter) {
     Scenario r;
@@ -324,9 +326,9 @@ TEST(RevokeSim, ReliableWithMixedRadices) {
   }
 }
 
-TEST(RevokeSim, StarOnOneHost) {
-  // The revoker of a communicator whose members share its host uses a star (radix >= size): one hop, every
-  // message from the revoker, nobody forwards; single and double failures at every step stay reliable.
+TEST(RevokeSim, Star) {
+  // A star (radix >= size, e.g. FTMPI_REVOKE_RADIX=64): one hop, every message from the revoker, nobody
+  // forwards; single and double failures at every step stay reliable.
   for (int n : {2, 4, 8, 16, 64}) {
     Scenario r;
     r.n = n;
@@ -338,7 +340,7 @@ TEST(RevokeSim, StarOnOneHost) {
     EXPECT_EQ(r.msgs, static_cast<std::uint64_t>(n - 1));
     EXPECT_EQ(r.max_sent, static_cast<std::uint64_t>(n - 1));
     EXPECT_EQ(hops(n, n), 1);
-    std::printf("revoke star, %5d ranks on one host: %.2f messages per process, %llu sent by the revoker, 1 hop\n", n,
+    std::printf("revoke star, %5d ranks: %.2f messages per process, %llu sent by the revoker, 1 hop\n", n,
                 static_cast<double>(r.msgs) / n, static_cast<unsigned long long>(r.max_sent));
   }
   for (int n = 3; n <= 9; ++n)

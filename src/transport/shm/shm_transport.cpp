@@ -111,9 +111,7 @@ class ShmTransportImpl final : public ShmTransport {
     if (!l.reserved || hdr.size() > kMaxHeader || payload.size() > 16) [[unlikely]]
       return try_send_slow(peer, l, hdr, payload);
     if (!l.out.try_push(hdr, payload)) return false;
-    std::atomic_thread_fence(std::memory_order_seq_cst);  // ring_doorbell_if_sleeping, minus the call
-    if (std::atomic_ref<std::uint32_t>(l.peer_header->sleeping).load(std::memory_order_relaxed) != 0) [[unlikely]]
-      ring_peer(peer, l);
+    shm::ring_doorbell_if_sleeping(*l.peer_header);
     return true;
   }
 
@@ -156,29 +154,6 @@ class ShmTransportImpl final : public ShmTransport {
     wake_check_ = fn;
     wake_arg_ = arg;
   }
-  void hold_wakes() override { holding_ = true; }
-  void release_wakes(std::span<const int> order) override {
-    holding_ = false;
-    for (int w : order) {
-      if (w < 0 || w >= size_ || !links_[static_cast<std::size_t>(w)].held) continue;
-      links_[static_cast<std::size_t>(w)].held = false;
-      shm::ring_doorbell_if_sleeping(*links_[static_cast<std::size_t>(w)].peer_header);
-    }
-    for (int w : held_) {
-      Link& l = links_[static_cast<std::size_t>(w)];
-      if (!l.held) continue;
-      l.held = false;
-      shm::ring_doorbell_if_sleeping(*l.peer_header);
-    }
-    held_.clear();
-  }
-  bool ring_if_sleeping(int world_rank) override {
-    if (world_rank < 0 || world_rank >= size_ || world_rank == rank_) return false;
-    SegmentHeader* h = links_[static_cast<std::size_t>(world_rank)].peer_header;
-    if (h == nullptr) return false;
-    shm::ring_doorbell_if_sleeping(*h);
-    return true;
-  }
 
   Status remote_read(int peer, void* dst, std::uint64_t remote_addr, size_t len) override {
     if (peer < 0 || peer >= size_ || links_[static_cast<std::size_t>(peer)].peer_header == nullptr)
@@ -211,7 +186,6 @@ class ShmTransportImpl final : public ShmTransport {
     RingProducer out;
     pid_t pid = 0;
     bool reserved = false;  // reserve_ring() ran
-    bool held = false;      // in held_ (hold_wakes)
   };
   struct Inbound {
     int src;
@@ -224,21 +198,8 @@ class ShmTransportImpl final : public ShmTransport {
     if (!l.out.attached() || hdr.size() > kMaxHeader || payload.size() > max_payload_) return false;
     if (!l.reserved) reserve_ring(peer, l);
     if (!l.out.try_push(hdr, payload)) return false;
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (std::atomic_ref<std::uint32_t>(l.peer_header->sleeping).load(std::memory_order_relaxed) != 0)
-      ring_peer(peer, l);
+    shm::ring_doorbell_if_sleeping(*l.peer_header);
     return true;
-  }
-  // The peer sleeps: wake it, or remember it while wakes are held.
-  [[gnu::noinline]] void ring_peer(int peer, Link& l) {
-    if (holding_) {
-      if (!l.held) {
-        l.held = true;
-        held_.push_back(peer);
-      }
-      return;
-    }
-    shm::ring_doorbell(*l.peer_header);
   }
   Status map_peer(int peer, Link& link);
   void reserve_ring(int peer, Link& link);
@@ -259,8 +220,6 @@ class ShmTransportImpl final : public ShmTransport {
   const std::size_t max_payload_;  // max_payload(), for try_send
   WakeCheck wake_check_ = nullptr;  // coll/shm_area.h
   void* wake_arg_ = nullptr;
-  bool holding_ = false;  // hold_wakes()
-  std::vector<int> held_;  // sleeping peers sent to while holding, in send order
 };
 
 Status ShmTransportImpl::map_peer(int peer, Link& link) {

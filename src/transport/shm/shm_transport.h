@@ -58,17 +58,6 @@ class ShmTransport : public Transport {
   // another shared area whose writer rings our doorbell. nullptr: none. Owner thread, under the lock.
   using WakeCheck = bool (*)(void* arg);
   virtual void set_wake_check(WakeCheck fn, void* arg) = 0;
-
-  // Batched wake-ups (ft/revoke_local.h: a revoke delivered to every member on this host). Between
-  // hold_wakes() and release_wakes(), a frame published into the ring of a sleeping peer does not wake it:
-  // the peer is remembered, and release_wakes() rings those still asleep, in the order given by `order`
-  // (world ranks; peers held but not named there come after, in send order). So every frame is in place
-  // before the first receiver is woken, and a waker pre-empted by the receivers it wakes has nothing
-  // left to publish. Owner thread, not nested; ring_if_sleeping is the plain sender-side ring.
-  virtual void hold_wakes() = 0;
-  virtual void release_wakes(std::span<const int> order) = 0;
-  // Wake `world_rank` if it sleeps (a fence and one load when it does not). False: not attached.
-  virtual bool ring_if_sleeping(int world_rank) = 0;
 };
 
 }  // namespace ftmpi::transport
