@@ -344,7 +344,7 @@ int FtManager::revoke_member_index(const ftmpi_comm_s* c, int world) {
   return rr < 0 ? -1 : c->size + rr;
 }
 
-void FtManager::revoke(ftmpi_comm_s* c, int from, int origin) {
+void FtManager::revoke(ftmpi_comm_s* c, int from, int origin, int radix) {
   // 1. mark (the broadcast's state machine decides whom to forward to; ft/revoke.h)
   CommFt& s = state(c);
   if (!s.revoke) {
@@ -356,7 +356,7 @@ void FtManager::revoke(ftmpi_comm_s* c, int from, int origin) {
   if (from < 0)
     s.revoke->start();
   else
-    s.revoke->on_message(from, origin);
+    s.revoke->on_message(from, origin, radix);
   // 4 first: forward down the tree before the local work below, so that the next hop's ranks (asleep in
   // their waits, each needing a wake-up and a core) start as early as possible.
   flush_revoke(c);
@@ -386,14 +386,14 @@ void FtManager::flush_revoke(ftmpi_comm_s* c) {
   // The frame carries the failures this process knows of, so a process interrupted by the revoke knows at
   // least as much as the revoker (MPIX_Comm_get_failed after MPI_ERR_REVOKED names the culprit even if the
   // launcher's notice is still on its way), and routes the tree around them.
-  std::vector<std::byte> frame(sizeof(std::int32_t));
+  std::vector<std::byte> frame(2 * sizeof(std::int32_t));
   for (const FailureRecord& rec : failures_.records()) {
     const auto* p = reinterpret_cast<const std::byte*>(&rec.world_rank);
     frame.insert(frame.end(), p, p + sizeof(std::int32_t));
   }
   for (const RevokeOut& o : out) {
-    const std::int32_t origin = o.origin;
-    std::memcpy(frame.data(), &origin, sizeof origin);
+    const std::int32_t head[2] = {o.origin, o.radix};
+    std::memcpy(frame.data(), head, sizeof head);
     rt_.engine().send_ft_frame(member_world(c, o.dest), c->ctx_pt2pt, kRevoke, frame);
   }
 }
@@ -751,21 +751,22 @@ void FtManager::on_ft_frame(int src_world, std::uint32_t context, int kind, std:
   }
   ftmpi_comm_s* c = it->second;
   switch (kind) {
-    case kRevoke: {  // [i32 origin][i32 failed world ranks...] (flush_revoke)
-      std::int32_t origin = 0;
+    case kRevoke: {  // [i32 origin][i32 radix][i32 failed world ranks...] (flush_revoke)
+      std::int32_t head[2] = {0, 0};
       const int from = revoke_member_index(c, src_world);
-      if (payload.size() < sizeof origin || payload.size() % sizeof origin != 0 || from < 0) {
+      if (payload.size() < sizeof head || payload.size() % sizeof head[0] != 0 || from < 0) {
         log::warn("dropping malformed revoke frame from rank %d", src_world);
         return;
       }
-      std::memcpy(&origin, payload.data(), sizeof origin);
+      std::memcpy(head, payload.data(), sizeof head);
+      const int origin = head[0], radix = head[1];
       const int members = c->size + (c->is_inter() ? c->remote_group->size() : 0);
-      if (origin != RevokeOut::kFlood && (origin < 0 || origin >= members)) {
-        log::warn("dropping revoke frame with a bad origin %d from rank %d", static_cast<int>(origin), src_world);
+      if (origin != RevokeOut::kFlood && (origin < 0 || origin >= members || radix < 2)) {
+        log::warn("dropping revoke frame with a bad origin %d or radix %d from rank %d", origin, radix, src_world);
         return;
       }
-      learn_failures(payload.subspan(sizeof origin));
-      revoke(c, from, origin);
+      learn_failures(payload.subspan(sizeof head));
+      revoke(c, from, origin, radix);
       return;
     }
     case kAgree:

@@ -62,11 +62,11 @@ class FtManager final : public p2p::FtHandler {
   }
 
   // Revoke (four steps: mark, purge, wake, broadcast; ft/revoke.h). Idempotent. `from` is the member whose
-  // revoke message triggered it (revoke_member_index) and `origin` the message's (a tree's root, or
-  // RevokeOut::kFlood), or -1 for the local call. On an intercommunicator the members are both groups (the
+  // revoke message triggered it (revoke_member_index) and `origin` and `radix` the message's (a tree's root
+  // and radix, or RevokeOut::kFlood), or -1 for the local call. On an intercommunicator the members are both groups (the
   // broadcast reaches the remote group too) and the hidden local communicator of its collectives is marked
   // and purged as well.
-  void revoke(ftmpi_comm_s* c, int from = -1, int origin = -1);
+  void revoke(ftmpi_comm_s* c, int from = -1, int origin = -1, int radix = 0);
   // The flood's numbering of a communicator's members: the local group's ranks 0..size-1, then (on an
   // intercommunicator) the remote group's ranks shifted by size. -1 when `world` is not a member.
   static int revoke_member_index(const ftmpi_comm_s* c, int world);

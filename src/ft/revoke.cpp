@@ -30,7 +30,7 @@ void RevokeBroadcast::tree_children(int rel, int size, int radix, std::vector<in
   }
 }
 
-void RevokeBroadcast::on_message(int from, int origin) {
+void RevokeBroadcast::on_message(int from, int origin, int radix) {
   if (from >= 0 && from < size_) heard_[static_cast<std::size_t>(from)] = true;
   if (origin == RevokeOut::kFlood) {
     revoked_ = true;
@@ -38,10 +38,10 @@ void RevokeBroadcast::on_message(int from, int origin) {
     return;
   }
   if (origin < 0 || origin >= size_) return;  // malformed: ignored (the caller validates the frame)
-  on_tree(origin);
+  on_tree(origin, radix < 2 ? 2 : radix);
 }
 
-void RevokeBroadcast::on_tree(int origin) {
+void RevokeBroadcast::on_tree(int origin, int radix) {
   revoked_ = true;
   if (flooded_ || forwarded_[static_cast<std::size_t>(origin)]) return;
   forwarded_[static_cast<std::size_t>(origin)] = true;
@@ -49,18 +49,18 @@ void RevokeBroadcast::on_tree(int origin) {
     flood();
     return;
   }
-  forward(origin, (me_ - origin + size_) % size_);
+  forward(origin, (me_ - origin + size_) % size_, radix);
 }
 
-void RevokeBroadcast::forward(int origin, int rel) {
+void RevokeBroadcast::forward(int origin, int rel, int radix) {
   std::vector<int> kids;
-  tree_children(rel, size_, radix_, &kids);
+  tree_children(rel, size_, radix, &kids);
   for (int k : kids) {
     const int m = (k + origin) % size_;
     if (known_failed(m))
-      forward(origin, k);  // route around a known failure: its children are mine
+      forward(origin, k, radix);  // route around a known failure: its children are mine
     else
-      out_.push_back(RevokeOut{m, origin});
+      out_.push_back(RevokeOut{m, origin, radix});
   }
 }
 
@@ -79,7 +79,7 @@ void RevokeBroadcast::flood() {
   if (flooded_) return;
   flooded_ = true;
   for (int m = 0; m < size_; ++m)
-    if (m != me_ && !known_failed(m)) out_.push_back(RevokeOut{m, RevokeOut::kFlood});
+    if (m != me_ && !known_failed(m)) out_.push_back(RevokeOut{m, RevokeOut::kFlood, 0});
 }
 
 std::vector<RevokeOut> RevokeBroadcast::take_outgoing() {

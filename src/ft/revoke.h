@@ -7,12 +7,17 @@
 // every survivor eventually receives every notice), messages between live processes eventually delivered
 // in any order; a dead process's messages may be delivered late (after its notice) or not at all.
 //
-// Messages. TREE(o): "o revoked; pass it down o's tree". FLOOD: "revoked" (the sender sends it to every
-// member itself). K is the set of members this process knows to have failed.
+// Messages. TREE(o, k): "o revoked; pass it down o's k-nomial tree" (the radix k is o's choice, carried by
+// the message, so every process forwards down the same tree whatever its own radix: FTMPI_REVOKE_RADIX is
+// read by each process, and the members of an intercommunicator between two separately launched jobs
+// (MPI_Comm_connect/accept) need not share an environment; with each process forwarding down its own radix's
+// tree, a subtree could be missed). FLOOD: "revoked" (the sender sends it to every member itself). K is the
+// set of members this process knows to have failed.
 // Rules (one instance per communicator and process):
-//  A. On the local call, or on the first TREE(o) for a given origin o (the local call is TREE(me)): mark
-//     revoked; if o is in K, flood; otherwise send TREE(o) to my children in o's k-nomial tree, replacing
-//     every child in K by its own children (recursively: the tree routes around known failures).
+//  A. On the local call, or on the first TREE(o, k) for a given origin o (the local call is TREE(me, my
+//     radix)): mark revoked; if o is in K, flood; otherwise send TREE(o, k) to my children in o's k-nomial
+//     tree, replacing every child in K by its own children (recursively: the tree routes around known
+//     failures). In a star (k ≥ size) only o has children: a leaf forwards nothing.
 //  B. On FLOOD from p: mark revoked; flood if p is in K.
 //  C. On a failure notice of a member not in K while revoked: flood.
 //  D. When this process stops serving the broadcast (it frees the communicator: later notices would find
@@ -28,8 +33,9 @@
 // first revoked, every failure F it will ever learn (C) — and notices are eventually complete, so its K is
 // exactly F from then on (and none stopped serving, D). s was revoked by its own call, by a FLOOD from a dead p (then s knows p is dead and
 // floods by B: excluded), or by TREE(o) — with o alive, else s floods by A. So o is a survivor and revoked.
-// Induction on the depth in o's tree: t's nearest live ancestor a received TREE(o) (or is o) and forwarded it
-// around K = F, and every node between a and t is in F, so a sent TREE(o) to t itself.
+// Induction on the depth in o's tree (one tree: every TREE(o, k) names the same k, o's): t's nearest live
+// ancestor a received TREE(o, k) (or is o) and forwarded it around K = F, and every node between a and t is
+// in F, so a sent TREE(o, k) to t itself.
 // Termination: each process forwards each origin's tree once and floods at most once.
 // Cost without failures: size-1 messages in all (every process but the revoker receives one), at most
 // (radix-1)·log_radix(size) sent by any process, log_radix(size) hops. With a failure known to all before
@@ -44,17 +50,20 @@ namespace ftmpi::ft {
 struct RevokeOut {
   static constexpr int kFlood = -1;
   int dest;    // member index
-  int origin;  // TREE(origin), or kFlood
+  int origin;  // TREE(origin, radix), or kFlood
+  int radix;   // the tree's radix (origin's choice); 0 for kFlood
 };
 
 class RevokeBroadcast {
  public:
   // `me` and `size` number the members (an intercommunicator's: both groups, see FtManager); `radix` ≥ 2
-  // is the tree's fan-out per level (radix ≥ size: the revoker sends to everybody, a one-hop star).
+  // is the fan-out per level of this process's own tree, the one its local call starts (radix ≥ size: the
+  // revoker sends to everybody, a one-hop star).
   RevokeBroadcast(int me, int size, int radix);
 
-  void start() { on_tree(me_); }                       // the local call
-  void on_message(int from, int origin);               // TREE(origin) or FLOOD (origin == kFlood) from `from`
+  void start() { on_tree(me_, radix_); }               // the local call
+  // TREE(origin, radix) or FLOOD (origin == kFlood, radix ignored) from `from`. A radix below 2 is taken as 2.
+  void on_message(int from, int origin, int radix);
   void on_failure(int member);                         // a failure notice (any time, revoked or not)
   void on_retired(int member);                         // rule E: `member` freed the communicator
   void retire() { if (revoked_) flood(); }             // rule D: the last call on this instance
@@ -68,8 +77,8 @@ class RevokeBroadcast {
   static void tree_children(int rel, int size, int radix, std::vector<int>* out);
 
  private:
-  void on_tree(int origin);
-  void forward(int origin, int rel);  // TREE(origin) to rel's live children, around K
+  void on_tree(int origin, int radix);
+  void forward(int origin, int rel, int radix);  // TREE(origin, radix) to rel's live children, around K
   void flood();
   bool known_failed(int m) const { return failed_[static_cast<std::size_t>(m)]; }
 

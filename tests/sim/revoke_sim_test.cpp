@@ -18,6 +18,7 @@ using ftmpi::ft::RevokeOut;
 
 struct Msg {
   int src, dst, origin;  // origin: RevokeOut's, or kRetireNotice
+  int radix = 0;         // RevokeOut's: the tree of TREE(origin, radix)
 };
 constexpr int kRetireNotice = -100;  // p2p/stale_filter.h's notice: after everything its sender sent
 
@@ -26,6 +27,7 @@ enum class Notices { at_once, late, random };
 struct Scenario {
   int n = 4;
   int radix = 2;
+  std::vector<int> radices;        // per process (its own revoke's tree), empty: all `radix`
   std::vector<int> revokers;       // processes calling revoke, at event revoke_at[i]
   std::vector<int> revoke_at;
   std::vector<int> kill_at;        // event after which p dies (-1: never)
@@ -45,7 +47,7 @@ struct Scenario {
 bool run(Scenario& r) {
   const int n = r.n;
   std::vector<RevokeBroadcast> procs;
-  for (int p = 0; p < n; ++p) procs.emplace_back(p, n, r.radix);
+  for (int p = 0; p < n; ++p) procs.emplace_back(p, n, r.radices.empty() ? r.radix : r.radices[static_cast<std::size_t>(p)]);
   std::vector<bool> alive(n, true), retired(n, false);
   std::vector<std::deque<Msg>> outbox(n);
   std::vector<std::uint64_t> sent(n, 0);
@@ -54,7 +56,7 @@ bool run(Scenario& r) {
   auto take = [&](int p) {
     for (const RevokeOut& o : procs[p].take_outgoing()) {
       EXPECT_NE(o.dest, p);
-      outbox[p].push_back(Msg{p, o.dest, o.origin});
+      outbox[p].push_back(Msg{p, o.dest, o.origin, o.radix});
     }
   };
   auto notify = [&](int p, int dead) {
@@ -159,7 +161,7 @@ bool run(Scenario& r) {
       if (m.origin == kRetireNotice)
         procs[m.dst].on_retired(m.src);
       else
-        procs[m.dst].on_message(m.src, m.origin);
+        procs[m.dst].on_message(m.src, m.origin, m.radix);
       take(m.dst);
     }
   }
@@ -169,6 +171,8 @@ bool run(Scenario& r) {
     if (some_survivor_revoked && alive[p] && !retired[p] && !procs[p].revoked()) return false;
   return true;
 }
+
+int hops(int n, int radix);
 
 std::string describe(const Scenario& r) {
   std::string d = "n=" + std::to_string(r.n) + " radix=" + std::to_string(r.radix) + " drop=" + std::to_string(r.drop_dead_messages);
@@ -287,6 +291,76 @@ TEST(RevokeSim, ReliableUnderRandomSchedules) {
   }
 }
 
+TEST(RevokeSim, ReliableWithMixedRadices) {
+  // Each process has its own radix (FTMPI_REVOKE_RADIX is per process: two jobs joined by
+  // MPI_Comm_connect/accept may differ; a star or a k-nomial tree); the tree a message travels is its
+  // origin's, carried by the message, so radices that differ never split a tree (forwarding down one's own
+  // radix's tree of o did: a member of o's tree whose parent in the forwarder's tree is another member is
+  // missed). Random schedules, failures, frees.
+  std::mt19937_64 rng(1313);
+  for (int iter = 0; iter < 20000; ++iter) {
+    Scenario r;
+    r.n = 2 + static_cast<int>(rng() % 19);
+    const int n = r.n;
+    for (int p = 0; p < n; ++p) r.radices.push_back(rng() % 2 == 0 ? n : 2 + static_cast<int>(rng() % 4));
+    r.rng = &rng;
+    r.notices = rng() % 2 == 0 ? Notices::random : Notices::at_once;
+    r.drop_dead_messages = rng() % 2 == 0;
+    const int revokers = 1 + static_cast<int>(rng() % 3);
+    for (int k = 0; k < revokers; ++k) {
+      r.revokers.push_back(static_cast<int>(rng() % static_cast<std::uint64_t>(n)));
+      r.revoke_at.push_back(static_cast<int>(rng() % static_cast<std::uint64_t>(2 * n)));
+    }
+    r.kill_at.assign(n, -1);
+    const int f = static_cast<int>(rng() % static_cast<std::uint64_t>(n));
+    for (int k = 0; k < f; ++k) r.kill_at[rng() % n] = static_cast<int>(rng() % static_cast<std::uint64_t>(4 * n));
+    if (rng() % 2 == 0) {
+      r.retire_at.assign(n, -1);
+      const int q = static_cast<int>(rng() % static_cast<std::uint64_t>(n));
+      for (int k = 0; k < q; ++k) r.retire_at[rng() % n] = static_cast<int>(rng() % static_cast<std::uint64_t>(4 * n));
+    }
+    ASSERT_TRUE(run(r)) << "iteration " << iter << " " << describe(r);
+    if (f == 0 && r.retire_at.empty() && revokers == 1) {
+      EXPECT_EQ(r.msgs, static_cast<std::uint64_t>(n - 1)) << describe(r);  // each tree: n-1 messages
+    }
+  }
+}
+
+TEST(RevokeSim, Star) {
+  // A star (radix >= size, e.g. FTMPI_REVOKE_RADIX=64): one hop, every message from the revoker, nobody
+  // forwards; single and double failures at every step stay reliable.
+  for (int n : {2, 4, 8, 16, 64}) {
+    Scenario r;
+    r.n = n;
+    r.radix = n;
+    r.revokers = {n / 2};
+    r.revoke_at = {0};
+    r.kill_at.assign(n, -1);
+    ASSERT_TRUE(run(r));
+    EXPECT_EQ(r.msgs, static_cast<std::uint64_t>(n - 1));
+    EXPECT_EQ(r.max_sent, static_cast<std::uint64_t>(n - 1));
+    EXPECT_EQ(hops(n, n), 1);
+    std::printf("revoke star, %5d ranks: %.2f messages per process, %llu sent by the revoker, 1 hop\n", n,
+                static_cast<double>(r.msgs) / n, static_cast<unsigned long long>(r.max_sent));
+  }
+  for (int n = 3; n <= 9; ++n)
+    for (int v1 = 0; v1 < n; ++v1)
+      for (int v2 = v1; v2 < n; ++v2)
+        for (int at = 0; at < 2 * n; ++at)
+          for (int drop = 0; drop < 2; ++drop) {
+            Scenario r;
+            r.n = n;
+            r.radix = n;
+            r.revokers = {0};
+            r.revoke_at = {0};
+            r.kill_at.assign(n, -1);
+            r.kill_at[v1] = at;
+            if (v2 != v1) r.kill_at[v2] = at + 1;
+            r.drop_dead_messages = drop != 0;
+            ASSERT_TRUE(run(r)) << describe(r);
+          }
+}
+
 TEST(RevokeSim, ConcurrentRevokersWithoutFailures) {
   // Two or three revokers at once: every process is revoked and nobody floods.
   std::mt19937_64 rng(7);
@@ -318,7 +392,7 @@ int hops(int n, int radix) {
     ++h;
     std::vector<RevokeOut> next;
     for (const RevokeOut& o : wave) {
-      procs[o.dest].on_message(0, o.origin);  // the sender does not matter without failures
+      procs[o.dest].on_message(0, o.origin, o.radix);  // the sender does not matter without failures
       for (auto& x : procs[o.dest].take_outgoing()) next.push_back(x);
     }
     wave.swap(next);
