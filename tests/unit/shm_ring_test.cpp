@@ -65,20 +65,23 @@ TEST(ShmLayout, FrameWordRoundTrip) {
       std::uint32_t w = shm::frame_word(hl, pl);
       EXPECT_TRUE(shm::frame_word_full(w));
       EXPECT_NE(w, shm::kWrapWord);
-      EXPECT_NE(w, shm::kPadWord);
       EXPECT_EQ(shm::frame_word_hdr_len(w), hl);
       EXPECT_EQ(shm::frame_word_payload_len(w), pl);
     }
   }
   EXPECT_FALSE(shm::frame_word_full(0));  // zero memory holds no frame
   EXPECT_FALSE(shm::frame_word_full(shm::kWrapWord));
-  EXPECT_FALSE(shm::frame_word_full(shm::kPadWord));
-  EXPECT_EQ(shm::frame_bytes(20, 8), 32u);  // a small eager message: two per cache line
-  EXPECT_EQ(shm::frame_bytes(0, 0), 32u);
-  EXPECT_EQ(shm::frame_bytes(20, 9), 64u);  // larger frames take whole cache lines
-  EXPECT_EQ(shm::frame_bytes(56, 68), 128u);
-  EXPECT_EQ(shm::frame_bytes(ftmpi::transport::kMaxHeader, shm::max_payload(shm::Geometry{})),
-            shm::Geometry{}.cell_bytes);
+  EXPECT_EQ(shm::frame_bytes(0, 20, 8), 32u);  // a small eager message: two per cache line
+  EXPECT_EQ(shm::frame_bytes(32, 20, 8), 32u);
+  EXPECT_EQ(shm::frame_bytes(0, 0, 0), 32u);
+  // Larger frames end 32 bytes into a cache line, so that the word after them is in their last line.
+  EXPECT_EQ(shm::frame_bytes(0, 20, 9), 96u);
+  EXPECT_EQ(shm::frame_bytes(32, 20, 9), 64u);
+  EXPECT_EQ(shm::frame_bytes(64, 56, 8), 96u);
+  EXPECT_EQ(shm::frame_bytes(96, 56, 8), 128u);
+  const shm::Geometry g{};
+  EXPECT_EQ(shm::frame_bytes(0, ftmpi::transport::kMaxHeader, shm::max_payload(g)), g.cell_bytes - 32);
+  EXPECT_EQ(shm::frame_bytes(32, ftmpi::transport::kMaxHeader, shm::max_payload(g)), g.cell_bytes);
 }
 
 TEST(ShmLayout, GeometryAndSizes) {
@@ -86,7 +89,7 @@ TEST(ShmLayout, GeometryAndSizes) {
   EXPECT_FALSE(shm::valid(shm::Geometry{3, 8192}));
   EXPECT_FALSE(shm::valid(shm::Geometry{256, 8192}));
   EXPECT_FALSE(shm::valid(shm::Geometry{64, 100}));
-  EXPECT_EQ(shm::max_payload(shm::Geometry{64, 8192}), 8192u - 4 - 64);
+  EXPECT_EQ(shm::max_payload(shm::Geometry{64, 8192}), 8192u - 4 - 64 - 32);
   EXPECT_LE(shm::max_payload(shm::Geometry{2, 128u << 10}), shm::kMaxPayloadField);
   auto l = shm::layout_for(4, shm::Geometry{64, 8192});
   EXPECT_EQ(l.ctrl_offset % shm::kPage, 0u);
@@ -107,15 +110,16 @@ TEST(ShmRing, FullRingRejectsThenAcceptsAfterDrain) {
   auto p = r.producer();
   auto c = r.consumer();
   auto h = pattern(56, 1);
-  // 4 + 56 + 8 bytes make a 128-byte frame: k fit while 128 k + 4 <= 1024 (the 0 word after the last one).
+  // 4 + 56 + 8 bytes: the first frame takes [0, 96), the next ones 128 bytes each (ending 32 bytes into a
+  // line); 8 fit (the last ends at 992, its 0 word at 992 + 4 <= 1024).
   std::uint32_t k = 0;
   while (p.try_push(h, pattern(8, k))) ++k;
-  EXPECT_EQ(k, 7u);
-  EXPECT_FALSE(p.try_push(h, pattern(8, k)));
+  EXPECT_EQ(k, 8u);
   std::vector<Frame> got;
+  // The 9th wraps (32 bytes wasted at the end) and takes [0, 96) again: 992 + 32 + 96 + 4 bytes must lie
+  // within head + 1024, so the first frame's room is not enough.
   EXPECT_EQ(drain_into(c, 1, got), 1);
-  EXPECT_TRUE(p.try_push(h, pattern(8, k++)));  // ends at the ring's end: its 0 word at offset 0
-  EXPECT_FALSE(p.try_push(h, pattern(8, k)));   // offset 0 still holds the second frame
+  EXPECT_FALSE(p.try_push(h, pattern(8, k)));
   EXPECT_EQ(drain_into(c, 1, got), 1);
   EXPECT_TRUE(p.try_push(h, pattern(8, k++)));
   EXPECT_EQ(drain_into(c, 100, got), static_cast<int>(k) - 2);
@@ -124,12 +128,12 @@ TEST(ShmRing, FullRingRejectsThenAcceptsAfterDrain) {
   EXPECT_FALSE(c.nonempty());
 }
 
-TEST(ShmRing, SmallFramesArePackedTwoPerCacheLineLargerOnesStartALine) {
+TEST(ShmRing, SmallFramesArePackedTwoPerCacheLine) {
   TestRing r(shm::Geometry{4, 256});
   auto p = r.producer();
   auto c = r.consumer();
   for (std::uint32_t i = 0; i < 3; ++i) ASSERT_TRUE(p.try_push(pattern(20, i), pattern(8, ~i)));
-  ASSERT_TRUE(p.try_push(pattern(20, 3), pattern(9, 3)));  // 33 bytes: skips to the next line
+  ASSERT_TRUE(p.try_push(pattern(20, 3), pattern(9, 3)));  // 33 bytes at 96: up to 160
   ASSERT_TRUE(p.try_push(pattern(20, 4), pattern(1, 4)));
   auto word = [&](std::size_t at) {
     std::uint32_t w;
@@ -139,9 +143,9 @@ TEST(ShmRing, SmallFramesArePackedTwoPerCacheLineLargerOnesStartALine) {
   EXPECT_EQ(word(0), shm::frame_word(20, 8));
   EXPECT_EQ(word(32), shm::frame_word(20, 8));
   EXPECT_EQ(word(64), shm::frame_word(20, 8));
-  EXPECT_EQ(word(96), shm::kPadWord);
-  EXPECT_EQ(word(128), shm::frame_word(20, 9));
-  EXPECT_EQ(word(192), shm::frame_word(20, 1));
+  EXPECT_EQ(word(96), shm::frame_word(20, 9));
+  EXPECT_EQ(word(160), shm::frame_word(20, 1));
+  EXPECT_EQ(word(192), 0u);  // where the consumer looks next
   std::vector<Frame> got;
   EXPECT_EQ(drain_into(c, 10, got), 5);
   for (std::uint32_t i = 0; i < 3; ++i) {
@@ -154,17 +158,17 @@ TEST(ShmRing, SmallFramesArePackedTwoPerCacheLineLargerOnesStartALine) {
 }
 
 TEST(ShmRing, FrameEndingExactlyAtTheRingEndContinuesAtZero) {
-  TestRing r(shm::Geometry{2, 128});  // 256 bytes, 64-byte frames
+  TestRing r(shm::Geometry{2, 128});  // 256 bytes, 32-byte frames
   auto p = r.producer();
   auto c = r.consumer();
   std::vector<Frame> got;
-  for (std::uint32_t i = 0; i < 3; ++i) ASSERT_TRUE(p.try_push({}, pattern(60, i)));
-  EXPECT_FALSE(p.try_push({}, pattern(60, 3)));  // 256 + 4 bytes would be needed
-  ASSERT_EQ(drain_into(c, 10, got), 3);
-  ASSERT_TRUE(p.try_push({}, pattern(60, 3)));  // [192, 256): its 0 word goes to offset 0
-  ASSERT_TRUE(p.try_push({}, pattern(60, 4)));  // at 0, over the first lap's frame
+  for (std::uint32_t i = 0; i < 7; ++i) ASSERT_TRUE(p.try_push({}, pattern(28, i)));
+  EXPECT_FALSE(p.try_push({}, pattern(28, 7)));  // 256 + 4 bytes would be needed
+  ASSERT_EQ(drain_into(c, 10, got), 7);
+  ASSERT_TRUE(p.try_push({}, pattern(28, 7)));  // [224, 256): its 0 word goes to offset 0
+  ASSERT_TRUE(p.try_push({}, pattern(28, 8)));  // at 0, over the first lap's frame
   ASSERT_EQ(drain_into(c, 10, got), 2);
-  for (std::uint32_t i = 0; i < 5; ++i) EXPECT_EQ(got[i].payload, pattern(60, i)) << i;
+  for (std::uint32_t i = 0; i < 9; ++i) EXPECT_EQ(got[i].payload, pattern(28, i)) << i;
   EXPECT_FALSE(c.nonempty());
 }
 
@@ -200,7 +204,7 @@ TEST(ShmRing, WrapsAroundManyLapsInOrder) {
     // Push a varying number (1..8) of frames of varying sizes, then drain a varying number.
     for (std::uint32_t k = 0; k < 1 + sent % 8 && sent < total; ++k) {
       std::size_t hl = sent % 65;
-      std::size_t pl = (sent * 13) % (g.cell_bytes - shm::kCellMeta - hl + 1);
+      std::size_t pl = (sent * 13) % (g.cell_bytes - shm::kCellMeta - 32 - hl + 1);
       if (!p.try_push(pattern(hl, sent), pattern(pl, ~sent))) break;
       ++sent;
     }
@@ -208,7 +212,7 @@ TEST(ShmRing, WrapsAroundManyLapsInOrder) {
     drain_into(c, 1 + static_cast<int>(received % 5), got);
     for (const Frame& f : got) {
       std::size_t hl = received % 65;
-      std::size_t pl = (received * 13) % (g.cell_bytes - shm::kCellMeta - hl + 1);
+      std::size_t pl = (received * 13) % (g.cell_bytes - shm::kCellMeta - 32 - hl + 1);
       ASSERT_EQ(f.hdr, pattern(hl, received)) << received;
       ASSERT_EQ(f.payload, pattern(pl, ~received)) << received;
       ++received;

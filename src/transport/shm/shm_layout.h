@@ -38,27 +38,26 @@ struct Geometry {
 
 // --- Frames in the ring --------------------------------------------------------------------------------
 // The ring of one (sender, receiver) pair is a byte ring of cells * cell_bytes bytes (the "cells" are only
-// its unit of size): frames are packed back to back. A frame starts with one 32-bit word that the producer
-// stores last (release) and the consumer loads first (acquire), then the header, then the payload. Its
-// size (frame_bytes) is 32 bytes when word + header + payload fit in 32, else a multiple of 64 starting on
-// a cache-line boundary; at most cell_bytes (max_payload). So a small frame never straddles two lines and
-// shares its line with at most one other, and a larger one shares none (a stream of mid-size frames moves
-// whole lines, and the consumer never reads a line the producer is still filling with another frame).
+// its unit of size): frames are packed back to back, at offsets that are multiples of 32. A frame starts
+// with one 32-bit word that the producer stores last (release) and the consumer loads first (acquire),
+// then the header, then the payload. Its size (frame_bytes, at most cell_bytes: max_payload):
+//  * 32 bytes when word + header + payload fit in 32 (a standard eager message of up to 8 bytes with its
+//    20-byte header, p2p/envelope.h): two small messages per 64-byte cache line;
+//  * else up to the first offset 32 bytes into a cache line at or after its end, so that the word after it
+//    (which the producer zeroes, and the consumer polls, next section) lies in the frame's own last line:
+//    a consumer waiting for the next frame polls a line it already holds, instead of pulling a fresh line
+//    from the producer before that frame is written.
 //
 // The frame word: 0 = nothing here yet; bit 0 set = a frame, bits 1-7 its header length, bits 8-31 its
-// payload length; kPadWord = the next frame starts at the next cache-line boundary (32 bytes on);
-// kWrapWord = the frames go on at offset 0 (the rest of the ring is too short for the next).
-// A 20-byte eager header (p2p/envelope.h) and up to 8 payload bytes make a 32-byte frame: two small
-// messages per 64-byte cache line, so a stream of them moves half a line per message.
+// payload length; kWrapWord = the frames go on at offset 0 (the rest of the ring is too short for the next).
 //
 // Why a word is never read stale: the consumer only reads the word at its head, where the producer wrote,
-// before publishing the frame that ends there (release), a 0 word (or the wrap or pad word, or a frame at
-// offset 0 of the ring when the frame ended exactly at the ring's end). Zero memory is an empty ring.
+// before publishing the frame that ends there (release), a 0 word (or the wrap word, or a frame at offset 0
+// of the ring when the frame ended exactly at the ring's end). Zero memory is an empty ring.
 inline constexpr std::size_t kCellMeta = 4;  // the frame word
 inline constexpr std::size_t kSmallFrame = 32;
 inline constexpr std::uint32_t kMaxPayloadField = (1u << 17) - 1;
 inline constexpr std::uint32_t kWrapWord = 0xfffffffeu;  // bit 0 clear: no frame (header length 127)
-inline constexpr std::uint32_t kPadWord = 0xfffffffcu;
 
 constexpr std::uint32_t frame_word(std::size_t hdr_len, std::size_t payload_len) {
   return 1u | static_cast<std::uint32_t>(hdr_len << 1) | static_cast<std::uint32_t>(payload_len << 8);
@@ -66,9 +65,12 @@ constexpr std::uint32_t frame_word(std::size_t hdr_len, std::size_t payload_len)
 constexpr bool frame_word_full(std::uint32_t w) { return (w & 1u) != 0; }
 constexpr std::size_t frame_word_hdr_len(std::uint32_t w) { return (w >> 1) & 0x7f; }
 constexpr std::size_t frame_word_payload_len(std::uint32_t w) { return w >> 8; }
-constexpr std::size_t frame_bytes(std::size_t hdr_len, std::size_t payload_len) {
+// Bytes of a frame starting at ring offset `at` (a multiple of 32).
+constexpr std::size_t frame_bytes(std::size_t at, std::size_t hdr_len, std::size_t payload_len) {
   const std::size_t raw = kCellMeta + hdr_len + payload_len;
-  return raw <= kSmallFrame ? kSmallFrame : (raw + kCacheLine - 1) & ~(kCacheLine - 1);
+  if (raw <= kSmallFrame) return kSmallFrame;
+  const std::size_t end = ((at + raw + kCacheLine / 2 + kCacheLine - 1) & ~(kCacheLine - 1)) - kCacheLine / 2;
+  return end - at;
 }
 
 constexpr bool valid(const Geometry& g) {
@@ -77,10 +79,10 @@ constexpr bool valid(const Geometry& g) {
          g.cell_bytes >= 2 * kCacheLine && g.cell_bytes <= (128u << 10);
 }
 
-// Largest payload a frame with a header of up to kMaxHeader bytes can carry (the frame is then cell_bytes
-// long, at most half the ring, which the producer's wrap-around needs: shm_ring.h).
+// Largest payload a frame with a header of up to kMaxHeader bytes can carry (the frame is then at most
+// cell_bytes long wherever it starts, at most half the ring, which the producer's wrap-around needs).
 constexpr std::size_t max_payload(const Geometry& g) {
-  std::size_t room = g.cell_bytes - kCellMeta - kMaxHeader;
+  std::size_t room = g.cell_bytes - kCellMeta - kMaxHeader - kCacheLine / 2;
   return room < kMaxPayloadField ? room : kMaxPayloadField;
 }
 

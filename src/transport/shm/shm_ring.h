@@ -30,17 +30,16 @@ inline constexpr std::size_t kCommonHeader = 56;
 inline constexpr std::size_t kEagerHeader = 40;
 inline constexpr std::size_t kShortEagerHeader = 20;
 
-// The producer's side. Positions (tail, head) count bytes since the ring was new, padding and wrap-around
-// waste included; `off_` is tail % ring bytes, kept alongside so that the hot path divides nothing. Every
-// offset is a multiple of kSmallFrame (32).
+// The producer's side. Positions (tail, head) count bytes since the ring was new, wrap-around waste
+// included; `off_` is tail % ring bytes, kept alongside so that the hot path divides nothing. Every offset
+// is a multiple of kSmallFrame (32).
 //
-// Room rule: a frame of n bytes (frame_bytes) goes at the current offset, or, when n > 32 and the offset is
-// in the middle of a cache line, at the next line (a pad word left at the offset), or, when it would not
-// fit before the ring's end, at offset 0 (a wrap word left at the offset, the rest of the ring wasted).
-// After the frame comes a 0 word (the consumer's next read), at offset 0 when the frame ends at the ring's
-// end. All the bytes written, [tail, new tail + 4), must lie within head + ring bytes. Liveness: a frame
-// is at most cell_bytes <= ring/2 and a multiple of 64, so an empty ring always has room for it, wherever
-// its offset (a frame that wraps from offset o needs ring - o + n + 4 <= ring, and o >= ring - n + 32 then).
+// Room rule: a frame of n bytes (frame_bytes) goes at the current offset, or, when it would not fit before
+// the ring's end, at offset 0 (a wrap word left at the offset, the rest of the ring wasted). After the frame
+// comes a 0 word (the consumer's next read), at offset 0 when the frame ends at the ring's end. All the
+// bytes written, [tail, new tail + 4), must lie within head + ring bytes. Liveness: a frame is at most
+// cell_bytes <= ring/2, so an empty ring always has room for it, wherever its offset (a frame that wraps
+// from offset o needs ring - o + n + 4 <= ring, and o > ring - n' >= n + 32 then, n' its size at o).
 class RingProducer {
  public:
   RingProducer() = default;
@@ -56,25 +55,20 @@ class RingProducer {
 
   bool attached() const { return ctl_ != nullptr; }
 
-  // Copy one frame into the ring. Expects hdr.size() <= kMaxHeader and
-  // kCellMeta + hdr.size() + payload.size() <= cell_bytes. Returns false (and changes nothing) when the
-  // consumer has not yet released enough room.
+  // Copy one frame into the ring. Expects hdr.size() <= kMaxHeader and payload.size() <= max_payload().
+  // Returns false (and changes nothing) when the consumer has not yet released enough room.
   [[gnu::always_inline]] bool try_push(std::span<const std::byte> hdr, std::span<const std::byte> payload) {
     assert(hdr.size() <= kMaxHeader);
-    assert(kCellMeta + hdr.size() + payload.size() <= max_frame_);
-    const std::size_t n = frame_bytes(hdr.size(), payload.size());
     std::size_t at = off_;
-    std::uint32_t skip_word = 0;  // kPadWord or kWrapWord left at off_, or none
-    if (n > kSmallFrame && (at & (kCacheLine - 1)) != 0) [[unlikely]] {
-      at += kSmallFrame;
-      skip_word = kPadWord;
-    }
+    std::size_t n = frame_bytes(at, hdr.size(), payload.size());
+    std::size_t skip = 0;  // bytes wasted before the frame (wrap-around)
     if (at + n > size_) [[unlikely]] {
+      skip = size_ - at;
       at = 0;
-      skip_word = kWrapWord;
+      n = frame_bytes(0, hdr.size(), payload.size());
     }
-    const std::size_t skip = at == 0 && skip_word == kWrapWord ? size_ - off_ : at - off_;
-    // Bytes written: the skipped ones (only their word), the frame and the 0 word after it.
+    assert(n <= max_frame_);
+    // Bytes written: the wasted end (only its word), the frame and the 0 word after it.
     const std::uint64_t need = tail_ + skip + n + kCellMeta;
     if (need - head_cache_ > size_) {
       head_cache_ = atomic_at(ctl_->head).load(std::memory_order_acquire);
@@ -98,8 +92,8 @@ class RingProducer {
     util::copy_small(data + hdr.size(), payload.data(), payload.size());
     atomic_at(*reinterpret_cast<std::uint32_t*>(frame))
         .store(frame_word(hdr.size(), payload.size()), std::memory_order_release);
-    if (skip_word != 0) [[unlikely]]  // after the frame is complete: the consumer goes straight to it
-      atomic_at(*reinterpret_cast<std::uint32_t*>(ring_ + off_)).store(skip_word, std::memory_order_release);
+    if (skip != 0) [[unlikely]]  // after the frame at 0 is complete: the consumer goes straight to it
+      atomic_at(*reinterpret_cast<std::uint32_t*>(ring_ + off_)).store(kWrapWord, std::memory_order_release);
     tail_ += skip + n;
     off_ = next;
     ++frames_;
@@ -149,25 +143,19 @@ class RingConsumer {
       std::uint32_t w = atomic_at(*wp).load(std::memory_order_acquire);
       if (!frame_word_full(w)) [[unlikely]] {
         if (w == 0) break;  // nothing yet
-        std::size_t to;
-        if (w == kPadWord && (off_ & (kCacheLine - 1)) != 0)
-          to = off_ + kSmallFrame;
-        else if (w == kWrapWord && off_ != 0)
-          to = size_;
-        else {  // no word the producer writes
+        if (w != kWrapWord || off_ == 0) {  // no word the producer writes
           broken_ = true;
           break;
         }
-        head_ += to - off_;
-        off_ = to == size_ ? 0 : to;
+        head_ += size_ - off_;
+        off_ = 0;
         continue;
       }
       const std::byte* data = reinterpret_cast<const std::byte*>(wp) + kCellMeta;
       const std::size_t hl = frame_word_hdr_len(w);
       const std::size_t pl = frame_word_payload_len(w);
-      const std::size_t fb = frame_bytes(hl, pl);
-      if (hl > kMaxHeader || fb > max_frame_ || off_ + fb > size_ ||
-          (fb > kSmallFrame && (off_ & (kCacheLine - 1)) != 0)) [[unlikely]] {
+      const std::size_t fb = frame_bytes(off_, hl, pl);
+      if (hl > kMaxHeader || fb > max_frame_ || off_ + fb > size_) [[unlikely]] {
         broken_ = true;  // a corrupted word: never read past it (nor past the ring)
         break;
       }
