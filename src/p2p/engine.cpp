@@ -540,10 +540,13 @@ void Engine::on_frame(int src, std::span<const std::byte> hdr, std::span<const s
   // The small-message fast path: an eager frame of this epoch, well formed, on a live context, for a posted
   // receive of contiguous data that it fits, without synchronous mode: the checks below in the same order,
   // then deliver_eager's work inline. Anything else takes the general path.
-  if (hdr.size() == kEagerHeader) [[likely]] {
-    std::memcpy(&env, hdr.data(), kEagerHeader);
-    if (env.kind == FrameKind::eager && env.epoch == m.job_epoch && !m.stale.stale(env.context, src) &&
-        env.len == payload.size()) [[likely]] {
+  if (hdr.size() == kShortEagerHeader) [[likely]] {
+    std::memcpy(&env, hdr.data(), kShortEagerHeader);
+    if (env.kind == FrameKind::eager && (env.flags & kFlagSync) == 0 && env.epoch == m.job_epoch &&
+        !m.stale.stale(env.context, src)) [[likely]] {
+      env.reserved2 = 0;
+      env.len = payload.size();
+      env.sreq = 0;
       env.rreq = 0;
       env.addr = 0;
       Request* r = m.matcher.match_posted(env.context, env.src, env.tag);
@@ -556,8 +559,7 @@ void Engine::on_frame(int src, std::span<const std::byte> hdr, std::span<const s
         return;
       }
       m.pause = !m.draining_all && m.matcher.posted_count() == 0 && (!m.failures || m.failures->epoch() == 0);
-      if ((env.flags & kFlagSync) == 0 && r->type->contiguous && payload.size() <= r->bytes_total &&
-          !r->staging_owned) [[likely]] {
+      if (r->type->contiguous && payload.size() <= r->bytes_total && !r->staging_owned) [[likely]] {
         r->status.source = env.src;
         r->status.tag = env.tag;
         r->peer_world = src;
@@ -570,7 +572,7 @@ void Engine::on_frame(int src, std::span<const std::byte> hdr, std::span<const s
       return;
     }
   }
-  if (!decode(hdr, &env)) {
+  if (!decode(hdr, payload.size(), &env)) {
     log::warn("dropping malformed frame from rank %d (header of %zu bytes)", src, hdr.size());
     return;
   }

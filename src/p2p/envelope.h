@@ -44,20 +44,39 @@ struct Envelope {
 static_assert(sizeof(Envelope) <= transport::kMaxHeader);
 static_assert(sizeof(Envelope) == 56);
 
-// An eager frame carries only the envelope's first kEagerHeader bytes (kind .. sreq): rreq and addr mean
-// nothing for it, and the shorter header lets a shared-memory cell hold its word, the header and up to
-// 20 payload bytes in one 64-byte cache line (transport/shm/shm_layout.h). decode() restores them as zeros.
+// An eager frame carries a prefix of the envelope only:
+//  * a standard/ready one (no kFlagSync) its first kShortEagerHeader = 20 bytes (kind .. tag): len is the
+//    payload's length and sreq, rreq and addr mean nothing for it. With the shared-memory ring's 4-byte frame
+//    word, a frame of up to 8 payload bytes takes 32 bytes: two small messages share a 64-byte cache line
+//    (transport/shm/shm_ring.h);
+//  * a synchronous one its first kEagerHeader = 40 bytes (kind .. sreq): the receiver's sync_ack needs sreq.
+// decode() restores what a short header leaves out (len from the payload, the rest zeros).
+inline constexpr std::size_t kShortEagerHeader = offsetof(Envelope, reserved2);
 inline constexpr std::size_t kEagerHeader = offsetof(Envelope, rreq);
+static_assert(kShortEagerHeader == 20);
 static_assert(kEagerHeader == 40);
 
-// The header bytes of a frame: the whole envelope, or its first kEagerHeader bytes for an eager frame.
+// The header bytes of a frame: the whole envelope, or the prefix above for an eager frame.
 inline std::span<const std::byte> as_bytes(const Envelope& e) {
-  return {reinterpret_cast<const std::byte*>(&e), e.kind == FrameKind::eager ? kEagerHeader : sizeof e};
+  const std::size_t n = e.kind != FrameKind::eager      ? sizeof e
+                        : (e.flags & kFlagSync) == 0   ? kShortEagerHeader
+                                                       : kEagerHeader;
+  return {reinterpret_cast<const std::byte*>(&e), n};
 }
 
-// Decode; false when the header is too short (malformed frame).
-inline bool decode(std::span<const std::byte> hdr, Envelope* out) {
-  if (hdr.size() == kEagerHeader) [[likely]] {
+// Decode the header of a frame whose payload has `payload_len` bytes; false when the header is malformed
+// (too short, or a short length for a frame that is not an eager one of its kind).
+inline bool decode(std::span<const std::byte> hdr, std::size_t payload_len, Envelope* out) {
+  if (hdr.size() == kShortEagerHeader) [[likely]] {
+    std::memcpy(out, hdr.data(), kShortEagerHeader);
+    out->reserved2 = 0;
+    out->len = payload_len;
+    out->sreq = 0;
+    out->rreq = 0;
+    out->addr = 0;
+    return out->kind == FrameKind::eager && (out->flags & kFlagSync) == 0;
+  }
+  if (hdr.size() == kEagerHeader) {
     std::memcpy(out, hdr.data(), kEagerHeader);
     out->rreq = 0;
     out->addr = 0;

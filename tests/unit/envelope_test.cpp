@@ -1,5 +1,6 @@
-// The p2p wire header (p2p/envelope.h): an eager frame carries the envelope's first kEagerHeader bytes, the
-// other frames all of it; decode() takes both and restores what the short header leaves out as zeros.
+// The p2p wire header (p2p/envelope.h): a standard eager frame carries the envelope's first
+// kShortEagerHeader bytes, a synchronous one kEagerHeader bytes, the other frames all of it; decode() takes
+// all three and restores what a short header leaves out (len from the payload, the rest zeros).
 #include "p2p/envelope.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@ using ftmpi::p2p::decode;
 using ftmpi::p2p::Envelope;
 using ftmpi::p2p::FrameKind;
 using ftmpi::p2p::kEagerHeader;
+using ftmpi::p2p::kShortEagerHeader;
 
 namespace {
 Envelope sample(FrameKind kind) {
@@ -29,14 +31,14 @@ Envelope sample(FrameKind kind) {
 }
 }  // namespace
 
-TEST(Envelope, EagerFrameCarriesTheShortHeaderAndDecodesWithZeroedTail) {
+TEST(Envelope, SynchronousEagerFrameCarriesSreqAndDecodesWithZeroedTail) {
   const Envelope e = sample(FrameKind::eager);
   const auto bytes = as_bytes(e);
   ASSERT_EQ(bytes.size(), kEagerHeader);
   std::vector<std::byte> wire(bytes.begin(), bytes.end());
   Envelope d;
   std::memset(&d, 0xff, sizeof d);
-  ASSERT_TRUE(decode(wire, &d));
+  ASSERT_TRUE(decode(wire, 8, &d));
   EXPECT_EQ(d.kind, FrameKind::eager);
   EXPECT_EQ(d.flags, e.flags);
   EXPECT_EQ(d.context, e.context);
@@ -48,6 +50,41 @@ TEST(Envelope, EagerFrameCarriesTheShortHeaderAndDecodesWithZeroedTail) {
   EXPECT_EQ(d.addr, 0u);
 }
 
+TEST(Envelope, StandardEagerFrameCarriesTwentyBytesAndTakesLenFromThePayload) {
+  Envelope e = sample(FrameKind::eager);
+  e.flags = 0;
+  e.epoch = 5;
+  const auto bytes = as_bytes(e);
+  ASSERT_EQ(bytes.size(), kShortEagerHeader);
+  std::vector<std::byte> wire(bytes.begin(), bytes.end());
+  Envelope d;
+  std::memset(&d, 0xff, sizeof d);
+  ASSERT_TRUE(decode(wire, 13, &d));
+  EXPECT_EQ(d.kind, FrameKind::eager);
+  EXPECT_EQ(d.flags, 0);
+  EXPECT_EQ(d.epoch, 5u);
+  EXPECT_EQ(d.context, e.context);
+  EXPECT_EQ(d.src, e.src);
+  EXPECT_EQ(d.tag, e.tag);
+  EXPECT_EQ(d.len, 13u);
+  EXPECT_EQ(d.reserved2, 0u);
+  EXPECT_EQ(d.sreq, 0u);
+  EXPECT_EQ(d.rreq, 0u);
+  EXPECT_EQ(d.addr, 0u);
+}
+
+TEST(Envelope, ShortHeaderOfASynchronousOrNonEagerFrameIsRejected) {
+  Envelope e = sample(FrameKind::eager);  // kFlagSync set: its sreq would be lost
+  std::vector<std::byte> wire(sizeof(Envelope));
+  std::memcpy(wire.data(), &e, sizeof e);
+  Envelope d{};
+  EXPECT_FALSE(decode(std::span<const std::byte>(wire.data(), kShortEagerHeader), 8, &d));
+  e = sample(FrameKind::rts);
+  e.flags = 0;
+  std::memcpy(wire.data(), &e, sizeof e);
+  EXPECT_FALSE(decode(std::span<const std::byte>(wire.data(), kShortEagerHeader), 8, &d));
+}
+
 TEST(Envelope, OtherFramesCarryTheWholeEnvelope) {
   for (FrameKind k : {FrameKind::rts, FrameKind::cts, FrameKind::data, FrameKind::fin, FrameKind::sync_ack,
                       FrameKind::ft, FrameKind::retire}) {
@@ -55,7 +92,7 @@ TEST(Envelope, OtherFramesCarryTheWholeEnvelope) {
     const auto bytes = as_bytes(e);
     ASSERT_EQ(bytes.size(), sizeof(Envelope));
     Envelope d{};
-    ASSERT_TRUE(decode(bytes, &d));
+    ASSERT_TRUE(decode(bytes, 8, &d));
     EXPECT_EQ(std::memcmp(&d, &e, sizeof e), 0);
   }
 }
@@ -65,7 +102,7 @@ TEST(Envelope, AWholeEnvelopeOfAnEagerFrameStillDecodes) {  // e.g. from a sende
   std::vector<std::byte> wire(sizeof(Envelope));
   std::memcpy(wire.data(), &e, sizeof e);
   Envelope d{};
-  ASSERT_TRUE(decode(wire, &d));
+  ASSERT_TRUE(decode(wire, 8, &d));
   EXPECT_EQ(d.rreq, e.rreq);
 }
 
@@ -75,8 +112,8 @@ TEST(Envelope, MalformedHeadersAreRejected) {
   std::memcpy(wire.data(), &rts, sizeof rts);
   Envelope d{};
   // a short header is only an eager frame's
-  EXPECT_FALSE(decode(std::span<const std::byte>(wire.data(), kEagerHeader), &d));
+  EXPECT_FALSE(decode(std::span<const std::byte>(wire.data(), kEagerHeader), 8, &d));
   // anything shorter than the short header, or between the two lengths
-  for (std::size_t n : {std::size_t{0}, std::size_t{8}, kEagerHeader - 1, kEagerHeader + 1, sizeof(Envelope) - 1})
-    EXPECT_FALSE(decode(std::span<const std::byte>(wire.data(), n), &d)) << n << " bytes";
+  for (std::size_t n : {std::size_t{0}, std::size_t{8}, kShortEagerHeader - 1, kShortEagerHeader + 1, kEagerHeader - 1, kEagerHeader + 1, sizeof(Envelope) - 1})
+    EXPECT_FALSE(decode(std::span<const std::byte>(wire.data(), n), 8, &d)) << n << " bytes";
 }

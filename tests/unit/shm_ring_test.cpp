@@ -1,5 +1,6 @@
-// The SPSC cell ring of the shared-memory transport, in one process: order, wrap-around, full ring,
-// frame sizes, and that zeroed memory is an empty ring.
+// The SPSC byte ring of the shared-memory transport, in one process: order, wrap-around (also with stale
+// bytes of earlier laps under every word read), full ring, frame sizes and packing, and that zeroed memory
+// is an empty ring.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -58,16 +59,29 @@ int drain_into(shm::RingConsumer& c, int max, std::vector<Frame>& out) {
 
 }  // namespace
 
-TEST(ShmLayout, CellWordRoundTrip) {
-  for (std::uint64_t pos : {0ull, 1ull, 254ull, 255ull, 256ull, 1ull << 40}) {
-    std::uint32_t w = shm::cell_word(pos, 56, shm::kMaxPayloadField);
-    EXPECT_TRUE(shm::cell_word_full(w, pos));
-    EXPECT_FALSE(shm::cell_word_full(w, pos + 1));
-    EXPECT_FALSE(shm::cell_word_full(w, pos + 128));
-    EXPECT_EQ(shm::cell_word_hdr_len(w), 56u);
-    EXPECT_EQ(shm::cell_word_payload_len(w), shm::kMaxPayloadField);
+TEST(ShmLayout, FrameWordRoundTrip) {
+  for (std::size_t hl : {std::size_t{0}, std::size_t{20}, std::size_t{56}, ftmpi::transport::kMaxHeader}) {
+    for (std::size_t pl : {std::size_t{0}, std::size_t{8}, std::size_t{shm::kMaxPayloadField}}) {
+      std::uint32_t w = shm::frame_word(hl, pl);
+      EXPECT_TRUE(shm::frame_word_full(w));
+      EXPECT_NE(w, shm::kWrapWord);
+      EXPECT_EQ(shm::frame_word_hdr_len(w), hl);
+      EXPECT_EQ(shm::frame_word_payload_len(w), pl);
+    }
   }
-  EXPECT_FALSE(shm::cell_word_full(0, 0));  // zero memory is empty at position 0
+  EXPECT_FALSE(shm::frame_word_full(0));  // zero memory holds no frame
+  EXPECT_FALSE(shm::frame_word_full(shm::kWrapWord));
+  EXPECT_EQ(shm::frame_bytes(0, 20, 8), 32u);  // a small eager message: two per cache line
+  EXPECT_EQ(shm::frame_bytes(32, 20, 8), 32u);
+  EXPECT_EQ(shm::frame_bytes(0, 0, 0), 32u);
+  // Larger frames end 32 bytes into a cache line, so that the word after them is in their last line.
+  EXPECT_EQ(shm::frame_bytes(0, 20, 9), 96u);
+  EXPECT_EQ(shm::frame_bytes(32, 20, 9), 64u);
+  EXPECT_EQ(shm::frame_bytes(64, 56, 8), 96u);
+  EXPECT_EQ(shm::frame_bytes(96, 56, 8), 128u);
+  const shm::Geometry g{};
+  EXPECT_EQ(shm::frame_bytes(0, ftmpi::transport::kMaxHeader, shm::max_payload(g)), g.cell_bytes - 32);
+  EXPECT_EQ(shm::frame_bytes(32, ftmpi::transport::kMaxHeader, shm::max_payload(g)), g.cell_bytes);
 }
 
 TEST(ShmLayout, GeometryAndSizes) {
@@ -75,7 +89,7 @@ TEST(ShmLayout, GeometryAndSizes) {
   EXPECT_FALSE(shm::valid(shm::Geometry{3, 8192}));
   EXPECT_FALSE(shm::valid(shm::Geometry{256, 8192}));
   EXPECT_FALSE(shm::valid(shm::Geometry{64, 100}));
-  EXPECT_EQ(shm::max_payload(shm::Geometry{64, 8192}), 8192u - 4 - 64);
+  EXPECT_EQ(shm::max_payload(shm::Geometry{64, 8192}), 8192u - 4 - 64 - 32);
   EXPECT_LE(shm::max_payload(shm::Geometry{2, 128u << 10}), shm::kMaxPayloadField);
   auto l = shm::layout_for(4, shm::Geometry{64, 8192});
   EXPECT_EQ(l.ctrl_offset % shm::kPage, 0u);
@@ -92,19 +106,69 @@ TEST(ShmRing, ZeroedMemoryIsEmpty) {
 }
 
 TEST(ShmRing, FullRingRejectsThenAcceptsAfterDrain) {
-  TestRing r(shm::Geometry{4, 256});
+  TestRing r(shm::Geometry{4, 256});  // 1024 bytes
   auto p = r.producer();
   auto c = r.consumer();
   auto h = pattern(56, 1);
-  for (int i = 0; i < 4; ++i) EXPECT_TRUE(p.try_push(h, pattern(8, static_cast<std::uint32_t>(i))));
-  EXPECT_FALSE(p.try_push(h, {}));
+  // 4 + 56 + 8 bytes: the first frame takes [0, 96), the next ones 128 bytes each (ending 32 bytes into a
+  // line); 8 fit (the last ends at 992, its 0 word at 992 + 4 <= 1024).
+  std::uint32_t k = 0;
+  while (p.try_push(h, pattern(8, k))) ++k;
+  EXPECT_EQ(k, 8u);
   std::vector<Frame> got;
+  // The 9th wraps (32 bytes wasted at the end) and takes [0, 96) again: 992 + 32 + 96 + 4 bytes must lie
+  // within head + 1024, so the first frame's room is not enough.
   EXPECT_EQ(drain_into(c, 1, got), 1);
-  EXPECT_TRUE(p.try_push(h, pattern(8, 4)));
-  EXPECT_FALSE(p.try_push(h, {}));
-  EXPECT_EQ(drain_into(c, 100, got), 4);
-  ASSERT_EQ(got.size(), 5u);
-  for (std::uint32_t i = 0; i < 5; ++i) EXPECT_EQ(got[i].payload, pattern(8, i)) << i;
+  EXPECT_FALSE(p.try_push(h, pattern(8, k)));
+  EXPECT_EQ(drain_into(c, 1, got), 1);
+  EXPECT_TRUE(p.try_push(h, pattern(8, k++)));
+  EXPECT_EQ(drain_into(c, 100, got), static_cast<int>(k) - 2);
+  ASSERT_EQ(got.size(), k);
+  for (std::uint32_t i = 0; i < k; ++i) EXPECT_EQ(got[i].payload, pattern(8, i)) << i;
+  EXPECT_FALSE(c.nonempty());
+}
+
+TEST(ShmRing, SmallFramesArePackedTwoPerCacheLine) {
+  TestRing r(shm::Geometry{4, 256});
+  auto p = r.producer();
+  auto c = r.consumer();
+  for (std::uint32_t i = 0; i < 3; ++i) ASSERT_TRUE(p.try_push(pattern(20, i), pattern(8, ~i)));
+  ASSERT_TRUE(p.try_push(pattern(20, 3), pattern(9, 3)));  // 33 bytes at 96: up to 160
+  ASSERT_TRUE(p.try_push(pattern(20, 4), pattern(1, 4)));
+  auto word = [&](std::size_t at) {
+    std::uint32_t w;
+    std::memcpy(&w, r.cells + at, sizeof w);
+    return w;
+  };
+  EXPECT_EQ(word(0), shm::frame_word(20, 8));
+  EXPECT_EQ(word(32), shm::frame_word(20, 8));
+  EXPECT_EQ(word(64), shm::frame_word(20, 8));
+  EXPECT_EQ(word(96), shm::frame_word(20, 9));
+  EXPECT_EQ(word(160), shm::frame_word(20, 1));
+  EXPECT_EQ(word(192), 0u);  // where the consumer looks next
+  std::vector<Frame> got;
+  EXPECT_EQ(drain_into(c, 10, got), 5);
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(got[i].hdr, pattern(20, i));
+    EXPECT_EQ(got[i].payload, pattern(8, ~i));
+  }
+  EXPECT_EQ(got[3].payload, pattern(9, 3));
+  EXPECT_EQ(got[4].payload, pattern(1, 4));
+  EXPECT_FALSE(c.nonempty());
+}
+
+TEST(ShmRing, FrameEndingExactlyAtTheRingEndContinuesAtZero) {
+  TestRing r(shm::Geometry{2, 128});  // 256 bytes, 32-byte frames
+  auto p = r.producer();
+  auto c = r.consumer();
+  std::vector<Frame> got;
+  for (std::uint32_t i = 0; i < 7; ++i) ASSERT_TRUE(p.try_push({}, pattern(28, i)));
+  EXPECT_FALSE(p.try_push({}, pattern(28, 7)));  // 256 + 4 bytes would be needed
+  ASSERT_EQ(drain_into(c, 10, got), 7);
+  ASSERT_TRUE(p.try_push({}, pattern(28, 7)));  // [224, 256): its 0 word goes to offset 0
+  ASSERT_TRUE(p.try_push({}, pattern(28, 8)));  // at 0, over the first lap's frame
+  ASSERT_EQ(drain_into(c, 10, got), 2);
+  for (std::uint32_t i = 0; i < 9; ++i) EXPECT_EQ(got[i].payload, pattern(28, i)) << i;
   EXPECT_FALSE(c.nonempty());
 }
 
@@ -134,13 +198,13 @@ TEST(ShmRing, WrapsAroundManyLapsInOrder) {
   auto p = r.producer();
   auto c = r.consumer();
   std::uint32_t sent = 0, received = 0;
-  const std::uint32_t total = 5000;  // > 19 laps of the 8-bit sequence
+  const std::uint32_t total = 5000;  // hundreds of laps, frames of every size at every offset
   std::vector<Frame> got;
   while (received < total) {
     // Push a varying number (1..8) of frames of varying sizes, then drain a varying number.
     for (std::uint32_t k = 0; k < 1 + sent % 8 && sent < total; ++k) {
       std::size_t hl = sent % 65;
-      std::size_t pl = (sent * 13) % (g.cell_bytes - shm::kCellMeta - hl + 1);
+      std::size_t pl = (sent * 13) % (g.cell_bytes - shm::kCellMeta - 32 - hl + 1);
       if (!p.try_push(pattern(hl, sent), pattern(pl, ~sent))) break;
       ++sent;
     }
@@ -148,7 +212,7 @@ TEST(ShmRing, WrapsAroundManyLapsInOrder) {
     drain_into(c, 1 + static_cast<int>(received % 5), got);
     for (const Frame& f : got) {
       std::size_t hl = received % 65;
-      std::size_t pl = (received * 13) % (g.cell_bytes - shm::kCellMeta - hl + 1);
+      std::size_t pl = (received * 13) % (g.cell_bytes - shm::kCellMeta - 32 - hl + 1);
       ASSERT_EQ(f.hdr, pattern(hl, received)) << received;
       ASSERT_EQ(f.payload, pattern(pl, ~received)) << received;
       ++received;
@@ -176,11 +240,6 @@ TEST(ShmRing, MaxSizeAndEmptyFrames) {
   EXPECT_TRUE(got[1].payload.empty());
 }
 
-TEST(ShmRing, SmallFrameFitsInFirstCacheLine) {
-  // A 56-byte p2p envelope plus a 4-byte payload: meta + header + payload within 64 bytes.
-  EXPECT_LE(shm::kCellMeta + 56 + 4, shm::kCacheLine);
-}
-
 TEST(ShmRing, ProducerAndConsumerResumeFromSharedState) {
   TestRing r(shm::Geometry{4, 256});
   {
@@ -190,7 +249,7 @@ TEST(ShmRing, ProducerAndConsumerResumeFromSharedState) {
     std::vector<Frame> got;
     ASSERT_EQ(drain_into(c, 2, got), 2);
   }
-  auto p = r.producer();  // tail = 3, head = 2 read back from RingControl
+  auto p = r.producer();  // tail and head (bytes) read back from RingControl
   auto c = r.consumer();
   std::vector<Frame> got;
   EXPECT_TRUE(p.try_push({}, pattern(4, 3)));
@@ -229,7 +288,7 @@ class Progress {
 };
 
 // Producer and consumer on two threads (also the configuration a ThreadSanitizer build checks): every frame
-// arrives once, in order, with its content, across ~12500 wrap-arounds of a 16-cell ring. No throughput is
+// arrives once, in order, with its content, across thousands of wrap-arounds of a 4 KiB ring. No throughput is
 // assumed: each side sleeps while the other has to move, and the test fails only if neither side makes any
 // progress for 20 s (a lost frame or a stuck ring), however slowly a loaded machine runs them.
 TEST(ShmRing, TwoThreadsKeepOrderAndContent) {
@@ -283,16 +342,16 @@ TEST(ShmRing, TwoThreadsKeepOrderAndContent) {
   EXPECT_EQ(next, kFrames);
 }
 
-TEST(ShmRing, CorruptedCellStopsTheRing) {
+TEST(ShmRing, CorruptedFrameWordStopsTheRing) {
   shm::Geometry g{4, 256};
   TestRing r(g);
   auto p = r.producer();
   auto c = r.consumer();
   ASSERT_TRUE(p.try_push({}, pattern(8, 0)));
   ASSERT_TRUE(p.try_push({}, pattern(8, 1)));
-  // Overwrite the second cell's word with a payload length larger than the cell.
-  auto* word = reinterpret_cast<std::uint32_t*>(r.cells + g.cell_bytes);
-  *word = shm::cell_word(1, 0, 1000);
+  // Overwrite the second frame's word (at byte 32) with a payload length larger than a frame may be.
+  auto* word = reinterpret_cast<std::uint32_t*>(r.cells + 32);
+  *word = shm::frame_word(0, 1000);
   std::vector<Frame> got;
   EXPECT_EQ(drain_into(c, 10, got), 1);
   EXPECT_TRUE(c.broken());

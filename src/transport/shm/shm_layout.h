@@ -3,14 +3,14 @@
 //   [0, kPage)                    SegmentHeader: identity (written once by the owner before fence 1)
 //                                 and the futex doorbell (sleeping flag + doorbell word)
 //   [kPage, cells_offset)         one RingControl (two cache lines: head, tail) per potential sender
-//   [cells_offset, total)         one array of `cells` cells of `cell_bytes` bytes per potential sender
+//   [cells_offset, total)         one byte ring of `cells` * `cell_bytes` bytes per potential sender
 //
 // The ring that carries frames from sender S to this segment's owner is ring S. The file is created by
 // ftruncate, so it reads as zeros and pages are only allocated when a sender first writes into its ring:
 // a job of 64 ranks reserves 64 rings per segment but pays only for the pairs that talk.
 //
-// Zero memory is a valid empty ring (head = tail = 0, every cell word 0, which never equals the word
-// expected at position 0), so there is no initialisation step and no initialisation race.
+// Zero memory is a valid empty ring (head = tail = 0, the frame word at offset 0 is 0), so there is no
+// initialisation step and no initialisation race.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -22,40 +22,56 @@ namespace ftmpi::transport::shm {
 inline constexpr std::size_t kCacheLine = 64;
 inline constexpr std::size_t kPage = 4096;
 inline constexpr std::uint64_t kSegmentMagic = 0x66746d7069736d31ull;  // "ftmpism1"
-inline constexpr std::uint32_t kLayoutVersion = 2;
+inline constexpr std::uint32_t kLayoutVersion = 3;  // 3: byte ring of packed frames
 
-// Ring length and cell size; identical on every rank of a job (checked at attach).
+// Ring length (cells * cell_bytes bytes) and largest frame (cell_bytes); identical on every rank of a job
+// (checked at attach).
 //
 // Default, measured on the 2-core EPYC VM (stream of max-size frames, receiver copying out; see
 // shm_transport_test DISABLED_GeometrySweep): 64 cells of 16 KiB + 128 B carry 16 KiB payloads (so the
 // engine's 16 KiB eager limit fits in one cell) and stream about 1.5-2x faster than 8 KiB cells, at 1 MiB
 // per talking pair. ShmOptions::for_job() shortens the ring for large jobs.
 struct Geometry {
-  std::uint32_t cells = 64;                // power of two, 2..128 (the cell word keeps an 8-bit sequence)
+  std::uint32_t cells = 64;                // power of two, 2..128
   std::uint32_t cell_bytes = 16384 + 128;  // multiple of 64, 128..128 KiB
 };
 
-// --- The cell word ------------------------------------------------------------------------------------
-// A cell starts with one 32-bit word that the producer stores last (release) and the consumer loads first
-// (acquire): bits 0-7 the low byte of (position + 1), bits 8-14 the header length, bits 15-31 the payload
-// length. The header follows at byte 4 and the payload right after it, so a 56-byte header and up to 4
-// payload bytes travel in the cell's first cache line, an eager frame's 40-byte header and up to 20.
+// --- Frames in the ring --------------------------------------------------------------------------------
+// The ring of one (sender, receiver) pair is a byte ring of cells * cell_bytes bytes (the "cells" are only
+// its unit of size): frames are packed back to back, at offsets that are multiples of 32. A frame starts
+// with one 32-bit word that the producer stores last (release) and the consumer loads first (acquire),
+// then the header, then the payload. Its size (frame_bytes, at most cell_bytes: max_payload):
+//  * 32 bytes when word + header + payload fit in 32 (a standard eager message of up to 8 bytes with its
+//    20-byte header, p2p/envelope.h): two small messages per 64-byte cache line;
+//  * else up to the first offset 32 bytes into a cache line at or after its end, so that the word after it
+//    (which the producer zeroes, and the consumer polls, next section) lies in the frame's own last line:
+//    a consumer waiting for the next frame polls a line it already holds, instead of pulling a fresh line
+//    from the producer before that frame is written.
 //
-// Why 8 bits of sequence are enough: the cell at position p's slot holds either position p (full) or
-// position p - cells (already consumed); with cells <= 128 their low bytes differ. A never-written cell
-// holds 0, which equals the expected byte only at p = 255, by which time every slot has been written.
-inline constexpr std::size_t kCellMeta = 4;
+// The frame word: 0 = nothing here yet; bit 0 set = a frame, bits 1-7 its header length, bits 8-31 its
+// payload length; kWrapWord = the frames go on at offset 0 (the rest of the ring is too short for the next).
+//
+// Why a word is never read stale: the consumer only reads the word at its head, where the producer wrote,
+// before publishing the frame that ends there (release), a 0 word (or the wrap word, or a frame at offset 0
+// of the ring when the frame ended exactly at the ring's end). Zero memory is an empty ring.
+inline constexpr std::size_t kCellMeta = 4;  // the frame word
+inline constexpr std::size_t kSmallFrame = 32;
 inline constexpr std::uint32_t kMaxPayloadField = (1u << 17) - 1;
+inline constexpr std::uint32_t kWrapWord = 0xfffffffeu;  // bit 0 clear: no frame (header length 127)
 
-constexpr std::uint32_t cell_word(std::uint64_t pos, std::size_t hdr_len, std::size_t payload_len) {
-  return static_cast<std::uint32_t>((pos + 1) & 0xff) | static_cast<std::uint32_t>(hdr_len << 8) |
-         static_cast<std::uint32_t>(payload_len << 15);
+constexpr std::uint32_t frame_word(std::size_t hdr_len, std::size_t payload_len) {
+  return 1u | static_cast<std::uint32_t>(hdr_len << 1) | static_cast<std::uint32_t>(payload_len << 8);
 }
-constexpr bool cell_word_full(std::uint32_t w, std::uint64_t pos) {
-  return (w & 0xff) == static_cast<std::uint32_t>((pos + 1) & 0xff);
+constexpr bool frame_word_full(std::uint32_t w) { return (w & 1u) != 0; }
+constexpr std::size_t frame_word_hdr_len(std::uint32_t w) { return (w >> 1) & 0x7f; }
+constexpr std::size_t frame_word_payload_len(std::uint32_t w) { return w >> 8; }
+// Bytes of a frame starting at ring offset `at` (a multiple of 32).
+constexpr std::size_t frame_bytes(std::size_t at, std::size_t hdr_len, std::size_t payload_len) {
+  const std::size_t raw = kCellMeta + hdr_len + payload_len;
+  if (raw <= kSmallFrame) return kSmallFrame;
+  const std::size_t end = ((at + raw + kCacheLine / 2 + kCacheLine - 1) & ~(kCacheLine - 1)) - kCacheLine / 2;
+  return end - at;
 }
-constexpr std::size_t cell_word_hdr_len(std::uint32_t w) { return (w >> 8) & 0x7f; }
-constexpr std::size_t cell_word_payload_len(std::uint32_t w) { return w >> 15; }
 
 constexpr bool valid(const Geometry& g) {
   bool pow2 = g.cells != 0 && (g.cells & (g.cells - 1)) == 0;
@@ -63,17 +79,18 @@ constexpr bool valid(const Geometry& g) {
          g.cell_bytes >= 2 * kCacheLine && g.cell_bytes <= (128u << 10);
 }
 
-// Largest payload a frame with a header of up to kMaxHeader bytes can carry.
+// Largest payload a frame with a header of up to kMaxHeader bytes can carry (the frame is then at most
+// cell_bytes long wherever it starts, at most half the ring, which the producer's wrap-around needs).
 constexpr std::size_t max_payload(const Geometry& g) {
-  std::size_t room = g.cell_bytes - kCellMeta - kMaxHeader;
+  std::size_t room = g.cell_bytes - kCellMeta - kMaxHeader - kCacheLine / 2;
   return room < kMaxPayloadField ? room : kMaxPayloadField;
 }
 
 // --- Ring control -------------------------------------------------------------------------------------
-// head: positions consumed so far, written only by the consumer (release), read by the producer (acquire)
-//       only when its cached copy says the ring is full.
-// tail: positions produced so far, written only by the producer (informational: state inspection/tests;
-//       the consumer detects new frames by the cell word, which costs one cache line per small frame).
+// head: bytes consumed so far, written only by the consumer (release, once per drain), read by the producer
+//       (acquire) only when its cached copy says the ring has no room for the next frame.
+// tail: bytes produced so far, written only by the producer (where a new producer of the ring resumes;
+//       the consumer detects new frames by the frame word).
 struct RingControl {
   alignas(kCacheLine) std::uint64_t head;
   alignas(kCacheLine) std::uint64_t tail;

@@ -1,5 +1,5 @@
-// The single-producer / single-consumer ring of fixed-size cells that carries frames from one sender to one
-// receiver (layout and cell word in shm_layout.h). Lock-free, no syscalls: release/acquire atomics only.
+// The single-producer / single-consumer byte ring of packed frames that carries frames from one sender to
+// one receiver (layout and frame word in shm_layout.h). Lock-free, no syscalls: release/acquire atomics only.
 //
 // RingProducer lives in the sender process, RingConsumer in the receiver process; both are views over the
 // same RingControl and cell array in the receiver's segment, and each keeps its position privately.
@@ -23,61 +23,96 @@ inline std::atomic_ref<T> atomic_at(T& v) {
   return std::atomic_ref<T>(v);
 }
 
-// The p2p engine's headers (p2p/envelope.h): copied with a fixed-size copy (inline moves). An eager
-// frame's is kEagerHeader bytes, so that a cell's word, that header and up to 20 payload bytes share the
-// cell's first cache line; the other frames' kCommonHeader.
+// The p2p engine's headers (p2p/envelope.h): copied with a fixed-size copy (inline moves). A standard eager
+// frame's is kShortEagerHeader bytes, so that its word, that header and up to 8 payload bytes take 32 bytes
+// (two frames per cache line); a synchronous eager frame's kEagerHeader, the other frames' kCommonHeader.
 inline constexpr std::size_t kCommonHeader = 56;
 inline constexpr std::size_t kEagerHeader = 40;
+inline constexpr std::size_t kShortEagerHeader = 20;
 
+// The producer's side. Positions (tail, head) count bytes since the ring was new, wrap-around waste
+// included; `off_` is tail % ring bytes, kept alongside so that the hot path divides nothing. Every offset
+// is a multiple of kSmallFrame (32).
+//
+// Room rule: a frame of n bytes (frame_bytes) goes at the current offset, or, when it would not fit before
+// the ring's end, at offset 0 (a wrap word left at the offset, the rest of the ring wasted). After the frame
+// comes a 0 word (the consumer's next read), at offset 0 when the frame ends at the ring's end. All the
+// bytes written, [tail, new tail + 4), must lie within head + ring bytes. Liveness: a frame is at most
+// cell_bytes <= ring/2, so an empty ring always has room for it, wherever its offset (a frame that wraps
+// from offset o needs ring - o + n + 4 <= ring, and o > ring - n' >= n + 32 then, n' its size at o).
 class RingProducer {
  public:
   RingProducer() = default;
   // `ctl` and `cells` (cells * cell_bytes bytes, cache-line aligned) must stay mapped while in use.
   RingProducer(RingControl* ctl, std::byte* cells, const Geometry& g)
       : ctl_(ctl),
-        cells_(cells),
-        mask_(g.cells - 1),
-        cell_bytes_(g.cell_bytes),
+        ring_(cells),
+        size_(std::size_t{g.cells} * g.cell_bytes),
+        max_frame_(g.cell_bytes),
         tail_(atomic_at(ctl->tail).load(std::memory_order_relaxed)),
+        off_(static_cast<std::size_t>(tail_ % size_)),
         head_cache_(atomic_at(ctl->head).load(std::memory_order_acquire)) {}
 
   bool attached() const { return ctl_ != nullptr; }
 
-  // Copy one frame into the next cell. Expects hdr.size() <= kMaxHeader and
-  // hdr.size() + payload.size() <= cell_bytes - kCellMeta. Returns false (and changes nothing) when all
-  // cells are still held by the consumer.
+  // Copy one frame into the ring. Expects hdr.size() <= kMaxHeader and payload.size() <= max_payload().
+  // Returns false (and changes nothing) when the consumer has not yet released enough room.
   [[gnu::always_inline]] bool try_push(std::span<const std::byte> hdr, std::span<const std::byte> payload) {
     assert(hdr.size() <= kMaxHeader);
-    assert(kCellMeta + hdr.size() + payload.size() <= cell_bytes_);
-    if (tail_ - head_cache_ > mask_) {
-      head_cache_ = atomic_at(ctl_->head).load(std::memory_order_acquire);
-      if (tail_ - head_cache_ > mask_) return false;
+    std::size_t at = off_;
+    std::size_t n = frame_bytes(at, hdr.size(), payload.size());
+    std::size_t skip = 0;  // bytes wasted before the frame (wrap-around)
+    if (at + n > size_) [[unlikely]] {
+      skip = size_ - at;
+      at = 0;
+      n = frame_bytes(0, hdr.size(), payload.size());
     }
-    std::byte* cell = cells_ + static_cast<std::size_t>(tail_ & mask_) * cell_bytes_;
-    std::byte* data = cell + kCellMeta;
-    if (hdr.size() == kEagerHeader) [[likely]]
-      std::memcpy(data, hdr.data(), kEagerHeader);
+    assert(n <= max_frame_);
+    // Bytes written: the wasted end (only its word), the frame and the 0 word after it.
+    const std::uint64_t need = tail_ + skip + n + kCellMeta;
+    if (need - head_cache_ > size_) {
+      head_cache_ = atomic_at(ctl_->head).load(std::memory_order_acquire);
+      if (need - head_cache_ > size_) return false;
+    }
+    std::byte* frame = ring_ + at;
+    std::size_t next = at + n;
+    if (next == size_) next = 0;
+    // The word the consumer reads after this frame: 0 until the next frame is published. Written before
+    // this frame's word (release), so a consumer that sees this frame sees it too.
+    atomic_at(*reinterpret_cast<std::uint32_t*>(ring_ + next)).store(0, std::memory_order_relaxed);
+    std::byte* data = frame + kCellMeta;
+    if (hdr.size() == kShortEagerHeader) [[likely]]
+      std::memcpy(data, hdr.data(), kShortEagerHeader);
     else if (hdr.size() == kCommonHeader)
       std::memcpy(data, hdr.data(), kCommonHeader);
+    else if (hdr.size() == kEagerHeader)
+      std::memcpy(data, hdr.data(), kEagerHeader);
     else if (!hdr.empty())
       std::memcpy(data, hdr.data(), hdr.size());
     util::copy_small(data + hdr.size(), payload.data(), payload.size());
-    auto* word = reinterpret_cast<std::uint32_t*>(cell);
-    atomic_at(*word).store(cell_word(tail_, hdr.size(), payload.size()), std::memory_order_release);
-    ++tail_;
+    atomic_at(*reinterpret_cast<std::uint32_t*>(frame))
+        .store(frame_word(hdr.size(), payload.size()), std::memory_order_release);
+    if (skip != 0) [[unlikely]]  // after the frame at 0 is complete: the consumer goes straight to it
+      atomic_at(*reinterpret_cast<std::uint32_t*>(ring_ + off_)).store(kWrapWord, std::memory_order_release);
+    tail_ += skip + n;
+    off_ = next;
+    ++frames_;
     atomic_at(ctl_->tail).store(tail_, std::memory_order_relaxed);
     return true;
   }
 
-  std::uint64_t produced() const { return tail_; }
+  // Frames pushed by this producer object (tests, inspection).
+  std::uint64_t produced() const { return frames_; }
 
  private:
   RingControl* ctl_ = nullptr;
-  std::byte* cells_ = nullptr;
-  std::uint64_t mask_ = 0;
-  std::size_t cell_bytes_ = 0;
-  std::uint64_t tail_ = 0;        // next position to write
+  std::byte* ring_ = nullptr;
+  std::size_t size_ = 0;          // ring bytes
+  std::size_t max_frame_ = 0;     // cell_bytes
+  std::uint64_t tail_ = 0;        // bytes produced
+  std::size_t off_ = 0;           // tail_ % size_
   std::uint64_t head_cache_ = 0;  // last head we read from the consumer
+  std::uint64_t frames_ = 0;
 };
 
 class RingConsumer {
@@ -85,66 +120,77 @@ class RingConsumer {
   RingConsumer() = default;
   RingConsumer(RingControl* ctl, std::byte* cells, const Geometry& g)
       : ctl_(ctl),
-        cells_(cells),
-        mask_(g.cells - 1),
-        cell_bytes_(g.cell_bytes),
-        head_(atomic_at(ctl->head).load(std::memory_order_relaxed)) {}
+        ring_(cells),
+        size_(std::size_t{g.cells} * g.cell_bytes),
+        max_frame_(g.cell_bytes),
+        head_(atomic_at(ctl->head).load(std::memory_order_relaxed)),
+        off_(static_cast<std::size_t>(head_ % size_)) {}
 
-  // True when a frame waits at the head (acquire load of one cell word).
-  bool nonempty() const {
-    return cell_word_full(atomic_at(*word_at(head_)).load(std::memory_order_acquire), head_);
-  }
+  // True when a frame (or a wrap word, which leads to one) waits at the head (acquire load of one word).
+  bool nonempty() const { return atomic_at(*word_at(off_)).load(std::memory_order_acquire) != 0; }
 
-  // Deliver up to `max` frames in order: deliver(hdr, payload) with spans into the cell, valid only
-  // during the call. The delivered cells are released to the producer together when drain() returns (one
-  // store to the shared head line per call, not per frame). Returns the number delivered. deliver() may
-  // push into other rings, but must not drain this one. A deliver() returning bool stops the drain after
-  // the frame it returned false for (that frame is consumed).
+  // Deliver up to `max` frames in order: deliver(hdr, payload) with spans into the ring, valid only
+  // during the call. The space of the delivered frames goes back to the producer together when drain()
+  // returns (one store to the shared head line per call, not per frame). Returns the number delivered.
+  // deliver() may push into other rings, but must not drain this one. A deliver() returning bool stops
+  // the drain after the frame it returned false for (that frame is consumed).
   template <class Deliver>
   int drain(int max, Deliver&& deliver) {
     int n = 0;
+    const std::uint64_t start = head_;
     while (n < max && !broken_) {
-      std::uint32_t* wp = word_at(head_);
+      std::uint32_t* wp = word_at(off_);
       std::uint32_t w = atomic_at(*wp).load(std::memory_order_acquire);
-      if (!cell_word_full(w, head_)) break;
+      if (!frame_word_full(w)) [[unlikely]] {
+        if (w == 0) break;  // nothing yet
+        if (w != kWrapWord || off_ == 0) {  // no word the producer writes
+          broken_ = true;
+          break;
+        }
+        head_ += size_ - off_;
+        off_ = 0;
+        continue;
+      }
       const std::byte* data = reinterpret_cast<const std::byte*>(wp) + kCellMeta;
-      std::size_t hl = cell_word_hdr_len(w);
-      std::size_t pl = cell_word_payload_len(w);
-      if (hl > kMaxHeader || kCellMeta + hl + pl > cell_bytes_) [[unlikely]] {
-        broken_ = true;  // a corrupted cell: never read past it (nor past the cell)
+      const std::size_t hl = frame_word_hdr_len(w);
+      const std::size_t pl = frame_word_payload_len(w);
+      const std::size_t fb = frame_bytes(off_, hl, pl);
+      if (hl > kMaxHeader || fb > max_frame_ || off_ + fb > size_) [[unlikely]] {
+        broken_ = true;  // a corrupted word: never read past it (nor past the ring)
         break;
       }
       const std::span<const std::byte> h(data, hl), p(data + hl, pl);
+      head_ += fb;
+      off_ += fb;
+      if (off_ == size_) off_ = 0;
+      ++n;
       if constexpr (std::is_same_v<decltype(deliver(h, p)), bool>) {
-        const bool more = deliver(h, p);
-        ++head_;
-        ++n;
-        if (!more) break;
+        if (!deliver(h, p)) break;
       } else {
         deliver(h, p);
-        ++head_;
-        ++n;
       }
     }
-    if (n > 0) atomic_at(ctl_->head).store(head_, std::memory_order_release);
+    if (head_ != start) atomic_at(ctl_->head).store(head_, std::memory_order_release);
+    frames_ += static_cast<std::uint64_t>(n);
     return n;
   }
 
-  std::uint64_t consumed() const { return head_; }
-  // True once drain() met a cell whose lengths cannot be right (a buggy or corrupted sender); the ring
+  // Frames delivered by this consumer object (tests, inspection).
+  std::uint64_t consumed() const { return frames_; }
+  // True once drain() met a frame word that cannot be right (a buggy or corrupted sender); the ring
   // delivers nothing more.
   bool broken() const { return broken_; }
 
  private:
-  std::uint32_t* word_at(std::uint64_t pos) const {
-    return reinterpret_cast<std::uint32_t*>(cells_ + static_cast<std::size_t>(pos & mask_) * cell_bytes_);
-  }
+  std::uint32_t* word_at(std::size_t off) const { return reinterpret_cast<std::uint32_t*>(ring_ + off); }
 
   RingControl* ctl_ = nullptr;
-  std::byte* cells_ = nullptr;
-  std::uint64_t mask_ = 0;
-  std::size_t cell_bytes_ = 0;
-  std::uint64_t head_ = 0;  // next position to read
+  std::byte* ring_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t max_frame_ = 0;
+  std::uint64_t head_ = 0;  // bytes consumed
+  std::size_t off_ = 0;     // head_ % size_
+  std::uint64_t frames_ = 0;
   bool broken_ = false;
 };
 

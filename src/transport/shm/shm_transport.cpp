@@ -69,6 +69,23 @@ int read_process_memory(pid_t pid, void* dst, std::uint64_t addr, std::size_t le
   return 0;
 }
 
+// Map every page of [p, p + len) into this process's page tables now (they exist in the segment: the
+// sender reserved them). A byte ring walks all its pages in turn, so without this the resident set would
+// creep up to the ring's size over the first laps (and a stream would take its page faults one by one on
+// the hot path); with it, the ring costs its full size from the first frame on and stays flat.
+void populate(std::byte* p, std::size_t len, bool write) {
+  const auto page = static_cast<std::uintptr_t>(shm::kPage);
+  const std::uintptr_t start = reinterpret_cast<std::uintptr_t>(p) & ~(page - 1);
+  const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + len + page - 1) & ~(page - 1);
+#ifdef MADV_POPULATE_WRITE
+  if (::madvise(reinterpret_cast<void*>(start), end - start, write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ) == 0)
+    return;
+#endif
+  (void)write;
+  for (std::uintptr_t a = start; a < end; a += page)  // older kernels: one read fault per page
+    (void)*reinterpret_cast<volatile const std::uint8_t*>(a);
+}
+
 class ShmTransportImpl final : public ShmTransport {
  public:
   // `boot` must stay valid until attach() has returned (it is used only there).
@@ -125,11 +142,16 @@ class ShmTransportImpl final : public ShmTransport {
       if (k >= n) k -= n;
       Inbound& in = inbound_[k];
       bool paused = false;
-      delivered += in.ring.drain(kBurstPerRing, [&](auto h, auto p) {
+      const int got = in.ring.drain(kBurstPerRing, [&](auto h, auto p) {
         sink.on_frame(in.src, h, p);
         paused = sink.pause_requested();
         return !paused;
       });
+      delivered += got;
+      if (got > 0 && !in.populated) [[unlikely]] {  // the sender's first frames: its ring is reserved now
+        in.populated = true;
+        populate(ring_cells(own_, layout_, in.src), layout_.ring_bytes, false);
+      }
       if (in.ring.broken() && !in.reported) [[unlikely]] {
         in.reported = true;
         log::error("shm: corrupted frame from rank %d; dropping its ring", in.src);
@@ -191,6 +213,7 @@ class ShmTransportImpl final : public ShmTransport {
     int src;
     RingConsumer ring;
     bool reported = false;  // on_peer_lost() was called for a broken ring
+    bool populated = false;  // populate() ran for this ring
   };
 
   [[gnu::noinline]] bool try_send_slow(int peer, Link& l, std::span<const std::byte> hdr,
@@ -260,6 +283,9 @@ void ShmTransportImpl::reserve_ring(int peer, Link& link) {
     log::error("%s; sending to rank %d may crash with SIGBUS (make /dev/shm larger, or set "
                "FTMPI_SHM_CELLS / FTMPI_SHM_CELL_BYTES lower)",
                st.message().c_str(), peer);
+  else
+    populate(s.base() + layout_.cells_offset + static_cast<std::size_t>(rank_) * layout_.ring_bytes,
+             layout_.ring_bytes, true);
 }
 
 Status ShmTransportImpl::attach(std::span<const int> local_world_ranks) {

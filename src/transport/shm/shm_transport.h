@@ -7,9 +7,9 @@
 //                leaves nothing in /dev/shm.
 //
 // Design (details in shm_layout.h, shm_ring.h, shm_doorbell.h): each rank owns one segment holding one
-// single-producer/single-consumer ring of fixed-size cells per potential sender; a frame is copied into
-// one cell (header and payload inline; a 56-byte header plus up to 4 payload bytes fit in one cache
-// line). The receiver polls the cell at each ring's head. Large messages go around the rings: remote_read()
+// single-producer/single-consumer byte ring per potential sender; frames (header and payload inline) are
+// packed back to back, a small one (word + header + payload <= 32 bytes: a standard eager message of up to
+// 8 bytes) in 32 bytes, two per cache line. The receiver polls the frame word at each ring's head. Large messages go around the rings: remote_read()
 // is process_vm_readv. wait() sleeps on a futex doorbell in the receiver's segment.
 #pragma once
 #include <memory>
