@@ -661,8 +661,13 @@ const Agreement& FtManager::start_agreement(ftmpi_comm_s* c, std::span<const std
   const RankSet known = failures_.epoch() == 0 ? RankSet() : RankSet(failed_members(c));
   if (AgreeBoard* b = board_for(c, s)) {
     a.start(contribution, known, b, id, waits_decided && c->shm_area->setup_ok());
-    // The caller is about to wait: the others' entries are usually a cache miss away.
-    for (int spin = 0; waits_decided && spin < 256 && a.on_board_phase(); ++spin) {
+    // The caller is about to wait: the others' entries are usually a cache miss away — when they run. Not
+    // when this process shares its core (an oversubscribed job: a wait policy without a spin phase; or other
+    // programs take the core: contended): then the members we wait for are usually not running, and 256
+    // pauses (plus a scan of n states each) only delay them. Measured 4 and 8 ranks on 2 cores: the
+    // agreement went from ~2x an 8-byte Allreduce to ~1x (docs/performance.md, 2026-11-26 21:15 UTC).
+    const int spins = rt_.progress().policy().spin_iterations > 0 && !rt_.progress().contended() ? 256 : 0;
+    for (int spin = 0; waits_decided && spin < spins && a.on_board_phase(); ++spin) {
 #if defined(__x86_64__) || defined(__i386__)
       __builtin_ia32_pause();
 #endif
