@@ -703,12 +703,14 @@ const Agreement& FtManager::start_agreement(ftmpi_comm_s* c, std::span<const std
 }
 
 void FtManager::spin_on_board(Agreement& a) {
-  // The caller is about to wait: the others' entries are usually a cache miss away — when they run. Not
-  // when this process shares its core (an oversubscribed job: a wait policy without a spin phase; or other
-  // programs take the core: contended): then the members we wait for are usually not running, and 256
-  // pauses (plus a scan of n states each) only delay them. Measured 4 and 8 ranks on 2 cores: the
-  // agreement went from ~2x an 8-byte Allreduce to ~1x (docs/performance.md, 2026-11-26 21:15 UTC).
-  const int spins = rt_.progress().policy().spin_iterations > 0 && !rt_.progress().contended() ? 256 : 0;
+  // The caller is about to wait: the others' entries are usually a cache miss away — when they run. Not in
+  // an oversubscribed job (more ranks than cores: a wait policy without a spin phase): there the members we
+  // wait for are usually not running, and 256 pauses (plus a scan of n states each) only delay them.
+  // Measured 4 and 8 ranks on 2 cores: the agreement went from ~2x an 8-byte Allreduce to ~1x
+  // (docs/performance.md, 2026-11-26 21:40 UTC). Kept while other programs take the core (contended): there
+  // the wait that follows sleeps after a few passes, and a sleeper's wake-up costs far more than the spin
+  // (without it, 2 ranks under load had medians of 3-160 µs instead of ~1 µs).
+  const int spins = rt_.progress().policy().spin_iterations > 0 ? 256 : 0;
   for (int spin = 0; spin < spins && a.on_board_phase(); ++spin) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
