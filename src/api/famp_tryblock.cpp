@@ -419,7 +419,8 @@ int commit_block(TryBlock* b, const Deadline& d, const CommitArgs& a, bool block
     if (b->sync_start && !b->start_agreement->decided()) c.flags |= ftmpi::famp::kFlagTimeout;
     b->commit.reset(b->on->rank, b->on->size, b->inj_bytes);
     b->commit.contribute_into(reg.commit_value, c);
-    b->commit_agreement = &rt().ft().start_agreement(b->on, reg.commit_value, blocking && d.unlimited());
+    // reads_at_once: a blocking commit reads the decision below, in this call (wait_until tests it first).
+    b->commit_agreement = &rt().ft().start_agreement(b->on, reg.commit_value, blocking && d.unlimited(), blocking && d.unlimited());
   }
   const Agreement* ag = b->commit_agreement;
   bool decided;

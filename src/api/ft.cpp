@@ -98,8 +98,10 @@ int agree(MPI_Comm comm, int* flag, bool report, const char* fn) {
     contribution = big;
   }
   ftmpi::ft::fill_flag_contribution(contribution, *flag, acked_on(comm, on), on->size);
-  const Agreement& a = rt().ft().start_agreement(on, contribution, /*waits_decided=*/true);
-  rt().progress().wait_until([&a] { return a.decided(); });
+  // The decision is read right here, before anything else can start an agreement on `on` (reads_at_once);
+  // no progress pass when the board decided during the start.
+  const Agreement& a = rt().ft().start_agreement(on, contribution, /*waits_decided=*/true, /*reads_at_once=*/true);
+  if (!a.decided()) rt().progress().wait_until([&a] { return a.decided(); });
   const ftmpi::ft::FlagOutcome o = ftmpi::ft::flag_outcome(a.value(), a.failed());
   *flag = o.flag;
   rt().ft().adopt_failed(on, a.failed());

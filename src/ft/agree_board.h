@@ -57,7 +57,9 @@
 // ends: a member still in j − kBoardRing waits only on entries of that instance, which are written (or
 // frozen) without waiting for j.
 //
-// Waking. A waiter sleeps (after spinning) on its doorbell; it is rung only by what ends its wait: a closed
+// Waking. A waiter spins briefly (a blocking start: FtManager::spin_on_board; not in an oversubscribed job,
+// where the members it waits for need its core), then waits in the progress loop like any MPI wait (yield,
+// then sleep on its doorbell: progress/progress.h); it is rung only by what ends its wait: a closed
 // state (by its closer or a freezer) or the last contribution — the CASes are sequentially consistent, so of
 // two members that contribute and then scan, the later one sees both, and the last one's scan sees every
 // state contributed and rings every sleeping member. (Ringing at every contribution woke every waiter n−1

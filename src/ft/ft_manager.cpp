@@ -648,7 +648,8 @@ bool FtManager::poll_boards() {
   return board_watch_.empty();
 }
 
-const Agreement& FtManager::start_agreement(ftmpi_comm_s* c, std::span<const std::uint64_t> contribution, bool waits_decided) {
+const Agreement& FtManager::start_agreement(ftmpi_comm_s* c, std::span<const std::uint64_t> contribution, bool waits_decided,
+                                            bool reads_at_once) {
   CommFt& s = state(c);
   std::uint64_t id = s.next_instance++;
   // Forget old decided instances. An instance is only needed while some live member may still send it an
@@ -657,23 +658,65 @@ const Agreement& FtManager::start_agreement(ftmpi_comm_s* c, std::span<const std
   while (!s.agreements.empty() && s.agreements.begin()->first + kAgreementsKept < id &&
          s.agreements.begin()->second->decided())
     forget(s, s.agreements.begin());
-  Agreement& a = instance(c, id);
   const RankSet known = failures_.epoch() == 0 ? RankSet() : RankSet(failed_members(c));
-  if (AgreeBoard* b = board_for(c, s)) {
-    a.start(contribution, known, b, id, waits_decided && c->shm_area->setup_ok());
-    // The caller is about to wait: the others' entries are usually a cache miss away.
-    for (int spin = 0; waits_decided && spin < 256 && a.on_board_phase(); ++spin) {
-#if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
-#endif
-      if (a.board_ready()) a.on_board();
+  AgreeBoard* b = board_for(c, s);
+  const bool go_fast = b != nullptr && waits_decided && c->shm_area->setup_ok();
+  // The quick slot (CommFt::quick): a blocking agreement that may decide on the board, no failure known, and
+  // nothing kept for this instance yet (a message of it arrived before the start: only from a member that fell
+  // back, so it will not decide on the board here either). Ids grow, so a kept instance of `id` or later is
+  // the map's last (keyed instances sort after every sequential one: then the map path, which is also right).
+  if (go_fast && reads_at_once && known.empty() && (s.agreements.empty() || s.agreements.rbegin()->first < id))
+      [[likely]] {
+    if (!s.quick) [[unlikely]]
+      s.quick = std::make_unique<Agreement>(c->rank, c->size, c->size <= kFastAgreeMax && s.dest_hash.empty());
+    Agreement& a = *s.quick;
+    a.reset(c->rank, c->size, c->size <= kFastAgreeMax && s.dest_hash.empty());
+    a.start(contribution, known, b, id, true);
+    spin_on_board(a);
+    if (a.decided_on_board()) return a;  // nothing to send, nothing to keep (ft/agree_board.h)
+    // Still in its board phase (or fallen back): an ordinary instance from now on — messages and failures
+    // reach it through the map. Its object moves there (board_watch_ keeps its address).
+    auto it = s.agreements.end();
+    if (!s.spare.empty()) {
+      auto node = std::move(s.spare.back());
+      s.spare.pop_back();
+      node.key() = id;
+      std::swap(node.mapped(), s.quick);  // the spare object becomes the next quick one
+      s.agreements.insert(it, std::move(node));
+    } else {
+      s.agreements.emplace_hint(it, id, std::move(s.quick));
     }
+    if (a.on_board_phase()) watch_board(c, id, a);
+    flush(c, a, id);
+    return a;
+  }
+  Agreement& a = instance(c, id);
+  if (b != nullptr) {
+    a.start(contribution, known, b, id, go_fast);
+    if (waits_decided) spin_on_board(a);
     if (a.on_board_phase()) watch_board(c, id, a);
   } else {
     a.start(contribution, known);
   }
   flush(c, a, id);
   return a;
+}
+
+void FtManager::spin_on_board(Agreement& a) {
+  // The caller is about to wait: the others' entries are usually a cache miss away — when they run. Not in
+  // an oversubscribed job (more ranks than cores: a wait policy without a spin phase): there the members we
+  // wait for are usually not running, and 256 pauses (plus a scan of n states each) only delay them.
+  // Measured 4 and 8 ranks on 2 cores: the agreement went from ~2x an 8-byte Allreduce to ~1x
+  // (docs/performance.md, 2026-11-26 21:40 UTC). Kept while other programs take the core (contended): there
+  // the wait that follows sleeps after a few passes, and a sleeper's wake-up costs far more than the spin
+  // (without it, 2 ranks under load had medians of 3-160 µs instead of ~1 µs).
+  const int spins = rt_.progress().policy().spin_iterations > 0 ? 256 : 0;
+  for (int spin = 0; spin < spins && a.on_board_phase(); ++spin) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+    if (a.board_ready()) a.on_board();
+  }
 }
 
 void FtManager::handle_agree(ftmpi_comm_s* c, int src_world, std::span<const std::byte> payload) {

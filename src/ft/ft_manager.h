@@ -104,7 +104,12 @@ class FtManager final : public p2p::FtHandler {
   // `waits_decided`: the caller waits until the instance decides, without a time limit (a blocking agree, a
   // commit without timeout): the instance may then decide on the communicator's shared-memory board
   // (ft/agree_board.h), and the start spins on the board briefly before returning.
-  const Agreement& start_agreement(ftmpi_comm_s* c, std::span<const std::uint64_t> contribution, bool waits_decided = false);
+  // `reads_at_once` (with waits_decided): the caller also reads the decision as soon as it is decided, before
+  // it starts another agreement on `c` and before any progress pass once decided (MPIX_Comm_agree, a blocking
+  // commit): an instance decided on the board during the start then lives in a per-communicator slot that the
+  // next such start reuses, and costs no instance-map insert and erase.
+  const Agreement& start_agreement(ftmpi_comm_s* c, std::span<const std::uint64_t> contribution, bool waits_decided = false,
+                                   bool reads_at_once = false);
   // The same with a caller-chosen instance `key` (< 2^31), identical at every member and never reused for
   // another agreement on `c` while an earlier use may still be remembered (the last kAgreementsKept started
   // keyed instances and the 1024 forgotten before them). Members may start keyed instances in any order
@@ -160,6 +165,8 @@ class FtManager final : public p2p::FtHandler {
   p2p::Request* board_poller_ = nullptr;
   transport::ShmTransport* board_wake_on_ = nullptr;  // the transport whose wake check is ours
   void watch_board(ftmpi_comm_s* c, std::uint64_t id, Agreement& a);
+  // A blocking start's short spin on the board before the caller's wait (none when the core is shared).
+  void spin_on_board(Agreement& a);
   static bool board_wake(void* self);
  public:
   bool poll_boards();  // the poller's pass: true when no instance is in its board phase any more
