@@ -19,9 +19,12 @@ EXE=$TMP/recovery
 median() { sort -n | awk '{a[NR]=$1} END {if (NR==0) print "nan"; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 # SPARES_TOO=1: each repetition also runs the Reinit job with --spares 1 (a third column, same run)
 SPARES_TOO=${SPARES_TOO:-0}
-printf "%6s %14s %14s %14s %8s %8s\n" ranks "reinit(ms)" "spare(ms)" "relaunch(ms)" speedup "spare-x"
+# BASE_ENV="VAR=value ...": each repetition also runs the Reinit job (no spare) with that environment, for a
+# before/after column in the same run (e.g. BASE_ENV=FTMPI_REINIT_BOARD=0: fence 1 through mpiexec)
+BASE_ENV=${BASE_ENV:-}
+printf "%6s %14s %14s %14s %8s %8s %14s\n" ranks "reinit(ms)" "spare(ms)" "relaunch(ms)" speedup "spare-x" "base(ms)"
 for n in $SIZES; do
-  : > "$TMP/re.$n"; : > "$TMP/sp.$n"; : > "$TMP/rl.$n"; : > "$TMP/breakdown.$n"; : > "$TMP/breakdown_sp.$n"
+  : > "$TMP/re.$n"; : > "$TMP/sp.$n"; : > "$TMP/bs.$n"; : > "$TMP/rl.$n"; : > "$TMP/breakdown.$n"; : > "$TMP/breakdown_sp.$n"
   for i in $(seq "$REPS"); do
     rm -rf "$TMP/d"; mkdir -p "$TMP/d"
     "$MPIEXEC" -n "$n" --with-ft reinit $REINIT_ARGS --timeout 60 "$EXE" reinit "$TMP/d" > "$TMP/out" 2> "$TMP/err" || true
@@ -33,15 +36,20 @@ for n in $SIZES; do
       sed -n 's/^RECOVERY n=[0-9]* ms=//p' "$TMP/out" >> "$TMP/sp.$n"
       grep 'epoch 1 ' "$TMP/err" >> "$TMP/breakdown_sp.$n" || true
     fi
+    if [ -n "$BASE_ENV" ]; then
+      rm -rf "$TMP/d"; mkdir -p "$TMP/d"
+      env $BASE_ENV "$MPIEXEC" -n "$n" --with-ft reinit $REINIT_ARGS --timeout 60 "$EXE" reinit "$TMP/d" > "$TMP/out" 2> "$TMP/err" || true
+      sed -n 's/^RECOVERY n=[0-9]* ms=//p' "$TMP/out" >> "$TMP/bs.$n"
+    fi
     rm -rf "$TMP/d"; mkdir -p "$TMP/d"
     "$MPIEXEC" -n "$n" "$EXE" prepare "$TMP/d" > /dev/null
     t0=$(date +%s.%N)
     "$MPIEXEC" -n "$n" --timeout 60 "$EXE" relaunch "$TMP/d" "$t0" > "$TMP/out" 2>&1 || true
     sed -n 's/^RELAUNCH n=[0-9]* ms=//p' "$TMP/out" >> "$TMP/rl.$n"
   done
-  re=$(median < "$TMP/re.$n"); rl=$(median < "$TMP/rl.$n"); sp=$(median < "$TMP/sp.$n")
+  re=$(median < "$TMP/re.$n"); rl=$(median < "$TMP/rl.$n"); sp=$(median < "$TMP/sp.$n"); bs=$(median < "$TMP/bs.$n")
   ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a+0>0) printf "%.1fx", b/a; else print "-" }'; }
-  printf "%6d %14s %14s %14s %8s %8s\n" "$n" "$re" "$sp" "$rl" "$(ratio "$re" "$rl")" "$(ratio "$sp" "$rl")"
+  printf "%6d %14s %14s %14s %8s %8s %14s\n" "$n" "$re" "$sp" "$rl" "$(ratio "$re" "$rl")" "$(ratio "$sp" "$rl")" "$bs"
 done
 for n in $SIZES; do
   echo "breakdown n=$n (mpiexec, every run):"; sed 's/^/  /' "$TMP/breakdown.$n"

@@ -173,6 +173,8 @@ Status Runtime::init_body(int required_thread_level, double t_init, double t_loa
   if (rt->ft_mode_ && reinit_mode_from_env()) {
     rt->reinit_ = std::make_unique<reinit::ReinitControl>(rt->world_rank_, start_epoch,
                                                          std::max(0, env_int("FTMPI_REINIT_RESTARTS", 0)));
+    if (!rt->reinit_->board_status().ok())
+      return Status(Errc::other, "MPI_Init: " + rt->reinit_->board_status().message());
     if (start_epoch > 0) {
       rt->reinit_->note_at(reinit::ReinitControl::Stage::loaded, t_loaded);
       rt->reinit_->note_at(reinit::ReinitControl::Stage::init, t_init);

@@ -20,6 +20,11 @@
 //  * the release of fence 1 of E hands every member the card of every member it builds a link with
 //    (either of the two is new in E), published by that member's current process for E, never a card of
 //    another epoch or of a dead process, and no per-rank card of a link that is kept.
+// Board mode (models/reinit/fence_board.h; mpiexec's single-host jobs): fence 1 is released by the pure
+// board word (the coordinator writes (E, members, 0) before telling anyone; members write their slot and
+// count themselves in) and each member reads its cards from the others' slots; the coordinator hears of
+// fence 1 only through fence 2's line and sends no fence_out seq=1. The same checks apply to what a
+// member reads.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -32,6 +37,7 @@
 #include <tuple>
 
 #include "models/reinit/epoch_change.h"
+#include "models/reinit/fence_board.h"
 #include "models/reinit/kept_links.h"
 
 namespace {
@@ -71,11 +77,27 @@ struct Sim {
   long delivered = 0, dropped = 0;
   int traffic = 0;  // frames the running ranks may still send
 
-  Sim(int n_, int max_restarts, unsigned seed) : n(n_), coord(n_, max_restarts), p(static_cast<size_t>(n_)), rng(seed) {
+  Sim(int n_, int max_restarts, unsigned seed, bool use_board = false)
+      : n(n_), coord(n_, max_restarts), p(static_cast<size_t>(n_)), rng(seed), board(use_board) {
     for (int r = 0; r < n; ++r) coord.on_active(r, true);  // everyone inside MPI_Reinit
+    // The first processes built their links in MPI_Init (epoch 0), as Runtime::enter_epoch sees them (a
+    // router): a member that never resumed in an epoch since (on a board it may skip a released epoch it
+    // saw superseded) still keeps its links to the other survivors.
+    for (Proc& q : p) q.has_links = true;
+    bword = ftmpi::reinit::board_begin(0, static_cast<std::uint16_t>(n));
   }
+  // The board (fence_board.h): its word and each rank's slot (epoch, writer's incarnation, cards).
+  bool board = false;
+  std::uint64_t bword = 0;
+  std::map<int, std::tuple<int, int, std::vector<ftmpi::reinit::Card>>> slots;
+  long board_releases = 0, board_stale_reads = 0, board_superseded = 0;
 
   void apply(const std::vector<CoordAction>& acts) {
+    bool new_epoch = false;
+    for (const CoordAction& a : acts) new_epoch |= a.kind == CoordAction::Kind::reinit || a.kind == CoordAction::Kind::restart;
+    if (board && new_epoch)  // ReinitDriver::run: the board before any notice or restart
+      bword = ftmpi::reinit::board_begin(static_cast<std::uint32_t>(coord.epoch()),
+                                         static_cast<std::uint16_t>(coord.members()));
     for (const CoordAction& a : acts) {
       switch (a.kind) {
         case CoordAction::Kind::restart: {
@@ -89,6 +111,7 @@ struct Sim {
           break;
         }
         case CoordAction::Kind::fence_out:
+          if (board && a.seq == 1) break;  // not sent: the ranks released it on the board
           if (a.seq == 1) check_cards(a);
           p[static_cast<size_t>(a.rank)].inbox.push_back(a);
           break;
@@ -149,6 +172,55 @@ struct Sim {
     for (const auto& c : a.cards) EXPECT_TRUE(c.second.ends_with(":" + std::to_string(e)) || c.first == "secret") << c.second;
   }
 
+  // Board mode: member r reads the cards of fence 1 of e from the slots (FenceBoard::fence1). False when a
+  // slot shows a newer epoch (its owner died and was restarted): superseded.
+  bool read_board_cards(int r, int e) {
+    const std::vector<int>& failed = plans[e][r].second;
+    auto is_new = [&](int k) { return std::find(failed.begin(), failed.end(), k) != failed.end(); };
+    std::vector<ftmpi::reinit::Card> got;
+    std::map<int, int> writer;  // card owner -> incarnation that wrote it
+    for (const auto& [k, sl] : slots) {
+      if (k == r) continue;
+      const auto& [se, inc, cards] = sl;
+      if (se > e) return false;
+      if (se < e) continue;  // not a member of e
+      for (const auto& c : cards)
+        if (ftmpi::reinit::card_reaches(c.first, r, is_new)) {
+          got.push_back(c);
+          writer[k] = inc;
+        }
+    }
+    ++board_releases;
+    if (coord.epoch() != e) {  // a death since the release: the member will change again; cards may be stale
+      ++board_stale_reads;
+      return true;
+    }
+    // As check_cards: exactly the cards of the links to build, each of the current process, for e.
+    for (int x = 0; x < n; ++x) {
+      if (!coord.member(x) || x == r) continue;
+      const std::string key = "shm." + std::to_string(x);
+      const ftmpi::reinit::Card* v = nullptr;
+      for (const auto& c : got)
+        if (c.first == key) v = &c;
+      if (is_new(r) || is_new(x)) {
+        EXPECT_NE(v, nullptr) << "board: epoch " << e << ": rank " << r << " got no card of rank " << x;
+        if (v) {
+          EXPECT_EQ(v->second, card_value(x, e)) << "board: stale card of rank " << x;
+          EXPECT_EQ(writer[x], p[static_cast<size_t>(x)].incarnation) << "board: card of a dead process";
+        }
+        ++cards_checked;
+      } else {
+        EXPECT_EQ(v, nullptr) << "board: rank " << r << " got the card of a kept link's peer " << x;
+      }
+    }
+    if (r != 0 && coord.member(0)) {
+      bool secret = false;
+      for (const auto& c : got) secret |= c.first == "secret" && c.second == "s" + std::to_string(e);
+      EXPECT_TRUE(secret) << "board: a card for no rank reaches everybody";
+    }
+    return true;
+  }
+
   void kill(int r) {
     if (!p[static_cast<size_t>(r)].alive) return;
     p[static_cast<size_t>(r)].alive = false;
@@ -193,7 +265,12 @@ struct Sim {
         plans[e][r] = {survivor, q.failed};
         std::vector<ftmpi::reinit::Card> cards{{"shm." + std::to_string(r), card_value(r, e)}};
         if (r == 0) cards.emplace_back("secret", "s" + std::to_string(e));
-        to_coord.emplace_back(r, q.incarnation, e, 1, std::move(cards));
+        if (board) {
+          slots[r] = {e, q.incarnation, cards};
+          if (auto w = ftmpi::reinit::board_arrive(bword, static_cast<std::uint32_t>(e))) bword = *w;
+        } else {  // on a board, mpiexec hears of fence 1 only with fence 2's line (ReinitControl::fence)
+          to_coord.emplace_back(r, q.incarnation, e, 1, std::move(cards));
+        }
         if (entered1.size() <= static_cast<size_t>(e)) entered1.resize(static_cast<size_t>(e) + 1);
         entered1[static_cast<size_t>(e)].insert(r);
         q.phase = Proc::Phase::in_fence1;
@@ -202,6 +279,17 @@ struct Sim {
       case Proc::Phase::in_fence1: {
         // A released fence 1 wins over a newer notice (ReinitControl::fence): the rank builds its links,
         // enters fence 2 without waiting, resumes (and changes again at once if a newer epoch came).
+        if (board && !q.m.fence_released(1)) {
+          const int eb = q.m.building();
+          const auto st = ftmpi::reinit::board_state(bword, static_cast<std::uint32_t>(eb));
+          if (st == ftmpi::reinit::BoardFence::superseded) ++board_superseded;
+          if (st != ftmpi::reinit::BoardFence::released || !read_board_cards(r, eb)) {
+            // superseded on the board: wait for the notice (it is on its way), then start over
+            if (q.m.superseded()) { q.phase = Proc::Phase::to_fence1; return true; }
+            return false;
+          }
+          q.m.on_fence_out(eb, 1);
+        }
         if (!q.m.fence_released(1)) {
           if (q.m.superseded()) { q.phase = Proc::Phase::to_fence1; return true; }
           return false;
@@ -374,6 +462,66 @@ TEST(ReinitSim, CardsReachOnlyWhoBuildsTheLink) {
     const std::vector<ftmpi::reinit::Card> want0{{"shm.1", "n1"}}, want1{{"shm.0", "new"}, {"shm.1", "n1"}};
     EXPECT_EQ(a.cards, a.rank == 0 ? want0 : want1);
   }
+}
+
+// The same runs with fence 1 on the shared-memory board (fence_board.h).
+TEST(ReinitSim, BoardSingleFailureAtEveryPoint) {
+  for (unsigned seed = 0; seed < 2000; ++seed) {
+    Sim s(5, -1, seed, true);
+    s.run(1, 0.2);
+    s.check_final();
+    EXPECT_EQ(s.coord.epoch(), 1);
+  }
+}
+
+TEST(ReinitSim, BoardManyFailuresDuringRecovery) {
+  long cards = 0, releases = 0, stale = 0;
+  for (unsigned seed = 0; seed < 3000; ++seed) {
+    int n = 2 + static_cast<int>(seed % 15);
+    Sim s(n, -1, seed, true);
+    s.traffic = seed % 2 ? 200 : 0;
+    s.run(1 + static_cast<int>(seed % 6), 0.05);
+    s.check_final();
+    if (::testing::Test::HasFailure()) {
+      ADD_FAILURE() << "seed " << seed;
+      return;
+    }
+    EXPECT_GE(s.coord.epoch(), 1);
+    cards += s.cards_checked;
+    releases += s.board_releases;
+    stale += s.board_superseded;
+  }
+  EXPECT_GT(cards, 1000);
+  EXPECT_GT(releases, 1000);
+  EXPECT_GT(stale, 100);  // members really found their fence superseded on the board (a death meanwhile)
+}
+
+TEST(ReinitSim, BoardSimultaneousFailures) {
+  for (unsigned seed = 0; seed < 1000; ++seed) {
+    Sim s(8, -1, seed, true);
+    s.kill(1);
+    s.kill(2);
+    s.kill(static_cast<int>(seed % 8));
+    s.run(0, 0);
+    s.check_final();
+  }
+}
+
+// The board word by itself: arrivals of another epoch count for nothing; the last arrival releases.
+TEST(ReinitSim, BoardWord) {
+  using namespace ftmpi::reinit;
+  std::uint64_t w = board_begin(3, 2);
+  EXPECT_EQ(board_state(w, 3), BoardFence::waiting);
+  EXPECT_EQ(board_state(w, 2), BoardFence::superseded);
+  EXPECT_EQ(board_state(w, 4), BoardFence::behind);
+  EXPECT_FALSE(board_arrive(w, 2).has_value());  // a stale arrival
+  w = *board_arrive(w, 3);
+  EXPECT_EQ(board_state(w, 3), BoardFence::waiting);
+  w = *board_arrive(w, 3);
+  EXPECT_EQ(board_state(w, 3), BoardFence::released);
+  EXPECT_FALSE(board_arrive(w, 3).has_value());  // complete: nothing more counts
+  EXPECT_EQ(unpack(pack({0xfffffffeu, 4095, 17})).epoch, 0xfffffffeu);
+  EXPECT_EQ(unpack(pack({7, 4095, 17})).expected, 4095);
 }
 
 TEST(ReinitSim, SimultaneousFailures) {

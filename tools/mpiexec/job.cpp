@@ -170,6 +170,7 @@ std::vector<std::string> Job::rank_environment(int rank, int cpu) const {
   set("FTMPI_NUM_CORES", std::to_string(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))));
   if (cpu >= 0) set("FTMPI_BOUND_CPU", std::to_string(cpu));
   if (ft_) set("FTMPI_CTRL_FD", "-1");  // replaced by launch() once the socket exists
+  if (!board_name_.empty()) set("FTMPI_REINIT_BOARD", board_name_);
   for (const InjectSpec& s : opt_.ft.injections)
     if (s.kind == InjectSpec::Kind::at && s.rank == rank)
       set("FTMPI_INJECT_AT", s.function + ":" + std::to_string(s.call));

@@ -15,6 +15,7 @@
 #pragma once
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,7 @@
 #include "remote_failures.h"
 #include "rank_table.h"
 #include "respawn.h"
+#include "models/reinit/fence_board.h"
 
 namespace ftmpi::mpiexec {
 
@@ -183,6 +185,9 @@ class Job final : public RankRestarter {
   int first_survivor_error_ = -1;   // rank of the first survivor that exited non-zero
   double start_realtime_ = 0;       // CLOCK_REALTIME at launch, for the summary's times
   std::unique_ptr<ReinitDriver> reinit_;  // --with-ft reinit
+  // Fence 1 of each epoch among the ranks (models/reinit/fence_board.h); named in FTMPI_REINIT_BOARD.
+  std::optional<reinit::FenceBoard> board_;
+  std::string board_name_;
   std::unique_ptr<RemoteFailures> remote_;  // other jobs of the name service (FT mode)
 };
 

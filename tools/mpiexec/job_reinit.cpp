@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "job.h"
@@ -35,6 +36,20 @@ void Job::reinit_setup() {
   hooks.committed = [this](int) {
     if (end_.running()) launch_spares();
   };
+  // Every rank runs on this host: fence 1 of each epoch goes over a shared-memory board among the ranks
+  // instead of through this process (models/reinit/fence_board.h). FTMPI_REINIT_BOARD=0 turns it off.
+  const char* off = std::getenv("FTMPI_REINIT_BOARD");
+  if (opt_.np <= reinit::kBoardMaxRanks && !(off && std::string(off) == "0")) {
+    std::string name = kvsname_ + "-rboard";  // removed with the job's other segments
+    auto b = reinit::FenceBoard::create(name, opt_.np);
+    if (b.ok()) {
+      board_.emplace(std::move(b.value()));
+      board_name_ = name;
+      hooks.board_begin = [this](int epoch, int members) { board_->begin(epoch, members); };
+    } else {
+      log::debug("mpiexec: %s; fence 1 goes through mpiexec", b.status().message().c_str());
+    }
+  }
   reinit_ = std::make_unique<ReinitDriver>(opt_.np, opt_.ft.restarts_limit(), std::move(hooks), start_realtime_);
 }
 

@@ -29,7 +29,7 @@ void ReinitDriver::on_deaths(const std::vector<int>& ranks, const std::string& h
   if (!coord_.changing()) {
     t_death_ = realtime_seconds();
     t_restarted_ = t_fence1_ = 0;
-    t_notice_ = t_landed_ = t_dropped_ = t_loaded_ = t_init_ = 0;
+    t_notice_ = t_landed_ = t_dropped_ = t_loaded_ = t_init_ = t_board_ = 0;
   }
   for (int rank : ranks) {
     say("reinit: t=%.3fs rank %d failed (%s) [%.6f]", since_start(), rank, how.c_str(), realtime_seconds());
@@ -48,7 +48,8 @@ void ReinitDriver::on_finalized(int rank) { run(coord_.on_finalized(rank)); }
 bool ReinitDriver::on_control_line(int rank, std::string_view line) {
   std::string_view cmd = line.substr(0, line.find(' '));
   if (cmd == "cmd=fence") {
-    if (kv_int(line, "seq", 0) == 1 && kv_int(line, "epoch", -1) == coord_.epoch()) note_fence1(line);
+    // The timeline comes with fence 1's line, or with fence 2's when fence 1 was on the board.
+    if (kv_int(line, "epoch", -1) == coord_.epoch() && kv_field(line, "tn").data() != nullptr) note_fence1(line);
     run(coord_.on_fence(rank, kv_int(line, "epoch", -1), kv_int(line, "seq", 0), reinit::parse_cards(line)));
   } else if (cmd == "cmd=reinit_active") {
     coord_.on_active(rank, true);
@@ -74,6 +75,7 @@ void ReinitDriver::note_fence1(std::string_view line) {
   };
   auto latest = [](double& into, double t) { if (t > into) into = t; };
   latest(t_notice_, field("tn"));
+  latest(t_board_, field("tf"));  // fence 1 released on the board (seen by the slowest rank)
   if (field("tx") > 0) {  // a restarted process: its landing and teardown are part of its MPI_Init
     latest(t_loaded_, field("tx"));
     latest(t_init_, field("ti"));
@@ -85,7 +87,19 @@ void ReinitDriver::note_fence1(std::string_view line) {
 
 void ReinitDriver::run(const std::vector<reinit::CoordAction>& actions) {
   using K = reinit::CoordAction::Kind;
-  for (const reinit::CoordAction& a : actions) {
+  // A new epoch: the board first (ranks read it once told), then the notices — before the restarts, whose
+  // fork+exec would otherwise delay every survivor's notice (the new process joins through its
+  // environment and does not depend on them).
+  bool new_epoch = false;
+  for (const reinit::CoordAction& a : actions) new_epoch |= a.kind == K::reinit || a.kind == K::restart;
+  if (new_epoch && hooks_.board_begin) hooks_.board_begin(coord_.epoch(), coord_.members());
+  std::vector<const reinit::CoordAction*> order;
+  for (const reinit::CoordAction& a : actions)
+    if (a.kind == K::reinit) order.push_back(&a);
+  for (const reinit::CoordAction& a : actions)
+    if (a.kind != K::reinit) order.push_back(&a);
+  for (const reinit::CoordAction* ap : order) {
+    const reinit::CoordAction& a = *ap;
     switch (a.kind) {
       case K::restart: {
         auto pid = hooks_.restarter->restart(a.rank, a.epoch, a.failed);
@@ -110,6 +124,7 @@ void ReinitDriver::run(const std::vector<reinit::CoordAction>& actions) {
       }
       case K::fence_out: {
         if (a.seq == 1) t_fence1_ = realtime_seconds();
+        if (a.seq == 1 && hooks_.board_begin) break;  // the ranks released it among themselves
         std::string line = "cmd=fence_out epoch=" + std::to_string(a.epoch) + " seq=" + std::to_string(a.seq);
         for (const reinit::Card& c : a.cards) line += " card." + c.first + "=" + c.second;  // epoch_change.h
         line += '\n';
@@ -120,6 +135,7 @@ void ReinitDriver::run(const std::vector<reinit::CoordAction>& actions) {
         double now = realtime_seconds();
         double total = (now - t_death_) * 1e3;
         recoveries_ms_.push_back(total);
+        if (t_board_ > 0) t_fence1_ = t_board_;
         say("reinit: t=%.3fs epoch %d committed: every rank rolled back (%.1f ms after the failure was seen: "
             "restart %.1f ms, endpoints published %.1f ms, connected %.1f ms) [%.6f]",
             since_start(), a.epoch, total, (t_restarted_ - t_death_) * 1e3,

@@ -37,6 +37,9 @@ class ReinitDriver {
     std::function<void(int rank, const std::string& line)> tell;  // one control line to a rank
     std::function<void(const std::string& why)> fatal;             // end the job
     std::function<void(int epoch)> committed;                      // optional: an epoch change completed
+    // Optional: fence 1 runs on a shared-memory board among the ranks (models/reinit/fence_board.h): the
+    // board starts each new epoch before any rank is told of it, and no `fence_out seq=1` is sent.
+    std::function<void(int epoch, int members)> board_begin;
   };
   ReinitDriver(int np, int max_restarts, Hooks hooks, double start_realtime);
 
@@ -66,7 +69,7 @@ class ReinitDriver {
   // of each rank-side stage reported with fence 1 (survivors: notice read, landed in MPI_Reinit, old
   // layer dropped; restarted processes: libmpi loaded, MPI_Init entered).
   double t_death_ = 0, t_restarted_ = 0, t_fence1_ = 0;
-  double t_notice_ = 0, t_landed_ = 0, t_dropped_ = 0, t_loaded_ = 0, t_init_ = 0;
+  double t_notice_ = 0, t_landed_ = 0, t_dropped_ = 0, t_loaded_ = 0, t_init_ = 0, t_board_ = 0;
   void note_fence1(std::string_view line);
   std::vector<double> recoveries_ms_;
   std::vector<std::string> failures_;  // for the summary (first 16)

@@ -138,6 +138,12 @@ class EpochCoordinator {
   int restarts() const { return restarts_; }
   bool changing() const { return epoch_ != committed_; }
   bool member(int r) const { return ranks_[idx(r)].member; }
+  // Members of the current epoch (live or being restarted, not finalized): fence 1's count on a board.
+  int members() const {
+    int m = 0;
+    for (const Rank& k : ranks_) m += k.member ? 1 : 0;
+    return m;
+  }
   // Rank `r` has entered fence 2 of the current epoch: it resumed in it (a rank resumes as soon as fence 1
   // is released, before fence 2 is), so its leaving MPI_Reinit is no failure of the change.
   bool resumed(int r) const {

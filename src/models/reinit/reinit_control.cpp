@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <ucontext.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <chrono>
@@ -117,6 +118,11 @@ ReinitControl::ReinitControl(int world_rank, int start_epoch, int restarts_befor
       list.remove_prefix(comma + 1);
     }
   }
+  if (const char* b = std::getenv("FTMPI_REINIT_BOARD"); b && *b && std::strcmp(b, "0") != 0) {
+    auto board = FenceBoard::attach(b);
+    if (board.ok()) board_.emplace(std::move(board.value()));
+    else board_status_ = board.status();
+  }
   signo_ = SIGRTMIN + 4;
   if (const char* s = std::getenv("FTMPI_REINIT_SIGNAL")) signo_ = std::atoi(s);
   compute_ranges();
@@ -156,6 +162,11 @@ void append_cards(std::string& line, const std::vector<Card>& cards) {
 
 void ReinitControl::enter_fence(int epoch, int seq, const std::vector<Card>& mine) {
   std::string line = "cmd=fence epoch=" + std::to_string(epoch) + " seq=" + std::to_string(seq);
+  {
+    std::lock_guard g(mu_);
+    if (timeline_epoch_ == epoch) line += timeline_;  // fence 1 was on the board: its timeline goes here
+    timeline_epoch_ = -1;
+  }
   append_cards(line, mine);
   line += '\n';
   if (send_) send_(line.c_str());
@@ -248,8 +259,22 @@ Status ReinitControl::fence(int epoch, int seq, const std::vector<Card>& mine, s
       for (int i = 0; i < 5; ++i) t[i] = stage_t_[i];
     }
     // notice, landed, dropped (survivor); loaded, init (restarted process)
-    std::snprintf(head, sizeof head, "cmd=fence epoch=%d seq=%d tn=%.6f tl=%.6f td=%.6f tx=%.6f ti=%.6f", epoch,
-                  seq, t[0], t[1], t[2], t[3], t[4]);
+    char times[200];
+    std::snprintf(times, sizeof times, " tn=%.6f tl=%.6f td=%.6f tx=%.6f ti=%.6f", t[0], t[1], t[2], t[3], t[4]);
+    if (board_) {
+      // Fence 1 among the ranks (fence_board.h); mpiexec hears of it with fence 2's line (entering fence 2
+      // counts as having entered fence 1 at the coordinator), which carries the timeline: no line and no
+      // launcher wake-up on the critical path.
+      Status st = board_fence1(epoch, mine, got);
+      if (st.ok()) {
+        std::snprintf(head, sizeof head, "%s tf=%.6f", times, realtime_now());
+        std::lock_guard g(mu_);
+        timeline_epoch_ = epoch;
+        timeline_ = head;
+      }
+      return st;
+    }
+    std::snprintf(head, sizeof head, "cmd=fence epoch=%d seq=%d%s", epoch, seq, times);
   } else {
     std::snprintf(head, sizeof head, "cmd=fence epoch=%d seq=%d", epoch, seq);
   }
@@ -272,8 +297,36 @@ Status ReinitControl::fence(int epoch, int seq, const std::vector<Card>& mine, s
   return Status::Ok();
 }
 
+Status ReinitControl::board_fence1(int epoch, const std::vector<Card>& mine, std::vector<Card>* got) {
+  std::vector<int> failed;
+  {
+    std::lock_guard g(mu_);
+    failed = building_failed_;
+  }
+  auto is_new = [&](int k) { return std::find(failed.begin(), failed.end(), k) != failed.end(); };
+  auto give_up = [this] {
+    std::lock_guard g(mu_);
+    return member_.superseded();
+  };
+  std::vector<Card> cards;
+  if (board_->fence1(rank_, epoch, mine, is_new, give_up, &cards)) {
+    std::lock_guard g(mu_);
+    member_.on_fence_out(epoch, 1);
+    if (got) got->insert(got->end(), cards.begin(), cards.end());
+    return Status::Ok();
+  }
+  // Superseded: the notice of the newer epoch (it names the failed ranks) is on its way from mpiexec,
+  // which wrote the board before sending it.
+  std::unique_lock lk(mu_);
+  if (!cv_.wait_for(lk, std::chrono::seconds(60), [this] { return member_.superseded(); }))
+    return Status(Errc::other, "reinit: the board shows a newer epoch than " + std::to_string(epoch) +
+                                   " but mpiexec announced none within 60 s");
+  return Status(Errc::other, "reinit: epoch " + std::to_string(epoch) + " superseded by a newer failure");
+}
+
 int ReinitControl::begin_change(std::vector<int>* failed) {
   std::lock_guard g(mu_);
+  building_failed_ = failed_;
   if (failed) *failed = failed_;
   return member_.begin();
 }

@@ -28,12 +28,14 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "models/reinit/epoch_change.h"
+#include "models/reinit/fence_board.h"
 #include "util/status.h"
 
 namespace ftmpi::reinit {
@@ -73,7 +75,9 @@ class ReinitControl {
   int on_tick();
 
   // --- application thread ---
-  // Fence `seq` of `epoch` with every member (through mpiexec). Errc::other "superseded" when a newer
+  // Board attach failure (FTMPI_REINIT_BOARD set but not usable): MPI_Init fails with it.
+  const Status& board_status() const { return board_status_; }
+  // Fence `seq` of `epoch` with every member (through mpiexec, or fence 1 on the board). Errc::other "superseded" when a newer
   // epoch was announced meanwhile (start over with begin_change()).
   // `mine`: the set-up cards this rank publishes with it; `got` (fence 1): the cards handed back with the
   // release are appended to it (epoch_change.h).
@@ -132,6 +136,13 @@ class ReinitControl {
   std::condition_variable cv_;
   EpochMember member_;
   std::vector<int> failed_;
+  std::vector<int> building_failed_;  // the failed list of the epoch being built (begin_change; mu_)
+  // Fence 1 on mpiexec's shared-memory board (fence_board.h) when the job has one (FTMPI_REINIT_BOARD).
+  std::optional<FenceBoard> board_;
+  Status board_status_ = Status::Ok();
+  int timeline_epoch_ = -1;  // fence 1 of this epoch was on the board; `timeline_` goes with fence 2 (mu_)
+  std::string timeline_;
+  Status board_fence1(int epoch, const std::vector<Card>& mine, std::vector<Card>* got);
   Handler handler_ = Handler::none;
   bool used_ = false;
   Origin origin_;
