@@ -114,6 +114,7 @@ struct alignas(kShmLine) ShmRankArea {
 
 struct alignas(kShmLine) ShmAreaHeader {
   alignas(kShmLine) std::atomic<std::uint64_t> ack_waiters;  // bit r: member r waits for acks
+  alignas(kShmLine) std::atomic<std::uint64_t> arrivals;     // arrivals at counted ops (see "Last arriver")
 };
 
 inline constexpr std::size_t shm_area_bytes(int p) {
@@ -136,6 +137,12 @@ class ShmArea {
 
   // The next op number.
   std::uint64_t begin_op() { return ++seq_; }
+  // The next counted op (Barrier / Allreduce by the last arriver): its number c; arrive() then says whether
+  // this member is the last of the p members to arrive at it.
+  std::uint64_t begin_counted() { return ++counted_; }
+  bool arrive(std::uint64_t c) {
+    return header().arrivals.fetch_add(1, std::memory_order_acq_rel) + 1 == c * static_cast<std::uint64_t>(p_);
+  }
   // Wait until slot s % kShmSlots may be written (see "Buffer reuse").
   Status window(Runtime& rt, ftmpi_comm_s* comm, std::uint64_t s);
   // Wait until member x's `word` holds s (see "Failures" for the errors).
@@ -168,6 +175,7 @@ class ShmArea {
   transport::ShmTransport* shm_;
   std::vector<transport::shm::SegmentHeader*> headers_;  // by communicator rank (doorbells)
   std::uint64_t seq_ = 0;
+  std::uint64_t counted_ = 0;
   std::uint64_t min_ack_ = 0;  // a lower bound of every member's ack
   Status broken_;
   bool setup_failed_ = false;
