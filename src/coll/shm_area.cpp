@@ -175,7 +175,10 @@ Status ShmArea::wait_for(Runtime& rt, ftmpi_comm_s* comm, int x, const std::atom
                          std::uint64_t s) {
   if (word.load(std::memory_order_acquire) >= s) [[likely]]
     return {};
-  for (int spin = 0; spin < 64; ++spin) {  // the writer is usually a cache miss away
+  // The writer is usually a cache miss away when it has a core of its own; when ranks outnumber cores (the
+  // progress policy has no spin phase) it is more likely waiting for ours: give the core away at once.
+  const int spins = rt.progress().policy().spin_iterations > 0 ? 64 : 0;
+  for (int spin = 0; spin < spins; ++spin) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif

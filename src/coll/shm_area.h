@@ -16,15 +16,31 @@
 // Algorithms (flat, one cache-line hand-off per member and direction for up to 56 bytes):
 //   Bcast      the root writes in[s], the others read it.                 the root waits for nobody
 //   Reduce     every rank writes in[s]; the root reduces them in rank order (non-commutative ops too).
-//   Allreduce  as Reduce with leader rank 0, which writes out[s]; the others read it.
-//   Barrier    Allreduce without data.
+//   Allreduce  every rank writes in[s], then arrives (below); the last arriver reduces them in rank order
+//              into out[s] of rank 0's area (any member may write it) and publishes it; the others read it.
+//   Barrier    Allreduce without data: no in[s] (so no window), the last arriver publishes out[s].
+// Last arriver. Barrier and Allreduce are *counted* ops, numbered c = 1, 2, ... per member (each member
+// counts the same calls). Arriving at counted op c is a fetch_add(1) on the area's `arrivals` word (acq_rel);
+// the member whose add brings it to c * p is the last: every other member's contribution to op c is
+// visible to it (the adds form one release sequence), and no member can arrive at c + 1 before the count
+// reached c * p (it must first see op c's release, which the last arriver writes only after its add). The
+// leader-based flat version (rank 0 waits for every contribution, then publishes) needed rank 0 to be
+// scheduled after the last arrival before anybody could leave; with more ranks than cores that was one more
+// context switch on the critical path of every call, and the last arriver is running by definition
+// (measured 2x faster at 4 and 8 ranks on 2 cores, and 0.34 against 0.53 us at 2 ranks bound: Barrier;
+// docs/performance.md "Collectives", 2026-11-26 21:40). A member that fails before arriving leaves the count
+// short: the others wait until the failure or revoke reaches them (see Failures), as they waited for the
+// leader before; out[s] is written once every member arrived at op s, as before, so its reuse rule holds.
 // Buffer reuse (the window): before writing slot s % kSlots, a member waits until every member's `ack`
 // is >= s - kSlots, i.e. every reader of that slot's previous use (op s - kSlots) has finished. Every
 // member stores `ack` = s when it finished op s. The minimum is cached, so the scan of the p ack words
 // happens once per kSlots operations; a Bcast root may run kSlots operations ahead of its readers.
 //
-// Waiting. Through the progress loop (Progress::wait_until): the engine keeps running (revoke notices,
-// failure notices, point-to-point traffic) and the waiter backs off — spin, yield, then sleep on its shm
+// Waiting. First 64 pause-spins, but only when the progress policy spins (the rank has a core of its own;
+// when ranks outnumber cores the writer is likely waiting for our core: measured, an 8-rank Barrier on 2 cores took
+// 1.4x as long with the spin). Then through the progress loop (Progress::wait_until): the engine
+// keeps running (revoke notices, failure notices, point-to-point traffic) and the waiter backs off — spin
+// (not when oversubscribed), yield, then sleep on its shm
 // segment's futex doorbell, the one frames and failure notices ring. A writer rings the doorbell of each
 // member that may wait for what it wrote when that member sleeps (the Dekker protocol of shm_doorbell.h;
 // the waiter's re-check after raising `sleeping` includes the flag it waits for: ShmTransport's wake check).
@@ -55,7 +71,10 @@
 // The agreement board (ft/agree_board.h) lives here too: agree_done and kShmAgreeRing entries per member, used
 // only by ft/shm_board.h (agreements do not count as small collectives and never set the area up).
 //
-// Cost. Memory: (3 + 5 * (kSlots + kOutSlots) + kShmAgreeRing) cache lines per member (~13.5 KiB), one mapping per communicator that did
+// Bcast is used when ranks outnumber cores too (it was not, until the oversubscribed wait policy yielded
+// instead of sleeping: then every Bcast woke each sleeping reader by futex); measured 0.4-0.6x the tree there.
+//
+// Cost. Memory: 2 header lines plus (3 + 5 * (kSlots + kOutSlots) + kShmAgreeRing) cache lines per member (~13.5 KiB), one mapping per communicator that did
 // kSetupAfter small collectives. Set-up: one shm_open/ftruncate/mmap per member plus a point-to-point
 // Bcast and Allreduce, once.
 #pragma once
@@ -114,6 +133,7 @@ struct alignas(kShmLine) ShmRankArea {
 
 struct alignas(kShmLine) ShmAreaHeader {
   alignas(kShmLine) std::atomic<std::uint64_t> ack_waiters;  // bit r: member r waits for acks
+  alignas(kShmLine) std::atomic<std::uint64_t> arrivals;     // arrivals at counted ops (see "Last arriver")
 };
 
 inline constexpr std::size_t shm_area_bytes(int p) {
@@ -136,6 +156,12 @@ class ShmArea {
 
   // The next op number.
   std::uint64_t begin_op() { return ++seq_; }
+  // The next counted op (Barrier / Allreduce by the last arriver): its number c; arrive() then says whether
+  // this member is the last of the p members to arrive at it.
+  std::uint64_t begin_counted() { return ++counted_; }
+  bool arrive(std::uint64_t c) {
+    return header().arrivals.fetch_add(1, std::memory_order_acq_rel) + 1 == c * static_cast<std::uint64_t>(p_);
+  }
   // Wait until slot s % kShmSlots may be written (see "Buffer reuse").
   Status window(Runtime& rt, ftmpi_comm_s* comm, std::uint64_t s);
   // Wait until member x's `word` holds s (see "Failures" for the errors).
@@ -168,6 +194,7 @@ class ShmArea {
   transport::ShmTransport* shm_;
   std::vector<transport::shm::SegmentHeader*> headers_;  // by communicator rank (doorbells)
   std::uint64_t seq_ = 0;
+  std::uint64_t counted_ = 0;
   std::uint64_t min_ack_ = 0;  // a lower bound of every member's ack
   Status broken_;
   bool setup_failed_ = false;

@@ -2,9 +2,6 @@
 // argument in coll/shm_area.h).
 #include "coll/shm_coll.h"
 
-#include <unistd.h>
-
-#include <cstdlib>
 #include <cstring>
 
 #include "coll/schedule.h"
@@ -21,21 +18,6 @@ void pack_into(const void* src, std::size_t count, const ftmpi_datatype_s* t, st
 void unpack_from(const std::byte* src, std::size_t count, const ftmpi_datatype_s* t, void* dst) {
   if (t->contiguous) std::memcpy(dst, src, t->size * count);
   else dt::unpack(src, t->size * count, t, dst);
-}
-
-// More ranks on this host than cores (FTMPI_NUM_CORES or the online cores, as the progress back-off counts
-// them): the same answer at every member of a host. Measured (docs/performance.md, "Collectives", 2026-11-26):
-// there a Bcast through the area was 2-8x slower than the point-to-point tree (the root wakes every sleeping
-// reader, each once per call, where the tree spreads the wake-ups over the forwarding ranks and its rings
-// buffer 64 messages), so a Bcast takes the area only when every rank has a core.
-bool oversubscribed(Runtime& rt) {
-  static const int cores = [] {
-    if (const char* c = std::getenv("FTMPI_NUM_CORES"))
-      if (int n = std::atoi(c); n > 0) return n;
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? static_cast<int>(n) : 1;
-  }();
-  return rt.router().local_ranks() > cores;
 }
 
 // The area for a call of `bytes` packed bytes; nullptr (with ok) when the call is not for it.
@@ -91,11 +73,21 @@ Status gather_reduce(Runtime& rt, ftmpi_comm_s* comm, ShmArea& a, std::uint64_t 
   return {};
 }
 
+// The last arriver's reduction (shm_area.h "Last arriver"): every member's in[s] is there, published by the
+// release sequence of the arrivals counter. Rank order, as gather_reduce.
+void reduce_all(ShmArea& a, std::uint64_t s, std::byte* acc, std::size_t count, const ftmpi_datatype_s* type,
+                const ftmpi_op_s* op) {
+  const int p = a.size();
+  const std::size_t i = s % kShmSlots;
+  const std::size_t bytes = type->size * count;
+  std::memcpy(acc, a.of(p - 1).in[i].data, bytes);
+  for (int r = p - 2; r >= 0; --r) dt::apply_packed(op, a.of(r).in[i].data, acc, count, type);
+}
+
 }  // namespace
 
 std::optional<Status> shm_bcast(Runtime& rt, ftmpi_comm_s* comm, void* buf, std::size_t count,
                                 const ftmpi_datatype_s* type, int root) {
-  if (oversubscribed(rt)) return std::nullopt;
   std::uint64_t s = 0;
   auto got = open_op(rt, comm, dt::packed_size(type, count), s);
   if (!got.ok()) return got.status();
@@ -155,14 +147,12 @@ std::optional<Status> shm_allreduce(Runtime& rt, ftmpi_comm_s* comm, const void*
   Status st;
   auto in = contribute(rt, comm, a, s, sendbuf, recvbuf, count, type);
   if (!in.ok()) return in.status();
-  ShmBuf& mine = **in;
   ShmBuf& out = a.of(0).out[s % kShmOutSlots];
-  if (a.rank() != 0) {
-    a.publish(mine.seq, s, 0);
-    if (!(st = a.wait_for(rt, comm, 0, out.seq, s)).ok()) return a.give_up(s, st);
-  } else {
-    if (!(st = gather_reduce(rt, comm, a, s, mine.data, out.data, count, type, op)).ok()) return a.give_up(s, st);
+  if (a.arrive(a.begin_counted())) {
+    reduce_all(a, s, out.data, count, type, op);
     a.publish(out.seq, s, -1);
+  } else if (!(st = a.wait_for(rt, comm, 0, out.seq, s)).ok()) {
+    return a.give_up(s, st);
   }
   unpack_from(out.data, count, type, recvbuf);
   a.finish(s);
@@ -175,16 +165,12 @@ std::optional<Status> shm_barrier(Runtime& rt, ftmpi_comm_s* comm) {
   if (!got.ok()) return got.status();
   if (*got == nullptr) return std::nullopt;
   ShmArea& a = **got;
-  const std::size_t i = s % kShmSlots;
-  Status st;
-  if (!(st = a.window(rt, comm, s)).ok()) return a.give_up(s, st);
+  // No in-slot is written: no window. The release word is out[s] (written once every member arrived at op s).
   ShmBuf& out = a.of(0).out[s % kShmOutSlots];
-  if (a.rank() != 0) {
-    a.publish(a.of(a.rank()).in[i].seq, s, 0);
-    if (!(st = a.wait_for(rt, comm, 0, out.seq, s)).ok()) return a.give_up(s, st);
-  } else {
-    if (!(st = gather_reduce(rt, comm, a, s, nullptr, nullptr, 0, nullptr, nullptr)).ok()) return a.give_up(s, st);
+  if (a.arrive(a.begin_counted())) {
     a.publish(out.seq, s, -1);
+  } else if (Status st = a.wait_for(rt, comm, 0, out.seq, s); !st.ok()) {
+    return a.give_up(s, st);
   }
   a.finish(s);
   return Status{};
