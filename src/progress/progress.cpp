@@ -33,9 +33,10 @@ BackoffPolicy BackoffPolicy::for_load(int local_ranks, int cores) {
   if (local_ranks > cores) {
     // Oversubscribed: our core is some other rank's too, and that rank probably holds what we wait for. As Open
     // MPI does (yield_when_idle), give the core away from the first idle pass: sched_yield at once, no spin and
-    // no contention probe. Unlike Open MPI, not forever: after 2000 yields (a few ms when nobody else wants the
-    // core) sleep on the doorbell, so a rank blocked for long uses no CPU. Measured (docs/performance.md,
-    // issue 13 target 5): 4 and 8 ranks on 2 cores, 8-byte Allreduce/Barrier/Reduce 2-13x faster than
+    // no contention probe. Unlike Open MPI, not forever: after 2000 yields or 1 ms of yielding, whichever
+    // comes first (Progress::kYieldPhaseNs), sleep on the doorbell, so a rank blocked for long uses no CPU and
+    // CPU-bound neighbours do not take a time slice per yield. Measured (docs/performance.md, issue 13
+    // target 5): 4 and 8 ranks on 2 cores, 8-byte Allreduce/Barrier/Reduce 2-13x faster than
     // {spin 32, yield 64, contention probe}, which slept after ~32 passes because the probe always fired.
     return with_env(BackoffPolicy{/*spin=*/0, /*yield=*/2000, /*sleep_us=*/2000});
   }
@@ -60,19 +61,33 @@ void Progress::probe_contention() {
   last_nivcsw_ = ru.ru_nivcsw;
 }
 
-void Progress::back_off(int idle) {
+namespace {
+long long mono_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+}
+}  // namespace
+
+int Progress::back_off(int idle) {
   const BackoffPolicy* p = contended_ ? &contended_policy_ : &policy_;
-  if (idle < p->spin_iterations) return;
+  if (idle < p->spin_iterations) return idle + 1;
   // A wait that outlasts its spin phase: is our core contested? A policy without a spin phase (oversubscribed)
   // does not ask: it yields from the first idle pass, and its own ranks preempt each other all the time.
   if (idle == p->spin_iterations && p->spin_iterations > 0) {
     probe_contention();
     p = contended_ ? &contended_policy_ : &policy_;
-    if (idle < p->spin_iterations) return;
+    if (idle < p->spin_iterations) return idle + 1;
   }
-  if (idle < p->spin_iterations + p->yield_iterations || engine_.has_backlog()) {
+  const int sleep_from = p->spin_iterations + p->yield_iterations;
+  if (idle < sleep_from || engine_.has_backlog()) {
+    if (idle == p->spin_iterations) {
+      yield_deadline_ns_ = mono_ns() + kYieldPhaseNs;  // the first yield of this wait
+    } else if (idle < sleep_from && (idle & 15) == 0 && mono_ns() >= yield_deadline_ns_) {
+      idle = sleep_from - 1;  // yielded for kYieldPhaseNs already: sleep from the next pass on
+    }
     sched_yield();
-    return;
+    return idle + 1;
   }
   // Sleep in the transports: a frame arriving wakes us (futex doorbell / socket readiness).
   auto ts = router_.transports();
@@ -85,10 +100,11 @@ void Progress::back_off(int idle) {
     // burnt a third of a core in MPI_Wait on a generalized request.
     struct timespec nap {0, static_cast<long>(p->sleep_us) * 1000L};
     nanosleep(&nap, nullptr);
-    return;
+    return idle == sleep_from ? idle + 1 : idle;
   }
   int each = std::max(1, p->sleep_us / sleepers);
   for (transport::Transport* t : ts) t->wait(each);
+  return idle == sleep_from ? idle + 1 : idle;  // past every phase test; stops growing
 }
 
 }  // namespace ftmpi::progress

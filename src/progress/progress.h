@@ -29,7 +29,7 @@ namespace ftmpi::progress {
 
 struct BackoffPolicy {
   int spin_iterations;   // idle passes before the first yield
-  int yield_iterations;  // idle passes with sched_yield before sleeping
+  int yield_iterations;  // idle passes with sched_yield before sleeping (and at most kYieldPhaseNs of them)
   int sleep_us;          // longest single sleep in a transport's wait()
   // Oversubscribed (more ranks than cores on this host): no spin, yield from the first idle pass, then sleep.
   static BackoffPolicy for_load(int local_ranks, int cores);
@@ -54,7 +54,7 @@ class Progress {
         idle = 0;
       } else {
         if (lock_ && lock_->held_by_me()) lock_->let_others_in();
-        back_off(idle++);
+        idle = back_off(idle);
       }
     }
   }
@@ -78,7 +78,12 @@ class Progress {
   }
 
  private:
-  void back_off(int idle_passes);
+  // One idle pass: spin, yield or sleep by the policy. Returns the next pass's idle count: idle_passes + 1, or
+  // the first sleeping pass's count once the yield phase has lasted kYieldPhaseNs (next to CPU-bound programs
+  // every sched_yield hands them a whole time slice, so 2000 yields took seconds and 8-rank FT tests timed
+  // out; a sleeping rank is woken by the frame's doorbell at once). Stops growing once sleeping.
+  int back_off(int idle_passes);
+  static constexpr long long kYieldPhaseNs = 1'000'000;  // 1 ms
   // At the end of a wait's spin phase: were we preempted since the last look? Updates contended_.
   void probe_contention();
 
@@ -89,6 +94,7 @@ class Progress {
   bool contended_ = false;
   long last_nivcsw_ = -1;            // involuntary context switches of this thread at the last look
   long long contended_until_ns_ = 0;  // CLOCK_MONOTONIC: keep the contended policy until then
+  long long yield_deadline_ns_ = 0;   // CLOCK_MONOTONIC: this wait's yield phase ends then at the latest
   BigLock* lock_ = nullptr;
   const volatile int* interrupt_ = nullptr;
   void (*on_interrupt_)() = nullptr;
