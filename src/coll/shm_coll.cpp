@@ -29,9 +29,12 @@ Result<ShmArea*> area_for(Runtime& rt, ftmpi_comm_s* comm, std::size_t bytes) {
 // Start op s: fails at once after an earlier failure, on a revoked communicator or one with a known failure
 // (the rule of a point-to-point collective, coll/schedule.cpp).
 Status start(Runtime& rt, ftmpi_comm_s* comm, ShmArea& a, std::uint64_t s) {
-  if (!a.broken().ok()) return a.give_up(s, a.broken());
+  // Revoked first: after MPIX_Comm_revoke every operation reports MPI_ERR_REVOKED, also on an area that
+  // gave up earlier with a failure (ft_mpich_compat: an Allreduce fails with PROC_FAILED, the rank revokes,
+  // the next Bcast must say REVOKED, as the point-to-point path does).
   if (comm->revoked.load(std::memory_order_acquire))
     return a.give_up(s, Status(Errc::revoked, "the communicator has been revoked"));
+  if (!a.broken().ok()) return a.give_up(s, a.broken());
   if (rt.engine().comm_known_failed(comm))
     return a.give_up(s, Status(Errc::proc_failed, "a member of the communicator has failed"));
   return {};
