@@ -478,6 +478,17 @@ shm_stale)
   expect_rc 0
   left=$(ls /dev/shm | grep "^ftmpi-ftmpi-$pid-")
   [ -z "$left" ] || { for f in $left; do rm -f "/dev/shm/$f"; done; fail "stale segments left: $left"; }
+  # A communicator's scratch segment whose creating rank died during the set-up (named by that rank's pid):
+  # removed at the next job's start or end; one of a live process stays.
+  sh -c 'exit 0' & dead=$!; wait $dead
+  : >"/dev/shm/ftmpi-coll-$dead-1"; : >"/dev/shm/ftmpi-rwin-$dead-7"; : >"/dev/shm/ftmpi-coll-$$-1"
+  run "$MPIEXEC" -n 1 "$HELPER" ok "$TOKEN"
+  expect_rc 0
+  live_kept=0; [ -e "/dev/shm/ftmpi-coll-$$-1" ] && live_kept=1
+  rm -f "/dev/shm/ftmpi-coll-$$-1"
+  left=$(ls /dev/shm | grep -E "^ftmpi-(coll|rwin)-$dead-")
+  [ -z "$left" ] || { for f in $left; do rm -f "/dev/shm/$f"; done; fail "scratch segments of a dead rank left: $left"; }
+  [ $live_kept = 1 ] || fail "the scratch segment of a live process was removed"
   expect_no_leftovers ;;
 shm_killall)
   # mpiexec and every rank SIGKILLed right after MPI_Init: nothing may stay in /dev/shm, before any later

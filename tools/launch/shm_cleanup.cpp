@@ -27,10 +27,14 @@ int remove_job_shm_segments(const std::string& job_id) {
 }
 
 namespace {
-// The mpiexec pid a segment name carries, or -1 if the name is not one of ours.
+// The pid a segment name carries (mpiexec's, or for a communicator's scratch segment the creating rank's), or
+// -1 if the name is not one of ours.
 long owner_pid(const std::string& name) {
   std::size_t p = 0;
   if (name.rfind("ftmpi-ftmpi-", 0) == 0) p = 12;
+  else if (name.rfind("ftmpi-coll-", 0) == 0) p = 11;  // coll/shm_area.cpp: the small-collective area
+  else if (name.rfind("ftmpi-rwin-", 0) == 0) p = 11;  // rma/direct.cpp: a member's window segment
+  else if (name.rfind("ftmpi-rma-", 0) == 0) p = 10;   // api/rma_win.cpp: an allocate_shared window
   else if (name.rfind("ftmpi-", 0) == 0) p = 6;
   else return -1;
   std::size_t q = p;

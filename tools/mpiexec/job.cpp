@@ -295,6 +295,7 @@ int Job::run() {
   supervise();
   release_spares();
   remove_job_shm_segments(kvsname_);
+  remove_stale_shm_segments();  // scratch segments of ranks killed while making them (shm_cleanup.h)
   if (ft_) {
     if (reinit_) {
       // The rank table holds the restarted processes now: the driver keeps the account of the failures.
