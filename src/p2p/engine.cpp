@@ -541,14 +541,8 @@ void Engine::on_frame(int src, std::span<const std::byte> hdr, std::span<const s
   // receive of contiguous data that it fits, without synchronous mode: the checks below in the same order,
   // then deliver_eager's work inline. Anything else takes the general path.
   if (hdr.size() == kShortEagerHeader) [[likely]] {
-    std::memcpy(&env, hdr.data(), kShortEagerHeader);
-    if (env.kind == FrameKind::eager && (env.flags & kFlagSync) == 0 && env.epoch == m.job_epoch &&
+    if (decode_short_eager(hdr, payload.size(), &env) && env.epoch == m.job_epoch &&
         !m.stale.stale(env.context, src)) [[likely]] {
-      env.reserved2 = 0;
-      env.len = payload.size();
-      env.sreq = 0;
-      env.rreq = 0;
-      env.addr = 0;
       Request* r = m.matcher.match_posted(env.context, env.src, env.tag);
       if (r == nullptr) {
         Unexpected* u = m.matcher.make_unexpected();

@@ -64,18 +64,23 @@ inline std::span<const std::byte> as_bytes(const Envelope& e) {
   return {reinterpret_cast<const std::byte*>(&e), n};
 }
 
+// Decode a short eager header (hdr.size() == kShortEagerHeader) of a frame whose payload has `payload_len`
+// bytes, restoring what it leaves out; false when it is not a standard/ready eager frame (malformed). Inline:
+// the receive fast path (Engine::on_frame) and decode() share it.
+inline bool decode_short_eager(std::span<const std::byte> hdr, std::size_t payload_len, Envelope* out) {
+  std::memcpy(out, hdr.data(), kShortEagerHeader);
+  out->reserved2 = 0;
+  out->len = payload_len;
+  out->sreq = 0;
+  out->rreq = 0;
+  out->addr = 0;
+  return out->kind == FrameKind::eager && (out->flags & kFlagSync) == 0;
+}
+
 // Decode the header of a frame whose payload has `payload_len` bytes; false when the header is malformed
 // (too short, or a short length for a frame that is not an eager one of its kind).
 inline bool decode(std::span<const std::byte> hdr, std::size_t payload_len, Envelope* out) {
-  if (hdr.size() == kShortEagerHeader) [[likely]] {
-    std::memcpy(out, hdr.data(), kShortEagerHeader);
-    out->reserved2 = 0;
-    out->len = payload_len;
-    out->sreq = 0;
-    out->rreq = 0;
-    out->addr = 0;
-    return out->kind == FrameKind::eager && (out->flags & kFlagSync) == 0;
-  }
+  if (hdr.size() == kShortEagerHeader) [[likely]] return decode_short_eager(hdr, payload_len, out);
   if (hdr.size() == kEagerHeader) {
     std::memcpy(out, hdr.data(), kEagerHeader);
     out->rreq = 0;
