@@ -6,8 +6,10 @@
  *                                        CKPT_DIR/started (step 5 of the first run)
  *   reinit_host CKPT_DIR getppid VICTIM  rank VICTIM does kill(getppid(), SIGTERM) at step 5 of the first
  *                                        run, as Reinit++ programs kill their node: its host daemon dies
- * Every entry into the restart point prints "rank R state S host H" (the test checks that the lost
- * host's ranks came back RESTARTED on the spare host, the others REINITED where they were).
+ * Every entry into the restart point prints "rank R state S host H pid P restarts N" (the test checks that
+ * the lost host's ranks came back RESTARTED on the spare host, the others REINITED where they were, and
+ * with --spares, reinit_spares_test.sh, that the process that took a rank over was a warm spare: its pid).
+ * REINIT_HOST_STEPS (default 40) sets the number of steps.
  * PASS (rank 0 prints "PASS reinit_host SUM"): every Allreduce right, the final running sum (the same for
  * every rank, agreed by an Allreduce MIN/MAX) equals the closed form, and at least one rollback happened. */
 #define _POSIX_C_SOURCE 200809L
@@ -21,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define STEPS 40
+static long STEPS = 40;
 static int rank, size;
 static const char *mode = "wait";
 static int victim = -1;
@@ -42,7 +44,9 @@ static int resilient_main(int argc, char **argv, OMPI_reinit_state_t state) {
   (void)argc;
   char host[256] = "?", path[512];
   gethostname(host, sizeof host - 1);
-  printf("rank %d state %d host %s\n", rank, (int)state, host);
+  int st = 0, restarts = 0;
+  MPIX_Reinit_state(&st, &restarts);
+  printf("rank %d state %d host %s pid %d restarts %d\n", rank, (int)state, host, (int)getpid(), restarts);
   fflush(stdout);
   snprintf(path, sizeof path, "%s/ck.%d", argv[1], rank);
   long step = 0, acc = 0;
@@ -101,6 +105,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc < 3) fail("usage: reinit_host CKPT_DIR wait|getppid [VICTIM]");
   mode = argv[2];
+  if (getenv("REINIT_HOST_STEPS")) STEPS = atol(getenv("REINIT_HOST_STEPS"));
   if (argc > 3) victim = atoi(argv[3]);
   mkdir(argv[1], 0700);
   if (OMPI_Reinit(argc, argv, resilient_main) != 0) fail("OMPI_Reinit did not return the restart point's value");

@@ -38,8 +38,8 @@ grep -qE "host $H2 lost" "$TMP/err" || fail "stderr does not report $H2 lost"
 grep -qE "ranks of lost host $H2 move to host $H3" "$TMP/err" || fail "the ranks did not move to the spare host $H3"
 grep -qE "epoch [0-9]+ committed" "$TMP/err" || fail "no committed rollback in the timeline"
 # 2 = OMPI_REINIT_REINITED, 3 = OMPI_REINIT_RESTARTED (mpi-ext.h)
-for r in 2 3; do grep -q "^rank $r state 3 host $H3$" "$TMP/out" || fail "rank $r did not come back RESTARTED on $H3"; done
-for r in 0 1; do grep -q "^rank $r state 2 host $H1$" "$TMP/out" || fail "rank $r did not roll back (REINITED) on $H1"; done
+for r in 2 3; do grep -q "^rank $r state 3 host $H3 " "$TMP/out" || fail "rank $r did not come back RESTARTED on $H3"; done
+for r in 0 1; do grep -q "^rank $r state 2 host $H1 " "$TMP/out" || fail "rank $r did not roll back (REINITED) on $H1"; done
 sleep 0.2
 for h in $H1 $H3; do [ -z "$(ip netns pids "$h" 2>/dev/null)" ] || { ps -ef | grep -v grep | grep -E "ftmpid|reinit_host"; fail "processes left on $h"; }; done
 pgrep -f -- "$TMP/ck" >/dev/null && fail "processes left over"

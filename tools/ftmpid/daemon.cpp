@@ -55,6 +55,7 @@ Daemon::Daemon(DaemonOptions o) : o_(std::move(o)) {
 }
 
 Daemon::~Daemon() {
+  spares_.release();
   for (Rank& r : ranks_) {
     if (r.pidfd >= 0) ::close(r.pidfd);
     if (r.pmi_fd >= 0) ::close(r.pmi_fd);
@@ -171,111 +172,111 @@ void Daemon::launch(const Frame& f) {
     RankStart how{spec_.path, spec_.argv, spec_.env, spec_.inject, no_cwd, spec_.pty, forward_stdin, r.rank, i, n};
     start_rank(r, how);
   }
+  // Reinit --spares N: N warm processes on this host, started after its ranks (daemon_reinit.cpp).
+  spares_.set_target(reinit_ ? static_cast<int>(f.num("spares", 0)) : 0);
+  fill_spares();
 }
 
-void Daemon::restart_rank(const Frame& f) {
-  if (!launched_ || !reinit_) return;
-  int rank = static_cast<int>(f.num("rank", -1));
-  if (rank < 0) return;
-  // Its entry here if it ran here before (long ended: the origin restarts only what a daemon reported
-  // dead, or a lost host's ranks elsewhere), else a new one: a rank moved here from a lost host.
-  Rank* slot = nullptr;
-  for (Rank& r : ranks_)
-    if (r.rank == rank && !r.alive && r.pidfd < 0) slot = &r;
-  if (!slot) {
-    ranks_.emplace_back();
-    slot = &ranks_.back();
+Result<WarmProcess> Daemon::spawn_process(const RankStart& how, int rank) {
+  const bool pty = how.pty, forward_stdin = how.forward_stdin && rank == 0;
+  int sv[2] = {-1, -1}, err[2] = {-1, -1}, cv[2] = {-1, -1}, in[2] = {-1, -1};
+  OutputChannel oc;
+  bool ok = open_output_channel(pty, oc) && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0 &&
+            pipe2(err, O_CLOEXEC) == 0 && (!ft_ || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, cv) == 0) &&
+            (!forward_stdin || pipe2(in, O_CLOEXEC) == 0);
+  SpawnRequest req;
+  req.path = how.path;
+  req.argv = how.argv;
+  req.env = how.env;
+  req.cwd = how.cwd;
+  auto set = [&](const std::string& name, const std::string& value) {
+    std::string prefix = name + "=";
+    std::erase_if(req.env, [&](const std::string& e) { return e.rfind(prefix, 0) == 0; });
+    req.env.push_back(prefix + value);
+  };
+  set("PMI_FD", std::to_string(sv[1]));
+  if (how.pmi_rank >= 0) {  // a spare (pmi_rank -1) learns its rank when adopted (spare_pool.h)
+    set("PMI_RANK", std::to_string(how.pmi_rank));
+    set("FTMPI_LOCAL_RANK", std::to_string(how.local_rank));
   }
-  *slot = Rank{};
-  slot->rank = rank;
-  int local = static_cast<int>(slot - ranks_.data());
-  const std::string no_cwd;
-  const std::vector<std::string> no_inject;  // an injection fires at the first launch only
-  RankStart how{spec_.path, spec_.argv, spec_.env, no_inject, no_cwd, spec_.pty, false, rank, local,
-                static_cast<int>(ranks_.size())};
-  how.extra = {"FTMPI_REINIT_EPOCH=" + std::to_string(f.num("epoch", 0)), "FTMPI_REINIT_FAILED=" + f.payload};
-  start_rank(*slot, how);
+  set("FTMPI_LOCAL_SIZE", std::to_string(how.local_size));
+  set("FTMPI_NUM_CORES", std::to_string(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))));
+  if (ft_) set("FTMPI_CTRL_FD", std::to_string(cv[1]));
+  for (const std::string& s : how.inject) {  // "R:MPI_Func:N"
+    std::size_t c = s.find(':');
+    if (c != std::string::npos && s.substr(0, c) == std::to_string(rank)) set("FTMPI_INJECT_AT", s.substr(c + 1));
+  }
+  for (const std::string& e : how.extra) {  // NAME=VALUE
+    std::size_t eq = e.find('=');
+    set(e.substr(0, eq), e.substr(eq + 1));
+  }
+  req.pmi_fd = sv[1];
+  req.ctrl_fd = cv[1];
+  req.stdin_fd = in[0];
+  req.stdout_fd = oc.write_end;
+  req.stderr_fd = err[1];
+  Result<pid_t> pid = ok ? spawn_rank(req) : Result<pid_t>(Status(Errc::other, strerror(errno)));
+  for (int fd : {sv[1], oc.write_end, err[1], cv[1], in[0]})
+    if (fd >= 0) ::close(fd);
+  int pidfd = pid.ok() ? pidfd_open(pid.value()) : -1;
+  if (!pid.ok() || pidfd < 0) {
+    std::string why = pid.ok() ? strerror(errno) : pid.status().message();
+    for (int fd : {sv[0], oc.read_end, err[0], cv[0], in[1]})
+      if (fd >= 0) ::close(fd);
+    if (pid.ok()) {
+      kill(pid.value(), SIGKILL);
+      waitpid(pid.value(), nullptr, 0);
+    }
+    return Status(Errc::other, why);
+  }
+  WarmProcess p;
+  p.pid = pid.value();
+  p.pidfd = pidfd;
+  p.pmi_fd = sv[0];
+  p.ctrl_fd = cv[0];
+  p.out_fd = oc.read_end;
+  p.err_fd = err[0];
+  p.stdin_fd = in[1];
+  return p;
+}
+
+void Daemon::attach(Rank& r, WarmProcess p) {
+  r.pid = p.pid;
+  r.pidfd = p.pidfd;
+  r.alive = true;
+  r.pmi_fd = p.pmi_fd;
+  r.stdin_fd = p.stdin_fd;
+  if (p.stdin_fd >= 0) set_nonblocking(p.stdin_fd);
+  set_nonblocking(p.pmi_fd);
+  set_nonblocking(p.out_fd);
+  set_nonblocking(p.err_fd);
+  if (p.ctrl_fd >= 0) {
+    set_nonblocking(p.ctrl_fd);
+    r.ctrl.fd = p.ctrl_fd;
+  }
+  int rank = r.rank;
+  auto sink = [this, rank](int stream) {
+    return [this, rank, stream](const char* d, std::size_t len) {
+      Frame o("out");
+      o.set("rank", rank).set("fd", stream);
+      o.payload.assign(d, len);
+      send_up(o);
+    };
+  };
+  r.out = std::make_unique<RankStream>(rank, p.out_fd, sink(1));
+  r.err = std::make_unique<RankStream>(rank, p.err_fd, sink(2));
 }
 
 bool Daemon::start_rank(Rank& r, const RankStart& how) {
-  const bool pty = how.pty, forward_stdin = how.forward_stdin;
-  {
-    int sv[2] = {-1, -1}, err[2] = {-1, -1}, cv[2] = {-1, -1}, in[2] = {-1, -1};
-    OutputChannel oc;
-    bool ok = open_output_channel(pty, oc) && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0 &&
-              pipe2(err, O_CLOEXEC) == 0 && (!ft_ || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, cv) == 0) &&
-              (!forward_stdin || r.rank != 0 || pipe2(in, O_CLOEXEC) == 0);
-    SpawnRequest req;
-    req.path = how.path;
-    req.argv = how.argv;
-    req.env = how.env;
-    req.cwd = how.cwd;
-    auto set = [&](const std::string& name, const std::string& value) {
-      std::string prefix = name + "=";
-      std::erase_if(req.env, [&](const std::string& e) { return e.rfind(prefix, 0) == 0; });
-      req.env.push_back(prefix + value);
-    };
-    set("PMI_FD", std::to_string(sv[1]));
-    set("PMI_RANK", std::to_string(how.pmi_rank));
-    set("FTMPI_LOCAL_RANK", std::to_string(how.local_rank));
-    set("FTMPI_LOCAL_SIZE", std::to_string(how.local_size));
-    set("FTMPI_NUM_CORES", std::to_string(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))));
-    if (ft_) set("FTMPI_CTRL_FD", std::to_string(cv[1]));
-    for (const std::string& s : how.inject) {  // "R:MPI_Func:N"
-      std::size_t c = s.find(':');
-      if (c != std::string::npos && s.substr(0, c) == std::to_string(r.rank)) set("FTMPI_INJECT_AT", s.substr(c + 1));
-    }
-    for (const std::string& e : how.extra) {  // NAME=VALUE
-      std::size_t eq = e.find('=');
-      set(e.substr(0, eq), e.substr(eq + 1));
-    }
-    req.pmi_fd = sv[1];
-    req.ctrl_fd = cv[1];
-    req.stdin_fd = in[0];
-    req.stdout_fd = oc.write_end;
-    req.stderr_fd = err[1];
-    Result<pid_t> pid = ok ? spawn_rank(req) : Result<pid_t>(Status(Errc::other, strerror(errno)));
-    for (int fd : {sv[1], oc.write_end, err[1], cv[1], in[0]})
-      if (fd >= 0) ::close(fd);
-    int pidfd = pid.ok() ? pidfd_open(pid.value()) : -1;
-    if (!pid.ok() || pidfd < 0) {
-      say("cannot start rank %d: %s", r.rank, pid.ok() ? strerror(errno) : pid.status().message().c_str());
-      for (int fd : {sv[0], oc.read_end, err[0], cv[0], in[1]})
-        if (fd >= 0) ::close(fd);
-      if (pid.ok()) {
-        kill(pid.value(), SIGKILL);
-        waitpid(pid.value(), nullptr, 0);
-      }
-      Frame e("exit");
-      e.set("rank", r.rank).set("status", 127 << 8).set("verdict", "none");
-      send_up(e);
-      return false;
-    }
-    r.pid = pid.value();
-    r.pidfd = pidfd;
-    r.alive = true;
-    r.pmi_fd = sv[0];
-    r.stdin_fd = in[1];
-    if (in[1] >= 0) set_nonblocking(in[1]);
-    set_nonblocking(sv[0]);
-    set_nonblocking(oc.read_end);
-    set_nonblocking(err[0]);
-    if (ft_) {
-      set_nonblocking(cv[0]);
-      r.ctrl.fd = cv[0];
-    }
-    int rank = r.rank;
-    auto sink = [this, rank](int stream) {
-      return [this, rank, stream](const char* d, std::size_t len) {
-        Frame o("out");
-        o.set("rank", rank).set("fd", stream);
-        o.payload.assign(d, len);
-        send_up(o);
-      };
-    };
-    r.out = std::make_unique<RankStream>(rank, oc.read_end, sink(1));
-    r.err = std::make_unique<RankStream>(rank, err[0], sink(2));
+  Result<WarmProcess> p = spawn_process(how, r.rank);
+  if (!p.ok()) {
+    say("cannot start rank %d: %s", r.rank, p.status().message().c_str());
+    Frame e("exit");
+    e.set("rank", r.rank).set("status", 127 << 8).set("verdict", "none");
+    send_up(e);
+    return false;
   }
+  attach(r, p.value());
   return true;
 }
 
@@ -561,6 +562,7 @@ void Daemon::fence(const char* why) {
   for (const Rank& r : ranks_) n += r.alive ? 1 : 0;
   say("host %s: %s; killing its %d rank%s and exiting", host_.c_str(), why, n, n == 1 ? "" : "s");
   kill_ranks(SIGKILL);
+  spares_.release();
   for (Rank& r : ranks_)
     if (r.alive) {
       waitpid(r.pid, nullptr, 0);
@@ -659,6 +661,8 @@ void Daemon::handle_own(Frame& f) {
     }
   } else if (t == "restart") {
     restart_rank(f);
+  } else if (t == "replenish") {  // Reinit: an epoch change committed; the spares used are replaced now
+    fill_spares();
   } else if (t == "tell") {  // Reinit: one control line for a rank
     Rank* r = find_rank(static_cast<int>(f.num("rank")));
     if (r && r->alive && r->ctrl.fd >= 0) {
@@ -680,6 +684,7 @@ void Daemon::handle_own(Frame& f) {
       }
   } else if (t == "end") {
     ending_ = true;
+    spares_.release();  // unused spares go with the job (their output, if any, is discarded)
   }
 }
 
@@ -841,7 +846,7 @@ void Daemon::drain_links() {
 }
 
 void Daemon::loop() {
-  enum class Src { parent, listen, child, agent, pidfd, pmi, ctrl, out, err, stdin_write };
+  enum class Src { parent, listen, child, agent, pidfd, pmi, ctrl, out, err, stdin_write, spare };
   struct Tag {
     Src src;
     std::size_t i;
@@ -895,6 +900,7 @@ void Daemon::loop() {
       if (r.stdin_fd >= 0 && !r.stdin_buf.empty()) add(r.stdin_fd, POLLOUT, Src::stdin_write, i);
       if (r.err && r.err->open()) add(r.err->fd(), POLLIN, Src::err, i);
     }
+    for (const WarmProcess& p : spares_.spares()) add(p.pidfd, POLLIN, Src::spare, static_cast<std::size_t>(p.pid));
     int timeout = ms_until(now, live_->next_deadline());
     if (ft_) timeout = std::min(timeout, o_.period_ms);
     int n = ::poll(fds.data(), fds.size(), timeout);
@@ -933,6 +939,7 @@ void Daemon::loop() {
         case Src::out: ranks_[t.i].out->pump(); break;
         case Src::err: ranks_[t.i].err->pump(); break;
         case Src::stdin_write: flush_stdin(ranks_[t.i]); break;
+        case Src::spare: on_spare_ended(static_cast<pid_t>(t.i)); break;
       }
     }
     if (parent_.broken) read_parent();  // a write to it failed during this round: it reports the end

@@ -16,8 +16,9 @@
 //
 // Frames (tree_wire.h). Down (to= a node or *, seq= numbered by the origin): launch, pmi rank=R, notice
 // (broadcast failure notice), signal rank=R|-1 sig=S, die (inject host loss), stdin rank=0 [eof=1], adopted,
-// refuse node=N, end. Up: hello [adopt=1 nodes=.. seen=SEQ] by=PARENT, pmi rank=R, out rank=R fd=1|2,
-// suspect rank=R by=Q, exit rank=R status=W verdict=V, lost node=N why=W by=PARENT, stdin_ack n=BYTES.
+// refuse node=N, end; Reinit: restart rank=R epoch=E, tell rank=R, replenish (top the spares up). Up: hello [adopt=1 nodes=.. seen=SEQ] by=PARENT, pmi rank=R, out rank=R fd=1|2,
+// suspect rank=R by=Q, exit rank=R status=W verdict=V, lost node=N why=W by=PARENT, stdin_ack n=BYTES;
+// Reinit: ctrl rank=R, restarted rank=R pid=P spare=0|1, spare ev=up|gone pid=P (daemon_reinit.cpp).
 // Both ways: hb.
 #pragma once
 #include <memory>
@@ -30,6 +31,7 @@
 #include "daemon_launch.h"
 #include "output_forwarder.h"
 #include "silence_judge.h"
+#include "spare_pool.h"
 #include "stop_judge.h"
 #include "tree_liveness.h"
 #include "tree_shape.h"
@@ -128,6 +130,15 @@ class Daemon {
   };
   // Fork `r` (r.rank set); false (an exit frame sent up, status 127) if it could not be started.
   bool start_rank(Rank& r, const RankStart& how);
+  // Fork one process of the program with its channels (`rank` -1: a spare, how.pmi_rank -1 too), and hand
+  // a started process's channels to rank entry `r` (watched, relayed and forwarded from then on).
+  Result<WarmProcess> spawn_process(const RankStart& how, int rank);
+  void attach(Rank& r, WarmProcess p);
+  // Reinit's warm spares on this host (daemon_reinit.cpp, spare_pool.h): top up to the target; a spare
+  // that ended before it was used.
+  void fill_spares();
+  void on_spare_ended(pid_t pid);
+  SparePool spares_;
   // MPI_Comm_spawn across hosts (daemon_spawn.cpp): the "spawn" frame starts processes of a spawned part
   // here, or answers "spawn_failed" when the program cannot be found on this host (nothing started).
   void spawn_part(const Frame& f);

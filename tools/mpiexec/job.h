@@ -29,6 +29,7 @@
 #include "remote_failures.h"
 #include "rank_table.h"
 #include "respawn.h"
+#include "spare_pool.h"
 #include "models/reinit/fence_board.h"
 
 namespace ftmpi::mpiexec {
@@ -57,10 +58,7 @@ class Job final : public RankRestarter {
   const std::string& kvsname() const { return kvsname_; }
 
   // A process started for a rank (restart) or as a spare: its pid and mpiexec's ends of its channels.
-  struct Started {
-    pid_t pid = -1;
-    int pmi_fd = -1, ctrl_fd = -1, out_fd = -1, err_fd = -1;
-  };
+  using Started = WarmProcess;  // spare_pool.h
 
  private:
   struct PmiConn {
@@ -156,7 +154,7 @@ class Job final : public RankRestarter {
   void launch_spares();
   bool reap_spare(pid_t pid, int wait_status);  // a spare ended before it was used: false if not a spare
   void release_spares();                         // end of the job: the unused spares go (SIGKILL, reaped)
-  std::vector<Started> spares_;
+  SparePool spares_;
 
   Options opt_;
   std::string program_path_;

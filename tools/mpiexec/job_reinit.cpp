@@ -100,67 +100,37 @@ Result<Job::Started> Job::start_process(std::vector<std::string> env) {
 }
 
 void Job::launch_spares() {
-  for (int i = static_cast<int>(spares_.size()); i < opt_.ft.spares; ++i) {
-    // A spare has no rank yet: it learns it (and the epoch to join) from `cmd=adopt` in MPI_Init.
-    std::vector<std::string> env = rank_environment(0, -1);
-    std::erase_if(env, [](const std::string& e) {
-      return e.rfind("PMI_RANK=", 0) == 0 || e.rfind("FTMPI_LOCAL_RANK=", 0) == 0;
-    });
-    env.push_back("FTMPI_SPARE=" + std::to_string(i));
-    auto s = start_process(std::move(env));
-    if (!s.ok()) {
-      say("warning: cannot start spare process %d: %s (failed ranks are restarted by fork+exec)", i,
-          s.status().message().c_str());
-      return;
-    }
-    log::debug("mpiexec: spare %d is pid %d", i, static_cast<int>(s.value().pid));
-    spares_.push_back(s.value());
-  }
+  // A spare has no rank yet: it learns it (and the epoch to join) from `cmd=adopt` in MPI_Init.
+  spares_.set_target(opt_.ft.spares);
+  std::string error;
+  const int before = spares_.size();
+  spares_.fill(rank_environment(0, -1), [this](std::vector<std::string> env) { return start_process(std::move(env)); },
+               &error);
+  if (!error.empty())
+    say("warning: cannot start spare process %d: %s (failed ranks are restarted by fork+exec)", spares_.size(),
+        error.c_str());
+  for (int i = before; i < spares_.size(); ++i)
+    log::debug("mpiexec: spare %d is pid %d", i, static_cast<int>(spares_.spares()[static_cast<std::size_t>(i)].pid));
 }
-
-namespace {
-void close_started(Job::Started& s) {
-  for (int* fd : {&s.pmi_fd, &s.ctrl_fd, &s.out_fd, &s.err_fd})
-    if (*fd >= 0) {
-      ::close(*fd);
-      *fd = -1;
-    }
-}
-}  // namespace
 
 bool Job::reap_spare(pid_t pid, int wait_status) {
-  for (auto it = spares_.begin(); it != spares_.end(); ++it) {
-    if (it->pid != pid) continue;
-    if (end_.running())
-      say("warning: spare process %d ended before it was used (status 0x%x)", static_cast<int>(pid), wait_status);
-    close_started(*it);
-    spares_.erase(it);
-    return true;
-  }
-  return false;
+  if (!spares_.reap(pid)) return false;
+  if (end_.running())
+    say("warning: spare process %d ended before it was used (status 0x%x)", static_cast<int>(pid), wait_status);
+  return true;
 }
 
-void Job::release_spares() {
-  for (Started& s : spares_) {
-    if (kill(-s.pid, SIGKILL) != 0) kill(s.pid, SIGKILL);
-    int st = 0;
-    while (waitpid(s.pid, &st, 0) < 0 && errno == EINTR) {
-    }
-    close_started(s);
-  }
-  spares_.clear();
-}
+void Job::release_spares() { spares_.release(); }
 
 Result<pid_t> Job::restart(int r, int epoch, const std::vector<int>& failed) {
   std::string failed_list;
   for (int f : failed) failed_list += (failed_list.empty() ? "" : ",") + std::to_string(f);
   Started s;
   bool adopted = false;
-  if (!spares_.empty()) {
+  if (auto spare = spares_.take()) {
     // A warm spare takes the rank over: no fork, exec, dynamic loading or program start-up on the
     // recovery path. It reads this one line inside MPI_Init and goes on as a restarted process.
-    s = spares_.front();
-    spares_.erase(spares_.begin());
+    s = *spare;
     adopted = true;
   } else {
     std::vector<std::string> env = rank_environment(r, -1);
@@ -186,7 +156,7 @@ Result<pid_t> Job::restart(int r, int epoch, const std::vector<int>& failed) {
   c.in = boot::pmi::LineSplitter{};
   c.out.clear();
   if (adopted) {
-    c.out = "cmd=adopt rank=" + std::to_string(r) + " epoch=" + std::to_string(epoch) + " failed=" + failed_list + "\n";
+    c.out = SparePool::adopt_line(r, epoch, failed);
     if (!c.flush()) c.close();
   }
   // The old process's streams drain to EOF on their own; the new ones are appended.

@@ -98,10 +98,8 @@ int main(int argc, char** argv) {
 
   fflush(stdout);
   if (several) {
-    // Reinit across hosts restarts ranks through their daemons (origin_reinit.cpp); warm spare processes
-    // are a single-host feature for now (a spare host, one holding no ranks, takes a lost host's ranks).
-    if (o.ft.reinit() && o.ft.spares > 0)
-      return usage_error("--spares runs on one host only for now (several hosts: give a host with no ranks as a spare host)");
+    // Reinit across hosts restarts ranks through their daemons, --spares N keeps N warm spare processes
+    // on every host (origin_reinit.cpp, tools/ftmpid/daemon_reinit.cpp).
     if (!o.np_given) o.np = layout->total_slots();
     place_ranks(layout.value(), o.np);
     for (const InjectSpec& s : o.ft.injections)

@@ -541,6 +541,7 @@ void Origin::on_hello(const Frame& f, int via_slot) {
   l.set("first", e.first_rank).set("n", end_.running() ? e.nranks : 0).set("ft", ft_ ? 1 : 0);
   l.set("pty", opt_.output_pipe ? 0 : 1);
   if (reinit_) l.set("reinit", 1);
+  if (reinit_ && opt_.ft.spares > 0) l.set("spares", opt_.ft.spares);  // per host (origin_reinit.cpp)
   if (forward_stdin_ && e.first_rank == 0 && e.nranks > 0) l.set("stdin", 1);
   std::vector<std::string> items;
   items.push_back("path=" + program_path_);
@@ -582,6 +583,8 @@ void Origin::on_frame(Frame& f, int via_slot) {
     if (reinit_ && end_.running() && r >= 0 && r < opt_.np && ranks_[static_cast<std::size_t>(r)].alive())
       reinit_->on_control_line(r, f.payload);
   }
+  else if (t == "spare") on_spare_frame(f);        // Reinit --spares (origin_reinit.cpp)
+  else if (t == "restarted") on_restarted(f);
   else if (t == "out") {
     int r = static_cast<int>(f.num("rank"));
     int fd = f.num("fd") == 2 ? 2 : 1;

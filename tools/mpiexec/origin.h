@@ -60,6 +60,7 @@ class Origin final : private RankRestarter {
     double lost_at = 0;      // realtime
     std::string why;         // why it was lost
     bool cut_off = false;
+    int spares = 0;          // Reinit --spares: warm processes its daemon holds (its reports, less what we gave out)
   };
   struct Control {  // a --status/--halt client
     int fd = -1;
@@ -197,6 +198,13 @@ class Origin final : private RankRestarter {
   void reinit_host_lost(const std::string& host, const std::vector<int>& ranks);
   // The up host holding the fewest live ranks (none: the first such), -1 if no host is up.
   int least_loaded_host() const;
+  // The same among the up hosts whose count in `spares` (by host) is above 0, their load counted with
+  // `extra` (by host: ranks already sent there), -1 if none.
+  int least_loaded_with_spare(const std::vector<int>& spares, const std::vector<int>& extra) const;
+  int live_ranks_on(int host) const;
+  // A daemon's report (daemon_reinit.cpp): "spare ev=up|gone", "restarted rank=R pid=P spare=0|1".
+  void on_spare_frame(const Frame& f);
+  void on_restarted(const Frame& f);
   std::string epoch_mapping() const;  // PMI_process_mapping from the rank table's hosts
   Result<pid_t> restart(int rank, int epoch, const std::vector<int>& failed) override;
 };
