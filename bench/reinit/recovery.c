@@ -73,6 +73,14 @@ static void resilient(void *arg) {
   } else {
     for (int i = 0; i < CELLS; ++i) field[i] = rank + i * 1e-3;
     store(0);
+    /* RECOVERY_WAIT_MS: give the job's warm spares (--spares) time to reach MPI_Init before the kill
+     * (bench/hosts/reinit_spares.sh) */
+    const char *w = getenv("RECOVERY_WAIT_MS");
+    if (w) {
+      long ms = atol(w);
+      struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+      nanosleep(&ts, NULL);
+    }
   }
   for (; step < 30; ++step) {
     if (state == MPIX_REINIT_NEW && step == 20 && rank == size - 1) {

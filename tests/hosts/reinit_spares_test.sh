@@ -31,7 +31,7 @@ MPID=
 cleanup() {
   [ -n "$MPID" ] && kill -9 "$MPID" 2>/dev/null
   "$NETNS" down "$NETNS_SLOT"
-  rm -rf "$TMP"
+  [ -n "${KEEP:-}" ] && cp "$TMP/out" "$TMP/err" "$KEEP"/ 2>/dev/null; rm -rf "$TMP"
 }
 trap cleanup EXIT
 S=$NETNS_SLOT H1=ft${S}h1 H2=ft${S}h2 H3=ft${S}h3
