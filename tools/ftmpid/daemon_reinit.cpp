@@ -97,9 +97,12 @@ void Daemon::fill_spares() {
 }
 
 void Daemon::on_spare_ended(pid_t pid) {
+  // Taken over since the poll (a restart frame of the same round): it is a rank now, and its end is
+  // on_rank_ended's to reap and report.
+  if (!spares_.holds(pid)) return;
   int st = 0;
   if (waitpid(pid, &st, WNOHANG) <= 0) return;
-  if (!spares_.reap(pid)) return;
+  spares_.reap(pid);
   if (!ending_) say("warning: host %s: spare process %d ended before it was used (status 0x%x)", host_.c_str(),
                     static_cast<int>(pid), st);
   Frame gone("spare");

@@ -53,6 +53,12 @@ std::optional<WarmProcess> SparePool::take() {
   return p;
 }
 
+bool SparePool::holds(pid_t pid) const {
+  for (const WarmProcess& p : spares_)
+    if (p.pid == pid) return true;
+  return false;
+}
+
 bool SparePool::reap(pid_t pid) {
   for (auto it = spares_.begin(); it != spares_.end(); ++it) {
     if (it->pid != pid) continue;

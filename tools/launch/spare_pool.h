@@ -61,6 +61,8 @@ class SparePool {
   int fill(const std::vector<std::string>& rank_env, const Start& start, std::string* error);
   // The oldest spare, removed from the pool (its descriptors are the caller's now); none when empty.
   std::optional<WarmProcess> take();
+  // `pid` is a spare of this pool (not taken).
+  bool holds(pid_t pid) const;
   // `pid` was a spare of this pool and ended: forget it (descriptors closed). False if it was not one.
   bool reap(pid_t pid);
   // The end of the job: every spare is killed (SIGKILL to its group) and reaped, descriptors closed.

@@ -410,6 +410,7 @@ void Origin::hosts_lost(int node, TreeLiveness::Why why, const std::string& deta
     h.state = Host::State::lost;
     h.lost_at = now;
     h.cut_off = why == TreeLiveness::Why::silent;
+    h.spares = 0;  // its daemon's warm spares went with it
     h.why = n == node ? (detail.empty() ? why_text(why) : detail) : "the host above it in the launcher tree was lost";
     int s = slot_of(n);
     if (s >= 0) links_[static_cast<std::size_t>(s)].close();
@@ -796,8 +797,9 @@ std::string Origin::status_text() const {
                         : e.nranks == 1 ? "rank " + std::to_string(e.first_rank)
                                         : "ranks " + std::to_string(e.first_rank) + "-" +
                                               std::to_string(e.first_rank + e.nranks - 1);
-    snprintf(line, sizeof line, "host %s: %s, %s, daemon pid %d\n", e.name.c_str(), st.c_str(), ranks.c_str(),
-             h.daemon_pid);
+    std::string spares = h.spares > 0 ? ", " + std::to_string(h.spares) + (h.spares == 1 ? " spare" : " spares") : "";
+    snprintf(line, sizeof line, "host %s: %s, %s, daemon pid %d%s\n", e.name.c_str(), st.c_str(), ranks.c_str(),
+             h.daemon_pid, spares.c_str());
     s += line;
   }
   for (const RankRecord& r : ranks_) {

@@ -101,6 +101,7 @@ void Origin::reinit_host_lost(const std::string& host, const std::vector<int>& l
   std::vector<int> spares(hosts_.size()), extra(hosts_.size(), 0);
   for (std::size_t h = 0; h < hosts_.size(); ++h) spares[h] = hosts_[h].spares;
   const int rest = least_loaded_host();
+  bool to_rest = false;
   for (int r : ranks) {
     int to = least_loaded_with_spare(spares, extra);
     if (to >= 0) {
@@ -110,10 +111,11 @@ void Origin::reinit_host_lost(const std::string& host, const std::vector<int>& l
           host_name(to).c_str());
     } else {
       to = rest;
+      to_rest = true;
     }
     move_to_[static_cast<std::size_t>(r)] = to;
   }
-  if (rest >= 0 && std::count(move_to_.begin(), move_to_.end(), rest) > 0)
+  if (rest >= 0 && to_rest)
     say("reinit: ranks of lost host %s move to host %s", host.c_str(), host_name(rest).c_str());
   if (end_.running()) reinit_->on_deaths(ranks, "host " + host + " lost");
 }
