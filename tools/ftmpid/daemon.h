@@ -16,9 +16,10 @@
 //
 // Frames (tree_wire.h). Down (to= a node or *, seq= numbered by the origin): launch, pmi rank=R, notice
 // (broadcast failure notice), signal rank=R|-1 sig=S, die (inject host loss), stdin rank=0 [eof=1], adopted,
-// refuse node=N, end; Reinit: restart rank=R epoch=E, tell rank=R, replenish (top the spares up). Up: hello [adopt=1 nodes=.. seen=SEQ] by=PARENT, pmi rank=R, out rank=R fd=1|2,
+// refuse node=N, end; Reinit: restart rank=R epoch=E, tell rank=R, replenish (top the spares up).
+// Up: hello [adopt=1 nodes=.. seen=SEQ] by=PARENT, pmi rank=R, out rank=R fd=1|2,
 // suspect rank=R by=Q, exit rank=R status=W verdict=V, lost node=N why=W by=PARENT, stdin_ack n=BYTES;
-// Reinit: ctrl rank=R, restarted rank=R pid=P spare=0|1, spare ev=up|gone pid=P (daemon_reinit.cpp).
+// Reinit: ctrl rank=R, restarted rank=R pid=P spare=0|1, spare ev=up|gone pid=P node=N (daemon_reinit.cpp).
 // Both ways: hb.
 #pragma once
 #include <memory>

@@ -8,9 +8,9 @@
 // their start-up then competes with the computation, not with a recovery). A "restart rank=R" is carried
 // out by the oldest spare when there is one (one line on its control channel: no fork, exec or loading on
 // the recovery path), else by fork+exec. The origin keeps a count of each host's spares to decide where a
-// rank goes (origin_reinit.cpp); the daemon keeps it true: "spare ev=up pid=P node=N" for each spare started,
-// "spare ev=gone pid=P node=N" for one that ended before it was used, and "restarted rank=R pid=P spare=0|1" for
-// each restart (the origin's timeline names the process that took the rank over).
+// rank goes (origin_reinit.cpp); the daemon keeps it true: "spare ev=up pid=P node=N" for each spare
+// started, "spare ev=gone pid=P node=N" for one that ended before it was used, and "restarted rank=R pid=P
+// spare=0|1" for each restart (the origin's timeline names the process that took the rank over).
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
