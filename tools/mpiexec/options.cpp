@@ -475,8 +475,8 @@ through the rsh agent), connected by ftmpi's PMI-1 bootstrap.
   --inject SPEC             rank=R,after=SECONDS[,signal=KILL|STOP|TERM] or rank=R,at=MPI_Func:N
                             or host=H,after=SECONDS (host H is lost: its daemon and ranks die)
   --max-restarts N          respawn limit for --with-ft reinit (default 16)
-  --spares N                --with-ft reinit: N warm processes started with the job wait in MPI_Init;
-                            a failed rank is taken over by one of them (no fork/exec) while any is left
+  --spares N                --with-ft reinit: N warm processes per host wait in MPI_Init; a failed
+                            rank is taken over by one (no fork/exec): its host's, else another host's
   --mca KEY VALUE           Open MPI parameters: plm_rsh_agent CMD (= --rsh-agent), btl_tcp_if_include X
                             (= --tcp-if), orte_enable_recovery 1 (= --with-ft reinit); pml, btl,
                             plm_slurm_args and a few more are accepted and ignored
