@@ -61,13 +61,11 @@ void Progress::probe_contention() {
   last_nivcsw_ = ru.ru_nivcsw;
 }
 
-namespace {
-long long mono_ns() {
+long long Progress::mono_now_ns() {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
 }
-}  // namespace
 
 int Progress::back_off(int idle) {
   const BackoffPolicy* p = contended_ ? &contended_policy_ : &policy_;
@@ -80,15 +78,27 @@ int Progress::back_off(int idle) {
     if (idle < p->spin_iterations) return idle + 1;
   }
   const int sleep_from = p->spin_iterations + p->yield_iterations;
-  if (idle < sleep_from || engine_.has_backlog()) {
+  // Yields were handed to other programs lately (see kStolenYieldNs): this wait skips its yield phase.
+  const bool yielding = idle < sleep_from && !(idle == p->spin_iterations && yields_stolen());
+  if (yielding || engine_.has_backlog()) {
+    const long long before = mono_now_ns();
     if (idle == p->spin_iterations) {
-      yield_deadline_ns_ = mono_ns() + kYieldPhaseNs;  // the first yield of this wait
-    } else if (idle < sleep_from && (idle & 15) == 0 && mono_ns() >= yield_deadline_ns_) {
+      yield_deadline_ns_ = before + kYieldPhaseNs;  // the first yield of this wait
+    } else if (idle < sleep_from && before >= yield_deadline_ns_) {
       idle = sleep_from - 1;  // yielded for kYieldPhaseNs already: sleep from the next pass on
     }
     sched_yield();
+    const long long after = mono_now_ns();
+    if (after - before >= kStolenYieldNs) {
+      // Someone ran on our core for a long while before giving it back: a CPU-bound program (or a computing
+      // rank) is runnable next to us, and every further yield would hand it another time slice. Sleep from
+      // the next pass on, and skip the yield phase of the waits of the next kNoYieldNs.
+      no_yield_until_ns_ = after + kNoYieldNs;
+      if (idle < sleep_from) idle = sleep_from - 1;
+    }
     return idle + 1;
   }
+  if (idle < sleep_from) idle = sleep_from;  // the yield phase was skipped: count on from the first sleep
   // Sleep in the transports: a frame arriving wakes us (futex doorbell / socket readiness).
   auto ts = router_.transports();
   int sleepers = static_cast<int>(std::count_if(ts.begin(), ts.end(), [](transport::Transport* t) {

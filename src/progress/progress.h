@@ -82,8 +82,22 @@ class Progress {
   // the first sleeping pass's count once the yield phase has lasted kYieldPhaseNs (next to CPU-bound programs
   // every sched_yield hands them a whole time slice, so 2000 yields took seconds and 8-rank FT tests timed
   // out; a sleeping rank is woken by the frame's doorbell at once). Stops growing once sleeping.
+  //
+  // The cap alone is not enough next to CPU-bound programs: a single sched_yield there lasts a whole time slice
+  // of theirs (1-4 ms, EEVDF pushes the yielder's deadline back), so each wait paid one slice before its first
+  // look at the clock, and the next wait the same again: 8 ranks on 2 cores beside two busy loops ran
+  // ft_coll_shm's 8-byte collectives at 30-40 ms each (60 s timeouts), against 0.2 ms when sleeping at once.
+  // So every yield is timed: one that kept us off the core for kStolenYieldNs ends the yield phase at once,
+  // and the waits of the next kNoYieldNs skip theirs (sleep on the doorbell from the first idle pass, which
+  // wakes us as soon as the frame arrives: a woken sleeper is placed ahead of the CPU-bound programs). Among the
+  // job's own waiting ranks a yield comes back in microseconds (a context switch and a progress pass), so a
+  // quiet oversubscribed job keeps yielding. Cost: two clock reads (vDSO) per yield.
   int back_off(int idle_passes);
+  bool yields_stolen() const { return no_yield_until_ns_ != 0 && mono_now_ns() < no_yield_until_ns_; }
+  static long long mono_now_ns();
   static constexpr long long kYieldPhaseNs = 1'000'000;  // 1 ms
+  static constexpr long long kStolenYieldNs = 200'000;   // one yield this long: another program had our core
+  static constexpr long long kNoYieldNs = 100'000'000;   // 100 ms without yield phases after that
   // At the end of a wait's spin phase: were we preempted since the last look? Updates contended_.
   void probe_contention();
 
@@ -95,6 +109,7 @@ class Progress {
   long last_nivcsw_ = -1;            // involuntary context switches of this thread at the last look
   long long contended_until_ns_ = 0;  // CLOCK_MONOTONIC: keep the contended policy until then
   long long yield_deadline_ns_ = 0;   // CLOCK_MONOTONIC: this wait's yield phase ends then at the latest
+  long long no_yield_until_ns_ = 0;   // CLOCK_MONOTONIC: waits skip the yield phase until then (0: never set)
   BigLock* lock_ = nullptr;
   const volatile int* interrupt_ = nullptr;
   void (*on_interrupt_)() = nullptr;
