@@ -40,9 +40,19 @@ class ShmBoard final : public AgreeBoard {
   void begin(std::uint64_t j) override;
   void finish(std::uint64_t j) override;
   void ring() override;
+  bool arrive(std::uint64_t j, bool closed, bool* any_closed) override;
+  void publish(std::uint64_t j, std::uint64_t tag, std::uint32_t total, std::uint32_t off,
+               std::span<const std::uint64_t> words) override;
+  std::uint64_t outcome(std::uint64_t j) override { return o(j).outcome.load(std::memory_order_acquire); }
+  BoardEntry result(std::uint64_t j) override {
+    const coll::ShmAgreeOutcome& x = o(j);
+    if (x.total == kBoardNoResult) return BoardEntry{0, 0, kBoardNoResult, nullptr};
+    return BoardEntry{x.total, x.off, x.len, x.words};
+  }
 
  private:
   coll::ShmAgreeEntry& e(int r, std::uint64_t j) { return a_.of(r).agree[j % coll::kShmAgreeRing]; }
+  coll::ShmAgreeOutcome& o(std::uint64_t j) { return a_.header().agree_outcome[j % coll::kShmAgreeRing]; }
   void publish_done();
 
   coll::ShmArea& a_;
