@@ -147,6 +147,7 @@ struct alignas(kShmLine) ShmRankArea {
 struct alignas(kShmLine) ShmAreaHeader {
   alignas(kShmLine) std::atomic<std::uint64_t> ack_waiters;  // bit r: member r waits for acks
   alignas(kShmLine) std::atomic<std::uint64_t> arrivals;     // arrivals at counted ops (see "Last arriver")
+  alignas(kShmLine) std::atomic<std::uint64_t> agree_kind;   // the board's kind: 0 not chosen, 1 scanned, 2 counted
   ShmAgreeOutcome agree_outcome[kShmAgreeRing];              // the agreement board's (ft/shm_board.h)
 };
 

@@ -65,6 +65,17 @@
 // stopped (SIGSTOP) member is waited for, as by the message-passing agreement, until the detector declares
 // it failed.
 //
+// Two kinds. The arrivals pay off when ranks outnumber cores: every waiter's turn on a core then costs its
+// reads, and a waiter reads one line instead of n. With a core per rank the arrivals word is one more line
+// handed from core to core on the critical path (measured at 2 ranks: agree 0.96 against 0.78 us), so such
+// boards are *scanned*: no arrivals and no outcome; in steps 2-4 a member instead scans every state after its
+// CAS and on every wake-up — every state contributed: it decides (AND of the entries); one closed: it falls
+// back — and a member whose own state is closed, or whose contribution is the last, rings the others. The
+// safety argument above uses only "a board decision needs every state contributed, a fallback one state
+// closed", which the scan keeps; liveness: every member scans after its own CAS, so the last CAS's writer
+// sees every state written. The kind is chosen by the first member that makes the board (oversubscribed or
+// not) and stored in the area (a CAS from 0), so every member uses the same.
+//
 // Window. The board has kBoardRing entries per member and kBoardRing outcomes (arrivals word, outcome word,
 // value), reused: instance j uses entry and outcome j mod kBoardRing. Before writing anything for j (step 2
 // or a freeze), m waits until every member not known failed has *finished* every board phase of instances up
@@ -133,6 +144,9 @@ class AgreeBoard {
   virtual void finish(std::uint64_t j) = 0;
   // Wake members that may wait on the board (after a state change).
   virtual void ring() = 0;
+  // A counted board (steps 2-4 as above) or a scanned one (no arrivals, no outcome: see "Two kinds"). The
+  // same at every member of the board, for good.
+  virtual bool counted() const = 0;
   // Arrive at j (step 2, once per member and instance, after its own state is written; `closed`: that state
   // is closed). True for the last of the n arrivals; then *any_closed says whether some member arrived closed.
   virtual bool arrive(std::uint64_t j, bool closed, bool* any_closed) = 0;

@@ -180,7 +180,7 @@ bool Agreement::board_take_outcome() {
   return true;
 }
 
-// ft/agree_board.h, steps 1-5.
+// ft/agree_board.h, steps 1-5 (a counted board) or 1, 2, 5 (a scanned one).
 void Agreement::board_step() {
   if (board_ == nullptr) return;
   if (decided_) {  // adopted from the message-passing agreement: a state is closed, nobody decides here
@@ -190,6 +190,8 @@ void Agreement::board_step() {
   }
   const std::uint64_t j = board_j_;
   const std::uint64_t contributed = board_state(j, kBoardContributed), closed = board_state(j, kBoardClosed);
+  const bool counted = board_->counted();
+  bool wrote = false;
   if (!board_written_) {
     if (!board_->window_open(j, view_)) return;  // 1.
     // 2. The contribution without its all-ones ends.
@@ -206,29 +208,35 @@ void Agreement::board_step() {
     }
     if (board_empty(s, j)) s = go ? contributed : closed;
     board_written_ = true;
-    bool any_closed = false;
-    if (board_->arrive(j, s != contributed, &any_closed)) {  // 3. the last arriver
-      if (any_closed) {
-        board_->publish(j, closed, 0, 0, {});
-        board_->ring();
-        end_board();
-        start_messages();
+    wrote = true;
+    if (counted) {
+      bool any_closed = false;
+      if (board_->arrive(j, s != contributed, &any_closed)) {  // 3. the last arriver
+        if (any_closed) {
+          board_->publish(j, closed, 0, 0, {});
+          board_->ring();
+          end_board();
+          start_messages();
+          return;
+        }
+        board_and_entries();
+        publish_decision(j);  // before the phase ends (the window: ft/agree_board.h)
+        board_decided();
         return;
       }
-      board_and_entries();
-      publish_decision(j);  // before the phase ends (the window: ft/agree_board.h)
-      board_decided();
-      return;
+    } else if (s != contributed) {
+      board_->ring();  // a scanned board's waiters end at a closed state
     }
-  } else if (board_take_outcome()) {  // 4.
+  } else if (counted && board_take_outcome()) {  // 4.
     return;
   }
-  if (view_.empty()) return;  // 4. wait for the outcome
-  // 5. Scan, freezing empty states (a failure is known).
+  if (counted && view_.empty()) return;  // 4. wait for the outcome
+  // 5. (and a scanned board's 3) Scan, freezing empty states once a failure is known.
+  const bool freeze = !view_.empty();
   bool all = true, saw_closed = false, froze = false;
   for (int r = 0; r < size_; ++r) {
     std::uint64_t s = board_->state(r, j);
-    while (board_empty(s, j)) {
+    while (freeze && board_empty(s, j)) {
       if (board_->cas(r, j, s, closed)) {
         s = closed;
         froze = true;
@@ -236,10 +244,15 @@ void Agreement::board_step() {
     }
     if (s == contributed) continue;
     all = false;
-    saw_closed = true;  // closed (a later instance's word cannot be here: the window)
-    break;
+    if (!board_empty(s, j)) {  // closed (a later instance's word cannot be here: the window)
+      saw_closed = true;
+      break;
+    }
+    if (!freeze) break;  // r has not written yet: wait
   }
-  if (froze) board_->ring();
+  // A scanned board's waiters are woken by what ends their wait: a closed state (above, or a freeze) or the
+  // last contribution (its writer's scan sees every state contributed: the CASes are ordered).
+  if (froze || (all && wrote && !counted)) board_->ring();
   if (all) {
     board_and_entries();
     board_decided();
@@ -272,7 +285,14 @@ bool Agreement::board_ready() {
   if (board_ == nullptr) return false;
   if (decided_ || !view_.empty()) return true;
   if (!board_written_) return false;  // waiting for the window: a rare case, woken by the sleep's end
-  return !board_empty(board_->outcome(board_j_), board_j_);
+  if (board_->counted()) return !board_empty(board_->outcome(board_j_), board_j_);
+  const std::uint64_t contributed = board_state(board_j_, kBoardContributed);
+  for (int r = 0; r < size_; ++r) {
+    const std::uint64_t s = board_->state(r, board_j_);
+    if (s == contributed) continue;
+    return !board_empty(s, board_j_);
+  }
+  return true;
 }
 
 void Agreement::on_failure(int rank) {

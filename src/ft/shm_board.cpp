@@ -34,6 +34,12 @@ void ShmBoard::publish(std::uint64_t j, std::uint64_t tag, std::uint32_t total, 
   x.outcome.store(tag, std::memory_order_release);
 }
 
+ShmBoard::ShmBoard(coll::ShmArea& area, bool counted) : a_(area) {
+  std::uint64_t kind = 0;
+  a_.header().agree_kind.compare_exchange_strong(kind, counted ? 2 : 1, std::memory_order_acq_rel);
+  counted_ = (kind == 0 ? (counted ? 2 : 1) : kind) == 2;
+}
+
 void ShmBoard::write(std::uint64_t j, std::uint32_t total, std::uint32_t off, std::span<const std::uint64_t> words) {
   coll::ShmAgreeEntry& x = e(a_.rank(), j);
   x.total = total;

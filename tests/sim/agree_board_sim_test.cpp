@@ -66,6 +66,7 @@ class SimBoard final : public AgreeBoard {
   void begin(std::uint64_t j) override;
   void finish(std::uint64_t j) override;
   void ring() override {}
+  bool counted() const override;
   bool arrive(std::uint64_t j, bool closed, bool* any_closed) override;
   void publish(std::uint64_t j, std::uint64_t tag, std::uint32_t total, std::uint32_t off,
                std::span<const std::uint64_t> words) override;
@@ -106,6 +107,7 @@ struct World {
   int failures = 0, max_failures = 0;
   int interleave_pct = 20, midcall_kill_pct = 0;
   std::int64_t kill_at_op = -1;  // kill the process doing board operation number kill_at_op
+  bool counted = true;           // the board's kind (ft/agree_board.h "Two kinds")
 
   World(int n_, int J_, std::uint64_t seed)
       : n(n_), J(J_), rng(seed), entries(n_, std::vector<SharedEntry>(kBoardRing)), done(n_, 0), outcomes(kBoardRing),
@@ -296,7 +298,9 @@ void SimBoard::write(std::uint64_t j, std::uint32_t total, std::uint32_t off, st
   e.len = static_cast<std::uint32_t>(words.size());
   std::copy(words.begin(), words.end(), e.words);
 }
+bool SimBoard::counted() const { return w_->counted; }
 bool SimBoard::arrive(std::uint64_t j, bool closed, bool* any_closed) {
+  EXPECT_TRUE(w_->counted) << "arrival on a scanned board";
   w_->board_op(me_);
   EXPECT_EQ(++w_->arrived[j][me_], 1) << "member " << me_ << " arrived twice at instance " << j;
   // The member's own state is written, and closed exactly when it says so.
@@ -328,6 +332,7 @@ void SimBoard::publish(std::uint64_t j, std::uint64_t tag, std::uint32_t total, 
   o.outcome = tag;
 }
 std::uint64_t SimBoard::outcome(std::uint64_t j) {
+  EXPECT_TRUE(w_->counted) << "outcome read on a scanned board";
   w_->board_op(me_);
   return w_->outcomes[j % kBoardRing].outcome;
 }
@@ -364,6 +369,7 @@ struct Params {
                               // words, one's own holding random bits, all-ones elsewhere): long values
   std::int64_t kill_at_op = -1;
   int interleave_pct = 20;
+  bool counted = true;
 };
 
 struct Outcome {
@@ -379,6 +385,7 @@ Outcome run(const Params& prm, std::uint64_t seed) {
   w.midcall_kill_pct = prm.midcall_kill_pct;
   w.kill_at_op = prm.kill_at_op;
   w.interleave_pct = prm.interleave_pct;
+  w.counted = prm.counted;
   for (int p = 0; p < prm.n; ++p)
     for (int j = 0; j < prm.J; ++j) {
       w.contribution[p][j] = Bits{w.rng() | w.rng()};
@@ -420,26 +427,31 @@ Outcome run(const Params& prm, std::uint64_t seed) {
 }
 
 TEST(AgreeBoardSim, FaultFreeDecidesOnTheBoardWithoutMessages) {
+  for (bool counted : {true, false}) {  // both kinds of board (ft/agree_board.h "Two kinds")
   for (int n : {1, 2, 3, 4, 7, 8, 16, 33, 64})
     for (std::uint64_t seed = 0; seed < 20; ++seed) {
       Params p;
+      p.counted = counted;
       p.n = n;
       p.J = 12;  // > kBoardRing: entries reused through the window
       p.max_failures = 0;
       p.kill_pct = 0;
       const Outcome o = run(p, seed);
-      ASSERT_FALSE(o.error) << *o.error;
-      EXPECT_TRUE(o.all_on_board) << "n=" << n << " seed " << seed;
-      EXPECT_EQ(o.messages, 0u) << "n=" << n << " seed " << seed;
+      ASSERT_FALSE(o.error) << *o.error << (counted ? " counted" : " scanned");
+      EXPECT_TRUE(o.all_on_board) << "n=" << n << " seed " << seed << (counted ? " counted" : " scanned");
+      EXPECT_EQ(o.messages, 0u) << "n=" << n << " seed " << seed << (counted ? " counted" : " scanned");
     }
+  }
 }
 
 // Long values (a commit's gather): published by the last arriver when the decided value, trimmed, fits the
 // outcome (n = 2..16 with 3-word slots), read from the entries by every member otherwise (n = 21, 33).
 TEST(AgreeBoardSim, LongValuesThroughTheOutcomeOrTheEntries) {
+  for (bool counted : {true, false}) {  // both kinds of board (ft/agree_board.h "Two kinds")
   for (int n : {2, 3, 8, 16, 21, 33})
     for (std::uint64_t seed = 0; seed < 20; ++seed) {
       Params p;
+      p.counted = counted;
       p.n = n;
       p.J = 11;
       p.max_failures = seed % 2 == 0 ? 0 : 1;
@@ -447,33 +459,39 @@ TEST(AgreeBoardSim, LongValuesThroughTheOutcomeOrTheEntries) {
       p.midcall_kill_pct = seed % 4 == 1 ? 20 : 0;
       p.slot_words = 3;
       const Outcome o = run(p, seed);
-      ASSERT_FALSE(o.error) << *o.error;
+      ASSERT_FALSE(o.error) << *o.error << (counted ? " counted" : " scanned");
       if (p.max_failures == 0) {
-        EXPECT_TRUE(o.all_on_board) << "n=" << n << " seed " << seed;
-        EXPECT_EQ(o.messages, 0u) << "n=" << n << " seed " << seed;
+        EXPECT_TRUE(o.all_on_board) << "n=" << n << " seed " << seed << (counted ? " counted" : " scanned");
+        EXPECT_EQ(o.messages, 0u) << "n=" << n << " seed " << seed << (counted ? " counted" : " scanned");
       }
     }
+  }
 }
 
 TEST(AgreeBoardSim, MembersThatDoNotGoFastMakeEveryoneFallBack) {
+  for (bool counted : {true, false}) {  // both kinds of board (ft/agree_board.h "Two kinds")
   for (int n : {2, 3, 5, 8, 16})
     for (std::uint64_t seed = 0; seed < 200; ++seed) {
       Params p;
+      p.counted = counted;
       p.n = n;
       p.J = 10;
       p.max_failures = 0;
       p.kill_pct = 0;
       p.slow_pct = 20;
       const Outcome o = run(p, seed);
-      ASSERT_FALSE(o.error) << *o.error;
+      ASSERT_FALSE(o.error) << *o.error << (counted ? " counted" : " scanned");
     }
+  }
 }
 
 TEST(AgreeBoardSim, RandomSchedulesWithFailures) {
+  for (bool counted : {true, false}) {  // both kinds of board (ft/agree_board.h "Two kinds")
   int runs = 0;
   for (int n : {2, 3, 4, 5, 8, 13, 16})
     for (std::uint64_t seed = 0; seed < 600; ++seed) {
       Params p;
+      p.counted = counted;
       p.n = n;
       p.J = 1 + static_cast<int>(seed % 11);
       p.max_failures = 1 + static_cast<int>(seed % 3 == 0 ? n / 2 : seed % 2);
@@ -481,19 +499,22 @@ TEST(AgreeBoardSim, RandomSchedulesWithFailures) {
       p.midcall_kill_pct = static_cast<int>(seed % 4 == 0 ? 20 : 0);
       p.slow_pct = seed % 5 == 0 ? 15 : 0;
       const Outcome o = run(p, seed * 7919 + static_cast<std::uint64_t>(n));
-      ASSERT_FALSE(o.error) << *o.error;
+      ASSERT_FALSE(o.error) << *o.error << (counted ? " counted" : " scanned");
       ++runs;
     }
   EXPECT_GT(runs, 0);
+  }
 }
 
 // A death at every board operation of a fault-free run (the process doing it dies in the middle of its step),
 // for several sizes, schedules and instance counts, with and without a second failure later.
 TEST(AgreeBoardSim, DeathAtEveryBoardOperation) {
+  for (bool counted : {true, false}) {  // both kinds of board (ft/agree_board.h "Two kinds")
   for (int n : {2, 3, 4, 6, 8})
     for (int J : {1, 3, 10})
       for (std::uint64_t seed = 0; seed < 6; ++seed) {
         Params base;
+        base.counted = counted;
         base.n = n;
         base.J = J;
         base.max_failures = 0;
@@ -509,15 +530,18 @@ TEST(AgreeBoardSim, DeathAtEveryBoardOperation) {
           ASSERT_FALSE(o.error) << *o.error << " (death at board operation " << k << ")";
         }
       }
+  }
 }
 
 // Deaths between events at every step of a fault-free run, one process at a time.
 TEST(AgreeBoardSim, DeathAtEveryStepBetweenEvents) {
+  for (bool counted : {true, false}) {  // both kinds of board (ft/agree_board.h "Two kinds")
   for (int n : {2, 3, 4, 8})
     for (std::uint64_t seed = 0; seed < 10; ++seed) {
       for (int victim = 0; victim < n; ++victim)
         for (int kill_event = 0; kill_event < 40; ++kill_event) {
           World w(n, 2, seed);
+          w.counted = counted;
           for (int p = 0; p < n; ++p)
             for (int j = 0; j < 2; ++j) w.contribution[p][j] = Bits{w.rng() | w.rng()};
           w.max_failures = 1;
@@ -534,9 +558,10 @@ TEST(AgreeBoardSim, DeathAtEveryStepBetweenEvents) {
             }
           }
           if (!err) err = w.check();
-          ASSERT_FALSE(err) << *err << " (n=" << n << " seed " << seed << " victim " << victim << " at event " << kill_event << ")";
+          ASSERT_FALSE(err) << *err << " (n=" << n << " seed " << seed << (counted ? " counted" : " scanned") << " victim " << victim << " at event " << kill_event << ")";
         }
     }
+  }
 }
 
 }  // namespace
