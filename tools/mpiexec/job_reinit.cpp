@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "boot/process_mapping.h"
 #include "job.h"
 #include "rank_stdout.h"
 #include "say.h"
@@ -30,6 +31,7 @@ void Job::reinit_setup() {
     if (!c.flush()) c.close();
   };
   hooks.fatal = [this](const std::string& why) { fail_job(1, why + "; terminating the job"); };
+  hooks.cheap_restarts = [this] { return static_cast<int>(spares_.size()); };
   // A spare taken over is replaced once the change is committed (every rank is running again): its
   // start-up then competes with the computation, not with the recovery, and the next failure (a cascade)
   // finds a warm process again.
@@ -99,6 +101,14 @@ Result<Job::Started> Job::start_process(std::vector<std::string> env) {
   return Started{pid.value(), sv[0], cv[0], out.read_end, err[0]};
 }
 
+// What a restarted process's MPI_Init would otherwise ask this process for over PMI (the handshake's kvs
+// name, the host map): given in its environment, so that no launcher round trip is on the recovery's
+// critical path (boot/pmi_client.cpp). WORLD's map on one host does not change across epochs.
+void Job::add_restart_answers(std::vector<std::string>& env) const {
+  env.push_back("FTMPI_PMI_KVSNAME=" + kvsname_);
+  env.push_back("FTMPI_PMI_PROCESS_MAPPING=" + boot::single_node_mapping(opt_.np));
+}
+
 void Job::launch_spares() {
   for (int i = static_cast<int>(spares_.size()); i < opt_.ft.spares; ++i) {
     // A spare has no rank yet: it learns it (and the epoch to join) from `cmd=adopt` in MPI_Init.
@@ -107,6 +117,7 @@ void Job::launch_spares() {
       return e.rfind("PMI_RANK=", 0) == 0 || e.rfind("FTMPI_LOCAL_RANK=", 0) == 0;
     });
     env.push_back("FTMPI_SPARE=" + std::to_string(i));
+    add_restart_answers(env);
     auto s = start_process(std::move(env));
     if (!s.ok()) {
       say("warning: cannot start spare process %d: %s (failed ranks are restarted by fork+exec)", i,
@@ -166,6 +177,7 @@ Result<pid_t> Job::restart(int r, int epoch, const std::vector<int>& failed) {
     std::vector<std::string> env = rank_environment(r, -1);
     env.push_back("FTMPI_REINIT_EPOCH=" + std::to_string(epoch));
     env.push_back("FTMPI_REINIT_FAILED=" + failed_list);
+    add_restart_answers(env);
     auto started = start_process(std::move(env));
     if (!started.ok()) return started.status();
     s = started.value();
