@@ -22,9 +22,12 @@ SPARES_TOO=${SPARES_TOO:-0}
 # BASE_ENV="VAR=value ...": each repetition also runs the Reinit job (no spare) with that environment, for a
 # before/after column in the same run (e.g. BASE_ENV=FTMPI_REINIT_BOARD=0: fence 1 through mpiexec)
 BASE_ENV=${BASE_ENV:-}
-printf "%6s %14s %14s %14s %8s %8s %14s\n" ranks "reinit(ms)" "spare(ms)" "relaunch(ms)" speedup "spare-x" "base(ms)"
+# BASE_MPIEXEC=path: the base column runs that mpiexec instead (with BASE_ENV, e.g. LD_LIBRARY_PATH=<its lib dir>):
+# another build's before/after in the same run
+BASE_MPIEXEC=${BASE_MPIEXEC:-$MPIEXEC}
+printf "%6s %14s %14s %14s %8s %8s %14s %14s\n" ranks "reinit(ms)" "spare(ms)" "relaunch(ms)" speedup "spare-x" "base(ms)" "base-spare(ms)"
 for n in $SIZES; do
-  : > "$TMP/re.$n"; : > "$TMP/sp.$n"; : > "$TMP/bs.$n"; : > "$TMP/rl.$n"; : > "$TMP/breakdown.$n"; : > "$TMP/breakdown_sp.$n"
+  : > "$TMP/re.$n"; : > "$TMP/sp.$n"; : > "$TMP/bs.$n"; : > "$TMP/bsp.$n"; : > "$TMP/rl.$n"; : > "$TMP/breakdown.$n"; : > "$TMP/breakdown_sp.$n"
   for i in $(seq "$REPS"); do
     rm -rf "$TMP/d"; mkdir -p "$TMP/d"
     "$MPIEXEC" -n "$n" --with-ft reinit $REINIT_ARGS --timeout 60 "$EXE" reinit "$TMP/d" > "$TMP/out" 2> "$TMP/err" || true
@@ -36,10 +39,15 @@ for n in $SIZES; do
       sed -n 's/^RECOVERY n=[0-9]* ms=//p' "$TMP/out" >> "$TMP/sp.$n"
       grep 'epoch 1 ' "$TMP/err" >> "$TMP/breakdown_sp.$n" || true
     fi
-    if [ -n "$BASE_ENV" ]; then
+    if [ -n "$BASE_ENV" ] || [ "$BASE_MPIEXEC" != "$MPIEXEC" ]; then
       rm -rf "$TMP/d"; mkdir -p "$TMP/d"
-      env $BASE_ENV "$MPIEXEC" -n "$n" --with-ft reinit $REINIT_ARGS --timeout 60 "$EXE" reinit "$TMP/d" > "$TMP/out" 2> "$TMP/err" || true
+      env $BASE_ENV "$BASE_MPIEXEC" -n "$n" --with-ft reinit $REINIT_ARGS --timeout 60 "$EXE" reinit "$TMP/d" > "$TMP/out" 2> "$TMP/err" || true
       sed -n 's/^RECOVERY n=[0-9]* ms=//p' "$TMP/out" >> "$TMP/bs.$n"
+      if [ "$SPARES_TOO" = 1 ]; then
+        rm -rf "$TMP/d"; mkdir -p "$TMP/d"
+        env $BASE_ENV "$BASE_MPIEXEC" -n "$n" --with-ft reinit --spares 1 $REINIT_ARGS --timeout 60 "$EXE" reinit "$TMP/d" > "$TMP/out" 2> "$TMP/err" || true
+        sed -n 's/^RECOVERY n=[0-9]* ms=//p' "$TMP/out" >> "$TMP/bsp.$n"
+      fi
     fi
     rm -rf "$TMP/d"; mkdir -p "$TMP/d"
     "$MPIEXEC" -n "$n" "$EXE" prepare "$TMP/d" > /dev/null
@@ -47,9 +55,9 @@ for n in $SIZES; do
     "$MPIEXEC" -n "$n" --timeout 60 "$EXE" relaunch "$TMP/d" "$t0" > "$TMP/out" 2>&1 || true
     sed -n 's/^RELAUNCH n=[0-9]* ms=//p' "$TMP/out" >> "$TMP/rl.$n"
   done
-  re=$(median < "$TMP/re.$n"); rl=$(median < "$TMP/rl.$n"); sp=$(median < "$TMP/sp.$n"); bs=$(median < "$TMP/bs.$n")
+  re=$(median < "$TMP/re.$n"); rl=$(median < "$TMP/rl.$n"); sp=$(median < "$TMP/sp.$n"); bs=$(median < "$TMP/bs.$n"); bsp=$(median < "$TMP/bsp.$n")
   ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a+0>0) printf "%.1fx", b/a; else print "-" }'; }
-  printf "%6d %14s %14s %14s %8s %8s %14s\n" "$n" "$re" "$sp" "$rl" "$(ratio "$re" "$rl")" "$(ratio "$sp" "$rl")" "$bs"
+  printf "%6d %14s %14s %14s %8s %8s %14s %14s\n" "$n" "$re" "$sp" "$rl" "$(ratio "$re" "$rl")" "$(ratio "$sp" "$rl")" "$bs" "$bsp"
 done
 for n in $SIZES; do
   echo "breakdown n=$n (mpiexec, every run):"; sed 's/^/  /' "$TMP/breakdown.$n"

@@ -246,6 +246,20 @@ Status PmiClient::handshake(int pmi_id) {
     if (size_ < 1 || rank_ < 0 || rank_ >= size_)
       return Status(Errc::other, "PMI: the launcher gave an invalid rank/size");
   }
+  // A process ftmpi's mpiexec restarts into a running job (Reinit: a respawned rank or a warm spare) is
+  // given the answers a launch asks for (FTMPI_PMI_KVSNAME, FTMPI_PMI_PROCESS_MAPPING): it announces
+  // itself (the launcher counts the rank as initialized) but waits for no reply — three launcher round
+  // trips fewer on the recovery's critical path, where the launcher competes for a core with every woken
+  // survivor. The unread response_to_init is skipped by the next exchange (transact ignores what it did
+  // not ask for).
+  if (const char* kvs = std::getenv("FTMPI_PMI_KVSNAME"); kvs && *kvs && launched_by_ftmpi_ && pmi_id < 0) {
+    FTMPI_TRY(send_line(pmi::encode("init", {{"pmi_version", "1"}, {"pmi_subversion", "1"}})));
+    kvsname_ = kvs;
+    if (const char* map = std::getenv("FTMPI_PMI_PROCESS_MAPPING"); map && *map)
+      attributes_.emplace_back("PMI_process_mapping", map);
+    log::debug("PMI: rank %d of %d in kvs %s (restarted: no handshake)", rank_, size_, kvsname_.c_str());
+    return Status::Ok();
+  }
   auto init = transact(pmi::encode("init", {{"pmi_version", "1"}, {"pmi_subversion", "1"}}),
                        "response_to_init");
   if (!init.ok()) return init.status();

@@ -152,6 +152,7 @@ class Job final : public RankRestarter {
   // --spares N: warm processes started with the job, waiting inside MPI_Init (models/reinit/spare.h)
   // until a failed rank's number is handed to one of them (`cmd=adopt`) instead of a fork+exec+init.
   void launch_spares();
+  void add_restart_answers(std::vector<std::string>& env) const;
   bool reap_spare(pid_t pid, int wait_status);  // a spare ended before it was used: false if not a spare
   void release_spares();                         // end of the job: the unused spares go (SIGKILL, reaped)
   SparePool spares_;

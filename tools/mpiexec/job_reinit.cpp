@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "boot/process_mapping.h"
 #include "job.h"
 #include "rank_stdout.h"
 #include "say.h"
@@ -30,6 +31,7 @@ void Job::reinit_setup() {
     if (!c.flush()) c.close();
   };
   hooks.fatal = [this](const std::string& why) { fail_job(1, why + "; terminating the job"); };
+  hooks.cheap_restarts = [this] { return static_cast<int>(spares_.size()); };
   // A spare taken over is replaced once the change is committed (every rank is running again): its
   // start-up then competes with the computation, not with the recovery, and the next failure (a cascade)
   // finds a warm process again.
@@ -99,12 +101,22 @@ Result<Job::Started> Job::start_process(std::vector<std::string> env) {
   return Started{pid.value(), sv[0], cv[0], out.read_end, err[0]};
 }
 
+// What a restarted process's MPI_Init would otherwise ask this process for over PMI (the handshake's kvs
+// name, the host map): given in its environment, so that no launcher round trip is on the recovery's
+// critical path (boot/pmi_client.cpp). WORLD's map on one host does not change across epochs.
+void Job::add_restart_answers(std::vector<std::string>& env) const {
+  env.push_back("FTMPI_PMI_KVSNAME=" + kvsname_);
+  env.push_back("FTMPI_PMI_PROCESS_MAPPING=" + boot::single_node_mapping(opt_.np));
+}
+
 void Job::launch_spares() {
   // A spare has no rank yet: it learns it (and the epoch to join) from `cmd=adopt` in MPI_Init.
   spares_.set_target(opt_.ft.spares);
   std::string error;
   const int before = spares_.size();
-  spares_.fill(rank_environment(0, -1), [this](std::vector<std::string> env) { return start_process(std::move(env)); },
+  std::vector<std::string> base = rank_environment(0, -1);
+  add_restart_answers(base);
+  spares_.fill(base, [this](std::vector<std::string> env) { return start_process(std::move(env)); },
                &error);
   if (!error.empty())
     say("warning: cannot start spare process %d: %s (failed ranks are restarted by fork+exec)", spares_.size(),
@@ -136,6 +148,7 @@ Result<pid_t> Job::restart(int r, int epoch, const std::vector<int>& failed) {
     std::vector<std::string> env = rank_environment(r, -1);
     env.push_back("FTMPI_REINIT_EPOCH=" + std::to_string(epoch));
     env.push_back("FTMPI_REINIT_FAILED=" + failed_list);
+    add_restart_answers(env);
     auto started = start_process(std::move(env));
     if (!started.ok()) return started.status();
     s = started.value();

@@ -40,6 +40,10 @@ class ReinitDriver {
     // Optional: fence 1 runs on a shared-memory board among the ranks (models/reinit/fence_board.h): the
     // board starts each new epoch before any rank is told of it, and no `fence_out seq=1` is sent.
     std::function<void(int epoch, int members)> board_begin;
+    // Optional: how many of the next restarts are only a line to a warm spare already running on this
+    // host (no fork): those restarts go out BEFORE the notices, so that a spare — a member every survivor
+    // will wait for in fence 1 — is woken first and does not queue behind n-1 woken survivors.
+    std::function<int()> cheap_restarts;
   };
   ReinitDriver(int np, int max_restarts, Hooks hooks, double start_realtime);
 

@@ -375,7 +375,12 @@ void ReinitControl::activate(sigjmp_buf* env) {
   // no active location is fatal, decided by the launcher): wait for its answer, so that a failure any
   // time after the resilient function starts is rolled back, never mistaken for one outside MPI_Reinit.
   std::unique_lock lk(mu_);
-  if (send_) {
+  if (send_ && origin_ == Origin::restarted) {
+    // A restarted process (or an adopted spare) counts as active at the coordinator from its restart on
+    // (EpochCoordinator::on_deaths) until it leaves MPI_Reinit: the line is only for the record, and
+    // waiting for its answer would put one launcher round trip on the recovery's critical path.
+    send_("cmd=reinit_active\n");
+  } else if (send_) {
     active_acked_ = false;
     send_("cmd=reinit_active\n");
     if (!cv_.wait_for(lk, std::chrono::seconds(30), [this] { return active_acked_; }))

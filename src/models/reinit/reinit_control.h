@@ -77,6 +77,8 @@ class ReinitControl {
   // --- application thread ---
   // Board attach failure (FTMPI_REINIT_BOARD set but not usable): MPI_Init fails with it.
   const Status& board_status() const { return board_status_; }
+  // The job has a fence board: every rank runs on this one host (mpiexec creates one only then).
+  bool has_board() const { return board_.has_value(); }
   // Fence `seq` of `epoch` with every member (through mpiexec, or fence 1 on the board). Errc::other "superseded" when a newer
   // epoch was announced meanwhile (start over with begin_change()).
   // `mine`: the set-up cards this rank publishes with it; `got` (fence 1): the cards handed back with the
