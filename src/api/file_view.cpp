@@ -38,8 +38,12 @@ Status layout_of(const ftmpi::dt::Datatype* t, std::vector<ftmpi::io::Run>* runs
 namespace ftmpi::api {
 
 std::vector<io::Extent> extents_of(const ftmpi_file_s* f, std::uint64_t pos, std::uint64_t len) {
+  return extents_of(f->view, pos, len);
+}
+
+std::vector<io::Extent> extents_of(const io::View& view, std::uint64_t pos, std::uint64_t len) {
   std::vector<io::Extent> ex;
-  f->view.for_each_extent(pos, len, [&](std::uint64_t off, std::uint64_t s, std::uint64_t l) { ex.push_back({off, s, l}); });
+  view.for_each_extent(pos, len, [&](std::uint64_t off, std::uint64_t s, std::uint64_t l) { ex.push_back({off, s, l}); });
   return ex;
 }
 
