@@ -119,7 +119,7 @@ IoTask collective_rw(CollAccess* a) {
           put_u64(out[ar], len);
           if (a->write) out[ar].insert(out[ar].end(), a->wdata + (s - a->pos), a->wdata + (s - a->pos) + len);
           else asked[ar].push_back({off, s, len});
-        });
+        }, !view.overlapping());
       }
       Exchange x;
       if (st = x.prepare(out); !st.ok()) co_return st;
