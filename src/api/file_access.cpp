@@ -121,8 +121,12 @@ Status finish_read(ftmpi_file_s* f, ReadTarget& t, std::uint64_t got, void* buf,
 }
 
 Status write_stream(ftmpi_file_s* f, std::uint64_t pos, const char* data, std::uint64_t len) {
+  return write_stream(f, f->view, pos, data, len);
+}
+
+Status write_stream(ftmpi_file_s* f, const io::View& view, std::uint64_t pos, const char* data, std::uint64_t len) {
   if (len == 0) return Status::Ok();
-  auto ex = extents_of(f, pos, len);
+  auto ex = extents_of(view, pos, len);
   if (ex.empty()) return Status(Errc::io, "the view has no data bytes");
   std::unique_ptr<io::RangeLock> lock;
   if (f->atomic) {
@@ -141,9 +145,14 @@ Status write_stream(ftmpi_file_s* f, std::uint64_t pos, const char* data, std::u
 }
 
 Status read_stream(ftmpi_file_s* f, std::uint64_t pos, char* data, std::uint64_t len, std::uint64_t* got) {
+  return read_stream(f, f->view, pos, data, len, got);
+}
+
+Status read_stream(ftmpi_file_s* f, const io::View& view, std::uint64_t pos, char* data, std::uint64_t len,
+                   std::uint64_t* got) {
   *got = 0;
   if (len == 0) return Status::Ok();
-  auto ex = extents_of(f, pos, len);
+  auto ex = extents_of(view, pos, len);
   std::unique_ptr<io::RangeLock> lock;
   if (f->atomic && !ex.empty()) {
     const std::uint64_t lo = ex.front().file_off, hi = ex.back().file_off + ex.back().len;

@@ -114,9 +114,10 @@ int blocking(MPI_File fh, Where where, MPI_Offset off, void* rbuf, const void* w
 class NbCollOp final : public ftmpi::p2p::GenericOp {
  public:
   NbCollOp(ftmpi_file_s* f, bool write, void* rbuf, int count, MPI_Datatype type)
-      : f_(f), rbuf_(rbuf), count_(count), type_(type) {
+      : f_(f), rbuf_(rbuf), count_(count), type_(type), view_(f->view), esize_(f->esize) {
     a_.f = f;
     a_.write = write;
+    a_.view = &view_;
     ++f->nb_pending;
   }
   ~NbCollOp() override {
@@ -189,7 +190,7 @@ class NbCollOp final : public ftmpi::p2p::GenericOp {
     std::uint64_t bytes = 0;
     if (st.ok() && a_.write) bytes = static_cast<std::uint64_t>(count_) * type_->size;
     if (st.ok() && !a_.write) {
-      std::uint64_t got = a_.got - a_.got % f_->esize;
+      std::uint64_t got = a_.got - a_.got % esize_;
       st = ftmpi::api::finish_read(f_, rt_, got, rbuf_, count_, type_, &bytes);
     }
     status.bytes = static_cast<std::size_t>(bytes);
@@ -203,6 +204,8 @@ class NbCollOp final : public ftmpi::p2p::GenericOp {
   void* rbuf_;
   int count_;
   MPI_Datatype type_;
+  ftmpi::io::View view_;  // the view at initiation (CollAccess::view)
+  std::uint64_t esize_;
   ftmpi::api::CollAccess a_;
   Stream ws_;
   ReadTarget rt_;

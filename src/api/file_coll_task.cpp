@@ -79,7 +79,8 @@ struct Exchange {
 IoTask collective_rw(CollAccess* a) {
   ftmpi_file_s* f = a->f;
   const std::size_t n = static_cast<std::size_t>(f->size);
-  const std::vector<Extent> ex = extents_of(f, a->pos, a->len);
+  const io::View& view = a->view ? *a->view : f->view;
+  const std::vector<Extent> ex = extents_of(view, a->pos, a->len);
   MPI_Request rq = MPI_REQUEST_NULL;
 
   Span mine{kNone, 0};
@@ -96,7 +97,8 @@ IoTask collective_rw(CollAccess* a) {
     if (s.lo != kNone) lo = std::min(lo, s.lo), hi = std::max(hi, s.hi);
   Status local;
   if (!two_phase) {
-    local = a->write ? write_stream(f, a->pos, a->wdata, a->len) : read_stream(f, a->pos, a->rdata, a->len, &a->got);
+    local = a->write ? write_stream(f, view, a->pos, a->wdata, a->len)
+                     : read_stream(f, view, a->pos, a->rdata, a->len, &a->got);
   } else if (lo != kNone) {
     io::TwoPhasePlan plan(lo, hi, aggregators(f), f->cb_buffer_size);
     int my_aggr = -1;
@@ -117,7 +119,7 @@ IoTask collective_rw(CollAccess* a) {
           put_u64(out[ar], len);
           if (a->write) out[ar].insert(out[ar].end(), a->wdata + (s - a->pos), a->wdata + (s - a->pos) + len);
           else asked[ar].push_back({off, s, len});
-        });
+        }, !view.overlapping());
       }
       Exchange x;
       if (st = x.prepare(out); !st.ok()) co_return st;

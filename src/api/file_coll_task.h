@@ -91,6 +91,10 @@ struct CollAccess {
   char* rdata = nullptr;          // read: where the stream lands
   std::uint64_t len = 0;
   std::uint64_t got = 0;          // read: stream bytes read before the end of file
+  // The view the access goes through: the file's current one when null (blocking accesses); a non-blocking
+  // access keeps a copy of the view of its initiation, so a view set while it is pending (erroneous by
+  // §13.3, yet done by programs that run with ROMIO, e.g. MPICH's io/i_hindexed) cannot redirect its bytes.
+  const io::View* view = nullptr;
 };
 
 // The access (two-phase or independent, as docs/io.md says), ending in the reduction of outcomes.

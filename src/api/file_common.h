@@ -44,13 +44,19 @@ Status make_read_target(ftmpi_file_s* f, void* buf, int count, MPI_Datatype type
 Status finish_read(ftmpi_file_s* f, ReadTarget& t, std::uint64_t got, void* buf, int count, MPI_Datatype type,
                    std::uint64_t* bytes);
 
-// The file extents of stream bytes [pos, pos + len) of the current view.
+// The file extents of stream bytes [pos, pos + len) of the current view (or of `view`).
 std::vector<io::Extent> extents_of(const ftmpi_file_s* f, std::uint64_t pos, std::uint64_t len);
+std::vector<io::Extent> extents_of(const io::View& view, std::uint64_t pos, std::uint64_t len);
 
 // Independent I/O of the stream bytes starting at stream position `pos` (bytes), under a byte-range lock in
 // atomic mode. A read reports in *got the stream bytes read before the end of file.
 Status write_stream(ftmpi_file_s* f, std::uint64_t pos, const char* data, std::uint64_t len);
 Status read_stream(ftmpi_file_s* f, std::uint64_t pos, char* data, std::uint64_t len, std::uint64_t* got);
+// The same through `view` instead of the file's current one (a pending non-blocking collective access keeps
+// the view of its initiation).
+Status write_stream(ftmpi_file_s* f, const io::View& view, std::uint64_t pos, const char* data, std::uint64_t len);
+Status read_stream(ftmpi_file_s* f, const io::View& view, std::uint64_t pos, char* data, std::uint64_t len,
+                   std::uint64_t* got);
 
 // Common argument checks of a data access: file valid and not invalidated, count, type, buffer, access mode.
 Status check_access(ftmpi_file_s* f, int count, MPI_Datatype type, const void* buf, bool write);

@@ -16,8 +16,11 @@ using ftmpi::Status;
 using ftmpi::api::file_ret;
 
 namespace {
-// The runs of one element of `t` (a filetype or its file image) and its extent, for io::View.
-Status layout_of(const ftmpi::dt::Datatype* t, std::vector<ftmpi::io::Run>* runs, std::uint64_t* extent) {
+// The runs of one element of `t` (a filetype or its file image) and its extent, for io::View. §13.3: the
+// displacements must be non-negative and monotonically nondecreasing; regions may overlap only when the file
+// is not open for writing (`writable`).
+Status layout_of(const ftmpi::dt::Datatype* t, bool writable, std::vector<ftmpi::io::Run>* runs,
+                 std::uint64_t* extent) {
   if (t->lb < 0 || t->true_lb < 0) return Status(Errc::type, "the filetype has negative displacements");
   if (t->contiguous) {
     runs->push_back({0, t->size});
@@ -26,8 +29,10 @@ Status layout_of(const ftmpi::dt::Datatype* t, std::vector<ftmpi::io::Run>* runs
   }
   for (const auto& b : ftmpi::dt::flatten(t)) {
     if (b.offset < 0) return Status(Errc::type, "the filetype has negative displacements");
-    if (!runs->empty() && static_cast<std::uint64_t>(b.offset) < runs->back().offset + runs->back().length)
+    if (!runs->empty() && static_cast<std::uint64_t>(b.offset) < runs->back().offset)
       return Status(Errc::type, "the filetype's displacements are not monotonically nondecreasing");
+    if (writable && !runs->empty() && static_cast<std::uint64_t>(b.offset) < runs->back().offset + runs->back().length)
+      return Status(Errc::type, "the filetype has overlapping regions and the file is open for writing");
     runs->push_back({static_cast<std::uint64_t>(b.offset), b.length});
   }
   *extent = static_cast<std::uint64_t>(t->extent);
@@ -38,8 +43,12 @@ Status layout_of(const ftmpi::dt::Datatype* t, std::vector<ftmpi::io::Run>* runs
 namespace ftmpi::api {
 
 std::vector<io::Extent> extents_of(const ftmpi_file_s* f, std::uint64_t pos, std::uint64_t len) {
+  return extents_of(f->view, pos, len);
+}
+
+std::vector<io::Extent> extents_of(const io::View& view, std::uint64_t pos, std::uint64_t len) {
   std::vector<io::Extent> ex;
-  f->view.for_each_extent(pos, len, [&](std::uint64_t off, std::uint64_t s, std::uint64_t l) { ex.push_back({off, s, l}); });
+  view.for_each_extent(pos, len, [&](std::uint64_t off, std::uint64_t s, std::uint64_t l) { ex.push_back({off, s, l}); });
   return ex;
 }
 
@@ -82,6 +91,7 @@ extern "C" int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype ety
     if (Status st = ftmpi::api::check_user_extents(*user, filetype); !st.ok()) return file_ret(fh, st, fn);
   }
   std::uint64_t esize = etype->size;
+  const bool writable = (fh->amode & (MPI_MODE_WRONLY | MPI_MODE_RDWR)) != 0;
   std::vector<ftmpi::io::Run> runs;
   std::uint64_t extent = 0;
   if (imaged) {
@@ -94,9 +104,9 @@ extern "C" int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype ety
     if (esize == 0 || fi->size % esize != 0)
       return file_ret(fh, Status(Errc::type, "the filetype is not a whole number of etypes in the file representation"),
                       fn);
-    if (Status st = layout_of(fi, &runs, &extent); !st.ok()) return file_ret(fh, st, fn);
+    if (Status st = layout_of(fi, writable, &runs, &extent); !st.ok()) return file_ret(fh, st, fn);
   } else {
-    if (Status st = layout_of(filetype, &runs, &extent); !st.ok()) return file_ret(fh, st, fn);
+    if (Status st = layout_of(filetype, writable, &runs, &extent); !st.ok()) return file_ret(fh, st, fn);
   }
   if (extent == 0) return file_ret(fh, Status(Errc::type, "the filetype has extent 0"), fn);
   // collective: everyone gets here before the shared pointer is reset

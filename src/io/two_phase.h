@@ -53,12 +53,16 @@ struct TwoPhasePlan {
   }
 };
 
-// f(file_off, stream_off, len) for the parts of `ex` (sorted by file_off, not overlapping) inside [wlo, whi).
+// f(file_off, stream_off, len) for the parts of `ex` (sorted by file_off; overlapping only when !ends_sorted)
+// inside [wlo, whi).
 template <class F>
-void clip(const std::vector<Extent>& ex, std::uint64_t wlo, std::uint64_t whi, F&& f) {
+void clip(const std::vector<Extent>& ex, std::uint64_t wlo, std::uint64_t whi, F&& f, bool ends_sorted = true) {
   if (wlo >= whi) return;
-  auto it = std::upper_bound(ex.begin(), ex.end(), wlo,
-                             [](std::uint64_t v, const Extent& e) { return v < e.file_off + e.len; });
+  // Extents of a view without overlapping runs are ordered by start and by end: binary search of the first
+  // one ending past wlo. An overlapping view (read-only files) orders only the starts: scan from the first.
+  auto it = ends_sorted ? std::upper_bound(ex.begin(), ex.end(), wlo,
+                                           [](std::uint64_t v, const Extent& e) { return v < e.file_off + e.len; })
+                        : ex.begin();
   for (; it != ex.end() && it->file_off < whi; ++it) {
     const std::uint64_t s = std::max(wlo, it->file_off);
     const std::uint64_t e = std::min(whi, it->file_off + it->len);

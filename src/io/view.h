@@ -29,10 +29,13 @@ class View {
  public:
   // The default view: displacement 0, a dense filetype of one byte (MPI_BYTE).
   View() : runs_{{0, 1}}, prefix_{0, 1}, extent_(1), size_(1) {}
-  // `runs` in type-map order, touching runs merged by the caller or not; empty runs are dropped.
+  // `runs` in type-map order, touching runs merged by the caller or not; empty runs are dropped. Runs may
+  // overlap (a file opened read-only allows it, §13.3): then overlapping() is true, and the extents of a
+  // range are no longer ordered by their ends (io::clip is told).
   View(std::uint64_t disp, std::vector<Run> runs, std::uint64_t extent) : disp_(disp), extent_(extent) {
     for (const Run& r : runs) {
       if (r.length == 0) continue;
+      if (!runs_.empty() && r.offset < runs_.back().offset + runs_.back().length) overlapping_ = true;
       if (!runs_.empty() && runs_.back().offset + runs_.back().length == r.offset)
         runs_.back().length += r.length;
       else
@@ -47,6 +50,7 @@ class View {
   std::uint64_t extent() const { return extent_; }
   std::uint64_t size() const { return size_; }  // data bytes per filetype element
   bool dense() const { return runs_.size() == 1 && runs_[0].offset == 0 && runs_[0].length == extent_; }
+  bool overlapping() const { return overlapping_; }
 
   // Calls f(file_offset, stream_offset, length) for the file extents holding the data stream bytes
   // [pos, pos + len), in stream order, touching extents merged. Nothing when size() == 0.
@@ -112,6 +116,7 @@ class View {
   std::vector<std::uint64_t> prefix_;
   std::uint64_t extent_ = 1;
   std::uint64_t size_ = 1;
+  bool overlapping_ = false;
 };
 
 }  // namespace ftmpi::io
