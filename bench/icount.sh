@@ -10,9 +10,10 @@
 # usage: bench/icount.sh [-i ftmpi,openmpi,mpich] [-w WINDOWS] [-f] [-s USEC] [BUILD_DIR]
 #   -i  implementations (default all three)   -w  timed windows of msgrate (default 200)
 #   -f  ftmpi only, FT off and on (--with-ft ulfm) side by side: the FT-on overhead per call
-#   -s  instructions per MESSAGE instead, with no polling in them: msgrate -S USEC (the receiver sleeps USEC
-#       outside MPI before its Waitall, so the Waitall finds all 64 messages arrived) and msgrate -B -S USEC
-#       (blocking 1-message exchanges, each side sleeps before its Recv). Printed: per call, and per message
+#   -s  instructions per MESSAGE instead, with no polling in them: msgrate -S USEC (the receiver waits outside
+#       MPI, looking every USEC at a flag in a shared file, until the sender has handed its 64 messages to MPI,
+#       so its Waitall finds them all arrived) and msgrate -B -S USEC (single blocking messages, each
+#       direction in turn, the receiver calling MPI_Recv once the sender's MPI_Send returned). Printed: per call, and per message
 #       Isend + Irecv + (sender's + receiver's Waitall) / 64 (window) and Send + Recv (blocking). Both ranks'
 #       calls are summed, so a Waitall figure is the mean of the sender's and the receiver's.
 set -euo pipefail
@@ -97,7 +98,7 @@ for impl in "${want[@]}"; do
 done
 
 if [ "$sleep_us" != 0 ]; then
-  echo "== instructions per call and per message, no polling (callgrind, inclusive; 2 ranks, shared memory; receiver sleeps ${sleep_us} us before each wait) =="
+  echo "== instructions per call and per message, no polling (callgrind, inclusive; 2 ranks, shared memory; the receiver waits outside MPI until the messages are in) =="
   printf "%-26s" call; for l in "${labels[@]}"; do printf " %10s" "$l"; done; echo
   for f in MPI_Isend MPI_Irecv MPI_Waitall MPI_Send MPI_Recv window blocking; do
     case $f in
