@@ -15,7 +15,8 @@
 #       so its Waitall finds them all arrived) and msgrate -B -S USEC (single blocking messages, each
 #       direction in turn, the receiver calling MPI_Recv once the sender's MPI_Send returned). Printed: per call, and per message
 #       Isend + Irecv + (sender's + receiver's Waitall) / 64 (window) and Send + Recv (blocking). Both ranks'
-#       calls are summed, so a Waitall figure is the mean of the sender's and the receiver's.
+#       calls are summed, so a Waitall figure is the mean of the sender's and the receiver's. Not with -f: under
+#       valgrind and --with-ft ulfm the rank waiting outside MPI was declared hung and killed (not looked into).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd -P)
@@ -36,6 +37,7 @@ while getopts "i:w:fs:h" opt; do
   esac
 done
 shift $((OPTIND - 1))
+if [ "$ft_pair" = 1 ] && [ "$sleep_us" != 0 ]; then echo "icount.sh: -s does not go with -f (see -h)" >&2; exit 2; fi
 build=$(cd "${1:-$repo/build/release}" && pwd -P)
 say() { echo "icount.sh: $*" >&2; }
 command -v valgrind >/dev/null || { say "valgrind is needed"; exit 1; }
