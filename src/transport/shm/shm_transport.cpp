@@ -8,6 +8,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -225,6 +226,10 @@ class ShmTransportImpl final : public ShmTransport {
     return true;
   }
   Status map_peer(int peer, Link& link);
+  void add_inbound(int src) {
+    inbound_.push_back(
+        {src, RingConsumer(ring_control(own_, layout_, src), ring_cells(own_, layout_, src), geometry_)});
+  }
   void reserve_ring(int peer, Link& link);
   void probe_remote_read();
 
@@ -272,6 +277,8 @@ Status ShmTransportImpl::map_peer(int peer, Link& link) {
 // only as a SIGBUS at some later store into the ring.
 void ShmTransportImpl::reserve_ring(int peer, Link& link) {
   link.reserved = true;
+  if (peer == rank_ && std::none_of(inbound_.begin(), inbound_.end(), [&](const Inbound& in) { return in.src == rank_; }))
+    add_inbound(rank_);  // before our first frame to ourselves (attach() leaves our own ring out)
   Segment& s = peer == rank_ ? own_ : link.segment;
   std::size_t ctl_page =
       (layout_.ctrl_offset + static_cast<std::size_t>(rank_) * sizeof(RingControl)) / shm::kPage * shm::kPage;
@@ -299,8 +306,9 @@ Status ShmTransportImpl::attach(std::span<const int> local_world_ranks) {
       auto* hdr = const_cast<SegmentHeader*>(link.peer_header);
       if (__atomic_add_fetch(&hdr->attached, 1u, __ATOMIC_ACQ_REL) == others) ::shm_unlink(link.segment.name().c_str());
     }
-    inbound_.push_back(
-        {peer, RingConsumer(ring_control(own_, layout_, peer), ring_cells(own_, layout_, peer), geometry_)});
+    // Our own ring is read only once we send to ourselves through shm (reserve_ring): the router sends a
+    // rank's frames to itself through the self transport, so every progress pass would look at it in vain.
+    if (peer != rank_) add_inbound(peer);
   }
   probe_remote_read();
   return Status::Ok();
