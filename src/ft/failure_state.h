@@ -59,6 +59,7 @@ class FailureState {
       records_.push_back(rec);
       records_lock_.clear(std::memory_order_release);
     }
+    set_version_.fetch_add(1, std::memory_order_release);
     epoch_.fetch_add(1, std::memory_order_release);
     if (FailureObserver* o = observer_.load(std::memory_order_acquire)) notify_failed(o, rec);
     return true;
@@ -80,8 +81,14 @@ class FailureState {
     records_.clear();
     for (int w = 0; w < (cap_ + 63) / 64; ++w) bits_[static_cast<std::size_t>(w)].store(0, std::memory_order_release);
     records_lock_.clear(std::memory_order_release);
+    set_version_.fetch_add(1, std::memory_order_release);
     epoch_.fetch_add(1, std::memory_order_release);
   }
+
+  // Moves whenever the set changes (mark_failed, reset), before the epoch does, and not on bump(): a reader
+  // that saw the epoch move tells a revoke (nothing new to learn) from a failure. Acquire: pairs with the
+  // release in mark_failed, so the new bits and records are visible once the version is.
+  std::uint64_t set_version() const { return set_version_.load(std::memory_order_acquire); }
 
   std::vector<FailureRecord> records() const {
     while (records_lock_.test_and_set(std::memory_order_acquire)) {
@@ -96,6 +103,7 @@ class FailureState {
   int cap_;
   std::unique_ptr<std::atomic<std::uint64_t>[]> bits_;
   std::atomic<std::uint64_t> epoch_{0};
+  std::atomic<std::uint64_t> set_version_{0};
   mutable std::atomic_flag records_lock_ = ATOMIC_FLAG_INIT;
   std::vector<FailureRecord> records_;
   std::atomic<FailureObserver*> observer_{nullptr};

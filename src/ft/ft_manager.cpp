@@ -863,6 +863,13 @@ void FtManager::on_ft_frame(int src_world, std::uint32_t context, int kind, std:
 }
 
 void FtManager::on_failures() {
+  // The epoch also moves on a revoke (FailureState::bump): then the set of failures is what it was at the last
+  // call and there is nothing to feed. Skipping saves each process of a revoked communicator a walk over every
+  // communicator's agreement instances (up to 64 kept on each, ~10k instructions at 16 ranks) between the
+  // revoke frame and its return with MPI_ERR_REVOKED (docs/performance.md, 2026-11-27 revoke13e).
+  const std::uint64_t version = failures_.set_version();
+  if (version == fed_set_version_) return;
+  fed_set_version_ = version;
   if (ft_mode_ && !service_) {
     // No ftmpi daemon kills a suspect: a failed peer may still run (hung, cut off). Close its connections so
     // that it cannot go on as a member (ft/peer_watch.h; same-host suspects are killed by the detector).

@@ -200,6 +200,7 @@ class FtManager final : public p2p::FtHandler {
   // for no gain in the time to the last rank). FTMPI_REVOKE_RADIX overrides it.
   int revoke_radix_ = 4;
   std::size_t fenced_upto_ = 0;  // failure records already fenced (no-daemon FT mode)
+  std::uint64_t fed_set_version_ = 0;  // FailureState::set_version() on_failures last fed to the communicators
   std::unordered_map<std::uint32_t, ftmpi_comm_s*> by_ctx_;
   std::unordered_map<std::uint32_t, std::vector<Early>> early_;  // frames for contexts not registered yet
   std::unordered_map<std::uint32_t, std::vector<int>> early_retired_;  // retire notices (world) for them

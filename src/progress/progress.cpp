@@ -85,6 +85,10 @@ int Progress::back_off(int idle) {
     if (idle == p->spin_iterations) {
       yield_deadline_ns_ = before + kYieldPhaseNs;  // the first yield of this wait
     } else if (idle < sleep_from && before >= yield_deadline_ns_) {
+      // Every pass (a vDSO clock read, ~0.1 us, next to a sched_yield of 1-3 us): with 8 ranks per core one
+      // pass is a round of 8 yields (~50-100 us here), and looking every 16th pass let the phase run 1.6-2 ms,
+      // so a revoke 2 ms into a wait found some ranks asleep and some still yielding, and the yielders got
+      // no core until every woken rank had run (docs/performance.md, 2026-11-27 revoke13e).
       idle = sleep_from - 1;  // yielded for kYieldPhaseNs already: sleep from the next pass on
     }
     sched_yield();
