@@ -68,13 +68,13 @@
 // Why kSlots = 32: with 8 ranks on 2 cores (oversubscribed) a window of 8 made a Bcast loop ~8x slower than
 // the point-to-point tree, whose rings buffer 64 messages: every reader must run once per window.
 //
-// The agreement board (ft/agree_board.h) lives here too: agree_done and kShmAgreeRing entries per member, used
-// only by ft/shm_board.h (agreements do not count as small collectives and never set the area up).
+// The agreement board (ft/agree_board.h) lives here too: agree_done and kShmAgreeRing entries per member, and
+// kShmAgreeRing outcomes in the header (4 KiB), used only by ft/shm_board.h (agreements do not count as small collectives and never set the area up).
 //
 // Bcast is used when ranks outnumber cores too (it was not, until the oversubscribed wait policy yielded
 // instead of sleeping: then every Bcast woke each sleeping reader by futex); measured 0.4-0.6x the tree there.
 //
-// Cost. Memory: 2 header lines plus (3 + 5 * (kSlots + kOutSlots) + kShmAgreeRing) cache lines per member (~13.5 KiB), one mapping per communicator that did
+// Cost. Memory: 2 header lines and the board's 64 plus (3 + 5 * (kSlots + kOutSlots) + kShmAgreeRing) cache lines per member (~13.5 KiB), one mapping per communicator that did
 // kSetupAfter small collectives. Set-up: one shm_open/ftruncate/mmap per member plus a point-to-point
 // Bcast and Allreduce, once.
 #pragma once
@@ -122,6 +122,19 @@ struct alignas(kShmLine) ShmAgreeEntry {
   std::uint64_t words[6];            // ft::kBoardWords
 };
 
+// The agreement board's outcome of an instance (ft/agree_board.h "Algorithm" 2-4; ft/shm_board.h): the
+// arrivals word, the outcome word and up to 60 words of the decided value, on 8 cache lines (4 words on the
+// first, the one a waiter reads for a one-word flag).
+struct alignas(kShmLine) ShmAgreeOutcome {
+  std::atomic<std::uint64_t> arrivals;  // (instance << 8) | 0x80 if one arrived closed | count
+  std::atomic<std::uint64_t> outcome;   // ft::board_state(instance, contributed = decided | closed = fall back)
+  std::uint32_t total;                  // ft::kBoardNoResult: the value is not here
+  std::uint32_t off;
+  std::uint32_t len;
+  std::uint32_t pad;
+  std::uint64_t words[60];              // ft::kBoardResultWords
+};
+
 struct alignas(kShmLine) ShmRankArea {
   alignas(kShmLine) std::atomic<std::uint64_t> ack;      // last op this member finished
   alignas(kShmLine) std::atomic<std::uint64_t> gave_up;  // 2 * first op it failed + 1 if revoked (0: none)
@@ -134,6 +147,8 @@ struct alignas(kShmLine) ShmRankArea {
 struct alignas(kShmLine) ShmAreaHeader {
   alignas(kShmLine) std::atomic<std::uint64_t> ack_waiters;  // bit r: member r waits for acks
   alignas(kShmLine) std::atomic<std::uint64_t> arrivals;     // arrivals at counted ops (see "Last arriver")
+  alignas(kShmLine) std::atomic<std::uint64_t> agree_kind;   // the board's kind: 0 not chosen, 1 scanned, 2 counted
+  ShmAgreeOutcome agree_outcome[kShmAgreeRing];              // the agreement board's (ft/shm_board.h)
 };
 
 inline constexpr std::size_t shm_area_bytes(int p) {

@@ -139,7 +139,48 @@ void Agreement::end_board() {
   board_ = nullptr;
 }
 
-// ft/agree_board.h, steps 1-3.
+// The board decision's value (ft/agree_board.h 3, 5): every state of j is contributed; the AND of the n entries.
+void Agreement::board_and_entries() {
+  const std::uint64_t j = board_j_;
+  std::uint32_t total = 0;
+  for (int r = 0; r < size_; ++r) total = std::max(total, board_->entry(r, j).total);
+  value_.assign(total, ~std::uint64_t{0});
+  for (int r = 0; r < size_; ++r) {
+    const BoardEntry e = board_->entry(r, j);
+    for (std::uint32_t i = 0; i < e.len && e.off + i < total; ++i) value_[e.off + i] &= e.words[i];
+  }
+}
+
+void Agreement::board_decided() {
+  decided_ = true;
+  decided_failed_.clear();
+  board_decided_ = true;
+  end_board();
+}
+
+// Take j's published outcome, if any (ft/agree_board.h 4). True when the board phase is over.
+bool Agreement::board_take_outcome() {
+  const std::uint64_t j = board_j_;
+  const std::uint64_t w = board_->outcome(j);
+  if (board_empty(w, j)) return false;
+  if (w == board_state(j, kBoardClosed)) {  // fall back
+    end_board();
+    start_messages();
+    return true;
+  }
+  const BoardEntry e = board_->result(j);
+  if (e.len == kBoardNoResult) {  // did not fit: every state is contributed, AND the entries
+    board_and_entries();
+    board_decided();
+    return true;
+  }
+  value_.assign(e.total, ~std::uint64_t{0});
+  for (std::uint32_t i = 0; i < e.len && e.off + i < e.total; ++i) value_[e.off + i] = e.words[i];
+  board_decided();
+  return true;
+}
+
+// ft/agree_board.h, steps 1-5 (a counted board) or 1, 2, 5 (a scanned one).
 void Agreement::board_step() {
   if (board_ == nullptr) return;
   if (decided_) {  // adopted from the message-passing agreement: a state is closed, nobody decides here
@@ -149,6 +190,7 @@ void Agreement::board_step() {
   }
   const std::uint64_t j = board_j_;
   const std::uint64_t contributed = board_state(j, kBoardContributed), closed = board_state(j, kBoardClosed);
+  const bool counted = board_->counted();
   bool wrote = false;
   if (!board_written_) {
     if (!board_->window_open(j, view_)) return;  // 1.
@@ -167,11 +209,29 @@ void Agreement::board_step() {
     if (board_empty(s, j)) s = go ? contributed : closed;
     board_written_ = true;
     wrote = true;
-    // Waiters are woken only by what ends their wait: a closed state (here or by a freeze) or the last
-    // contribution (its writer's scan below sees every state contributed: the CASes are ordered).
-    if (s != contributed) board_->ring();
+    if (counted) {
+      bool any_closed = false;
+      if (board_->arrive(j, s != contributed, &any_closed)) {  // 3. the last arriver
+        if (any_closed) {
+          board_->publish(j, closed, 0, 0, {});
+          board_->ring();
+          end_board();
+          start_messages();
+          return;
+        }
+        board_and_entries();
+        publish_decision(j);  // before the phase ends (the window: ft/agree_board.h)
+        board_decided();
+        return;
+      }
+    } else if (s != contributed) {
+      board_->ring();  // a scanned board's waiters end at a closed state
+    }
+  } else if (counted && board_take_outcome()) {  // 4.
+    return;
   }
-  // 3. Scan (freezing empty states once a failure is known).
+  if (counted && view_.empty()) return;  // 4. wait for the outcome
+  // 5. (and a scanned board's 3) Scan, freezing empty states once a failure is known.
   const bool freeze = !view_.empty();
   bool all = true, saw_closed = false, froze = false;
   for (int r = 0; r < size_; ++r) {
@@ -190,19 +250,12 @@ void Agreement::board_step() {
     }
     if (!freeze) break;  // r has not written yet: wait
   }
-  if (froze || (all && wrote)) board_->ring();
-  if (all) {  // the board decision: the AND of the n contributions, failed set {}
-    std::uint32_t total = 0;
-    for (int r = 0; r < size_; ++r) total = std::max(total, board_->entry(r, j).total);
-    value_.assign(total, ~std::uint64_t{0});
-    for (int r = 0; r < size_; ++r) {
-      const BoardEntry e = board_->entry(r, j);
-      for (std::uint32_t i = 0; i < e.len && e.off + i < total; ++i) value_[e.off + i] &= e.words[i];
-    }
-    decided_ = true;
-    decided_failed_.clear();
-    board_decided_ = true;
-    end_board();
+  // A scanned board's waiters are woken by what ends their wait: a closed state (above, or a freeze) or the
+  // last contribution (its writer's scan sees every state contributed: the CASes are ordered).
+  if (froze || (all && wrote && !counted)) board_->ring();
+  if (all) {
+    board_and_entries();
+    board_decided();
     return;
   }
   if (saw_closed) {  // nobody decides on the board: fall back
@@ -211,12 +264,28 @@ void Agreement::board_step() {
   }
 }
 
+// The last arriver's publication of its decision (value_, trimmed of its all-ones ends), then the ring.
+void Agreement::publish_decision(std::uint64_t j) {
+  AgreeBoard* b = board_;
+  const std::size_t n = value_.size();
+  std::size_t off = 0, end = n;
+  while (off < n && value_[off] == ~std::uint64_t{0}) ++off;
+  while (end > off && value_[end - 1] == ~std::uint64_t{0}) --end;
+  if (end - off <= static_cast<std::size_t>(kBoardResultWords))
+    b->publish(j, board_state(j, kBoardContributed), static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(off),
+               std::span<const std::uint64_t>(value_.data() + off, end - off));
+  else
+    b->publish(j, board_state(j, kBoardContributed), kBoardNoResult, 0, {});
+  b->ring();
+}
+
 void Agreement::on_board() { board_step(); }
 
 bool Agreement::board_ready() {
   if (board_ == nullptr) return false;
   if (decided_ || !view_.empty()) return true;
   if (!board_written_) return false;  // waiting for the window: a rare case, woken by the sleep's end
+  if (board_->counted()) return !board_empty(board_->outcome(board_j_), board_j_);
   const std::uint64_t contributed = board_state(board_j_, kBoardContributed);
   for (int r = 0; r < size_; ++r) {
     const std::uint64_t s = board_->state(r, board_j_);
@@ -298,8 +367,10 @@ void Agreement::advance_fast() {
 
 void Agreement::on_message(int src, const AgreeMsg& m) {
   if (board_decided_) return;  // nobody sends messages of an instance decided on the board
-  if (board_ != nullptr) board_step();  // the sender saw a closed state: so will this scan (fall back first)
   merge_view(m.view);
+  // The sender fell back: it read the outcome "fall back" or, knowing a failure (then its view, merged above,
+  // says so), saw a closed state; this member reads or scans the same and falls back first.
+  if (board_ != nullptr) board_step();
   if (m.kind == AgreeMsg::Kind::fast) {
     // Only a FAST of the empty view counts, once per step, from that step's partner; kept until needed.
     const int s = m.step;

@@ -102,14 +102,15 @@ class Agreement {
   // This process calls agree with `contribution`, knowing `known_failed` (e.g. acknowledged failures).
   void start(std::span<const std::uint64_t> contribution, const RankSet& known_failed);
   // The same with a board phase first (ft/agree_board.h): instance `j` of `board`; `go_fast`: this member may
-  // contribute there (else it closes its entry and falls back at once). `board` outlives the phase.
+  // contribute there (else it closes its entry and falls back once every member arrived). `board` outlives
+  // the phase.
   void start(std::span<const std::uint64_t> contribution, const RankSet& known_failed, AgreeBoard* board,
              std::uint64_t j, bool go_fast);
   // Scan the board again (board phase only; nothing otherwise): may decide or fall back (messages to send).
   void on_board();
   // In the board phase (not decided, not fallen back).
   bool on_board_phase() const { return board_ != nullptr; }
-  // Would on_board() change anything now (read-only: every state contributed, one closed, or the window
+  // Would on_board() change anything now (read-only: the outcome published, a failure known, or the window
   // open while waiting for it)? For a sleeping waiter's wake check.
   bool board_ready();
   // Decided on the board (sends and accepts no message).
@@ -142,6 +143,12 @@ class Agreement {
   void start_messages();  // the message-passing start (after start() or a fallback)
   void board_step();
   void end_board();
+  // ft/agree_board.h steps 3-5: the AND of the entries into value_; the board decision (ends the phase);
+  // taking a published outcome (true: the phase is over); the last arriver's publication of value_.
+  void board_and_entries();
+  void board_decided();
+  bool board_take_outcome();
+  void publish_decision(std::uint64_t j);
   void decide(const Bits& value, const RankSet& failed);
   void step();
   void advance_fast();

@@ -24,10 +24,14 @@ struct CommFt {
   // Forgotten instances kept for reuse (map node and Agreement, reset() on reuse): a fault-free agreement
   // allocates nothing (FtManager::instance/forget).
   std::vector<std::map<std::uint64_t, std::unique_ptr<Agreement>>::node_type> spare;
-  // The instance of a blocking agreement that may decide on the board at once (FtManager::start_agreement,
-  // `reads_at_once`): not in `agreements` while it is decided on the board (no member sends or accepts a
-  // message of such an instance: ft/agree_board.h), moved there otherwise. Reused by the next such start.
+  // The instance of a blocking agreement that may decide on the board (FtManager::start_agreement,
+  // `reads_at_once`): not in `agreements` while it is in its board phase or decided there (no member sends
+  // or accepts a message of such an instance: ft/agree_board.h); moved there (FtManager::promote_quick) by
+  // the first thing that needs it in the map — a message or a failure notice for it, the next start, the
+  // communicator's retirement — unless it decided on the board. Reused by the next such start.
   std::unique_ptr<Agreement> quick;
+  std::uint64_t quick_id = 0;  // its instance id, while quick_live
+  bool quick_live = false;     // `quick` holds instance quick_id, not in `agreements`
   // Keyed instances (FtManager::start_keyed_agreement; ids with kKeyedInstance set): the started ones in
   // start order, and the ids forgotten since (their late frames are dropped, not taken for new instances).
   std::deque<std::uint64_t> keyed_started;

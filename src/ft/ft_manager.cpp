@@ -304,11 +304,13 @@ void FtManager::unregister_comm(ftmpi_comm_s* c) {
     if (s == spans_.end()) return;
     std::unique_ptr<Zombie> z = std::move(s->second);
     spans_.erase(s);
+    if (z->comm.ft != nullptr && z->comm.ft->quick_live) promote_quick(*z->comm.ft);
     if (z->comm.ft == nullptr || z->comm.ft->agreements.empty()) return;
     z->comm.magic = kMagicFreed;
     zombies_[c->ctx_pt2pt] = std::move(z);
     return;
   }
+  if (c->ft != nullptr && c->ft->quick_live) promote_quick(*c->ft);
   if (c->ft == nullptr || c->ft->agreements.empty() || c->is_inter() || c->group == nullptr) return;
   auto z = std::make_unique<Zombie>();
   z->comm.group = comm::make_group(c->group->world_ranks, rt_.world_rank());
@@ -590,6 +592,16 @@ bool board_enabled() {
   return on;
 }
 
+// The board's kind (ft/agree_board.h "Two kinds"): counted when ranks outnumber cores (a wait policy
+// without a spin phase), scanned otherwise; FTMPI_AGREE_COUNTED=0/1 forces it (measurements). The first
+// member's choice is the board's (ShmBoard).
+bool board_counted_by_env(int* forced) {
+  const char* v = std::getenv("FTMPI_AGREE_COUNTED");
+  if (v == nullptr || (*v != '0' && *v != '1')) return false;
+  *forced = *v - '0';
+  return true;
+}
+
 // The board poller: a persistent generic request the progress loop runs while instances are in their board
 // phase (FtManager::board_watch_).
 class BoardPoller final : public p2p::GenericOp {
@@ -603,11 +615,18 @@ class BoardPoller final : public p2p::GenericOp {
 };
 }  // namespace
 
+bool FtManager::board_counted() {
+  static int forced = -1;
+  static const bool by_env = board_counted_by_env(&forced);
+  if (by_env) return forced == 1;
+  return rt_.progress().policy().spin_iterations == 0;
+}
+
 AgreeBoard* FtManager::board_for(ftmpi_comm_s* c, CommFt& s) {
   if (c->shm_state != 1 || c->shm_area == nullptr || !board_enabled()) [[unlikely]]
     return nullptr;
   if (!s.board || &s.board->area() != c->shm_area) [[unlikely]]
-    s.board = std::make_unique<ShmBoard>(*c->shm_area);
+    s.board = std::make_unique<ShmBoard>(*c->shm_area, board_counted());
   return s.board.get();
 }
 
@@ -665,6 +684,7 @@ const Agreement& FtManager::start_agreement(ftmpi_comm_s* c, std::span<const std
   // nothing kept for this instance yet (a message of it arrived before the start: only from a member that fell
   // back, so it will not decide on the board here either). Ids grow, so a kept instance of `id` or later is
   // the map's last (keyed instances sort after every sequential one: then the map path, which is also right).
+  if (s.quick_live) promote_quick(s);
   if (go_fast && reads_at_once && known.empty() && (s.agreements.empty() || s.agreements.rbegin()->first < id))
       [[likely]] {
     if (!s.quick) [[unlikely]]
@@ -674,18 +694,12 @@ const Agreement& FtManager::start_agreement(ftmpi_comm_s* c, std::span<const std
     a.start(contribution, known, b, id, true);
     spin_on_board(a);
     if (a.decided_on_board()) return a;  // nothing to send, nothing to keep (ft/agree_board.h)
-    // Still in its board phase (or fallen back): an ordinary instance from now on — messages and failures
-    // reach it through the map. Its object moves there (board_watch_ keeps its address).
-    auto it = s.agreements.end();
-    if (!s.spare.empty()) {
-      auto node = std::move(s.spare.back());
-      s.spare.pop_back();
-      node.key() = id;
-      std::swap(node.mapped(), s.quick);  // the spare object becomes the next quick one
-      s.agreements.insert(it, std::move(node));
-    } else {
-      s.agreements.emplace_hint(it, id, std::move(s.quick));
-    }
+    // Still in its board phase: it stays here (quick_live) until a message or a notice for it comes (then it
+    // moves into the map: handle_agree, on_failures) or it decides on the board. Fallen back already: an
+    // ordinary instance from now on.
+    s.quick_id = id;
+    s.quick_live = true;
+    if (!a.on_board_phase()) promote_quick(s);
     if (a.on_board_phase()) watch_board(c, id, a);
     flush(c, a, id);
     return a;
@@ -700,6 +714,23 @@ const Agreement& FtManager::start_agreement(ftmpi_comm_s* c, std::span<const std
   }
   flush(c, a, id);
   return a;
+}
+
+void FtManager::promote_quick(CommFt& s) {
+  s.quick_live = false;
+  if (s.quick->decided_on_board()) return;  // nothing to send, nothing to keep
+  // Its object moves into the map (callers and board_watch_ keep its address); a spare object, if any,
+  // becomes the next quick one.
+  auto it = s.agreements.lower_bound(s.quick_id);
+  if (!s.spare.empty()) {
+    auto node = std::move(s.spare.back());
+    s.spare.pop_back();
+    node.key() = s.quick_id;
+    std::swap(node.mapped(), s.quick);
+    s.agreements.insert(it, std::move(node));
+  } else {
+    s.agreements.emplace_hint(it, s.quick_id, std::move(s.quick));
+  }
 }
 
 void FtManager::spin_on_board(Agreement& a) {
@@ -748,6 +779,7 @@ void FtManager::handle_agree(ftmpi_comm_s* c, int src_world, std::span<const std
     }
     if (id + kAgreementsKept < c->ft->next_instance && !c->ft->agreements.count(id)) return;  // long forgotten
   }
+  if (c->ft->quick_live && id == c->ft->quick_id) promote_quick(*c->ft);
   Agreement& a = instance(c, id);
   a.on_message(src, m);
   flush(c, a, id);
@@ -850,6 +882,7 @@ void FtManager::on_failures() {
       for (int m : failed_members(c, true)) c->ft->revoke->on_failure(m);
       flush_revoke(c);
     }
+    if (c->ft->quick_live) promote_quick(*c->ft);  // (a board phase must freeze: ft/agree_board.h 5)
     for (auto& [id, a] : c->ft->agreements) {
       // Decided instances keep running too: they answer late UPs and spread the decision in new trees.
       feed_failures(c, *a);

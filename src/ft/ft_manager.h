@@ -154,6 +154,7 @@ class FtManager final : public p2p::FtHandler {
   void flush(ftmpi_comm_s* c, Agreement& a, std::uint64_t id);
   // The board of `c` (nullptr: none; ft/shm_board.h says when there is one).
   AgreeBoard* board_for(ftmpi_comm_s* c, CommFt& s);
+  bool board_counted();  // this member's choice of the board's kind (ft/agree_board.h "Two kinds")
   // Instances in their board phase, scanned by the board poller (a persistent generic request that the
   // progress loop runs while this list is not empty), and the poller's pass.
   struct BoardWatch {
@@ -165,6 +166,8 @@ class FtManager final : public p2p::FtHandler {
   p2p::Request* board_poller_ = nullptr;
   transport::ShmTransport* board_wake_on_ = nullptr;  // the transport whose wake check is ours
   void watch_board(ftmpi_comm_s* c, std::uint64_t id, Agreement& a);
+  // The quick instance of `s` (CommFt::quick) into `agreements` unless it decided on the board; no longer live.
+  static void promote_quick(CommFt& s);
   // A blocking start's short spin on the board before the caller's wait (none when the core is shared).
   void spin_on_board(Agreement& a);
   static bool board_wake(void* self);

@@ -7,6 +7,38 @@ namespace ftmpi::ft {
 
 static_assert(coll::kShmAgreeRing == kBoardRing, "one ring length");
 static_assert(sizeof(coll::ShmAgreeEntry::words) / sizeof(std::uint64_t) == kBoardWords, "one entry size");
+static_assert(sizeof(coll::ShmAgreeOutcome::words) / sizeof(std::uint64_t) == kBoardResultWords, "one outcome size");
+static_assert(coll::kShmMaxRanks < 0x80, "the arrivals count fits below the closed bit");
+
+// The arrivals word of j: (j << 8) | 0x80 (one arrived closed) | count; a word of another instance (an
+// earlier use of the slot: the window) counts as nobody arrived. A CAS loop (the word is reset per instance,
+// so no plain fetch_add); seq_cst like the states' CASes.
+bool ShmBoard::arrive(std::uint64_t j, bool closed, bool* any_closed) {
+  std::atomic<std::uint64_t>& w = o(j).arrivals;
+  std::uint64_t cur = w.load(std::memory_order_relaxed), next;
+  do {
+    const std::uint64_t mine = (cur >> 8) == j ? cur & 0xff : 0;
+    next = (j << 8) | (mine & 0x80) | (closed ? 0x80 : 0) | ((mine & 0x7f) + 1);
+  } while (!w.compare_exchange_weak(cur, next, std::memory_order_seq_cst, std::memory_order_relaxed));
+  *any_closed = (next & 0x80) != 0;
+  return static_cast<int>(next & 0x7f) == a_.size();
+}
+
+void ShmBoard::publish(std::uint64_t j, std::uint64_t tag, std::uint32_t total, std::uint32_t off,
+                       std::span<const std::uint64_t> words) {
+  coll::ShmAgreeOutcome& x = o(j);
+  x.total = total;
+  x.off = off;
+  x.len = static_cast<std::uint32_t>(words.size());
+  if (!words.empty()) std::memcpy(x.words, words.data(), words.size() * sizeof(std::uint64_t));
+  x.outcome.store(tag, std::memory_order_release);
+}
+
+ShmBoard::ShmBoard(coll::ShmArea& area, bool counted) : a_(area) {
+  std::uint64_t kind = 0;
+  a_.header().agree_kind.compare_exchange_strong(kind, counted ? 2 : 1, std::memory_order_acq_rel);
+  counted_ = (kind == 0 ? (counted ? 2 : 1) : kind) == 2;
+}
 
 void ShmBoard::write(std::uint64_t j, std::uint32_t total, std::uint32_t off, std::span<const std::uint64_t> words) {
   coll::ShmAgreeEntry& x = e(a_.rank(), j);

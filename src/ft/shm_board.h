@@ -20,7 +20,9 @@ namespace ftmpi::ft {
 
 class ShmBoard final : public AgreeBoard {
  public:
-  explicit ShmBoard(coll::ShmArea& area) : a_(area) {}
+  // `counted`: this member's choice of kind (ft/agree_board.h "Two kinds"); the first member's is stored in
+  // the area and taken by everyone.
+  ShmBoard(coll::ShmArea& area, bool counted);
   coll::ShmArea& area() { return a_; }
 
   std::uint64_t state(int r, std::uint64_t j) override {
@@ -40,12 +42,24 @@ class ShmBoard final : public AgreeBoard {
   void begin(std::uint64_t j) override;
   void finish(std::uint64_t j) override;
   void ring() override;
+  bool counted() const override { return counted_; }
+  bool arrive(std::uint64_t j, bool closed, bool* any_closed) override;
+  void publish(std::uint64_t j, std::uint64_t tag, std::uint32_t total, std::uint32_t off,
+               std::span<const std::uint64_t> words) override;
+  std::uint64_t outcome(std::uint64_t j) override { return o(j).outcome.load(std::memory_order_acquire); }
+  BoardEntry result(std::uint64_t j) override {
+    const coll::ShmAgreeOutcome& x = o(j);
+    if (x.total == kBoardNoResult) return BoardEntry{0, 0, kBoardNoResult, nullptr};
+    return BoardEntry{x.total, x.off, x.len, x.words};
+  }
 
  private:
   coll::ShmAgreeEntry& e(int r, std::uint64_t j) { return a_.of(r).agree[j % coll::kShmAgreeRing]; }
+  coll::ShmAgreeOutcome& o(std::uint64_t j) { return a_.header().agree_outcome[j % coll::kShmAgreeRing]; }
   void publish_done();
 
   coll::ShmArea& a_;
+  bool counted_ = false;
   std::vector<std::uint64_t> open_;  // instances begun and not finished here
   std::uint64_t next_ = 0;           // 1 + the last instance begun here
   std::uint64_t min_done_ = 0;       // a lower bound of every live member's done

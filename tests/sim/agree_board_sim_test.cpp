@@ -46,6 +46,12 @@ struct SharedEntry {
   std::uint64_t words[kBoardWords] = {};
 };
 
+struct SharedOutcome {  // the arrivals word, the outcome word and the value of one ring slot
+  std::uint64_t arrivals = 0, outcome = 0;
+  std::uint32_t total = 0, off = 0, len = 0;
+  std::uint64_t words[ftmpi::ft::kBoardResultWords] = {};
+};
+
 struct World;
 
 // Process `me`'s handle on the shared board (the library's ShmBoard has the same rules).
@@ -60,6 +66,12 @@ class SimBoard final : public AgreeBoard {
   void begin(std::uint64_t j) override;
   void finish(std::uint64_t j) override;
   void ring() override {}
+  bool counted() const override;
+  bool arrive(std::uint64_t j, bool closed, bool* any_closed) override;
+  void publish(std::uint64_t j, std::uint64_t tag, std::uint32_t total, std::uint32_t off,
+               std::span<const std::uint64_t> words) override;
+  std::uint64_t outcome(std::uint64_t j) override;
+  BoardEntry result(std::uint64_t j) override;
 
  private:
   World* w_;
@@ -78,6 +90,9 @@ struct World {
   std::mt19937_64 rng;
   std::vector<std::vector<SharedEntry>> entries;  // [member][ring index]
   std::vector<std::uint64_t> done;                // published `done` per member
+  std::vector<SharedOutcome> outcomes;             // [ring index]
+  std::vector<std::vector<int>> arrived;           // [instance]: how often each member arrived (at most once)
+  std::vector<std::uint64_t> published;            // [instance]: outcome words published (at most one)
   std::vector<SimBoard> boards;
   std::vector<std::vector<Agreement>> procs;       // [process][instance]
   std::vector<bool> alive, in_call;
@@ -92,9 +107,11 @@ struct World {
   int failures = 0, max_failures = 0;
   int interleave_pct = 20, midcall_kill_pct = 0;
   std::int64_t kill_at_op = -1;  // kill the process doing board operation number kill_at_op
+  bool counted = true;           // the board's kind (ft/agree_board.h "Two kinds")
 
   World(int n_, int J_, std::uint64_t seed)
-      : n(n_), J(J_), rng(seed), entries(n_, std::vector<SharedEntry>(kBoardRing)), done(n_, 0), alive(n_, true),
+      : n(n_), J(J_), rng(seed), entries(n_, std::vector<SharedEntry>(kBoardRing)), done(n_, 0), outcomes(kBoardRing),
+        arrived(J_, std::vector<int>(n_, 0)), published(J_, 0), alive(n_, true),
         in_call(n_, false), cur(n_, -1), contribution(n_, std::vector<Bits>(J_)), known_at_start(n_, std::vector<RankSet>(J_)),
         go_fast(n_, std::vector<bool>(J_, true)), notices(n_), noticed(n_) {
     boards.reserve(n_);
@@ -235,6 +252,15 @@ struct World {
       }
       for (int r : f.ranks())
         if (alive[r]) return "instance " + std::to_string(j) + ": failed set names live process " + std::to_string(r);
+      if (failures == 0) {  // every word: the AND of the n contributions (all-ones beyond a shorter one)
+        Bits want;
+        for (int p = 0; p < n; ++p) {
+          const Bits& c = contribution[p][j];
+          if (want.size() < c.size()) want.resize(c.size(), ~std::uint64_t{0});
+          for (std::size_t i = 0; i < c.size(); ++i) want[i] &= c[i];
+        }
+        if (v != want) return "instance " + std::to_string(j) + ": fault-free value is not the AND of the contributions";
+      }
     }
     return std::nullopt;
   }
@@ -272,6 +298,51 @@ void SimBoard::write(std::uint64_t j, std::uint32_t total, std::uint32_t off, st
   e.len = static_cast<std::uint32_t>(words.size());
   std::copy(words.begin(), words.end(), e.words);
 }
+bool SimBoard::counted() const { return w_->counted; }
+bool SimBoard::arrive(std::uint64_t j, bool closed, bool* any_closed) {
+  EXPECT_TRUE(w_->counted) << "arrival on a scanned board";
+  w_->board_op(me_);
+  EXPECT_EQ(++w_->arrived[j][me_], 1) << "member " << me_ << " arrived twice at instance " << j;
+  // The member's own state is written, and closed exactly when it says so.
+  const std::uint64_t st = w_->entries[me_][j % kBoardRing].state;
+  EXPECT_EQ(st, ftmpi::ft::board_state(j, closed ? ftmpi::ft::kBoardClosed : ftmpi::ft::kBoardContributed));
+  std::uint64_t& a = w_->outcomes[j % kBoardRing].arrivals;
+  const std::uint64_t mine = (a >> 8) == j ? a & 0xff : 0;
+  a = (j << 8) | (mine & 0x80) | (closed ? 0x80 : 0) | ((mine & 0x7f) + 1);
+  *any_closed = (a & 0x80) != 0;
+  return static_cast<int>(a & 0x7f) == w_->n;
+}
+void SimBoard::publish(std::uint64_t j, std::uint64_t tag, std::uint32_t total, std::uint32_t off,
+                       std::span<const std::uint64_t> words) {
+  w_->board_op(me_);
+  SharedOutcome& o = w_->outcomes[j % kBoardRing];
+  EXPECT_EQ(w_->published[j], 0u) << "instance " << j << " published twice";
+  w_->published[j] = tag;
+  // Every member arrived, and the outcome says what the states say (all contributed, or one closed).
+  bool all = true;
+  for (int r = 0; r < w_->n; ++r) {
+    EXPECT_EQ(w_->arrived[j][r], 1) << "published before member " << r << " arrived";
+    all = all && w_->entries[r][j % kBoardRing].state == ftmpi::ft::board_state(j, ftmpi::ft::kBoardContributed);
+  }
+  EXPECT_EQ(tag, ftmpi::ft::board_state(j, all ? ftmpi::ft::kBoardContributed : ftmpi::ft::kBoardClosed));
+  o.total = total;
+  o.off = off;
+  o.len = static_cast<std::uint32_t>(words.size());
+  std::copy(words.begin(), words.end(), o.words);
+  o.outcome = tag;
+}
+std::uint64_t SimBoard::outcome(std::uint64_t j) {
+  EXPECT_TRUE(w_->counted) << "outcome read on a scanned board";
+  w_->board_op(me_);
+  return w_->outcomes[j % kBoardRing].outcome;
+}
+BoardEntry SimBoard::result(std::uint64_t j) {
+  w_->board_op(me_);
+  const SharedOutcome& o = w_->outcomes[j % kBoardRing];
+  EXPECT_EQ(o.outcome, ftmpi::ft::board_state(j, ftmpi::ft::kBoardContributed)) << "result read that is not j's decision";
+  if (o.total == ftmpi::ft::kBoardNoResult) return BoardEntry{0, 0, ftmpi::ft::kBoardNoResult, nullptr};
+  return BoardEntry{o.total, o.off, o.len, o.words};
+}
 bool SimBoard::window_open(std::uint64_t j, const RankSet& failed) {
   w_->board_op(me_);
   if (j < kBoardRing) return true;
@@ -294,8 +365,11 @@ struct Params {
   int kill_pct = 5;           // per event, a death between events (per mille ×10: percent)
   int midcall_kill_pct = 0;   // per mille per board operation
   int slow_pct = 0;           // percent of (process, instance) that do not go fast
+  int slot_words = 0;         // > 0: contributions shaped like a TryBlock commit's gather (n slots of this many
+                              // words, one's own holding random bits, all-ones elsewhere): long values
   std::int64_t kill_at_op = -1;
   int interleave_pct = 20;
+  bool counted = true;
 };
 
 struct Outcome {
@@ -311,10 +385,16 @@ Outcome run(const Params& prm, std::uint64_t seed) {
   w.midcall_kill_pct = prm.midcall_kill_pct;
   w.kill_at_op = prm.kill_at_op;
   w.interleave_pct = prm.interleave_pct;
+  w.counted = prm.counted;
   for (int p = 0; p < prm.n; ++p)
     for (int j = 0; j < prm.J; ++j) {
       w.contribution[p][j] = Bits{w.rng() | w.rng()};
       if (w.rng() % 7 == 0) w.contribution[p][j].push_back(w.rng() | w.rng() | w.rng());  // 2 words
+      if (prm.slot_words > 0) {
+        Bits& c = w.contribution[p][j];
+        c.assign(static_cast<std::size_t>(prm.n * prm.slot_words), ~std::uint64_t{0});
+        for (int k = 0; k < prm.slot_words; ++k) c[static_cast<std::size_t>(p * prm.slot_words + k)] &= w.rng() | (w.rng() & 1);
+      }
       w.go_fast[p][j] = static_cast<int>(w.rng() % 100) >= prm.slow_pct;
     }
   Outcome o;
@@ -347,39 +427,71 @@ Outcome run(const Params& prm, std::uint64_t seed) {
 }
 
 TEST(AgreeBoardSim, FaultFreeDecidesOnTheBoardWithoutMessages) {
+  for (bool counted : {true, false}) {  // both kinds of board (ft/agree_board.h "Two kinds")
   for (int n : {1, 2, 3, 4, 7, 8, 16, 33, 64})
     for (std::uint64_t seed = 0; seed < 20; ++seed) {
       Params p;
+      p.counted = counted;
       p.n = n;
       p.J = 12;  // > kBoardRing: entries reused through the window
       p.max_failures = 0;
       p.kill_pct = 0;
       const Outcome o = run(p, seed);
-      ASSERT_FALSE(o.error) << *o.error;
-      EXPECT_TRUE(o.all_on_board) << "n=" << n << " seed " << seed;
-      EXPECT_EQ(o.messages, 0u) << "n=" << n << " seed " << seed;
+      ASSERT_FALSE(o.error) << *o.error << (counted ? " counted" : " scanned");
+      EXPECT_TRUE(o.all_on_board) << "n=" << n << " seed " << seed << (counted ? " counted" : " scanned");
+      EXPECT_EQ(o.messages, 0u) << "n=" << n << " seed " << seed << (counted ? " counted" : " scanned");
     }
+  }
+}
+
+// Long values (a commit's gather): published by the last arriver when the decided value, trimmed, fits the
+// outcome (n = 2..16 with 3-word slots), read from the entries by every member otherwise (n = 21, 33).
+TEST(AgreeBoardSim, LongValuesThroughTheOutcomeOrTheEntries) {
+  for (bool counted : {true, false}) {  // both kinds of board (ft/agree_board.h "Two kinds")
+  for (int n : {2, 3, 8, 16, 21, 33})
+    for (std::uint64_t seed = 0; seed < 20; ++seed) {
+      Params p;
+      p.counted = counted;
+      p.n = n;
+      p.J = 11;
+      p.max_failures = seed % 2 == 0 ? 0 : 1;
+      p.kill_pct = seed % 2 == 0 ? 0 : 3;
+      p.midcall_kill_pct = seed % 4 == 1 ? 20 : 0;
+      p.slot_words = 3;
+      const Outcome o = run(p, seed);
+      ASSERT_FALSE(o.error) << *o.error << (counted ? " counted" : " scanned");
+      if (p.max_failures == 0) {
+        EXPECT_TRUE(o.all_on_board) << "n=" << n << " seed " << seed << (counted ? " counted" : " scanned");
+        EXPECT_EQ(o.messages, 0u) << "n=" << n << " seed " << seed << (counted ? " counted" : " scanned");
+      }
+    }
+  }
 }
 
 TEST(AgreeBoardSim, MembersThatDoNotGoFastMakeEveryoneFallBack) {
+  for (bool counted : {true, false}) {  // both kinds of board (ft/agree_board.h "Two kinds")
   for (int n : {2, 3, 5, 8, 16})
     for (std::uint64_t seed = 0; seed < 200; ++seed) {
       Params p;
+      p.counted = counted;
       p.n = n;
       p.J = 10;
       p.max_failures = 0;
       p.kill_pct = 0;
       p.slow_pct = 20;
       const Outcome o = run(p, seed);
-      ASSERT_FALSE(o.error) << *o.error;
+      ASSERT_FALSE(o.error) << *o.error << (counted ? " counted" : " scanned");
     }
+  }
 }
 
 TEST(AgreeBoardSim, RandomSchedulesWithFailures) {
+  for (bool counted : {true, false}) {  // both kinds of board (ft/agree_board.h "Two kinds")
   int runs = 0;
   for (int n : {2, 3, 4, 5, 8, 13, 16})
     for (std::uint64_t seed = 0; seed < 600; ++seed) {
       Params p;
+      p.counted = counted;
       p.n = n;
       p.J = 1 + static_cast<int>(seed % 11);
       p.max_failures = 1 + static_cast<int>(seed % 3 == 0 ? n / 2 : seed % 2);
@@ -387,19 +499,22 @@ TEST(AgreeBoardSim, RandomSchedulesWithFailures) {
       p.midcall_kill_pct = static_cast<int>(seed % 4 == 0 ? 20 : 0);
       p.slow_pct = seed % 5 == 0 ? 15 : 0;
       const Outcome o = run(p, seed * 7919 + static_cast<std::uint64_t>(n));
-      ASSERT_FALSE(o.error) << *o.error;
+      ASSERT_FALSE(o.error) << *o.error << (counted ? " counted" : " scanned");
       ++runs;
     }
   EXPECT_GT(runs, 0);
+  }
 }
 
 // A death at every board operation of a fault-free run (the process doing it dies in the middle of its step),
 // for several sizes, schedules and instance counts, with and without a second failure later.
 TEST(AgreeBoardSim, DeathAtEveryBoardOperation) {
+  for (bool counted : {true, false}) {  // both kinds of board (ft/agree_board.h "Two kinds")
   for (int n : {2, 3, 4, 6, 8})
     for (int J : {1, 3, 10})
       for (std::uint64_t seed = 0; seed < 6; ++seed) {
         Params base;
+        base.counted = counted;
         base.n = n;
         base.J = J;
         base.max_failures = 0;
@@ -415,15 +530,18 @@ TEST(AgreeBoardSim, DeathAtEveryBoardOperation) {
           ASSERT_FALSE(o.error) << *o.error << " (death at board operation " << k << ")";
         }
       }
+  }
 }
 
 // Deaths between events at every step of a fault-free run, one process at a time.
 TEST(AgreeBoardSim, DeathAtEveryStepBetweenEvents) {
+  for (bool counted : {true, false}) {  // both kinds of board (ft/agree_board.h "Two kinds")
   for (int n : {2, 3, 4, 8})
     for (std::uint64_t seed = 0; seed < 10; ++seed) {
       for (int victim = 0; victim < n; ++victim)
         for (int kill_event = 0; kill_event < 40; ++kill_event) {
           World w(n, 2, seed);
+          w.counted = counted;
           for (int p = 0; p < n; ++p)
             for (int j = 0; j < 2; ++j) w.contribution[p][j] = Bits{w.rng() | w.rng()};
           w.max_failures = 1;
@@ -440,9 +558,10 @@ TEST(AgreeBoardSim, DeathAtEveryStepBetweenEvents) {
             }
           }
           if (!err) err = w.check();
-          ASSERT_FALSE(err) << *err << " (n=" << n << " seed " << seed << " victim " << victim << " at event " << kill_event << ")";
+          ASSERT_FALSE(err) << *err << " (n=" << n << " seed " << seed << (counted ? " counted" : " scanned") << " victim " << victim << " at event " << kill_event << ")";
         }
     }
+  }
 }
 
 }  // namespace
