@@ -224,6 +224,14 @@ void Agreement::board_step() {
         board_decided();
         return;
       }
+      if (s != contributed) {
+        // My own state is closed, so the outcome can only be "fall back": take it now rather than wait for the
+        // last arrival, which never comes when a member has no board (its area's set-up failed before it
+        // mapped the segment: then nobody goes fast and every member with the area closes here; shm_board.h).
+        end_board();
+        start_messages();
+        return;
+      }
     } else if (s != contributed) {
       board_->ring();  // a scanned board's waiters end at a closed state
     }
