@@ -31,6 +31,10 @@
 //     else one is closed. All contributed: it decides (AND of the n contributions, failed set {}) — the
 //     *board decision* — and publishes it in j's *outcome* (the value, when it fits, then the outcome word
 //     decided); one closed: it publishes the outcome word "fall back" and falls back. Then it rings.
+//     A member that is not the last arriver and whose own state is closed falls back at once: one state is
+//     closed, so the outcome can only be "fall back" (and a member without a board — its area's set-up
+//     failed before it mapped the segment — never arrives: then nobody goes fast, every member with the
+//     area closes its own state, and all of them fall back here instead of waiting for an n-th arrival).
 //  4. Any other member waits, while it knows no failure, for j's outcome word: decided — it decides the
 //     published value (or, if the value did not fit, the AND of the n entries, every state being
 //     contributed); fall back — it falls back: it starts the message-passing agreement with its
@@ -59,7 +63,8 @@
 // that scanned knows a failure, and its view says so) and then scans or reads the outcome word, which shows
 // it the same, and falls back before handling the message; an unstarted message-passing agreement keeps
 // messages until it starts (ft/agreement.h), so nothing is lost.
-// Liveness. Without failures every member arrives and the last one publishes. With a failure: a dead member
+// Liveness. Without failures every member with a board arrives and the last one publishes (members without
+// one exist only when every member closes its own state, and then each falls back on arriving: 3). With a failure: a dead member
 // may never arrive (or die before publishing), but every survivor gets the notice and freezes, after which
 // every state is contributed or closed and the scan ends; the fallback terminates by ft/agreement.h. A
 // stopped (SIGSTOP) member is waited for, as by the message-passing agreement, until the detector declares
