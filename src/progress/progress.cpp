@@ -34,7 +34,7 @@ BackoffPolicy BackoffPolicy::for_load(int local_ranks, int cores) {
     // Oversubscribed: our core is some other rank's too, and that rank probably holds what we wait for. As Open
     // MPI does (yield_when_idle), give the core away from the first idle pass: sched_yield at once, no spin and
     // no contention probe. Unlike Open MPI, not forever: after 2000 yields or 1 ms of yielding, whichever
-    // comes first (Progress::kYieldPhaseNs), sleep on the doorbell, so a rank blocked for long uses no CPU and
+    // comes first (util::kYieldPhaseNs), sleep on the doorbell, so a rank blocked for long uses no CPU and
     // CPU-bound neighbours do not take a time slice per yield. Measured (docs/performance.md, issue 13
     // target 5): 4 and 8 ranks on 2 cores, 8-byte Allreduce/Barrier/Reduce 2-13x faster than
     // {spin 32, yield 64, contention probe}, which slept after ~32 passes because the probe always fired.
@@ -61,12 +61,6 @@ void Progress::probe_contention() {
   last_nivcsw_ = ru.ru_nivcsw;
 }
 
-long long Progress::mono_now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
-}
-
 int Progress::back_off(int idle) {
   const BackoffPolicy* p = contended_ ? &contended_policy_ : &policy_;
   if (idle < p->spin_iterations) return idle + 1;
@@ -79,11 +73,11 @@ int Progress::back_off(int idle) {
   }
   const int sleep_from = p->spin_iterations + p->yield_iterations;
   // Yields were handed to other programs lately (see kStolenYieldNs): this wait skips its yield phase.
-  const bool yielding = idle < sleep_from && !(idle == p->spin_iterations && yields_stolen());
+  const bool yielding = idle < sleep_from && !(idle == p->spin_iterations && !yields_.may_yield());
   if (yielding || engine_.has_backlog()) {
-    const long long before = mono_now_ns();
+    const long long before = util::mono_ns();
     if (idle == p->spin_iterations) {
-      yield_deadline_ns_ = before + kYieldPhaseNs;  // the first yield of this wait
+      yield_deadline_ns_ = before + util::kYieldPhaseNs;  // the first yield of this wait
     } else if (idle < sleep_from && before >= yield_deadline_ns_) {
       // Every pass (a vDSO clock read, ~0.1 us, next to a sched_yield of 1-3 us): with 8 ranks per core one
       // pass is a round of 8 yields (~50-100 us here), and looking every 16th pass let the phase run 1.6-2 ms,
@@ -92,12 +86,11 @@ int Progress::back_off(int idle) {
       idle = sleep_from - 1;  // yielded for kYieldPhaseNs already: sleep from the next pass on
     }
     sched_yield();
-    const long long after = mono_now_ns();
-    if (after - before >= kStolenYieldNs) {
+    const long long after = util::mono_ns();
+    if (yields_.stolen(after - before, after)) {
       // Someone ran on our core for a long while before giving it back: a CPU-bound program (or a computing
       // rank) is runnable next to us, and every further yield would hand it another time slice. Sleep from
-      // the next pass on, and skip the yield phase of the waits of the next kNoYieldNs.
-      no_yield_until_ns_ = after + kNoYieldNs;
+      // the next pass on; the waits of the next kNoYieldNs skip their yield phase (util/spin_wait.h).
       if (idle < sleep_from) idle = sleep_from - 1;
     }
     return idle + 1;

@@ -23,6 +23,7 @@
 #pragma once
 #include "p2p/engine.h"
 #include "util/big_lock.h"
+#include "util/spin_wait.h"
 #include "transport/router.h"
 
 namespace ftmpi::progress {
@@ -92,12 +93,9 @@ class Progress {
   // wakes us as soon as the frame arrives: a woken sleeper is placed ahead of the CPU-bound programs). Among the
   // job's own waiting ranks a yield comes back in microseconds (a context switch and a progress pass), so a
   // quiet oversubscribed job keeps yielding. Cost: two clock reads (vDSO) per yield.
+  // The rule and its constants (kYieldPhaseNs, kStolenYieldNs, kNoYieldNs) are util/spin_wait.h's, shared
+  // with the library's doorbell-less waits.
   int back_off(int idle_passes);
-  bool yields_stolen() const { return no_yield_until_ns_ != 0 && mono_now_ns() < no_yield_until_ns_; }
-  static long long mono_now_ns();
-  static constexpr long long kYieldPhaseNs = 1'000'000;  // 1 ms
-  static constexpr long long kStolenYieldNs = 200'000;   // one yield this long: another program had our core
-  static constexpr long long kNoYieldNs = 100'000'000;   // 100 ms without yield phases after that
   // At the end of a wait's spin phase: were we preempted since the last look? Updates contended_.
   void probe_contention();
 
@@ -109,7 +107,7 @@ class Progress {
   long last_nivcsw_ = -1;            // involuntary context switches of this thread at the last look
   long long contended_until_ns_ = 0;  // CLOCK_MONOTONIC: keep the contended policy until then
   long long yield_deadline_ns_ = 0;   // CLOCK_MONOTONIC: this wait's yield phase ends then at the latest
-  long long no_yield_until_ns_ = 0;   // CLOCK_MONOTONIC: waits skip the yield phase until then (0: never set)
+  util::YieldRule yields_;            // stolen yields: waits skip the yield phase for a while after one
   BigLock* lock_ = nullptr;
   const volatile int* interrupt_ = nullptr;
   void (*on_interrupt_)() = nullptr;

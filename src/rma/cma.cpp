@@ -1,13 +1,14 @@
 // Cross-memory attach transfers and the dynamic windows' region table (model in rma/cma.h).
 #include "rma/cma.h"
 
-#include <sched.h>
 #include <sys/uio.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string>
+
+#include "util/spin_wait.h"
 
 namespace ftmpi::rma {
 
@@ -117,13 +118,12 @@ void publish_regions(RegionTable* t, const std::uint64_t* lo_hi, std::size_t n) 
 }
 
 int regions_cover(const RegionTable* t, std::uint64_t lo, std::uint64_t hi, bool (*still_alive)(void*), void* ctx) {
+  util::SpinWait wait;  // the shared back-off rule (util/spin_wait.h): the owner may be off its core for long
   for (int spins = 0;; ++spins) {
     const std::uint64_t s1 = __atomic_load_n(&t->seq, __ATOMIC_ACQUIRE);
     if (s1 & 1) {  // the owner is inside MPI_Win_attach/detach
-      if (spins > 64) {
-        if (!still_alive(ctx)) return 0;
-        sched_yield();
-      }
+      if (spins > 64 && !still_alive(ctx)) return 0;
+      wait.idle();
       continue;
     }
     if (__atomic_load_n(&t->overflow, __ATOMIC_RELAXED)) return -1;

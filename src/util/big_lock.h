@@ -42,7 +42,11 @@ class BigLock {
   }
   // The observer's own thread: lock and unlock without telling the observer (depth 1 only).
   void lock_quietly() {
-    m_.lock();
+    if (!m_.try_lock()) {  // counted in waiting() like any thread blocked here (let_others_in reads it)
+      waiting_.fetch_add(1, std::memory_order_seq_cst);
+      m_.lock();
+      if (waiting_.fetch_sub(1, std::memory_order_acq_rel) == 1) waiting_.notify_all();
+    }
     owner_.store(std::this_thread::get_id(), std::memory_order_relaxed);
     depth_ = 1;
   }
@@ -51,19 +55,23 @@ class BigLock {
     owner_.store(std::thread::id(), std::memory_order_relaxed);
     m_.unlock();
   }
-  // Threads blocked in lock() (or let_others_in()) right now.
+  // Threads blocked in lock(), let_others_in() or lock_quietly() right now.
   int waiting() const { return waiting_.load(std::memory_order_acquire); }
   // Block until waiting() is not `seen` any more (the observer's hand-over).
   void wait_waiting_change(int seen) const { waiting_.wait(seen, std::memory_order_acquire); }
 
   bool held_by_me() const { return owner_.load(std::memory_order_relaxed) == std::this_thread::get_id(); }
-  // Let other threads in for a moment (caller holds the lock at any depth).
+  // Let other threads in for a moment (caller holds the lock at any depth). Called by every idle pass of a
+  // waiting thread (progress::Progress::wait_until): with no thread blocked in lock() it does nothing, since a
+  // sched_yield per pass next to a CPU-bound program hands it a time slice each time (util/spin_wait.h). A
+  // thread that fails try_lock just after the test is counted by the next pass.
   void let_others_in() {
+    if (waiting_.load(std::memory_order_acquire) == 0) return;
     int d = depth_;
     depth_ = 0;
     owner_.store(std::thread::id(), std::memory_order_relaxed);
     m_.unlock();
-    std::this_thread::yield();
+    std::this_thread::yield();  // the woken waiter takes the mutex before we take it again
     acquire();
     depth_ = d;
   }

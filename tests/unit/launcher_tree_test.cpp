@@ -7,8 +7,14 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <pthread.h>
+#include <sched.h>
+
+#include <atomic>
+#include <thread>
 
 #include "host_layout.h"
+#include "stall_meter.h"
 #include "tree_liveness.h"
 #include "tree_shape.h"
 #include "tree_wire.h"
@@ -95,6 +101,44 @@ TEST(TreeLiveness, DaemonFencesOnParentSilenceOrClose) {
   auto b = e.tick(t0 + ms(1));
   EXPECT_TRUE(b.fence);
   EXPECT_EQ(b.fence_why, Why::closed);
+}
+
+// A daemon starved of CPU sent no heartbeats, so it heard no echo: its own stall is not its parent's
+// silence (up to one timeout per stall). A short stall (scheduling delay) changes nothing.
+TEST(TreeLiveness, OwnStallIsNotTheParentsSilence) {
+  TreeLiveness d(ms(100), ms(1000), ms(5000), true, t0);
+  d.heard_parent(t0 + ms(300));
+  d.stalled(ms(49));                              // < half a period: not credited
+  EXPECT_TRUE(d.tick(t0 + ms(1300)).fence);
+
+  TreeLiveness e(ms(100), ms(1000), ms(5000), true, t0);
+  e.heard_parent(t0 + ms(300));
+  e.stalled(ms(1200));                            // woke at 1500 after 1.2 s off the CPU: credited up to T
+  EXPECT_FALSE(e.tick(t0 + ms(1500)).fence);
+  EXPECT_TRUE(e.tick(t0 + ms(1500)).send_heartbeats) << "the first act on waking: a heartbeat";
+  EXPECT_FALSE(e.tick(t0 + ms(2299)).fence);
+  auto a = e.tick(t0 + ms(2300));                 // and then no echo for T: fenced
+  EXPECT_TRUE(a.fence);
+  EXPECT_EQ(a.fence_why, Why::silent);
+
+  TreeLiveness f(ms(100), ms(1000), ms(5000), true, t0);
+  f.heard_parent(t0 + ms(300));
+  f.stalled(ms(1200));
+  f.heard_parent(t0 + ms(1550));                  // the echo of that heartbeat: goes on
+  EXPECT_FALSE(f.tick(t0 + ms(2400)).fence);
+
+  TreeLiveness g(ms(100), ms(1000), ms(5000), true, t0);
+  g.stalled(ms(1200));
+  g.parent_closed();                              // the parent declared us lost meanwhile and closed: fence
+  EXPECT_TRUE(g.tick(t0 + ms(1500)).fence);
+}
+
+TEST(TreeLiveness, OwnStallIsNotTheChildrensSilence) {
+  TreeLiveness l = origin_at(1);
+  l.child_connected(0, t0);
+  l.stalled(ms(800));
+  EXPECT_TRUE(l.tick(t0 + ms(1899)).lost.empty());
+  EXPECT_EQ(l.tick(t0 + ms(1900)).lost.size(), 1u);
 }
 
 // The split-brain property: whatever the phase of the heartbeats when a link is cut, the daemon fences
@@ -263,4 +307,40 @@ TEST(TreeLink, FailedWriteMarksBrokenAndTheReadPathReportsTheEnd) {
   l.close();
   EXPECT_FALSE(l.broken);
   EXPECT_EQ(l.fd, -1);
+}
+
+TEST(StallMeter, ParsesTheRunQueueWait) {
+  EXPECT_EQ(StallMeter::parse_wait_ns("360943 64836 1\n"), 64836);
+  EXPECT_EQ(StallMeter::parse_wait_ns("garbage"), -1);
+  EXPECT_EQ(StallMeter::parse_wait_ns("12"), -1);
+}
+
+// Sharing one CPU with a busy thread for 300 ms, this thread waits in the run queue about half the time;
+// sleeping 300 ms is not counted.
+TEST(StallMeter, CountsRunQueueWaitNotSleep) {
+  StallMeter m;
+  if (!m.available()) GTEST_SKIP() << "no /proc/thread-self/schedstat";
+  m.take();
+  usleep(300 * 1000);
+  EXPECT_LT(m.take().count(), 100) << "a sleep is not a stall";
+  cpu_set_t one, old;
+  CPU_ZERO(&one);
+  CPU_SET(0, &one);
+  ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof old, &old), 0);
+  if (pthread_setaffinity_np(pthread_self(), sizeof one, &one) != 0) GTEST_SKIP() << "cannot pin to CPU 0";
+  std::atomic<bool> stop{false};
+  std::thread busy([&] {
+    pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+    while (!stop.load(std::memory_order_relaxed)) {
+    }
+  });
+  m.take();
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+  const auto stalled = m.take();
+  stop = true;
+  busy.join();
+  pthread_setaffinity_np(pthread_self(), sizeof old, &old);
+  EXPECT_GE(stalled.count(), 50) << "half the CPU went to the busy thread";
 }

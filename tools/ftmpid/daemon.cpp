@@ -858,6 +858,9 @@ void Daemon::loop() {
     // starved machine) the parent's echoes and the children's frames are there; we did not run, they
     // were not silent.
     drain_links();
+    // Nor were they silent while this daemon waited for a CPU (it sent no heartbeat, so nothing was echoed):
+    // that time is taken off the silence judged (tree_liveness.h, "Starvation").
+    live_->stalled(stall_.take());
     auto now = Clock::now();
     TreeLiveness::Actions a = live_->tick(now);
     if (a.fence) {

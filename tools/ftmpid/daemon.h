@@ -34,6 +34,7 @@
 #include "silence_judge.h"
 #include "spare_pool.h"
 #include "stop_judge.h"
+#include "stall_meter.h"
 #include "tree_liveness.h"
 #include "tree_shape.h"
 #include "tree_wire.h"
@@ -180,6 +181,7 @@ class Daemon {
   bool ending_ = false;   // the origin said end
   bool halting_ = false;
   std::unique_ptr<TreeLiveness> live_;
+  StallMeter stall_;  // this (single-threaded) daemon's starvation, taken off the silence live_ judges
   std::vector<std::pair<int, std::string>> ancestors_;  // [0]: the parent
   std::size_t attach_idx_ = 0;                           // index of the current parent in ancestors_
   TreeLink stale_parent_;

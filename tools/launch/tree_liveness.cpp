@@ -43,6 +43,14 @@ void TreeLiveness::child_done(int i) {
 
 void TreeLiveness::heard_parent(Clock::time_point now) { parent_heard_ = std::max(parent_heard_, now); }
 
+void TreeLiveness::stalled(Duration stall) {
+  if (stall < period_ / 2) return;
+  const Duration credit = std::min(stall, timeout_);
+  if (has_parent_ && !reattaching_) parent_heard_ += credit;
+  for (Child& c : children_)
+    if (c.state == State::up) c.since += credit;
+}
+
 void TreeLiveness::parent_closed() {
   if (!reattaching_) parent_closed_ = true;  // while re-attaching, the daemon tries its next ancestor
 }

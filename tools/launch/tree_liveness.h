@@ -36,6 +36,16 @@
 // (every daemon fences). tests/unit/launcher_tree_test.cpp checks the ordering for every heartbeat phase
 // and each cut direction.
 //
+// Starvation. A node that was runnable but got no CPU for longer than a period (a loaded machine) sent no
+// heartbeats meanwhile, so on waking it finds no echo and its children's frames may be missing too: without
+// care it would fence itself (or declare its children lost) for its own starvation (3 of 80 runs at load 39,
+// 2026-11-27). So the time it was kept off the CPU, as the scheduler counts it (run-queue wait, not time
+// stopped or asleep), is taken off the silence it judges (stalled()), up to T per stall. Safety holds as
+// before: a later declaration by a parent is never unsafe, and a child that credits a stall S fences at most
+// min(S, T) later than it would have, which the parent bounds anyway: a parent that has declared the subtree
+// lost closes the link, and the child fences at once on the EOF. Real loss is detected as fast as before on
+// a closed link, and within T + P plus the judge's own starvation on silence.
+//
 // Cost. Two frames per link per period (heartbeat and echo); the origin holds k sockets whatever the
 // number of hosts. Detection: a closed link at once; silence within T + P (children) or T (parent).
 #pragma once
@@ -66,6 +76,12 @@ class TreeLiveness {
   // An echo (heartbeat frame) from the parent.
   void heard_parent(Clock::time_point now);
   void parent_closed();
+  // This node was kept off the CPU (runnable, not running: stall_meter.h) for `stall` since the last call.
+  // A stall of at least half a period is not the others' silence: we could neither send our heartbeats (so
+  // the parent had nothing to echo) nor read theirs. The parent's and the children's last-heard times move
+  // forward by it, at most by one timeout per stall. Shorter stalls are the scheduling delay d the model
+  // allows and change nothing. See "Starvation" above.
+  void stalled(Duration stall);
   // Re-attach budget R (default 0: fence as soon as the parent is lost).
   void set_reattach(Duration budget) { reattach_ = budget; }
   // The origin granted our adoption under a new parent: heard from now on.

@@ -870,6 +870,7 @@ void Origin::supervise() {
     // starved machine) a killed daemon's EOF and a live one's frames are there, and a child is not silent
     // because we did not run (a host kill was reported as a cut under load).
     drain_links();
+    live_->stalled(stall_.take());  // nor while we waited for a CPU, if it sent nothing then (starved too)
     auto now = SteadyClock::now();
     TreeLiveness::Actions a = live_->tick(now);
     for (std::size_t k = 0; k < a.lost.size(); ++k) {

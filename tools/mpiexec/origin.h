@@ -36,6 +36,7 @@
 #include "rank_table.h"
 #include "remote_failures.h"
 #include "respawn.h"
+#include "stall_meter.h"
 #include "tree_liveness.h"
 #include "tree_membership.h"
 #include "tree_shape.h"
@@ -145,6 +146,7 @@ class Origin final : private RankRestarter {
   std::unique_ptr<DpmBroker> broker_;
   int next_gid_ = 0;
   std::unique_ptr<TreeLiveness> live_;
+  StallMeter stall_;  // mpiexec's own starvation, taken off the silence live_ judges (tree_liveness.h)
   RankTable ranks_;
   std::vector<Host> hosts_;
   std::vector<TreeLink> links_;    // by slot: shape_.children(0) first, then adopted daemons

@@ -45,7 +45,10 @@ Event EventHub::push_locked(Event e) {
   }
   queue_.push_back(e);
   if (!subs_.empty()) log_.push_back(e);
-  cv_.notify_one();
+  // Wake the event thread only when this notice is work for it (work_locked): a revoke or a user event with
+  // no subscription was a futex wake and a context switch for nothing, per revoke, while a communicator
+  // callback was registered.
+  if (!subs_.empty() || (is_failure(e.type) && !comm_cbs_.empty())) cv_.notify_one();
   return e;
 }
 
@@ -197,9 +200,11 @@ void EventHub::wait_comm_delivered(const void* comm, bool failed_op) {
     }
     return true;
   };
-  // A failure's bit is set just before the hub logs it (FailureState::mark_failed), and a notice may still be
-  // on its way: hence the timed wait.
-  while (!done()) delivered_.wait_for(l, std::chrono::milliseconds(2));
+  // done() turns true only under mu_ and with a notify of delivered_: the event thread moves the cursors after
+  // the notice (on_process_failed, just after FailureState::mark_failed sets the bit) has been handed over, and
+  // stop() notifies. The timeout is a safety net and the 30 s give-up's clock, not a poll (it was 2 ms: 500
+  // wake-ups a second per waiting rank while a notice travelled).
+  while (!done()) delivered_.wait_for(l, std::chrono::milliseconds(100));
 }
 
 bool EventHub::matches(const Sub& s, const Event& e) {

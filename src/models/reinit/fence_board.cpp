@@ -4,7 +4,6 @@
 #include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -12,6 +11,8 @@
 #include <climits>
 #include <cstring>
 #include <ctime>
+
+#include "util/spin_wait.h"
 
 namespace ftmpi::reinit {
 
@@ -126,6 +127,7 @@ void FenceBoard::write_slot(int rank, int e, const std::vector<Card>& cards) {
 
 std::optional<std::string> FenceBoard::read_slot(int r, int e, bool* newer) const {
   const Slot& s = slot(r);
+  util::SpinWait wait;  // the shared back-off rule (util/spin_wait.h): the writer may be off its core for long
   for (;;) {
     const std::uint32_t v1 = s.version.load(std::memory_order_acquire);
     if (v1 & 1u) {
@@ -135,7 +137,7 @@ std::optional<std::string> FenceBoard::read_slot(int r, int e, bool* newer) cons
         *newer = true;
         return std::nullopt;
       }
-      ::sched_yield();
+      wait.idle();
       continue;
     }
     const std::uint32_t ep = s.epoch.load(std::memory_order_relaxed);
