@@ -114,8 +114,9 @@ TEST(TreeLiveness, OwnStallIsNotTheParentsSilence) {
   TreeLiveness e(ms(100), ms(1000), ms(5000), true, t0);
   e.heard_parent(t0 + ms(300));
   e.stalled(ms(1200));                            // woke at 1500 after 1.2 s off the CPU: credited up to T
-  EXPECT_FALSE(e.tick(t0 + ms(1500)).fence);
-  EXPECT_TRUE(e.tick(t0 + ms(1500)).send_heartbeats) << "the first act on waking: a heartbeat";
+  auto woke = e.tick(t0 + ms(1500));
+  EXPECT_FALSE(woke.fence);
+  EXPECT_TRUE(woke.send_heartbeats) << "the first act on waking: a heartbeat";
   EXPECT_FALSE(e.tick(t0 + ms(2299)).fence);
   auto a = e.tick(t0 + ms(2300));                 // and then no echo for T: fenced
   EXPECT_TRUE(a.fence);
