@@ -53,19 +53,36 @@ class BigLock {
   }
   // Threads blocked in lock() (or let_others_in()) right now.
   int waiting() const { return waiting_.load(std::memory_order_acquire); }
-  // Block until waiting() is not `seen` any more (the observer's hand-over).
+  // Block until waiting() is not `seen` any more (the observer's hand-over; every change is notified).
   void wait_waiting_change(int seen) const { waiting_.wait(seen, std::memory_order_acquire); }
 
   bool held_by_me() const { return owner_.load(std::memory_order_relaxed) == std::this_thread::get_id(); }
-  // Let other threads in for a moment (caller holds the lock at any depth).
+  // Let other threads in for a moment (caller holds the lock at any depth). When threads are blocked on
+  // the lock, wait until one of them has it before taking it back: a yield alone let the caller re-take the
+  // mutex before the woken thread ran, so a thread waiting in MPI kept another's MPI_Isend out for
+  // seconds (MPICH suite threads/pt2pt/multisend4: 2.7 s per round).
   void let_others_in() {
-    int d = depth_;
+    const int d = release_all();
+    const int w = waiting_.load(std::memory_order_acquire);
+    if (w > 0) {
+      waiting_.wait(w, std::memory_order_acquire);  // acquire() notifies every decrement
+    } else {
+      std::this_thread::yield();
+    }
+    reacquire(d);
+  }
+  // Give the lock up completely (caller holds it at any depth) for a blocking wait outside it; returns the
+  // depth to hand to reacquire().
+  int release_all() {
+    const int d = depth_;
     depth_ = 0;
     owner_.store(std::thread::id(), std::memory_order_relaxed);
     m_.unlock();
-    std::this_thread::yield();
+    return d;
+  }
+  void reacquire(int depth) {
     acquire();
-    depth_ = d;
+    depth_ = depth;
   }
 
  private:
@@ -74,7 +91,8 @@ class BigLock {
       waiting_.fetch_add(1, std::memory_order_seq_cst);
       if (Observer* o = observer_.load(std::memory_order_acquire)) o->contended();
       m_.lock();
-      if (waiting_.fetch_sub(1, std::memory_order_acq_rel) == 1) waiting_.notify_all();
+      waiting_.fetch_sub(1, std::memory_order_acq_rel);
+      waiting_.notify_all();  // let_others_in() waits for any change, the async thread for zero
     }
     owner_.store(std::this_thread::get_id(), std::memory_order_relaxed);
   }
