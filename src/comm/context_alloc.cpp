@@ -2,6 +2,7 @@
 // allocate() lives in context_alloc_collective.cpp so this file links without the p2p engine.
 #include "comm/context_alloc.h"
 
+#include <algorithm>
 #include <bit>
 
 namespace ftmpi::comm {
@@ -54,6 +55,55 @@ bool ContextAllocator::in_use(std::uint32_t id) const {
   if (slot >= kSlots) return false;
   if (slot < kReservedSlots) return true;
   return (free_[slot / 64] & (std::uint64_t{1} << (slot % 64))) == 0;
+}
+
+ContextAllocator::Round::Round(ContextAllocator& a, std::uint64_t key) : a_(a), key_(key) { a_.inflight_.push_back(key); }
+
+ContextAllocator::Round::~Round() {
+  for (std::size_t w = 0; w < kWords; ++w) a_.reserved_[w] &= ~mine_[w];
+  auto it = std::find(a_.inflight_.begin(), a_.inflight_.end(), key_);
+  if (it != a_.inflight_.end()) a_.inflight_.erase(it);
+}
+
+ContextAllocator::Contribution ContextAllocator::Round::begin() {
+  const bool lowest = std::all_of(a_.inflight_.begin(), a_.inflight_.end(), [this](std::uint64_t k) { return k >= key_; });
+  Contribution c{};
+  bool whole = true;
+  for (std::size_t w = 0; w < kWords; ++w) {
+    const std::uint64_t offered = w < kLocalWord ? a_.free_[w] : 0;  // the local pool is never offered
+    mine_[w] = lowest ? (offered & ~a_.reserved_[w]) : 0;
+    a_.reserved_[w] |= mine_[w];
+    c[w] = mine_[w];
+    if (mine_[w] != offered) whole = false;
+  }
+  c[kWords] = whole ? ~std::uint64_t{0} : ~std::uint64_t{1};
+  return c;
+}
+
+Result<bool> ContextAllocator::Round::finish(const Contribution& common, std::uint32_t* id) {
+  Mask m{};
+  for (std::size_t w = 0; w < kWords; ++w) {
+    m[w] = common[w];
+    a_.reserved_[w] &= ~mine_[w];
+  }
+  mine_ = Mask{};
+  auto lowest = lowest_common(m);
+  if (!lowest.ok()) {
+    if ((common[kWords] & 1u) != 0) return lowest.status();  // every member gave all it had: out of ids
+    return false;
+  }
+  FTMPI_TRY(a_.claim(*lowest));
+  *id = *lowest;
+  return true;
+}
+
+Result<std::uint32_t> ContextAllocator::allocate_local() {
+  Mask m{};
+  for (std::size_t w = 0; w < kWords; ++w) m[w] = free_[w] & ~reserved_[w];
+  auto lowest = lowest_common(m);
+  if (!lowest.ok()) return lowest.status();
+  FTMPI_TRY(claim(*lowest));
+  return *lowest;
 }
 
 std::uint64_t ContextAllocator::reserve_async(std::size_t w) {

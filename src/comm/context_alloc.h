@@ -11,6 +11,23 @@
 // overlapping creations happen on other processes.
 //
 // Not thread-safe by itself: callers hold the runtime lock (one MPI call at a time).
+//
+// Threads (MPI_THREAD_MULTIPLE): allocations on different parents may be in flight at once in one process
+// (the lock is released while the AND travels), and would pick the same lowest common slot. So each
+// allocation is a sequence of rounds. A round contributes only slots no other round in flight here
+// contributed (reserved_), and only if its key (the parent's context id; create_group adds the tag) is the
+// lowest of the allocations in flight here: the others contribute nothing. The agreed slot lies in every
+// member's contribution, so no other round here can claim it. One more word travels with the mask, ANDed:
+// bit 0 "my contribution was all my free slots". An empty AND with that bit set means out of ids; with it
+// clear the round is repeated (every member sees the same AND, so all repeat). The allocation with the lowest
+// key in flight anywhere gets every member's whole free mask in its next round, so it ends, then the next.
+// Alone (one thread) the first round contributes the free mask and ends the allocation, as before.
+// A communicator of this process alone (a dup of MPI_COMM_SELF) needs no round: allocate_local() takes a slot
+// no round reserved. Rounds never offer the last 64 slots (kLocalWord), so that one finds a slot even while
+// another thread's round has reserved every other free slot and waits for a member held up by the
+// application until this one returns (MPICH suite threads/comm/comm_dup_deadlock). (MPICH
+// suite threads/comm/comm_create_threads, dup_leak_test, comm_create_group_threads: "context id already in
+// use".)
 #pragma once
 #include <array>
 #include <vector>
@@ -58,6 +75,31 @@ class ContextAllocator {
   Status allocate_among(Runtime& rt, ftmpi_comm_s* numbering, const std::vector<int>& peers, int me, int tag,
                         std::uint32_t* id);
 
+  // The last mask word: slots only allocate_local() hands out.
+  static constexpr std::size_t kLocalWord = kWords - 1;
+  // A context id for a communicator with this process as its only member (no other process involved).
+  Result<std::uint32_t> allocate_local();
+
+  // One round of an allocation (see "Threads" above): what this process contributes, the extra word last.
+  using Contribution = std::array<std::uint64_t, kWords + 1>;
+  class Round {
+   public:
+    Round(ContextAllocator& a, std::uint64_t key);  // enters the allocation (in flight until destroyed)
+    ~Round();
+    Round(const Round&) = delete;
+    Round& operator=(const Round&) = delete;
+    // This round's contribution (reserves its slots until finish()).
+    Contribution begin();
+    // After the AND of every member's contribution: Ok(true) with *id claimed, Ok(false) to run another
+    // round, Errc::no_mem when no slot is free everywhere.
+    Result<bool> finish(const Contribution& common, std::uint32_t* id);
+
+   private:
+    ContextAllocator& a_;
+    std::uint64_t key_;
+    Mask mine_{};
+  };
+
   // ---- the non-blocking pool (MPI_Comm_idup, comm/comm_idup.h) ----
   // Slots kSlots .. 2*kSlots-1 (ids 4096 .. 8191) belong to non-blocking allocations only, so that one
   // completing inside a blocking allocation's wait can never take the id the blocking one is agreeing on
@@ -74,8 +116,15 @@ class ContextAllocator {
   }
 
  private:
+  void between_rounds(Runtime& rt);
+  // allocate_among's AND of one round's contributions.
+  Status and_among(Runtime& rt, ftmpi_comm_s* numbering, const std::vector<int>& peers, int me, int tag,
+                   Contribution& common);
+
   Mask free_{};
   Mask async_free_{};
+  Mask reserved_{};                     // slots contributed by rounds in flight (threads)
+  std::vector<std::uint64_t> inflight_;  // keys of the allocations in flight here
 };
 
 }  // namespace ftmpi::comm

@@ -1,9 +1,13 @@
 #include "progress/progress.h"
 
+#include <linux/futex.h>
 #include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <climits>
 #include <ctime>
 #include <cstdio>
 #include <cstdlib>
@@ -101,17 +105,58 @@ int Progress::back_off(int idle) {
   int sleepers = static_cast<int>(std::count_if(ts.begin(), ts.end(), [](transport::Transport* t) {
     return std::string_view(t->name()) != "self";
   }));
+  const bool locked = lock_ != nullptr && lock_->held_by_me();
+  if (locked) {
+    const std::thread::id me = std::this_thread::get_id();
+    if (sleeper_ != std::thread::id() && sleeper_ != me) {
+      park(p->sleep_us);
+      return idle == sleep_from ? idle + 1 : idle;
+    }
+    sleeper_ = me;
+  }
   if (sleepers == 0) {
     // Only the self transport (a one-rank job): no frame can wake us, and what we wait for comes from another
     // thread (MPI_Grequest_complete, a THREAD_MULTIPLE peer thread). Nap instead of yielding in a loop, which
-    // burnt a third of a core in MPI_Wait on a generalized request.
+    // burnt a third of a core in MPI_Wait on a generalized request. Without the lock: that thread needs it.
     struct timespec nap {0, static_cast<long>(p->sleep_us) * 1000L};
+    const int depth = locked ? lock_->release_all() : 0;
     nanosleep(&nap, nullptr);
+    if (locked) lock_->reacquire(depth);
     return idle == sleep_from ? idle + 1 : idle;
   }
   int each = std::max(1, p->sleep_us / sleepers);
   for (transport::Transport* t : ts) t->wait(each);
   return idle == sleep_from ? idle + 1 : idle;  // past every phase test; stops growing
+}
+
+namespace {
+long futex_word(std::atomic<std::uint32_t>* w, int op, std::uint32_t val, const struct timespec* ts) {
+  return ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(w), op, val, ts, nullptr, 0);
+}
+}  // namespace
+
+void Progress::wake_parked() {
+  if (parked_.load(std::memory_order_seq_cst) == 0) return;
+  turn_gen_.fetch_add(1, std::memory_order_seq_cst);
+  futex_word(&turn_gen_, FUTEX_WAKE_PRIVATE, INT_MAX, nullptr);
+}
+
+void Progress::leave_turn() {
+  if (sleeper_ != std::this_thread::get_id()) return;
+  sleeper_ = std::thread::id();
+  wake_parked();  // one of them becomes the sleeper
+}
+
+void Progress::park(int timeout_us) {
+  // Read under the lock: a sleeper that leaves (under the lock) after we let go moves turn_gen_ first, so the
+  // futex wait returns at once (parked_ is counted before the lock is released).
+  const std::uint32_t seen = turn_gen_.load(std::memory_order_seq_cst);
+  parked_.fetch_add(1, std::memory_order_seq_cst);
+  const int depth = lock_->release_all();
+  struct timespec ts {timeout_us / 1000000, static_cast<long>(timeout_us % 1000000) * 1000L};
+  futex_word(&turn_gen_, FUTEX_WAIT_PRIVATE, seen, &ts);  // EAGAIN, EINTR, ETIMEDOUT: look again
+  parked_.fetch_sub(1, std::memory_order_seq_cst);
+  lock_->reacquire(depth);
 }
 
 }  // namespace ftmpi::progress

@@ -21,6 +21,10 @@
 // epoch and completes affected requests with errors, so a done() predicate on a request always becomes
 // true; nothing here waits without re-checking.
 #pragma once
+#include <atomic>
+#include <cstdint>
+#include <thread>
+
 #include "p2p/engine.h"
 #include "util/big_lock.h"
 #include "util/spin_wait.h"
@@ -49,10 +53,14 @@ class Progress {
     int idle = 0;
     for (;;) {
       int work = engine_.progress();
-      if (done()) return;
+      if (done()) {
+        if (lock_) leave_turn();
+        return;
+      }
       if (interrupt_ && __builtin_expect(*interrupt_ != 0, 0)) on_interrupt_();
       if (work > 0) {
         idle = 0;
+        if (lock_) wake_parked();  // what arrived may have completed a parked thread's request
       } else {
         if (lock_ && lock_->held_by_me()) lock_->let_others_in();
         idle = back_off(idle);
@@ -68,7 +76,28 @@ class Progress {
   bool contended() const { return contended_; }
 
   // MPI_THREAD_MULTIPLE: waiting threads release this lock between passes.
+  //
+  // Threads that wait at once (MPI_THREAD_MULTIPLE). One of them, the sleeper, sleeps in the transports with
+  // the lock held (a frame wakes it; so does any thread that finds the lock taken: contention_observer()
+  // must be installed on the lock, or the async progress thread's observer, which wakes the same way). The
+  // others park outside the lock on turn_gen_ until a progress pass did work, the sleeper left its wait, or
+  // the policy's sleep time passed; then they take the lock and look at their requests again. Without
+  // this, every waiting thread slept 2 ms at a time holding the lock, and took it back before a woken
+  // thread could run (multisend4: 2.7 s a round; the 2-rank test env_thread_waiters: 3.9 ms per
+  // self-message beside a thread blocked in MPI_Recv).
   void set_lock(BigLock* lock) { lock_ = lock; }
+  // A BigLock observer that wakes the transports when an API thread finds the lock taken; `wake` interrupts
+  // a transport wait of this process (Runtime::wake).
+  class ContentionWaker : public BigLock::Observer {
+   public:
+    explicit ContentionWaker(void (*wake)(void*), void* arg) : wake_(wake), arg_(arg) {}
+    void contended() override { wake_(arg_); }
+    void releasing() override {}
+
+   private:
+    void (*wake_)(void*);
+    void* arg_;
+  };
 
   // Reinit (models/reinit): while `*flag` is non-zero a waiting loop calls `fn`, which does not return
   // (it jumps back to the rollback location). The loop is a safe point: no lock held (Reinit refuses
@@ -98,6 +127,10 @@ class Progress {
   int back_off(int idle_passes);
   // At the end of a wait's spin phase: were we preempted since the last look? Updates contended_.
   void probe_contention();
+  // Threads that wait at once (see set_lock). Called with the lock held.
+  void leave_turn();   // a wait ends: give up the sleeper's turn, wake the parked threads
+  void wake_parked();  // something progressed: parked threads look again
+  void park(int timeout_us);  // another thread sleeps in the transports: wait without the lock
 
   p2p::Engine& engine_;
   transport::Router& router_;
@@ -109,6 +142,9 @@ class Progress {
   long long yield_deadline_ns_ = 0;   // CLOCK_MONOTONIC: this wait's yield phase ends then at the latest
   util::YieldRule yields_;            // stolen yields: waits skip the yield phase for a while after one
   BigLock* lock_ = nullptr;
+  std::thread::id sleeper_{};              // the thread sleeping in the transports (under the lock)
+  std::atomic<std::uint32_t> turn_gen_{0};  // futex word of the parked threads
+  std::atomic<int> parked_{0};
   const volatile int* interrupt_ = nullptr;
   void (*on_interrupt_)() = nullptr;
 };

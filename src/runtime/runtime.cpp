@@ -246,6 +246,13 @@ Status Runtime::init_body(int required_thread_level, double t_init, double t_loa
                                                              [self] { self->wake(); });
     }
   }
+  if (!rt->async_ && rt->thread_level_ == MPI_THREAD_MULTIPLE) {
+    // A thread waiting in MPI sleeps in the transports holding the lock: a thread that finds it taken wakes
+    // it (progress/progress.h, set_lock), as the async thread's observer does.
+    rt->contention_waker_ = std::make_unique<progress::Progress::ContentionWaker>(
+        [](void* r) { static_cast<Runtime*>(r)->wake(); }, self);
+    rt->lock_.set_observer(rt->contention_waker_.get());
+  }
   return Status::Ok();
 }
 
@@ -426,6 +433,7 @@ Status Runtime::enter_epoch() {
 
 Runtime::~Runtime() {
   if (async_) async_->stop();
+  if (contention_waker_) lock_.set_observer(nullptr);
   join_closer();
   if (peer_watch_) peer_watch_->stop();
   if (service_) service_->stop();
@@ -453,6 +461,7 @@ bool Runtime::is_main_thread() const { return static_cast<unsigned long>(pthread
 
 Status Runtime::finalize() {
   if (async_) async_->stop();  // MPI_Finalize holds no lock; from here on the library is single-threaded again
+  if (contention_waker_) lock_.set_observer(nullptr);
   join_closer();
   // Drain: frames still waiting for a transport (and buffered sends) must reach their peers first.
   progress_->wait_until([this] { return !engine_->has_backlog() && !engine_->bsend_pending(); });

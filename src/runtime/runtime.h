@@ -155,6 +155,7 @@ class Runtime {
   std::mutex wake_mu_;                           // the service thread's wake vs. replacing the router
   BigLock lock_;
   bool locking_ = false;
+  std::unique_ptr<progress::Progress::ContentionWaker> contention_waker_;  // MPI_THREAD_MULTIPLE without async_
   std::unique_ptr<progress::AsyncProgress> async_;  // stopped first by finalize() and ~Runtime
   ScratchPool scratch_;
   unsigned long main_thread_ = 0;

@@ -45,7 +45,8 @@ class BigLock {
     if (!m_.try_lock()) {  // counted in waiting() like any thread blocked here (let_others_in reads it)
       waiting_.fetch_add(1, std::memory_order_seq_cst);
       m_.lock();
-      if (waiting_.fetch_sub(1, std::memory_order_acq_rel) == 1) waiting_.notify_all();
+      waiting_.fetch_sub(1, std::memory_order_acq_rel);
+      waiting_.notify_all();  // as in acquire(): let_others_in() waits for any change
     }
     owner_.store(std::this_thread::get_id(), std::memory_order_relaxed);
     depth_ = 1;
@@ -57,23 +58,36 @@ class BigLock {
   }
   // Threads blocked in lock(), let_others_in() or lock_quietly() right now.
   int waiting() const { return waiting_.load(std::memory_order_acquire); }
-  // Block until waiting() is not `seen` any more (the observer's hand-over).
+  // Block until waiting() is not `seen` any more (the observer's hand-over; every change is notified).
   void wait_waiting_change(int seen) const { waiting_.wait(seen, std::memory_order_acquire); }
 
   bool held_by_me() const { return owner_.load(std::memory_order_relaxed) == std::this_thread::get_id(); }
   // Let other threads in for a moment (caller holds the lock at any depth). Called by every idle pass of a
-  // waiting thread (progress::Progress::wait_until): with no thread blocked in lock() it does nothing, since a
-  // sched_yield per pass next to a CPU-bound program hands it a time slice each time (util/spin_wait.h). A
-  // thread that fails try_lock just after the test is counted by the next pass.
+  // waiting thread (progress::Progress::wait_until). With no thread blocked on the lock it does nothing: a
+  // sched_yield per pass next to a CPU-bound program hands it a time slice each time (util/spin_wait.h); a
+  // thread that fails try_lock just after the test is counted by the next pass. When threads are blocked,
+  // wait until one of them has the lock before taking it back: a yield alone let the caller re-take the
+  // mutex before the woken thread ran, so a thread waiting in MPI kept another's MPI_Isend out for
+  // seconds (MPICH suite threads/pt2pt/multisend4: 2.7 s per round).
   void let_others_in() {
-    if (waiting_.load(std::memory_order_acquire) == 0) return;
-    int d = depth_;
+    const int w = waiting_.load(std::memory_order_acquire);
+    if (w == 0) return;
+    const int d = release_all();
+    waiting_.wait(w, std::memory_order_acquire);  // acquire() notifies every decrement
+    reacquire(d);
+  }
+  // Give the lock up completely (caller holds it at any depth) for a blocking wait outside it; returns the
+  // depth to hand to reacquire().
+  int release_all() {
+    const int d = depth_;
     depth_ = 0;
     owner_.store(std::thread::id(), std::memory_order_relaxed);
     m_.unlock();
-    std::this_thread::yield();  // the woken waiter takes the mutex before we take it again
+    return d;
+  }
+  void reacquire(int depth) {
     acquire();
-    depth_ = d;
+    depth_ = depth;
   }
 
  private:
@@ -82,7 +96,8 @@ class BigLock {
       waiting_.fetch_add(1, std::memory_order_seq_cst);
       if (Observer* o = observer_.load(std::memory_order_acquire)) o->contended();
       m_.lock();
-      if (waiting_.fetch_sub(1, std::memory_order_acq_rel) == 1) waiting_.notify_all();
+      waiting_.fetch_sub(1, std::memory_order_acq_rel);
+      waiting_.notify_all();  // let_others_in() waits for any change, the async thread for zero
     }
     owner_.store(std::this_thread::get_id(), std::memory_order_relaxed);
   }

@@ -85,3 +85,53 @@ TEST(ContextAlloc, AsyncPool) {
   EXPECT_FALSE(a.in_use(id));
   EXPECT_EQ(a.reserve_async(3), ~std::uint64_t{0});
 }
+
+// Threads (context_alloc.h "Threads"): two allocations in flight in one process never agree on the same slot.
+TEST(ContextAlloc, ConcurrentRoundsAreDisjoint) {
+  ContextAllocator a;
+  std::uint32_t id_low = 0, id_high = 0;
+  {
+    ContextAllocator::Round high(a, 50);  // starts first, alone: offers every free slot but the local pool
+    auto ch = high.begin();
+    EXPECT_EQ(ch[ContextAllocator::kWords] & 1u, 1u);  // whole
+    EXPECT_EQ(ch[ContextAllocator::kLocalWord], 0u);
+    ContextAllocator::Round low(a, 10);  // arrives while high's AND travels: every slot is reserved
+    auto cl = low.begin();
+    for (std::size_t w = 0; w < ContextAllocator::kWords; ++w) EXPECT_EQ(cl[w], 0u) << w;
+    EXPECT_EQ(cl[ContextAllocator::kWords] & 1u, 0u);  // cut
+    // A dup of MPI_COMM_SELF meanwhile: from the local pool.
+    auto self = a.allocate_local();
+    ASSERT_TRUE(self.ok());
+    EXPECT_GE(*self / 2, ContextAllocator::kLocalWord * 64);
+    auto r = low.finish(cl, &id_low);  // empty AND, someone cut: another round
+    ASSERT_TRUE(r.ok());
+    EXPECT_FALSE(*r);
+    r = high.finish(ch, &id_high);
+    ASSERT_TRUE(r.ok() && *r);
+    // high is still in flight (not destroyed), and has the higher key: it would offer nothing now.
+    auto cl2 = low.begin();
+    EXPECT_EQ(cl2[0] & (std::uint64_t{1} << (id_high / 2)), 0u);
+    r = low.finish(cl2, &id_low);
+    ASSERT_TRUE(r.ok() && *r);
+    EXPECT_NE(id_low, id_high);
+    EXPECT_NE(id_low, *self);
+  }
+  // Rounds ended: nothing stays reserved.
+  ContextAllocator::Round again(a, 10);
+  auto c = again.begin();
+  EXPECT_EQ(c[ContextAllocator::kWords] & 1u, 1u);
+}
+
+TEST(ContextAlloc, HigherKeyOffersNothingWhileLowerInFlight) {
+  ContextAllocator a;
+  ContextAllocator::Round low(a, 10);
+  ContextAllocator::Round high(a, 50);
+  auto ch = high.begin();
+  for (std::size_t w = 0; w < ContextAllocator::kWords; ++w) EXPECT_EQ(ch[w], 0u);
+  auto cl = low.begin();
+  EXPECT_NE(cl[0], 0u);
+  std::uint32_t id = 0;
+  auto r = low.finish(cl, &id);
+  ASSERT_TRUE(r.ok() && *r);
+  EXPECT_TRUE(a.in_use(id));
+}
