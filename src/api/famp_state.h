@@ -75,7 +75,8 @@ struct Registry {
   ftmpi::famp::Contribution contribution;
   ftmpi::ft::Bits commit_value;
 };
-Registry& registry();
+extern Registry g_registry;  // api/famp_local.cpp
+inline Registry& registry() { return g_registry; }
 
 // A request that Wait/Test treat as "nothing to wait for": null or an inactive persistent request.
 inline bool inert(const p2p::Request* r) { return !r || (r->persistent && !r->active); }

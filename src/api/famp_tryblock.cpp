@@ -120,14 +120,15 @@ struct TryOp final : p2p::GenericOp {
 
 namespace {
 constexpr std::size_t kPooledBlocks = 16;  // ended blocks (and handles) kept for reuse
-std::vector<std::unique_ptr<TryBlock>>& spare_blocks() {
-  static std::vector<std::unique_ptr<TryBlock>> v = [] {
-    std::vector<std::unique_ptr<TryBlock>> r;
-    r.reserve(kPooledBlocks);  // end_block (from a destructor) never reallocates
-    return r;
-  }();
-  return v;
-}
+// Ended blocks kept for reuse (constant-initialised: no guard variable on the per-block path).
+struct SpareBlocks {
+  TryBlock* p[kPooledBlocks];
+  std::size_t n = 0;
+  ~SpareBlocks() {
+    while (n > 0) delete p[--n];
+  }
+};
+SpareBlocks g_spare_blocks;
 struct SpareOps {
   void* p[kPooledBlocks];
   std::size_t n = 0;
@@ -163,14 +164,8 @@ TryBlock* try_block(const p2p::Request* r) {
 
 // A block for a new try request: a pooled object or a new one, linked into Registry::live.
 TryBlock* new_block(ftmpi_comm_s* c, std::size_t inj) {
-  auto& pool = spare_blocks();
-  TryBlock* b;
-  if (!pool.empty()) {
-    b = pool.back().release();
-    pool.pop_back();
-  } else {
-    b = new TryBlock;
-  }
+  auto& pool = g_spare_blocks;
+  TryBlock* b = pool.n > 0 ? pool.p[--pool.n] : new TryBlock;
   b->reset(c, inj);
   auto& reg = registry();
   b->prev_live = nullptr;
@@ -192,8 +187,8 @@ void end_block(TryBlock* b) {
   b->next_live = b->prev_live = nullptr;
   b->req = nullptr;
   b->comm = b->on = nullptr;
-  auto& pool = spare_blocks();
-  if (pool.size() < kPooledBlocks) pool.emplace_back(b); else delete b;
+  auto& pool = g_spare_blocks;
+  if (pool.n < kPooledBlocks) pool.p[pool.n++] = b; else delete b;
 }
 
 }  // namespace

@@ -26,6 +26,10 @@ void and_into(Bits& acc, const Bits& v) {
 }  // namespace
 
 void Agreement::reset(int me, int size, bool fast) {
+  // The empty view's round and the exchange's shape depend on (me, size, fast) only: a reuse with the same
+  // ones (the common case: the next agreement on the same communicator) keeps them and clears what an
+  // instance filled in (the start of a blocking agreement on a board costs no tree building and no memset).
+  const bool same_shape = empty_round_ && me == me_ && size == size_ && fast == fast_;
   me_ = me;
   size_ = size;
   fast_ = fast;
@@ -37,6 +41,21 @@ void Agreement::reset(int me, int size, bool fast) {
   value_.clear();
   decided_failed_.clear();
   out_n_ = 0;
+  fast_next_ = 0;
+  fast_sent_ = -1;
+  fast_acc_.clear();
+  board_ = nullptr;
+  board_j_ = 0;
+  board_go_ = false;
+  board_written_ = false;
+  board_decided_ = false;
+  if (same_shape) {
+    fast_has_ = 0;
+    ups_.clear();
+    up_sent_in_view_ = false;
+    down_sent_in_view_ = false;
+    return;
+  }
   fast_p_ = 1;
   int log2p = 0;
   while (fast_p_ <= size_ / 2) {
@@ -44,16 +63,8 @@ void Agreement::reset(int me, int size, bool fast) {
     ++log2p;
   }
   fast_last_ = log2p + 1;
-  fast_next_ = 0;
-  fast_sent_ = -1;
-  fast_acc_.clear();
   if (fast_in_.size() < static_cast<std::size_t>(fast_last_ + 1)) fast_in_.resize(static_cast<std::size_t>(fast_last_ + 1));
-  fast_has_.assign(static_cast<std::size_t>(fast_last_ + 1), 0);
-  board_ = nullptr;
-  board_j_ = 0;
-  board_go_ = false;
-  board_written_ = false;
-  board_decided_ = false;
+  fast_has_ = 0;
   reset_round();
 }
 
@@ -82,6 +93,7 @@ void Agreement::reset_round() {
   ups_.clear();
   up_sent_in_view_ = false;
   down_sent_in_view_ = false;
+  empty_round_ = view_.empty();
   if (view_.empty()) {  // everybody is live: the tree over the ranks themselves, no list needed
     children_.clear();
     parent_ = me_ == 0 ? -1 : (me_ & (me_ - 1));
@@ -142,12 +154,16 @@ void Agreement::end_board() {
 // The board decision's value (ft/agree_board.h 3, 5): every state of j is contributed; the AND of the n entries.
 void Agreement::board_and_entries() {
   const std::uint64_t j = board_j_;
-  std::uint32_t total = 0;
-  for (int r = 0; r < size_; ++r) total = std::max(total, board_->entry(r, j).total);
-  value_.assign(total, ~std::uint64_t{0});
+  // One pass. Every member contributes the same length in practice (this one's: assign fills inline); a
+  // longer entry grows the value (words beyond an entry's total are all-ones in it).
+  value_.assign(contribution_.size(), ~std::uint64_t{0});
   for (int r = 0; r < size_; ++r) {
     const BoardEntry e = board_->entry(r, j);
-    for (std::uint32_t i = 0; i < e.len && e.off + i < total; ++i) value_[e.off + i] &= e.words[i];
+    if (e.total > value_.size()) [[unlikely]]
+      value_.resize(e.total, ~std::uint64_t{0});
+    std::uint64_t* v = value_.data();
+    const std::uint32_t len = e.off >= e.total ? 0 : std::min(e.len, e.total - e.off);
+    for (std::uint32_t i = 0; i < len; ++i) v[e.off + i] &= e.words[i];
   }
 }
 
@@ -350,7 +366,7 @@ void Agreement::advance_fast() {
         continue;
       }
       if (partner >= 0) {
-        if (!fast_has_[su]) return;
+        if (!has_fast(s)) return;
         and_into(fast_acc_, fast_in_[su]);
       }
       fast_next_ = 1;
@@ -358,13 +374,13 @@ void Agreement::advance_fast() {
     }
     if (s < fast_last_) {
       send_fast(s, partner, fast_acc_);
-      if (!fast_has_[su]) return;
+      if (!has_fast(s)) return;
       and_into(fast_acc_, fast_in_[su]);
       ++fast_next_;
       continue;
     }
     if (me_ >= fast_p_) {  // s == fast_last_: the result, from my partner
-      if (!fast_has_[su]) return;
+      if (!has_fast(s)) return;
       decide(fast_in_[su], view_);
       return;
     }
@@ -383,8 +399,8 @@ void Agreement::on_message(int src, const AgreeMsg& m) {
     // Only a FAST of the empty view counts, once per step, from that step's partner; kept until needed.
     const int s = m.step;
     if (fast_ && m.view.empty() && s <= fast_last_ && src != me_ && src == fast_partner(s) &&
-        !fast_has_[static_cast<std::size_t>(s)]) {
-      fast_has_[static_cast<std::size_t>(s)] = 1;
+        !has_fast(s)) {
+      fast_has_ |= std::uint64_t{1} << s;
       fast_in_[static_cast<std::size_t>(s)] = m.value;
     }
   } else if (m.kind == AgreeMsg::Kind::up) {

@@ -167,6 +167,7 @@ class Agreement {
   std::vector<ChildUp> ups_;    // undecided UPs of the current view received from children
   bool up_sent_in_view_ = false;
   bool down_sent_in_view_ = false;
+  bool empty_round_ = false;    // parent_/children_ are the empty view's tree for (me_, size_) (reset keeps them)
 
   std::optional<RankSet> last_undecided_up_view_;  // tag of the last undecided UP I sent
 
@@ -179,7 +180,8 @@ class Agreement {
   bool fast_started_ = false;   // started in the empty view (sent or will send FASTs, no UP/DOWN there)
   Bits fast_acc_;               // my partial AND
   std::vector<Bits> fast_in_;   // per step: the partner's value (valid where fast_has_)
-  std::vector<char> fast_has_;
+  std::uint64_t fast_has_ = 0;  // bit s: fast_in_[s] is valid (steps <= log2(n) + 1 < 64)
+  bool has_fast(int s) const { return (fast_has_ >> s) & 1u; }
   bool in_fast_round() const { return fast_ && view_.empty(); }
   int fast_partner(int step) const;  // who sends me / receives from me at `step` (-1: nobody)
 

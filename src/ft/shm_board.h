@@ -57,6 +57,7 @@ class ShmBoard final : public AgreeBoard {
   coll::ShmAgreeEntry& e(int r, std::uint64_t j) { return a_.of(r).agree[j % coll::kShmAgreeRing]; }
   coll::ShmAgreeOutcome& o(std::uint64_t j) { return a_.header().agree_outcome[j % coll::kShmAgreeRing]; }
   void publish_done();
+  void prefetch_own(std::uint64_t j);
 
   coll::ShmArea& a_;
   bool counted_ = false;
