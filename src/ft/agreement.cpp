@@ -1,6 +1,9 @@
 #include "ft/agreement.h"
 
+#include "ft/agreement_board_step.h"
+
 #include <algorithm>
+#include <cstring>
 #include <iterator>
 
 namespace ftmpi::ft {
@@ -34,11 +37,11 @@ void Agreement::reset(int me, int size, bool fast) {
   size_ = size;
   fast_ = fast;
   started_ = false;
-  contribution_.clear();
+  // (contribution_ and value_ keep their last contents: both are written before they are read, by the
+  // start and by the decision; keeping their sizes makes a same-sized rewrite a plain copy.)
   view_.clear();
   last_undecided_up_view_.reset();
   decided_ = false;
-  value_.clear();
   decided_failed_.clear();
   out_n_ = 0;
   fast_next_ = 0;
@@ -114,9 +117,17 @@ void Agreement::merge_view(const RankSet& v) {
 
 void Agreement::start(std::span<const std::uint64_t> contribution, const RankSet& known_failed) {
   if (started_ || board_ != nullptr || board_decided_) return;
-  contribution_.assign(contribution.begin(), contribution.end());
+  set_contribution(contribution);
   merge_view(known_failed);
   start_messages();
+}
+
+void Agreement::set_contribution(std::span<const std::uint64_t> c) {
+  if (contribution_.size() == c.size()) {
+    if (!c.empty()) std::memcpy(contribution_.data(), c.data(), c.size() * sizeof(std::uint64_t));
+  } else {
+    contribution_.assign(c.begin(), c.end());
+  }
 }
 
 void Agreement::start_messages() {
@@ -132,7 +143,7 @@ void Agreement::start(std::span<const std::uint64_t> contribution, const RankSet
     return;
   }
   if (started_ || board_ != nullptr || board_decided_) return;
-  contribution_.assign(contribution.begin(), contribution.end());
+  set_contribution(contribution);
   merge_view(known_failed);
   if (decided_) {  // adopted from a decided UP before the start: a state of j is closed (ft/agree_board.h)
     start_messages();
@@ -151,21 +162,8 @@ void Agreement::end_board() {
   board_ = nullptr;
 }
 
-// The board decision's value (ft/agree_board.h 3, 5): every state of j is contributed; the AND of the n entries.
-void Agreement::board_and_entries() {
-  const std::uint64_t j = board_j_;
-  // One pass. Every member contributes the same length in practice (this one's: assign fills inline); a
-  // longer entry grows the value (words beyond an entry's total are all-ones in it).
-  value_.assign(contribution_.size(), ~std::uint64_t{0});
-  for (int r = 0; r < size_; ++r) {
-    const BoardEntry e = board_->entry(r, j);
-    if (e.total > value_.size()) [[unlikely]]
-      value_.resize(e.total, ~std::uint64_t{0});
-    std::uint64_t* v = value_.data();
-    const std::uint32_t len = e.off >= e.total ? 0 : std::min(e.len, e.total - e.off);
-    for (std::uint32_t i = 0; i < len; ++i) v[e.off + i] &= e.words[i];
-  }
-}
+// The board decision's value: and_entries_on (ft/agreement_board_step.h) through the interface.
+void Agreement::board_and_entries() { and_entries_on(*board_); }
 
 void Agreement::board_decided() {
   decided_ = true;
@@ -196,97 +194,13 @@ bool Agreement::board_take_outcome() {
   return true;
 }
 
-// ft/agree_board.h, steps 1-5 (a counted board) or 1, 2, 5 (a scanned one).
+// ft/agree_board.h's steps: the board runs Agreement::board_step_on over its own type (AgreeBoard::step).
 void Agreement::board_step() {
   if (board_ == nullptr) return;
-  if (decided_) {  // adopted from the message-passing agreement: a state is closed, nobody decides here
-    end_board();
-    step();
-    return;
-  }
-  const std::uint64_t j = board_j_;
-  const std::uint64_t contributed = board_state(j, kBoardContributed), closed = board_state(j, kBoardClosed);
-  const bool counted = board_->counted();
-  bool wrote = false;
-  if (!board_written_) {
-    if (!board_->window_open(j, view_)) return;  // 1.
-    // 2. The contribution without its all-ones ends.
-    const std::size_t n = contribution_.size();
-    std::size_t off = 0, end = n;
-    while (off < n && contribution_[off] == ~std::uint64_t{0}) ++off;
-    while (end > off && contribution_[end - 1] == ~std::uint64_t{0}) --end;
-    const bool go = board_go_ && view_.empty() && end - off <= static_cast<std::size_t>(kBoardWords) && n <= 0xffffffffu;
-    std::uint64_t s = board_->state(me_, j);
-    if (go && board_empty(s, j))  // (if another member closes it meanwhile, nobody reads these words)
-      board_->write(j, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(off),
-                    std::span<const std::uint64_t>(contribution_.data() + off, end - off));
-    while (board_empty(s, j) && !board_->cas(me_, j, s, go ? contributed : closed)) {
-    }
-    if (board_empty(s, j)) s = go ? contributed : closed;
-    board_written_ = true;
-    wrote = true;
-    if (counted) {
-      bool any_closed = false;
-      if (board_->arrive(j, s != contributed, &any_closed)) {  // 3. the last arriver
-        if (any_closed) {
-          board_->publish(j, closed, 0, 0, {});
-          board_->ring();
-          end_board();
-          start_messages();
-          return;
-        }
-        board_and_entries();
-        publish_decision(j);  // before the phase ends (the window: ft/agree_board.h)
-        board_decided();
-        return;
-      }
-      if (s != contributed) {
-        // My own state is closed, so the outcome can only be "fall back": take it now rather than wait for the
-        // last arrival, which never comes when a member has no board (its area's set-up failed before it
-        // mapped the segment: then nobody goes fast and every member with the area closes here; shm_board.h).
-        end_board();
-        start_messages();
-        return;
-      }
-    } else if (s != contributed) {
-      board_->ring();  // a scanned board's waiters end at a closed state
-    }
-  } else if (counted && board_take_outcome()) {  // 4.
-    return;
-  }
-  if (counted && view_.empty()) return;  // 4. wait for the outcome
-  // 5. (and a scanned board's 3) Scan, freezing empty states once a failure is known.
-  const bool freeze = !view_.empty();
-  bool all = true, saw_closed = false, froze = false;
-  for (int r = 0; r < size_; ++r) {
-    std::uint64_t s = board_->state(r, j);
-    while (freeze && board_empty(s, j)) {
-      if (board_->cas(r, j, s, closed)) {
-        s = closed;
-        froze = true;
-      }
-    }
-    if (s == contributed) continue;
-    all = false;
-    if (!board_empty(s, j)) {  // closed (a later instance's word cannot be here: the window)
-      saw_closed = true;
-      break;
-    }
-    if (!freeze) break;  // r has not written yet: wait
-  }
-  // A scanned board's waiters are woken by what ends their wait: a closed state (above, or a freeze) or the
-  // last contribution (its writer's scan sees every state contributed: the CASes are ordered).
-  if (froze || (all && wrote && !counted)) board_->ring();
-  if (all) {
-    board_and_entries();
-    board_decided();
-    return;
-  }
-  if (saw_closed) {  // nobody decides on the board: fall back
-    end_board();
-    start_messages();
-  }
+  board_->step(*this);
 }
+
+void AgreeBoard::step(Agreement& a) { a.board_step_on(*this); }
 
 // The last arriver's publication of its decision (value_, trimmed of its all-ones ends), then the ring.
 void Agreement::publish_decision(std::uint64_t j) {

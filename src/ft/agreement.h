@@ -118,6 +118,12 @@ class Agreement {
   void on_message(int src, const AgreeMsg& m);
   void on_failure(int rank);
 
+  // The board phase's steps over board type B (ft/agreement_board_step.h); called by AgreeBoard::step only.
+  template <class B>
+  void board_step_on(B& b);
+  template <class B>
+  void and_entries_on(B& b);
+
   // Messages produced since the last take/clear. outgoing() + clear_outgoing() reuse the messages' buffers
   // (the library's path); take_outgoing() moves them out (the simulator's).
   std::span<const Outgoing> outgoing() const { return {out_.data(), out_n_}; }
@@ -141,6 +147,7 @@ class Agreement {
   void merge_view(const RankSet& v);
   void reset_round();
   void start_messages();  // the message-passing start (after start() or a fallback)
+  void set_contribution(std::span<const std::uint64_t> c);
   void board_step();
   void end_board();
   // ft/agree_board.h steps 3-5: the AND of the entries into value_; the board decision (ends the phase);

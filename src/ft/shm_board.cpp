@@ -1,5 +1,7 @@
 #include "ft/shm_board.h"
 
+#include "ft/agreement_board_step.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -67,6 +69,11 @@ void ShmBoard::publish_done() {
 }
 
 void ShmBoard::begin(std::uint64_t j) {
+#if defined(__x86_64__) || defined(__i386__)
+  // `done` is stored when the phase ends: ask for its line now (the others read it at their window checks),
+  // so that the store does not hold up the next CAS.
+  asm volatile("prefetchw %0" : : "m"(*reinterpret_cast<const char*>(&a_.of(a_.rank()).agree_done)));
+#endif
   if (next_ == 0 || j + 1 > next_) {
     const bool first = next_ == 0;
     next_ = j + 1;
@@ -104,6 +111,8 @@ void ShmBoard::prefetch_own(std::uint64_t j) {
   (void)j;
 #endif
 }
+
+void ShmBoard::step(Agreement& a) { a.board_step_on(*this); }
 
 void ShmBoard::ring() {
   std::atomic_thread_fence(std::memory_order_seq_cst);  // the store before, the sleeping flags after

@@ -43,6 +43,7 @@ class ShmBoard final : public AgreeBoard {
   void finish(std::uint64_t j) override;
   void ring() override;
   bool counted() const override { return counted_; }
+  void step(Agreement& a) override;
   bool arrive(std::uint64_t j, bool closed, bool* any_closed) override;
   void publish(std::uint64_t j, std::uint64_t tag, std::uint32_t total, std::uint32_t off,
                std::span<const std::uint64_t> words) override;
