@@ -155,6 +155,9 @@ class AgreeBoard {
   virtual void finish(std::uint64_t j) = 0;
   // Wake members that may wait on the board (after a state change).
   virtual void ring() = 0;
+  // The same right after this member's own CAS on a state word (its last store): a board whose CAS is a
+  // full barrier needs no fence before it looks who sleeps.
+  virtual void ring_after_cas() { ring(); }
   // A counted board (steps 2-4 as above) or a scanned one (no arrivals, no outcome: see "Two kinds"). The
   // same at every member of the board, for good.
   virtual bool counted() const = 0;

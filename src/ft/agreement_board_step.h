@@ -84,7 +84,7 @@ void Agreement::board_step_on(B& b) {
         return;
       }
     } else if (s != contributed) {
-      b.ring();  // a scanned board's waiters end at a closed state
+      b.ring_after_cas();  // a scanned board's waiters end at a closed state
     }
   } else if (counted && board_take_outcome()) {  // 4.
     return;
@@ -111,7 +111,7 @@ void Agreement::board_step_on(B& b) {
   }
   // A scanned board's waiters are woken by what ends their wait: a closed state (above, or a freeze) or the
   // last contribution (its writer's scan sees every state contributed: the CASes are ordered).
-  if (froze || (all && wrote && !counted)) b.ring();
+  if (froze || (all && wrote && !counted)) b.ring_after_cas();  // (nothing stored since the CAS)
   if (all) {
     and_entries_on(b);
     board_decided();

@@ -42,6 +42,7 @@ class ShmBoard final : public AgreeBoard {
   void begin(std::uint64_t j) override;
   void finish(std::uint64_t j) override;
   void ring() override;
+  void ring_after_cas() override;
   bool counted() const override { return counted_; }
   void step(Agreement& a) override;
   bool arrive(std::uint64_t j, bool closed, bool* any_closed) override;
