@@ -24,10 +24,7 @@ using ftmpi::api::famp::valid_request;
 using ftmpi::p2p::Request;
 
 namespace ftmpi::api::famp {
-Registry& registry() {
-  static Registry r;
-  return r;
-}
+Registry g_registry;  // (a plain global: the per-call path reads it without a guard variable)
 }  // namespace ftmpi::api::famp
 
 namespace {

@@ -74,8 +74,13 @@ struct Registry {
   // the value contributed (the outcomes live in the pooled block objects): a fault-free block allocates nothing.
   ftmpi::famp::Contribution contribution;
   ftmpi::ft::Bits commit_value;
+  // commit_value holds the encoding of a fault-free contribution (no flag, code, declared failure or
+  // injection) of member clean_rank of clean_size members: the next such commit reuses it as it is.
+  int clean_rank = -1;
+  int clean_size = -1;
 };
-Registry& registry();
+extern Registry g_registry;  // api/famp_local.cpp
+inline Registry& registry() { return g_registry; }
 
 // A request that Wait/Test treat as "nothing to wait for": null or an inactive persistent request.
 inline bool inert(const p2p::Request* r) { return !r || (r->persistent && !r->active); }

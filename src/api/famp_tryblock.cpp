@@ -120,14 +120,15 @@ struct TryOp final : p2p::GenericOp {
 
 namespace {
 constexpr std::size_t kPooledBlocks = 16;  // ended blocks (and handles) kept for reuse
-std::vector<std::unique_ptr<TryBlock>>& spare_blocks() {
-  static std::vector<std::unique_ptr<TryBlock>> v = [] {
-    std::vector<std::unique_ptr<TryBlock>> r;
-    r.reserve(kPooledBlocks);  // end_block (from a destructor) never reallocates
-    return r;
-  }();
-  return v;
-}
+// Ended blocks kept for reuse (constant-initialised: no guard variable on the per-block path).
+struct SpareBlocks {
+  TryBlock* p[kPooledBlocks];
+  std::size_t n = 0;
+  ~SpareBlocks() {
+    while (n > 0) delete p[--n];
+  }
+};
+SpareBlocks g_spare_blocks;
 struct SpareOps {
   void* p[kPooledBlocks];
   std::size_t n = 0;
@@ -163,14 +164,8 @@ TryBlock* try_block(const p2p::Request* r) {
 
 // A block for a new try request: a pooled object or a new one, linked into Registry::live.
 TryBlock* new_block(ftmpi_comm_s* c, std::size_t inj) {
-  auto& pool = spare_blocks();
-  TryBlock* b;
-  if (!pool.empty()) {
-    b = pool.back().release();
-    pool.pop_back();
-  } else {
-    b = new TryBlock;
-  }
+  auto& pool = g_spare_blocks;
+  TryBlock* b = pool.n > 0 ? pool.p[--pool.n] : new TryBlock;
   b->reset(c, inj);
   auto& reg = registry();
   b->prev_live = nullptr;
@@ -192,8 +187,8 @@ void end_block(TryBlock* b) {
   b->next_live = b->prev_live = nullptr;
   b->req = nullptr;
   b->comm = b->on = nullptr;
-  auto& pool = spare_blocks();
-  if (pool.size() < kPooledBlocks) pool.emplace_back(b); else delete b;
+  auto& pool = g_spare_blocks;
+  if (pool.n < kPooledBlocks) pool.p[pool.n++] = b; else delete b;
 }
 
 }  // namespace
@@ -248,7 +243,8 @@ void local_contribution(TryBlock* b, const void* injection, Contribution& c) {
     const int r = b->on->group->rank_of_world(world);
     if (r >= 0) c.declared_failed.push_back(r);
   };
-  if (auto it = reg.comm_raised.find(ftmpi::api::famp::Registry::key(b->comm)); it != reg.comm_raised.end()) {
+  if (auto it = reg.comm_raised.empty() ? reg.comm_raised.end() : reg.comm_raised.find(ftmpi::api::famp::Registry::key(b->comm));
+      it != reg.comm_raised.end()) {
     if (it->second.code != 0) {
       c.flags |= ftmpi::famp::kFlagRaised;
       if (!c.raised_code) c.raised_code = it->second.code;
@@ -322,6 +318,7 @@ int start_block(MPI_Comm comm, MPI_Datatype type, void* injection, void* group_e
     b->start_gstate = group_error_state;
     local_contribution(b, injection, reg.contribution);
     b->start.contribute_into(reg.commit_value, reg.contribution);
+    reg.clean_rank = reg.clean_size = -1;
     b->start_agreement = &rt().ft().start_agreement(b->on, reg.commit_value, blocking && Deadline(timeout).unlimited());
     r = rt().engine().start_generic(std::unique_ptr<ftmpi::p2p::GenericOp>(new ftmpi::api::famp::TryOp(b)));
   } else {
@@ -418,7 +415,14 @@ int commit_block(TryBlock* b, const Deadline& d, const CommitArgs& a, bool block
     }
     if (b->sync_start && !b->start_agreement->decided()) c.flags |= ftmpi::famp::kFlagTimeout;
     b->commit.reset(b->on->rank, b->on->size, b->inj_bytes);
-    b->commit.contribute_into(reg.commit_value, c);
+    const bool clean = c.flags == 0 && c.raised_code == 0 && c.declared_failed.empty() && b->inj_bytes == 0;
+    if (clean && reg.clean_rank == b->on->rank && reg.clean_size == b->on->size) {
+      b->commit.contribute_unchanged();
+    } else {
+      b->commit.contribute_into(reg.commit_value, c);
+      reg.clean_rank = clean ? b->on->rank : -1;
+      reg.clean_size = clean ? b->on->size : -1;
+    }
     // reads_at_once: a blocking commit reads the decision below, in this call (wait_until tests it first).
     b->commit_agreement = &rt().ft().start_agreement(b->on, reg.commit_value, blocking && d.unlimited(), blocking && d.unlimited());
   }
@@ -435,7 +439,7 @@ int commit_block(TryBlock* b, const Deadline& d, const CommitArgs& a, bool block
     return blocking ? MPI_TIMEOUT : MPI_SUCCESS;
   }
   b->commit.on_decided(ag->value(), ag->failed());
-  rt().ft().adopt_failed(b->on, ag->failed());
+  if (!ag->failed().empty()) rt().ft().adopt_failed(b->on, ag->failed());
   // A try request without a start agreement completes in the first progress pass; an agreement decided
   // without one (a single member) must not leave it pending, or MPI_Request_free would only mark it.
   if (!b->req->complete) rt().progress().poll();
@@ -497,7 +501,10 @@ int commit_block(TryBlock* b, const Deadline& d, const CommitArgs& a, bool block
   write_gathered(b, o, a.group_error_state);
   // Nesting: the block is closed; a failure counts against the enclosing block.
   auto& open = registry().open;
-  std::erase(open, b);
+  if (!open.empty() && open.back() == b)  // the innermost block (the usual order)
+    open.pop_back();
+  else
+    std::erase(open, b);
   b->open = false;
   if (!o.try_flag && b->parent) b->parent->flags |= ftmpi::famp::kFlagInner;
   return b->last_rc;
@@ -505,6 +512,8 @@ int commit_block(TryBlock* b, const Deadline& d, const CommitArgs& a, bool block
 
 // Common argument checks of the commit family.
 Status check_commit_args(TryBlock* b, MPI_Datatype type, const void* injection, void* gstate, MPI_Timeout t) {
+  if (type == MPI_DATATYPE_NULL && b->inj_bytes == 0 && t.ftmpi_ns >= 0) [[likely]]
+    return Status::Ok();  // a block without injection (MPI_Tryblock_finish)
   if (t.ftmpi_ns < 0) return Status(Errc::arg, "negative timeout");
   std::size_t inj = 0;
   if (Status st = type_bytes(type, &inj); !st.ok()) return st;
@@ -518,12 +527,13 @@ int waitall(MPI_Request try_request, int* try_flag, MPI_Status* try_status, MPI_
             void* gstate, MPI_Timeout timeout, int count, MPI_Request reqs[], MPI_Status statuses[], int* numerrors,
             int error_indices[], const char* fn) {
   FTMPI_ENTER(fn);
-  auto bl = block_of(try_request);
-  if (!bl.ok()) return ret(nullptr, bl.status(), fn);
-  TryBlock* b = bl.value();
+  TryBlock* b = try_request != MPI_REQUEST_NULL && valid_request(try_request) ? ftmpi::api::famp::try_block(try_request) : nullptr;
+  if (b == nullptr) [[unlikely]]
+    return ret(nullptr, block_of(try_request).status(), fn);
   if (!try_flag) return ret(b->comm, Status(Errc::arg, "try_flag is NULL"), fn);
   if (Status st = check_commit_args(b, type, injection, gstate, timeout); !st.ok()) return ret(b->comm, st, fn);
-  if (Status st = check_block_requests(b, count, reqs); !st.ok()) return ret(b->comm, st, fn);
+  if (count != 0)
+    if (Status st = check_block_requests(b, count, reqs); !st.ok()) return ret(b->comm, st, fn);
   ftmpi::api::CommHold hold(b->comm);
   bool done = false;
   return commit_block(b, Deadline(timeout), CommitArgs{try_flag, try_status, injection, gstate, count, reqs, statuses, numerrors, error_indices}, true, &done);

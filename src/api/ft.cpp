@@ -97,14 +97,18 @@ int agree(MPI_Comm comm, int* flag, bool report, const char* fn) {
     big.resize(words);
     contribution = big;
   }
-  ftmpi::ft::fill_flag_contribution(contribution, *flag, acked_on(comm, on), on->size);
+  // (No acknowledged failure, the common case: no list to build.)
+  if (comm->ft == nullptr || comm->ft->acked.empty())
+    ftmpi::ft::fill_flag_contribution(contribution, *flag, {}, on->size);
+  else
+    ftmpi::ft::fill_flag_contribution(contribution, *flag, acked_on(comm, on), on->size);
   // The decision is read right here, before anything else can start an agreement on `on` (reads_at_once);
   // no progress pass when the board decided during the start.
   const Agreement& a = rt().ft().start_agreement(on, contribution, /*waits_decided=*/true, /*reads_at_once=*/true);
   if (!a.decided()) rt().progress().wait_until([&a] { return a.decided(); });
   const ftmpi::ft::FlagOutcome o = ftmpi::ft::flag_outcome(a.value(), a.failed());
   *flag = o.flag;
-  rt().ft().adopt_failed(on, a.failed());
+  if (!a.failed().empty()) rt().ft().adopt_failed(on, a.failed());
   if (report && o.proc_failed)
     return ret(comm, Status(Errc::proc_failed, "processes of the communicator failed and were not acknowledged by all"), fn);
   return MPI_SUCCESS;

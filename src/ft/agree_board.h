@@ -129,10 +129,16 @@ struct BoardEntry {
   const std::uint64_t* words = nullptr;
 };
 
+class Agreement;
+
 // One communicator's board (every member of its instances sees the same). Calls are from one thread.
 class AgreeBoard {
  public:
   virtual ~AgreeBoard() = default;
+  // Run a's board step (steps 1-5 below) over this board: a.board_step_on(*this). A final board type
+  // overrides it with the same call on its own type (ft/agreement_board_step.h), so that the step's many
+  // small calls are inlined; the simulator's boards keep this one.
+  virtual void step(Agreement& a);
   // Member r's state word of instance j's entry (acquire).
   virtual std::uint64_t state(int r, std::uint64_t j) = 0;
   // CAS member r's state word of j from `expected` to `desired` (acq_rel); on failure `expected` gets the
@@ -149,6 +155,9 @@ class AgreeBoard {
   virtual void finish(std::uint64_t j) = 0;
   // Wake members that may wait on the board (after a state change).
   virtual void ring() = 0;
+  // The same right after this member's own CAS on a state word (its last store): a board whose CAS is a
+  // full barrier needs no fence before it looks who sleeps.
+  virtual void ring_after_cas() { ring(); }
   // A counted board (steps 2-4 as above) or a scanned one (no arrivals, no outcome: see "Two kinds"). The
   // same at every member of the board, for good.
   virtual bool counted() const = 0;

@@ -31,7 +31,10 @@ inline std::size_t flag_words(int size) { return 1 + (static_cast<std::size_t>(s
 
 // Into `v` of flag_words(size) words (no allocation: MPIX_Comm_agree's per-call path).
 inline void fill_flag_contribution(std::span<std::uint64_t> v, int flag, const std::vector<int>& acked_ranks, int size) {
-  std::fill(v.begin(), v.end(), std::uint64_t{0});
+  if (v.size() == 2)  // below 65 ranks (no memset call for two words)
+    v[1] = 0;
+  else
+    std::fill(v.begin(), v.end(), std::uint64_t{0});
   v[0] = 0xffffffff00000000ull | static_cast<std::uint32_t>(flag);
   for (int r : acked_ranks)
     if (r >= 0 && r < size && 1 + static_cast<std::size_t>(r) / 64 < v.size())

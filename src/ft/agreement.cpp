@@ -1,6 +1,9 @@
 #include "ft/agreement.h"
 
+#include "ft/agreement_board_step.h"
+
 #include <algorithm>
+#include <cstring>
 #include <iterator>
 
 namespace ftmpi::ft {
@@ -26,17 +29,36 @@ void and_into(Bits& acc, const Bits& v) {
 }  // namespace
 
 void Agreement::reset(int me, int size, bool fast) {
+  // The empty view's round and the exchange's shape depend on (me, size, fast) only: a reuse with the same
+  // ones (the common case: the next agreement on the same communicator) keeps them and clears what an
+  // instance filled in (the start of a blocking agreement on a board costs no tree building and no memset).
+  const bool same_shape = empty_round_ && me == me_ && size == size_ && fast == fast_;
   me_ = me;
   size_ = size;
   fast_ = fast;
   started_ = false;
-  contribution_.clear();
+  // (contribution_ and value_ keep their last contents: both are written before they are read, by the
+  // start and by the decision; keeping their sizes makes a same-sized rewrite a plain copy.)
   view_.clear();
   last_undecided_up_view_.reset();
   decided_ = false;
-  value_.clear();
   decided_failed_.clear();
   out_n_ = 0;
+  fast_next_ = 0;
+  fast_sent_ = -1;
+  fast_acc_.clear();
+  board_ = nullptr;
+  board_j_ = 0;
+  board_go_ = false;
+  board_written_ = false;
+  board_decided_ = false;
+  if (same_shape) {
+    fast_has_ = 0;
+    ups_.clear();
+    up_sent_in_view_ = false;
+    down_sent_in_view_ = false;
+    return;
+  }
   fast_p_ = 1;
   int log2p = 0;
   while (fast_p_ <= size_ / 2) {
@@ -44,16 +66,8 @@ void Agreement::reset(int me, int size, bool fast) {
     ++log2p;
   }
   fast_last_ = log2p + 1;
-  fast_next_ = 0;
-  fast_sent_ = -1;
-  fast_acc_.clear();
   if (fast_in_.size() < static_cast<std::size_t>(fast_last_ + 1)) fast_in_.resize(static_cast<std::size_t>(fast_last_ + 1));
-  fast_has_.assign(static_cast<std::size_t>(fast_last_ + 1), 0);
-  board_ = nullptr;
-  board_j_ = 0;
-  board_go_ = false;
-  board_written_ = false;
-  board_decided_ = false;
+  fast_has_ = 0;
   reset_round();
 }
 
@@ -82,6 +96,7 @@ void Agreement::reset_round() {
   ups_.clear();
   up_sent_in_view_ = false;
   down_sent_in_view_ = false;
+  empty_round_ = view_.empty();
   if (view_.empty()) {  // everybody is live: the tree over the ranks themselves, no list needed
     children_.clear();
     parent_ = me_ == 0 ? -1 : (me_ & (me_ - 1));
@@ -102,9 +117,17 @@ void Agreement::merge_view(const RankSet& v) {
 
 void Agreement::start(std::span<const std::uint64_t> contribution, const RankSet& known_failed) {
   if (started_ || board_ != nullptr || board_decided_) return;
-  contribution_.assign(contribution.begin(), contribution.end());
+  set_contribution(contribution);
   merge_view(known_failed);
   start_messages();
+}
+
+void Agreement::set_contribution(std::span<const std::uint64_t> c) {
+  if (contribution_.size() == c.size()) {
+    if (!c.empty()) std::memcpy(contribution_.data(), c.data(), c.size() * sizeof(std::uint64_t));
+  } else {
+    contribution_.assign(c.begin(), c.end());
+  }
 }
 
 void Agreement::start_messages() {
@@ -120,7 +143,7 @@ void Agreement::start(std::span<const std::uint64_t> contribution, const RankSet
     return;
   }
   if (started_ || board_ != nullptr || board_decided_) return;
-  contribution_.assign(contribution.begin(), contribution.end());
+  set_contribution(contribution);
   merge_view(known_failed);
   if (decided_) {  // adopted from a decided UP before the start: a state of j is closed (ft/agree_board.h)
     start_messages();
@@ -139,17 +162,8 @@ void Agreement::end_board() {
   board_ = nullptr;
 }
 
-// The board decision's value (ft/agree_board.h 3, 5): every state of j is contributed; the AND of the n entries.
-void Agreement::board_and_entries() {
-  const std::uint64_t j = board_j_;
-  std::uint32_t total = 0;
-  for (int r = 0; r < size_; ++r) total = std::max(total, board_->entry(r, j).total);
-  value_.assign(total, ~std::uint64_t{0});
-  for (int r = 0; r < size_; ++r) {
-    const BoardEntry e = board_->entry(r, j);
-    for (std::uint32_t i = 0; i < e.len && e.off + i < total; ++i) value_[e.off + i] &= e.words[i];
-  }
-}
+// The board decision's value: and_entries_on (ft/agreement_board_step.h) through the interface.
+void Agreement::board_and_entries() { and_entries_on(*board_); }
 
 void Agreement::board_decided() {
   decided_ = true;
@@ -180,97 +194,13 @@ bool Agreement::board_take_outcome() {
   return true;
 }
 
-// ft/agree_board.h, steps 1-5 (a counted board) or 1, 2, 5 (a scanned one).
+// ft/agree_board.h's steps: the board runs Agreement::board_step_on over its own type (AgreeBoard::step).
 void Agreement::board_step() {
   if (board_ == nullptr) return;
-  if (decided_) {  // adopted from the message-passing agreement: a state is closed, nobody decides here
-    end_board();
-    step();
-    return;
-  }
-  const std::uint64_t j = board_j_;
-  const std::uint64_t contributed = board_state(j, kBoardContributed), closed = board_state(j, kBoardClosed);
-  const bool counted = board_->counted();
-  bool wrote = false;
-  if (!board_written_) {
-    if (!board_->window_open(j, view_)) return;  // 1.
-    // 2. The contribution without its all-ones ends.
-    const std::size_t n = contribution_.size();
-    std::size_t off = 0, end = n;
-    while (off < n && contribution_[off] == ~std::uint64_t{0}) ++off;
-    while (end > off && contribution_[end - 1] == ~std::uint64_t{0}) --end;
-    const bool go = board_go_ && view_.empty() && end - off <= static_cast<std::size_t>(kBoardWords) && n <= 0xffffffffu;
-    std::uint64_t s = board_->state(me_, j);
-    if (go && board_empty(s, j))  // (if another member closes it meanwhile, nobody reads these words)
-      board_->write(j, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(off),
-                    std::span<const std::uint64_t>(contribution_.data() + off, end - off));
-    while (board_empty(s, j) && !board_->cas(me_, j, s, go ? contributed : closed)) {
-    }
-    if (board_empty(s, j)) s = go ? contributed : closed;
-    board_written_ = true;
-    wrote = true;
-    if (counted) {
-      bool any_closed = false;
-      if (board_->arrive(j, s != contributed, &any_closed)) {  // 3. the last arriver
-        if (any_closed) {
-          board_->publish(j, closed, 0, 0, {});
-          board_->ring();
-          end_board();
-          start_messages();
-          return;
-        }
-        board_and_entries();
-        publish_decision(j);  // before the phase ends (the window: ft/agree_board.h)
-        board_decided();
-        return;
-      }
-      if (s != contributed) {
-        // My own state is closed, so the outcome can only be "fall back": take it now rather than wait for the
-        // last arrival, which never comes when a member has no board (its area's set-up failed before it
-        // mapped the segment: then nobody goes fast and every member with the area closes here; shm_board.h).
-        end_board();
-        start_messages();
-        return;
-      }
-    } else if (s != contributed) {
-      board_->ring();  // a scanned board's waiters end at a closed state
-    }
-  } else if (counted && board_take_outcome()) {  // 4.
-    return;
-  }
-  if (counted && view_.empty()) return;  // 4. wait for the outcome
-  // 5. (and a scanned board's 3) Scan, freezing empty states once a failure is known.
-  const bool freeze = !view_.empty();
-  bool all = true, saw_closed = false, froze = false;
-  for (int r = 0; r < size_; ++r) {
-    std::uint64_t s = board_->state(r, j);
-    while (freeze && board_empty(s, j)) {
-      if (board_->cas(r, j, s, closed)) {
-        s = closed;
-        froze = true;
-      }
-    }
-    if (s == contributed) continue;
-    all = false;
-    if (!board_empty(s, j)) {  // closed (a later instance's word cannot be here: the window)
-      saw_closed = true;
-      break;
-    }
-    if (!freeze) break;  // r has not written yet: wait
-  }
-  // A scanned board's waiters are woken by what ends their wait: a closed state (above, or a freeze) or the
-  // last contribution (its writer's scan sees every state contributed: the CASes are ordered).
-  if (froze || (all && wrote && !counted)) board_->ring();
-  if (all) {
-    board_and_entries();
-    board_decided();
-    return;
-  }
-  if (saw_closed) {  // nobody decides on the board: fall back
-    end_board();
-    start_messages();
-  }
+  board_->step(*this);
 }
+
+void AgreeBoard::step(Agreement& a) { a.board_step_on(*this); }
 
 // The last arriver's publication of its decision (value_, trimmed of its all-ones ends), then the ring.
 void Agreement::publish_decision(std::uint64_t j) {
@@ -350,7 +280,7 @@ void Agreement::advance_fast() {
         continue;
       }
       if (partner >= 0) {
-        if (!fast_has_[su]) return;
+        if (!has_fast(s)) return;
         and_into(fast_acc_, fast_in_[su]);
       }
       fast_next_ = 1;
@@ -358,13 +288,13 @@ void Agreement::advance_fast() {
     }
     if (s < fast_last_) {
       send_fast(s, partner, fast_acc_);
-      if (!fast_has_[su]) return;
+      if (!has_fast(s)) return;
       and_into(fast_acc_, fast_in_[su]);
       ++fast_next_;
       continue;
     }
     if (me_ >= fast_p_) {  // s == fast_last_: the result, from my partner
-      if (!fast_has_[su]) return;
+      if (!has_fast(s)) return;
       decide(fast_in_[su], view_);
       return;
     }
@@ -383,8 +313,8 @@ void Agreement::on_message(int src, const AgreeMsg& m) {
     // Only a FAST of the empty view counts, once per step, from that step's partner; kept until needed.
     const int s = m.step;
     if (fast_ && m.view.empty() && s <= fast_last_ && src != me_ && src == fast_partner(s) &&
-        !fast_has_[static_cast<std::size_t>(s)]) {
-      fast_has_[static_cast<std::size_t>(s)] = 1;
+        !has_fast(s)) {
+      fast_has_ |= std::uint64_t{1} << s;
       fast_in_[static_cast<std::size_t>(s)] = m.value;
     }
   } else if (m.kind == AgreeMsg::Kind::up) {

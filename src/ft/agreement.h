@@ -118,6 +118,12 @@ class Agreement {
   void on_message(int src, const AgreeMsg& m);
   void on_failure(int rank);
 
+  // The board phase's steps over board type B (ft/agreement_board_step.h); called by AgreeBoard::step only.
+  template <class B>
+  void board_step_on(B& b);
+  template <class B>
+  void and_entries_on(B& b);
+
   // Messages produced since the last take/clear. outgoing() + clear_outgoing() reuse the messages' buffers
   // (the library's path); take_outgoing() moves them out (the simulator's).
   std::span<const Outgoing> outgoing() const { return {out_.data(), out_n_}; }
@@ -141,6 +147,7 @@ class Agreement {
   void merge_view(const RankSet& v);
   void reset_round();
   void start_messages();  // the message-passing start (after start() or a fallback)
+  void set_contribution(std::span<const std::uint64_t> c);
   void board_step();
   void end_board();
   // ft/agree_board.h steps 3-5: the AND of the entries into value_; the board decision (ends the phase);
@@ -167,6 +174,7 @@ class Agreement {
   std::vector<ChildUp> ups_;    // undecided UPs of the current view received from children
   bool up_sent_in_view_ = false;
   bool down_sent_in_view_ = false;
+  bool empty_round_ = false;    // parent_/children_ are the empty view's tree for (me_, size_) (reset keeps them)
 
   std::optional<RankSet> last_undecided_up_view_;  // tag of the last undecided UP I sent
 
@@ -179,7 +187,8 @@ class Agreement {
   bool fast_started_ = false;   // started in the empty view (sent or will send FASTs, no UP/DOWN there)
   Bits fast_acc_;               // my partial AND
   std::vector<Bits> fast_in_;   // per step: the partner's value (valid where fast_has_)
-  std::vector<char> fast_has_;
+  std::uint64_t fast_has_ = 0;  // bit s: fast_in_[s] is valid (steps <= log2(n) + 1 < 64)
+  bool has_fast(int s) const { return (fast_has_ >> s) & 1u; }
   bool in_fast_round() const { return fast_ && view_.empty(); }
   int fast_partner(int step) const;  // who sends me / receives from me at `step` (-1: nobody)
 

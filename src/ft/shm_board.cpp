@@ -1,5 +1,7 @@
 #include "ft/shm_board.h"
 
+#include "ft/agreement_board_step.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -67,6 +69,11 @@ void ShmBoard::publish_done() {
 }
 
 void ShmBoard::begin(std::uint64_t j) {
+#if defined(__x86_64__) || defined(__i386__)
+  // `done` is stored when the phase ends: ask for its line now (the others read it at their window checks),
+  // so that the store does not hold up the next CAS.
+  asm volatile("prefetchw %0" : : "m"(*reinterpret_cast<const char*>(&a_.of(a_.rank()).agree_done)));
+#endif
   if (next_ == 0 || j + 1 > next_) {
     const bool first = next_ == 0;
     next_ = j + 1;
@@ -80,12 +87,42 @@ void ShmBoard::begin(std::uint64_t j) {
 }
 
 void ShmBoard::finish(std::uint64_t j) {
+  if (open_.size() == 1 && open_[0] == j) [[likely]] {  // the only open instance: done = next_
+    open_.clear();
+    a_.of(a_.rank()).agree_done.store(next_, std::memory_order_release);
+    prefetch_own(next_);
+    return;
+  }
   auto it = std::find(open_.begin(), open_.end(), j);
   if (it != open_.end()) {
     *it = open_.back();
     open_.pop_back();
   }
   publish_done();
+}
+
+// Ask for this member's entry line of instance j in the exclusive state now (x86: PREFETCHW, a hint that
+// changes no memory), so that its CAS at j does not wait for the others' copies — they read that line at
+// j - kBoardRing — to be invalidated: that hand-off then happens while the caller is outside the agreement.
+void ShmBoard::prefetch_own(std::uint64_t j) {
+#if defined(__x86_64__) || defined(__i386__)
+  asm volatile("prefetchw %0" : : "m"(*reinterpret_cast<const char*>(&e(a_.rank(), j))));
+#else
+  (void)j;
+#endif
+}
+
+void ShmBoard::step(Agreement& a) { a.board_step_on(*this); }
+
+void ShmBoard::ring_after_cas() {
+#if defined(__x86_64__) || defined(__i386__)
+  // A locked CMPXCHG orders every earlier store before every later load (the Dekker protocol's StoreLoad
+  // barrier, shm_doorbell.h), as the fence in ring() does; MFENCE costs ~20 ns here on the critical path.
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  a_.ring_others();
+#else
+  ring();
+#endif
 }
 
 void ShmBoard::ring() {

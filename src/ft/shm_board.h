@@ -42,7 +42,9 @@ class ShmBoard final : public AgreeBoard {
   void begin(std::uint64_t j) override;
   void finish(std::uint64_t j) override;
   void ring() override;
+  void ring_after_cas() override;
   bool counted() const override { return counted_; }
+  void step(Agreement& a) override;
   bool arrive(std::uint64_t j, bool closed, bool* any_closed) override;
   void publish(std::uint64_t j, std::uint64_t tag, std::uint32_t total, std::uint32_t off,
                std::span<const std::uint64_t> words) override;
@@ -57,6 +59,7 @@ class ShmBoard final : public AgreeBoard {
   coll::ShmAgreeEntry& e(int r, std::uint64_t j) { return a_.of(r).agree[j % coll::kShmAgreeRing]; }
   coll::ShmAgreeOutcome& o(std::uint64_t j) { return a_.header().agree_outcome[j % coll::kShmAgreeRing]; }
   void publish_done();
+  void prefetch_own(std::uint64_t j);
 
   coll::ShmArea& a_;
   bool counted_ = false;

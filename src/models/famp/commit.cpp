@@ -22,12 +22,15 @@ void encode_into(Bits& v, const CommitLayout& l, int me, const Contribution& c) 
   const std::size_t base = static_cast<std::size_t>(me) * l.slot_words();
   v[base] = c.flags;  // present: top bit clear
   v[base + 1] = static_cast<std::uint32_t>(c.raised_code);
-  for (std::size_t w = 0; w < l.rank_words(); ++w) v[base + 2 + w] = 0;
+  if (l.rank_words() == 1)  // below 65 members (a store, not a memset call)
+    v[base + 2] = 0;
+  else
+    std::fill_n(&v[base + 2], l.rank_words(), std::uint64_t{0});
   for (int r : c.declared_failed)
     if (r >= 0 && r < l.size)
       v[base + 2 + static_cast<std::size_t>(r) / 64] |= std::uint64_t{1} << (r % 64);
   const std::size_t ib = base + 2 + l.rank_words();
-  for (std::size_t w = 0; w < l.inj_words(); ++w) v[ib + w] = 0;
+  if (l.inj_words() > 0) std::fill_n(&v[ib], l.inj_words(), std::uint64_t{0});
   if (l.inj_bytes > 0 && !c.injection.empty())
     std::memcpy(&v[ib], c.injection.data(), std::min(l.inj_bytes, c.injection.size()));
 }

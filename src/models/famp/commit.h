@@ -150,6 +150,10 @@ class TryCommit {
   Bits contribute(const Contribution& c);
   // The same into `out` (its capacity reused).
   void contribute_into(Bits& out, const Contribution& c);
+  // open -> agreeing when the caller's buffer already holds this contribution's value (the same member,
+  // layout and contribution as the contribute_into that wrote it: a fault-free block commits the same
+  // value every time).
+  void contribute_unchanged() { phase_ = Phase::agreeing; }
   // Buffers for the outcome (a spare CommitOutcome of an earlier block): decided reuses their capacity.
   void reuse_outcome(CommitOutcome&& spare) { outcome_ = std::move(spare); }
   // agreeing|timed_out -> decided (the agreement instance decided `value`, `failed`).
