@@ -129,7 +129,7 @@ class ShmTransportImpl final : public ShmTransport {
     if (!l.reserved || hdr.size() > kMaxHeader || payload.size() > 16) [[unlikely]]
       return try_send_slow(peer, l, hdr, payload);
     if (!l.out.try_push(hdr, payload)) return false;
-    shm::ring_doorbell_if_sleeping(*l.peer_header);
+    shm::ring_doorbell_if_sleeping(*l.peer_header, l.fenced);
     return true;
   }
 
@@ -209,6 +209,9 @@ class ShmTransportImpl final : public ShmTransport {
     RingProducer out;
     pid_t pid = 0;
     bool reserved = false;  // reserve_ring() ran
+    // A fence after each frame (shm_doorbell.h): false when this process and the owner use the asymmetric
+    // fence (membarrier) instead.
+    bool fenced = true;
   };
   struct Inbound {
     int src;
@@ -222,7 +225,7 @@ class ShmTransportImpl final : public ShmTransport {
     if (!l.out.attached() || hdr.size() > kMaxHeader || payload.size() > max_payload_) return false;
     if (!l.reserved) reserve_ring(peer, l);
     if (!l.out.try_push(hdr, payload)) return false;
-    shm::ring_doorbell_if_sleeping(*l.peer_header);
+    shm::ring_doorbell_if_sleeping(*l.peer_header, l.fenced);
     return true;
   }
   Status map_peer(int peer, Link& link);
@@ -268,6 +271,7 @@ Status ShmTransportImpl::map_peer(int peer, Link& link) {
   }
   const Segment& s = peer == rank_ ? own_ : link.segment;
   link.pid = link.peer_header->owner_pid;
+  link.fenced = !(shm::register_asymmetric_fence() && (link.peer_header->owner_flags & shm::kOwnerMembarrier) != 0);
   link.out = RingProducer(ring_control(s, layout_, rank_), ring_cells(s, layout_, rank_), geometry_);
   return Status::Ok();
 }
@@ -380,6 +384,7 @@ Result<std::unique_ptr<ShmTransport>> ShmTransport::create(boot::Bootstrap& boot
   h.owner_rank = rank;
   h.owner_pid = static_cast<std::int32_t>(::getpid());
   h.owner_addr = reinterpret_cast<std::uint64_t>(seg->base());
+  h.owner_flags = shm::register_asymmetric_fence() ? shm::kOwnerMembarrier : 0u;
   h.magic = shm::kSegmentMagic;
 
   // Under Yama ptrace_scope=1 only ancestors may process_vm_readv us; our siblings descend from our
