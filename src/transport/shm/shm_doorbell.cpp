@@ -9,6 +9,7 @@
 #include <atomic>
 #include <climits>
 #include <cstdlib>
+#include <mutex>
 
 #include "transport/shm/shm_ring.h"
 
@@ -22,15 +23,22 @@ long membarrier(int cmd) { return ::syscall(SYS_membarrier, cmd, 0, 0); }
 }  // namespace
 
 bool register_asymmetric_fence() {
-  static const bool ok = [] {
-    if (const char* v = std::getenv("FTMPI_SHM_MEMBARRIER"); v != nullptr && v[0] == '0' && v[1] == '\0')
-      return false;
-    const long cmds = membarrier(MEMBARRIER_CMD_QUERY);
-    if (cmds < 0 || (cmds & MEMBARRIER_CMD_GLOBAL_EXPEDITED) == 0 ||
-        (cmds & MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) == 0)
-      return false;
-    return membarrier(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) == 0;
-  }();
+  // Per process: registration belongs to the address space, and a forked child (the unit tests' ranks) has a
+  // new one, so the answer is recomputed when the pid changed. Called at set-up only (not thread-hot).
+  static std::mutex mu;
+  static pid_t for_pid = 0;
+  static bool ok = false;
+  std::lock_guard<std::mutex> hold(mu);
+  if (for_pid == ::getpid()) return ok;
+  for_pid = ::getpid();
+  ok = false;
+  if (const char* v = std::getenv("FTMPI_SHM_MEMBARRIER"); v != nullptr && v[0] == '0' && v[1] == '\0')
+    return ok;
+  const long cmds = membarrier(MEMBARRIER_CMD_QUERY);
+  if (cmds < 0 || (cmds & MEMBARRIER_CMD_GLOBAL_EXPEDITED) == 0 ||
+      (cmds & MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) == 0)
+    return ok;
+  ok = membarrier(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) == 0;
   return ok;
 }
 
