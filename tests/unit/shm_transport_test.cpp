@@ -346,6 +346,19 @@ TEST(ShmOptions, DefaultsScaleWithJobAndEnvironmentOverrides) {
   unsetenv("FTMPI_SHM_CELL_BYTES");
 }
 
+TEST(ShmOptions, AsymmetricFenceOnlyWhenEveryRankCanHaveACore) {
+  unsetenv("FTMPI_SHM_MEMBARRIER");
+  setenv("FTMPI_NUM_CORES", "2", 1);
+  EXPECT_TRUE(ShmOptions::for_job(2)->asymmetric_fence);
+  EXPECT_FALSE(ShmOptions::for_job(3)->asymmetric_fence);  // oversubscribed: ranks sleep often, keep the fence
+  setenv("FTMPI_SHM_MEMBARRIER", "1", 1);
+  EXPECT_TRUE(ShmOptions::for_job(8)->asymmetric_fence);
+  setenv("FTMPI_SHM_MEMBARRIER", "0", 1);
+  EXPECT_FALSE(ShmOptions::for_job(2)->asymmetric_fence);
+  unsetenv("FTMPI_SHM_MEMBARRIER");
+  unsetenv("FTMPI_NUM_CORES");
+}
+
 // ---- Correctness under load ---------------------------------------------------------------------------
 
 TEST(ShmTransport, MillionSmallFramesBothWays) {

@@ -32,8 +32,6 @@ bool register_asymmetric_fence() {
   if (for_pid == ::getpid()) return ok;
   for_pid = ::getpid();
   ok = false;
-  if (const char* v = std::getenv("FTMPI_SHM_MEMBARRIER"); v != nullptr && v[0] == '0' && v[1] == '\0')
-    return ok;
   const long cmds = membarrier(MEMBARRIER_CMD_QUERY);
   if (cmds < 0 || (cmds & MEMBARRIER_CMD_GLOBAL_EXPEDITED) == 0 ||
       (cmds & MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) == 0)

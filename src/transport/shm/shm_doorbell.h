@@ -31,8 +31,8 @@
 namespace ftmpi::transport::shm {
 
 // Register this process for the asymmetric fence (idempotent). True when the kernel supports
-// MEMBARRIER_CMD_GLOBAL_EXPEDITED and registration succeeded; false (the fences stay) otherwise, or when
-// FTMPI_SHM_MEMBARRIER=0. The result is computed once per process (again in a forked child).
+// MEMBARRIER_CMD_GLOBAL_EXPEDITED and registration succeeded; false (the fences stay) otherwise (whether a
+// transport uses it at all: ShmOptions::asymmetric_fence). The result is computed once per process (again in a forked child).
 bool register_asymmetric_fence();
 
 // Unconditional: bump the doorbell and wake the owner (used by wake_self()).
