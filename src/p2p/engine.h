@@ -103,6 +103,12 @@ class Engine final : public transport::FrameSink {
   // (eager, contiguous, nothing known failed or revoked, no backlog, the transport took the frame), which
   // completes the send. False: nothing was sent (this is no error: take isend, which reports errors).
   bool send_now(const SendArgs& a);
+  // MPI_Isend / MPI_Irecv's common case in one step, with no Status: a standard/ready eager send the
+  // transport took at once (the request returned is complete), or a receive posted ahead of its message
+  // (nothing unexpected queued, nothing known failed). nullptr: nothing happened (this is no error: take
+  // isend / irecv, which do the general work and report errors).
+  Request* isend_now(const SendArgs& a);
+  Request* irecv_now(const RecvArgs& a);
 
   // Persistent requests: build an inactive request; start() activates it (again).
   Status send_init(const SendArgs& a, Request** out);

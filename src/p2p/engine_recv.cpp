@@ -284,6 +284,22 @@ Status Engine::irecv(const RecvArgs& a, Request** out) {
   return Status::Ok();
 }
 
+Request* Engine::irecv_now(const RecvArgs& a) {
+  Impl& m = *impl_;
+  // irecv's inline case (and its argument checks; MPI_PROC_NULL and every error go to irecv).
+  if ((a.source != kAnySource && (a.source < 0 || a.source >= a.comm->peer_size())) ||
+      (a.tag < 0 && a.tag != kAnyTag) || m.matcher.unexpected_count() != 0 || !m.fault_free() ||
+      (a.coll && a.precise && !m.given_up.empty())) [[unlikely]]
+    return nullptr;
+  Request* r = m.pool.get();
+  fill_recv(r, a);
+  r->ctx = a.coll ? a.comm->ctx_coll : a.comm->ctx_pt2pt;
+  r->bytes_total = dt::packed_size(a.type, a.count);  // capacity
+  r->proto_state = kRecvPosted;
+  m.matcher.add_posted(r);
+  return r;
+}
+
 Status Engine::recv_init(const RecvArgs& a, Request** out) {
   FTMPI_TRY(check_recv_args(a));
   Request* r = impl_->pool.get();

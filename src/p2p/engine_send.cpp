@@ -215,6 +215,20 @@ Status Engine::isend(const SendArgs& a, Request** out) {
   return Status::Ok();
 }
 
+Request* Engine::isend_now(const SendArgs& a) {
+  if ((a.dest < 0 || a.dest >= a.comm->peer_size()) || a.tag < 0) [[unlikely]]
+    return nullptr;  // MPI_PROC_NULL or an argument error: isend's business
+  Impl& m = *impl_;
+  Request* r = m.pool.get();
+  fill_send(r, a);
+  if (m.eager_now(a, RequestPool::id_of(r), r)) [[likely]]
+    return r;
+  if (r->holds_comm) (void)comm::comm_unhold(r->comm);  // the caller's live communicator: never idle here
+  r->comm = nullptr;
+  m.pool.put(r);  // untouched: eager_now sent nothing
+  return nullptr;
+}
+
 bool Engine::send_now(const SendArgs& a) {
   if ((a.dest < 0 || a.dest >= a.comm->peer_size()) || a.tag < 0) [[unlikely]]
     return false;  // MPI_PROC_NULL or an argument error: isend's business

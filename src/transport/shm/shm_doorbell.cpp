@@ -1,12 +1,15 @@
 #include "transport/shm/shm_doorbell.h"
 
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <climits>
+#include <cstdlib>
+#include <mutex>
 
 #include "transport/shm/shm_ring.h"
 
@@ -16,7 +19,26 @@ namespace {
 long futex(std::uint32_t* addr, int op, std::uint32_t val, const struct timespec* ts) {
   return ::syscall(SYS_futex, addr, op, val, ts, nullptr, 0);
 }
+long membarrier(int cmd) { return ::syscall(SYS_membarrier, cmd, 0, 0); }
 }  // namespace
+
+bool register_asymmetric_fence() {
+  // Per process: registration belongs to the address space, and a forked child (the unit tests' ranks) has a
+  // new one, so the answer is recomputed when the pid changed. Called at set-up only (not thread-hot).
+  static std::mutex mu;
+  static pid_t for_pid = 0;
+  static bool ok = false;
+  std::lock_guard<std::mutex> hold(mu);
+  if (for_pid == ::getpid()) return ok;
+  for_pid = ::getpid();
+  ok = false;
+  const long cmds = membarrier(MEMBARRIER_CMD_QUERY);
+  if (cmds < 0 || (cmds & MEMBARRIER_CMD_GLOBAL_EXPEDITED) == 0 ||
+      (cmds & MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) == 0)
+    return ok;
+  ok = membarrier(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) == 0;
+  return ok;
+}
 
 void ring_doorbell(SegmentHeader& hdr) {
   atomic_at(hdr.doorbell).fetch_add(1, std::memory_order_seq_cst);
@@ -27,9 +49,14 @@ std::uint32_t load_doorbell(SegmentHeader& hdr) {
   return atomic_at(hdr.doorbell).load(std::memory_order_acquire);
 }
 
-void set_sleeping(SegmentHeader& hdr, bool on) {
+bool set_sleeping(SegmentHeader& hdr, bool on) {
   atomic_at(hdr.sleeping).store(on ? 1u : 0u, std::memory_order_relaxed);
-  if (on) std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (!on) return true;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  // Senders registered for the asymmetric fence skip theirs toward this segment (shm_doorbell.h).
+  if ((hdr.owner_flags & kOwnerMembarrier) != 0 && membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) != 0)
+    return false;
+  return true;
 }
 
 void futex_wait_doorbell(SegmentHeader& hdr, std::uint32_t seen, int timeout_us) {

@@ -22,7 +22,7 @@ namespace ftmpi::transport::shm {
 inline constexpr std::size_t kCacheLine = 64;
 inline constexpr std::size_t kPage = 4096;
 inline constexpr std::uint64_t kSegmentMagic = 0x66746d7069736d31ull;  // "ftmpism1"
-inline constexpr std::uint32_t kLayoutVersion = 3;  // 3: byte ring of packed frames
+inline constexpr std::uint32_t kLayoutVersion = 4;  // 3: byte ring of packed frames; 4: owner_flags
 
 // Ring length (cells * cell_bytes bytes) and largest frame (cell_bytes); identical on every rank of a job
 // (checked at attach).
@@ -98,6 +98,10 @@ struct RingControl {
 static_assert(sizeof(RingControl) == 2 * kCacheLine);
 
 // --- Segment header -----------------------------------------------------------------------------------
+// SegmentHeader::owner_flags: the owner issues membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) after raising
+// `sleeping`, so a sender registered for it needs no fence of its own after a frame (shm_doorbell.h).
+inline constexpr std::uint32_t kOwnerMembarrier = 1;
+
 struct SegmentHeader {
   // Line 0: identity, written by the owner in create() before the first fence, read-only afterwards.
   alignas(kCacheLine) std::uint64_t magic;
@@ -108,6 +112,7 @@ struct SegmentHeader {
   std::int32_t owner_rank;
   std::int32_t owner_pid;    // for process_vm_readv
   std::uint64_t owner_addr;  // where the owner mapped this segment (remote-read probe target)
+  std::uint32_t owner_flags;  // kOwnerMembarrier (shm_doorbell.h)
   // Line 1: the doorbell. `sleeping` is set by the owner around a futex wait on `doorbell`; a sender that
   // sees it set bumps `doorbell` and wakes the owner.
   alignas(kCacheLine) std::uint32_t sleeping;

@@ -90,7 +90,7 @@ void populate(std::byte* p, std::size_t len, bool write) {
 class ShmTransportImpl final : public ShmTransport {
  public:
   // `boot` must stay valid until attach() has returned (it is used only there).
-  ShmTransportImpl(boot::Bootstrap& boot, int rank, int size, const Geometry& g, Segment own)
+  ShmTransportImpl(boot::Bootstrap& boot, int rank, int size, const Geometry& g, Segment own, bool asym)
       : boot_(boot),
         rank_(rank),
         size_(size),
@@ -98,7 +98,8 @@ class ShmTransportImpl final : public ShmTransport {
         layout_(shm::layout_for(static_cast<std::uint32_t>(size), g)),
         own_(std::move(own)),
         links_(static_cast<std::size_t>(size)),
-        max_payload_(shm::max_payload(g)) {}
+        max_payload_(shm::max_payload(g)),
+        asym_fence_(asym) {}
 
   const char* name() const override { return "shm"; }
   size_t max_payload() const override { return shm::max_payload(geometry_); }
@@ -129,7 +130,7 @@ class ShmTransportImpl final : public ShmTransport {
     if (!l.reserved || hdr.size() > kMaxHeader || payload.size() > 16) [[unlikely]]
       return try_send_slow(peer, l, hdr, payload);
     if (!l.out.try_push(hdr, payload)) return false;
-    shm::ring_doorbell_if_sleeping(*l.peer_header);
+    shm::ring_doorbell_if_sleeping(*l.peer_header, l.fenced);
     return true;
   }
 
@@ -209,6 +210,9 @@ class ShmTransportImpl final : public ShmTransport {
     RingProducer out;
     pid_t pid = 0;
     bool reserved = false;  // reserve_ring() ran
+    // A fence after each frame (shm_doorbell.h): false when this process and the owner use the asymmetric
+    // fence (membarrier) instead.
+    bool fenced = true;
   };
   struct Inbound {
     int src;
@@ -222,7 +226,7 @@ class ShmTransportImpl final : public ShmTransport {
     if (!l.out.attached() || hdr.size() > kMaxHeader || payload.size() > max_payload_) return false;
     if (!l.reserved) reserve_ring(peer, l);
     if (!l.out.try_push(hdr, payload)) return false;
-    shm::ring_doorbell_if_sleeping(*l.peer_header);
+    shm::ring_doorbell_if_sleeping(*l.peer_header, l.fenced);
     return true;
   }
   Status map_peer(int peer, Link& link);
@@ -246,6 +250,7 @@ class ShmTransportImpl final : public ShmTransport {
   bool last_attacher_unlinks_ = true;
   std::atomic<bool> wake_pending_{false};
   const std::size_t max_payload_;  // max_payload(), for try_send
+  const bool asym_fence_;          // we raised kOwnerMembarrier and are registered (shm_doorbell.h)
   WakeCheck wake_check_ = nullptr;  // coll/shm_area.h
   void* wake_arg_ = nullptr;
 };
@@ -268,6 +273,7 @@ Status ShmTransportImpl::map_peer(int peer, Link& link) {
   }
   const Segment& s = peer == rank_ ? own_ : link.segment;
   link.pid = link.peer_header->owner_pid;
+  link.fenced = !(asym_fence_ && (link.peer_header->owner_flags & shm::kOwnerMembarrier) != 0);
   link.out = RingProducer(ring_control(s, layout_, rank_), ring_cells(s, layout_, rank_), geometry_);
   return Status::Ok();
 }
@@ -349,6 +355,11 @@ Result<ShmOptions> ShmOptions::for_job(int job_size) {
     *out = static_cast<std::uint32_t>(n);
     return true;
   };
+  long cores = ::sysconf(_SC_NPROCESSORS_ONLN);
+  if (const char* c = std::getenv("FTMPI_NUM_CORES"); c != nullptr && std::atoi(c) > 0) cores = std::atoi(c);
+  o.asymmetric_fence = job_size <= cores;
+  if (const char* m = std::getenv("FTMPI_SHM_MEMBARRIER"); m != nullptr && (m[0] == '0' || m[0] == '1') && m[1] == '\0')
+    o.asymmetric_fence = m[0] == '1';
   if (!from_env("FTMPI_SHM_CELLS", &o.geometry.cells) ||
       !from_env("FTMPI_SHM_CELL_BYTES", &o.geometry.cell_bytes) || !shm::valid(o.geometry))
     return Status(Errc::arg, "shm: FTMPI_SHM_CELLS must be a power of two in 2..128 and FTMPI_SHM_CELL_BYTES "
@@ -380,6 +391,8 @@ Result<std::unique_ptr<ShmTransport>> ShmTransport::create(boot::Bootstrap& boot
   h.owner_rank = rank;
   h.owner_pid = static_cast<std::int32_t>(::getpid());
   h.owner_addr = reinterpret_cast<std::uint64_t>(seg->base());
+  const bool asym = opts.asymmetric_fence && shm::register_asymmetric_fence();
+  h.owner_flags = asym ? shm::kOwnerMembarrier : 0u;
   h.magic = shm::kSegmentMagic;
 
   // Under Yama ptrace_scope=1 only ancestors may process_vm_readv us; our siblings descend from our
@@ -387,7 +400,7 @@ Result<std::unique_ptr<ShmTransport>> ShmTransport::create(boot::Bootstrap& boot
   ::prctl(PR_SET_PTRACER, static_cast<unsigned long>(::getppid()), 0, 0, 0);
 
   FTMPI_TRY(boot.put("shm." + std::to_string(rank), name));
-  return std::unique_ptr<ShmTransport>(new ShmTransportImpl(boot, rank, size, g, std::move(*seg)));
+  return std::unique_ptr<ShmTransport>(new ShmTransportImpl(boot, rank, size, g, std::move(*seg), asym));
 }
 
 }  // namespace ftmpi::transport

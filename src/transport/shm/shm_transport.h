@@ -23,9 +23,16 @@ namespace ftmpi::transport {
 
 struct ShmOptions {
   shm::Geometry geometry{};  // must be the same on every rank of the job (attach() checks)
+  // The asymmetric fence (shm_doorbell.h): senders publish without a fence, the receiver calls membarrier on
+  // its way to sleep. Worth it when ranks rarely sleep, i.e. each has a core; an oversubscribed job (ranks
+  // sleep and wake all the time, each sleep would pay a membarrier) keeps the per-frame fence. Needs kernel
+  // support (else off, silently). for_job(): on when the job has at most as many ranks as this host has
+  // cores (FTMPI_NUM_CORES overrides the count), FTMPI_SHM_MEMBARRIER=0/1 forces it.
+  bool asymmetric_fence = true;
 
-  // The default for a job of `job_size` ranks, overridden by FTMPI_SHM_CELLS / FTMPI_SHM_CELL_BYTES (the
-  // launcher gives every rank the same environment). Errc::arg when the variables make no valid geometry.
+  // The default for a job of `job_size` ranks, overridden by FTMPI_SHM_CELLS / FTMPI_SHM_CELL_BYTES /
+  // FTMPI_SHM_MEMBARRIER (the launcher gives every rank the same environment). Errc::arg when the variables
+  // make no valid geometry.
   static Result<ShmOptions> for_job(int job_size);
 };
 
