@@ -478,6 +478,7 @@ Status Runtime::finalize() {
   if (service_) service_->stop();
   failures_->set_observer(nullptr);
   events_->stop();
+  if (reinit_) reinit_->leave_job();  // before the launcher hears of the finalize: not a death
   Status st = boot_->finalize();
   ftmpi_comm_world.magic = kMagicFreed;
   ftmpi_comm_self.magic = kMagicFreed;

@@ -310,7 +310,7 @@ int Job::run() {
 }
 
 void Job::supervise() {
-  enum class Src { signal, pmi, ctrl, stream, stdin_read, stdin_write, board };
+  enum class Src { signal, pmi, ctrl, stream, stdin_read, stdin_write, board, life };
   struct Tag {
     Src src;
     int index;
@@ -357,6 +357,7 @@ void Job::supervise() {
         add(0, POLLIN, Src::stdin_read, 0);
       if (stdin_pipe_ >= 0 && !stdin_buf_.empty()) add(stdin_pipe_, POLLOUT, Src::stdin_write, 0);
       if (remote_ && remote_->fd() >= 0 && end_.running()) add(remote_->fd(), POLLIN, Src::board, 0);
+      if (life_ && life_->fd() >= 0 && end_.running()) add(life_->fd(), POLLIN, Src::life, 0);
     }
 
     int timeout_ms = -1;
@@ -402,6 +403,7 @@ void Job::supervise() {
           case Src::stdin_read: on_stdin_readable(); break;
           case Src::stdin_write: on_stdin_writable(); break;
           case Src::board: on_board_readable(); break;
+          case Src::life: on_life_readable(); break;
         }
       }
     }
@@ -423,6 +425,10 @@ void Job::reap_children() {
     int st = 0;
     pid_t pid = waitpid(-1, &st, WNOHANG);
     if (pid <= 0) return;
+    if (auto e = std::find(ended_early_.begin(), ended_early_.end(), pid); e != ended_early_.end()) {
+      ended_early_.erase(e);  // handled when its life lock told (Job::on_life_readable)
+      continue;
+    }
     int r = find_rank_by_pid(pid);
     if (r >= 0) on_rank_exit(r, st);
     else reap_spare(pid, st);

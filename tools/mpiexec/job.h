@@ -28,6 +28,7 @@
 #include "output_forwarder.h"
 #include "remote_failures.h"
 #include "rank_table.h"
+#include "life_watch.h"
 #include "respawn.h"
 #include "spare_pool.h"
 #include "models/reinit/fence_board.h"
@@ -136,6 +137,7 @@ class Job final : public RankRestarter {
   // Send a failure notice line to every live process except `except`.
   void send_notice(const std::string& line, int except);
   void on_board_readable();
+  void on_life_readable();  // job_reinit.cpp
   int ft_exit_status() const;
   void print_ft_summary() const;
   // First failure wins: record the exit status, then terminate the remaining ranks.
@@ -187,6 +189,9 @@ class Job final : public RankRestarter {
   // Fence 1 of each epoch among the ranks (models/reinit/fence_board.h); named in FTMPI_REINIT_BOARD.
   std::optional<reinit::FenceBoard> board_;
   std::string board_name_;
+  // Deaths seen on the board's life locks, before SIGCHLD (life_watch.h); destroyed before board_.
+  std::unique_ptr<LifeWatch> life_;
+  std::vector<pid_t> ended_early_;  // processes handled as ended from a life report, not reaped yet
   std::unique_ptr<RemoteFailures> remote_;  // other jobs of the name service (FT mode)
 };
 

@@ -20,6 +20,10 @@
 
 namespace ftmpi::mpiexec {
 
+namespace {
+constexpr int kLifeWatchMaxRanks = 256;
+}  // namespace
+
 void Job::reinit_setup() {
   if (!opt_.ft.reinit()) return;
   ReinitDriver::Hooks hooks;
@@ -48,11 +52,33 @@ void Job::reinit_setup() {
       board_.emplace(std::move(b.value()));
       board_name_ = name;
       hooks.board_begin = [this](int epoch, int members) { board_->begin(epoch, members); };
+      // One watcher thread per rank (each asleep in the kernel until its rank ends): not for huge jobs.
+      const char* ll = std::getenv("FTMPI_REINIT_LIFE_LOCK");
+      if (opt_.np <= kLifeWatchMaxRanks && !(ll && std::string(ll) == "0"))
+        life_ = std::make_unique<LifeWatch>(*board_, opt_.np);
     } else {
       log::debug("mpiexec: %s; fence 1 goes through mpiexec", b.status().message().c_str());
     }
   }
   reinit_ = std::make_unique<ReinitDriver>(opt_.np, opt_.ft.restarts_limit(), std::move(hooks), start_realtime_);
+}
+
+// A rank's life lock says its process is ending (life_lock.h): handle it as ended now, with the exit status
+// the kernel already holds, instead of when SIGCHLD comes after the teardown of its address space. Only if
+// the rank is still that process, alive to us and not finalized, and the kernel says the thread is exiting;
+// else the report is stale and SIGCHLD decides as before. The process is reaped later, quietly.
+void Job::on_life_readable() {
+  for (const LifeWatch::Report& rep : life_->drain()) {
+    if (!reinit_ || !end_.running() || rep.rank < 0 || rep.rank >= static_cast<int>(ranks_.size())) continue;
+    const RankRecord& rec = ranks_[static_cast<std::size_t>(rep.rank)];
+    if (rec.pid != rep.pid || !rec.alive() || rec.pmi_finalized) continue;
+    int status = 0;
+    if (!reinit::thread_exit_status(rep.pid, rep.tid, &status)) continue;
+    log::debug("mpiexec: rank %d (pid %d) is exiting (life lock): handled before it is reaped", rep.rank,
+               static_cast<int>(rep.pid));
+    ended_early_.push_back(rep.pid);
+    on_rank_exit(rep.rank, status);
+  }
 }
 
 void Job::reinit_on_exit(int r, bool failure) {

@@ -34,9 +34,13 @@ static_assert(sizeof(std::atomic<std::uint64_t>) == 8 && std::atomic<std::uint64
 
 namespace {
 constexpr std::uint32_t kMagic = 0x52424431;  // "RBD1"
-std::size_t bytes_for(int n) {
+std::size_t slots_end(int n) {
   return sizeof(FenceBoard::Header) + static_cast<std::size_t>(n) * sizeof(FenceBoard::Slot);
 }
+constexpr std::size_t kLifeAlign = 64;
+std::size_t life_offset(int n) { return (slots_end(n) + kLifeAlign - 1) / kLifeAlign * kLifeAlign; }
+std::size_t life_stride() { return (sizeof(LifeSlot) + kLifeAlign - 1) / kLifeAlign * kLifeAlign; }
+std::size_t bytes_for(int n) { return life_offset(n) + static_cast<std::size_t>(n) * life_stride(); }
 long futex(std::atomic<std::uint32_t>* addr, int op, std::uint32_t val, const timespec* ts) {
   return ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(addr), op, val, ts, nullptr, 0);
 }
@@ -48,6 +52,11 @@ FenceBoard::Slot& FenceBoard::slot(int r) const {
   return reinterpret_cast<Slot*>(static_cast<char*>(base_) + sizeof(Header))[r];
 }
 int FenceBoard::size() const { return static_cast<int>(hdr().n); }
+LifeSlot* FenceBoard::life(int r) const {
+  if (r < 0 || r >= size()) return nullptr;
+  return reinterpret_cast<LifeSlot*>(static_cast<char*>(base_) + life_offset(size()) +
+                                     static_cast<std::size_t>(r) * life_stride());
+}
 
 Result<FenceBoard> FenceBoard::create(const std::string& name, int n) {
   if (n <= 0 || n > kBoardMaxRanks) return Status(Errc::arg, "reinit board: unsupported size");
@@ -71,6 +80,11 @@ Result<FenceBoard> FenceBoard::create(const std::string& name, int n) {
   b.hdr().n = static_cast<std::uint32_t>(n);
   b.hdr().word.store(board_begin(0, static_cast<std::uint16_t>(n)));
   b.hdr().seq.store(0);
+  for (int r = 0; r < n; ++r)
+    if (!init_life_slot(*b.life(r))) {
+      ::shm_unlink(path.c_str());
+      return Status(Errc::other, "reinit board: cannot make a robust process-shared mutex");
+    }
   std::atomic_thread_fence(std::memory_order_seq_cst);
   b.hdr().magic = kMagic;
   return b;

@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "models/reinit/epoch_change.h"
+#include "models/reinit/life_lock.h"
 #include "util/status.h"
 
 namespace ftmpi::reinit {
@@ -99,6 +100,10 @@ class FenceBoard {
   }
   ~FenceBoard();
   int size() const;
+  // Rank r's life lock (life_lock.h), after the fence slots in the same segment; nullptr if r is out of range.
+  LifeSlot* life(int r) const;
+  // The mapping outlives this object (a life lock on it is still held; life_lock.h).
+  void keep_mapped() { base_ = nullptr; }
 
   // Coordinator: epoch e begins with `members` members; waiters of older epochs wake.
   void begin(int e, int members);

@@ -123,12 +123,28 @@ ReinitControl::ReinitControl(int world_rank, int start_epoch, int restarts_befor
     if (board.ok()) board_.emplace(std::move(board.value()));
     else board_status_ = board.status();
   }
+  // Held from here until MPI_Finalize by this (the MPI_Init) thread: mpiexec sees this process's death as
+  // soon as the kernel ends the thread, before its address space is torn down (life_lock.h).
+  // FTMPI_REINIT_LIFE_LOCK=0 turns it off (deaths are then seen through SIGCHLD only).
+  const char* ll = std::getenv("FTMPI_REINIT_LIFE_LOCK");
+  if (board_ && !(ll && std::strcmp(ll, "0") == 0))
+    if (LifeSlot* s = board_->life(world_rank); s && hold_life(*s)) life_ = s;
   signo_ = SIGRTMIN + 4;
   if (const char* s = std::getenv("FTMPI_REINIT_SIGNAL")) signo_ = std::atoi(s);
   compute_ranges();
 }
 
+void ReinitControl::leave_job() {
+  // From the thread that locked it (MPI_Finalize's is MPI_Init's). From another thread the lock stays held
+  // and on that thread's robust list, which the C library and the kernel may walk later: the board then
+  // stays mapped for good (a few KiB).
+  if (life_ && !release_life(*life_)) board_keep_mapped_ = true;
+  life_ = nullptr;
+}
+
 ReinitControl::~ReinitControl() {
+  leave_job();
+  if (board_keep_mapped_ && board_) board_->keep_mapped();
   ReinitControl* me = this;
   g_active.compare_exchange_strong(me, nullptr);
   std::lock_guard g(mu_);

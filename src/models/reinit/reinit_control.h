@@ -64,6 +64,8 @@ class ReinitControl {
   // `start_epoch` > 0: this process was restarted by mpiexec to join that epoch.
   ReinitControl(int world_rank, int start_epoch, int restarts_before);
   ~ReinitControl();
+  // MPI_Finalize, on the MPI_Init thread: this process leaves the job; its life lock is released (life_lock.h).
+  void leave_job();
 
   // Set by the runtime before the service thread starts.
   void set_send(std::function<void(const char*)> send) { send_ = std::move(send); }
@@ -141,6 +143,8 @@ class ReinitControl {
   std::vector<int> building_failed_;  // the failed list of the epoch being built (begin_change; mu_)
   // Fence 1 on mpiexec's shared-memory board (fence_board.h) when the job has one (FTMPI_REINIT_BOARD).
   std::optional<FenceBoard> board_;
+  LifeSlot* life_ = nullptr;  // this process's life lock in board_, held since construction
+  bool board_keep_mapped_ = false;  // leave_job could not release life_ (not its thread)
   Status board_status_ = Status::Ok();
   int timeline_epoch_ = -1;  // fence 1 of this epoch was on the board; `timeline_` goes with fence 2 (mu_)
   std::string timeline_;
