@@ -42,8 +42,10 @@
 //   one huge sample, which the median ignores). choose(n): a way without any sample is tried first
 //   (single copy first: it needs nothing from the sender); otherwise the lower estimate wins (the ring's
 //   weighted by kRingHandicap), and the
-//   loser is taken once every kExplore decisions of the size class so that its estimate follows a change
-//   of placement (cost: at most 1/kExplore of the messages at the slower speed).
+//   losers are taken in turn once every `period` decisions of the size class so that their estimates
+//   follow a change of placement; the period starts at kExplore and doubles with every exploration up to
+//   kExploreMax (a lone ring message in slow placement costs ten split ones), and falls back to kExplore
+//   when the winner's own estimate moves by more than kShift (the placement changed).
 // Safety: none needed here — every way is a complete protocol (engine_recv.cpp; the split way's own
 // argument is in rndv_split.h); this only picks one. A wrong pick costs speed, never data.
 // Cost: two or three timestamp reads per rendezvous message, a sort of kWindow values per sample.
@@ -80,6 +82,7 @@ class RndvPath {
   // message (how the ring is explored while the single copy wins) measured 20-30 % faster than the same
   // messages streamed; and the single copy needs nothing from the sender, so it keeps ties.
   static constexpr double kRingHandicap = 1.4;
+  static constexpr double kShift = 1.5;          // a change of the winner's estimate that resets the period
   static constexpr int kClasses = 10;            // size classes: 16 KiB, 32 KiB, ... 8 MiB and more
   static constexpr std::size_t kMinRingSample = 4096;  // smaller messages say little about the rate
 
@@ -95,8 +98,22 @@ class RndvPath {
       best = Way::split;
     if (best != Way::ring && c.last == Way::ring && c.period < kExploreMax) c.period *= 2;  // a trial lost
     c.last = best;
+    // The winner's own rate moved by more than kShift since the last exploration: the placement changed,
+    // explore soon again.
+    const double now_est = best == Way::cma ? c.cma.estimate() : best == Way::ring ? ring_.estimate() : c.split.estimate();
+    if (c.explored_at > 0 && best == c.explored_best &&
+        (now_est > c.explored_at * kShift || now_est * kShift < c.explored_at)) {
+      c.period = kExplore;
+      c.explored_at = now_est;
+      c.explored_best = best;
+    }
     if (++c.since_explore >= c.period) {
       c.since_explore = 0;
+      // Every exploration doubles the period (up to kExploreMax): a loser is tried ever more rarely while
+      // nothing changes (a ring message in slow placement costs as much as 10 split ones).
+      if (c.period < kExploreMax) c.period *= 2;
+      c.explored_at = now_est;
+      c.explored_best = best;
       // the losers in turn
       Way losers[2];
       int k = 0;
@@ -192,6 +209,8 @@ class RndvPath {
     int since_explore = 0;
     int period = kExplore;  // decisions between two tries of the loser (doubles when the ring lost again)
     Way last = Way::cma;    // the winner at the previous decision
+    double explored_at = 0; // the winner's estimate at the last exploration
+    Way explored_best = Way::cma;  // ... and which way it was
   };
   std::array<Class, kClasses> classes_{};
   Estimate ring_;
