@@ -6,7 +6,8 @@
 # usage: bench/bw_rounds.sh [-r ROUNDS] [-i IMPLS] [-e] [-T SECONDS] [-p PRIO] [BUILD_DIR]
 #   -r  rounds (default 6); every round runs the experiment and each implementation once, rotating the order
 #   -i  comma list of ftmpi,openmpi,mpich,split (default all four; split = bench/cma_split.c, ways a b d c,
-#       then again with the receiver reading its data, -t)
+#       then again with the receiver reading its data, -t); ftmpi-WAY (cma, ring, split): ftmpi with
+#       FTMPI_RNDV_PATH=WAY
 #   -T  seconds of each bandwidth size (default 0.1)
 #   -p  SCHED_FIFO priority (`chrt -f`, default 5; 0: none)
 # A run counts as "fast" placement when the probes before and after it both read < 100 ns, "slow" when both
@@ -51,6 +52,7 @@ IFS=, read -r -a want <<<"$impls"
 active=()
 for v in "${want[@]}"; do
   if [ "$v" = split ]; then active+=(split); continue; fi
+  case $v in ftmpi-*) cp "$work/bandwidth.ftmpi" "$work/bandwidth.$v" 2>/dev/null || "${cc[ftmpi]}" -O2 -o "$work/bandwidth.$v" "$here/bandwidth.c"; active+=("$v"); continue ;; esac
   "${cc[$v]}" -O2 -o "$work/bandwidth.$v" "$here/bandwidth.c" >"$work/build.log" 2>&1 &&
     active+=("$v") || { say "$v: building bandwidth.c failed"; cat "$work/build.log" >&2; }
 done
@@ -59,6 +61,7 @@ launcher() {
   case $1 in
     openmpi) cmd=(mpiexec.openmpi --allow-run-as-root --bind-to core -n 2) ;;
     mpich) cmd=(mpiexec.mpich -bind-to core -n 2) ;;
+    ftmpi-*) cmd=(env "FTMPI_RNDV_PATH=${1#ftmpi-}" "$build/bin/mpiexec" -n 2 --bind-to core) ;;
     *) cmd=("$build/bin/mpiexec" -n 2 --bind-to core) ;;
   esac
 }

@@ -236,7 +236,7 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
 void Engine::Impl::start_split_recv(Request* r, const Envelope& env, int src_world, std::size_t n, RndvPath& path) {
   transport::Transport& t = router.for_peer(src_world);
   auto* dst = static_cast<std::byte*>(r->rbuf);
-  const std::uint64_t h = split::head_of(n);
+  const std::uint64_t h = split::head_of(n, rndv_split_share);
   r->proto_state = kRecvSplit;
   r->split = split::kAsked;
   r->remote_id = env.sreq;

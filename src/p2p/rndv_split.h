@@ -73,8 +73,10 @@ constexpr Outcome outcome(std::uint8_t s) {
   return Outcome::ok;
 }
 
-// The split point of an n-byte message: half, rounded down to a cache line (the two writers never share a
-// line), at least one line for each side (n >= 128).
-constexpr std::uint64_t head_of(std::uint64_t n) { return (n / 2) & ~std::uint64_t{63}; }
+// The split point of an n-byte message: the receiver's share, `sixteenths` of 16 (default 8: half), rounded
+// down to a cache line (the two writers never share a line).
+constexpr std::uint64_t head_of(std::uint64_t n, unsigned sixteenths = 8) {
+  return (n / 16 * sixteenths) & ~std::uint64_t{63};
+}
 
 }  // namespace ftmpi::p2p::split
