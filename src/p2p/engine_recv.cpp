@@ -277,6 +277,8 @@ void Engine::Impl::on_split_done(int src, const Envelope& env) {
   }
   r->split |= split::kAnswered;
   if (env.flags & kFlagDeclined) r->split |= split::kDeclined;
+  if ((env.flags & kFlagDeclined) && env.tag != split::kWhyWriteFailed)
+    r->split |= split::kSenderEnded | (env.tag == split::kWhyEndedFailed ? split::kEndedFailed : 0);
   const auto peer = static_cast<std::size_t>(src);
   if ((r->split & (split::kDeclined | split::kOwnFailed | split::kDoomed)) == 0 && peer < rndv_paths.size())
     rndv_paths[peer].split_complete(r->status.bytes, rndv_ticks());
@@ -294,6 +296,9 @@ void Engine::Impl::end_split(Request* r) {
       break;  // the error kept by fail()
     case split::Outcome::sender_failed:
       r->error = Status(Errc::proc_failed, "the sending process failed before the message was transferred");
+      break;
+    case split::Outcome::sender_ended:
+      r->error = Status(Errc::revoked, "the communicator has been revoked (the sender's request ended)");
       break;
     case split::Outcome::incomplete:
       r->error = r->comm != nullptr && r->comm->revoked.load(std::memory_order_relaxed)

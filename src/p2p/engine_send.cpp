@@ -169,6 +169,9 @@ void Engine::Impl::on_cts(int src, const Envelope& env) {
     a.epoch = job_epoch;
     a.kind = FrameKind::split_done;
     a.flags = wrote ? 0 : kFlagDeclined;
+    a.tag = live ? split::kWhyWriteFailed
+            : (r && r->kind == ReqKind::send && r->error.code() == Errc::proc_failed) ? split::kWhyEndedFailed
+                                                                                     : split::kWhyEnded;
     a.context = env.context;
     a.sreq = env.sreq;
     a.rreq = env.rreq;

@@ -42,8 +42,9 @@
 // sender calls MPI again. It does not wait for the sender's *application*: a sender blocked in MPI (the
 // common case, e.g. in MPI_Wait on this very send) answers at once.
 // Errors: answer "declined" with the receive not doomed — the sender's request had ended (it was revoked
-// or failed there) or its write failed: the receive fails (its bytes are incomplete), with the kept error
-// if any. The receiver's own read failing (the sender died) — no fin; the answer or the failure completes
+// or failed there: the answer says which, and the receive ends with MPI_ERR_REVOKED or PROC_FAILED even if
+// the revoke notice has not arrived here yet) or its write failed: the receive fails (its bytes are
+// incomplete), with the kept error if any. The receiver's own read failing (the sender died) — no fin; the answer or the failure completes
 // it with an error.
 #pragma once
 #include <cstdint>
@@ -57,17 +58,25 @@ inline constexpr std::uint8_t kDeclined = 4;   // ... and the sender did not wri
 inline constexpr std::uint8_t kOwnFailed = 8;  // the receiver's own read of the head failed
 inline constexpr std::uint8_t kDoomed = 16;    // an early end was asked for; the error is kept in the request
 inline constexpr std::uint8_t kSenderDead = 32;  // the sender is known failed (reaped)
+inline constexpr std::uint8_t kSenderEnded = 64;  // declined because its send had ended (revoked, purged)
+inline constexpr std::uint8_t kEndedFailed = 128; // ... with MPI_ERR_PROC_FAILED
+
+// Why a sender declined (split_done's tag).
+inline constexpr std::int32_t kWhyWriteFailed = 0, kWhyEnded = 1, kWhyEndedFailed = 2;
 
 // May the receive complete now: no write of the sender can reach its buffer any more.
 constexpr bool may_complete(std::uint8_t s) { return (s & kAsked) == 0 || (s & (kAnswered | kSenderDead)) != 0; }
 
-enum class Outcome : std::uint8_t { ok, doomed, sender_failed, incomplete };
+enum class Outcome : std::uint8_t { ok, doomed, sender_failed, sender_ended, incomplete };
 // How a receive that may complete ends: with the kept early error (doomed), with MPI_ERR_PROC_FAILED (the
-// sender died before answering, or before the receiver read its part), incomplete (declined or the own read
-// failed with the sender alive), or ok.
+// sender died before answering, or before the receiver read its part, or its send had ended with that
+// error), with MPI_ERR_REVOKED (sender_ended: its send had ended otherwise — a send ends early only by a
+// revoke or a purge of its communicator, whose notice may not have reached this process yet), incomplete
+// (its write or the receiver's own read failed with the sender alive), or ok.
 constexpr Outcome outcome(std::uint8_t s) {
   if (s & kDoomed) return Outcome::doomed;
   if ((s & kSenderDead) && (s & kAnswered) == 0) return Outcome::sender_failed;
+  if (s & kSenderEnded) return (s & kEndedFailed) ? Outcome::sender_failed : Outcome::sender_ended;
   if (s & kDeclined) return (s & kSenderDead) ? Outcome::sender_failed : Outcome::incomplete;
   if (s & kOwnFailed) return (s & kSenderDead) ? Outcome::sender_failed : Outcome::incomplete;
   return Outcome::ok;

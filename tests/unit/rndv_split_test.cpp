@@ -32,6 +32,9 @@ TEST(RndvSplit, Outcomes) {
   EXPECT_EQ(split::outcome(a | split::kAnswered | split::kDeclined), O::incomplete);
   EXPECT_EQ(split::outcome(a | split::kAnswered | split::kOwnFailed), O::incomplete);
   EXPECT_EQ(split::outcome(a | split::kAnswered | split::kOwnFailed | split::kSenderDead), O::sender_failed);
+  EXPECT_EQ(split::outcome(a | split::kAnswered | split::kDeclined | split::kSenderEnded), O::sender_ended);
+  EXPECT_EQ(split::outcome(a | split::kAnswered | split::kDeclined | split::kSenderEnded | split::kEndedFailed),
+            O::sender_failed);
   // an early end keeps its own error whatever came after
   EXPECT_EQ(split::outcome(a | split::kDoomed | split::kAnswered), O::doomed);
   EXPECT_EQ(split::outcome(a | split::kDoomed | split::kSenderDead), O::doomed);
