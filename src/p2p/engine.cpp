@@ -243,6 +243,7 @@ void Engine::Impl::sweep_failures() {
 }
 
 void Engine::set_job_epoch(std::uint32_t epoch) { impl_->job_epoch = epoch; }
+void Engine::set_split_allowed(bool allowed) { impl_->split_allowed = allowed; }
 
 void Engine::set_ft(FtHandler* ft, const ft::FailureState* failures) {
   impl_->ft = ft;

@@ -101,6 +101,7 @@ struct Engine::Impl {
   // FTMPI_RNDV_PATH=split forces the split way (p2p/rndv_split.h) where the transport can write remotely.
   enum class RndvMode : std::uint8_t { automatic, cma, ring, split } rndv_mode = RndvMode::automatic;
   std::size_t rndv_ring_max = kRndvRingMax;
+  bool split_allowed = true;      // Engine::set_split_allowed
   unsigned rndv_split_share = 8;  // FTMPI_RNDV_SPLIT_SHARE: the receiver's part of a split, in 16ths (1..15)
   std::vector<RndvPath> rndv_paths;  // by world rank / process id, grown on demand
   RndvPath& rndv_path_of(int peer) {

@@ -153,7 +153,7 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
   if (read_remote && !chunked && n > 0 && n <= rndv_ring_max && rndv_mode != RndvMode::cma) {
     path = &rndv_path_of(src_world);
     // The split way (rndv_split.h): contiguous receives the transport can also write into remotely.
-    const bool split_ok = t.supports_remote_write() && r->type->contiguous && n >= kSplitMin;
+    const bool split_ok = split_allowed && t.supports_remote_write() && r->type->contiguous && n >= kSplitMin;
     const Way w = rndv_mode == RndvMode::ring    ? Way::ring
                   : rndv_mode == RndvMode::split ? (split_ok ? Way::split : Way::cma)
                                                  : path->choose(n, split_ok);

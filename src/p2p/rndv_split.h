@@ -35,6 +35,11 @@
 // A job epoch change (Reinit) drops frames of the old epoch; survivors pass a global synchronisation before
 // the new epoch, and a sender handles an old cts (and writes) only before it enters that synchronisation,
 // so the write precedes the receiver's restart.
+// Where it holds: ftmpi's launcher (notices after reaping; MPI_Finalize's fence keeps a sender progressing
+// until every rank is in MPI_Finalize). In FT mode under a foreign launcher (Hydra, srun) failures are
+// judged from lost connections and ranks leave MPI_Finalize on their own: the engine then never takes
+// this way (Engine::set_split_allowed, runtime.cpp). Without FT mode a send cannot end before the
+// receiver's fin, and the sender handles the cts (ordered before the fin on the ring) before it.
 // Liveness (the bounded wait). A doomed receive waits for the sender's next progress call (any MPI call,
 // MPI_Finalize included) or its death; a stopped or hung sender is killed by the detector (FT mode) after
 // its timeout, a sender that exits is reaped. Without FT mode a dead process ends the job. This is weaker
