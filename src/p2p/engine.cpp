@@ -24,10 +24,16 @@ Engine::Impl::Impl(transport::Router& r, int me_, int n)
       rndv_mode = RndvMode::cma;
     else if (std::strcmp(m, "ring") == 0)
       rndv_mode = RndvMode::ring;
+    else if (std::strcmp(m, "split") == 0)
+      rndv_mode = RndvMode::split;
     else if (*m != '\0' && std::strcmp(m, "auto") != 0)
-      log::warn("FTMPI_RNDV_PATH=%s: expected auto, cma or ring; using auto", m);
+      log::warn("FTMPI_RNDV_PATH=%s: expected auto, cma, ring or split; using auto", m);
   }
   if (const char* l = std::getenv("FTMPI_RNDV_RING_MAX")) rndv_ring_max = std::strtoull(l, nullptr, 10);
+  if (const char* s = std::getenv("FTMPI_RNDV_SPLIT_SHARE")) {
+    const unsigned long v = std::strtoul(s, nullptr, 10);
+    if (v >= 1 && v <= 15) rndv_split_share = static_cast<unsigned>(v);
+  }
 }
 
 void Engine::Impl::queue_frame(int peer, const Envelope& env, const std::byte* payload, std::size_t len,
@@ -88,7 +94,7 @@ int Engine::Impl::flush_backlog() {
 
 namespace {
 bool tracked_state(std::uint8_t s) {
-  return s == kSendWaitAck || s == kSendWaitRndv || s == kSendStreaming || s == kRecvData;
+  return s == kSendWaitAck || s == kSendWaitRndv || s == kSendStreaming || s == kRecvData || s == kRecvSplit;
 }
 }  // namespace
 
@@ -164,13 +170,26 @@ bool Engine::Impl::coll_given_up(std::uint32_t ctx, int tag, int src_world) cons
 
 void Engine::Impl::fail(Request* r, const Status& why) {
   if (r->complete) return;
+  if (r->proto_state == kRecvSplit) {
+    // The sender may still write into this buffer (p2p/rndv_split.h): keep the first error, complete only
+    // when its answer came or it is known failed (a reaped process writes nothing).
+    if ((r->split & split::kDoomed) == 0 && (r->split & (split::kAnswered | split::kSenderDead)) == 0) {
+      r->split |= split::kDoomed;
+      if (r->error.ok()) r->error = why;
+    }
+    if (peer_failed(r->peer_world)) r->split |= split::kSenderDead;
+    if (split::may_complete(r->split)) end_split(r);
+    return;
+  }
   if (r->proto_state == kRecvPosted) matcher.remove_posted(r);
   if (r->kind == ReqKind::send && r->peer_world >= 0 && r->proto_state != kIdle) {
     // Frames of this send still waiting for the transport point into the user's buffer: drop them.
     auto& q = queue_of(r->peer_world);
     const std::uint64_t id = RequestPool::id_of(r);
     for (auto it = q.begin(); it != q.end();) {
-      if (it->env.sreq == id && it->env.kind != FrameKind::fin && it->env.kind != FrameKind::sync_ack)
+      // (a split_done answers a receiver that waits for it before it may complete: p2p/rndv_split.h)
+      if (it->env.sreq == id && it->env.kind != FrameKind::fin && it->env.kind != FrameKind::sync_ack &&
+          it->env.kind != FrameKind::split_done)
         it = q.erase(it);
       else
         ++it;
@@ -224,6 +243,7 @@ void Engine::Impl::sweep_failures() {
 }
 
 void Engine::set_job_epoch(std::uint32_t epoch) { impl_->job_epoch = epoch; }
+void Engine::set_split_allowed(bool allowed) { impl_->split_allowed = allowed; }
 
 void Engine::set_ft(FtHandler* ft, const ft::FailureState* failures) {
   impl_->ft = ft;
@@ -619,6 +639,9 @@ void Engine::on_frame(int src, std::span<const std::byte> hdr, std::span<const s
     case FrameKind::fin:
     case FrameKind::sync_ack:
       m.on_sender_done(src, env);
+      return;
+    case FrameKind::split_done:
+      m.on_split_done(src, env);
       return;
     case FrameKind::ft:
       if (m.ft && env.len == payload.size()) m.ft->on_ft_frame(src, env.context, env.tag, payload);

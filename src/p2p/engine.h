@@ -93,6 +93,9 @@ class Engine final : public transport::FrameSink {
   // Reinit: the job epoch this engine belongs to (0 without Reinit). Stamped on every frame it sends;
   // frames of any other epoch are dropped on receipt. Set before the first frame.
   void set_job_epoch(std::uint32_t epoch);
+  // Whether the split rendezvous (p2p/rndv_split.h) may be used: its safety needs failure notices that
+  // follow the reaping of the process, which only ftmpi's launcher gives (default: allowed).
+  void set_split_allowed(bool allowed);
 
   // Start a send / receive. On success *out is a pending (or already complete) request owned by the
   // engine; the caller completes it with test()/the progress loop and then release()s it.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ft/failure_state.h"
+#include "p2p/rndv_split.h"
 #include "p2p/engine.h"
 #include "p2p/envelope.h"
 #include "p2p/matcher.h"
@@ -56,6 +57,9 @@ inline constexpr std::size_t kStagingLimit = std::size_t{8} << 20;
 inline constexpr std::size_t kStagingChunk = std::size_t{4} << 20;
 // Largest rendezvous the receiver may pipeline through the ring instead of reading it (Impl::rndv_ring_max).
 inline constexpr std::size_t kRndvRingMax = std::size_t{4} << 20;
+// Smallest rendezvous the split way may take (p2p/rndv_split.h): below it the second system call and frame
+// cost more than half a copy saves.
+inline constexpr std::size_t kSplitMin = std::size_t{32} << 10;
 
 // States of ftmpi_request_s::proto_state.
 enum ProtoState : std::uint8_t {
@@ -66,6 +70,7 @@ enum ProtoState : std::uint8_t {
   kSendStreaming,  // data chunks queued after cts
   kRecvPosted,     // in the posted queue
   kRecvData,       // cts sent, receiving data chunks
+  kRecvSplit,      // split cts sent: reading the head, the sender writes the rest (p2p/rndv_split.h)
 };
 
 struct Engine::Impl {
@@ -93,8 +98,11 @@ struct Engine::Impl {
   // Shared-memory rendezvous: single copy or pipelined through the ring, per peer by measurement
   // (p2p/rndv_path.h). FTMPI_RNDV_PATH=auto (default) | cma | ring; messages above FTMPI_RNDV_RING_MAX
   // bytes (default kRndvRingMax) always take the single copy, which needs nothing from the sender.
-  enum class RndvMode : std::uint8_t { automatic, cma, ring } rndv_mode = RndvMode::automatic;
+  // FTMPI_RNDV_PATH=split forces the split way (p2p/rndv_split.h) where the transport can write remotely.
+  enum class RndvMode : std::uint8_t { automatic, cma, ring, split } rndv_mode = RndvMode::automatic;
   std::size_t rndv_ring_max = kRndvRingMax;
+  bool split_allowed = true;      // Engine::set_split_allowed
+  unsigned rndv_split_share = 8;  // FTMPI_RNDV_SPLIT_SHARE: the receiver's part of a split, in 16ths (1..15)
   std::vector<RndvPath> rndv_paths;  // by world rank / process id, grown on demand
   RndvPath& rndv_path_of(int peer) {
     const auto i = static_cast<std::size_t>(peer);
@@ -257,7 +265,8 @@ struct Engine::Impl {
   // Complete `r` (leaving the in-flight list, freeing a send's staging, releasing a request the user freed).
   void complete(Request* r) {
     const std::uint8_t s = r->proto_state;
-    const bool tracked = s == kSendWaitAck || s == kSendWaitRndv || s == kSendStreaming || s == kRecvData;
+    const bool tracked =
+        s == kSendWaitAck || s == kSendWaitRndv || s == kSendStreaming || s == kRecvData || s == kRecvSplit;
     if (tracked || r->staging_owned || r->user_freed) [[unlikely]] {
       complete_slow(r);
       return;
@@ -282,6 +291,10 @@ struct Engine::Impl {
   void deliver_eager(Request* r, const Envelope& env, int src_world, std::span<const std::byte> data);
   void start_rndv_recv(Request* r, const Envelope& env, int src_world);
   void on_data(const Envelope& env, std::span<const std::byte> payload);
+  void start_split_recv(Request* r, const Envelope& env, int src_world, std::size_t n, RndvPath& path);
+  void on_split_done(int src, const Envelope& env);
+  // A split receive whose state allows it (rndv_split.h may_complete): complete it as its outcome says.
+  void end_split(Request* r);
   void finish_recv(Request* r);
 };
 

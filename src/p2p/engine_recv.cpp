@@ -152,7 +152,16 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
   RndvPath* path = nullptr;
   if (read_remote && !chunked && n > 0 && n <= rndv_ring_max && rndv_mode != RndvMode::cma) {
     path = &rndv_path_of(src_world);
-    if (rndv_mode == RndvMode::ring || path->choose(n) == Way::ring) read_remote = false;
+    // The split way (rndv_split.h): contiguous receives the transport can also write into remotely.
+    const bool split_ok = split_allowed && t.supports_remote_write() && r->type->contiguous && n >= kSplitMin;
+    const Way w = rndv_mode == RndvMode::ring    ? Way::ring
+                  : rndv_mode == RndvMode::split ? (split_ok ? Way::split : Way::cma)
+                                                 : path->choose(n, split_ok);
+    if (w == Way::ring) read_remote = false;
+    if (w == Way::split) {
+      start_split_recv(r, env, src_world, n, *path);
+      return;
+    }
   }
   if (chunked && read_remote) {
     std::vector<std::byte> piece(kStagingChunk);
@@ -222,6 +231,83 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
   cts.rreq = RequestPool::id_of(r);
   cts.len = n;
   send_frame(src_world, cts, nullptr, 0, nullptr);
+}
+
+void Engine::Impl::start_split_recv(Request* r, const Envelope& env, int src_world, std::size_t n, RndvPath& path) {
+  transport::Transport& t = router.for_peer(src_world);
+  auto* dst = static_cast<std::byte*>(r->rbuf);
+  const std::uint64_t h = split::head_of(n, rndv_split_share);
+  r->proto_state = kRecvSplit;
+  r->split = split::kAsked;
+  r->remote_id = env.sreq;
+  r->status.bytes = n;
+  track(r);
+  path.split_begin(rndv_ticks());  // ended in end_split
+  Envelope cts{};
+  cts.epoch = job_epoch;
+  cts.kind = FrameKind::cts;
+  cts.flags = kFlagSplit;
+  cts.context = env.context;
+  cts.tag = static_cast<std::int32_t>(h);
+  cts.sreq = env.sreq;
+  cts.rreq = RequestPool::id_of(r);
+  cts.len = n;
+  cts.addr = reinterpret_cast<std::uint64_t>(dst);
+  send_frame(src_world, cts, nullptr, 0, nullptr);
+  // Our part while the sender writes its own. fin either way: we are done with the sender's buffer.
+  const Status st = t.remote_read(src_world, dst, env.addr, h);
+  if (!st.ok()) {
+    r->split |= split::kOwnFailed;
+    log::debug("split rendezvous: reading from rank %d failed (%s)", src_world, st.message().c_str());
+  }
+  Envelope fin{};
+  fin.epoch = job_epoch;
+  fin.kind = FrameKind::fin;
+  fin.context = env.context;
+  fin.sreq = env.sreq;
+  send_frame(src_world, fin, nullptr, 0, nullptr);
+}
+
+void Engine::Impl::on_split_done(int src, const Envelope& env) {
+  Request* r = pool.lookup(env.rreq);
+  if (!r || r->kind != ReqKind::recv || r->proto_state != kRecvSplit || r->remote_id != env.sreq ||
+      r->peer_world != src) {
+    log::debug("dropping split_done for an unknown receive request from rank %d", src);
+    return;
+  }
+  r->split |= split::kAnswered;
+  if (env.flags & kFlagDeclined) r->split |= split::kDeclined;
+  if ((env.flags & kFlagDeclined) && env.tag != split::kWhyWriteFailed)
+    r->split |= split::kSenderEnded | (env.tag == split::kWhyEndedFailed ? split::kEndedFailed : 0);
+  const auto peer = static_cast<std::size_t>(src);
+  if ((r->split & (split::kDeclined | split::kOwnFailed | split::kDoomed)) == 0 && peer < rndv_paths.size())
+    rndv_paths[peer].split_complete(r->status.bytes, rndv_ticks());
+  end_split(r);
+}
+
+void Engine::Impl::end_split(Request* r) {
+  const auto peer = static_cast<std::size_t>(r->peer_world);
+  if (r->peer_world >= 0 && peer < rndv_paths.size()) rndv_paths[peer].split_end();
+  switch (split::outcome(r->split)) {
+    case split::Outcome::ok:
+      finish_recv(r);  // (a truncation error set at the start stays)
+      return;
+    case split::Outcome::doomed:
+      break;  // the error kept by fail()
+    case split::Outcome::sender_failed:
+      r->error = Status(Errc::proc_failed, "the sending process failed before the message was transferred");
+      break;
+    case split::Outcome::sender_ended:
+      r->error = Status(Errc::revoked, "the communicator has been revoked (the sender's request ended)");
+      break;
+    case split::Outcome::incomplete:
+      r->error = r->comm != nullptr && r->comm->revoked.load(std::memory_order_relaxed)
+                     ? Status(Errc::revoked, "the communicator has been revoked")
+                     : Status(Errc::other, "split rendezvous: the sender did not write its part of the message");
+      break;
+  }
+  r->status.bytes = 0;
+  complete(r);
 }
 
 void Engine::Impl::on_data(const Envelope& env, std::span<const std::byte> payload) {

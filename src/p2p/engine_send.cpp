@@ -150,6 +150,34 @@ Status Engine::Impl::start_send(Request* r) {
 
 void Engine::Impl::on_cts(int src, const Envelope& env) {
   Request* r = pool.lookup(env.sreq);
+  if (env.flags & kFlagSplit) {
+    // Split rendezvous (rndv_split.h): write our part now, in this call, then answer — always answer, the
+    // receive may not complete before it hears from us. The send completes on the receiver's fin.
+    const bool live = r && r->kind == ReqKind::send && r->proto_state == kSendWaitRndv && r->peer_world == src;
+    bool wrote = false;
+    if (live) {
+      const std::byte* data = r->staging ? r->staging : static_cast<const std::byte*>(r->sbuf);
+      const std::uint64_t wanted = std::min<std::uint64_t>(env.len, r->bytes_total);
+      const auto h = static_cast<std::uint64_t>(static_cast<std::uint32_t>(env.tag));
+      if (h <= wanted) {
+        const Status st = router.for_peer(src).remote_write(src, env.addr + h, data + h, wanted - h);
+        wrote = st.ok();
+        if (!st.ok()) log::debug("split rendezvous: writing to rank %d failed (%s)", src, st.message().c_str());
+      }
+    }
+    Envelope a{};
+    a.epoch = job_epoch;
+    a.kind = FrameKind::split_done;
+    a.flags = wrote ? 0 : kFlagDeclined;
+    a.tag = live ? split::kWhyWriteFailed
+            : (r && r->kind == ReqKind::send && r->error.code() == Errc::proc_failed) ? split::kWhyEndedFailed
+                                                                                     : split::kWhyEnded;
+    a.context = env.context;
+    a.sreq = env.sreq;
+    a.rreq = env.rreq;
+    send_frame(src, a, nullptr, 0, nullptr);
+    return;
+  }
   if (!r || r->kind != ReqKind::send || r->proto_state != kSendWaitRndv || r->peer_world != src) {
     // A notice for a send that already ended (revoked, failed, released): expected after revokes and
     // failures, so not worth a warning (request ids carry an incarnation: it cannot hit a later send).

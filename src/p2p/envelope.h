@@ -20,12 +20,18 @@ enum class FrameKind : std::uint8_t {
   ft = 7,        // fault-tolerance protocol frame (revoke, agreement): bypasses matching; tag = sub-kind
   retire = 8,    // the sender retired its communicator on `context`'s slot: nothing more for it follows
                  // (p2p/stale_filter.h)
+  split_done = 9,  // split rendezvous: the sender wrote its part of receive `rreq` (kFlagDeclined: it did
+                   // not) (p2p/rndv_split.h)
 };
 
 inline constexpr std::uint8_t kFlagSync = 1;
 // On an rts: the sender has no packed copy of the message at `addr` (a large non-contiguous send packs each
 // data frame as it goes): the receiver must ask for data frames (cts) instead of reading remotely.
 inline constexpr std::uint8_t kFlagNoRemoteRead = 2;
+// On a cts: split rendezvous (p2p/rndv_split.h): write bytes [tag, len) of the message to `addr` + tag in the
+// receiver's memory, then answer split_done. On a split_done: the sender did not write its part.
+inline constexpr std::uint8_t kFlagSplit = 4;
+inline constexpr std::uint8_t kFlagDeclined = 8;
 
 struct Envelope {
   FrameKind kind;

@@ -7,6 +7,9 @@
 //   pipelined (Way::ring)   — it answers cts and the sender streams data frames through the shared ring:
 //                             two copies, but made at the same time on both cores (the sender fills cell
 //                             k+1 while the receiver empties cell k), through cells that stay in cache.
+//   split (Way::split)      — the receiver reads the first half while the sender writes the second half into
+//                             the receiver's buffer (process_vm_writev): one copy, both cores at once, each
+//                             inside its own cache (p2p/rndv_split.h, with its safety argument).
 // Which is faster depends on where the two cores are. When they share a cache (one L3), a cell passes
 // from one core to the other at cache speed and the pipeline, with both cores copying, runs 2-3x faster
 // than the single copy. When they do not (two CCDs or sockets, or a VM whose vCPUs the host moves), every
@@ -32,14 +35,19 @@
 //           doubles that class's exploration period (kExplore up to kExploreMax), so where the ring is
 //           slower the trials soon cost nothing, and a change of placement is still noticed within a few
 //           thousand messages.
+//   * split: time per byte of each split message, timed as the ring's (from the previous completion while
+//           earlier split receives from that peer were in flight, else from its clear-to-send) up to the
+//           sender's answer, per size class.
 //   Each estimate is the median of the last kWindow samples (a copy interrupted by the scheduler gives
 //   one huge sample, which the median ignores). choose(n): a way without any sample is tried first
 //   (single copy first: it needs nothing from the sender); otherwise the lower estimate wins (the ring's
 //   weighted by kRingHandicap), and the
-//   loser is taken once every kExplore decisions of the size class so that its estimate follows a change
-//   of placement (cost: at most 1/kExplore of the messages at the slower speed).
-// Safety: none needed — both ways are complete protocols (engine_recv.cpp); this only picks one. A wrong
-// pick costs speed, never data.
+//   losers are taken in turn once every `period` decisions of the size class so that their estimates
+//   follow a change of placement; the period starts at kExplore and doubles with every exploration up to
+//   kExploreMax (a lone ring message in slow placement costs ten split ones), and falls back to kExplore
+//   when the winner's own estimate moves by more than kShift (the placement changed).
+// Safety: none needed here — every way is a complete protocol (engine_recv.cpp; the split way's own
+// argument is in rndv_split.h); this only picks one. A wrong pick costs speed, never data.
 // Cost: two or three timestamp reads per rendezvous message, a sort of kWindow values per sample.
 #pragma once
 #include <array>
@@ -63,7 +71,7 @@ inline std::uint64_t rndv_ticks() {
 #endif
 }
 
-enum class Way : std::uint8_t { cma, ring };
+enum class Way : std::uint8_t { cma, ring, split };
 
 class RndvPath {
  public:
@@ -74,20 +82,44 @@ class RndvPath {
   // message (how the ring is explored while the single copy wins) measured 20-30 % faster than the same
   // messages streamed; and the single copy needs nothing from the sender, so it keeps ties.
   static constexpr double kRingHandicap = 1.4;
+  static constexpr double kShift = 1.5;          // a change of the winner's estimate that resets the period
   static constexpr int kClasses = 10;            // size classes: 16 KiB, 32 KiB, ... 8 MiB and more
   static constexpr std::size_t kMinRingSample = 4096;  // smaller messages say little about the rate
 
-  // The way for a message of `bytes` bytes (the receive's length).
-  Way choose(std::size_t bytes) {
+  // The way for a message of `bytes` bytes (the receive's length); `split_ok`: the split way may be taken
+  // (the transport writes remotely, the receive is contiguous and large enough).
+  Way choose(std::size_t bytes, bool split_ok = false) {
     Class& c = classes_[class_of(bytes)];
     if (c.cma.count == 0) return Way::cma;
+    if (split_ok && c.split.count == 0) return Way::split;
     if (ring_.count == 0) return Way::ring;
-    const Way best = ring_.estimate() * kRingHandicap < c.cma.estimate() ? Way::ring : Way::cma;
-    if (best == Way::cma && c.last == Way::ring && c.period < kExploreMax) c.period *= 2;  // a trial lost
+    Way best = ring_.estimate() * kRingHandicap < c.cma.estimate() ? Way::ring : Way::cma;
+    if (split_ok && c.split.estimate() < (best == Way::ring ? ring_.estimate() * kRingHandicap : c.cma.estimate()))
+      best = Way::split;
+    if (best != Way::ring && c.last == Way::ring && c.period < kExploreMax) c.period *= 2;  // a trial lost
     c.last = best;
+    // The winner's own rate moved by more than kShift since the last exploration: the placement changed,
+    // explore soon again.
+    const double now_est = best == Way::cma ? c.cma.estimate() : best == Way::ring ? ring_.estimate() : c.split.estimate();
+    if (c.explored_at > 0 && best == c.explored_best &&
+        (now_est > c.explored_at * kShift || now_est * kShift < c.explored_at)) {
+      c.period = kExplore;
+      c.explored_at = now_est;
+      c.explored_best = best;
+    }
     if (++c.since_explore >= c.period) {
       c.since_explore = 0;
-      return best == Way::cma ? Way::ring : Way::cma;
+      // Every exploration doubles the period (up to kExploreMax): a loser is tried ever more rarely while
+      // nothing changes (a ring message in slow placement costs as much as 10 split ones).
+      if (c.period < kExploreMax) c.period *= 2;
+      c.explored_at = now_est;
+      c.explored_best = best;
+      // the losers in turn
+      Way losers[2];
+      int k = 0;
+      for (Way w : {Way::cma, Way::ring, Way::split})
+        if (w != best && (w != Way::split || split_ok)) losers[k++] = w;
+      return losers[(c.turn++) % k];
     }
     return best;
   }
@@ -95,6 +127,20 @@ class RndvPath {
   // A single-copy read of `bytes` took `ticks`.
   void record_cma(std::size_t bytes, std::uint64_t ticks) {
     if (bytes > 0) classes_[class_of(bytes)].cma.add(per_byte(bytes, ticks));
+  }
+  // A split receive from this peer sent its clear-to-send at `now`.
+  void split_begin(std::uint64_t now) {
+    if (split_inflight_++ == 0) split_mark_ = now;
+  }
+  // That receive got the sender's answer at `now` (it wrote its part): one sample. Call split_end() after.
+  void split_complete(std::size_t bytes, std::uint64_t now) {
+    if (split_inflight_ == 0) return;
+    if (bytes > 0 && now > split_mark_) classes_[class_of(bytes)].split.add(per_byte(bytes, now - split_mark_));
+    split_mark_ = now;
+  }
+  // A split receive ended (completed, failed or doomed).
+  void split_end() {
+    if (split_inflight_ > 0) --split_inflight_;
   }
   // A pipelined receive from this peer sent its clear-to-send at `now`.
   void ring_begin(std::uint64_t now) {
@@ -124,6 +170,7 @@ class RndvPath {
   // Estimates in ticks per byte (tests, diagnostics); 0 when there is no sample.
   double cma_estimate(std::size_t bytes) const { return classes_[class_of(bytes)].cma.estimate(); }
   double ring_estimate() const { return ring_.estimate(); }
+  double split_estimate(std::size_t bytes) const { return classes_[class_of(bytes)].split.estimate(); }
 
   static int class_of(std::size_t bytes) {
     int c = 0;
@@ -146,7 +193,7 @@ class RndvPath {
     }
     double estimate() const {
       if (count == 0) return 0;
-      double s[kWindow];
+      double s[kWindow] = {};
       for (int i = 0; i < count; ++i) {  // insertion sort of at most kWindow values
         int j = i;
         for (; j > 0 && s[j - 1] > v[static_cast<std::size_t>(i)]; --j) s[j] = s[j - 1];
@@ -157,15 +204,21 @@ class RndvPath {
   };
   struct Class {
     Estimate cma;
+    Estimate split;
+    unsigned turn = 0;      // which loser the next exploration tries
     int since_explore = 0;
     int period = kExplore;  // decisions between two tries of the loser (doubles when the ring lost again)
     Way last = Way::cma;    // the winner at the previous decision
+    double explored_at = 0; // the winner's estimate at the last exploration
+    Way explored_best = Way::cma;  // ... and which way it was
   };
   std::array<Class, kClasses> classes_{};
   Estimate ring_;
   int ring_inflight_ = 0;         // pipelined receives from this peer between cts and their end
   std::uint64_t ring_mark_ = 0;   // when the pipeline last became busy for the next one to complete
   bool ring_lone_ = false;        // the oldest in flight began with nothing ahead: mark at its first frame
+  int split_inflight_ = 0;        // split receives from this peer between cts and their end
+  std::uint64_t split_mark_ = 0;  // when the split stream last became busy for the next one to complete
 };
 
 }  // namespace ftmpi::p2p

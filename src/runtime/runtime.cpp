@@ -313,6 +313,10 @@ Status Runtime::build_layer(boot::Bootstrap& boot, bool tolerate_failed_peers, b
   }
   ft_ = std::make_unique<ft::FtManager>(*this, *failures_, ft_mode_);
   engine_->set_ft(ft_.get(), failures_.get());
+  // A foreign launcher in FT mode: failures are judged by the ranks themselves (lost connections), not
+  // after the launcher reaped the process, and a rank leaves MPI_Finalize on its own: the split
+  // rendezvous' safety and liveness argument (p2p/rndv_split.h) does not hold there.
+  engine_->set_split_allowed(!ft_mode_ || boot_->launched_by_ftmpi());
   Runtime* self = this;
   engine_->set_idle_comm_hook([self](ftmpi_comm_s* c) { comm::retire(*self, c); });
   if (service_) ft_->set_service(service_.get());

@@ -57,6 +57,10 @@ class OffsetTransport final : public Transport {
     return in_.poll(s);
   }
   bool supports_remote_read() const override { return in_.supports_remote_read(); }
+  bool supports_remote_write() const override { return in_.supports_remote_write(); }
+  Status remote_write(int peer, std::uint64_t addr, const void* src, size_t len) override {
+    return in_.remote_write(peer - base_, addr, src, len);
+  }
   Status remote_read(int peer, void* dst, std::uint64_t addr, size_t len) override {
     return in_.remote_read(peer - base_, dst, addr, len);
   }

@@ -59,6 +59,13 @@ class Transport {
   virtual Status remote_read(int peer, void* dst, std::uint64_t remote_addr, size_t len) {
     return Status(Errc::unsupported, "remote read not supported by this transport");
   }
+  // Single-copy write of `len` bytes from `src` to address `remote_addr` in the peer's address space
+  // (process_vm_writev; the split rendezvous of p2p/rndv_split.h). Errors: proc_failed when the peer is
+  // gone, other otherwise. Only when supports_remote_write().
+  virtual bool supports_remote_write() const { return false; }
+  virtual Status remote_write(int peer, std::uint64_t remote_addr, const void* src, size_t len) {
+    return Status(Errc::unsupported, "remote write not supported by this transport");
+  }
 
   // Sleep up to `timeout_us` microseconds or until a frame for this rank may have arrived (futex doorbell
   // for shared memory, poll(2) for sockets). Spurious returns are allowed. Used by the progress loop's

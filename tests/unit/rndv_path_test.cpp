@@ -52,14 +52,33 @@ TEST(RndvPath, HandicapKeepsNearTiesOnSingleCopy) {
   EXPECT_EQ(p.choose(k1M), Way::ring);
 }
 
-TEST(RndvPath, ExploresTheLoserOncePerPeriod) {
+TEST(RndvPath, ExploresTheLoserEverMoreRarely) {
   RndvPath p;
   std::uint64_t now = 1;
   p.record_cma(k32K, 10 * k32K);
   stream_ring(p, k32K, 1.0, 1, now);
-  int cma = 0;
-  for (int i = 0; i < 10 * RndvPath::kExplore; ++i) cma += p.choose(k32K) == Way::cma;
-  EXPECT_EQ(cma, 10);
+  // explorations after kExplore, then 2, 4, 8 ... times as many decisions
+  int since = 0, period = RndvPath::kExplore;
+  for (int e = 0; e < 6; ++e) {
+    since = 0;
+    while (p.choose(k32K) == Way::ring) ++since;
+    EXPECT_EQ(since + 1, period);
+    period *= 2;
+  }
+}
+
+TEST(RndvPath, AChangeOfTheWinnersRateRestartsExploration) {
+  RndvPath p;
+  std::uint64_t now = 1;
+  p.record_cma(k32K, 10 * k32K);
+  stream_ring(p, k32K, 1.0, RndvPath::kWindow, now);
+  for (int e = 0; e < 5; ++e)
+    while (p.choose(k32K) == Way::ring) {
+    }
+  stream_ring(p, k32K, 3.0, RndvPath::kWindow, now);  // the ring got 3x slower (still the winner)
+  int n = 0;
+  while (p.choose(k32K) == Way::ring) ++n;
+  EXPECT_LE(n, 2 * RndvPath::kExplore);
 }
 
 TEST(RndvPath, FollowsAChangeOfPlacement) {

@@ -70,6 +70,26 @@ int read_process_memory(pid_t pid, void* dst, std::uint64_t addr, std::size_t le
   return 0;
 }
 
+// Write `len` bytes from `src` to `addr` of process `pid`, looping over short writes. 0 or an errno.
+int write_process_memory(pid_t pid, std::uint64_t addr, const void* src, std::size_t len) {
+  const auto* in = static_cast<const char*>(src);
+  while (len > 0) {
+    const std::size_t ask = len < kMaxReadPerCall ? len : kMaxReadPerCall;
+    struct iovec local {const_cast<char*>(in), ask};
+    struct iovec remote {reinterpret_cast<void*>(addr), ask};
+    ssize_t n = ::process_vm_writev(pid, &local, 1, &remote, 1, 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (n == 0) return EFAULT;
+    in += n;
+    addr += static_cast<std::uint64_t>(n);
+    len -= static_cast<std::size_t>(n);
+  }
+  return 0;
+}
+
 // Map every page of [p, p + len) into this process's page tables now (they exist in the segment: the
 // sender reserved them). A byte ring walks all its pages in turn, so without this the resident set would
 // creep up to the ring's size over the first laps (and a stream would take its page faults one by one on
@@ -177,6 +197,18 @@ class ShmTransportImpl final : public ShmTransport {
   void set_wake_check(WakeCheck fn, void* arg) override {
     wake_check_ = fn;
     wake_arg_ = arg;
+  }
+
+  // The same permission as a read (the kernel checks ptrace access either way), probed once by the read.
+  bool supports_remote_write() const override { return remote_read_ok_; }
+  Status remote_write(int peer, std::uint64_t remote_addr, const void* src, size_t len) override {
+    if (peer < 0 || peer >= size_ || links_[static_cast<std::size_t>(peer)].peer_header == nullptr)
+      return Status(Errc::arg, "shm remote_write: peer " + std::to_string(peer) + " is not attached");
+    int err = write_process_memory(links_[static_cast<std::size_t>(peer)].pid, remote_addr, src, len);
+    if (err == ESRCH) return Status(Errc::proc_failed, "shm remote_write: rank " + std::to_string(peer) + " is gone");
+    if (err != 0)
+      return Status(Errc::other, "shm remote_write to rank " + std::to_string(peer) + ": " + std::strerror(err));
+    return Status::Ok();
   }
 
   Status remote_read(int peer, void* dst, std::uint64_t remote_addr, size_t len) override {

@@ -1,0 +1,84 @@
+// The split rendezvous' receiver-side rule (src/p2p/rndv_split.h): a receive the sender may still write into
+// never completes, whatever asks it to end early; and the way chooser's third way (src/p2p/rndv_path.h).
+#include "p2p/rndv_split.h"
+
+#include <gtest/gtest.h>
+
+#include "p2p/rndv_path.h"
+
+namespace split = ftmpi::p2p::split;
+using ftmpi::p2p::RndvPath;
+using ftmpi::p2p::Way;
+
+TEST(RndvSplit, NotASplitReceiveMayAlwaysComplete) { EXPECT_TRUE(split::may_complete(0)); }
+
+TEST(RndvSplit, AskedWaitsForTheAnswerOrTheSendersDeath) {
+  // Every combination of the events that do not stop the sender: none may complete the receive.
+  for (std::uint8_t extra = 0; extra < 64; ++extra) {
+    const std::uint8_t s = split::kAsked | (extra & (split::kOwnFailed | split::kDoomed));
+    EXPECT_FALSE(split::may_complete(s)) << int(s);
+  }
+  EXPECT_TRUE(split::may_complete(split::kAsked | split::kAnswered));
+  EXPECT_TRUE(split::may_complete(split::kAsked | split::kSenderDead));
+  EXPECT_TRUE(split::may_complete(split::kAsked | split::kDoomed | split::kSenderDead));
+}
+
+TEST(RndvSplit, Outcomes) {
+  using O = split::Outcome;
+  const std::uint8_t a = split::kAsked;
+  EXPECT_EQ(split::outcome(a | split::kAnswered), O::ok);
+  EXPECT_EQ(split::outcome(a | split::kAnswered | split::kSenderDead), O::ok);  // wrote, then died: all there
+  EXPECT_EQ(split::outcome(a | split::kSenderDead), O::sender_failed);
+  EXPECT_EQ(split::outcome(a | split::kAnswered | split::kDeclined), O::incomplete);
+  EXPECT_EQ(split::outcome(a | split::kAnswered | split::kOwnFailed), O::incomplete);
+  EXPECT_EQ(split::outcome(a | split::kAnswered | split::kOwnFailed | split::kSenderDead), O::sender_failed);
+  EXPECT_EQ(split::outcome(a | split::kAnswered | split::kDeclined | split::kSenderEnded), O::sender_ended);
+  EXPECT_EQ(split::outcome(a | split::kAnswered | split::kDeclined | split::kSenderEnded | split::kEndedFailed),
+            O::sender_failed);
+  // an early end keeps its own error whatever came after
+  EXPECT_EQ(split::outcome(a | split::kDoomed | split::kAnswered), O::doomed);
+  EXPECT_EQ(split::outcome(a | split::kDoomed | split::kSenderDead), O::doomed);
+}
+
+TEST(RndvSplit, HeadIsALineAlignedHalf) {
+  EXPECT_EQ(split::head_of(32768), 16384u);
+  EXPECT_EQ(split::head_of(32768 + 100), 16384u);
+  EXPECT_EQ(split::head_of(1000) % 64, 0u);
+  EXPECT_LT(split::head_of(1000), 1000u);
+}
+
+TEST(RndvPathSplit, TriedAfterTheSingleCopyAndKeptWhenFaster) {
+  RndvPath p;
+  constexpr std::size_t n = 1 << 20;
+  EXPECT_EQ(p.choose(n, true), Way::cma);
+  p.record_cma(n, 10 * n);
+  EXPECT_EQ(p.choose(n, true), Way::split);  // no sample yet
+  std::uint64_t now = 1000;
+  for (int i = 0; i < RndvPath::kWindow; ++i) {  // 5 ticks per byte
+    p.split_begin(now);
+    now += 5 * n;
+    p.split_complete(n, now);
+    p.split_end();
+  }
+  EXPECT_EQ(p.choose(n, false), Way::ring);  // not allowed: the ring, untried, is next
+  // the ring measured slower than both: the split wins, the others are explored in turn
+  for (int i = 0; i < RndvPath::kWindow; ++i) {
+    p.ring_begin(now);
+    p.ring_first_data(now);
+    now += 20 * n;
+    p.ring_complete(n, now);
+    p.ring_end();
+  }
+  int split_n = 0, cma_n = 0, ring_n = 0;
+  for (int i = 0; i < 3 * RndvPath::kExplore; ++i) {  // explorations after kExplore, then 2 kExplore more
+    const Way w = p.choose(n, true);
+    split_n += w == Way::split;
+    cma_n += w == Way::cma;
+    ring_n += w == Way::ring;
+  }
+  EXPECT_EQ(split_n, 3 * RndvPath::kExplore - 2);
+  EXPECT_EQ(cma_n, 1);
+  EXPECT_EQ(ring_n, 1);
+  // without the split way allowed, the single copy wins
+  EXPECT_EQ(p.choose(n, false), Way::cma);
+}
