@@ -30,6 +30,7 @@ Engine::Impl::Impl(transport::Router& r, int me_, int n)
       log::warn("FTMPI_RNDV_PATH=%s: expected auto, cma, ring or split; using auto", m);
   }
   if (const char* l = std::getenv("FTMPI_RNDV_RING_MAX")) rndv_ring_max = std::strtoull(l, nullptr, 10);
+  if (const char* a = std::getenv("FTMPI_RNDV_SPLIT")) split_auto = std::strcmp(a, "1") == 0;
   if (const char* s = std::getenv("FTMPI_RNDV_SPLIT_SHARE")) {
     const unsigned long v = std::strtoul(s, nullptr, 10);
     if (v >= 1 && v <= 15) rndv_split_share = static_cast<unsigned>(v);

@@ -99,9 +99,14 @@ struct Engine::Impl {
   // (p2p/rndv_path.h). FTMPI_RNDV_PATH=auto (default) | cma | ring; messages above FTMPI_RNDV_RING_MAX
   // bytes (default kRndvRingMax) always take the single copy, which needs nothing from the sender.
   // FTMPI_RNDV_PATH=split forces the split way (p2p/rndv_split.h) where the transport can write remotely.
+  // The automatic choice takes the split way only with FTMPI_RNDV_SPLIT=1: the half the sender writes is left
+  // in the sender's cache, so a receiver that then reads its data pays for the crossing the chooser never
+  // sees (bench/cma_split.c -t, slow placement: 3x slower than the single copy; docs/performance.md), and a
+  // revoked split receive waits for the sender's answer.
   enum class RndvMode : std::uint8_t { automatic, cma, ring, split } rndv_mode = RndvMode::automatic;
   std::size_t rndv_ring_max = kRndvRingMax;
   bool split_allowed = true;      // Engine::set_split_allowed
+  bool split_auto = false;        // FTMPI_RNDV_SPLIT=1: the automatic choice may take the split way
   unsigned rndv_split_share = 8;  // FTMPI_RNDV_SPLIT_SHARE: the receiver's part of a split, in 16ths (1..15)
   std::vector<RndvPath> rndv_paths;  // by world rank / process id, grown on demand
   RndvPath& rndv_path_of(int peer) {

@@ -156,7 +156,7 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
     const bool split_ok = split_allowed && t.supports_remote_write() && r->type->contiguous && n >= kSplitMin;
     const Way w = rndv_mode == RndvMode::ring    ? Way::ring
                   : rndv_mode == RndvMode::split ? (split_ok ? Way::split : Way::cma)
-                                                 : path->choose(n, split_ok);
+                                                 : path->choose(n, split_ok && split_auto);
     if (w == Way::ring) read_remote = false;
     if (w == Way::split) {
       start_split_recv(r, env, src_world, n, *path);
