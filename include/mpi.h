@@ -232,6 +232,9 @@ FTMPI_API extern struct ftmpi_op_s ftmpi_op_max, ftmpi_op_min, ftmpi_op_sum, ftm
 
 /* split types */
 #define MPI_COMM_TYPE_SHARED 1
+/* MPI-4.0 §7.4.2 (src/api/comm_ctors.cpp: the only hardware level known is the host's shared memory) */
+#define MPI_COMM_TYPE_HW_UNGUIDED 2
+#define MPI_COMM_TYPE_HW_GUIDED 3
 
 /* predefined attribute keys (values are keyval handles) */
 #define MPI_TAG_UB 0x64400001
@@ -1558,6 +1561,7 @@ typedef enum { MPI_T_SOURCE_ORDERED = 0, MPI_T_SOURCE_UNORDERED = 1 } MPI_T_sour
 #define MPI_T_ERR_PVAR_NO_WRITE 92
 #define MPI_T_ERR_PVAR_NO_ATOMIC 93
 #define MPI_T_ERR_INVALID_SESSION 94
+#define MPI_T_ERR_OUT_OF_SESSIONS 95
 /* MPI-3.1 §14.3.6-14.3.7: control and performance variables, categories and enumerations
  * (src/api/mpit_vars.cpp; docs/api.md "MPI_T") */
 #define MPI_T_BIND_MPI_DATATYPE 2

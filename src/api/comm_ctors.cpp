@@ -40,16 +40,44 @@ int dup_with_attributes(MPI_Comm comm, MPI_Comm* newcomm, const char* fn) {
 
 }  // namespace
 
+// MPI_COMM_TYPE_SHARED splits by host. The MPI-4.0 hardware splits know one level, the host's shared memory:
+// HW_GUIDED with info "mpi_hw_resource_type" = "mpi_shared_memory" splits as SHARED; any other value, no such
+// key or MPI_INFO_NULL gives MPI_COMM_NULL (the standard's answer for a resource type this process does not
+// support; every member still takes part, as MPI_UNDEFINED). HW_UNGUIDED gives the shared-memory level when
+// it is a strict subset of comm (comm spans hosts), else MPI_COMM_NULL, and writes the type into `info`.
 extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
-  (void)info;
   FTMPI_ENTER("MPI_Comm_split_type");
   CHECK_INTRA(comm, "MPI_Comm_split_type");
   if (!newcomm) return ret(comm, Status(Errc::arg, "newcomm is NULL"), "MPI_Comm_split_type");
-  if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
-    return ret(comm, Status(Errc::arg, "unknown split_type (MPI_COMM_TYPE_SHARED or MPI_UNDEFINED)"),
+  if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED && split_type != MPI_COMM_TYPE_HW_GUIDED &&
+      split_type != MPI_COMM_TYPE_HW_UNGUIDED)
+    return ret(comm,
+               Status(Errc::arg, "unknown split_type (MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_GUIDED, "
+                                 "MPI_COMM_TYPE_HW_UNGUIDED or MPI_UNDEFINED)"),
                "MPI_Comm_split_type");
+  if (info != MPI_INFO_NULL && !ftmpi::api::valid_info(info))
+    return ret(comm, Status(Errc::info, "invalid info"), "MPI_Comm_split_type");
+  constexpr const char* kResourceKey = "mpi_hw_resource_type";
+  constexpr const char* kSharedMemory = "mpi_shared_memory";
+  bool undefined = split_type == MPI_UNDEFINED;
+  if (split_type == MPI_COMM_TYPE_HW_GUIDED) {
+    const std::string* v = info == MPI_INFO_NULL ? nullptr : info->info.get(kResourceKey);
+    undefined = v == nullptr || *v != kSharedMemory;
+  }
   *newcomm = MPI_COMM_NULL;
-  return ret(comm, cops::split_shared(rt(), comm, split_type == MPI_UNDEFINED, key, newcomm), "MPI_Comm_split_type");
+  Status st = cops::split_shared(rt(), comm, undefined, key, newcomm);
+  if (!st.ok()) return ret(comm, st, "MPI_Comm_split_type");
+  if (split_type == MPI_COMM_TYPE_HW_UNGUIDED && *newcomm != MPI_COMM_NULL) {
+    if ((*newcomm)->size >= comm->size) {  // the host level is not a strict subset: no level below comm
+      Status f = cops::free(rt(), *newcomm);
+      *newcomm = MPI_COMM_NULL;
+      if (!f.ok()) return ret(comm, f, "MPI_Comm_split_type");
+    } else if (info != MPI_INFO_NULL && !info->predefined) {
+      Status s = info->info.set(kResourceKey, kSharedMemory);
+      (void)s;  // a valid key and value: cannot fail
+    }
+  }
+  return MPI_SUCCESS;
 }
 FTMPI_ALIAS(Comm_split_type)
 

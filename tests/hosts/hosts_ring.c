@@ -37,6 +37,28 @@ int main(int argc, char** argv) {
   for (int r = 0; r < size; ++r) same += strcmp(hosts + 64 * r, host) == 0;
   if (same != shared_size) fail("MPI_COMM_TYPE_SHARED does not match the hosts", rank);
   printf("rank %d on %s: %d rank(s) on this host\n", rank, host, shared_size);
+#ifdef MPI_COMM_TYPE_HW_UNGUIDED
+  /* MPI-4.0: with ranks on several hosts the host is a level strictly below WORLD; the type comes back in info. */
+  {
+    MPI_Info info;
+    MPI_Comm hw;
+    MPI_Info_create(&info);
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, info, &hw);
+    if (same < size) {
+      int hw_size = -1, flag = 0;
+      char value[64] = "";
+      if (hw == MPI_COMM_NULL) fail("MPI_COMM_TYPE_HW_UNGUIDED gave MPI_COMM_NULL across hosts", rank);
+      MPI_Comm_size(hw, &hw_size);
+      if (hw_size != same) fail("MPI_COMM_TYPE_HW_UNGUIDED does not match the hosts", rank);
+      MPI_Info_get(info, "mpi_hw_resource_type", sizeof value - 1, value, &flag);
+      if (!flag || strcmp(value, "mpi_shared_memory") != 0) fail("HW_UNGUIDED did not name its level", rank);
+      MPI_Comm_free(&hw);
+    } else if (hw != MPI_COMM_NULL) {
+      fail("MPI_COMM_TYPE_HW_UNGUIDED on one host must give MPI_COMM_NULL", rank);
+    }
+    MPI_Info_free(&info);
+  }
+#endif
 
   int right = (rank + 1) % size, left = (rank + size - 1) % size;
   for (int round = 0; round < rounds; ++round) {

@@ -25,6 +25,33 @@ static void test_split_type(void) {
     CHECK_MPI(MPI_Comm_free(&shm));
   }
   CHECK_CLASS(MPI_Comm_split_type(MPI_COMM_WORLD, 12345, 0, MPI_INFO_NULL, &shm), MPI_ERR_ARG);
+  /* MPI-4.0 hardware splits: "mpi_shared_memory" is the host (here: everyone, in key order); an unknown
+   * resource type, a missing key or MPI_INFO_NULL give MPI_COMM_NULL everywhere; one host has no level below
+   * WORLD, so HW_UNGUIDED gives MPI_COMM_NULL and leaves the info alone. */
+  MPI_Info info;
+  CHECK_MPI(MPI_Info_create(&info));
+  CHECK_MPI(MPI_Info_set(info, "mpi_hw_resource_type", "mpi_shared_memory"));
+  CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, -rank, info, &shm));
+  CHECK(shm != MPI_COMM_NULL, "HW_GUIDED mpi_shared_memory: a communicator");
+  if (shm != MPI_COMM_NULL) {
+    CHECK_MPI(MPI_Comm_rank(shm, &r));
+    CHECK_MPI(MPI_Comm_size(shm, &n));
+    CHECK(n == size && r == size - 1 - rank, "HW_GUIDED: rank %d size %d", r, n);
+    CHECK_MPI(MPI_Comm_free(&shm));
+  }
+  CHECK_MPI(MPI_Info_set(info, "mpi_hw_resource_type", "l3cache"));
+  CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, info, &shm));
+  CHECK(shm == MPI_COMM_NULL, "HW_GUIDED with an unsupported resource type gives MPI_COMM_NULL");
+  CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, MPI_INFO_NULL, &shm));
+  CHECK(shm == MPI_COMM_NULL, "HW_GUIDED with MPI_INFO_NULL gives MPI_COMM_NULL");
+  CHECK_MPI(MPI_Info_free(&info));
+  CHECK_MPI(MPI_Info_create(&info));
+  CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, info, &shm));
+  CHECK(shm == MPI_COMM_NULL, "HW_UNGUIDED on one host gives MPI_COMM_NULL");
+  int nkeys = -1;
+  CHECK_MPI(MPI_Info_get_nkeys(info, &nkeys));
+  CHECK(nkeys == 0, "HW_UNGUIDED with no result leaves the info empty (%d keys)", nkeys);
+  CHECK_MPI(MPI_Info_free(&info));
 }
 
 static void test_create_group(void) {
