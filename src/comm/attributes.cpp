@@ -28,6 +28,17 @@ const AttributeRegistry::Keyval* AttributeRegistry::live(ObjectKind kind, int ke
 
 bool AttributeRegistry::valid_keyval(ObjectKind kind, int keyval) const { return live(kind, keyval) != nullptr; }
 
+// A freed keyval lives on while attributes use it (MPI-3.1 §6.7.2: freeing a key in use is not erroneous); an
+// object still holding an attribute for it may read or delete that attribute by the old handle value, as
+// Open MPI and MPICH allow (MPICH suite attr/fkeyval). Setting a new attribute with it stays an error.
+bool AttributeRegistry::usable_on(ObjectKind kind, const void* object, int keyval) const {
+  if (live(kind, keyval)) return true;
+  auto it = keyvals_.find(keyval);
+  if (it == keyvals_.end() || it->second.kind != kind) return false;
+  auto o = objects_.find(object);
+  return o != objects_.end() && o->second.contains(keyval);
+}
+
 Status AttributeRegistry::free_keyval(ObjectKind kind, int keyval) {
   Keyval* kv = live(kind, keyval);
   if (!kv) return Status(Errc::keyval, "invalid attribute key");
@@ -75,7 +86,7 @@ AttrResult AttributeRegistry::set(ObjectKind kind, const void* object, int keyva
 
 Status AttributeRegistry::get(ObjectKind kind, const void* object, int keyval, void** value, bool* found) const {
   *found = false;
-  if (!live(kind, keyval)) return Status(Errc::keyval, "invalid attribute key");
+  if (!usable_on(kind, object, keyval)) return Status(Errc::keyval, "invalid attribute key");
   auto o = objects_.find(object);
   if (o == objects_.end()) return {};
   auto a = o->second.find(keyval);
@@ -86,7 +97,7 @@ Status AttributeRegistry::get(ObjectKind kind, const void* object, int keyval, v
 }
 
 AttrResult AttributeRegistry::remove(ObjectKind kind, const void* object, int keyval) {
-  if (!live(kind, keyval)) return {Status(Errc::keyval, "invalid attribute key")};
+  if (!usable_on(kind, object, keyval)) return {Status(Errc::keyval, "invalid attribute key")};
   auto o = objects_.find(object);
   if (o == objects_.end() || !o->second.contains(keyval))
     return {Status(Errc::keyval, "the object has no attribute for this key")};

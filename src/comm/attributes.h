@@ -54,6 +54,8 @@ class AttributeRegistry {
   Status free_keyval(ObjectKind kind, int keyval);
   // True when `keyval` is a live (not freed) keyval of `kind`.
   bool valid_keyval(ObjectKind kind, int keyval) const;
+  // A live keyval, or a freed one that `object` still holds an attribute for (get and delete accept it).
+  bool usable_on(ObjectKind kind, const void* object, int keyval) const;
 
   // Set (replacing: the delete callback runs on the old value first; if it fails nothing changes).
   AttrResult set(ObjectKind kind, const void* object, int keyval, void* value);
