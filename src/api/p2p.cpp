@@ -114,8 +114,7 @@ namespace {
 }
 [[gnu::always_inline]] inline bool plain_args(const void* buf, int count, MPI_Datatype type, MPI_Comm comm,
                                               const MPI_Request* request) {
-  return request != nullptr && ftmpi::api::valid_comm(comm) && count >= 0 && ftmpi::api::valid_type(type) &&
-         (buf != nullptr || count == 0 || type->size == 0 || type->true_lb != 0);
+  return request != nullptr && ftmpi::api::valid_comm(comm) && ftmpi::api::buffer_ok(buf, count, type);
 }
 }  // namespace
 

@@ -38,6 +38,18 @@ namespace {
   r->coll_precise = a.coll && a.precise;
 }
 
+// irecv's common case: a receive posted ahead of its message, allowed when nothing unexpected is queued and
+// nothing is known failed or revoked (otherwise start_recv does the general work).
+[[gnu::always_inline]] inline bool may_post_ahead(const Engine::Impl& m, bool coll_precise) {
+  return m.matcher.unexpected_count() == 0 && m.fault_free() && (!coll_precise || m.given_up.empty());
+}
+[[gnu::always_inline]] inline void post_ahead(Engine::Impl& m, Request* r, const RecvArgs& a) {
+  r->ctx = a.coll ? a.comm->ctx_coll : a.comm->ctx_pt2pt;
+  r->bytes_total = dt::packed_size(a.type, a.count);  // capacity
+  r->proto_state = kRecvPosted;
+  m.matcher.add_posted(r);
+}
+
 // Where received bytes land: the user buffer (contiguous type) or a staging buffer unpacked at the end
 // (nullptr when that cannot be allocated).
 std::byte* landing(Request* r, std::size_t bytes) {
@@ -355,13 +367,8 @@ Status Engine::irecv(const RecvArgs& a, Request** out) {
   Impl& m = *impl_;
   Request* r = m.pool.get();
   fill_recv(r, a);
-  // start_recv's common case inline: a receive posted ahead of its message, nothing known failed or revoked.
-  if (a.source != -2 && m.matcher.unexpected_count() == 0 && m.fault_free() &&
-      (!r->coll_precise || m.given_up.empty())) [[likely]] {
-    r->ctx = a.coll ? a.comm->ctx_coll : a.comm->ctx_pt2pt;
-    r->bytes_total = dt::packed_size(a.type, a.count);  // capacity
-    r->proto_state = kRecvPosted;
-    m.matcher.add_posted(r);
+  if (a.source != -2 && may_post_ahead(m, r->coll_precise)) [[likely]] {
+    post_ahead(m, r, a);
     *out = r;
     return Status::Ok();
   }
@@ -374,15 +381,11 @@ Request* Engine::irecv_now(const RecvArgs& a) {
   Impl& m = *impl_;
   // irecv's inline case (and its argument checks; MPI_PROC_NULL and every error go to irecv).
   if ((a.source != kAnySource && (a.source < 0 || a.source >= a.comm->peer_size())) ||
-      (a.tag < 0 && a.tag != kAnyTag) || m.matcher.unexpected_count() != 0 || !m.fault_free() ||
-      (a.coll && a.precise && !m.given_up.empty())) [[unlikely]]
+      (a.tag < 0 && a.tag != kAnyTag) || !may_post_ahead(m, a.coll && a.precise)) [[unlikely]]
     return nullptr;
   Request* r = m.pool.get();
   fill_recv(r, a);
-  r->ctx = a.coll ? a.comm->ctx_coll : a.comm->ctx_pt2pt;
-  r->bytes_total = dt::packed_size(a.type, a.count);  // capacity
-  r->proto_state = kRecvPosted;
-  m.matcher.add_posted(r);
+  post_ahead(m, r, a);
   return r;
 }
 

@@ -2,8 +2,6 @@
 
 #include <linux/futex.h>
 #include <sched.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -12,6 +10,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
+
+#include "util/futex.h"
 
 namespace ftmpi::progress {
 
@@ -129,16 +129,10 @@ int Progress::back_off(int idle) {
   return idle == sleep_from ? idle + 1 : idle;  // past every phase test; stops growing
 }
 
-namespace {
-long futex_word(std::atomic<std::uint32_t>* w, int op, std::uint32_t val, const struct timespec* ts) {
-  return ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(w), op, val, ts, nullptr, 0);
-}
-}  // namespace
-
 void Progress::wake_parked() {
   if (parked_.load(std::memory_order_seq_cst) == 0) return;
   turn_gen_.fetch_add(1, std::memory_order_seq_cst);
-  futex_word(&turn_gen_, FUTEX_WAKE_PRIVATE, INT_MAX, nullptr);
+  util::futex(&turn_gen_, FUTEX_WAKE_PRIVATE, INT_MAX, nullptr);
 }
 
 void Progress::leave_turn() {
@@ -154,7 +148,7 @@ void Progress::park(int timeout_us) {
   parked_.fetch_add(1, std::memory_order_seq_cst);
   const int depth = lock_->release_all();
   struct timespec ts {timeout_us / 1000000, static_cast<long>(timeout_us % 1000000) * 1000L};
-  futex_word(&turn_gen_, FUTEX_WAIT_PRIVATE, seen, &ts);  // EAGAIN, EINTR, ETIMEDOUT: look again
+  util::futex(&turn_gen_, FUTEX_WAIT_PRIVATE, seen, &ts);  // EAGAIN, EINTR, ETIMEDOUT: look again
   parked_.fetch_sub(1, std::memory_order_seq_cst);
   lock_->reacquire(depth);
 }

@@ -7,6 +7,13 @@
 
 namespace ftmpi::util {
 
+// The same clock in nanoseconds, for short waits (util/spin_wait.h, the progress engine's yield phase).
+inline long long mono_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+}
+
 inline double mono_ms() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

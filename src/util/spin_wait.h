@@ -17,13 +17,9 @@
 #include <sched.h>
 #include <time.h>
 
-namespace ftmpi::util {
+#include "util/mono_clock.h"
 
-inline long long mono_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
-}
+namespace ftmpi::util {
 
 inline constexpr long long kYieldPhaseNs = 1'000'000;  // a wait yields for 1 ms at most, then sleeps
 inline constexpr long long kStolenYieldNs = 200'000;   // one yield this long: another program had our core

@@ -53,8 +53,7 @@ void Job::reinit_setup() {
       board_name_ = name;
       hooks.board_begin = [this](int epoch, int members) { board_->begin(epoch, members); };
       // One watcher thread per rank (each asleep in the kernel until its rank ends): not for huge jobs.
-      const char* ll = std::getenv("FTMPI_REINIT_LIFE_LOCK");
-      if (opt_.np <= kLifeWatchMaxRanks && !(ll && std::string(ll) == "0"))
+      if (opt_.np <= kLifeWatchMaxRanks && reinit::life_lock_enabled())
         life_ = std::make_unique<LifeWatch>(*board_, opt_.np);
     } else {
       log::debug("mpiexec: %s; fence 1 goes through mpiexec", b.status().message().c_str());

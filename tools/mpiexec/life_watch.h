@@ -2,7 +2,7 @@
 // (src/models/reinit/life_lock.h), so that a rank's death is known before the kernel has torn down the dead
 // process (1-2 ms earlier than SIGCHLD for a rank with populated shared-memory rings). The threads only
 // write (rank, pid, tid) records into a pipe that the job's poll loop reads (fd()); what to do with a report
-// is the job's decision (Job::on_life_report): it is a hint, checked against the kernel and the rank table.
+// is the job's decision (Job::on_life_readable): it is a hint, checked against the kernel and the rank table.
 #pragma once
 #include <sys/types.h>
 

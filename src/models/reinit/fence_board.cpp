@@ -4,7 +4,6 @@
 #include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,6 +11,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "util/futex.h"
 #include "util/spin_wait.h"
 
 namespace ftmpi::reinit {
@@ -41,9 +41,7 @@ constexpr std::size_t kLifeAlign = 64;
 std::size_t life_offset(int n) { return (slots_end(n) + kLifeAlign - 1) / kLifeAlign * kLifeAlign; }
 std::size_t life_stride() { return (sizeof(LifeSlot) + kLifeAlign - 1) / kLifeAlign * kLifeAlign; }
 std::size_t bytes_for(int n) { return life_offset(n) + static_cast<std::size_t>(n) * life_stride(); }
-long futex(std::atomic<std::uint32_t>* addr, int op, std::uint32_t val, const timespec* ts) {
-  return ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(addr), op, val, ts, nullptr, 0);
-}
+using util::futex;
 std::string shm_path(const std::string& name) { return name.starts_with('/') ? name : "/" + name; }
 }  // namespace
 

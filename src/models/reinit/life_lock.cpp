@@ -11,6 +11,8 @@
 #include <cstring>
 #include <ctime>
 
+#include "util/futex.h"
+
 namespace ftmpi::reinit {
 
 namespace {
@@ -19,11 +21,9 @@ constexpr int kPollMs = 100;          // how often a waiting watcher looks at `s
 
 void futex_wait(std::atomic<std::uint32_t>* w, std::uint32_t seen, int ms) {
   timespec ts{ms / 1000, (ms % 1000) * 1000000L};
-  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(w), FUTEX_WAIT, seen, &ts, nullptr, 0);
+  util::futex(w, FUTEX_WAIT, seen, &ts);
 }
-void futex_wake_all(std::atomic<std::uint32_t>* w) {
-  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(w), FUTEX_WAKE, 0x7fffffff, nullptr, nullptr, 0);
-}
+void futex_wake_all(std::atomic<std::uint32_t>* w) { util::futex(w, FUTEX_WAKE, 0x7fffffff, nullptr); }
 
 // Fields 3.. of a /proc stat file (after the command name's closing parenthesis), or false.
 bool read_stat(const char* path, unsigned long* flags, int* state, int* exit_code) {
@@ -52,6 +52,11 @@ bool read_stat(const char* path, unsigned long* flags, int* state, int* exit_cod
   return field >= 9;
 }
 }  // namespace
+
+bool life_lock_enabled() {
+  const char* v = std::getenv("FTMPI_REINIT_LIFE_LOCK");
+  return !(v && std::strcmp(v, "0") == 0);
+}
 
 bool init_life_slot(LifeSlot& s) {
   pthread_mutexattr_t a;

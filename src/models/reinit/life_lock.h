@@ -50,6 +50,9 @@ bool release_life(LifeSlot& s);
 enum class LifeEnd { died, released, stopped };
 LifeEnd watch_life(LifeSlot& s, std::uint32_t* seen, pid_t* pid, pid_t* tid, const std::atomic<bool>& stop);
 
+// Whether life locks are used (FTMPI_REINIT_LIFE_LOCK=0 turns them off; read by the ranks and by mpiexec).
+bool life_lock_enabled();
+
 // The kernel's view of thread `tid` of `pid` (/proc/<pid>/task/<tid>/stat): true if it is exiting, with the
 // exit status the parent's waitpid will see (wait-status encoding).
 bool thread_exit_status(pid_t pid, pid_t tid, int* wait_status);

@@ -126,8 +126,7 @@ ReinitControl::ReinitControl(int world_rank, int start_epoch, int restarts_befor
   // Held from here until MPI_Finalize by this (the MPI_Init) thread: mpiexec sees this process's death as
   // soon as the kernel ends the thread, before its address space is torn down (life_lock.h).
   // FTMPI_REINIT_LIFE_LOCK=0 turns it off (deaths are then seen through SIGCHLD only).
-  const char* ll = std::getenv("FTMPI_REINIT_LIFE_LOCK");
-  if (board_ && !(ll && std::strcmp(ll, "0") == 0))
+  if (board_ && life_lock_enabled())
     if (LifeSlot* s = board_->life(world_rank); s && hold_life(*s)) life_ = s;
   signo_ = SIGRTMIN + 4;
   if (const char* s = std::getenv("FTMPI_REINIT_SIGNAL")) signo_ = std::atoi(s);

@@ -12,13 +12,12 @@
 #include <mutex>
 
 #include "transport/shm/shm_ring.h"
+#include "util/futex.h"
 
 namespace ftmpi::transport::shm {
 
 namespace {
-long futex(std::uint32_t* addr, int op, std::uint32_t val, const struct timespec* ts) {
-  return ::syscall(SYS_futex, addr, op, val, ts, nullptr, 0);
-}
+using util::futex;
 long membarrier(int cmd) { return ::syscall(SYS_membarrier, cmd, 0, 0); }
 }  // namespace
 

@@ -45,49 +45,36 @@ std::byte* ring_cells(const Segment& s, const SegmentLayout& l, int sender) {
   return s.base() + l.cells_offset + static_cast<std::size_t>(sender) * l.ring_bytes;
 }
 
-// One process_vm_readv moves at most this much. The kernel itself stops a call at MAX_RW_COUNT (2 GiB minus
+// One process_vm_readv/writev call moves at most this much. The kernel stops a call at MAX_RW_COUNT (2 GiB minus
 // a page) and reports a short read; asking for at most 1 GiB keeps every call well inside that limit.
 constexpr std::size_t kMaxReadPerCall = std::size_t{1} << 30;
 
-// Read `len` bytes at `addr` of process `pid` into `dst`, looping over short reads (a message of more than
-// 2 GiB always takes several calls). 0 or an errno.
-int read_process_memory(pid_t pid, void* dst, std::uint64_t addr, std::size_t len) {
-  auto* out = static_cast<char*>(dst);
+// Move `len` bytes between `local` here and `addr` in process `pid` with `op` (process_vm_readv: there to
+// here; process_vm_writev: here to there), looping over short transfers (a message of more than 2 GiB always
+// takes several calls). 0 or an errno.
+using VmCopy = ssize_t (*)(pid_t, const struct iovec*, unsigned long, const struct iovec*, unsigned long, unsigned long);
+int copy_process_memory(VmCopy op, pid_t pid, char* local, std::uint64_t addr, std::size_t len) {
   while (len > 0) {
     const std::size_t ask = len < kMaxReadPerCall ? len : kMaxReadPerCall;
-    struct iovec local {out, ask};
-    struct iovec remote {reinterpret_cast<void*>(addr), ask};
-    ssize_t n = ::process_vm_readv(pid, &local, 1, &remote, 1, 0);
+    struct iovec here {local, ask};
+    struct iovec there {reinterpret_cast<void*>(addr), ask};
+    ssize_t n = op(pid, &here, 1, &there, 1, 0);
     if (n < 0) {
       if (errno == EINTR) continue;
       return errno;
     }
     if (n == 0) return EFAULT;
-    out += n;
+    local += n;
     addr += static_cast<std::uint64_t>(n);
     len -= static_cast<std::size_t>(n);
   }
   return 0;
 }
-
-// Write `len` bytes from `src` to `addr` of process `pid`, looping over short writes. 0 or an errno.
+int read_process_memory(pid_t pid, void* dst, std::uint64_t addr, std::size_t len) {
+  return copy_process_memory(::process_vm_readv, pid, static_cast<char*>(dst), addr, len);
+}
 int write_process_memory(pid_t pid, std::uint64_t addr, const void* src, std::size_t len) {
-  const auto* in = static_cast<const char*>(src);
-  while (len > 0) {
-    const std::size_t ask = len < kMaxReadPerCall ? len : kMaxReadPerCall;
-    struct iovec local {const_cast<char*>(in), ask};
-    struct iovec remote {reinterpret_cast<void*>(addr), ask};
-    ssize_t n = ::process_vm_writev(pid, &local, 1, &remote, 1, 0);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    if (n == 0) return EFAULT;
-    in += n;
-    addr += static_cast<std::uint64_t>(n);
-    len -= static_cast<std::size_t>(n);
-  }
-  return 0;
+  return copy_process_memory(::process_vm_writev, pid, const_cast<char*>(static_cast<const char*>(src)), addr, len);
 }
 
 // Map every page of [p, p + len) into this process's page tables now (they exist in the segment: the
