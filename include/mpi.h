@@ -1286,6 +1286,13 @@ FTMPI_DECL(int, Comm_idup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *ne
 /* MPI-4.0 §3.10: non-blocking send-receive */
 FTMPI_DECL(int, Isendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request));
 FTMPI_DECL(int, Isendrecv_replace, (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request));
+/* MPI-4.0 chapter 4: partitioned point-to-point communication (src/p2p/partitioned.h) */
+FTMPI_DECL(int, Psend_init, (const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+FTMPI_DECL(int, Precv_init, (void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+FTMPI_DECL(int, Pready, (int partition, MPI_Request request));
+FTMPI_DECL(int, Pready_range, (int partition_low, int partition_high, MPI_Request request));
+FTMPI_DECL(int, Pready_list, (int length, const int array_of_partitions[], MPI_Request request));
+FTMPI_DECL(int, Parrived, (MPI_Request request, int partition, int *flag));
 /* MPI-4.0 §6.13, §8.8: persistent collectives */
 FTMPI_DECL(int, Barrier_init, (MPI_Comm comm, MPI_Info info, MPI_Request *request));
 FTMPI_DECL(int, Bcast_init, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request));

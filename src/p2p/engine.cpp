@@ -150,7 +150,7 @@ Status Engine::Impl::start_check_slow(const Request* r, int peer_world) const {
     return Status(Errc::revoked, "the communicator has been revoked");
   if (peer_failed(peer_world))
     return Status(Errc::proc_failed, "peer process " + std::to_string(r->peer) + " has failed");
-  if (r->is_coll_ctx && !r->coll_precise && ft && ft->comm_has_failure(r->comm))
+  if (r->is_coll_ctx && !r->coll_precise && !r->peer_rules && ft && ft->comm_has_failure(r->comm))
     return Status(Errc::proc_failed, "a member of the communicator has failed");
   return Status::Ok();
 }
@@ -222,7 +222,7 @@ void Engine::Impl::sweep_failures() {
   // Operations in flight with a dead peer.
   // (A collective's step, coll_precise, only when its own peer died: engine.h.)
   auto blanket = [this](const Request* r) {
-    return r->is_coll_ctx && !r->coll_precise && ft && ft->comm_has_failure(r->comm);
+    return r->is_coll_ctx && !r->coll_precise && !r->peer_rules && ft && ft->comm_has_failure(r->comm);
   };
   std::vector<Request*> doomed;
   for (Request* r = inflight.front(); r; r = r->next)
@@ -238,7 +238,7 @@ void Engine::Impl::sweep_failures() {
       continue;
     }
     fail(r, Status(Errc::proc_failed, r->coll_precise ? "a process this collective needs data from has failed"
-                                      : r->is_coll_ctx ? "a member of the communicator has failed"
+                                      : r->is_coll_ctx && !r->peer_rules ? "a member of the communicator has failed"
                                                        : "the peer process has failed"));
   }
 }

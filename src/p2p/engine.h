@@ -39,6 +39,8 @@ struct SendArgs {
   SendMode mode = SendMode::standard;
   bool coll = false;             // true: use the communicator's collective context
   bool precise = false;          // coll: a Schedule step (failure rule: see "Collective failures" below)
+  bool peer_rules = false;       // coll, not precise: point-to-point failure rules (only the peer's failure
+                                 // fails it): partitioned communication's traffic (p2p/partitioned.h)
 };
 
 struct RecvArgs {
@@ -50,6 +52,7 @@ struct RecvArgs {
   ftmpi_comm_s* comm;
   bool coll = false;
   bool precise = false;          // as SendArgs::precise
+  bool peer_rules = false;       // as SendArgs::peer_rules
 };
 
 struct Unexpected;

@@ -36,6 +36,7 @@ namespace {
   r->tag = a.tag;
   r->is_coll_ctx = a.coll;
   r->coll_precise = a.coll && a.precise;
+  r->peer_rules = a.coll && a.peer_rules;
 }
 
 // irecv's common case: a receive posted ahead of its message, allowed when nothing unexpected is queued and

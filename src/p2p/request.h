@@ -49,6 +49,7 @@ struct ftmpi_request_s {
   bool is_coll_ctx = false;    // uses the communicator's collective context
   bool holds_comm = false;     // set_comm() took a hold on `comm` (released with the request)
   bool coll_precise = false;   // a Schedule's step: fails only where a dead process's data is missing (engine.h)
+  bool peer_rules = false;     // collective context, point-to-point failure rules (SendArgs::peer_rules)
 
   // Arguments.
   const void* sbuf = nullptr;

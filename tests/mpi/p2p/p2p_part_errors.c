@@ -1,0 +1,96 @@
+/* p2p_part_errors — bad input to partitioned communication gives clear MPI errors (MPI_ERRORS_RETURN). 2 ranks.
+ *
+ * PASS when:
+ *  - Psend_init/Precv_init refuse MPI_ANY_SOURCE (MPI_ERR_RANK), MPI_ANY_TAG and negative tags (MPI_ERR_TAG), an
+ *    out-of-range rank (MPI_ERR_RANK), negative partitions (MPI_ERR_ARG), a negative count (MPI_ERR_COUNT), a
+ *    NULL buffer with data (MPI_ERR_BUFFER), an invalid info (MPI_ERR_INFO), a bad communicator (MPI_ERR_COMM);
+ *  - Pready* on an inactive request, on a receive request, Parrived before MPI_Start, after completion and on a
+ *    send request fail with MPI_ERR_REQUEST; a partition index out of range (Pready, Pready_range with
+ *    low > high or high too large, Pready_list, Parrived) and a partition readied twice fail with MPI_ERR_ARG
+ *    and mark nothing; MPI_Start on an active request fails with MPI_ERR_REQUEST;
+ *  - after all of that the pair still works (every partition delivered intact). */
+#include "common/check.h"
+
+int main(int argc, char **argv) {
+  int rank, size;
+  CHECK_MPI(MPI_Init(&argc, &argv));
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  CHECK(size >= 2, "needs 2 ranks");
+  CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  int buf[16];
+  MPI_Request r = MPI_REQUEST_NULL;
+  const int peer = 1 - (rank & 1);
+
+  if (rank < 2) {
+    CHECK_CLASS(MPI_Precv_init(buf, 4, 4, MPI_INT, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &r), MPI_ERR_RANK);
+    CHECK_CLASS(MPI_Precv_init(buf, 4, 4, MPI_INT, peer, MPI_ANY_TAG, MPI_COMM_WORLD, MPI_INFO_NULL, &r), MPI_ERR_TAG);
+    CHECK_CLASS(MPI_Psend_init(buf, 4, 4, MPI_INT, peer, -5, MPI_COMM_WORLD, MPI_INFO_NULL, &r), MPI_ERR_TAG);
+    CHECK_CLASS(MPI_Psend_init(buf, 4, 4, MPI_INT, size, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &r), MPI_ERR_RANK);
+    CHECK_CLASS(MPI_Psend_init(buf, -1, 4, MPI_INT, peer, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &r), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Psend_init(buf, 4, -4, MPI_INT, peer, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &r), MPI_ERR_COUNT);
+    CHECK_CLASS(MPI_Psend_init(NULL, 4, 4, MPI_INT, peer, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &r), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Precv_init(buf, 4, 4, MPI_INT, peer, 0, MPI_COMM_NULL, MPI_INFO_NULL, &r), MPI_ERR_COMM);
+    MPI_Info info;
+    CHECK_MPI(MPI_Info_create(&info));
+    MPI_Info dead = info;
+    CHECK_MPI(MPI_Info_free(&info));
+    CHECK_CLASS(MPI_Psend_init(buf, 4, 4, MPI_INT, peer, 0, MPI_COMM_WORLD, dead, &r), MPI_ERR_INFO);
+    CHECK(r == MPI_REQUEST_NULL, "a failed init leaves the request alone");
+  }
+
+  /* The request life cycle: a real pair with an info argument (hints are accepted, none is interpreted). */
+  MPI_Info hints;
+  CHECK_MPI(MPI_Info_create(&hints));
+  CHECK_MPI(MPI_Info_set(hints, "some_hint", "value"));
+  int flag = 0;
+  if (rank == 0) {
+    CHECK_MPI(MPI_Psend_init(buf, 4, 4, MPI_INT, 1, 3, MPI_COMM_WORLD, hints, &r));
+    CHECK_CLASS(MPI_Pready(0, r), MPI_ERR_REQUEST); /* inactive */
+    CHECK_CLASS(MPI_Pready_range(0, 3, r), MPI_ERR_REQUEST);
+    CHECK_CLASS(MPI_Parrived(r, 0, &flag), MPI_ERR_REQUEST); /* a send request */
+    CHECK_MPI(MPI_Start(&r));
+    CHECK_CLASS(MPI_Start(&r), MPI_ERR_REQUEST); /* already active */
+    CHECK_CLASS(MPI_Pready(4, r), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Pready(-1, r), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Pready_range(2, 1, r), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Pready_range(0, 4, r), MPI_ERR_ARG);
+    int bad[2] = {1, 9};
+    CHECK_CLASS(MPI_Pready_list(2, bad, r), MPI_ERR_ARG); /* partition 1 is not marked by this */
+    CHECK_CLASS(MPI_Parrived(r, 0, &flag), MPI_ERR_REQUEST);
+    for (int i = 0; i < 16; i++) buf[i] = 100 + i;
+    CHECK_MPI(MPI_Pready(1, r));
+    CHECK_CLASS(MPI_Pready(1, r), MPI_ERR_ARG); /* twice */
+    int rest[3] = {3, 0, 2};
+    CHECK_MPI(MPI_Pready_list(3, rest, r));
+    CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    CHECK_CLASS(MPI_Pready(0, r), MPI_ERR_REQUEST); /* inactive again */
+    CHECK_MPI(MPI_Request_free(&r));
+  } else if (rank == 1) {
+    CHECK_MPI(MPI_Precv_init(buf, 2, 8, MPI_INT, 0, 3, MPI_COMM_WORLD, hints, &r));
+    CHECK_CLASS(MPI_Parrived(r, 0, &flag), MPI_ERR_REQUEST); /* before MPI_Start */
+    CHECK_CLASS(MPI_Pready(0, r), MPI_ERR_REQUEST);          /* a receive request */
+    for (int i = 0; i < 16; i++) buf[i] = -1;
+    CHECK_MPI(MPI_Start(&r));
+    CHECK_CLASS(MPI_Pready(0, r), MPI_ERR_REQUEST);
+    CHECK_CLASS(MPI_Parrived(r, 2, &flag), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Parrived(r, -1, &flag), MPI_ERR_ARG);
+    int got = 0;
+    while (got < 2) {
+      got = 0;
+      for (int p = 0; p < 2; p++) {
+        CHECK_MPI(MPI_Parrived(r, p, &flag));
+        got += flag;
+      }
+    }
+    CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    for (int i = 0; i < 16; i++) CHECK(buf[i] == 100 + i, "buf[%d] = %d", i, buf[i]);
+    CHECK_CLASS(MPI_Parrived(r, 0, &flag), MPI_ERR_REQUEST); /* inactive after completion */
+    CHECK_MPI(MPI_Request_free(&r));
+  }
+  CHECK_MPI(MPI_Info_free(&hints));
+  CHECK_CLASS(MPI_Pready(0, MPI_REQUEST_NULL), MPI_ERR_REQUEST);
+  check_pass("p2p_part_errors");
+  MPI_Finalize();
+  return 0;
+}
