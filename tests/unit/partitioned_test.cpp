@@ -59,7 +59,7 @@ TEST(PartitionedSpan, UnalignedBoundaries) {
   // receive partitions of 24 bytes over send partitions of 16: partition 1 = bytes [24, 48) = send 1 and 2
   span(0, 24, 16, 6, 0, 1);
   span(1, 24, 16, 6, 1, 2);
-  span(2, 24, 16, 6, 3, 3);
+  span(2, 24, 16, 6, 3, 4);  // bytes [48, 72)
 }
 
 TEST(PartitionedSpan, BeyondTheMessageOrEmpty) {
