@@ -14,7 +14,8 @@
  *  - a plain MPI_Irecv(ANY_SOURCE, ANY_TAG) posted during all this receives only the plain message sent
  *    for it (never partitioned traffic), and MPI_Iprobe(ANY_TAG) sees no partitioned traffic;
  *  - a pair freed without ever being started leaves nothing behind (the next pair still matches);
- *  - MPI_PROC_NULL peers and zero partitions complete at once.
+ *  - MPI_PROC_NULL peers and zero partitions complete at once;
+ *  - a pair on an intercommunicator delivers its data (ranks address the remote group).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -263,6 +264,39 @@ static void proc_null_and_empty(void) {
   pair(0, 5, 0, 7, 1, 80); /* zero partitions: nothing to ready, completes at once */
 }
 
+/* Over an intercommunicator: even world ranks form one group, odd ones the other; world 0 (rank 0 of the even
+ * group) sends to world 1 (rank 0 of the odd group). */
+static void intercomm(void) {
+  MPI_Comm half, inter;
+  CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half));
+  CHECK_MPI(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 == 0 ? 1 : 0, 90, &inter));
+  int data[12];
+  MPI_Request r;
+  if (rank == 0) {
+    CHECK_MPI(MPI_Psend_init(data, 3, 4, MPI_INT, 0, 91, inter, MPI_INFO_NULL, &r));
+    for (int round = 0; round < 3; round++) {
+      CHECK_MPI(MPI_Start(&r));
+      for (int i = 0; i < 12; i++) data[i] = val(i, round);
+      CHECK_MPI(MPI_Pready_range(0, 2, r));
+      CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    }
+    CHECK_MPI(MPI_Request_free(&r));
+  } else if (rank == 1) {
+    CHECK_MPI(MPI_Precv_init(data, 2, 6, MPI_INT, 0, 91, inter, MPI_INFO_NULL, &r));
+    for (int round = 0; round < 3; round++) {
+      for (int i = 0; i < 12; i++) data[i] = -1;
+      CHECK_MPI(MPI_Start(&r));
+      MPI_Status st;
+      CHECK_MPI(MPI_Wait(&r, &st));
+      CHECK(st.MPI_SOURCE == 0 && st.MPI_TAG == 91);
+      for (int i = 0; i < 12; i++) CHECK(data[i] == val(i, round), "intercomm round %d: data[%d] = %d", round, i, data[i]);
+    }
+    CHECK_MPI(MPI_Request_free(&r));
+  }
+  CHECK_MPI(MPI_Comm_free(&inter));
+  CHECK_MPI(MPI_Comm_free(&half));
+}
+
 int main(int argc, char **argv) {
   int size;
   CHECK_MPI(MPI_Init(&argc, &argv));
@@ -308,6 +342,7 @@ int main(int argc, char **argv) {
     CHECK_MPI(MPI_Wait(&plain, MPI_STATUS_IGNORE));
     CHECK(plain_in == 4242);
   }
+  intercomm(); /* after the plain ANY_TAG receive: Intercomm_create's leaders talk on MPI_COMM_WORLD */
   check_pass("p2p_part");
   MPI_Finalize();
   return 0;

@@ -8,7 +8,9 @@
  *    send request fail with MPI_ERR_REQUEST; a partition index out of range (Pready, Pready_range with
  *    low > high or high too large, Pready_list, Parrived) and a partition readied twice fail with MPI_ERR_ARG
  *    and mark nothing; MPI_Start on an active request fails with MPI_ERR_REQUEST;
- *  - after all of that the pair still works (every partition delivered intact). */
+ *  - after all of that the pair still works (every partition delivered intact);
+ *  - a send longer than its receive gives MPI_ERR_TRUNCATE at the receiver (the partitions that fit are
+ *    delivered, nothing is written beyond the buffer) while the sender completes, round after round. */
 #include "common/check.h"
 
 int main(int argc, char **argv) {
@@ -89,6 +91,29 @@ int main(int argc, char **argv) {
     CHECK_MPI(MPI_Request_free(&r));
   }
   CHECK_MPI(MPI_Info_free(&hints));
+
+  /* A send longer than the receive: MPI_ERR_TRUNCATE at the receiver (what fits is delivered), the sender
+   * completes, and the pair's next round (a send that fits is not possible: same request) still ends. */
+  if (rank == 0) {
+    for (int i = 0; i < 16; i++) buf[i] = 200 + i;
+    CHECK_MPI(MPI_Psend_init(buf, 4, 4, MPI_INT, 1, 4, MPI_COMM_WORLD, MPI_INFO_NULL, &r));
+    for (int round = 0; round < 2; round++) {
+      CHECK_MPI(MPI_Start(&r));
+      CHECK_MPI(MPI_Pready_range(0, 3, r));
+      CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    }
+    CHECK_MPI(MPI_Request_free(&r));
+  } else if (rank == 1) {
+    CHECK_MPI(MPI_Precv_init(buf, 2, 5, MPI_INT, 0, 4, MPI_COMM_WORLD, MPI_INFO_NULL, &r)); /* 10 of 16 ints */
+    for (int round = 0; round < 2; round++) {
+      for (int i = 0; i < 16; i++) buf[i] = -1;
+      CHECK_MPI(MPI_Start(&r));
+      CHECK_CLASS(MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_ERR_TRUNCATE);
+      for (int i = 0; i < 8; i++) CHECK(buf[i] == 200 + i, "the partitions that fit are delivered");
+      for (int i = 10; i < 16; i++) CHECK(buf[i] == -1, "nothing written beyond the receive buffer");
+    }
+    CHECK_MPI(MPI_Request_free(&r));
+  }
   CHECK_CLASS(MPI_Pready(0, MPI_REQUEST_NULL), MPI_ERR_REQUEST);
   check_pass("p2p_part_errors");
   MPI_Finalize();
