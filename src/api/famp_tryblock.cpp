@@ -24,6 +24,7 @@
 #include "api/p2p_args.h"
 #include "comm/comm_ops.h"
 #include "ft/ft_manager.h"
+#include "p2p/request_pool.h"
 
 using ftmpi::Errc;
 using ftmpi::Status;
@@ -193,7 +194,56 @@ void end_block(TryBlock* b) {
 
 }  // namespace
 
-TryOp::~TryOp() { end_block(b); }
+TryOp::~TryOp() {
+  if (b) end_block(b);
+}
+
+namespace {
+// One freed try request of a plain block, kept for the next one (open_plain_block): its TryOp stays attached
+// (with no block), its block has ended, its communicator hold is given back, and it is marked freed, so a
+// stale handle is refused like any freed request; the next use is a new incarnation. It belongs to the
+// engine that made it: after a Reinit rollback (a new engine; old ones are never destroyed) it is not reused.
+struct SpareTryRequest {
+  Request* r = nullptr;
+  const p2p::Engine* engine = nullptr;
+};
+SpareTryRequest g_spare_request;
+}  // namespace
+
+bool free_try_request(Request* r) {
+  if (g_spare_request.r != nullptr || !r->complete || r->staging_owned || !r->error.ok() || r->persistent || !r->generic ||
+      typeid(*r->generic) != typeid(TryOp))
+    return false;
+  ftmpi_comm_s* c = r->comm;
+  // The last hold on a communicator freed meanwhile: the engine's release retires it.
+  if (r->holds_comm && c != nullptr && c->counted && c->holds == 1) return false;
+  auto* op = static_cast<TryOp*>(r->generic);
+  end_block(op->b);
+  op->b = nullptr;
+  if (r->holds_comm) (void)comm::comm_unhold(c);
+  r->comm = nullptr;
+  r->holds_comm = false;
+  r->magic = kMagicFreed;
+  g_spare_request = {r, &rt().engine()};
+  return true;
+}
+
+// The try request of a new plain block `b`: complete at once (nothing to wait for, no progress pass).
+Request* plain_try_request(TryBlock* b) {
+  Request* r = g_spare_request.r;
+  if (r != nullptr && g_spare_request.engine == &rt().engine()) [[likely]] {
+    g_spare_request.r = nullptr;
+    r->magic = kMagicRequest;
+    p2p::RequestPool::new_incarnation(r);
+    static_cast<TryOp*>(r->generic)->b = b;
+    return r;
+  }
+  g_spare_request.r = nullptr;  // (another engine's: left to it)
+  r = rt().engine().completed_request();
+  r->kind = p2p::ReqKind::generic;
+  r->generic = new TryOp(b);
+  return r;
+}
 
 }  // namespace ftmpi::api::famp
 
@@ -298,6 +348,19 @@ Status ftmpi::api::famp::TryBlock::finish_start() {
 
 namespace {
 
+// Open a block on `comm` without a start agreement and without injection (MPI_Tryblock_start): its try
+// request is complete at once (no progress pass needed). Returns the try request.
+Request* open_plain_block(ftmpi_comm_s* comm) {
+  auto& reg = registry();
+  TryBlock* b = ftmpi::api::famp::new_block(comm, 0);
+  b->parent = reg.open.empty() ? nullptr : reg.open.back();
+  Request* r = ftmpi::api::famp::plain_try_request(b);
+  ftmpi::p2p::set_comm(r, comm);
+  b->req = r;
+  reg.open.push_back(b);
+  return r;
+}
+
 // Start a block on `comm`. sync: run the start agreement (blocking waits for it up to `timeout`).
 int start_block(MPI_Comm comm, MPI_Datatype type, void* injection, void* group_error_state, MPI_Timeout timeout,
                 MPI_Request* try_request, bool sync, bool blocking, const char* fn) {
@@ -309,6 +372,10 @@ int start_block(MPI_Comm comm, MPI_Datatype type, void* injection, void* group_e
   if (Status st = type_bytes(type, &inj); !st.ok()) return ret(comm, st, fn);
   if (inj > 0 && !injection) return ret(comm, Status(Errc::arg, "local_error_injection is NULL"), fn);
   if (inj > 0 && !group_error_state) return ret(comm, Status(Errc::arg, "group_error_state is NULL"), fn);
+  if (!sync && inj == 0) {
+    *try_request = open_plain_block(comm);
+    return MPI_SUCCESS;
+  }
   auto& reg = registry();
   TryBlock* b = ftmpi::api::famp::new_block(comm, inj);
   b->parent = reg.open.empty() ? nullptr : reg.open.back();
@@ -374,6 +441,54 @@ struct CommitArgs {
   int* numerrors = nullptr;
   int* error_indices = nullptr;
 };
+
+int conclude(TryBlock* b, const CommitOutcome& o, const CommitArgs& a);
+
+// Can the block's next commit take commit_plain? Nothing local can make its contribution other than the
+// clean one: no start agreement (whose lateness would add kFlagTimeout), no injection, nothing raised on
+// the block, no error raised or rank declared failed on any communicator, and no commit under way.
+bool plain(const TryBlock* b) {
+  const auto& reg = registry();
+  const TryCommit::Phase p = b->commit.phase();
+  return !b->sync_start && b->inj_bytes == 0 && b->flags == 0 && b->raised_code == 0 && reg.comm_raised.empty() &&
+         reg.world_declared_forall.empty() && (p == TryCommit::Phase::open || p == TryCommit::Phase::decided);
+}
+
+// commit_block for a blocking commit of a plain() block without requests (an empty MPI_Tryblock_finish):
+// the same contribution (the clean one, as local_contribution would give), agreement, decision and
+// outcome, without the steps that have nothing to do (no request to wait for, check, report or free; no
+// start agreement to wait for). The outcome is decode()'s, as always: uniform whatever failed meanwhile.
+int commit_plain(TryBlock* b, const Deadline& d, const CommitArgs& a) {
+  auto& reg = registry();
+  ftmpi_comm_s* on = b->on;
+  b->commit.reset(on->rank, on->size, 0);
+  if (reg.clean_rank == on->rank && reg.clean_size == on->size) {
+    b->commit.contribute_unchanged();
+  } else {
+    Contribution& c = reg.contribution;
+    c.flags = 0;
+    c.raised_code = 0;
+    c.declared_failed.clear();
+    c.injection.clear();
+    b->commit.contribute_into(reg.commit_value, c);
+    reg.clean_rank = on->rank;
+    reg.clean_size = on->size;
+  }
+  const bool unlimited = d.unlimited();
+  const Agreement* ag = &rt().ft().start_agreement(on, reg.commit_value, unlimited, unlimited);
+  b->commit_agreement = ag;
+  if (!ag->decided() && !ftmpi::api::famp::wait_until(d, [ag] { return ag->decided(); })) {
+    b->commit.on_deadline();  // a later commit call waits for the same agreement (commit_block)
+    return MPI_TIMEOUT;
+  }
+  b->commit.on_decided(ag->value(), ag->failed());
+  if (!ag->failed().empty()) rt().ft().adopt_failed(on, ag->failed());
+  const CommitOutcome& o = b->last();
+  b->have_outcome = true;
+  b->last_rc = class_code(o.cls);
+  if (a.numerrors) *a.numerrors = 0;
+  return conclude(b, o, a);
+}
 
 // The commit. blocking: waits up to the deadline, MPI_TIMEOUT if it runs out (the commit's agreement was
 // started with kFlagTimeout if the requests were not done, so nobody waits for this member forever).
@@ -490,6 +605,12 @@ int commit_block(TryBlock* b, const Deadline& d, const CommitArgs& a, bool block
     }
   }
   if (a.numerrors) *a.numerrors = nerr;
+  return conclude(b, o, a);
+}
+
+// The end of a decided commit (after its requests): try_flag, try_status, the gathered state, and the
+// block closed (its failure counts against the enclosing block). Returns the commit's class.
+int conclude(TryBlock* b, const CommitOutcome& o, const CommitArgs& a) {
   if (a.try_flag) *a.try_flag = o.try_flag ? 1 : 0;
   if (a.try_status) {
     a.try_status->MPI_ERROR = b->last_rc;
@@ -531,12 +652,15 @@ int waitall(MPI_Request try_request, int* try_flag, MPI_Status* try_status, MPI_
   if (b == nullptr) [[unlikely]]
     return ret(nullptr, block_of(try_request).status(), fn);
   if (!try_flag) return ret(b->comm, Status(Errc::arg, "try_flag is NULL"), fn);
-  if (Status st = check_commit_args(b, type, injection, gstate, timeout); !st.ok()) return ret(b->comm, st, fn);
-  if (count != 0)
-    if (Status st = check_block_requests(b, count, reqs); !st.ok()) return ret(b->comm, st, fn);
+  if (type != MPI_DATATYPE_NULL || b->inj_bytes != 0 || timeout.ftmpi_ns < 0)  // (else nothing to check: MPI_Tryblock_finish)
+    if (Status st = check_commit_args(b, type, injection, gstate, timeout); !st.ok()) return ret(b->comm, st, fn);
+  const CommitArgs a{try_flag, try_status, injection, gstate, count, reqs, statuses, numerrors, error_indices};
+  // Nothing to release: the try request holds the block's communicator for the call (no CommHold).
+  if (count == 0 && plain(b)) return commit_plain(b, Deadline(timeout), a);
+  if (Status st = check_block_requests(b, count, reqs); !st.ok()) return ret(b->comm, st, fn);
   ftmpi::api::CommHold hold(b->comm);
   bool done = false;
-  return commit_block(b, Deadline(timeout), CommitArgs{try_flag, try_status, injection, gstate, count, reqs, statuses, numerrors, error_indices}, true, &done);
+  return commit_block(b, Deadline(timeout), a, true, &done);
 }
 
 }  // namespace
@@ -945,9 +1069,15 @@ FTMPI_ALIAS(Comm_ranks_raise_forall)
 // injection; MPI_Tryblock_finish(tb, n, reqs): the uniform commit (no time limit), MPI_SUCCESS or
 // MPI_ERR_TRYBLOCK_FOUND_ERRORS; _finish_local: with a timeout (MPI_ERR_TIMEOUT when it runs out).
 extern "C" int PMPI_Tryblock_start(MPI_Comm comm, int flags, MPI_Request* tb) {
+  const char* fn = "MPI_Tryblock_start";
   if (flags != MPI_TRYBLOCK_GLOBAL && flags != 0)
-    return ret(nullptr, Status(Errc::arg, "MPI_Tryblock_start: flags must be MPI_TRYBLOCK_GLOBAL"), "MPI_Tryblock_start");
-  return start_block(comm, MPI_DATATYPE_NULL, nullptr, nullptr, MPI_Timeout{0}, tb, false, false, "MPI_Tryblock_start");
+    return ret(nullptr, Status(Errc::arg, "MPI_Tryblock_start: flags must be MPI_TRYBLOCK_GLOBAL"), fn);
+  // start_block's unsynchronised case without its arguments (no type, injection or timeout to check).
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  if (!tb) return ret(comm, Status(Errc::arg, "try_request is NULL"), fn);
+  *tb = open_plain_block(comm);
+  return MPI_SUCCESS;
 }
 FTMPI_ALIAS(Tryblock_start)
 namespace {
