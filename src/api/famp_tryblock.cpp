@@ -644,10 +644,10 @@ Status check_commit_args(TryBlock* b, MPI_Datatype type, const void* injection, 
   return Status::Ok();
 }
 
-int waitall(MPI_Request try_request, int* try_flag, MPI_Status* try_status, MPI_Datatype type, void* injection,
-            void* gstate, MPI_Timeout timeout, int count, MPI_Request reqs[], MPI_Status statuses[], int* numerrors,
-            int error_indices[], const char* fn) {
-  FTMPI_ENTER(fn);
+// waitall inside the API lock (FTMPI_ENTER taken by the caller).
+int waitall_entered(MPI_Request try_request, int* try_flag, MPI_Status* try_status, MPI_Datatype type, void* injection,
+                    void* gstate, MPI_Timeout timeout, int count, MPI_Request reqs[], MPI_Status statuses[], int* numerrors,
+                    int error_indices[], const char* fn) {
   TryBlock* b = try_request != MPI_REQUEST_NULL && valid_request(try_request) ? ftmpi::api::famp::try_block(try_request) : nullptr;
   if (b == nullptr) [[unlikely]]
     return ret(nullptr, block_of(try_request).status(), fn);
@@ -661,6 +661,14 @@ int waitall(MPI_Request try_request, int* try_flag, MPI_Status* try_status, MPI_
   ftmpi::api::CommHold hold(b->comm);
   bool done = false;
   return commit_block(b, Deadline(timeout), a, true, &done);
+}
+
+int waitall(MPI_Request try_request, int* try_flag, MPI_Status* try_status, MPI_Datatype type, void* injection,
+            void* gstate, MPI_Timeout timeout, int count, MPI_Request reqs[], MPI_Status statuses[], int* numerrors,
+            int error_indices[], const char* fn) {
+  FTMPI_ENTER(fn);
+  return waitall_entered(try_request, try_flag, try_status, type, injection, gstate, timeout, count, reqs, statuses,
+                         numerrors, error_indices, fn);
 }
 
 }  // namespace
@@ -1083,8 +1091,16 @@ FTMPI_ALIAS(Tryblock_start)
 namespace {
 int finish(MPI_Request tb, int count, MPI_Request reqs[], MPI_Timeout timeout, const char* fn) {
   int try_flag = 0;
-  const int rc = waitall(tb, &try_flag, nullptr, MPI_DATATYPE_NULL, nullptr, nullptr, timeout, count, reqs, nullptr,
-                         nullptr, nullptr, fn);
+  int rc;
+  {
+    FTMPI_ENTER(fn);
+    TryBlock* b = tb != MPI_REQUEST_NULL && valid_request(tb) ? ftmpi::api::famp::try_block(tb) : nullptr;
+    if (b != nullptr && count == 0 && timeout.ftmpi_ns >= 0 && plain(b)) [[likely]]
+      rc = commit_plain(b, Deadline(timeout), CommitArgs{&try_flag});  // waitall's path for these arguments
+    else
+      rc = waitall_entered(tb, &try_flag, nullptr, MPI_DATATYPE_NULL, nullptr, nullptr, timeout, count, reqs, nullptr,
+                           nullptr, nullptr, fn);
+  }
   if (rc == MPI_SUCCESS || rc == MPI_TIMEOUT) return rc;
   if (rc == MPI_LOCAL_ERROR_INJECTION || rc == MPI_TASK_FAULT || rc == MPI_COMMUNICATION_FAULT ||
       rc == MPI_MULTIPLE_FAULTS || rc == MPI_UNMODELED_FAULT)
