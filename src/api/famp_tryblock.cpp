@@ -156,7 +156,7 @@ void TryOp::operator delete(void* p) noexcept {
 
 namespace {
 // The block of a live try request (nullptr for any other request).
-TryBlock* try_block(const p2p::Request* r) {
+[[gnu::always_inline]] inline TryBlock* try_block(const p2p::Request* r) {
   if (r->kind != p2p::ReqKind::generic || !r->generic) return nullptr;
   // The exact type (TryOp is final): a type_info comparison, cheaper than a dynamic_cast.
   if (typeid(*r->generic) != typeid(TryOp)) return nullptr;
@@ -164,7 +164,7 @@ TryBlock* try_block(const p2p::Request* r) {
 }
 
 // A block for a new try request: a pooled object or a new one, linked into Registry::live.
-TryBlock* new_block(ftmpi_comm_s* c, std::size_t inj) {
+[[gnu::always_inline]] inline TryBlock* new_block(ftmpi_comm_s* c, std::size_t inj) {
   auto& pool = g_spare_blocks;
   TryBlock* b = pool.n > 0 ? pool.p[--pool.n] : new TryBlock;
   b->reset(c, inj);
@@ -178,7 +178,7 @@ TryBlock* new_block(ftmpi_comm_s* c, std::size_t inj) {
 
 // The end of a block (its try request released): off the open stack and the live list, children re-parented
 // to its parent, back to the pool.
-void end_block(TryBlock* b) {
+[[gnu::always_inline]] inline void end_block(TryBlock* b) {
   auto& reg = registry();
   if (b->open) std::erase(reg.open, b);
   for (TryBlock* x = reg.live; x; x = x->next_live)
@@ -229,7 +229,7 @@ bool free_try_request(Request* r) {
 }
 
 // The try request of a new plain block `b`: complete at once (nothing to wait for, no progress pass).
-Request* plain_try_request(TryBlock* b) {
+[[gnu::always_inline]] inline Request* plain_try_request(TryBlock* b) {
   Request* r = g_spare_request.r;
   if (r != nullptr && g_spare_request.engine == &rt().engine()) [[likely]] {
     g_spare_request.r = nullptr;
@@ -442,12 +442,12 @@ struct CommitArgs {
   int* error_indices = nullptr;
 };
 
-int conclude(TryBlock* b, const CommitOutcome& o, const CommitArgs& a);
+inline int conclude(TryBlock* b, const CommitOutcome& o, const CommitArgs& a);
 
 // Can the block's next commit take commit_plain? Nothing local can make its contribution other than the
 // clean one: no start agreement (whose lateness would add kFlagTimeout), no injection, nothing raised on
 // the block, no error raised or rank declared failed on any communicator, and no commit under way.
-bool plain(const TryBlock* b) {
+[[gnu::always_inline]] inline bool plain(const TryBlock* b) {
   const auto& reg = registry();
   const TryCommit::Phase p = b->commit.phase();
   return !b->sync_start && b->inj_bytes == 0 && b->flags == 0 && b->raised_code == 0 && reg.comm_raised.empty() &&
@@ -610,7 +610,7 @@ int commit_block(TryBlock* b, const Deadline& d, const CommitArgs& a, bool block
 
 // The end of a decided commit (after its requests): try_flag, try_status, the gathered state, and the
 // block closed (its failure counts against the enclosing block). Returns the commit's class.
-int conclude(TryBlock* b, const CommitOutcome& o, const CommitArgs& a) {
+[[gnu::always_inline]] inline int conclude(TryBlock* b, const CommitOutcome& o, const CommitArgs& a) {
   if (a.try_flag) *a.try_flag = o.try_flag ? 1 : 0;
   if (a.try_status) {
     a.try_status->MPI_ERROR = b->last_rc;
