@@ -218,6 +218,9 @@ bool free_try_request(Request* r) {
   // The last hold on a communicator freed meanwhile: the engine's release retires it.
   if (r->holds_comm && c != nullptr && c->counted && c->holds == 1) return false;
   auto* op = static_cast<TryOp*>(r->generic);
+  // Only a plain block's request (complete from its start: never progressed, its status and error untouched);
+  // a synchronising start's went through the engine's completion.
+  if (op->b->sync_start) return false;
   end_block(op->b);
   op->b = nullptr;
   if (r->holds_comm) (void)comm::comm_unhold(c);
