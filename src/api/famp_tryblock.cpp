@@ -176,18 +176,27 @@ namespace {
   return b;
 }
 
-// The end of a block (its try request released): off the open stack and the live list, children re-parented
-// to its parent, back to the pool.
-[[gnu::always_inline]] inline void end_block(TryBlock* b) {
+// The end of a block as its members see it: off the open stack, children re-parented to its parent, no parent
+// and no communicator of its own any more (so that no other block's end re-parents it). It stays on the live
+// list: end_block, or kept with its try request (free_try_request).
+[[gnu::always_inline]] inline void detach_block(TryBlock* b) {
   auto& reg = registry();
   if (b->open) std::erase(reg.open, b);
+  b->open = false;
   for (TryBlock* x = reg.live; x; x = x->next_live)
     if (x->parent == b) x->parent = b->parent;
+  b->parent = nullptr;
+  b->req = nullptr;
+  b->comm = b->on = nullptr;
+}
+
+// The end of a block (its try request released): detached, off the live list, back to the pool.
+[[gnu::always_inline]] inline void end_block(TryBlock* b) {
+  detach_block(b);
+  auto& reg = registry();
   if (b->prev_live) b->prev_live->next_live = b->next_live; else reg.live = b->next_live;
   if (b->next_live) b->next_live->prev_live = b->prev_live;
   b->next_live = b->prev_live = nullptr;
-  b->req = nullptr;
-  b->comm = b->on = nullptr;
   auto& pool = g_spare_blocks;
   if (pool.n < kPooledBlocks) pool.p[pool.n++] = b; else delete b;
 }
@@ -200,9 +209,10 @@ TryOp::~TryOp() {
 
 namespace {
 // One freed try request of a plain block, kept for the next one (open_plain_block): its TryOp stays attached
-// (with no block), its block has ended, its communicator hold is given back, and it is marked freed, so a
-// stale handle is refused like any freed request; the next use is a new incarnation. It belongs to the
-// engine that made it: after a Reinit rollback (a new engine; old ones are never destroyed) it is not reused.
+// with its block, which has ended (detach_block: it stays on the live list, as nobody's parent or child), its
+// communicator hold is given back, and it is marked freed, so a stale handle is refused like any freed
+// request; the next use is a new incarnation of both. It belongs to the engine that made it: after a Reinit
+// rollback (a new engine; old ones are never destroyed) it is not reused (its block goes back to the pool).
 struct SpareTryRequest {
   Request* r = nullptr;
   const p2p::Engine* engine = nullptr;
@@ -221,8 +231,7 @@ bool free_try_request(Request* r) {
   // Only a plain block's request (complete from its start: never progressed, its status and error untouched);
   // a synchronising start's went through the engine's completion.
   if (op->b->sync_start) return false;
-  end_block(op->b);
-  op->b = nullptr;
+  detach_block(op->b);
   if (r->holds_comm) (void)comm::comm_unhold(c);
   r->comm = nullptr;
   r->holds_comm = false;
@@ -231,20 +240,29 @@ bool free_try_request(Request* r) {
   return true;
 }
 
-// The try request of a new plain block `b`: complete at once (nothing to wait for, no progress pass).
-[[gnu::always_inline]] inline Request* plain_try_request(TryBlock* b) {
+// A new plain block on `c` and its try request, complete at once (nothing to wait for, no progress pass):
+// the kept ones (free_try_request) or new ones.
+[[gnu::always_inline]] inline Request* plain_try_request(ftmpi_comm_s* c, TryBlock** block) {
   Request* r = g_spare_request.r;
+  g_spare_request.r = nullptr;
   if (r != nullptr && g_spare_request.engine == &rt().engine()) [[likely]] {
-    g_spare_request.r = nullptr;
     r->magic = kMagicRequest;
     p2p::RequestPool::new_incarnation(r);
-    static_cast<TryOp*>(r->generic)->b = b;
+    TryBlock* b = static_cast<TryOp*>(r->generic)->b;
+    b->reset(c, 0);  // (on the live list already)
+    *block = b;
     return r;
   }
-  g_spare_request.r = nullptr;  // (another engine's: left to it)
+  if (r != nullptr) {  // another engine's (the request stays with it): only the block is taken back
+    auto* op = static_cast<TryOp*>(r->generic);
+    end_block(op->b);
+    op->b = nullptr;
+  }
+  TryBlock* b = new_block(c, 0);
   r = rt().engine().completed_request();
   r->kind = p2p::ReqKind::generic;
   r->generic = new TryOp(b);
+  *block = b;
   return r;
 }
 
@@ -355,9 +373,9 @@ namespace {
 // request is complete at once (no progress pass needed). Returns the try request.
 Request* open_plain_block(ftmpi_comm_s* comm) {
   auto& reg = registry();
-  TryBlock* b = ftmpi::api::famp::new_block(comm, 0);
+  TryBlock* b;
+  Request* r = ftmpi::api::famp::plain_try_request(comm, &b);
   b->parent = reg.open.empty() ? nullptr : reg.open.back();
-  Request* r = ftmpi::api::famp::plain_try_request(b);
   ftmpi::p2p::set_comm(r, comm);
   b->req = r;
   reg.open.push_back(b);

@@ -693,7 +693,7 @@ const Agreement& FtManager::start_agreement(ftmpi_comm_s* c, std::span<const std
     Agreement& a = *s.quick;
     a.reset(c->rank, c->size, c->size <= kFastAgreeMax && s.dest_hash.empty());
     a.start(contribution, known, b, id, true);
-    spin_on_board(a);
+    if (a.on_board_phase()) spin_on_board(a);  // (decided at once: the last to arrive)
     if (a.decided_on_board()) return a;  // nothing to send, nothing to keep (ft/agree_board.h)
     // Still in its board phase: it stays here (quick_live) until a message or a notice for it comes (then it
     // moves into the map: handle_agree, on_failures) or it decides on the board. Fallen back already: an
