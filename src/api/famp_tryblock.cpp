@@ -6,8 +6,11 @@
 // complete at once), the commit (waitall/testall/waitsome/testsome/multiple_waitall, MPI_Tryblock_finish)
 // runs the uniform commit of models/famp/commit.h on the block's communicator's agreement, and
 // MPI_Request_free ends it (the block object goes back to a pool with its buffers: a fault-free
-// start-commit-free allocates nothing). The try request is complete once the start is decided:
-// MPI_Wait_local/MPI_Test_local on it give the start's outcome and keep it valid.
+// start-commit-free allocates nothing). A *plain* block (plain(): MPI_Tryblock_start's, nothing raised, no
+// injection) commits without requests on a short path (commit_plain: the same contribution, agreement and
+// decode), and its freed try request is kept with its block for the next one (free_try_request). The try
+// request is complete once the start is decided: MPI_Wait_local/MPI_Test_local on it give the start's outcome
+// and keep it valid.
 //
 // Outcomes (the commit's class, MPI_TIMEOUT, MPI_GROUP_SHRUNK ...) are results, returned without calling
 // the communicator's error handler; wrong arguments are errors and go through it (MPI_ERR_REQUEST for a
