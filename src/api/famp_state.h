@@ -82,6 +82,11 @@ struct Registry {
 extern Registry g_registry;  // api/famp_local.cpp
 inline Registry& registry() { return g_registry; }
 
+// MPI_Request_free of a complete try request whose block can end at once: ends it and keeps the request
+// for the next MPI_Tryblock_start (api/famp_tryblock.cpp). False: not such a request, nothing done (the
+// engine's release ends the block).
+bool free_try_request(p2p::Request* r);
+
 // A request that Wait/Test treat as "nothing to wait for": null or an inactive persistent request.
 inline bool inert(const p2p::Request* r) { return !r || (r->persistent && !r->active); }
 inline bool valid_request(const p2p::Request* r) { return r && r->magic == kMagicRequest; }

@@ -6,8 +6,11 @@
 // complete at once), the commit (waitall/testall/waitsome/testsome/multiple_waitall, MPI_Tryblock_finish)
 // runs the uniform commit of models/famp/commit.h on the block's communicator's agreement, and
 // MPI_Request_free ends it (the block object goes back to a pool with its buffers: a fault-free
-// start-commit-free allocates nothing). The try request is complete once the start is decided:
-// MPI_Wait_local/MPI_Test_local on it give the start's outcome and keep it valid.
+// start-commit-free allocates nothing). A *plain* block (plain(): MPI_Tryblock_start's, nothing raised, no
+// injection) commits without requests on a short path (commit_plain: the same contribution, agreement and
+// decode), and its freed try request is kept with its block for the next one (free_try_request). The try
+// request is complete once the start is decided: MPI_Wait_local/MPI_Test_local on it give the start's outcome
+// and keep it valid.
 //
 // Outcomes (the commit's class, MPI_TIMEOUT, MPI_GROUP_SHRUNK ...) are results, returned without calling
 // the communicator's error handler; wrong arguments are errors and go through it (MPI_ERR_REQUEST for a
@@ -24,6 +27,7 @@
 #include "api/p2p_args.h"
 #include "comm/comm_ops.h"
 #include "ft/ft_manager.h"
+#include "p2p/request_pool.h"
 
 using ftmpi::Errc;
 using ftmpi::Status;
@@ -155,7 +159,7 @@ void TryOp::operator delete(void* p) noexcept {
 
 namespace {
 // The block of a live try request (nullptr for any other request).
-TryBlock* try_block(const p2p::Request* r) {
+[[gnu::always_inline]] inline TryBlock* try_block(const p2p::Request* r) {
   if (r->kind != p2p::ReqKind::generic || !r->generic) return nullptr;
   // The exact type (TryOp is final): a type_info comparison, cheaper than a dynamic_cast.
   if (typeid(*r->generic) != typeid(TryOp)) return nullptr;
@@ -163,7 +167,7 @@ TryBlock* try_block(const p2p::Request* r) {
 }
 
 // A block for a new try request: a pooled object or a new one, linked into Registry::live.
-TryBlock* new_block(ftmpi_comm_s* c, std::size_t inj) {
+[[gnu::always_inline]] inline TryBlock* new_block(ftmpi_comm_s* c, std::size_t inj) {
   auto& pool = g_spare_blocks;
   TryBlock* b = pool.n > 0 ? pool.p[--pool.n] : new TryBlock;
   b->reset(c, inj);
@@ -175,25 +179,95 @@ TryBlock* new_block(ftmpi_comm_s* c, std::size_t inj) {
   return b;
 }
 
-// The end of a block (its try request released): off the open stack and the live list, children re-parented
-// to its parent, back to the pool.
-void end_block(TryBlock* b) {
+// The end of a block as its members see it: off the open stack, children re-parented to its parent, no parent
+// and no communicator of its own any more (so that no other block's end re-parents it). It stays on the live
+// list: end_block, or kept with its try request (free_try_request).
+[[gnu::always_inline]] inline void detach_block(TryBlock* b) {
   auto& reg = registry();
   if (b->open) std::erase(reg.open, b);
+  b->open = false;
   for (TryBlock* x = reg.live; x; x = x->next_live)
     if (x->parent == b) x->parent = b->parent;
+  b->parent = nullptr;
+  b->req = nullptr;
+  b->comm = b->on = nullptr;
+}
+
+// The end of a block (its try request released): detached, off the live list, back to the pool.
+[[gnu::always_inline]] inline void end_block(TryBlock* b) {
+  detach_block(b);
+  auto& reg = registry();
   if (b->prev_live) b->prev_live->next_live = b->next_live; else reg.live = b->next_live;
   if (b->next_live) b->next_live->prev_live = b->prev_live;
   b->next_live = b->prev_live = nullptr;
-  b->req = nullptr;
-  b->comm = b->on = nullptr;
   auto& pool = g_spare_blocks;
   if (pool.n < kPooledBlocks) pool.p[pool.n++] = b; else delete b;
 }
 
 }  // namespace
 
-TryOp::~TryOp() { end_block(b); }
+TryOp::~TryOp() {
+  if (b) end_block(b);
+}
+
+namespace {
+// One freed try request of a plain block, kept for the next one (open_plain_block): its TryOp stays attached
+// with its block, which has ended (detach_block: it stays on the live list, as nobody's parent or child), its
+// communicator hold is given back, and it is marked freed, so a stale handle is refused like any freed
+// request; the next use is a new incarnation of both. It belongs to the engine that made it: after a Reinit
+// rollback (a new engine; old ones are never destroyed) it is not reused (its block goes back to the pool).
+struct SpareTryRequest {
+  Request* r = nullptr;
+  const p2p::Engine* engine = nullptr;
+};
+SpareTryRequest g_spare_request;
+}  // namespace
+
+bool free_try_request(Request* r) {
+  if (g_spare_request.r != nullptr || !r->complete || r->staging_owned || !r->error.ok() || r->persistent || !r->generic ||
+      typeid(*r->generic) != typeid(TryOp))
+    return false;
+  ftmpi_comm_s* c = r->comm;
+  // The last hold on a communicator freed meanwhile: the engine's release retires it.
+  if (r->holds_comm && c != nullptr && c->counted && c->holds == 1) return false;
+  auto* op = static_cast<TryOp*>(r->generic);
+  // Only a plain block's request (complete from its start: never progressed, its status and error untouched);
+  // a synchronising start's went through the engine's completion.
+  if (op->b->sync_start) return false;
+  detach_block(op->b);
+  if (r->holds_comm) (void)comm::comm_unhold(c);
+  r->comm = nullptr;
+  r->holds_comm = false;
+  r->magic = kMagicFreed;
+  g_spare_request = {r, &rt().engine()};
+  return true;
+}
+
+// A new plain block on `c` and its try request, complete at once (nothing to wait for, no progress pass):
+// the kept ones (free_try_request) or new ones.
+[[gnu::always_inline]] inline Request* plain_try_request(ftmpi_comm_s* c, TryBlock** block) {
+  Request* r = g_spare_request.r;
+  g_spare_request.r = nullptr;
+  if (r != nullptr && g_spare_request.engine == &rt().engine()) [[likely]] {
+    r->magic = kMagicRequest;
+    p2p::RequestPool::new_incarnation(r);
+    TryBlock* b = static_cast<TryOp*>(r->generic)->b;
+    b->reset(c, 0);  // (on the live list already)
+    *block = b;
+    return r;
+  }
+  if (r != nullptr) {  // another engine's (the request stays with it): only the block is taken back
+    auto* op = static_cast<TryOp*>(r->generic);
+    end_block(op->b);
+    op->b = nullptr;
+  }
+  TryBlock* b = new_block(c, 0);
+  r = rt().engine().completed_request();
+  r->kind = p2p::ReqKind::generic;
+  r->generic = new TryOp(b);
+  *block = b;
+  return r;
+}
 
 }  // namespace ftmpi::api::famp
 
@@ -298,6 +372,19 @@ Status ftmpi::api::famp::TryBlock::finish_start() {
 
 namespace {
 
+// Open a block on `comm` without a start agreement and without injection (MPI_Tryblock_start): its try
+// request is complete at once (no progress pass needed). Returns the try request.
+Request* open_plain_block(ftmpi_comm_s* comm) {
+  auto& reg = registry();
+  TryBlock* b;
+  Request* r = ftmpi::api::famp::plain_try_request(comm, &b);
+  b->parent = reg.open.empty() ? nullptr : reg.open.back();
+  ftmpi::p2p::set_comm(r, comm);
+  b->req = r;
+  reg.open.push_back(b);
+  return r;
+}
+
 // Start a block on `comm`. sync: run the start agreement (blocking waits for it up to `timeout`).
 int start_block(MPI_Comm comm, MPI_Datatype type, void* injection, void* group_error_state, MPI_Timeout timeout,
                 MPI_Request* try_request, bool sync, bool blocking, const char* fn) {
@@ -309,6 +396,10 @@ int start_block(MPI_Comm comm, MPI_Datatype type, void* injection, void* group_e
   if (Status st = type_bytes(type, &inj); !st.ok()) return ret(comm, st, fn);
   if (inj > 0 && !injection) return ret(comm, Status(Errc::arg, "local_error_injection is NULL"), fn);
   if (inj > 0 && !group_error_state) return ret(comm, Status(Errc::arg, "group_error_state is NULL"), fn);
+  if (!sync && inj == 0) {
+    *try_request = open_plain_block(comm);
+    return MPI_SUCCESS;
+  }
   auto& reg = registry();
   TryBlock* b = ftmpi::api::famp::new_block(comm, inj);
   b->parent = reg.open.empty() ? nullptr : reg.open.back();
@@ -374,6 +465,54 @@ struct CommitArgs {
   int* numerrors = nullptr;
   int* error_indices = nullptr;
 };
+
+inline int conclude(TryBlock* b, const CommitOutcome& o, const CommitArgs& a);
+
+// Can the block's next commit take commit_plain? Nothing local can make its contribution other than the
+// clean one: no start agreement (whose lateness would add kFlagTimeout), no injection, nothing raised on
+// the block, no error raised or rank declared failed on any communicator, and no commit under way.
+[[gnu::always_inline]] inline bool plain(const TryBlock* b) {
+  const auto& reg = registry();
+  const TryCommit::Phase p = b->commit.phase();
+  return !b->sync_start && b->inj_bytes == 0 && b->flags == 0 && b->raised_code == 0 && reg.comm_raised.empty() &&
+         reg.world_declared_forall.empty() && (p == TryCommit::Phase::open || p == TryCommit::Phase::decided);
+}
+
+// commit_block for a blocking commit of a plain() block without requests (an empty MPI_Tryblock_finish):
+// the same contribution (the clean one, as local_contribution would give), agreement, decision and
+// outcome, without the steps that have nothing to do (no request to wait for, check, report or free; no
+// start agreement to wait for). The outcome is decode()'s, as always: uniform whatever failed meanwhile.
+int commit_plain(TryBlock* b, const Deadline& d, const CommitArgs& a) {
+  auto& reg = registry();
+  ftmpi_comm_s* on = b->on;
+  b->commit.reset(on->rank, on->size, 0);
+  if (reg.clean_rank == on->rank && reg.clean_size == on->size) {
+    b->commit.contribute_unchanged();
+  } else {
+    Contribution& c = reg.contribution;
+    c.flags = 0;
+    c.raised_code = 0;
+    c.declared_failed.clear();
+    c.injection.clear();
+    b->commit.contribute_into(reg.commit_value, c);
+    reg.clean_rank = on->rank;
+    reg.clean_size = on->size;
+  }
+  const bool unlimited = d.unlimited();
+  const Agreement* ag = &rt().ft().start_agreement(on, reg.commit_value, unlimited, unlimited);
+  b->commit_agreement = ag;
+  if (!ag->decided() && !ftmpi::api::famp::wait_until(d, [ag] { return ag->decided(); })) {
+    b->commit.on_deadline();  // a later commit call waits for the same agreement (commit_block)
+    return MPI_TIMEOUT;
+  }
+  b->commit.on_decided(ag->value(), ag->failed());
+  if (!ag->failed().empty()) rt().ft().adopt_failed(on, ag->failed());
+  const CommitOutcome& o = b->last();
+  b->have_outcome = true;
+  b->last_rc = class_code(o.cls);
+  if (a.numerrors) *a.numerrors = 0;
+  return conclude(b, o, a);
+}
 
 // The commit. blocking: waits up to the deadline, MPI_TIMEOUT if it runs out (the commit's agreement was
 // started with kFlagTimeout if the requests were not done, so nobody waits for this member forever).
@@ -490,6 +629,12 @@ int commit_block(TryBlock* b, const Deadline& d, const CommitArgs& a, bool block
     }
   }
   if (a.numerrors) *a.numerrors = nerr;
+  return conclude(b, o, a);
+}
+
+// The end of a decided commit (after its requests): try_flag, try_status, the gathered state, and the
+// block closed (its failure counts against the enclosing block). Returns the commit's class.
+[[gnu::always_inline]] inline int conclude(TryBlock* b, const CommitOutcome& o, const CommitArgs& a) {
   if (a.try_flag) *a.try_flag = o.try_flag ? 1 : 0;
   if (a.try_status) {
     a.try_status->MPI_ERROR = b->last_rc;
@@ -523,20 +668,31 @@ Status check_commit_args(TryBlock* b, MPI_Datatype type, const void* injection, 
   return Status::Ok();
 }
 
-int waitall(MPI_Request try_request, int* try_flag, MPI_Status* try_status, MPI_Datatype type, void* injection,
-            void* gstate, MPI_Timeout timeout, int count, MPI_Request reqs[], MPI_Status statuses[], int* numerrors,
-            int error_indices[], const char* fn) {
-  FTMPI_ENTER(fn);
+// waitall inside the API lock (FTMPI_ENTER taken by the caller).
+int waitall_entered(MPI_Request try_request, int* try_flag, MPI_Status* try_status, MPI_Datatype type, void* injection,
+                    void* gstate, MPI_Timeout timeout, int count, MPI_Request reqs[], MPI_Status statuses[], int* numerrors,
+                    int error_indices[], const char* fn) {
   TryBlock* b = try_request != MPI_REQUEST_NULL && valid_request(try_request) ? ftmpi::api::famp::try_block(try_request) : nullptr;
   if (b == nullptr) [[unlikely]]
     return ret(nullptr, block_of(try_request).status(), fn);
   if (!try_flag) return ret(b->comm, Status(Errc::arg, "try_flag is NULL"), fn);
-  if (Status st = check_commit_args(b, type, injection, gstate, timeout); !st.ok()) return ret(b->comm, st, fn);
-  if (count != 0)
-    if (Status st = check_block_requests(b, count, reqs); !st.ok()) return ret(b->comm, st, fn);
+  if (type != MPI_DATATYPE_NULL || b->inj_bytes != 0 || timeout.ftmpi_ns < 0)  // (else nothing to check: MPI_Tryblock_finish)
+    if (Status st = check_commit_args(b, type, injection, gstate, timeout); !st.ok()) return ret(b->comm, st, fn);
+  const CommitArgs a{try_flag, try_status, injection, gstate, count, reqs, statuses, numerrors, error_indices};
+  // Nothing to release: the try request holds the block's communicator for the call (no CommHold).
+  if (count == 0 && plain(b)) return commit_plain(b, Deadline(timeout), a);
+  if (Status st = check_block_requests(b, count, reqs); !st.ok()) return ret(b->comm, st, fn);
   ftmpi::api::CommHold hold(b->comm);
   bool done = false;
-  return commit_block(b, Deadline(timeout), CommitArgs{try_flag, try_status, injection, gstate, count, reqs, statuses, numerrors, error_indices}, true, &done);
+  return commit_block(b, Deadline(timeout), a, true, &done);
+}
+
+int waitall(MPI_Request try_request, int* try_flag, MPI_Status* try_status, MPI_Datatype type, void* injection,
+            void* gstate, MPI_Timeout timeout, int count, MPI_Request reqs[], MPI_Status statuses[], int* numerrors,
+            int error_indices[], const char* fn) {
+  FTMPI_ENTER(fn);
+  return waitall_entered(try_request, try_flag, try_status, type, injection, gstate, timeout, count, reqs, statuses,
+                         numerrors, error_indices, fn);
 }
 
 }  // namespace
@@ -945,16 +1101,30 @@ FTMPI_ALIAS(Comm_ranks_raise_forall)
 // injection; MPI_Tryblock_finish(tb, n, reqs): the uniform commit (no time limit), MPI_SUCCESS or
 // MPI_ERR_TRYBLOCK_FOUND_ERRORS; _finish_local: with a timeout (MPI_ERR_TIMEOUT when it runs out).
 extern "C" int PMPI_Tryblock_start(MPI_Comm comm, int flags, MPI_Request* tb) {
+  const char* fn = "MPI_Tryblock_start";
   if (flags != MPI_TRYBLOCK_GLOBAL && flags != 0)
-    return ret(nullptr, Status(Errc::arg, "MPI_Tryblock_start: flags must be MPI_TRYBLOCK_GLOBAL"), "MPI_Tryblock_start");
-  return start_block(comm, MPI_DATATYPE_NULL, nullptr, nullptr, MPI_Timeout{0}, tb, false, false, "MPI_Tryblock_start");
+    return ret(nullptr, Status(Errc::arg, "MPI_Tryblock_start: flags must be MPI_TRYBLOCK_GLOBAL"), fn);
+  // start_block's unsynchronised case without its arguments (no type, injection or timeout to check).
+  FTMPI_ENTER(fn);
+  FTMPI_CHECK_COMM(comm, fn);
+  if (!tb) return ret(comm, Status(Errc::arg, "try_request is NULL"), fn);
+  *tb = open_plain_block(comm);
+  return MPI_SUCCESS;
 }
 FTMPI_ALIAS(Tryblock_start)
 namespace {
 int finish(MPI_Request tb, int count, MPI_Request reqs[], MPI_Timeout timeout, const char* fn) {
   int try_flag = 0;
-  const int rc = waitall(tb, &try_flag, nullptr, MPI_DATATYPE_NULL, nullptr, nullptr, timeout, count, reqs, nullptr,
-                         nullptr, nullptr, fn);
+  int rc;
+  {
+    FTMPI_ENTER(fn);
+    TryBlock* b = tb != MPI_REQUEST_NULL && valid_request(tb) ? ftmpi::api::famp::try_block(tb) : nullptr;
+    if (b != nullptr && count == 0 && timeout.ftmpi_ns >= 0 && plain(b)) [[likely]]
+      rc = commit_plain(b, Deadline(timeout), CommitArgs{&try_flag});  // waitall's path for these arguments
+    else
+      rc = waitall_entered(tb, &try_flag, nullptr, MPI_DATATYPE_NULL, nullptr, nullptr, timeout, count, reqs, nullptr,
+                           nullptr, nullptr, fn);
+  }
   if (rc == MPI_SUCCESS || rc == MPI_TIMEOUT) return rc;
   if (rc == MPI_LOCAL_ERROR_INJECTION || rc == MPI_TASK_FAULT || rc == MPI_COMMUNICATION_FAULT ||
       rc == MPI_MULTIPLE_FAULTS || rc == MPI_UNMODELED_FAULT)

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "api/common.h"
+#include "api/famp_state.h"
 #include "api/grequest.h"
 #include "api/p2p_args.h"
 
@@ -334,6 +335,10 @@ extern "C" int PMPI_Request_free(MPI_Request* request) {
   if (!request || !valid_request(*request))
     return ret(nullptr, Status(Errc::request, "invalid or freed request"), "MPI_Request_free");
   Request* r = *request;
+  if (r->kind == ftmpi::p2p::ReqKind::generic && ftmpi::api::famp::free_try_request(r)) {  // a TryBlock's end
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+  }
   r->persistent = false;  // an active persistent request is released when its operation completes
   rt().engine().release(r);
   *request = MPI_REQUEST_NULL;

@@ -669,7 +669,7 @@ bool FtManager::poll_boards() {
 
 const Agreement& FtManager::start_agreement(ftmpi_comm_s* c, std::span<const std::uint64_t> contribution, bool waits_decided,
                                             bool reads_at_once) {
-  CommFt& s = state(c);
+  CommFt& s = c->ft != nullptr ? *c->ft : state(c);
   std::uint64_t id = s.next_instance++;
   // Forget old decided instances. An instance is only needed while some live member may still send it an
   // UP, i.e. while that member has not decided it; every later decision needs that member to have started the
@@ -678,7 +678,8 @@ const Agreement& FtManager::start_agreement(ftmpi_comm_s* c, std::span<const std
          s.agreements.begin()->second->decided())
     forget(s, s.agreements.begin());
   const RankSet known = failures_.epoch() == 0 ? RankSet() : RankSet(failed_members(c));
-  AgreeBoard* b = board_for(c, s);
+  // (board_for's answer when the board is made already, without the call)
+  AgreeBoard* b = s.board != nullptr && c->shm_state == 1 && &s.board->area() == c->shm_area ? s.board.get() : board_for(c, s);
   const bool go_fast = b != nullptr && waits_decided && c->shm_area->setup_ok();
   // The quick slot (CommFt::quick): a blocking agreement that may decide on the board, no failure known, and
   // nothing kept for this instance yet (a message of it arrived before the start: only from a member that fell
@@ -692,7 +693,7 @@ const Agreement& FtManager::start_agreement(ftmpi_comm_s* c, std::span<const std
     Agreement& a = *s.quick;
     a.reset(c->rank, c->size, c->size <= kFastAgreeMax && s.dest_hash.empty());
     a.start(contribution, known, b, id, true);
-    spin_on_board(a);
+    if (a.on_board_phase()) spin_on_board(a);  // (decided at once: the last to arrive)
     if (a.decided_on_board()) return a;  // nothing to send, nothing to keep (ft/agree_board.h)
     // Still in its board phase: it stays here (quick_live) until a message or a notice for it comes (then it
     // moves into the map: handle_agree, on_failures) or it decides on the board. Fallen back already: an

@@ -203,6 +203,33 @@ static void mode_basic(void) {
     MPI_Group g;
     CHECK_MPI(MPI_Get_failed_group(tb, 0, NULL, MPI_COMM_WORLD, &g));
     CHECK_MPI(MPI_Request_free(&tb));
+    /* empty published blocks (the library's plain path, whose freed try request is kept for the next block):
+     * nested with the inner one failing, a block freed before its commit, a freed handle refused */
+    MPI_Request outer, inner, stale;
+    CHECK_MPI(MPI_Tryblock_start(MPI_COMM_WORLD, MPI_TRYBLOCK_GLOBAL, &outer));
+    CHECK_MPI(MPI_Tryblock_start(MPI_COMM_WORLD, MPI_TRYBLOCK_GLOBAL, &inner));
+    if (rank == 0) CHECK_MPI(MPI_Request_raise_error(inner, MPI_Error_User_assertion));
+    rc = MPI_Tryblock_finish(inner, 0, NULL);
+    CHECK(rc == MPI_ERR_TRYBLOCK_FOUND_ERRORS, "empty inner block with a raised error: %d", rc);
+    CHECK_MPI(MPI_Request_free(&inner));
+    rc = MPI_Tryblock_finish(outer, 0, NULL);
+    CHECK(rc == MPI_ERR_TRYBLOCK_FOUND_ERRORS, "empty outer block after a failed inner one: %d", rc);
+    stale = outer;
+    CHECK_MPI(MPI_Request_free(&outer));
+    CHECK_CLASS(MPI_Tryblock_finish(stale, 0, NULL), MPI_ERR_REQUEST);
+    CHECK_MPI(MPI_Tryblock_start(MPI_COMM_WORLD, MPI_TRYBLOCK_GLOBAL, &outer));
+    CHECK_MPI(MPI_Request_free(&outer)); /* ends it uncommitted */
+    for (int k = 0; k < 3; k++) {
+      CHECK_MPI(MPI_Tryblock_start(MPI_COMM_WORLD, MPI_TRYBLOCK_GLOBAL, &outer));
+      rc = MPI_Tryblock_finish(outer, 0, NULL);
+      CHECK(rc == MPI_SUCCESS, "empty block %d after the failed ones: %d", k, rc);
+      CHECK_MPI(MPI_Get_failed_group(outer, 0, NULL, MPI_COMM_WORLD, &g));
+      int gs = -1;
+      MPI_Group_size(g, &gs);
+      CHECK(gs == 0, "empty block %d: failed group of %d", k, gs);
+      if (g != MPI_GROUP_EMPTY) MPI_Group_free(&g);
+      CHECK_MPI(MPI_Request_free(&outer));
+    }
   }
   /* bad input */
   {

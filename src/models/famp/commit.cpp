@@ -41,13 +41,14 @@ CommitOutcome decode(const CommitLayout& l, const Bits& value, const RankSet& ag
   return o;
 }
 
-void decode_into(CommitOutcome& o, const CommitLayout& l, const Bits& value, const RankSet& agreed_failed) {
+void decode_general(CommitOutcome& o, const CommitLayout& l, const Bits& value, const RankSet& agreed_failed) {
   o.flags = 0;
   const auto n = static_cast<std::size_t>(l.size);
   // Fault-free: every member contributed an all-zero slot (no flag, no code, no declared failure, zero
   // injection), so the value is all zeros and nobody failed — the general loop below would find the same.
-  if (agreed_failed.empty() && value.size() == l.words() &&
-      std::all_of(value.begin(), value.end(), [](std::uint64_t w) { return w == 0; })) {
+  std::uint64_t any = 0;  // (an OR over the words: no early exit, the value is all zeros in the common case)
+  for (const std::uint64_t w : value) any |= w;
+  if (agreed_failed.empty() && value.size() == l.words() && any == 0) {
     if (o.clean_size != l.size || o.clean_inj != l.inj_bytes) {
       o.contributed.assign(n, true);
       o.raised_code.assign(n, 0);
@@ -133,12 +134,6 @@ Bits TryCommit::contribute(const Contribution& c) {
 void TryCommit::contribute_into(Bits& out, const Contribution& c) {
   phase_ = Phase::agreeing;
   encode_into(out, layout_, me_, c);
-}
-
-void TryCommit::on_decided(const Bits& value, const RankSet& failed) {
-  if (phase_ != Phase::agreeing && phase_ != Phase::timed_out) return;
-  decode_into(outcome_, layout_, value, failed);
-  phase_ = Phase::decided;
 }
 
 void TryCommit::on_deadline() {

@@ -106,7 +106,24 @@ CommitOutcome decode(const CommitLayout& l, const Bits& value, const RankSet& ag
 // The same into caller-owned objects, whose buffers are reused (the library keeps one of each per process:
 // a fault-free commit then allocates nothing for its value or its outcome).
 void encode_into(Bits& v, const CommitLayout& l, int me, const Contribution& c);
-void decode_into(CommitOutcome& o, const CommitLayout& l, const Bits& value, const RankSet& agreed_failed);
+void decode_general(CommitOutcome& o, const CommitLayout& l, const Bits& value, const RankSet& agreed_failed);
+// decode_into: decode_general, or (inline) the fault-free outcome when `o` already holds it for this layout
+// (o.clean_size/clean_inj) and the decision says so — every member contributed an all-zero slot (no flag,
+// code, declared failure or injection: the value is all zeros) and nobody failed: then only the fields that
+// a fault-free outcome shares with no other are written, and the value is read once.
+inline void decode_into(CommitOutcome& o, const CommitLayout& l, const Bits& value, const RankSet& agreed_failed) {
+  std::uint64_t any = 0;  // (an OR over the words: no early exit, the value is all zeros in the common case)
+  for (const std::uint64_t w : value) any |= w;
+  if (any == 0 && agreed_failed.empty() && o.clean_size == l.size && o.clean_inj == l.inj_bytes &&
+      value.size() == l.words()) [[likely]] {
+    o.flags = 0;
+    o.failed.clear();
+    o.cls = CommitClass::success;
+    o.try_flag = true;
+    return;
+  }
+  decode_general(o, l, value, agreed_failed);
+}
 
 // Blocks on an intercommunicator. The commit is the same machine run over the intercommunicator's *span*
 // (ft/ft_manager.h FtManager::span: one agreement over the union of both groups, the group with the lower
@@ -157,7 +174,11 @@ class TryCommit {
   // Buffers for the outcome (a spare CommitOutcome of an earlier block): decided reuses their capacity.
   void reuse_outcome(CommitOutcome&& spare) { outcome_ = std::move(spare); }
   // agreeing|timed_out -> decided (the agreement instance decided `value`, `failed`).
-  void on_decided(const Bits& value, const RankSet& failed);
+  void on_decided(const Bits& value, const RankSet& failed) {
+    if (phase_ != Phase::agreeing && phase_ != Phase::timed_out) return;
+    decode_into(outcome_, layout_, value, failed);
+    phase_ = Phase::decided;
+  }
   // agreeing -> timed_out (this member's timeout ran out); no effect in other phases.
   void on_deadline();
 
