@@ -168,12 +168,10 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
     const bool split_ok = split_allowed && t.supports_remote_write() && r->type->contiguous && n >= kSplitMin;
     const Way w = rndv_mode == RndvMode::ring    ? Way::ring
                   : rndv_mode == RndvMode::split ? (split_ok ? Way::split : Way::cma)
-                                                 : path->choose(n, split_ok && split_auto);
+                                                 : path->choose(n, split_ok && split_auto,
+                                                                (16.0 - rndv_split_share) / 16.0);
     if (w == Way::ring) read_remote = false;
-    if (w == Way::split) {
-      start_split_recv(r, env, src_world, n, *path);
-      return;
-    }
+    if (w == Way::split && start_split_recv(r, env, src_world, n, *path)) return;
   }
   if (chunked && read_remote) {
     std::vector<std::byte> piece(kStagingChunk);
@@ -245,12 +243,19 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
   send_frame(src_world, cts, nullptr, 0, nullptr);
 }
 
-void Engine::Impl::start_split_recv(Request* r, const Envelope& env, int src_world, std::size_t n, RndvPath& path) {
+bool Engine::Impl::start_split_recv(Request* r, const Envelope& env, int src_world, std::size_t n, RndvPath& path) {
   transport::Transport& t = router.for_peer(src_world);
+  std::uint64_t* gates = t.split_gates(src_world, true);
+  if (gates == nullptr) return false;
+  if (static_cast<std::size_t>(src_world) >= gate_slots.size()) gate_slots.resize(static_cast<std::size_t>(src_world) + 1);
+  const std::uint32_t tok = gate_slots[static_cast<std::size_t>(src_world)].take();
+  if (tok == 0) return false;  // kGates split receives from that sender in flight already
+  gate::open(gates, tok);       // published with the cts below (the ring's release)
   auto* dst = static_cast<std::byte*>(r->rbuf);
   const std::uint64_t h = split::head_of(n, rndv_split_share);
   r->proto_state = kRecvSplit;
   r->split = split::kAsked;
+  r->split_gate = tok;
   r->remote_id = env.sreq;
   r->status.bytes = n;
   track(r);
@@ -261,6 +266,7 @@ void Engine::Impl::start_split_recv(Request* r, const Envelope& env, int src_wor
   cts.flags = kFlagSplit;
   cts.context = env.context;
   cts.tag = static_cast<std::int32_t>(h);
+  cts.reserved2 = tok;
   cts.sreq = env.sreq;
   cts.rreq = RequestPool::id_of(r);
   cts.len = n;
@@ -278,13 +284,61 @@ void Engine::Impl::start_split_recv(Request* r, const Envelope& env, int src_wor
   fin.context = env.context;
   fin.sreq = env.sreq;
   send_frame(src_world, fin, nullptr, 0, nullptr);
+  return true;
+}
+
+bool Engine::Impl::close_split_gate(Request* r) {
+  if (r->split_gate == 0) return false;
+  std::uint64_t* gates = router.for_peer(r->peer_world).split_gates(r->peer_world, true);
+  if (gates == nullptr) return false;
+  if (gate::close(gates, r->split_gate) == gate::Closed::busy) return false;
+  r->split |= split::kGateClosed;
+  return true;
+}
+
+void Engine::Impl::poll_split_closing() {
+  std::vector<Request*> still;
+  std::vector<Request*> now;
+  now.swap(split_closing);
+  for (Request* r : now) {
+    if (r->complete || r->proto_state != kRecvSplit) continue;
+    if (peer_failed(r->peer_world)) r->split |= split::kSenderDead;
+    if (split::may_complete(r->split) || close_split_gate(r))
+      end_split(r);
+    else
+      still.push_back(r);
+  }
+  // (end_split removes nothing from `now`; what a callback added meanwhile stays)
+  split_closing.insert(split_closing.end(), still.begin(), still.end());
+}
+
+void Engine::Impl::probe_split_tail(Request* r, RndvPath& path) {
+  // The last kProbe bytes of each part: the receiver's own (just written by its read, in its cache) and the
+  // sender's (just written by the sender, in the sender's cache). The difference is what a receiver that
+  // reads its message pays per byte of the sender's part, on top of the transfer.
+  constexpr std::size_t kProbe = 4096;
+  const std::size_t n = r->status.bytes;
+  const std::size_t h = split::head_of(n, rndv_split_share);
+  if (h < kProbe || n - h < kProbe) return;
+  const auto* p = static_cast<const volatile std::uint64_t*>(r->rbuf);
+  auto touch = [&](std::size_t from) {
+    std::uint64_t x = 0;
+    const std::uint64_t t0 = rndv_ticks();
+    for (std::size_t i = from / 8; i < (from + kProbe) / 8; i += 8) x += p[i];  // one load per cache line
+    const std::uint64_t t1 = rndv_ticks();
+    asm volatile("" : : "r"(x));
+    return t1 - t0;
+  };
+  const std::uint64_t own = touch(h - kProbe);
+  const std::uint64_t theirs = touch(n - kProbe);
+  path.record_tail_read(theirs > own ? static_cast<double>(theirs - own) / kProbe : 0.0);
 }
 
 void Engine::Impl::on_split_done(int src, const Envelope& env) {
   Request* r = pool.lookup(env.rreq);
   if (!r || r->kind != ReqKind::recv || r->proto_state != kRecvSplit || r->remote_id != env.sreq ||
       r->peer_world != src) {
-    log::debug("dropping split_done for an unknown receive request from rank %d", src);
+    log::debug("dropping split_done for an unknown receive request from rank %d", src);  // closed early
     return;
   }
   r->split |= split::kAnswered;
@@ -300,8 +354,13 @@ void Engine::Impl::on_split_done(int src, const Envelope& env) {
 void Engine::Impl::end_split(Request* r) {
   const auto peer = static_cast<std::size_t>(r->peer_world);
   if (r->peer_world >= 0 && peer < rndv_paths.size()) rndv_paths[peer].split_end();
+  // No claim of its gate can succeed any more (may_complete: answered, closed, or the sender is dead).
+  if (r->split_gate != 0 && peer < gate_slots.size()) gate_slots[peer].give_back(r->split_gate);
+  r->split_gate = 0;
+  if (!split_closing.empty()) split_closing.erase(std::remove(split_closing.begin(), split_closing.end(), r), split_closing.end());
   switch (split::outcome(r->split)) {
     case split::Outcome::ok:
+      if (r->peer_world >= 0 && peer < rndv_paths.size() && rndv_paths[peer].want_tail_probe()) probe_split_tail(r, rndv_paths[peer]);
       finish_recv(r);  // (a truncation error set at the start stays)
       return;
     case split::Outcome::doomed:

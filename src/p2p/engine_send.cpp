@@ -153,14 +153,18 @@ void Engine::Impl::on_cts(int src, const Envelope& env) {
   if (env.flags & kFlagSplit) {
     // Split rendezvous (rndv_split.h): write our part now, in this call, then answer — always answer, the
     // receive may not complete before it hears from us. The send completes on the receiver's fin.
+    // The write happens only with the gate claimed (rndv_gate.h): a receive that ended early closed it.
     const bool live = r && r->kind == ReqKind::send && r->proto_state == kSendWaitRndv && r->peer_world == src;
     bool wrote = false;
     if (live) {
       const std::byte* data = r->staging ? r->staging : static_cast<const std::byte*>(r->sbuf);
       const std::uint64_t wanted = std::min<std::uint64_t>(env.len, r->bytes_total);
       const auto h = static_cast<std::uint64_t>(static_cast<std::uint32_t>(env.tag));
-      if (h <= wanted) {
-        const Status st = router.for_peer(src).remote_write(src, env.addr + h, data + h, wanted - h);
+      transport::Transport& t = router.for_peer(src);
+      std::uint64_t* gates = t.split_gates(src, false);
+      if (h <= wanted && gates != nullptr && env.reserved2 != 0 && gate::claim(gates, env.reserved2)) {
+        const Status st = t.remote_write(src, env.addr + h, data + h, wanted - h);
+        gate::written(gates, env.reserved2);
         wrote = st.ok();
         if (!st.ok()) log::debug("split rendezvous: writing to rank %d failed (%s)", src, st.message().c_str());
       }

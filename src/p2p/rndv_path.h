@@ -38,6 +38,14 @@
 //   * split: time per byte of each split message, timed as the ring's (from the previous completion while
 //           earlier split receives from that peer were in flight, else from its clear-to-send) up to the
 //           sender's answer, per size class.
+//   * the receiver's later reads of a split message: the part the sender wrote is in the sender's cache,
+//           and a receiver that reads its message pulls it across (a cost outside the transfer, 3x in slow
+//           placement end to end). After a split receive (the first kWindow, then one in 8) the engine times
+//           reading the last 4 KiB of each part; the difference per byte, times the sender's share, is
+//           added to the split way's estimate. So the split way is taken where the cores share a cache,
+//           not where the sender's lines would cross — whether or not this application reads its data
+//           (a receiver that never reads, like bench/bandwidth.c, would gain from it there too: not knowable
+//           here, so the realistic reader decides).
 //   Each estimate is the median of the last kWindow samples (a copy interrupted by the scheduler gives
 //   one huge sample, which the median ignores). choose(n): a way without any sample is tried first
 //   (single copy first: it needs nothing from the sender); otherwise the lower estimate wins (the ring's
@@ -88,19 +96,22 @@ class RndvPath {
 
   // The way for a message of `bytes` bytes (the receive's length); `split_ok`: the split way may be taken
   // (the transport writes remotely, the receive is contiguous and large enough).
-  Way choose(std::size_t bytes, bool split_ok = false) {
+  // `tail_share`: the sender's part of a split message (its bytes / all), which the split way is charged
+  // the receiver's cost of reading for (record_tail_read).
+  Way choose(std::size_t bytes, bool split_ok = false, double tail_share = 0.5) {
     Class& c = classes_[class_of(bytes)];
     if (c.cma.count == 0) return Way::cma;
     if (split_ok && c.split.count == 0) return Way::split;
     if (ring_.count == 0) return Way::ring;
     Way best = ring_.estimate() * kRingHandicap < c.cma.estimate() ? Way::ring : Way::cma;
-    if (split_ok && c.split.estimate() < (best == Way::ring ? ring_.estimate() * kRingHandicap : c.cma.estimate()))
+    const double split_cost = c.split.estimate() + tail_read_.estimate() * tail_share;
+    if (split_ok && split_cost < (best == Way::ring ? ring_.estimate() * kRingHandicap : c.cma.estimate()))
       best = Way::split;
     if (best != Way::ring && c.last == Way::ring && c.period < kExploreMax) c.period *= 2;  // a trial lost
     c.last = best;
     // The winner's own rate moved by more than kShift since the last exploration: the placement changed,
     // explore soon again.
-    const double now_est = best == Way::cma ? c.cma.estimate() : best == Way::ring ? ring_.estimate() : c.split.estimate();
+    const double now_est = best == Way::cma ? c.cma.estimate() : best == Way::ring ? ring_.estimate() : split_cost;
     if (c.explored_at > 0 && best == c.explored_best &&
         (now_est > c.explored_at * kShift || now_est * kShift < c.explored_at)) {
       c.period = kExplore;
@@ -128,6 +139,15 @@ class RndvPath {
   void record_cma(std::size_t bytes, std::uint64_t ticks) {
     if (bytes > 0) classes_[class_of(bytes)].cma.add(per_byte(bytes, ticks));
   }
+  // A completed split receive from this peer: reading the end of the sender's part cost `per_byte` ticks
+  // per byte more than reading the end of the receiver's own (0 when not more). Where the cores share a
+  // cache this is small; where they do not, the lines the sender wrote cross when the receiver reads
+  // them — a cost the transfer's own timing never sees (docs/performance.md: 3x end to end).
+  void record_tail_read(double per_byte) { tail_read_.add(per_byte); }
+  // Should the next completed split receive be probed (record_tail_read): the first kWindow, then one in 8.
+  bool want_tail_probe() { return tail_read_.count < kWindow || (++tail_probes_ & 7u) == 0; }
+  double tail_read_estimate() const { return tail_read_.estimate(); }
+
   // A split receive from this peer sent its clear-to-send at `now`.
   void split_begin(std::uint64_t now) {
     if (split_inflight_++ == 0) split_mark_ = now;
@@ -217,6 +237,8 @@ class RndvPath {
   int ring_inflight_ = 0;         // pipelined receives from this peer between cts and their end
   std::uint64_t ring_mark_ = 0;   // when the pipeline last became busy for the next one to complete
   bool ring_lone_ = false;        // the oldest in flight began with nothing ahead: mark at its first frame
+  Estimate tail_read_;            // record_tail_read: the receiver's extra cost per byte of the sender's part
+  unsigned tail_probes_ = 0;
   int split_inflight_ = 0;        // split receives from this peer between cts and their end
   std::uint64_t split_mark_ = 0;  // when the split stream last became busy for the next one to complete
 };

@@ -15,7 +15,7 @@ TEST(RndvSplit, NotASplitReceiveMayAlwaysComplete) { EXPECT_TRUE(split::may_comp
 TEST(RndvSplit, AskedWaitsForTheAnswerOrTheSendersDeath) {
   // Every combination of the events that do not stop the sender: none may complete the receive.
   for (std::uint8_t extra = 0; extra < 64; ++extra) {
-    const std::uint8_t s = split::kAsked | (extra & (split::kOwnFailed | split::kDoomed));
+    const std::uint16_t s = split::kAsked | (extra & (split::kOwnFailed | split::kDoomed));
     EXPECT_FALSE(split::may_complete(s)) << int(s);
   }
   EXPECT_TRUE(split::may_complete(split::kAsked | split::kAnswered));
@@ -25,7 +25,7 @@ TEST(RndvSplit, AskedWaitsForTheAnswerOrTheSendersDeath) {
 
 TEST(RndvSplit, Outcomes) {
   using O = split::Outcome;
-  const std::uint8_t a = split::kAsked;
+  const std::uint16_t a = split::kAsked;
   EXPECT_EQ(split::outcome(a | split::kAnswered), O::ok);
   EXPECT_EQ(split::outcome(a | split::kAnswered | split::kSenderDead), O::ok);  // wrote, then died: all there
   EXPECT_EQ(split::outcome(a | split::kSenderDead), O::sender_failed);
