@@ -100,10 +100,9 @@ struct Engine::Impl {
   // (p2p/rndv_path.h). FTMPI_RNDV_PATH=auto (default) | cma | ring; messages above FTMPI_RNDV_RING_MAX
   // bytes (default kRndvRingMax) always take the single copy, which needs nothing from the sender.
   // FTMPI_RNDV_PATH=split forces the split way (p2p/rndv_split.h) where the transport can write remotely.
-  // The automatic choice may take the split way unless FTMPI_RNDV_SPLIT=0; it charges the split way with
-  // what reading the sender's part would cost the receiver afterwards (RndvPath::record_tail_read): the
-  // half the sender writes is left in the sender's cache (bench/cma_split.c -t, slow placement: 3x slower
-  // than the single copy end to end; docs/performance.md).
+  // The automatic choice may take the split way unless FTMPI_RNDV_SPLIT=0. Its rate is measured from answer
+  // to answer (RndvPath::Flow), so a receiver that reads its data (which costs more when the other core
+  // wrote half of it: bench/cma_split.c -t) slows the split way's estimate and the choice follows.
   enum class RndvMode : std::uint8_t { automatic, cma, ring, split } rndv_mode = RndvMode::automatic;
   std::size_t rndv_ring_max = kRndvRingMax;
   bool split_allowed = true;      // Engine::set_split_allowed
@@ -305,9 +304,7 @@ struct Engine::Impl {
   bool close_split_gate(Request* r);
   // The doomed split receives whose sender was writing: complete those whose write has returned.
   void poll_split_closing();
-  // Time reading the ends of the receiver's and the sender's parts of a completed split receive
-  // (RndvPath::record_tail_read).
-  void probe_split_tail(Request* r, RndvPath& path);
+
   void on_split_done(int src, const Envelope& env);
   // A split receive whose state allows it (rndv_split.h may_complete): complete it as its outcome says.
   void end_split(Request* r);

@@ -168,8 +168,7 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
     const bool split_ok = split_allowed && t.supports_remote_write() && r->type->contiguous && n >= kSplitMin;
     const Way w = rndv_mode == RndvMode::ring    ? Way::ring
                   : rndv_mode == RndvMode::split ? (split_ok ? Way::split : Way::cma)
-                                                 : path->choose(n, split_ok && split_auto,
-                                                                (16.0 - rndv_split_share) / 16.0);
+                                                 : path->choose(n, split_ok && split_auto);
     if (w == Way::ring) read_remote = false;
     if (w == Way::split && start_split_recv(r, env, src_world, n, *path)) return;
   }
@@ -259,7 +258,6 @@ bool Engine::Impl::start_split_recv(Request* r, const Envelope& env, int src_wor
   r->remote_id = env.sreq;
   r->status.bytes = n;
   track(r);
-  path.split_begin(rndv_ticks());  // ended in end_split
   Envelope cts{};
   cts.epoch = job_epoch;
   cts.kind = FrameKind::cts;
@@ -273,7 +271,9 @@ bool Engine::Impl::start_split_recv(Request* r, const Envelope& env, int src_wor
   cts.addr = reinterpret_cast<std::uint64_t>(dst);
   send_frame(src_world, cts, nullptr, 0, nullptr);
   // Our part while the sender writes its own. fin either way: we are done with the sender's buffer.
+  const std::uint64_t t0 = rndv_ticks();
   const Status st = t.remote_read(src_world, dst, env.addr, h);
+  r->bytes_done = rndv_ticks() - t0;  // (a split receive's bytes_done: its read's ticks, for record_split)
   if (!st.ok()) {
     r->split |= split::kOwnFailed;
     log::debug("split rendezvous: reading from rank %d failed (%s)", src_world, st.message().c_str());
@@ -312,28 +312,6 @@ void Engine::Impl::poll_split_closing() {
   split_closing.insert(split_closing.end(), still.begin(), still.end());
 }
 
-void Engine::Impl::probe_split_tail(Request* r, RndvPath& path) {
-  // The last kProbe bytes of each part: the receiver's own (just written by its read, in its cache) and the
-  // sender's (just written by the sender, in the sender's cache). The difference is what a receiver that
-  // reads its message pays per byte of the sender's part, on top of the transfer.
-  constexpr std::size_t kProbe = 4096;
-  const std::size_t n = r->status.bytes;
-  const std::size_t h = split::head_of(n, rndv_split_share);
-  if (h < kProbe || n - h < kProbe) return;
-  const auto* p = static_cast<const volatile std::uint64_t*>(r->rbuf);
-  auto touch = [&](std::size_t from) {
-    std::uint64_t x = 0;
-    const std::uint64_t t0 = rndv_ticks();
-    for (std::size_t i = from / 8; i < (from + kProbe) / 8; i += 8) x += p[i];  // one load per cache line
-    const std::uint64_t t1 = rndv_ticks();
-    asm volatile("" : : "r"(x));
-    return t1 - t0;
-  };
-  const std::uint64_t own = touch(h - kProbe);
-  const std::uint64_t theirs = touch(n - kProbe);
-  path.record_tail_read(theirs > own ? static_cast<double>(theirs - own) / kProbe : 0.0);
-}
-
 void Engine::Impl::on_split_done(int src, const Envelope& env) {
   Request* r = pool.lookup(env.rreq);
   if (!r || r->kind != ReqKind::recv || r->proto_state != kRecvSplit || r->remote_id != env.sreq ||
@@ -347,20 +325,18 @@ void Engine::Impl::on_split_done(int src, const Envelope& env) {
     r->split |= split::kSenderEnded | (env.tag == split::kWhyEndedFailed ? split::kEndedFailed : 0);
   const auto peer = static_cast<std::size_t>(src);
   if ((r->split & (split::kDeclined | split::kOwnFailed | split::kDoomed)) == 0 && peer < rndv_paths.size())
-    rndv_paths[peer].split_complete(r->status.bytes, rndv_ticks());
+    rndv_paths[peer].record_split(r->status.bytes, r->bytes_done, env.len);
   end_split(r);
 }
 
 void Engine::Impl::end_split(Request* r) {
   const auto peer = static_cast<std::size_t>(r->peer_world);
-  if (r->peer_world >= 0 && peer < rndv_paths.size()) rndv_paths[peer].split_end();
   // No claim of its gate can succeed any more (may_complete: answered, closed, or the sender is dead).
   if (r->split_gate != 0 && peer < gate_slots.size()) gate_slots[peer].give_back(r->split_gate);
   r->split_gate = 0;
   if (!split_closing.empty()) split_closing.erase(std::remove(split_closing.begin(), split_closing.end(), r), split_closing.end());
   switch (split::outcome(r->split)) {
     case split::Outcome::ok:
-      if (r->peer_world >= 0 && peer < rndv_paths.size() && rndv_paths[peer].want_tail_probe()) probe_split_tail(r, rndv_paths[peer]);
       finish_recv(r);  // (a truncation error set at the start stays)
       return;
     case split::Outcome::doomed:

@@ -1,7 +1,6 @@
 // The split rendezvous' gate (src/p2p/rndv_gate.h): exactly one of the sender's claim and the receiver's
 // close wins an open gate; a stale token never claims a reused word; a receive closed while the sender
-// writes waits only until the write returned. And the way chooser's charge for reading the sender's part
-// (src/p2p/rndv_path.h record_tail_read).
+// writes waits only until the write returned. And the way chooser's rate of the split way (rndv_path.h).
 #include "p2p/rndv_gate.h"
 
 #include <gtest/gtest.h>
@@ -115,45 +114,24 @@ TEST(RndvSplitGate, AClosedGateLetsADoomedReceiveComplete) {
   EXPECT_EQ(split::outcome(s | split::kGateClosed), split::Outcome::doomed);
 }
 
-namespace {
-void feed_split(RndvPath& p, std::size_t n, std::uint64_t& now, int per_byte) {
-  for (int i = 0; i < RndvPath::kWindow; ++i) {
-    p.split_begin(now);
-    now += static_cast<std::uint64_t>(per_byte) * n;
-    p.split_complete(n, now);
-    p.split_end();
-  }
-}
-void feed_ring(RndvPath& p, std::size_t n, std::uint64_t& now, int per_byte) {
-  for (int i = 0; i < RndvPath::kWindow; ++i) {
-    p.ring_begin(now);
-    p.ring_first_data(now);
-    now += static_cast<std::uint64_t>(per_byte) * n;
-    p.ring_complete(n, now);
-    p.ring_end();
-  }
-}
-}  // namespace
-
-// Slow placement: the split transfer is faster than the single copy, but reading the sender's half costs
-// the receiver more than that gain: the single copy wins. Fast placement: a small charge, the split wins.
-TEST(RndvPathSplit, ChargedForReadingTheSendersPart) {
+// Where the ring beats the single copy, the split way replaces it only when kSplitOverRing times faster
+// (a receiver reading its data keeps the ring's bytes in its cache, not the split's).
+TEST(RndvPathSplit, KeepsAWinningRingUnlessFarSlower) {
   constexpr std::size_t n = 1 << 20;
-  for (const bool slow : {true, false}) {
+  for (const int split_per_byte : {3, 1}) {
     RndvPath p;
+    for (int i = 0; i < RndvPath::kWindow; ++i) p.record_cma(n, 20 * n);
+    for (int i = 0; i < RndvPath::kWindow; ++i) p.record_split(n, split_per_byte * n, split_per_byte * n);
     std::uint64_t now = 1000;
-    EXPECT_EQ(p.choose(n, true), Way::cma);
-    for (int i = 0; i < RndvPath::kWindow; ++i) p.record_cma(n, 10 * n);
-    EXPECT_EQ(p.choose(n, true), Way::split);
-    feed_split(p, n, now, 6);
-    EXPECT_EQ(p.choose(n, true), Way::ring);
-    feed_ring(p, n, now, 30);
-    for (int i = 0; i < RndvPath::kWindow; ++i) {
-      EXPECT_TRUE(p.want_tail_probe());
-      p.record_tail_read(slow ? 20.0 : 2.0);  // 6 + 20/2 > 10; 6 + 2/2 < 10
+    EXPECT_EQ(p.choose(n, true), Way::ring);  // untried
+    for (int i = 0; i < RndvPath::kWindow; ++i) {  // the ring at 4 ticks per byte, x kRingHandicap = 5.6
+      p.ring_begin(now);
+      p.ring_first_data(now);
+      now += 4 * n;
+      p.ring_complete(n, now);
+      p.ring_end();
     }
-    int split_n = 0;
-    for (int i = 0; i < RndvPath::kExplore - 1; ++i) split_n += p.choose(n, true) == Way::split;
-    EXPECT_EQ(split_n, slow ? 0 : RndvPath::kExplore - 1) << (slow ? "slow" : "fast");
+    // split 3: 3 x 2 = 6 > 5.6, the ring stays; split 1: 2 < 5.6, the split wins
+    EXPECT_EQ(p.choose(n, true), split_per_byte == 3 ? Way::ring : Way::split) << split_per_byte;
   }
 }

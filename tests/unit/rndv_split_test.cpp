@@ -54,12 +54,7 @@ TEST(RndvPathSplit, TriedAfterTheSingleCopyAndKeptWhenFaster) {
   p.record_cma(n, 10 * n);
   EXPECT_EQ(p.choose(n, true), Way::split);  // no sample yet
   std::uint64_t now = 1000;
-  for (int i = 0; i < RndvPath::kWindow; ++i) {  // 5 ticks per byte
-    p.split_begin(now);
-    now += 5 * n;
-    p.split_complete(n, now);
-    p.split_end();
-  }
+  for (int i = 0; i < RndvPath::kWindow; ++i) p.record_split(n, 4 * n, 5 * n);  // 5 ticks per byte: the longer
   EXPECT_EQ(p.choose(n, false), Way::ring);  // not allowed: the ring, untried, is next
   // the ring measured slower than both: the split wins, the others are explored in turn
   for (int i = 0; i < RndvPath::kWindow; ++i) {
@@ -70,13 +65,14 @@ TEST(RndvPathSplit, TriedAfterTheSingleCopyAndKeptWhenFaster) {
     p.ring_end();
   }
   int split_n = 0, cma_n = 0, ring_n = 0;
-  for (int i = 0; i < 3 * RndvPath::kExplore; ++i) {  // explorations after kExplore, then 2 kExplore more
+  const int rounds = 3 * RndvPath::kExplore;  // explorations after kExplore, then 2 kExplore more
+  for (int i = 0; i < rounds; ++i) {
     const Way w = p.choose(n, true);
     split_n += w == Way::split;
     cma_n += w == Way::cma;
     ring_n += w == Way::ring;
   }
-  EXPECT_EQ(split_n, 3 * RndvPath::kExplore - 2);
+  EXPECT_EQ(split_n, rounds - 2);
   EXPECT_EQ(cma_n, 1);
   EXPECT_EQ(ring_n, 1);
   // without the split way allowed, the single copy wins
