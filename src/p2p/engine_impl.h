@@ -100,9 +100,8 @@ struct Engine::Impl {
   // (p2p/rndv_path.h). FTMPI_RNDV_PATH=auto (default) | cma | ring; messages above FTMPI_RNDV_RING_MAX
   // bytes (default kRndvRingMax) always take the single copy, which needs nothing from the sender.
   // FTMPI_RNDV_PATH=split forces the split way (p2p/rndv_split.h) where the transport can write remotely.
-  // The automatic choice may take the split way unless FTMPI_RNDV_SPLIT=0. Its rate is measured from answer
-  // to answer (RndvPath::Flow), so a receiver that reads its data (which costs more when the other core
-  // wrote half of it: bench/cma_split.c -t) slows the split way's estimate and the choice follows.
+  // The automatic choice may take the split way unless FTMPI_RNDV_SPLIT=0 (RndvPath::record_split times it;
+  // kSplitOverRing keeps a winning ring, whose bytes end in the receiver's cache).
   enum class RndvMode : std::uint8_t { automatic, cma, ring, split } rndv_mode = RndvMode::automatic;
   std::size_t rndv_ring_max = kRndvRingMax;
   bool split_allowed = true;      // Engine::set_split_allowed
