@@ -5,13 +5,25 @@
  * when this one has arrived.  After a warm-up, `iters` windows are timed (fewer when they would take
  * longer than -T seconds); printed is
  *   <size bytes> <bandwidth MB/s (10^6 bytes per second)> <iterations>
- * Run with 2 ranks (ranks beyond 1 only take part in the barriers). */
+ * Run with 2 ranks (ranks beyond 1 only take part in the barriers).
+ * BW_READ=1 in the environment: rank 1 waits for its receives one by one and reads its buffer (one load per
+ * 64-byte line) after each, as an application consuming its messages would (the bytes a sender wrote into
+ * the receiver's memory, or left in its own cache, cost the reader a crossing; docs/performance.md). */
 #include "bench_common.h"
 
 enum { WINDOW = 64 };
 
 /* `n` windows of WINDOW messages of `count` bytes from rank 0 to rank 1, each acknowledged by rank 1.
  * Every message of a window uses the same buffer (contents are not checked). */
+static int read_data; /* BW_READ */
+static volatile unsigned long sink;
+
+static void read_buffer(const char *buf, int count) {
+  unsigned long x = 0;
+  for (int i = 0; i < count; i += 64) x += (unsigned char)buf[i];
+  sink += x;
+}
+
 static void windows(int rank, char *buf, int count, long n) {
   MPI_Request reqs[WINDOW];
   MPI_Status stats[WINDOW]; /* a real array: MPI_STATUSES_IGNORE trips GCC 12 warnings with MPICH's mpi.h */
@@ -23,7 +35,14 @@ static void windows(int rank, char *buf, int count, long n) {
       MPI_Recv(&ack, 1, MPI_CHAR, 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else {
       for (int w = 0; w < WINDOW; w++) MPI_Irecv(buf, count, MPI_CHAR, 0, 2, MPI_COMM_WORLD, &reqs[w]);
-      MPI_Waitall(WINDOW, reqs, stats);
+      if (read_data) {
+        for (int w = 0; w < WINDOW; w++) {
+          MPI_Wait(&reqs[w], &stats[w]);
+          read_buffer(buf, count);
+        }
+      } else {
+        MPI_Waitall(WINDOW, reqs, stats);
+      }
       MPI_Send(&ack, 1, MPI_CHAR, 0, 3, MPI_COMM_WORLD);
     }
   }
@@ -42,6 +61,8 @@ int main(int argc, char **argv) {
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   if (opt.min_size < 1) opt.min_size = 1;
+  const char *rd = getenv("BW_READ");
+  read_data = rd != NULL && strcmp(rd, "1") == 0;
 
   char *buf = bench_buffer(opt.max_size, rank + 1);
   if (!buf) MPI_Abort(MPI_COMM_WORLD, 3);

@@ -7,9 +7,11 @@
 #   -r  rounds (default 6); every round runs the experiment and each implementation once, rotating the order
 #   -i  comma list of ftmpi,openmpi,mpich,split (default all four; split = bench/cma_split.c, ways a b d c,
 #       then again with the receiver reading its data, -t); ftmpi-WAY (cma, ring, split): ftmpi with
-#       FTMPI_RNDV_PATH=WAY
+#       FTMPI_RNDV_PATH=WAY; ftmpi-nosplit: ftmpi with FTMPI_RNDV_SPLIT=0 (the automatic choice without the
+#       split way: the default before 2026-11-27 07:00)
 #   -T  seconds of each bandwidth size (default 0.1)
 #   -p  SCHED_FIFO priority (`chrt -f`, default 5; 0: none)
+#   -R  the receiver reads every message it received (bandwidth.c with BW_READ=1)
 # A run counts as "fast" placement when the probes before and after it both read < 100 ns, "slow" when both
 # read > 150 ns, else "mixed" (dropped). Raw lines go to the log named at the end:
 #   <impl> <placement> <probe before> <probe after> <size> <MB/s>      (impl: ftmpi, openmpi, mpich, or
@@ -23,12 +25,14 @@ rounds=6
 impls=ftmpi,openmpi,mpich,split
 seconds=0.1
 prio=5
-while getopts "r:i:T:p:h" opt; do
+readx=()
+while getopts "r:i:T:p:Rh" opt; do
   case $opt in
     r) rounds=$OPTARG ;;
     i) impls=$OPTARG ;;
     T) seconds=$OPTARG ;;
     p) prio=$OPTARG ;;
+    R) export BW_READ=1; readx=(-x BW_READ) ;;
     h) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) exit 2 ;;
   esac
@@ -59,8 +63,9 @@ done
 
 launcher() {
   case $1 in
-    openmpi) cmd=(mpiexec.openmpi --allow-run-as-root --bind-to core -n 2) ;;
+    openmpi) cmd=(mpiexec.openmpi --allow-run-as-root --bind-to core "${readx[@]}" -n 2) ;;
     mpich) cmd=(mpiexec.mpich -bind-to core -n 2) ;;
+    ftmpi-nosplit) cmd=(env FTMPI_RNDV_SPLIT=0 "$build/bin/mpiexec" -n 2 --bind-to core) ;;
     ftmpi-*) cmd=(env "FTMPI_RNDV_PATH=${1#ftmpi-}" "$build/bin/mpiexec" -n 2 --bind-to core) ;;
     *) cmd=("$build/bin/mpiexec" -n 2 --bind-to core) ;;
   esac

@@ -30,7 +30,7 @@ Engine::Impl::Impl(transport::Router& r, int me_, int n)
       log::warn("FTMPI_RNDV_PATH=%s: expected auto, cma, ring or split; using auto", m);
   }
   if (const char* l = std::getenv("FTMPI_RNDV_RING_MAX")) rndv_ring_max = std::strtoull(l, nullptr, 10);
-  if (const char* a = std::getenv("FTMPI_RNDV_SPLIT")) split_auto = std::strcmp(a, "1") == 0;
+  if (const char* a = std::getenv("FTMPI_RNDV_SPLIT")) split_auto = std::strcmp(a, "0") != 0;
   if (const char* s = std::getenv("FTMPI_RNDV_SPLIT_SHARE")) {
     const unsigned long v = std::strtoul(s, nullptr, 10);
     if (v >= 1 && v <= 15) rndv_split_share = static_cast<unsigned>(v);
@@ -179,6 +179,11 @@ void Engine::Impl::fail(Request* r, const Status& why) {
       if (r->error.ok()) r->error = why;
     }
     if (peer_failed(r->peer_world)) r->split |= split::kSenderDead;
+    // Doomed: close the gate (rndv_gate.h); unless the sender is writing right now, it writes nothing more
+    // and the receive completes at once, without waiting for its answer.
+    if ((r->split & split::kDoomed) && !split::may_complete(r->split) && !close_split_gate(r) &&
+        std::find(split_closing.begin(), split_closing.end(), r) == split_closing.end())
+      split_closing.push_back(r);
     if (split::may_complete(r->split)) end_split(r);
     return;
   }
@@ -421,6 +426,7 @@ int Engine::progress() {
     ++work;
   }
   if (!m.backlog_peers.empty()) work += m.flush_backlog();
+  if (!m.split_closing.empty()) m.poll_split_closing();
   for (std::size_t i = 0; i < m.generic_active.size();) {
     Request* r = m.generic_active[i];
     if (r->generic->progress()) {

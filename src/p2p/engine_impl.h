@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ft/failure_state.h"
+#include "p2p/rndv_gate.h"
 #include "p2p/rndv_split.h"
 #include "p2p/engine.h"
 #include "p2p/envelope.h"
@@ -99,14 +100,14 @@ struct Engine::Impl {
   // (p2p/rndv_path.h). FTMPI_RNDV_PATH=auto (default) | cma | ring; messages above FTMPI_RNDV_RING_MAX
   // bytes (default kRndvRingMax) always take the single copy, which needs nothing from the sender.
   // FTMPI_RNDV_PATH=split forces the split way (p2p/rndv_split.h) where the transport can write remotely.
-  // The automatic choice takes the split way only with FTMPI_RNDV_SPLIT=1: the half the sender writes is left
-  // in the sender's cache, so a receiver that then reads its data pays for the crossing the chooser never
-  // sees (bench/cma_split.c -t, slow placement: 3x slower than the single copy; docs/performance.md), and a
-  // revoked split receive waits for the sender's answer.
+  // The automatic choice may take the split way unless FTMPI_RNDV_SPLIT=0 (RndvPath::record_split times it;
+  // kSplitOverRing keeps a winning ring, whose bytes end in the receiver's cache).
   enum class RndvMode : std::uint8_t { automatic, cma, ring, split } rndv_mode = RndvMode::automatic;
   std::size_t rndv_ring_max = kRndvRingMax;
   bool split_allowed = true;      // Engine::set_split_allowed
-  bool split_auto = false;        // FTMPI_RNDV_SPLIT=1: the automatic choice may take the split way
+  bool split_auto = true;         // FTMPI_RNDV_SPLIT (default 1; 0: the automatic choice never splits)
+  std::vector<gate::GateSlots> gate_slots;  // by world rank of the sender: our gate slots (rndv_gate.h)
+  std::vector<Request*> split_closing;      // doomed split receives whose sender is writing (poll_split_closing)
   unsigned rndv_split_share = 8;  // FTMPI_RNDV_SPLIT_SHARE: the receiver's part of a split, in 16ths (1..15)
   std::vector<RndvPath> rndv_paths;  // by world rank / process id, grown on demand
   RndvPath& rndv_path_of(int peer) {
@@ -296,7 +297,13 @@ struct Engine::Impl {
   void deliver_eager(Request* r, const Envelope& env, int src_world, std::span<const std::byte> data);
   void start_rndv_recv(Request* r, const Envelope& env, int src_world);
   void on_data(const Envelope& env, std::span<const std::byte> payload);
-  void start_split_recv(Request* r, const Envelope& env, int src_world, std::size_t n, RndvPath& path);
+  // false: no gate slot free for that sender (nothing was done; take another way).
+  bool start_split_recv(Request* r, const Envelope& env, int src_world, std::size_t n, RndvPath& path);
+  // fail() of a split receive: close its gate (rndv_gate.h); true when no write can come any more.
+  bool close_split_gate(Request* r);
+  // The doomed split receives whose sender was writing: complete those whose write has returned.
+  void poll_split_closing();
+
   void on_split_done(int src, const Envelope& env);
   // A split receive whose state allows it (rndv_split.h may_complete): complete it as its outcome says.
   void end_split(Request* r);

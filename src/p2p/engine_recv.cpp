@@ -171,10 +171,7 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
                   : rndv_mode == RndvMode::split ? (split_ok ? Way::split : Way::cma)
                                                  : path->choose(n, split_ok && split_auto);
     if (w == Way::ring) read_remote = false;
-    if (w == Way::split) {
-      start_split_recv(r, env, src_world, n, *path);
-      return;
-    }
+    if (w == Way::split && start_split_recv(r, env, src_world, n, *path)) return;
   }
   if (chunked && read_remote) {
     std::vector<std::byte> piece(kStagingChunk);
@@ -246,29 +243,38 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
   send_frame(src_world, cts, nullptr, 0, nullptr);
 }
 
-void Engine::Impl::start_split_recv(Request* r, const Envelope& env, int src_world, std::size_t n, RndvPath& path) {
+bool Engine::Impl::start_split_recv(Request* r, const Envelope& env, int src_world, std::size_t n, RndvPath& path) {
   transport::Transport& t = router.for_peer(src_world);
+  std::uint64_t* gates = t.split_gates(src_world, true);
+  if (gates == nullptr) return false;
+  if (static_cast<std::size_t>(src_world) >= gate_slots.size()) gate_slots.resize(static_cast<std::size_t>(src_world) + 1);
+  const std::uint32_t tok = gate_slots[static_cast<std::size_t>(src_world)].take();
+  if (tok == 0) return false;  // kGates split receives from that sender in flight already
+  gate::open(gates, tok);       // published with the cts below (the ring's release)
   auto* dst = static_cast<std::byte*>(r->rbuf);
   const std::uint64_t h = split::head_of(n, rndv_split_share);
   r->proto_state = kRecvSplit;
   r->split = split::kAsked;
+  r->split_gate = tok;
   r->remote_id = env.sreq;
   r->status.bytes = n;
   track(r);
-  path.split_begin(rndv_ticks());  // ended in end_split
   Envelope cts{};
   cts.epoch = job_epoch;
   cts.kind = FrameKind::cts;
   cts.flags = kFlagSplit;
   cts.context = env.context;
   cts.tag = static_cast<std::int32_t>(h);
+  cts.reserved2 = tok;
   cts.sreq = env.sreq;
   cts.rreq = RequestPool::id_of(r);
   cts.len = n;
   cts.addr = reinterpret_cast<std::uint64_t>(dst);
   send_frame(src_world, cts, nullptr, 0, nullptr);
   // Our part while the sender writes its own. fin either way: we are done with the sender's buffer.
+  const std::uint64_t t0 = rndv_ticks();
   const Status st = t.remote_read(src_world, dst, env.addr, h);
+  r->bytes_done = rndv_ticks() - t0;  // (a split receive's bytes_done: its read's ticks, for record_split)
   if (!st.ok()) {
     r->split |= split::kOwnFailed;
     log::debug("split rendezvous: reading from rank %d failed (%s)", src_world, st.message().c_str());
@@ -279,13 +285,39 @@ void Engine::Impl::start_split_recv(Request* r, const Envelope& env, int src_wor
   fin.context = env.context;
   fin.sreq = env.sreq;
   send_frame(src_world, fin, nullptr, 0, nullptr);
+  return true;
+}
+
+bool Engine::Impl::close_split_gate(Request* r) {
+  if (r->split_gate == 0) return false;
+  std::uint64_t* gates = router.for_peer(r->peer_world).split_gates(r->peer_world, true);
+  if (gates == nullptr) return false;
+  if (gate::close(gates, r->split_gate) == gate::Closed::busy) return false;
+  r->split |= split::kGateClosed;
+  return true;
+}
+
+void Engine::Impl::poll_split_closing() {
+  std::vector<Request*> still;
+  std::vector<Request*> now;
+  now.swap(split_closing);
+  for (Request* r : now) {
+    if (r->complete || r->proto_state != kRecvSplit) continue;
+    if (peer_failed(r->peer_world)) r->split |= split::kSenderDead;
+    if (split::may_complete(r->split) || close_split_gate(r))
+      end_split(r);
+    else
+      still.push_back(r);
+  }
+  // (end_split removes nothing from `now`; what a callback added meanwhile stays)
+  split_closing.insert(split_closing.end(), still.begin(), still.end());
 }
 
 void Engine::Impl::on_split_done(int src, const Envelope& env) {
   Request* r = pool.lookup(env.rreq);
   if (!r || r->kind != ReqKind::recv || r->proto_state != kRecvSplit || r->remote_id != env.sreq ||
       r->peer_world != src) {
-    log::debug("dropping split_done for an unknown receive request from rank %d", src);
+    log::debug("dropping split_done for an unknown receive request from rank %d", src);  // closed early
     return;
   }
   r->split |= split::kAnswered;
@@ -294,13 +326,16 @@ void Engine::Impl::on_split_done(int src, const Envelope& env) {
     r->split |= split::kSenderEnded | (env.tag == split::kWhyEndedFailed ? split::kEndedFailed : 0);
   const auto peer = static_cast<std::size_t>(src);
   if ((r->split & (split::kDeclined | split::kOwnFailed | split::kDoomed)) == 0 && peer < rndv_paths.size())
-    rndv_paths[peer].split_complete(r->status.bytes, rndv_ticks());
+    rndv_paths[peer].record_split(r->status.bytes, r->bytes_done, env.len);
   end_split(r);
 }
 
 void Engine::Impl::end_split(Request* r) {
   const auto peer = static_cast<std::size_t>(r->peer_world);
-  if (r->peer_world >= 0 && peer < rndv_paths.size()) rndv_paths[peer].split_end();
+  // No claim of its gate can succeed any more (may_complete: answered, closed, or the sender is dead).
+  if (r->split_gate != 0 && peer < gate_slots.size()) gate_slots[peer].give_back(r->split_gate);
+  r->split_gate = 0;
+  if (!split_closing.empty()) split_closing.erase(std::remove(split_closing.begin(), split_closing.end(), r), split_closing.end());
   switch (split::outcome(r->split)) {
     case split::Outcome::ok:
       finish_recv(r);  // (a truncation error set at the start stays)

@@ -154,14 +154,21 @@ void Engine::Impl::on_cts(int src, const Envelope& env) {
   if (env.flags & kFlagSplit) {
     // Split rendezvous (rndv_split.h): write our part now, in this call, then answer — always answer, the
     // receive may not complete before it hears from us. The send completes on the receiver's fin.
+    // The write happens only with the gate claimed (rndv_gate.h): a receive that ended early closed it.
     const bool live = r && r->kind == ReqKind::send && r->proto_state == kSendWaitRndv && r->peer_world == src;
     bool wrote = false;
+    std::uint64_t write_ticks = 0;
     if (live) {
       const std::byte* data = r->staging ? r->staging : static_cast<const std::byte*>(r->sbuf);
       const std::uint64_t wanted = std::min<std::uint64_t>(env.len, r->bytes_total);
       const auto h = static_cast<std::uint64_t>(static_cast<std::uint32_t>(env.tag));
-      if (h <= wanted) {
-        const Status st = router.for_peer(src).remote_write(src, env.addr + h, data + h, wanted - h);
+      transport::Transport& t = router.for_peer(src);
+      std::uint64_t* gates = t.split_gates(src, false);
+      if (h <= wanted && gates != nullptr && env.reserved2 != 0 && gate::claim(gates, env.reserved2)) {
+        const std::uint64_t t0 = rndv_ticks();
+        const Status st = t.remote_write(src, env.addr + h, data + h, wanted - h);
+        write_ticks = rndv_ticks() - t0;
+        gate::written(gates, env.reserved2);
         wrote = st.ok();
         if (!st.ok()) log::debug("split rendezvous: writing to rank %d failed (%s)", src, st.message().c_str());
       }
@@ -169,6 +176,7 @@ void Engine::Impl::on_cts(int src, const Envelope& env) {
     Envelope a{};
     a.epoch = job_epoch;
     a.kind = FrameKind::split_done;
+    a.len = write_ticks;  // for the receiver's way chooser (RndvPath::record_split)
     a.flags = wrote ? 0 : kFlagDeclined;
     a.tag = live ? split::kWhyWriteFailed
             : (r && r->kind == ReqKind::send && r->error.code() == Errc::proc_failed) ? split::kWhyEndedFailed

@@ -21,7 +21,8 @@ enum class FrameKind : std::uint8_t {
   retire = 8,    // the sender retired its communicator on `context`'s slot: nothing more for it follows
                  // (p2p/stale_filter.h)
   split_done = 9,  // split rendezvous: the sender wrote its part of receive `rreq` (kFlagDeclined: it did
-                   // not) (p2p/rndv_split.h)
+                   // not; len: the ticks its write took) (p2p/rndv_split.h); on its cts, reserved2 is the
+                   // gate token (p2p/rndv_gate.h)
 };
 
 inline constexpr std::uint8_t kFlagSync = 1;

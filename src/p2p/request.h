@@ -73,8 +73,9 @@ struct ftmpi_request_s {
   std::byte* staging = nullptr;  // packed copy for non-contiguous types / buffered sends
   bool staging_owned = false;
   std::uint8_t proto_state = 0;
-  std::uint8_t split = 0;        // kRecvSplit: p2p/rndv_split.h's bits
   std::uint16_t incarnation = 0; // bumped by every (re)start: part of the request id in frames (request_pool.h)
+  std::uint16_t split = 0;       // kRecvSplit: p2p/rndv_split.h's bits
+  std::uint32_t split_gate = 0;  // kRecvSplit: its gate token (p2p/rndv_gate.h), 0 once given back
   ftmpi::p2p::GenericOp* generic = nullptr;  // ReqKind::generic
   ftmpi::p2p::BsendPool* bsend_pool = nullptr;  // buffered send: the buffer its bytes are accounted to
 

@@ -35,9 +35,12 @@
 //           doubles that class's exploration period (kExplore up to kExploreMax), so where the ring is
 //           slower the trials soon cost nothing, and a change of placement is still noticed within a few
 //           thousand messages.
-//   * split: time per byte of each split message, timed as the ring's (from the previous completion while
-//           earlier split receives from that peer were in flight, else from its clear-to-send) up to the
-//           sender's answer, per size class.
+//   * split: time per byte of each split message, per size class: the longer of the receiver's read of its
+//           part (its clock around the call) and the sender's write of the other (the sender's clock around
+//           its call, reported in its answer). Not timed from clear-to-send to answer: the receiver handles
+//           the answers in bursts, behind the other messages' requests to send, so that time says little.
+//           What the split way costs a receiver that later reads its data (half of it is in the sender's
+//           cache) is not timed either; kSplitOverRing keeps the ring where the ring wins.
 //   Each estimate is the median of the last kWindow samples (a copy interrupted by the scheduler gives
 //   one huge sample, which the median ignores). choose(n): a way without any sample is tried first
 //   (single copy first: it needs nothing from the sender); otherwise the lower estimate wins (the ring's
@@ -76,6 +79,12 @@ enum class Way : std::uint8_t { cma, ring, split };
 class RndvPath {
  public:
   static constexpr int kWindow = 5;              // samples per estimate (median)
+  // Where the ring wins over the single copy (the cores share a cache), the split way must be this much
+  // faster than the ring to replace it: the ring leaves the whole message in the receiver's cache, the
+  // split way half of it in the sender's, and a receiver that reads its data pays for that (bandwidth.c
+  // with BW_READ=1, fast placement: ring 22 GB/s, split 11; docs/performance.md), which no timing of the
+  // transfer shows.
+  static constexpr double kSplitOverRing = 2.0;
   static constexpr int kExplore = 32;            // decisions of a class between two tries of the loser
   static constexpr int kExploreMax = 4096;       // ... at most, after repeated lost trials of the ring
   // The ring wins only when its estimate times this is still below the single copy's: a lone pipelined
@@ -94,13 +103,15 @@ class RndvPath {
     if (split_ok && c.split.count == 0) return Way::split;
     if (ring_.count == 0) return Way::ring;
     Way best = ring_.estimate() * kRingHandicap < c.cma.estimate() ? Way::ring : Way::cma;
-    if (split_ok && c.split.estimate() < (best == Way::ring ? ring_.estimate() * kRingHandicap : c.cma.estimate()))
+    const double split_cost = c.split.estimate();
+    if (split_ok && (best == Way::ring ? split_cost * kSplitOverRing < ring_.estimate() * kRingHandicap
+                                       : split_cost < c.cma.estimate()))
       best = Way::split;
     if (best != Way::ring && c.last == Way::ring && c.period < kExploreMax) c.period *= 2;  // a trial lost
     c.last = best;
     // The winner's own rate moved by more than kShift since the last exploration: the placement changed,
     // explore soon again.
-    const double now_est = best == Way::cma ? c.cma.estimate() : best == Way::ring ? ring_.estimate() : c.split.estimate();
+    const double now_est = best == Way::cma ? c.cma.estimate() : best == Way::ring ? ring_.estimate() : split_cost;
     if (c.explored_at > 0 && best == c.explored_best &&
         (now_est > c.explored_at * kShift || now_est * kShift < c.explored_at)) {
       c.period = kExplore;
@@ -128,19 +139,11 @@ class RndvPath {
   void record_cma(std::size_t bytes, std::uint64_t ticks) {
     if (bytes > 0) classes_[class_of(bytes)].cma.add(per_byte(bytes, ticks));
   }
-  // A split receive from this peer sent its clear-to-send at `now`.
-  void split_begin(std::uint64_t now) {
-    if (split_inflight_++ == 0) split_mark_ = now;
-  }
-  // That receive got the sender's answer at `now` (it wrote its part): one sample. Call split_end() after.
-  void split_complete(std::size_t bytes, std::uint64_t now) {
-    if (split_inflight_ == 0) return;
-    if (bytes > 0 && now > split_mark_) classes_[class_of(bytes)].split.add(per_byte(bytes, now - split_mark_));
-    split_mark_ = now;
-  }
-  // A split receive ended (completed, failed or doomed).
-  void split_end() {
-    if (split_inflight_ > 0) --split_inflight_;
+  // A split message of `bytes` bytes: the receiver's read of its part took `head_ticks`, the sender's write
+  // of its part `tail_ticks` (the sender's clock, reported in its answer: the same tick rate on one host);
+  // the two run at once, so the message cost the longer of them.
+  void record_split(std::size_t bytes, std::uint64_t head_ticks, std::uint64_t tail_ticks) {
+    if (bytes > 0) classes_[class_of(bytes)].split.add(per_byte(bytes, head_ticks > tail_ticks ? head_ticks : tail_ticks));
   }
   // A pipelined receive from this peer sent its clear-to-send at `now`.
   void ring_begin(std::uint64_t now) {
@@ -217,8 +220,6 @@ class RndvPath {
   int ring_inflight_ = 0;         // pipelined receives from this peer between cts and their end
   std::uint64_t ring_mark_ = 0;   // when the pipeline last became busy for the next one to complete
   bool ring_lone_ = false;        // the oldest in flight began with nothing ahead: mark at its first frame
-  int split_inflight_ = 0;        // split receives from this peer between cts and their end
-  std::uint64_t split_mark_ = 0;  // when the split stream last became busy for the next one to complete
 };
 
 }  // namespace ftmpi::p2p

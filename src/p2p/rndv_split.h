@@ -11,74 +11,84 @@
 // (bench/cma_split.c). The price is that the *sender* now writes into the receiver's memory, which a receive
 // that ended early must never see.
 //
-// Protocol (frames on the ordered shared-memory ring between the two processes):
+// Protocol (frames on the ordered shared-memory ring between the two processes, plus one gate word in shared
+// memory per receive in flight: p2p/rndv_gate.h, whose state machine decides whether the sender writes):
 //   receiver, on matching a request-to-send {sreq, addr} of n bytes:
+//     0. takes a gate slot of that sender (none free: this message takes the single copy instead) and
+//        opens it;
 //     1. sends cts with kFlagSplit {sreq, rreq, len = n, addr = its buffer, tag = h (the split point,
-//        a multiple of 64 below n)} and enters kRecvSplit (state `kAsked` here);
-//     2. reads [0, h) itself (process_vm_readv of the sender's buffer); if that worked it sends fin
-//        (the sender's buffer is no longer needed by the receiver);
+//        a multiple of 64 below n), reserved2 = the gate token} and enters kRecvSplit (state `kAsked`);
+//     2. reads [0, h) itself (process_vm_readv of the sender's buffer); it sends fin either way (the
+//        sender's buffer is no longer needed by the receiver);
 //     3. completes only when may_complete() below says so.
 //   sender, on that cts, in the same progress call, for its request still waiting (kSendWaitRndv):
-//     writes [h, n) with process_vm_writev into the receiver's buffer, then sends split_done {rreq, sreq}
-//     ("written", or kFlagDeclined when the write failed or its request had ended: revoked, failed,
-//     purged). It completes its send on fin, as for a single copy. Every split cts gets exactly one answer
-//     from a live sender: the answer is sent by the progress call that handles the cts.
+//     claims the gate; if that worked, writes [h, n) with process_vm_writev into the receiver's buffer and
+//     marks the gate written; then sends split_done {rreq, sreq} ("written", or kFlagDeclined when it did
+//     not write: the claim failed, the write failed, or its request had ended: revoked, failed, purged).
+//     It completes its send on fin, as for a single copy. Every split cts gets exactly one answer from a
+//     live sender: the answer is sent by the progress call that handles the cts.
 //
-// Safety (the receive's buffer is never written after the receive completed). The sender's only write is
-// one synchronous system call made while it handles the cts, before it sends the answer; so after the
-// receiver got the answer no write of this receive can come. Otherwise the receiver may complete only when
-// the sender is known failed: in ftmpi a failure notice is sent by the launcher after it reaped the process
-// (tools/launch/failure_judge.h: a hung or suspected rank is killed first), and a reaped process makes no
-// system call. Every other early end — revoke, MPI_Abort of a communicator part, a failure of another
-// process, a collective given up, a purge of the context — only *dooms* the receive here: the error is
-// kept (the first one), and the receive completes with it when the answer or the sender's failure arrives.
+// Safety (the receive's buffer is never written after the receive completed). The sender writes only
+// between a successful claim of the gate and marking it written, inside the one progress call that handles
+// the cts, before it sends the answer. So the receive may complete when (a) the answer came, (b) the
+// receiver closed the gate before the sender claimed it or after it marked it written (rndv_gate.h:
+// exactly one of claim and close wins an open gate), or (c) the sender is known failed: in ftmpi a
+// failure notice is sent by the launcher after it reaped the process (tools/launch/failure_judge.h: a hung
+// or suspected rank is killed first), and a reaped process makes no system call.
+// An early end — revoke, MPI_Abort of a communicator part, a failure of another process, a collective given
+// up, a purge of the context — dooms the receive (the first error is kept) and closes its gate: if the
+// sender had not claimed it, the receive completes at once with the error (the sender, handling the cts
+// later, fails to claim and writes nothing); if the sender is writing, the receive completes as soon as
+// the gate says written (Engine::progress polls it), or at the sender's failure notice if it died in the
+// write.
 // A job epoch change (Reinit) drops frames of the old epoch; survivors pass a global synchronisation before
 // the new epoch, and a sender handles an old cts (and writes) only before it enters that synchronisation,
-// so the write precedes the receiver's restart.
+// so the write precedes the receiver's restart (and a restarted engine's gate tokens start afresh).
 // Where it holds: ftmpi's launcher (notices after reaping; MPI_Finalize's fence keeps a sender progressing
 // until every rank is in MPI_Finalize). In FT mode under a foreign launcher (Hydra, srun) failures are
 // judged from lost connections and ranks leave MPI_Finalize on their own: the engine then never takes
 // this way (Engine::set_split_allowed, runtime.cpp). Without FT mode a send cannot end before the
 // receiver's fin, and the sender handles the cts (ordered before the fin on the ring) before it.
-// Liveness (the bounded wait). A doomed receive waits for the sender's next progress call (any MPI call,
-// MPI_Finalize included) or its death; a stopped or hung sender is killed by the detector (FT mode) after
-// its timeout, a sender that exits is reaped. Without FT mode a dead process ends the job. This is weaker
-// than the single copy, which needs nothing from the sender once matched: a revoke can now wait until the
-// sender calls MPI again. It does not wait for the sender's *application*: a sender blocked in MPI (the
-// common case, e.g. in MPI_Wait on this very send) answers at once.
+// Liveness (the bounded wait). A receive that is not doomed waits for the answer: the sender's next
+// progress call (a sender blocked in MPI, the common case, answers at once) or its death. A doomed one
+// waits at most for a write system call already in progress (or the death of a sender that died in it);
+// it never waits for the sender's next entry into MPI.
 // Errors: answer "declined" with the receive not doomed — the sender's request had ended (it was revoked
 // or failed there: the answer says which, and the receive ends with MPI_ERR_REVOKED or PROC_FAILED even if
 // the revoke notice has not arrived here yet) or its write failed: the receive fails (its bytes are
-// incomplete), with the kept error if any. The receiver's own read failing (the sender died) — no fin; the answer or the failure completes
-// it with an error.
+// incomplete), with the kept error if any. The receiver's own read failing (the sender died) — the answer
+// or the failure completes it with an error.
 #pragma once
 #include <cstdint>
 
 namespace ftmpi::p2p::split {
 
 // Bits of Request::split (0 = not a split receive).
-inline constexpr std::uint8_t kAsked = 1;      // cts sent: the sender may write until it answers
-inline constexpr std::uint8_t kAnswered = 2;   // split_done arrived: no write can come any more
-inline constexpr std::uint8_t kDeclined = 4;   // ... and the sender did not write its part
-inline constexpr std::uint8_t kOwnFailed = 8;  // the receiver's own read of the head failed
-inline constexpr std::uint8_t kDoomed = 16;    // an early end was asked for; the error is kept in the request
-inline constexpr std::uint8_t kSenderDead = 32;  // the sender is known failed (reaped)
-inline constexpr std::uint8_t kSenderEnded = 64;  // declined because its send had ended (revoked, purged)
-inline constexpr std::uint8_t kEndedFailed = 128; // ... with MPI_ERR_PROC_FAILED
+inline constexpr std::uint16_t kAsked = 1;      // cts sent: the sender may write until it answers
+inline constexpr std::uint16_t kAnswered = 2;   // split_done arrived: no write can come any more
+inline constexpr std::uint16_t kDeclined = 4;   // ... and the sender did not write its part
+inline constexpr std::uint16_t kOwnFailed = 8;  // the receiver's own read of the head failed
+inline constexpr std::uint16_t kDoomed = 16;    // an early end was asked for; the error is kept in the request
+inline constexpr std::uint16_t kSenderDead = 32;  // the sender is known failed (reaped)
+inline constexpr std::uint16_t kSenderEnded = 64;  // declined because its send had ended (revoked, purged)
+inline constexpr std::uint16_t kEndedFailed = 128; // ... with MPI_ERR_PROC_FAILED
+inline constexpr std::uint16_t kGateClosed = 256;  // doomed, and the gate (rndv_gate.h) closed: no write can come
 
 // Why a sender declined (split_done's tag).
 inline constexpr std::int32_t kWhyWriteFailed = 0, kWhyEnded = 1, kWhyEndedFailed = 2;
 
 // May the receive complete now: no write of the sender can reach its buffer any more.
-constexpr bool may_complete(std::uint8_t s) { return (s & kAsked) == 0 || (s & (kAnswered | kSenderDead)) != 0; }
+constexpr bool may_complete(std::uint16_t s) {
+  return (s & kAsked) == 0 || (s & (kAnswered | kSenderDead | kGateClosed)) != 0;
+}
 
-enum class Outcome : std::uint8_t { ok, doomed, sender_failed, sender_ended, incomplete };
+enum class Outcome : std::uint16_t { ok, doomed, sender_failed, sender_ended, incomplete };
 // How a receive that may complete ends: with the kept early error (doomed), with MPI_ERR_PROC_FAILED (the
 // sender died before answering, or before the receiver read its part, or its send had ended with that
 // error), with MPI_ERR_REVOKED (sender_ended: its send had ended otherwise — a send ends early only by a
 // revoke or a purge of its communicator, whose notice may not have reached this process yet), incomplete
 // (its write or the receiver's own read failed with the sender alive), or ok.
-constexpr Outcome outcome(std::uint8_t s) {
+constexpr Outcome outcome(std::uint16_t s) {
   if (s & kDoomed) return Outcome::doomed;
   if ((s & kSenderDead) && (s & kAnswered) == 0) return Outcome::sender_failed;
   if (s & kSenderEnded) return (s & kEndedFailed) ? Outcome::sender_failed : Outcome::sender_ended;

@@ -16,6 +16,7 @@
 namespace ftmpi::transport {
 
 inline constexpr size_t kMaxHeader = 64;
+inline constexpr int kSplitGates = 16;  // Transport::split_gates
 
 // Where frames go. Implemented by the p2p engine.
 class FrameSink {
@@ -65,6 +66,14 @@ class Transport {
   virtual bool supports_remote_write() const { return false; }
   virtual Status remote_write(int peer, std::uint64_t remote_addr, const void* src, size_t len) {
     return Status(Errc::unsupported, "remote write not supported by this transport");
+  }
+  // The kSplitGates gate words of the split rendezvous (p2p/rndv_gate.h) between this process and `peer`,
+  // in memory both map: `from_peer` true — the words of messages `peer` sends to us, else of messages we
+  // send to it. Zero at first. nullptr when the transport has none (then the split way is not taken).
+  virtual std::uint64_t* split_gates(int peer, bool from_peer) {
+    (void)peer;
+    (void)from_peer;
+    return nullptr;
   }
 
   // Sleep up to `timeout_us` microseconds or until a frame for this rank may have arrived (futex doorbell

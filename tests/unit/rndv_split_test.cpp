@@ -15,7 +15,7 @@ TEST(RndvSplit, NotASplitReceiveMayAlwaysComplete) { EXPECT_TRUE(split::may_comp
 TEST(RndvSplit, AskedWaitsForTheAnswerOrTheSendersDeath) {
   // Every combination of the events that do not stop the sender: none may complete the receive.
   for (std::uint8_t extra = 0; extra < 64; ++extra) {
-    const std::uint8_t s = split::kAsked | (extra & (split::kOwnFailed | split::kDoomed));
+    const std::uint16_t s = split::kAsked | (extra & (split::kOwnFailed | split::kDoomed));
     EXPECT_FALSE(split::may_complete(s)) << int(s);
   }
   EXPECT_TRUE(split::may_complete(split::kAsked | split::kAnswered));
@@ -25,7 +25,7 @@ TEST(RndvSplit, AskedWaitsForTheAnswerOrTheSendersDeath) {
 
 TEST(RndvSplit, Outcomes) {
   using O = split::Outcome;
-  const std::uint8_t a = split::kAsked;
+  const std::uint16_t a = split::kAsked;
   EXPECT_EQ(split::outcome(a | split::kAnswered), O::ok);
   EXPECT_EQ(split::outcome(a | split::kAnswered | split::kSenderDead), O::ok);  // wrote, then died: all there
   EXPECT_EQ(split::outcome(a | split::kSenderDead), O::sender_failed);
@@ -54,12 +54,7 @@ TEST(RndvPathSplit, TriedAfterTheSingleCopyAndKeptWhenFaster) {
   p.record_cma(n, 10 * n);
   EXPECT_EQ(p.choose(n, true), Way::split);  // no sample yet
   std::uint64_t now = 1000;
-  for (int i = 0; i < RndvPath::kWindow; ++i) {  // 5 ticks per byte
-    p.split_begin(now);
-    now += 5 * n;
-    p.split_complete(n, now);
-    p.split_end();
-  }
+  for (int i = 0; i < RndvPath::kWindow; ++i) p.record_split(n, 4 * n, 5 * n);  // 5 ticks per byte: the longer
   EXPECT_EQ(p.choose(n, false), Way::ring);  // not allowed: the ring, untried, is next
   // the ring measured slower than both: the split wins, the others are explored in turn
   for (int i = 0; i < RndvPath::kWindow; ++i) {
@@ -70,13 +65,14 @@ TEST(RndvPathSplit, TriedAfterTheSingleCopyAndKeptWhenFaster) {
     p.ring_end();
   }
   int split_n = 0, cma_n = 0, ring_n = 0;
-  for (int i = 0; i < 3 * RndvPath::kExplore; ++i) {  // explorations after kExplore, then 2 kExplore more
+  const int rounds = 3 * RndvPath::kExplore;  // explorations after kExplore, then 2 kExplore more
+  for (int i = 0; i < rounds; ++i) {
     const Way w = p.choose(n, true);
     split_n += w == Way::split;
     cma_n += w == Way::cma;
     ring_n += w == Way::ring;
   }
-  EXPECT_EQ(split_n, 3 * RndvPath::kExplore - 2);
+  EXPECT_EQ(split_n, rounds - 2);
   EXPECT_EQ(cma_n, 1);
   EXPECT_EQ(ring_n, 1);
   // without the split way allowed, the single copy wins

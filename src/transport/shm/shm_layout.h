@@ -2,7 +2,7 @@
 //
 //   [0, kPage)                    SegmentHeader: identity (written once by the owner before fence 1)
 //                                 and the futex doorbell (sleeping flag + doorbell word)
-//   [kPage, cells_offset)         one RingControl (two cache lines: head, tail) per potential sender
+//   [kPage, cells_offset)         one RingControl (head, tail, split gates: four cache lines) per potential sender
 //   [cells_offset, total)         one byte ring of `cells` * `cell_bytes` bytes per potential sender
 //
 // The ring that carries frames from sender S to this segment's owner is ring S. The file is created by
@@ -22,7 +22,7 @@ namespace ftmpi::transport::shm {
 inline constexpr std::size_t kCacheLine = 64;
 inline constexpr std::size_t kPage = 4096;
 inline constexpr std::uint64_t kSegmentMagic = 0x66746d7069736d31ull;  // "ftmpism1"
-inline constexpr std::uint32_t kLayoutVersion = 4;  // 3: byte ring of packed frames; 4: owner_flags
+inline constexpr std::uint32_t kLayoutVersion = 5;  // 3: byte ring of packed frames; 4: owner_flags; 5: gates
 
 // Ring length (cells * cell_bytes bytes) and largest frame (cell_bytes); identical on every rank of a job
 // (checked at attach).
@@ -91,11 +91,14 @@ constexpr std::size_t max_payload(const Geometry& g) {
 //       (acquire) only when its cached copy says the ring has no room for the next frame.
 // tail: bytes produced so far, written only by the producer (where a new producer of the ring resumes;
 //       the consumer detects new frames by the frame word).
+// gates: the split rendezvous' gate words of this (sender, owner) pair (p2p/rndv_gate.h,
+//       Transport::split_gates): set by the owner (receiver), claimed by the sender with a CAS.
 struct RingControl {
   alignas(kCacheLine) std::uint64_t head;
   alignas(kCacheLine) std::uint64_t tail;
+  alignas(kCacheLine) std::uint64_t gates[kSplitGates];
 };
-static_assert(sizeof(RingControl) == 2 * kCacheLine);
+static_assert(sizeof(RingControl) == 4 * kCacheLine);
 
 // --- Segment header -----------------------------------------------------------------------------------
 // SegmentHeader::owner_flags: the owner issues membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) after raising

@@ -198,6 +198,15 @@ class ShmTransportImpl final : public ShmTransport {
     return Status::Ok();
   }
 
+  // Ours (messages from `peer`): in our segment, beside the ring `peer` writes; theirs: in its segment,
+  // beside our ring (shm_layout.h RingControl::gates). Both pages exist once the sender sent a frame.
+  std::uint64_t* split_gates(int peer, bool from_peer) override {
+    if (peer < 0 || peer >= size_ || links_[static_cast<std::size_t>(peer)].peer_header == nullptr) return nullptr;
+    if (from_peer) return ring_control(own_, layout_, peer)->gates;
+    const Segment& s = peer == rank_ ? own_ : links_[static_cast<std::size_t>(peer)].segment;
+    return ring_control(s, layout_, rank_)->gates;
+  }
+
   Status remote_read(int peer, void* dst, std::uint64_t remote_addr, size_t len) override {
     if (peer < 0 || peer >= size_ || links_[static_cast<std::size_t>(peer)].peer_header == nullptr)
       return Status(Errc::arg, "shm remote_read: peer " + std::to_string(peer) + " is not attached");
