@@ -47,6 +47,12 @@ Status ContextAllocator::allocate(Runtime& rt, ftmpi_comm_s* parent, std::uint32
 // broadcast back; 2 log2(n) steps, each a mask (kWords words) to or from one peer.
 Status ContextAllocator::allocate_among(Runtime& rt, ftmpi_comm_s* numbering, const std::vector<int>& peers, int me,
                                         int tag, std::uint32_t* id) {
+  if (peers.size() == 1) {  // this process alone (MPI_Comm_create_from_group over mpi://SELF)
+    auto local = allocate_local();
+    if (!local.ok()) return local.status();
+    *id = *local;
+    return {};
+  }
   const AllocKey key{numbering->ctx_pt2pt, lowest_member(numbering), static_cast<std::uint32_t>(tag)};
   return run_rounds(rt, key, [&](Contribution& c) { return and_among(rt, numbering, peers, me, tag, c); }, id);
 }
