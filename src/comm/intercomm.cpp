@@ -131,7 +131,7 @@ Status inter_agree_context(Runtime& rt, Communicator* inter, Status before, std:
   members.insert(members.end(), inter->remote_group->world_ranks.begin(), inter->remote_group->world_ranks.end());
   std::sort(members.begin(), members.end());
   if (before.ok() && inter->revoked.load()) before = Status(Errc::revoked, "the communicator has been revoked");
-  return agree_context(rt, rt.ft().channel(members, kSaltInter), before, ctx);
+  return agree_context(rt, rt.ft().channel(members, kSaltInter), before, ctx, false);
 }
 
 Communicator* make_inter(Runtime& rt, Communicator* local_hidden, std::vector<int> remote_world, std::uint32_t ctx,
@@ -227,7 +227,7 @@ Status intercomm_create_ft(Runtime& rt, Communicator* local_comm, int local_lead
   for (std::size_t i = 0; i < union_world.size(); ++i)
     dest_hash[i] = std::binary_search(mine_sorted.begin(), mine_sorted.end(), union_world[i]) ? h_mine : h_remote;
   std::uint32_t ctx = 0;
-  st = agree_context(rt, rt.ft().bridge(union_world, std::move(dest_hash), h_mine), Status::Ok(), &ctx);
+  st = agree_context(rt, rt.ft().bridge(union_world, std::move(dest_hash), h_mine), Status::Ok(), &ctx, false);
   if (!st.ok()) {
     Status f = free(rt, hidden);
     (void)f;
