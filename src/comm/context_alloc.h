@@ -56,7 +56,8 @@
 // ends, and every called one becomes live. No fixed order of threads or ranks is assumed anywhere.
 // Uniqueness of keys is what makes (4) hold: two allocations sharing a member never both count as lowest.
 // Failures: a round's AND fails like any collective (Errc::proc_failed, revoked); the member returns the
-// error and ends its reservation (no hang; in FT mode the constructors agree on ids with agree_context).
+// error and ends its reservation (no hang). In FT mode each round's AND is one fault-tolerant agreement
+// (comm_ops.h agree_context): every survivor sees the same AND or the same error in every round.
 // Cost: one round (the AND of the masks) when alone; at MPI_THREAD_MULTIPLE one more, empty, round (the
 // entry round); under contention a non-lowest allocation repeats cheap empty rounds until the lower ends.
 // A communicator of this process alone (a dup of MPI_COMM_SELF) needs no round: allocate_local() takes a slot
