@@ -183,9 +183,6 @@ class ContextAllocator {
   // The lowest world rank among c's members (both groups of an intercommunicator): a key's witness.
   static std::int32_t lowest_member(const ftmpi_comm_s* c);
 
-  // Bumped whenever an allocation here ends a round or ends (what a pause between rounds waits for).
-  std::uint64_t changes() const { return changes_; }
-
   // ---- the non-blocking pool (MPI_Comm_idup, comm/comm_idup.h) ----
   // Slots kSlots .. 2*kSlots-1 (ids 4096 .. 8191) belong to non-blocking allocations only, so that one
   // completing inside a blocking allocation's wait can never take the id the blocking one is agreeing on
@@ -212,7 +209,7 @@ class ContextAllocator {
   Mask async_free_{};
   Mask reserved_{};                   // slots contributed by rounds in flight (threads)
   std::vector<Allocation*> inflight_;  // the allocations in flight here
-  std::uint64_t changes_ = 0;
+  std::uint64_t changes_ = 0;         // bumped when an allocation here ends a round or ends (between_rounds)
 };
 
 }  // namespace ftmpi::comm
