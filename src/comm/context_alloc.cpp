@@ -73,6 +73,7 @@ ContextAllocator::Contribution ContextAllocator::Allocation::begin() {
   // Round 0 at a THREAD_MULTIPLE process is the entry round: it offers nothing (context_alloc.h "Threads").
   // Otherwise: everything unreserved, if no other live allocation here has a lower key.
   const bool entry = concurrent_ && !live_;
+  entry_ = entry;
   const bool lowest = !entry && std::none_of(a_.inflight_.begin(), a_.inflight_.end(), [this](const Allocation* o) {
     return o != this && o->live_ && o->key_ < key_;
   });
@@ -91,6 +92,7 @@ ContextAllocator::Contribution ContextAllocator::Allocation::begin() {
 
 Result<bool> ContextAllocator::Allocation::finish(const Contribution& common, std::uint32_t* id) {
   live_ = true;  // the AND holds every member's contribution: every member has called this allocation
+  just_entered_ = entry_;
   ++a_.changes_;
   Mask m{};
   for (std::size_t w = 0; w < kWords; ++w) {

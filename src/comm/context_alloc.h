@@ -30,7 +30,8 @@
 // sides of an intercommunicator through their leaders); every member gets the same AND A and
 //   - A has a slot: every member claims the lowest one; X ends;
 //   - A is empty and A.whole: every member gave all it had: out of ids, every member returns no_mem;
-//   - otherwise: every member runs round r+1 (after a short bounded pause, between_rounds).
+//   - otherwise: every member runs round r+1 (at once after the entry round, else after a short bounded
+//     pause, between_rounds).
 // What a member contributes in round r:
 //   - round 0, in a process at MPI_THREAD_MULTIPLE: nothing (whole cleared). Round 0 is an *entry* round:
 //     when it ends here, every member of X has called X. X is then *live* here.
@@ -156,12 +157,16 @@ class ContextAllocator {
     Result<bool> finish(const Contribution& common, std::uint32_t* id);
     const AllocKey& key() const { return key_; }
     bool live() const { return live_; }
+    // The round that just ended was the entry round: the next one follows at once (no pause: nothing cut it).
+    bool just_entered() const { return just_entered_; }
 
    private:
     ContextAllocator& a_;
     AllocKey key_;
     bool concurrent_;
     bool live_ = false;  // every member has called this allocation (a round ended here)
+    bool entry_ = false;         // the round in progress is the entry round
+    bool just_entered_ = false;  // the last round to end was the entry round
     Mask mine_{};
   };
 
@@ -176,7 +181,7 @@ class ContextAllocator {
       auto done = alloc.finish(c, id);
       if (!done.ok()) return done.status();
       if (*done) return {};
-      between_rounds(rt);
+      if (!alloc.just_entered()) between_rounds(rt);
     }
   }
 
