@@ -51,7 +51,7 @@ Status create_group(Runtime& rt, Communicator* parent, const Group* group, int t
     std::sort(members.begin(), members.end());
     const Status before = parent->revoked.load() ? Status(Errc::revoked, "the communicator has been revoked") : Status::Ok();
     std::uint32_t ctx = 0;
-    FTMPI_TRY(agree_context(rt, rt.ft().channel(members, kSaltCreateGroup), before, &ctx));
+    FTMPI_TRY(agree_context(rt, rt.ft().channel(members, kSaltCreateGroup), before, &ctx, false));
     *out = make_comm(make_group(group->world_ranks, rt.world_rank()), ctx, parent);
     rt.ft().register_comm(*out);
     return {};

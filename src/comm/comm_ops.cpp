@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <span>
 #include <vector>
 
 #include "coll/coll.h"
@@ -26,32 +27,60 @@ Status allocate_context(Runtime& rt, Communicator* parent, const Status& before,
   return agree_context(rt, parent, before, ctx);
 }
 
-Status agree_context(Runtime& rt, Communicator* on, const Status& before, std::uint32_t* ctx) {
-  // Contribution: the free-slot mask, then one word of flags (ANDed): bit 0 "my earlier steps succeeded",
-  // bit 1 "and did not fail because of a revoke".
-  const ContextAllocator::Mask& mine = rt.contexts().free_mask();
-  ft::Bits contribution(mine.begin(), mine.end());
+namespace {
+// One agreement of agree_context: `mask` and the flags word (ANDed): bit 0 "my earlier steps succeeded", bit 1
+// "and did not fail because of a revoke", bit 2 "mask is every free slot of mine" (context_alloc.h, whole).
+// On success `mask` holds the decided AND and *whole the decided bit 2.
+Status agree_once(Runtime& rt, Communicator* on, const Status& before, std::span<std::uint64_t> mask, bool* whole) {
+  ft::Bits contribution(mask.begin(), mask.end());
   std::uint64_t flags = ~std::uint64_t{0};
   if (!before.ok()) flags &= ~std::uint64_t{1};
   if (before.code() == Errc::revoked) flags &= ~std::uint64_t{2};
+  if (!*whole) flags &= ~std::uint64_t{4};
   contribution.push_back(flags);
   const ft::Agreement& a = rt.ft().start_agreement(on, std::move(contribution));
   rt.progress().wait_until([&a] { return a.decided(); });
   FTMPI_TRY(before);
   const ft::Bits& v = a.value();
-  if (v.size() != mine.size() + 1) return Status(Errc::intern, "context id agreement: unexpected value size");
+  if (v.size() != mask.size() + 1) return Status(Errc::intern, "context id agreement: unexpected value size");
   if ((v.back() & 2u) == 0) return Status(Errc::revoked, "the communicator was revoked at another member (communicator creation)");
   if ((v.back() & 1u) == 0)
     return Status(Errc::proc_failed, "another member could not complete this communicator creation (a process failed)");
   if (!a.failed().empty())
     return Status(Errc::proc_failed, "a member of the parent communicator has failed (communicator creation)");
-  ContextAllocator::Mask common{};
-  for (std::size_t i = 0; i < common.size(); ++i) common[i] = v[i];
-  auto lowest = ContextAllocator::lowest_common(common);
-  if (!lowest.ok()) return lowest.status();
-  FTMPI_TRY(rt.contexts().claim(*lowest));
-  *ctx = *lowest;
+  for (std::size_t i = 0; i < mask.size(); ++i) mask[i] = v[i];
+  *whole = (v.back() & 4u) != 0;
   return {};
+}
+}  // namespace
+
+Status agree_context(Runtime& rt, Communicator* on, const Status& before, std::uint32_t* ctx, bool rounds) {
+  if (!rounds) {
+    ContextAllocator::Mask common = rt.contexts().free_mask();
+    bool whole = true;
+    FTMPI_TRY(agree_once(rt, on, before, std::span<std::uint64_t>(common), &whole));
+    auto lowest = ContextAllocator::lowest_common(common);
+    if (!lowest.ok()) return lowest.status();
+    FTMPI_TRY(rt.contexts().claim(*lowest));
+    *ctx = *lowest;
+    return {};
+  }
+  // Every survivor sees the same decision in every round (the agreement is uniform), so all survivors run the
+  // same rounds and claim the same slot, or return an error in the same round. `before` travels in round 0;
+  // a failed member or a revoke ends the rounds with the error wherever it shows.
+  bool first = true;
+  const AllocKey key{on->ctx_pt2pt, ContextAllocator::lowest_member(on), AllocKey::kKindParent};
+  return rt.contexts().run_rounds(
+      rt, key,
+      [&](ContextAllocator::Contribution& c) -> Status {
+        const Status mine = first ? before : Status::Ok();
+        first = false;
+        bool whole = (c[ContextAllocator::kWords] & 1u) != 0;
+        FTMPI_TRY(agree_once(rt, on, mine, std::span<std::uint64_t>(c.data(), ContextAllocator::kWords), &whole));
+        c[ContextAllocator::kWords] = whole ? ~std::uint64_t{0} : ~std::uint64_t{1};
+        return {};
+      },
+      ctx);
 }
 
 Communicator* make_comm(Group* group, std::uint32_t ctx, const Communicator* parent) {

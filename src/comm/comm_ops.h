@@ -72,7 +72,12 @@ inline Status allocate_context(Runtime& rt, Communicator* parent, std::uint32_t*
 // was a revoke, Errc::proc_failed when another member's `before` failed or a member did not contribute —
 // or its own `before` error. Every live member of `on` must call it (in the same order), whatever its
 // `before`.
-Status agree_context(Runtime& rt, Communicator* on, const Status& before, std::uint32_t* ctx);
+// On a communicator (`rounds`): the allocation rounds of context_alloc.h "Threads" with the parent's key, each
+// round's AND one agreement on `on` (so constructors on different parents from several threads get distinct
+// ids; one agreement when the process is not at MPI_THREAD_MULTIPLE). On an agreement channel or a bridge
+// (!rounds): one agreement on the free mask, as those are shared by every constructor over one member set and
+// are not safe from concurrent threads anyway (docs/testing.md, threads).
+Status agree_context(Runtime& rt, Communicator* on, const Status& before, std::uint32_t* ctx, bool rounds = true);
 
 // Build a communicator object around `group` (reference taken over) with context pair (ctx, ctx+1),
 // inheriting `parent`'s error handler. Does no communication.

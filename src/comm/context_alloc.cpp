@@ -57,16 +57,26 @@ bool ContextAllocator::in_use(std::uint32_t id) const {
   return (free_[slot / 64] & (std::uint64_t{1} << (slot % 64))) == 0;
 }
 
-ContextAllocator::Round::Round(ContextAllocator& a, std::uint64_t key) : a_(a), key_(key) { a_.inflight_.push_back(key); }
-
-ContextAllocator::Round::~Round() {
-  for (std::size_t w = 0; w < kWords; ++w) a_.reserved_[w] &= ~mine_[w];
-  auto it = std::find(a_.inflight_.begin(), a_.inflight_.end(), key_);
-  if (it != a_.inflight_.end()) a_.inflight_.erase(it);
+ContextAllocator::Allocation::Allocation(ContextAllocator& a, const AllocKey& key, bool concurrent)
+    : a_(a), key_(key), concurrent_(concurrent) {
+  a_.inflight_.push_back(this);
 }
 
-ContextAllocator::Contribution ContextAllocator::Round::begin() {
-  const bool lowest = std::all_of(a_.inflight_.begin(), a_.inflight_.end(), [this](std::uint64_t k) { return k >= key_; });
+ContextAllocator::Allocation::~Allocation() {
+  for (std::size_t w = 0; w < kWords; ++w) a_.reserved_[w] &= ~mine_[w];
+  auto it = std::find(a_.inflight_.begin(), a_.inflight_.end(), this);
+  if (it != a_.inflight_.end()) a_.inflight_.erase(it);
+  ++a_.changes_;
+}
+
+ContextAllocator::Contribution ContextAllocator::Allocation::begin() {
+  // Round 0 at a THREAD_MULTIPLE process is the entry round: it offers nothing (context_alloc.h "Threads").
+  // Otherwise: everything unreserved, if no other live allocation here has a lower key.
+  const bool entry = concurrent_ && !live_;
+  entry_ = entry;
+  const bool lowest = !entry && std::none_of(a_.inflight_.begin(), a_.inflight_.end(), [this](const Allocation* o) {
+    return o != this && o->live_ && o->key_ < key_;
+  });
   Contribution c{};
   bool whole = true;
   for (std::size_t w = 0; w < kWords; ++w) {
@@ -80,7 +90,10 @@ ContextAllocator::Contribution ContextAllocator::Round::begin() {
   return c;
 }
 
-Result<bool> ContextAllocator::Round::finish(const Contribution& common, std::uint32_t* id) {
+Result<bool> ContextAllocator::Allocation::finish(const Contribution& common, std::uint32_t* id) {
+  live_ = true;  // the AND holds every member's contribution: every member has called this allocation
+  just_entered_ = entry_;
+  ++a_.changes_;
   Mask m{};
   for (std::size_t w = 0; w < kWords; ++w) {
     m[w] = common[w];

@@ -12,24 +12,63 @@
 //
 // Not thread-safe by itself: callers hold the runtime lock (one MPI call at a time).
 //
-// Threads (MPI_THREAD_MULTIPLE): allocations on different parents may be in flight at once in one process
-// (the lock is released while the AND travels), and would pick the same lowest common slot. So each
-// allocation is a sequence of rounds. A round contributes only slots no other round in flight here
-// contributed (reserved_), and only if its key (the parent's context id; create_group adds the tag) is the
-// lowest of the allocations in flight here: the others contribute nothing. The agreed slot lies in every
-// member's contribution, so no other round here can claim it. One more word travels with the mask, ANDed:
-// bit 0 "my contribution was all my free slots". An empty AND with that bit set means out of ids; with it
-// clear the round is repeated (every member sees the same AND, so all repeat). The allocation with the lowest
-// key in flight anywhere gets every member's whole free mask in its next round, so it ends, then the next.
-// Alone (one thread) the first round contributes the free mask and ends the allocation, as before.
+// Threads (MPI_THREAD_MULTIPLE). Several allocations may be in flight at once in one process (the lock is
+// released while a round's AND travels), over parents, groups and sides that overlap in any way between
+// processes, started in any order (MPI only orders collectives on one communicator). Protocol:
+//
+// Model. An *allocation* X has members M(X) (every process that will hold the new id) and a *key* k(X), the
+// same at every member of X and different from the key of every allocation that shares a member with X and
+// can be in flight with it (AllocKey below says how each constructor builds it). Every member of X calls it
+// eventually, unless the program is erroneous; a member may be held up before it calls X for as long as the
+// application likes (another thread's MPI call, a mutex), and a member may run any other allocations in other
+// threads meanwhile. Communication between the members of X is reliable (failures: see below).
+//
+// Algorithm. X runs *rounds* 0, 1, 2, ... at every member. In round r a member contributes C = (mask, whole):
+// a set of its free slots, which it *reserves* (no other round here offers or claims them until this round
+// ends), and whole = "mask is every free slot of mine" (the last 64 slots excepted, see allocate_local). The
+// members' contributions are ANDed (`and_all`: the parent's allreduce, a subset's reduce+broadcast, both
+// sides of an intercommunicator through their leaders); every member gets the same AND A and
+//   - A has a slot: every member claims the lowest one; X ends;
+//   - A is empty and A.whole: every member gave all it had: out of ids, every member returns no_mem;
+//   - otherwise: every member runs round r+1 (at once after the entry round, else after a short bounded
+//     pause, between_rounds).
+// What a member contributes in round r:
+//   - round 0, in a process at MPI_THREAD_MULTIPLE: nothing (whole cleared). Round 0 is an *entry* round:
+//     when it ends here, every member of X has called X. X is then *live* here.
+//   - otherwise (round >= 1, or a process that cannot have two allocations in flight at once): if no other
+//     allocation live here has a lower key, every free slot no other round here reserved; else nothing.
+// Safety (no two allocations sharing a process claim one slot; a claimed slot is free at every member):
+// the claimed slot lies in A, so in every member's contribution to that round, so it was free and reserved
+// for that round at every member, and no other round in flight at that member could offer it; a member
+// claims it before its reservation ends. Every member sees the same A, so all take the same decision in the
+// same round.
+// Liveness (if every member calls X, X ends): (1) a round of X ends once every member runs it; a member runs
+// X's rounds one after the other with only bounded pauses (never waiting for another allocation), so once
+// every member has called X every round ends, and a reservation is held for a finite time. (2) A round that
+// reserves at a THREAD_MULTIPLE process belongs to a live allocation, whose members all run its rounds, so
+// no reservation waits for a member that has not called its allocation — the hang this protocol removes:
+// before, an allocation's first round reserved every slot here and waited for a member whose thread was still
+// in a lower-key allocation that needed those very slots here (comm_threads_ctx "mix"). (3) Priority looks
+// only at live allocations, so an allocation not yet called everywhere slows nobody down. (4) Let X be the
+// lowest-key allocation live somewhere and unfinished. At each member p, once X is live at p, the rounds of
+// other allocations live at p begun before end (1), and later ones offer nothing (X is lower); so from some
+// round on every member contributes all its free slots (whole): X then claims a slot or every member returns
+// out of ids. Induction over keys (finitely many allocations are in flight at once): every live allocation
+// ends, and every called one becomes live. No fixed order of threads or ranks is assumed anywhere.
+// Uniqueness of keys is what makes (4) hold: two allocations sharing a member never both count as lowest.
+// Failures: a round's AND fails like any collective (Errc::proc_failed, revoked); the member returns the
+// error and ends its reservation (no hang). In FT mode each round's AND is one fault-tolerant agreement
+// (comm_ops.h agree_context): every survivor sees the same AND or the same error in every round.
+// Cost: one round (the AND of the masks) when alone; at MPI_THREAD_MULTIPLE one more, empty, round (the
+// entry round); under contention a non-lowest allocation repeats cheap empty rounds until the lower ends.
 // A communicator of this process alone (a dup of MPI_COMM_SELF) needs no round: allocate_local() takes a slot
 // no round reserved. Rounds never offer the last 64 slots (kLocalWord), so that one finds a slot even while
-// another thread's round has reserved every other free slot and waits for a member held up by the
-// application until this one returns (MPICH suite threads/comm/comm_dup_deadlock). (MPICH
-// suite threads/comm/comm_create_threads, dup_leak_test, comm_create_group_threads: "context id already in
-// use".)
+// another thread's round has reserved every other free slot. (MPICH suite threads/comm/comm_create_threads,
+// dup_leak_test, comm_create_group_threads, comm_dup_deadlock, idup_comm_gen; threads/spawn; threads/init/
+// mult_session; tests/unit/context_alloc_test.cpp simulates interleavings of processes and threads.)
 #pragma once
 #include <array>
+#include <compare>
 #include <vector>
 #include <cstdint>
 #include <span>
@@ -42,6 +81,28 @@ class Runtime;
 }
 
 namespace ftmpi::comm {
+
+// An allocation's key ("Threads" above): the same at every member, different between allocations that share
+// a member and may be in flight together. `ctx` is the context id of a communicator C that is live at process
+// `witness` (C's lowest member, by world rank) while the allocation runs, and `kind` separates allocations
+// over one C: two live communicators of one process never share a context id, so two keys can be equal only
+// for allocations over the same C, of the same kind:
+//   - intracommunicator constructors on parent P: {P's id, P's lowest member, kKindParent};
+//   - MPI_Comm_create_group / create_from_group on P with tag t: {P's id, P's lowest member, 2^29 | t}
+//     (MPI: concurrent create_group calls on one P differ in their tags);
+//   - a constructor on intercommunicator I (merge, dup, split, create): {I's id, lowest member of both
+//     groups, kKindInter};
+//   - MPI_Intercomm_create: the lower of the two sides' {hidden local communicator's id, its lowest member},
+//     kind kKindInterCreate (a side's hidden communicator is the creation's own, used by nothing else).
+struct AllocKey {
+  std::uint32_t ctx = 0;
+  std::int32_t witness = 0;
+  std::uint32_t kind = 0;
+  static constexpr std::uint32_t kKindParent = 0xffffffffu;
+  static constexpr std::uint32_t kKindInter = 0xfffffffeu;
+  static constexpr std::uint32_t kKindInterCreate = 0xfffffffdu;
+  auto operator<=>(const AllocKey&) const = default;
+};
 
 class ContextAllocator {
  public:
@@ -80,25 +141,52 @@ class ContextAllocator {
   // A context id for a communicator with this process as its only member (no other process involved).
   Result<std::uint32_t> allocate_local();
 
-  // One round of an allocation (see "Threads" above): what this process contributes, the extra word last.
-  using Contribution = std::array<std::uint64_t, kWords + 1>;
-  class Round {
+  // One allocation's rounds at this process (see "Threads" above). `concurrent`: this process may run
+  // several allocations at once (MPI_THREAD_MULTIPLE): round 0 is then an entry round.
+  using Contribution = std::array<std::uint64_t, kWords + 1>;  // the mask, then the "whole" word (bit 0)
+  class Allocation {
    public:
-    Round(ContextAllocator& a, std::uint64_t key);  // enters the allocation (in flight until destroyed)
-    ~Round();
-    Round(const Round&) = delete;
-    Round& operator=(const Round&) = delete;
+    Allocation(ContextAllocator& a, const AllocKey& key, bool concurrent);  // in flight until destroyed
+    ~Allocation();
+    Allocation(const Allocation&) = delete;
+    Allocation& operator=(const Allocation&) = delete;
     // This round's contribution (reserves its slots until finish()).
     Contribution begin();
-    // After the AND of every member's contribution: Ok(true) with *id claimed, Ok(false) to run another
-    // round, Errc::no_mem when no slot is free everywhere.
+    // After the AND of every member's contribution to this round: Ok(true) with *id claimed, Ok(false) to
+    // run another round, Errc::no_mem when no slot is free everywhere.
     Result<bool> finish(const Contribution& common, std::uint32_t* id);
+    const AllocKey& key() const { return key_; }
+    bool live() const { return live_; }
+    // The round that just ended was the entry round: the next one follows at once (no pause: nothing cut it).
+    bool just_entered() const { return just_entered_; }
 
    private:
     ContextAllocator& a_;
-    std::uint64_t key_;
+    AllocKey key_;
+    bool concurrent_;
+    bool live_ = false;  // every member has called this allocation (a round ended here)
+    bool entry_ = false;         // the round in progress is the entry round
+    bool just_entered_ = false;  // the last round to end was the entry round
     Mask mine_{};
   };
+
+  // The rounds of one allocation: `and_all` ANDs this member's contribution with every other member's
+  // (in place), collective over the allocation's members. Every member calls it with the same key.
+  template <class AndAll>
+  Status run_rounds(Runtime& rt, const AllocKey& key, AndAll&& and_all, std::uint32_t* id) {
+    Allocation alloc(*this, key, concurrent(rt));
+    for (;;) {
+      Contribution c = alloc.begin();
+      FTMPI_TRY(and_all(c));
+      auto done = alloc.finish(c, id);
+      if (!done.ok()) return done.status();
+      if (*done) return {};
+      if (!alloc.just_entered()) between_rounds(rt);
+    }
+  }
+
+  // The lowest world rank among c's members (both groups of an intercommunicator): a key's witness.
+  static std::int32_t lowest_member(const ftmpi_comm_s* c);
 
   // ---- the non-blocking pool (MPI_Comm_idup, comm/comm_idup.h) ----
   // Slots kSlots .. 2*kSlots-1 (ids 4096 .. 8191) belong to non-blocking allocations only, so that one
@@ -116,6 +204,7 @@ class ContextAllocator {
   }
 
  private:
+  static bool concurrent(Runtime& rt);
   void between_rounds(Runtime& rt);
   // allocate_among's AND of one round's contributions.
   Status and_among(Runtime& rt, ftmpi_comm_s* numbering, const std::vector<int>& peers, int me, int tag,
@@ -123,8 +212,9 @@ class ContextAllocator {
 
   Mask free_{};
   Mask async_free_{};
-  Mask reserved_{};                     // slots contributed by rounds in flight (threads)
-  std::vector<std::uint64_t> inflight_;  // keys of the allocations in flight here
+  Mask reserved_{};                   // slots contributed by rounds in flight (threads)
+  std::vector<Allocation*> inflight_;  // the allocations in flight here
+  std::uint64_t changes_ = 0;         // bumped when an allocation here ends a round or ends (between_rounds)
 };
 
 }  // namespace ftmpi::comm

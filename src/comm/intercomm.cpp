@@ -1,5 +1,8 @@
 // Intercommunicators: create, merge, dup (see comm_ctors.h).
 #include <algorithm>
+#include <array>
+#include <span>
+#include <tuple>
 #include <cstring>
 #include <iterator>
 
@@ -15,8 +18,6 @@
 
 namespace ftmpi::comm {
 namespace {
-
-using Mask = ContextAllocator::Mask;
 
 // Send `out` to `peer` and receive `in` from it over `comm` (user context with `tag`, or the collective
 // context when coll). Both requests complete before returning; the first error wins.
@@ -44,12 +45,14 @@ Status exchange(Runtime& rt, Communicator* comm, int peer, int tag, bool coll, c
   return result;
 }
 
-// The leaders' header: the AND of their side's free masks, the side's size, a flag.
+// The leaders' header: the side's size, a flag, its leader, and what the key of an MPI_Intercomm_create is
+// made of (context_alloc.h AllocKey): the side's hidden communicator's context id and lowest member.
 struct Header {
-  Mask mask;
   std::int32_t size;
   std::int32_t flag;
   std::int32_t leader_world;
+  std::uint32_t ctx;
+  std::int32_t low;
 };
 
 // Everything one side learns about the other, at every member (bcast over the local side's `local`).
@@ -58,19 +61,17 @@ struct Remote {
   std::vector<int> world;
 };
 
-// The shared protocol of create, merge and dup: each side ANDs its free masks over `local` (an
-// intracommunicator over the side's group), the leaders swap (header, member list) through `talk`
-// (`talk_peer`, `tag`, `coll`), and each leader broadcasts what it got over `local`.
-// masks == false (FT mode, where the context id is agreed afterwards): no mask allreduce, so that the only
-// steps are the leaders' exchange and the broadcast, which every member runs whatever happened before.
+// The leaders' exchange of create and merge: the leaders swap (header, member list) through `talk`
+// (`talk_peer`, `tag`, `coll`), and each leader broadcasts what it got over `local` (an intracommunicator over
+// the side's group).
 Status swap_sides(Runtime& rt, Communicator* local, int local_leader, Communicator* talk, int talk_peer, int tag,
-                  bool coll, std::int32_t flag, Header* mine_out, Remote* remote, bool masks = true) {
+                  bool coll, std::int32_t flag, Header* mine_out, Remote* remote) {
   Header mine{};
-  mine.mask = rt.contexts().free_mask();
-  if (masks) FTMPI_TRY(coll::allreduce_band(rt, local, std::span<std::uint64_t>(mine.mask)));
   mine.size = local->size;
   mine.flag = flag;
   mine.leader_world = local->world_rank(local_leader);
+  mine.ctx = local->ctx_pt2pt;
+  mine.low = ContextAllocator::lowest_member(local);
   // A leader whose exchange fails (the other side lost a member, or its leader) still broadcasts, with a
   // negative size carrying the error, so that its side returns the error instead of waiting for it.
   Status ex;
@@ -94,14 +95,25 @@ Status swap_sides(Runtime& rt, Communicator* local, int local_leader, Communicat
   return {};
 }
 
-// Claim the lowest slot free on both sides.
-Status claim_common(Runtime& rt, const Header& a, const Header& b, std::uint32_t* ctx) {
-  Mask common;
-  for (std::size_t i = 0; i < common.size(); ++i) common[i] = a.mask[i] & b.mask[i];
-  auto lowest = ContextAllocator::lowest_common(common);
-  if (!lowest.ok()) return lowest.status();
-  FTMPI_TRY(rt.contexts().claim(*lowest));
-  *ctx = *lowest;
+// One round's AND over both groups of an intercommunicator (the `and_all` of ContextAllocator::run_rounds,
+// context_alloc.h "Threads"): this side's AND over `local`, the leaders swap theirs through `talk` (`talk_peer`,
+// `tag`, `coll`: the same channel in every round; messages between the two leaders on it stay in order), each
+// leader broadcasts the other side's over `local`, and every member ANDs it in: every member of both groups
+// gets the same AND. A leader whose exchange failed broadcasts the error (last word) so that its side returns it.
+Status and_both_sides(Runtime& rt, Communicator* local, int local_leader, Communicator* talk, int talk_peer, int tag,
+                      bool coll, ContextAllocator::Contribution& c) {
+  FTMPI_TRY(coll::allreduce_band(rt, local, std::span<std::uint64_t>(c)));
+  std::array<std::uint64_t, std::tuple_size_v<ContextAllocator::Contribution> + 1> theirs{};
+  Status ex;
+  if (local->rank == local_leader) {
+    ex = exchange(rt, talk, talk_peer, tag, coll, c.data(), sizeof c, theirs.data(), sizeof c);
+    theirs.back() = ex.ok() ? 0 : static_cast<std::uint64_t>(ex.code());
+  }
+  FTMPI_TRY(coll::bcast(rt, local, theirs.data(), sizeof theirs, &ftmpi_dt_byte, local_leader));
+  if (!ex.ok()) return ex;
+  if (theirs.back() != 0)
+    return Status(static_cast<Errc>(theirs.back()), "the leaders' exchange failed (a process of the other group failed?)");
+  for (std::size_t i = 0; i < c.size(); ++i) c[i] &= theirs[i];
   return {};
 }
 
@@ -119,7 +131,7 @@ Status inter_agree_context(Runtime& rt, Communicator* inter, Status before, std:
   members.insert(members.end(), inter->remote_group->world_ranks.begin(), inter->remote_group->world_ranks.end());
   std::sort(members.begin(), members.end());
   if (before.ok() && inter->revoked.load()) before = Status(Errc::revoked, "the communicator has been revoked");
-  return agree_context(rt, rt.ft().channel(members, kSaltInter), before, ctx);
+  return agree_context(rt, rt.ft().channel(members, kSaltInter), before, ctx, false);
 }
 
 Communicator* make_inter(Runtime& rt, Communicator* local_hidden, std::vector<int> remote_world, std::uint32_t ctx,
@@ -215,7 +227,7 @@ Status intercomm_create_ft(Runtime& rt, Communicator* local_comm, int local_lead
   for (std::size_t i = 0; i < union_world.size(); ++i)
     dest_hash[i] = std::binary_search(mine_sorted.begin(), mine_sorted.end(), union_world[i]) ? h_mine : h_remote;
   std::uint32_t ctx = 0;
-  st = agree_context(rt, rt.ft().bridge(union_world, std::move(dest_hash), h_mine), Status::Ok(), &ctx);
+  st = agree_context(rt, rt.ft().bridge(union_world, std::move(dest_hash), h_mine), Status::Ok(), &ctx, false);
   if (!st.ok()) {
     Status f = free(rt, hidden);
     (void)f;
@@ -242,7 +254,18 @@ Status intercomm_create(Runtime& rt, Communicator* local_comm, int local_leader,
   }
   if (st.ok()) st = rt.open_for(remote.world);  // the remote members will send to this process
   std::uint32_t ctx = 0;
-  if (st.ok()) st = claim_common(rt, mine, remote.hdr, &ctx);
+  if (st.ok()) {
+    // Both sides build the same key (context_alloc.h AllocKey) and run the allocation rounds together, the
+    // leaders talking over peer_comm with the caller's tag.
+    const AllocKey a{mine.ctx, mine.low, AllocKey::kKindInterCreate};
+    const AllocKey b{remote.hdr.ctx, remote.hdr.low, AllocKey::kKindInterCreate};
+    st = rt.contexts().run_rounds(
+        rt, std::min(a, b),
+        [&](ContextAllocator::Contribution& c) {
+          return and_both_sides(rt, hidden, local_leader, peer_comm, remote_leader, tag, false, c);
+        },
+        &ctx);
+  }
   if (!st.ok()) {
     Status f = free(rt, hidden);
     (void)f;
@@ -254,11 +277,13 @@ Status intercomm_create(Runtime& rt, Communicator* local_comm, int local_leader,
 
 Status inter_allocate_context(Runtime& rt, Communicator* inter, std::uint32_t* ctx) {
   if (uniform(rt)) return inter_agree_context(rt, inter, Status::Ok(), ctx);
+  // The intercommunicator's own key (context_alloc.h AllocKey); the leaders talk on its collective context.
   const int tag = coll::next_coll_tag(inter);
-  Header mine{};
-  Remote remote;
-  FTMPI_TRY(swap_sides(rt, inter->local_comm, 0, inter, 0, tag, true, 0, &mine, &remote));
-  return claim_common(rt, mine, remote.hdr, ctx);
+  const AllocKey key{inter->ctx_pt2pt, ContextAllocator::lowest_member(inter), AllocKey::kKindInter};
+  return rt.contexts().run_rounds(
+      rt, key,
+      [&](ContextAllocator::Contribution& c) { return and_both_sides(rt, inter->local_comm, 0, inter, 0, tag, true, c); },
+      ctx);
 }
 
 Status intercomm_dup(Runtime& rt, Communicator* inter, Communicator** out) {
@@ -285,12 +310,12 @@ Status intercomm_merge(Runtime& rt, Communicator* inter, bool high, Communicator
   Header mine{};
   Remote remote;
   std::uint32_t ctx = 0;
+  Status st = swap_sides(rt, inter->local_comm, 0, inter, 0, tag, true, high ? 1 : 0, &mine, &remote);
   if (uniform(rt)) {
-    Status st = swap_sides(rt, inter->local_comm, 0, inter, 0, tag, true, high ? 1 : 0, &mine, &remote, false);
     FTMPI_TRY(inter_agree_context(rt, inter, st, &ctx));
   } else {
-    FTMPI_TRY(swap_sides(rt, inter->local_comm, 0, inter, 0, tag, true, high ? 1 : 0, &mine, &remote));
-    FTMPI_TRY(claim_common(rt, mine, remote.hdr, &ctx));
+    FTMPI_TRY(st);
+    FTMPI_TRY(inter_allocate_context(rt, inter, &ctx));
   }
   // Order: low side first; equal flags: the side whose leader has the lower world rank first.
   bool local_first = mine.flag != remote.hdr.flag ? mine.flag == 0 : mine.leader_world < remote.hdr.leader_world;
