@@ -74,7 +74,11 @@ Result<Datatype*> make_hindexed_block(std::size_t count, std::size_t blocklen, c
                                       const Datatype* old);
 // MPI_Type_create_struct: blocklens[j] elements of types[j] at byte displacement displs[j]. The extent is
 // rounded up to the strictest alignment of the basic elements inside (like a C struct's trailing padding).
-// Errc::type for an MPI_LB/MPI_UB marker (MPI-1 only; use make_resized).
+// MPI-1's bound markers are honoured (MPI-1 §3.12.3, as MPICH and MPI-3's MPI_Type_create_struct accept
+// them): the smallest MPI_LB displacement is the lower bound, the largest MPI_UB one the upper bound (no
+// padding then), a bound without its marker is the data's (an empty map: 0); the extent may be negative.
+// Limitation: the markers are not "sticky" in types built from the result (they see its bounds, as after
+// make_resized).
 template <class Len>
 Result<Datatype*> make_struct(std::size_t count, const Len* blocklens, const std::ptrdiff_t* displs,
                               const Datatype* const* types);

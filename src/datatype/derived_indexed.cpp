@@ -108,19 +108,30 @@ template <class Len>
 Result<Datatype*> make_struct(std::size_t count, const Len* blocklens, const std::ptrdiff_t* displs,
                               const Datatype* const* types) {
   TypeBuilder b;
+  bool has_lb = false, has_ub = false;
+  std::ptrdiff_t lb = 0, ub = 0;
   for (std::size_t j = 0; j < count; ++j) {
     if (blocklens[j] < 0) return Status(Errc::count, "negative block length");
     if (!live(types[j])) return Status(Errc::type, "invalid datatype in array_of_types");
-    if (is_marker(types[j]))
-      return Status(Errc::type, "MPI_LB/MPI_UB markers are not supported in ftmpi: use MPI_Type_create_resized");
+    if (is_marker(types[j])) {
+      if (blocklens[j] == 0) continue;  // an empty block holds no marker
+      if (types[j]->basic == Basic::lb) lb = has_lb ? std::min(lb, displs[j]) : displs[j], has_lb = true;
+      else ub = has_ub ? std::max(ub, displs[j]) : displs[j], has_ub = true;
+      continue;
+    }
     FTMPI_TRY(b.add(types[j], displs[j], static_cast<std::size_t>(blocklens[j])));
   }
   Result<Datatype*> r = b.finish();
   if (!r.ok()) return r;
   Datatype* t = r.value();
-  // Trailing padding as a C compiler adds it: round the extent up to the strictest member alignment.
+  // The data's bounds (an empty type map spans [0, 0]), overridden by the explicit markers.
+  const std::ptrdiff_t new_lb = has_lb ? lb : t->lb;
+  std::ptrdiff_t extent = (has_ub ? ub : t->lb + t->extent) - new_lb;
+  // Trailing padding as a C compiler adds it: round the extent up to the strictest member alignment
+  // (not past an explicit MPI_UB; a negative extent, possible only with markers, is kept as given).
   const auto a = static_cast<std::ptrdiff_t>(alignment(t));
-  if (a > 1 && t->extent % a != 0) rebound(t, t->lb, t->extent + a - t->extent % a);
+  if (!has_ub && a > 1 && extent > 0 && extent % a != 0) extent += a - extent % a;
+  if (new_lb != t->lb || extent != t->extent) rebound(t, new_lb, extent);
   return t;
 }
 

@@ -488,14 +488,33 @@ Request* Engine::generic_init(std::unique_ptr<GenericOp> op) {
   return r;
 }
 
+// Beyond engine.h's contract: a send still waiting for its receiver (synchronous eager waiting for sync_ack,
+// rendezvous waiting for cts/fin) asks the receiver to drop the message (cancel frame, envelope.h): it
+// completes as cancelled when the receiver still had it unmatched, else normally once the receiver's
+// transfer ends, so a Wait after Cancel never waits for the receiving application (MPI-3.1 §3.8.4). A send
+// that completes locally anyway (standard/ready eager, buffered) is left to complete.
 Status Engine::cancel(Request* r) {
+  Impl& m = *impl_;
   if (r->kind == ReqKind::recv && !r->complete && r->proto_state == kRecvPosted) {
-    if (impl_->matcher.remove_posted(r)) {
+    if (m.matcher.remove_posted(r)) {
       r->status.cancelled = true;
-      impl_->complete(r);
+      m.complete(r);
     }
   }
-  return Status::Ok();  // sends and matched receives complete normally (cancel "fails")
+  if (r->kind == ReqKind::send && !r->complete && (r->split & kSendCancelAsked) == 0 &&
+      (r->proto_state == kSendWaitAck || r->proto_state == kSendWaitRndv)) {
+    // Behind the message's own frame (same peer queue): the receiver sees the message first.
+    Envelope c{};
+    c.epoch = m.job_epoch;
+    c.kind = FrameKind::cancel;
+    c.context = r->ctx;
+    c.src = r->comm->rank;
+    c.tag = r->tag;
+    c.sreq = RequestPool::id_of(r);
+    r->split |= kSendCancelAsked;
+    m.send_frame(r->peer_world, c, nullptr, 0, nullptr);
+  }
+  return Status::Ok();  // other sends and matched receives complete normally (cancel "fails")
 }
 
 BsendPool* Engine::Impl::bsend_pool_for(const ftmpi_comm_s* comm) {
@@ -649,6 +668,12 @@ void Engine::on_frame(int src, std::span<const std::byte> hdr, std::span<const s
       return;
     case FrameKind::split_done:
       m.on_split_done(src, env);
+      return;
+    case FrameKind::cancel:
+      m.on_cancel(src, env);
+      return;
+    case FrameKind::cancel_ack:
+      m.on_cancel_ack(src, env);
       return;
     case FrameKind::ft:
       if (m.ft && env.len == payload.size()) m.ft->on_ft_frame(src, env.context, env.tag, payload);

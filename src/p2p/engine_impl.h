@@ -74,6 +74,10 @@ enum ProtoState : std::uint8_t {
   kRecvSplit,      // split cts sent: reading the head, the sender writes the rest (p2p/rndv_split.h)
 };
 
+// ftmpi_request_s::split on a send request (the field serves split receives only, rndv_split.h): MPI_Cancel
+// sent the receiver a cancel frame for it (Engine::cancel, envelope.h). Cleared by rearm().
+inline constexpr std::uint8_t kSendCancelAsked = 1;
+
 struct Engine::Impl {
   Impl(transport::Router& r, int me, int n);
 
@@ -291,6 +295,9 @@ struct Engine::Impl {
   Status start_send(Request* r);
   void on_cts(int src, const Envelope& env);
   void on_sender_done(int src, const Envelope& env);  // fin / sync_ack
+  void on_cancel_ack(int src, const Envelope& env);
+  // receive side of a cancelled send: drop the unexpected message if still there, answer cancel_ack
+  void on_cancel(int src, const Envelope& env);
   // receive side
   Status start_recv(Request* r);
   void deliver(Request* r, Unexpected* u);  // matched: complete eager or start rendezvous

@@ -113,6 +113,24 @@ Status Engine::Impl::start_recv(Request* r) {
   return Status::Ok();
 }
 
+void Engine::Impl::on_cancel(int src, const Envelope& env) {
+  // The message is the unexpected synchronous eager or rts frame from `src` carrying the same send request
+  // id (a standard eager frame carries none, and is never cancelled). Not found: matched already (or
+  // taken by Mprobe), and the sender hears of that transfer before this answer.
+  Unexpected* u = matcher.find_unexpected(env.context, [&](const Unexpected& x) {
+    return x.src_world == src && x.env.sreq == env.sreq && x.env.src == env.src &&
+           (x.env.kind == FrameKind::rts || (x.env.flags & kFlagSync) != 0);
+  });
+  if (u != nullptr) matcher.recycle(u);
+  Envelope a{};
+  a.epoch = job_epoch;
+  a.kind = FrameKind::cancel_ack;
+  a.flags = u != nullptr ? 0 : kFlagDeclined;
+  a.context = env.context;
+  a.sreq = env.sreq;
+  send_frame(src, a, nullptr, 0, nullptr);
+}
+
 void Engine::Impl::deliver(Request* r, Unexpected* u) {
   if (u->env.kind == FrameKind::eager)
     deliver_eager(r, u->env, u->src_world, u->data);

@@ -23,6 +23,10 @@ enum class FrameKind : std::uint8_t {
   split_done = 9,  // split rendezvous: the sender wrote its part of receive `rreq` (kFlagDeclined: it did
                    // not; len: the ticks its write took) (p2p/rndv_split.h); on its cts, reserved2 is the
                    // gate token (p2p/rndv_gate.h)
+  cancel = 10,      // MPI_Cancel of a synchronous or rendezvous send `sreq` (context, src: its envelope's):
+                    // the receiver drops the message if it is still unmatched and answers cancel_ack
+  cancel_ack = 11,  // answer to cancel for send `sreq`: the message was dropped (kFlagDeclined: it had been
+                    // matched already; the send completes as usual, its sync_ack/cts/fin went out before)
 };
 
 inline constexpr std::uint8_t kFlagSync = 1;

@@ -85,6 +85,21 @@ class Matcher {
     if (unexpected_total_ == 0) return nullptr;  // the common case of a receive posted ahead
     return match_unexpected_queued(context, source, tag, peek);
   }
+  // The first unexpected message of `context` for which pred(const Unexpected&) holds, removed from the
+  // queue (caller owns it), or nullptr (a cancelled send's message, Engine::cancel).
+  template <class Pred>
+  Unexpected* find_unexpected(std::uint32_t context, Pred&& pred) {
+    if (unexpected_total_ == 0 || context >= by_context_.size()) return nullptr;
+    auto& unexpected = by_context_[context].unexpected;
+    for (Unexpected* u = unexpected.front(); u; u = u->next) {
+      if (pred(*u)) {
+        unexpected.erase(u);
+        --unexpected_total_;
+        return u;
+      }
+    }
+    return nullptr;
+  }
   // Queue a posted receive (r->ctx, r->peer, r->tag are the pattern).
   void add_posted(Request* r) {
     queues(r->ctx).posted.push_back(r);

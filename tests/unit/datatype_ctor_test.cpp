@@ -133,13 +133,34 @@ TEST(DatatypeCtor, StructOfDerivedKeepsAlignment) {
   EXPECT_EQ(t.t->extent, 32);  // 25 rounded up to 8
 }
 
-TEST(DatatypeCtor, StructRejectsLbUbMarkers) {
-  const int lens[] = {1, 1};
-  const std::ptrdiff_t displs[] = {0, 8};
-  const Datatype* types[] = {MPI_INT, MPI_UB};
-  auto r = dt::make_struct(2, lens, displs, types);
-  EXPECT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), ftmpi::Errc::type);
+TEST(DatatypeCtor, StructHonoursLbUbMarkers) {
+  {  // an explicit MPI_UB: no alignment padding
+    const int lens[] = {1, 1};
+    const std::ptrdiff_t displs[] = {0, 6};
+    const Datatype* types[] = {MPI_INT, MPI_UB};
+    Owned t(dt::make_struct(2, lens, displs, types));
+    EXPECT_EQ(t.t->lb, 0);
+    EXPECT_EQ(t.t->extent, 6);
+    EXPECT_EQ(t.t->size, sizeof(int));
+  }
+  {  // MPI_UB below MPI_LB: a negative extent (MPICH datatype/lbub_oldapi)
+    const int lens[] = {1, 4, 1};
+    const std::ptrdiff_t displs[] = {6, 0, -3};
+    const Datatype* types[] = {MPI_LB, MPI_BYTE, MPI_UB};
+    Owned t(dt::make_struct(3, lens, displs, types));
+    EXPECT_EQ(t.t->lb, 6);
+    EXPECT_EQ(t.t->extent, -9);
+    EXPECT_EQ(t.t->size, 4u);
+  }
+  {  // markers only: the missing bound is the empty map's 0 (MPICH datatype/struct_no_real_types)
+    const int lens[] = {1};
+    const std::ptrdiff_t displs[] = {10};
+    const Datatype* types[] = {MPI_LB};
+    Owned t(dt::make_struct(1, lens, displs, types));
+    EXPECT_EQ(t.t->lb, 10);
+    EXPECT_EQ(t.t->extent, -10);
+    EXPECT_EQ(t.t->size, 0u);
+  }
 }
 
 TEST(DatatypeCtor, NegativeBlockLengthIsACountError) {
