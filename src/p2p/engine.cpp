@@ -501,7 +501,7 @@ Status Engine::cancel(Request* r) {
       m.complete(r);
     }
   }
-  if (r->kind == ReqKind::send && !r->complete && (r->split & kSendCancelAsked) == 0 &&
+  if (r->kind == ReqKind::send && !r->complete && !r->cancel_asked &&
       (r->proto_state == kSendWaitAck || r->proto_state == kSendWaitRndv)) {
     // Behind the message's own frame (same peer queue): the receiver sees the message first.
     Envelope c{};
@@ -511,7 +511,7 @@ Status Engine::cancel(Request* r) {
     c.src = r->comm->rank;
     c.tag = r->tag;
     c.sreq = RequestPool::id_of(r);
-    r->split |= kSendCancelAsked;
+    r->cancel_asked = true;
     m.send_frame(r->peer_world, c, nullptr, 0, nullptr);
   }
   return Status::Ok();  // other sends and matched receives complete normally (cancel "fails")

@@ -74,9 +74,6 @@ enum ProtoState : std::uint8_t {
   kRecvSplit,      // split cts sent: reading the head, the sender writes the rest (p2p/rndv_split.h)
 };
 
-// ftmpi_request_s::split on a send request (the field serves split receives only, rndv_split.h): MPI_Cancel
-// sent the receiver a cancel frame for it (Engine::cancel, envelope.h). Cleared by rearm().
-inline constexpr std::uint8_t kSendCancelAsked = 1;
 
 struct Engine::Impl {
   Impl(transport::Router& r, int me, int n);

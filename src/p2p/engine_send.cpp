@@ -47,7 +47,7 @@ void Engine::Impl::rearm(Request* r) {
   r->error = Status::Ok();
   r->status = MsgStatus{};
   r->bytes_done = 0;
-  if (r->kind == ReqKind::send) r->split = 0;  // kSendCancelAsked
+  r->cancel_asked = false;
 }
 
 // Expects r fresh from the pool or rearm()ed.
@@ -235,7 +235,7 @@ void Engine::Impl::on_sender_done(int src, const Envelope& env) {
 
 void Engine::Impl::on_cancel_ack(int src, const Envelope& env) {
   Request* r = pool.lookup(env.sreq);
-  if (!r || r->kind != ReqKind::send || (r->split & kSendCancelAsked) == 0 || r->peer_world != src ||
+  if (!r || r->kind != ReqKind::send || !r->cancel_asked || r->peer_world != src ||
       (r->proto_state != kSendWaitRndv && r->proto_state != kSendWaitAck))
     return;  // completed meanwhile (the receiver matched it: its notice came first) or ended otherwise
   if (env.flags & kFlagDeclined) return;  // matched: the receiver's sync_ack / cts / fin completes it

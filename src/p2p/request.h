@@ -72,6 +72,7 @@ struct ftmpi_request_s {
   std::uint64_t remote_id = 0;   // peer's request id in rendezvous
   std::byte* staging = nullptr;  // packed copy for non-contiguous types / buffered sends
   bool staging_owned = false;
+  bool cancel_asked = false;     // send: MPI_Cancel sent the receiver a cancel frame (Engine::cancel, envelope.h)
   std::uint8_t proto_state = 0;
   std::uint16_t incarnation = 0; // bumped by every (re)start: part of the request id in frames (request_pool.h)
   std::uint16_t split = 0;       // kRecvSplit: p2p/rndv_split.h's bits
