@@ -101,7 +101,7 @@ ftmpi_datatype_s ftmpi_dt_aint = basic_of<MPI_Aint>(Basic::aint, "MPI_AINT");
 ftmpi_datatype_s ftmpi_dt_offset = basic_of<MPI_Offset>(Basic::offset, "MPI_OFFSET");
 ftmpi_datatype_s ftmpi_dt_count = basic_of<MPI_Count>(Basic::count, "MPI_COUNT");
 ftmpi_datatype_s ftmpi_dt_c_float_complex =
-    basic_of<std::complex<float>>(Basic::cfloat, "MPI_C_FLOAT_COMPLEX");
+    basic_of<std::complex<float>>(Basic::cfloat, "MPI_C_COMPLEX");  // also MPI_C_FLOAT_COMPLEX (one handle)
 ftmpi_datatype_s ftmpi_dt_c_double_complex =
     basic_of<std::complex<double>>(Basic::cdouble, "MPI_C_DOUBLE_COMPLEX");
 ftmpi_datatype_s ftmpi_dt_c_long_double_complex =

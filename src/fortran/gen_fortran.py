@@ -53,6 +53,8 @@ HANDWRITTEN = {
     'MPI_Attr_get': ('int', 'MPI_Comm comm, int keyval, int *attribute_val, int *flag'),
     'MPI_Attr_put': ('int', 'MPI_Comm comm, int keyval, int attribute_val'),
     'MPI_Pcontrol': ('int', 'int level'),
+    # Fortran's buflen is the value's length without a terminator, in and out (MPI-4.0 §10)
+    'MPI_Info_get_string': ('int', 'MPI_Info info, const char *key, int *buflen, char *value, int *flag'),
     # fortran_callbacks.c: keyvals, generalized requests and the error handlers of windows, files, sessions
     'MPI_Comm_create_keyval': ('int', 'FPROC comm_copy_attr_fn, FPROC comm_delete_attr_fn, int *comm_keyval, '
                                       'void *extra_state'),
@@ -82,6 +84,12 @@ HANDWRITTEN = {
     'MPI_Session_detach_buffer': ('int', 'MPI_Session session, void *buffer_addr, int *size'),
     'MPI_Session_detach_buffer_c': ('int', 'MPI_Session session, void *buffer_addr, MPI_Count *size'),
 }
+# MPI-1 calls (removed in MPI-3.0, still exported by Open MPI and MPICH) whose Fortran address arguments are
+# default INTEGERs, not INTEGER(KIND=MPI_ADDRESS_KIND): the shim widens or narrows them (an address that does not
+# fit is MPI_ERR_ARG). Reading an INTEGER array as MPI_Aint crashed MPICH's f77/datatype/hindex1f.
+MPI1_INTEGER_ADDRESS_FUNCS = {'MPI_Address', 'MPI_Type_extent', 'MPI_Type_lb', 'MPI_Type_ub', 'MPI_Type_hvector',
+                              'MPI_Type_hindexed', 'MPI_Type_struct'}
+
 # The predefined attribute callbacks, Fortran procedures defined in fortran_callbacks.c (EXTERNAL in mpif.h and
 # the modules).
 PREDEFINED_PROCS = ['MPI_COMM_NULL_COPY_FN', 'MPI_COMM_NULL_DELETE_FN', 'MPI_COMM_DUP_FN',
@@ -164,6 +172,10 @@ def classify(func, args):
                 out.append(('int_ptr', 'array' if s == '[]' else 'scalar'))
         elif b == 'int' and s == '[][3]':
             out.append(('int_ranges', None))
+        elif b == 'MPI_Aint' and func in MPI1_INTEGER_ADDRESS_FUNCS:
+            out.append(('fint_addr', 'array' if s == '[]' else 'in'))
+        elif b == 'MPI_Aint*' and s == '' and func in MPI1_INTEGER_ADDRESS_FUNCS:
+            out.append(('fint_addr', 'out'))
         elif b in INT_KINDS and s == '':
             out.append(('wide_in', INT_KINDS[b]))
         elif b.rstrip('*') in INT_KINDS and (b.endswith('*') or s == '[]'):
@@ -254,6 +266,20 @@ def c_shim(ret, func, args, kinds):
         elif k == 'wide_ptr':
             ct = {'MPI_ADDRESS_KIND': 'MPI_Aint', 'MPI_OFFSET_KIND': 'MPI_Offset', 'MPI_COUNT_KIND': 'MPI_Count'}[x[0]]
             params.append('%s *%s' % (ct, n)); call.append(n)
+        elif k == 'fint_addr' and x == 'in':
+            params.append('MPI_Fint *%s' % n); call.append('(MPI_Aint)*' + n)
+        elif k == 'fint_addr' and x == 'out':
+            params.append('MPI_Fint *%s' % n)
+            pre.append('  MPI_Aint c_%s = 0;' % n)
+            call.append('&c_' + n)
+            post.append('  if (rc == MPI_SUCCESS && !ftmpi_f_narrow_addr(c_%s, %s)) { *ierr = ftmpi_f_addr_too_wide(); '
+                        'return; }' % (n, n))
+        elif k == 'fint_addr':
+            params.append('MPI_Fint *%s' % n)
+            pre.append('  MPI_Aint *c_%s = ftmpi_f_widen_addrs(%s, *count);' % (n, n))
+            pre.append('  if (c_%s == NULL && *count > 0) { *ierr = MPI_ERR_NO_MEM; return; }' % n)
+            call.append('c_' + n)
+            post.append('  free(c_%s);' % n)
         elif k == 'handle_in':
             params.append('MPI_Fint *%s' % n); call.append('MPI_%s_f2c(*%s)' % (HANDLE_KINDS[x], n))
         elif k == 'handle_inout':
@@ -301,7 +327,9 @@ def c_shim(ret, func, args, kinds):
             params.append('MPI_Aint *%s' % n); call.append('(void *)%s' % n)
         elif k == 'str_in':
             params.append('const char *%s' % n); hidden.append('size_t %s_len' % n)
-            pre.append('  char *c_%s = ftmpi_f_str_in(%s, %s_len);' % (n, n, n))
+            # MPI-4.0 §10: in Fortran, leading and trailing blanks of info keys and values are stripped
+            conv = 'ftmpi_f_str_in_trim' if func.startswith('MPI_Info_') else 'ftmpi_f_str_in'
+            pre.append('  char *c_%s = %s(%s, %s_len);' % (n, conv, n, n))
             pre.append('  if (c_%s == NULL) { *ierr = MPI_ERR_NO_MEM; return; }' % n)
             call.append('c_' + n)
             post.append('  free(c_%s);' % n)
@@ -310,7 +338,9 @@ def c_shim(ret, func, args, kinds):
             pre.append('  char *c_%s = ftmpi_f_str_buf(%s_len);' % (n, n))
             pre.append('  if (c_%s == NULL) { *ierr = MPI_ERR_NO_MEM; return; }' % n)
             call.append('c_' + n)
-            post.append('  ftmpi_f_str_out(c_%s, %s, %s_len);' % (n, n, n))
+            # a string beside an output flag (MPI_Info_get, ...) is written only when the flag is set
+            guard = 'if (rc == MPI_SUCCESS && *flag) ' if any(a2.name == 'flag' for a2 in args) else ''
+            post.append('  %sftmpi_f_str_out(c_%s, %s, %s_len);' % (guard, n, n, n))
             post.append('  free(c_%s);' % n)
         else:
             raise AssertionError(k)
@@ -383,6 +413,8 @@ def f_decls(func, args, kinds, f08):
             lines.append('integer :: %s(*)' % n)
         elif k == 'int_ranges':
             lines.append('integer :: %s(3,*)' % n)
+        elif k == 'fint_addr':
+            lines.append('integer :: %s%s' % (n, '(*)' if x == 'array' else ''))
         elif k == 'wide_in':
             lines.append('integer(kind=%s), intent(in) :: %s' % (x, n))
         elif k == 'wide_ptr':

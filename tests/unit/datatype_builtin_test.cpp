@@ -58,7 +58,7 @@ const Expect kAll[] = {
     BASIC(MPI_AINT, Basic::aint, MPI_Aint, "MPI_AINT"),
     BASIC(MPI_OFFSET, Basic::offset, MPI_Offset, "MPI_OFFSET"),
     BASIC(MPI_COUNT, Basic::count, MPI_Count, "MPI_COUNT"),
-    BASIC(MPI_C_FLOAT_COMPLEX, Basic::cfloat, std::complex<float>, "MPI_C_FLOAT_COMPLEX"),
+    BASIC(MPI_C_FLOAT_COMPLEX, Basic::cfloat, std::complex<float>, "MPI_C_COMPLEX"),
     BASIC(MPI_C_DOUBLE_COMPLEX, Basic::cdouble, std::complex<double>, "MPI_C_DOUBLE_COMPLEX"),
     BASIC(MPI_C_LONG_DOUBLE_COMPLEX, Basic::cldouble, std::complex<long double>, "MPI_C_LONG_DOUBLE_COMPLEX"),
     BASIC(MPI_PACKED, Basic::packed, unsigned char, "MPI_PACKED"),
