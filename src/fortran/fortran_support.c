@@ -421,6 +421,28 @@ void mpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI_F
 }
 FTMPI_F_ALIASES(comm_get_attr, comm_get_attr)
 
+/* A window's predefined attributes are values in Fortran: MPI_WIN_BASE the address (C gives it as the value),
+ * MPI_WIN_SIZE the size (C: a pointer to an MPI_Aint), MPI_WIN_DISP_UNIT, MPI_WIN_CREATE_FLAVOR and
+ * MPI_WIN_MODEL the integers (C: pointers to int); user attributes as set (MPICH's f90/rma/baseattrwinf90). */
+FTMPI_F_API void mpi_win_get_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag, MPI_Fint *ierr);
+void mpi_win_get_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag, MPI_Fint *ierr) {
+  void *v = NULL;
+  int f = 0;
+  const int rc = MPI_Win_get_attr(MPI_Win_f2c(*win), *keyval, &v, &f);
+  if (rc == MPI_SUCCESS && f) {
+    const MPI_Fint k = *keyval;
+    if (k == MPI_WIN_SIZE)
+      *value = *(MPI_Aint *)v;
+    else if (k == MPI_WIN_DISP_UNIT || k == MPI_WIN_CREATE_FLAVOR || k == MPI_WIN_MODEL)
+      *value = *(int *)v;
+    else
+      *value = (MPI_Aint)v;
+  }
+  *flag = f;
+  *ierr = rc;
+}
+FTMPI_F_ALIASES(win_get_attr, win_get_attr)
+
 FTMPI_F_API void mpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *flag, MPI_Fint *ierr);
 void mpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *flag, MPI_Fint *ierr) {
   void *v = NULL;

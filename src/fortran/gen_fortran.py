@@ -50,6 +50,7 @@ HANDWRITTEN = {
     'MPI_Comm_create_errhandler': ('int', 'FPROC comm_errhandler_fn, MPI_Errhandler *errhandler'),
     'MPI_Errhandler_free': ('int', 'MPI_Errhandler *errhandler'),
     'MPI_Comm_get_attr': ('int', 'MPI_Comm comm, int comm_keyval, AINT_OUT attribute_val, int *flag'),
+    'MPI_Win_get_attr': ('int', 'MPI_Win win, int win_keyval, AINT_OUT attribute_val, int *flag'),
     'MPI_Attr_get': ('int', 'MPI_Comm comm, int keyval, int *attribute_val, int *flag'),
     'MPI_Attr_put': ('int', 'MPI_Comm comm, int keyval, int attribute_val'),
     'MPI_Pcontrol': ('int', 'int level'),
@@ -508,6 +509,29 @@ def f08_parts(func, ret, args, kinds):
     return iface, proc
 
 
+# MPI_SIZEOF (MPI-3.1 §17.1.9): a generic procedure of the modules (no library call), one specific per intrinsic
+# type and kind, for scalars and arrays of any rank (assumed rank); size = the bytes of one element.
+SIZEOF_TYPES = [('integer', k) for k in (1, 2, 4, 8, 16)] + [('real', k) for k in (4, 8, 10, 16)] + \
+               [('complex', k) for k in (4, 8, 10, 16)] + [('logical', k) for k in (1, 2, 4, 8)] + [('character', 1)]
+
+
+def sizeof_parts(f08):
+    """(generic interface lines, module procedure lines) of MPI_Sizeof."""
+    names = ['ftmpi_sizeof_%s%d' % (t, k) for t, k in SIZEOF_TYPES]
+    iface = ['interface MPI_Sizeof'] + ['  module procedure %s' % n for n in names] + ['end interface']
+    procs = []
+    for (t, k), n in zip(SIZEOF_TYPES, names):
+        decl = 'character(len=*)' if t == 'character' else '%s(kind=%d)' % (t, k)
+        procs += ['subroutine %s(x, size, ierror)' % n,
+                  '  %s, dimension(..), intent(in) :: x' % decl,
+                  '  integer, intent(out) :: size',
+                  '  integer%s :: ierror' % (', optional, intent(out)' if f08 else ', intent(out)'),
+                  '  size = int(storage_size(x) / 8)',
+                  '  if (present(ierror)) ierror = 0' if f08 else '  ierror = 0',
+                  'end subroutine']
+    return iface, procs
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Constants
 
@@ -727,7 +751,9 @@ def main():
     m += ['  interface']
     for ret, func, args, kinds in mapped:
         m += ['    ' + l for l in mpi_interface(func, ret, args, kinds)]
-    m += ['  end interface', 'end module mpi', '',
+    sizeof_iface, sizeof_procs = sizeof_parts(False)
+    m += ['  end interface'] + ['  ' + l for l in sizeof_iface] + ['contains'] + ['  ' + l for l in sizeof_procs]
+    m += ['end module mpi', '',
           '! Open MPI programs `use mpi_ext` for the MPIX_ constants (the MPIX_ functions are in mpi / mpi_f08).',
           'module mpi_ext', '  use mpi_ext_constants', '  implicit none', 'end module mpi_ext', '']
     open(os.path.join(outdir, 'mpi.f90'), 'w').write('\n'.join(wrap(m)))
@@ -766,7 +792,8 @@ def main():
         iface, proc = f08_parts(func, ret, args, kinds)
         f += ['    ' + l for l in iface]
         procs += proc
-    f += ['  end interface', 'contains']
+    sizeof_iface, sizeof_procs = sizeof_parts(True)
+    f += ['  end interface'] + ['  ' + l for l in sizeof_iface] + ['contains'] + ['  ' + l for l in sizeof_procs]
     for t in kinds_sorted:
         s = t[4:].lower()
         for op, nm in (('==', 'eq'), ('/=', 'ne')):
