@@ -657,9 +657,10 @@ def emit_mpif_functions(funcs):
     L += ['      external %s' % p for p in PREDEFINED_PROCS]
     for ret, func, args, kinds in funcs:
         res = f_result(ret)
-        if res is not None:
-            L.append('      %s %s' % (res, func))
-            L.append('      external %s' % func)
+        if res is not None:  # and the profiling name (PMPI_WTIME, ...: MPI-3.1 §17.1.5)
+            for name in (func, 'P' + func):
+                L.append('      %s %s' % (res, name))
+                L.append('      external %s' % name)
     return '\n'.join(L) + '\n'
 
 
@@ -751,6 +752,8 @@ def main():
     m += ['  interface']
     for ret, func, args, kinds in mapped:
         m += ['    ' + l for l in mpi_interface(func, ret, args, kinds)]
+        if f_result(ret) is not None:  # the profiling names of the functions (PMPI_Wtime, ...)
+            m += ['    ' + l for l in mpi_interface('P' + func, ret, args, kinds)]
     sizeof_iface, sizeof_procs = sizeof_parts(False)
     m += ['  end interface'] + ['  ' + l for l in sizeof_iface] + ['contains'] + ['  ' + l for l in sizeof_procs]
     m += ['end module mpi', '',
