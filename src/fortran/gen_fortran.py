@@ -509,6 +509,35 @@ def f08_parts(func, ret, args, kinds):
     return iface, proc
 
 
+def large_count_generics(mapped):
+    """MPI-4.0 §19.3.5: in mpi_f08 a call with INTEGER(KIND=MPI_COUNT_KIND) counts reaches the large-count
+    form through the plain name (MPI_Send with an 8-byte count is MPI_Send_c): a generic interface named like
+    the plain procedure, with both as its specifics, where the two differ in some argument's type or kind
+    (pairs whose only change is MPI_Aint -> MPI_Count, both 8 bytes here, keep the _c name only)."""
+    by_name = {func: (args, kinds) for ret, func, args, kinds in mapped}
+
+    def sig(func, args, kinds):
+        out = []
+        for a, k in zip(args, kinds):
+            decl = [l for l in f_decls(func, [a], [k], True) if not l.startswith('!')][0]
+            typ = decl.split('::')[0].replace(', intent(in)', '').strip()
+            for kind in ('MPI_COUNT_KIND', 'MPI_ADDRESS_KIND', 'MPI_OFFSET_KIND'):
+                typ = typ.replace(kind, '8')
+            out.append((typ, decl.rstrip().endswith('(*)')))
+        return out
+
+    lines = []
+    for ret, func, args, kinds in mapped:
+        big = by_name.get(func + '_c')
+        if big is None or f_result(ret) is not None:
+            continue
+        a, b = sig(func, args, kinds), sig(func + '_c', big[0], big[1])
+        if len(a) != len(b) or a == b:
+            continue
+        lines += ['interface %s' % func, '  module procedure %s, %s_c' % (func, func), 'end interface']
+    return lines
+
+
 # MPI_SIZEOF (MPI-3.1 §17.1.9): a generic procedure of the modules (no library call), one specific per intrinsic
 # type and kind, for scalars and arrays of any rank (assumed rank); size = the bytes of one element.
 SIZEOF_TYPES = [('integer', k) for k in (1, 2, 4, 8, 16)] + [('real', k) for k in (4, 8, 10, 16)] + \
@@ -796,7 +825,9 @@ def main():
         f += ['    ' + l for l in iface]
         procs += proc
     sizeof_iface, sizeof_procs = sizeof_parts(True)
-    f += ['  end interface'] + ['  ' + l for l in sizeof_iface] + ['contains'] + ['  ' + l for l in sizeof_procs]
+    f += ['  end interface'] + ['  ' + l for l in sizeof_iface]
+    f += ['  ' + l for l in large_count_generics(mapped)]
+    f += ['contains'] + ['  ' + l for l in sizeof_procs]
     for t in kinds_sorted:
         s = t[4:].lower()
         for op, nm in (('==', 'eq'), ('/=', 'ne')):
