@@ -830,6 +830,10 @@ def main():
     sizeof_iface, sizeof_procs = sizeof_parts(True)
     f += ['  end interface'] + ['  ' + l for l in sizeof_iface]
     f += ['  ' + l for l in large_count_generics(mapped)]
+    # PMPI_Wtime, PMPI_Wtick, PMPI_Aint_add, PMPI_Aint_diff (MPI-3.1 §17.1.5): generic names of the functions
+    for ret, func, args, kinds in mapped:
+        if f_result(ret) is not None:
+            f += ['  interface P%s' % func, '    module procedure %s' % func, '  end interface']
     # The error-handler procedure types (MPI-4.0 §19.3.x): a program declares its handler with
     # PROCEDURE(MPI_File_errhandler_function). The shims call it with the handle and the code by reference.
     f += ['  abstract interface']

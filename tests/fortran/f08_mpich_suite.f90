@@ -1,7 +1,7 @@
 ! mpi_f08 forms MPICH's f08 directory needs: MPI_Alloc_mem / MPI_Win_allocate return TYPE(C_PTR) baseptr
 ! (f08/ext/allocmemf90), and the handler types MPI_File_errhandler_function ... declare a program's
 ! handler, which MPI_File_create_errhandler takes and MPI_File_call_errhandler calls (f08/io/fileerrf90).
-! Any rank count. Prints PASS, or FAIL lines.
+! PMPI_Wtime and PMPI_Wtick exist (f08/timer/wtimef90). Any rank count. Prints PASS, or FAIL lines.
 module f08_mpich_suite_procs
   use mpi_f08
   implicit none
@@ -49,6 +49,8 @@ program f08_mpich_suite
   if (calls /= 1 .or. last /= MPI_ERR_OTHER) call fail('PROCEDURE(MPI_File_errhandler_function) handler', calls)
   call MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN)
   call MPI_Errhandler_free(eh)
+
+  if (PMPI_Wtime() <= 0.0d0 .or. PMPI_Wtick() <= 0.0d0) call fail('PMPI_Wtime / PMPI_Wtick', 0)
 
   call MPI_Allreduce(errs, all, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
   if (rank == 0) then
