@@ -336,6 +336,11 @@ FTMPI_API extern struct ftmpi_op_s ftmpi_op_max, ftmpi_op_min, ftmpi_op_sum, ftm
 #define MPI_COMBINER_F90_COMPLEX 14
 #define MPI_COMBINER_F90_INTEGER 15
 #define MPI_COMBINER_RESIZED 16
+/* MPI-1's Fortran-INTEGER forms, removed in MPI-3.0; Open MPI and MPICH still define them (programs compare
+ * with them). No type reports them: the Fortran MPI-1 constructors build HVECTOR, HINDEXED, STRUCT. */
+#define MPI_COMBINER_HVECTOR_INTEGER 17
+#define MPI_COMBINER_HINDEXED_INTEGER 18
+#define MPI_COMBINER_STRUCT_INTEGER 19
 #define MPI_TYPECLASS_REAL 1
 #define MPI_TYPECLASS_INTEGER 2
 #define MPI_TYPECLASS_COMPLEX 3

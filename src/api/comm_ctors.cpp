@@ -8,6 +8,7 @@
 #include "api/errors.h"
 #include "api/info_object.h"
 #include "comm/comm_ctors.h"
+#include "comm/comm_hints.h"
 #include "comm/comm_idup.h"
 #include "comm/group.h"
 #include "ft/ft_manager.h"
@@ -100,8 +101,8 @@ extern "C" int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* n
   *newcomm = MPI_COMM_NULL;
   int rc = dup_with_attributes(comm, newcomm, "MPI_Comm_dup_with_info");
   if (rc != MPI_SUCCESS) return rc;
-  // The new communicator's hints are `info`'s, not comm's.
-  (*newcomm)->hints = info == MPI_INFO_NULL ? nullptr : std::make_shared<const ftmpi::Info>(info->info);
+  // The new communicator's hints are those of `info` it uses (comm/comm_hints.h), not comm's.
+  (*newcomm)->hints = info == MPI_INFO_NULL ? nullptr : ftmpi::comm::used_hints(info->info);
   return MPI_SUCCESS;
 }
 FTMPI_ALIAS(Comm_dup_with_info)
@@ -130,7 +131,7 @@ int idup(MPI_Comm comm, MPI_Info info, bool with_info, MPI_Comm* newcomm, MPI_Re
   }
   *newcomm = dup;
   *request = cops::start_idup(rt(), comm, dup, newcomm);
-  if (with_info) dup->hints = info == MPI_INFO_NULL ? nullptr : std::make_shared<const ftmpi::Info>(info->info);
+  if (with_info) dup->hints = info == MPI_INFO_NULL ? nullptr : ftmpi::comm::used_hints(info->info);
   return MPI_SUCCESS;
 }
 
@@ -152,8 +153,8 @@ extern "C" int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
   FTMPI_ENTER("MPI_Comm_set_info");
   FTMPI_CHECK_COMM(comm, "MPI_Comm_set_info");
   if (!ftmpi::api::valid_info(info)) return ret(comm, Status(Errc::info, "invalid info object"), "MPI_Comm_set_info");
-  // No hint changes our behaviour yet; we keep them all so that MPI_Comm_get_info reports them.
-  comm->hints = std::make_shared<const ftmpi::Info>(info->info);
+  // Only the hints a communicator uses are kept, so MPI_Comm_get_info reports no made-up keys (comm_hints.h).
+  comm->hints = ftmpi::comm::used_hints(info->info);
   return MPI_SUCCESS;
 }
 FTMPI_ALIAS(Comm_set_info)

@@ -1,6 +1,7 @@
 // MPI-3.1 chapter 10, process creation and management: argument checks and the C boundary over
 // dpm::Dpm (src/dpm/dpm.h, the model and its failure rules).
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -149,8 +150,13 @@ int accept_or_connect(bool accept, const char* port_name, MPI_Info info, int roo
     else if (bad_info(info)) before = Status(Errc::info, "invalid info object");
     else port = port_name;
   }
+  // MPI_Comm_connect's info key "timeout" (seconds, as MPICH): how long to wait for the MPI_Comm_accept.
+  int timeout_s = 0;
+  if (!accept && comm->rank == root && before.ok() && info != MPI_INFO_NULL)
+    if (const std::string* t = info->info.get("timeout")) timeout_s = std::atoi(t->c_str());
   MPI_Comm out = MPI_COMM_NULL;
-  Status st = accept ? rt().dpm().accept(port, root, comm, &out, before) : rt().dpm().connect(port, root, comm, &out, before);
+  Status st = accept ? rt().dpm().accept(port, root, comm, &out, before)
+                     : rt().dpm().connect(port, root, comm, &out, before, timeout_s);
   if (st.ok()) *newcomm = out;
   return ret(comm, st, fn);
 }

@@ -90,12 +90,11 @@ Status check_amode(int amode) {
 }
 
 // Hints (docs/io.md): cb_buffer_size, cb_nodes, romio_cb_write, romio_cb_read, and data sieving's
-// ind_rd_buffer_size, ind_wr_buffer_size, romio_ds_read, romio_ds_write. Unknown keys are kept (get_info
-// returns them) and ignored.
+// ind_rd_buffer_size, ind_wr_buffer_size, romio_ds_read, romio_ds_write. Other keys are ignored: MPI_File_get_info
+// returns the hints actually used (MPI-4.0 §14.2.8), those eight with their current values.
 void apply_hints(ftmpi_file_s* f, MPI_Info info) {
   if (info == MPI_INFO_NULL || !ftmpi::api::valid_info(info)) return;
   for (const auto& [k, v] : info->info.entries()) {
-    f->info[k] = v;
     if (k == "cb_buffer_size") {
       long long n = std::atoll(v.c_str());
       if (n >= 4096) f->cb_buffer_size = static_cast<std::uint64_t>(std::min(n, 1LL << 30));
@@ -410,7 +409,6 @@ extern "C" int PMPI_File_get_info(MPI_File fh, MPI_Info* info_used) {
   if (!info_used) return file_ret(fh, Status(Errc::arg, "info_used is NULL"), fn);
   MPI_Info i = MPI_INFO_NULL;
   if (int rc = PMPI_Info_create(&i); rc != MPI_SUCCESS) return rc;
-  for (const auto& [k, v] : fh->info) PMPI_Info_set(i, k.c_str(), v.c_str());
   const int naggr = fh->cb_nodes > 0 ? std::min(fh->cb_nodes, fh->size) : std::min(fh->size, 4);
   auto mode = [](ftmpi::io::CbMode m) {
     return m == ftmpi::io::CbMode::enable ? "enable" : m == ftmpi::io::CbMode::disable ? "disable" : "automatic";

@@ -265,14 +265,33 @@ extern "C" int PMPI_Fetch_and_op(const void* obuf, void* rbuf, MPI_Datatype type
 }
 FTMPI_ALIAS(Fetch_and_op)
 
+// MPI-4.0 §12.3.4: Compare_and_swap takes a predefined type of the categories C integer, Fortran integer,
+// Logical, Multi-language types or Byte; MPI_CHAR is accepted too (as MPICH does). Floating point, complex,
+// pair types and derived types are MPI_ERR_TYPE (MPICH's errors/rma/cas_type_check).
+static bool cas_type(const ftmpi_datatype_s* t) {
+  using ftmpi::dt::Basic;
+  if (!t->predefined) return false;
+  switch (t->basic) {
+    case Basic::char_: case Basic::schar: case Basic::uchar: case Basic::byte: case Basic::short_:
+    case Basic::ushort: case Basic::int_: case Basic::uint: case Basic::long_: case Basic::ulong:
+    case Basic::llong: case Basic::ullong: case Basic::wchar: case Basic::bool_: case Basic::i8: case Basic::i16:
+    case Basic::i32: case Basic::i64: case Basic::u8: case Basic::u16: case Basic::u32: case Basic::u64:
+    case Basic::aint: case Basic::offset: case Basic::count: case Basic::flogical:
+      return true;
+    default:
+      return false;
+  }
+}
+
 extern "C" int PMPI_Compare_and_swap(const void* obuf, const void* cbuf, void* rbuf, MPI_Datatype type, int trank,
                                      MPI_Aint tdisp, MPI_Win win) {
   FTMPI_ENTER("MPI_Compare_and_swap");
   FTMPI_CHECK_WIN(win, "MPI_Compare_and_swap");
-  if (valid_type(type) && win->fast_cas(obuf, cbuf, rbuf, type, trank, tdisp)) return MPI_SUCCESS;
+  const bool usable = valid_type(type);
+  if (usable && cas_type(type) && win->fast_cas(obuf, cbuf, rbuf, type, trank, tdisp)) return MPI_SUCCESS;
   Status st = check_target(win, trank, tdisp, 1, type);
-  if (st.ok() && (type->basic == ftmpi::dt::Basic::none || !type->predefined))
-    st = Status(Errc::type, "MPI_Compare_and_swap takes a predefined type");
+  if (st.ok() && !cas_type(type))
+    st = Status(Errc::type, "MPI_Compare_and_swap takes a predefined integer, logical, byte or multi-language type");
   if (st.ok() && trank != MPI_PROC_NULL)
     st = win->compare_and_swap(obuf, cbuf, rbuf, type, trank, static_cast<std::uint64_t>(tdisp));
   return win_ret(win, st, "MPI_Compare_and_swap");

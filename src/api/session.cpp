@@ -29,6 +29,7 @@
 #include "api/errors.h"
 #include "api/info_object.h"
 #include "comm/comm_ctors.h"
+#include "comm/comm_hints.h"
 #include "comm/group.h"
 #include "ft/ft_manager.h"
 #include "util/log.h"
@@ -400,7 +401,7 @@ extern "C" int PMPI_Comm_create_from_group(MPI_Group group, const char* stringta
   out->errhandler = eh;
   if (!eh->predefined) ++eh->refs;
   if (old && !old->predefined && --old->refs == 0) old->magic = ftmpi::kMagicFreed;
-  if (info != MPI_INFO_NULL) out->hints = std::make_shared<const ftmpi::Info>(info->info);
+  if (info != MPI_INFO_NULL) out->hints = ftmpi::comm::used_hints(info->info);  // comm/comm_hints.h
   out->session = group->session;  // (MPI-4.1 §3.6: Bsend falls back to the session's buffer)
   *newcomm = out;
   return MPI_SUCCESS;

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 
@@ -53,8 +54,11 @@ struct Bridge {
 }  // namespace
 
 Result<boot::pmi::Message> Dpm::call(const std::string& line, const char* expect, bool progress) {
-  auto m = progress ? rt_.boot().launcher_call_while(line, expect, [this] { idle(); })
-                    : rt_.boot().launcher_call(line, expect);
+  return reply_status(progress ? rt_.boot().launcher_call_while(line, expect, [this] { idle(); })
+                               : rt_.boot().launcher_call(line, expect));
+}
+
+Result<boot::pmi::Message> Dpm::reply_status(Result<boot::pmi::Message> m) {
   if (!m.ok()) return m.status();
   if (m->get("rc").value_or("0") != "0") {
     std::string msg = std::string(m->get("msg").value_or("the launcher refused the request"));
@@ -190,7 +194,7 @@ Result<std::string> Dpm::lookup(const std::string& service) {
 }
 
 Status Dpm::meet(const std::string& port, bool is_accept, int root, comm::Communicator* comm, comm::Communicator** out,
-                 Status before) {
+                 Status before, int timeout_s) {
   *out = nullptr;
   Status st = before.ok() ? ensure_open() : before;
   // msg: {errc, peer, pair}
@@ -224,9 +228,30 @@ Status Dpm::meet(const std::string& port, bool is_accept, int root, comm::Commun
         st = met.status();
       }
     } else if (st.ok()) {
-      auto m = call(boot::pmi::encode(is_accept ? "dpm_accept" : "dpm_connect",
-                                      {{"gid", local_id(rt_.world_rank())}, {"port", pct_encode(port)}}),
-                    is_accept ? "dpm_accepted" : "dpm_connected", true);
+      Result<boot::pmi::Message> m = Status(Errc::intern);
+      const std::string gid = local_id(rt_.world_rank()), enc_port = pct_encode(port);
+      if (is_accept) {
+        m = call(boot::pmi::encode("dpm_accept", {{"gid", gid}, {"port", enc_port}}), "dpm_accepted", true);
+      } else {
+        // The connect's timeout: past the deadline the root withdraws its request once; the broker then
+        // answers it with a port error (or the pairing that came first stands).
+        if (timeout_s <= 0) {
+          const char* env = std::getenv("FTMPI_CONNECT_TIMEOUT");
+          timeout_s = env && *env ? std::atoi(env) : kDefaultConnectTimeoutS;
+        }
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s > 0 ? timeout_s : 0);
+        bool withdrawn = timeout_s <= 0;  // 0: wait for ever
+        auto r = rt_.boot().launcher_call_while(boot::pmi::encode("dpm_connect", {{"gid", gid}, {"port", enc_port}}), "dpm_connected", [&] {
+          idle();
+          if (!withdrawn && std::chrono::steady_clock::now() >= deadline) {
+            withdrawn = true;
+            (void)rt_.boot().launcher_call(
+                boot::pmi::encode("dpm_connect_cancel", {{"port", enc_port}, {"timeout", std::to_string(timeout_s)}}),
+                "dpm_connect_cancelled");
+          }
+        });
+        m = reply_status(std::move(r));
+      }
       if (m.ok()) {
         msg[1] = m->get_int("peer").value_or(-1);
         msg[2] = m->get_int("pair").value_or(0);
@@ -268,8 +293,8 @@ Status Dpm::accept(const std::string& port, int root, comm::Communicator* comm, 
 }
 
 Status Dpm::connect(const std::string& port, int root, comm::Communicator* comm, comm::Communicator** out,
-                    Status before) {
-  return meet(port, false, root, comm, out, std::move(before));
+                    Status before, int timeout_s) {
+  return meet(port, false, root, comm, out, std::move(before), timeout_s);
 }
 
 Status Dpm::spawn(const std::vector<SpawnCommand>& cmds, int root, comm::Communicator* comm, comm::Communicator** out,

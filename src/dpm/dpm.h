@@ -93,8 +93,13 @@ class Dpm {
   // `before`: an argument error found at the root (returned by every member).
   Status accept(const std::string& port, int root, comm::Communicator* comm, comm::Communicator** out,
                 Status before = Status::Ok());
+  // A connect to a port of mpiexec's broker with no MPI_Comm_accept gives up after `timeout_s` seconds (MPI-4.0
+  // §11.7.2: it "will eventually time out after an implementation-defined time") with Errc::port: the root
+  // withdraws its request (dpm_connect_cancel; a pairing that won the race stands). timeout_s <= 0: the
+  // default, FTMPI_CONNECT_TIMEOUT seconds (180 if unset; 0 there: wait for ever). Ports of processes
+  // (a name service's direct ports) wait for ever.
   Status connect(const std::string& port, int root, comm::Communicator* comm, comm::Communicator** out,
-                 Status before = Status::Ok());
+                 Status before = Status::Ok(), int timeout_s = 0);
   // Collective over `comm`; `cmds` significant at `root`. `errcodes` (one per process asked for, at every
   // member) receives MPI_SUCCESS or MPI_ERR_SPAWN for each.
   Status spawn(const std::vector<SpawnCommand>& cmds, int root, comm::Communicator* comm, comm::Communicator** out,
@@ -110,10 +115,13 @@ class Dpm {
  private:
   // Step 2 at the root (accept: is_accept), then the broadcast of its outcome; step 3.
   Status meet(const std::string& port, bool is_accept, int root, comm::Communicator* comm, comm::Communicator** out,
-              Status before = Status::Ok());
+              Status before = Status::Ok(), int timeout_s = 0);
   // One request to mpiexec; a reply with rc != 0 becomes the Status it names (err=, msg=). `progress`:
   // MPI progress goes on while the reply is awaited (an accept or connect may wait long).
   Result<boot::pmi::Message> call(const std::string& line, const char* expect, bool progress = false);
+  // A reply with rc != 0 as the Status it names.
+  static Result<boot::pmi::Message> reply_status(Result<boot::pmi::Message> m);
+  static constexpr int kDefaultConnectTimeoutS = 180;  // as MPICH's default
   // A port of mpiexec's broker (spawn's private ports; every port without a name service).
   Result<std::string> broker_port();
   // The id mpiexec knows a process of this universe by.

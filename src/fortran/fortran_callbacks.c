@@ -178,7 +178,9 @@ FTMPI_F_PREDEFINED_ATTR_FNS(mpi1, MPI_Fint)
 /* ---- generalized requests ------------------------------------------------------------------------------ */
 /* SUBROUTINE query(extra_state, status, ierror), free(extra_state, ierror), cancel(extra_state, complete,
  * ierror): extra_state INTEGER(KIND=MPI_ADDRESS_KIND), status INTEGER(MPI_STATUS_SIZE) (the C layout),
- * complete LOGICAL. */
+ * complete LOGICAL. The callbacks get the caller's EXTRA_STATE variable itself (by reference, as in Open MPI
+ * and MPICH: a free procedure that changes it is seen by the program, MPICH's f77/pt2pt/greqf), so it must
+ * live until the free procedure ran. */
 typedef void (*f_query_fn)(MPI_Aint *, MPI_Fint *, MPI_Fint *);
 typedef void (*f_free_fn)(MPI_Aint *, MPI_Fint *);
 typedef void (*f_cancel_fn)(MPI_Aint *, MPI_Fint *, MPI_Fint *);
@@ -187,26 +189,26 @@ struct f_grequest {
   f_query_fn query;
   f_free_fn free;
   f_cancel_fn cancel;
-  MPI_Aint extra_state;
+  MPI_Aint *extra_state; /* the caller's variable */
 };
 
 static int greq_query(void *extra, MPI_Status *status) {
   struct f_grequest *g = extra;
   MPI_Fint ierr = MPI_SUCCESS;
-  g->query(&g->extra_state, (MPI_Fint *)status, &ierr);
+  g->query(g->extra_state, (MPI_Fint *)status, &ierr);
   return ierr;
 }
 static int greq_free(void *extra) {
   struct f_grequest *g = extra;
   MPI_Fint ierr = MPI_SUCCESS;
-  g->free(&g->extra_state, &ierr);
+  g->free(g->extra_state, &ierr);
   free(g);
   return ierr;
 }
 static int greq_cancel(void *extra, int complete) {
   struct f_grequest *g = extra;
   MPI_Fint fcomplete = complete != 0, ierr = MPI_SUCCESS;
-  g->cancel(&g->extra_state, &fcomplete, &ierr);
+  g->cancel(g->extra_state, &fcomplete, &ierr);
   return ierr;
 }
 
@@ -224,7 +226,7 @@ void mpi_grequest_start_(f_query_fn query, f_free_fn freefn, f_cancel_fn cancel,
   g->query = query;
   g->free = freefn;
   g->cancel = cancel;
-  g->extra_state = *extra;
+  g->extra_state = extra;
   *ierr = MPI_Grequest_start(greq_query, greq_free, greq_cancel, g, &req);
   if (*ierr != MPI_SUCCESS) free(g);
   *request = MPI_Request_c2f(req);

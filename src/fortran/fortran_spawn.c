@@ -3,7 +3,8 @@
  * Fortran's form (MPI-3.1 §10.3.2): argv(*) is an array of blank-padded strings, each of the array's element
  * length (gfortran's hidden length), ended by an entirely blank element; spawn_multiple's array_of_argv is
  * array_of_argv(count, *), so argument j of command i is element (i, j), column-major. MPI_ARGV_NULL and
- * MPI_ARGVS_NULL are variables in common blocks, recognised by address. Each string loses its trailing blanks.
+ * MPI_ARGVS_NULL are variables in common blocks, recognised by address. Each string loses its trailing blanks,
+ * and each argument its leading blanks too (as in Open MPI and MPICH: MPICH's f77/spawn/spawnargvf passes " Ss").
  * The C argv built here lives until the C call returns. */
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,7 @@ static char **argv_from_fortran(const char *base, size_t stride, size_t len, int
     return NULL;
   }
   for (size_t i = 0; i < n; ++i) {
-    argv[i] = ftmpi_f_str_in(base + i * stride * len, len);
+    argv[i] = ftmpi_f_str_in_trim(base + i * stride * len, len);
     if (argv[i] == NULL) {
       free_argv(argv);
       *oom = 1;

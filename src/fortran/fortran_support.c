@@ -48,6 +48,13 @@ char *ftmpi_f_str_in(const char *s, size_t len) {
   c[len] = '\0';
   return c;
 }
+char *ftmpi_f_str_in_trim(const char *s, size_t len) {
+  while (len > 0 && *s == ' ') {
+    ++s;
+    --len;
+  }
+  return ftmpi_f_str_in(s, len);
+}
 char *ftmpi_f_str_buf(size_t len) {
   size_t n = len > MPI_MAX_INFO_VAL ? len : MPI_MAX_INFO_VAL;
   return calloc(n + 2, 1);
@@ -140,6 +147,65 @@ void ftmpi_f_expect_handle(MPI_Fint got, MPI_Fint want, const char *name) {
                   "with MPI_*_c2f before libmpi_fortran was loaded)\n", name, (int)got, (int)want);
   abort();
 }
+
+MPI_Aint *ftmpi_f_widen_addrs(const MPI_Fint *f, MPI_Fint n) {
+  if (n <= 0) return NULL;
+  MPI_Aint *a = malloc(sizeof(MPI_Aint) * (size_t)n);
+  if (a != NULL)
+    for (MPI_Fint i = 0; i < n; ++i) a[i] = f[i];
+  return a;
+}
+int ftmpi_f_narrow_addr(MPI_Aint a, MPI_Fint *f) {
+  *f = (MPI_Fint)a;
+  return (MPI_Aint)*f == a;
+}
+int ftmpi_f_addr_too_wide(void) {
+  MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_ARG);
+  return MPI_ERR_ARG;
+}
+
+/* ---- MPI_Info_get_string: in Fortran, buflen is the value's length without a terminator (in: how many
+ * characters `value` may receive, 0 = none; out: the length of the value). The key's leading and trailing
+ * blanks are stripped; `value` is blank-padded after what was written, and untouched when buflen is 0 or
+ * the key is absent (MPI-4.0 §10). ---- */
+FTMPI_F_API void mpi_info_get_string_(MPI_Fint *info, const char *key, MPI_Fint *buflen, char *value, MPI_Fint *flag,
+                                      MPI_Fint *ierr, size_t key_len, size_t value_len);
+void mpi_info_get_string_(MPI_Fint *info, const char *key, MPI_Fint *buflen, char *value, MPI_Fint *flag,
+                          MPI_Fint *ierr, size_t key_len, size_t value_len) {
+  char *c_key = ftmpi_f_str_in_trim(key, key_len);
+  if (c_key == NULL) {
+    *ierr = ftmpi_f_no_mem();
+    return;
+  }
+  const MPI_Info c_info = MPI_Info_f2c(*info);
+  int c_flag = 0, len = 0;
+  int rc = MPI_Info_get_valuelen(c_info, c_key, &len, &c_flag);
+  if (rc == MPI_SUCCESS && c_flag) {
+    const size_t room = *buflen > 0 ? (size_t)*buflen : 0;
+    if (room > 0) {
+      char *c_value = malloc((size_t)len + 1);
+      int c_buflen = len + 1;
+      if (c_value == NULL) {
+        free(c_key);
+        *ierr = ftmpi_f_no_mem();
+        return;
+      }
+      rc = MPI_Info_get_string(c_info, c_key, &c_buflen, c_value, &c_flag);
+      if (rc == MPI_SUCCESS) {
+        size_t n = (size_t)len < room ? (size_t)len : room;
+        if (n > value_len) n = value_len;
+        memcpy(value, c_value, n);
+        memset(value + n, ' ', value_len - n);
+      }
+      free(c_value);
+    }
+    if (rc == MPI_SUCCESS) *buflen = len;
+  }
+  free(c_key);
+  *flag = rc == MPI_SUCCESS && c_flag;
+  *ierr = rc;
+}
+FTMPI_F_ALIASES(info_get_string, info_get_string)
 
 int ftmpi_f_no_mem(void) {
   MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
@@ -354,6 +420,28 @@ void mpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI_F
   *ierr = rc;
 }
 FTMPI_F_ALIASES(comm_get_attr, comm_get_attr)
+
+/* A window's predefined attributes are values in Fortran: MPI_WIN_BASE the address (C gives it as the value),
+ * MPI_WIN_SIZE the size (C: a pointer to an MPI_Aint), MPI_WIN_DISP_UNIT, MPI_WIN_CREATE_FLAVOR and
+ * MPI_WIN_MODEL the integers (C: pointers to int); user attributes as set (MPICH's f90/rma/baseattrwinf90). */
+FTMPI_F_API void mpi_win_get_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag, MPI_Fint *ierr);
+void mpi_win_get_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag, MPI_Fint *ierr) {
+  void *v = NULL;
+  int f = 0;
+  const int rc = MPI_Win_get_attr(MPI_Win_f2c(*win), *keyval, &v, &f);
+  if (rc == MPI_SUCCESS && f) {
+    const MPI_Fint k = *keyval;
+    if (k == MPI_WIN_SIZE)
+      *value = *(MPI_Aint *)v;
+    else if (k == MPI_WIN_DISP_UNIT || k == MPI_WIN_CREATE_FLAVOR || k == MPI_WIN_MODEL)
+      *value = *(int *)v;
+    else
+      *value = (MPI_Aint)v;
+  }
+  *flag = f;
+  *ierr = rc;
+}
+FTMPI_F_ALIASES(win_get_attr, win_get_attr)
 
 FTMPI_F_API void mpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *flag, MPI_Fint *ierr);
 void mpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *flag, MPI_Fint *ierr) {

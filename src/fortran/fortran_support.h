@@ -26,8 +26,17 @@ int *ftmpi_f_errcodes(MPI_Fint *p);
  * removed; NULL when out of memory; free it); an output buffer for a C function (at least len+1 and
  * MPI_MAX_INFO_VAL+1 bytes, zeroed), and the copy back (blank-padded to len). */
 char *ftmpi_f_str_in(const char *s, size_t len);
+/* The same with leading blanks removed too (info keys and values, MPI-4.0 §10). */
+char *ftmpi_f_str_in_trim(const char *s, size_t len);
 char *ftmpi_f_str_buf(size_t len);
 void ftmpi_f_str_out(const char *c, char *f, size_t len);
+/* MPI-1 calls with default-INTEGER addresses (MPI_Type_hindexed, MPI_Address, ...): an array of `n` INTEGER
+ * displacements as MPI_Aint (malloc'ed, free it; NULL when n <= 0 or out of memory); a C address into an
+ * INTEGER (0 when it does not fit: the caller reports ftmpi_f_addr_too_wide(), MPI_ERR_ARG through
+ * MPI_COMM_WORLD's error handler). */
+MPI_Aint *ftmpi_f_widen_addrs(const MPI_Fint *f, MPI_Fint n);
+int ftmpi_f_narrow_addr(MPI_Aint a, MPI_Fint *f);
+int ftmpi_f_addr_too_wide(void);
 /* Lengths of MPI_Alltoallw's datatype arrays: which 0/1 = send/recv (the group size, or the remote
  * group's for an intercommunicator), 2/3 = neighbour send/recv (out-/in-degree of the topology). */
 int ftmpi_f_comm_width(MPI_Fint comm, int which);

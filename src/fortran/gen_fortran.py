@@ -50,9 +50,12 @@ HANDWRITTEN = {
     'MPI_Comm_create_errhandler': ('int', 'FPROC comm_errhandler_fn, MPI_Errhandler *errhandler'),
     'MPI_Errhandler_free': ('int', 'MPI_Errhandler *errhandler'),
     'MPI_Comm_get_attr': ('int', 'MPI_Comm comm, int comm_keyval, AINT_OUT attribute_val, int *flag'),
+    'MPI_Win_get_attr': ('int', 'MPI_Win win, int win_keyval, AINT_OUT attribute_val, int *flag'),
     'MPI_Attr_get': ('int', 'MPI_Comm comm, int keyval, int *attribute_val, int *flag'),
     'MPI_Attr_put': ('int', 'MPI_Comm comm, int keyval, int attribute_val'),
     'MPI_Pcontrol': ('int', 'int level'),
+    # Fortran's buflen is the value's length without a terminator, in and out (MPI-4.0 §10)
+    'MPI_Info_get_string': ('int', 'MPI_Info info, const char *key, int *buflen, char *value, int *flag'),
     # fortran_callbacks.c: keyvals, generalized requests and the error handlers of windows, files, sessions
     'MPI_Comm_create_keyval': ('int', 'FPROC comm_copy_attr_fn, FPROC comm_delete_attr_fn, int *comm_keyval, '
                                       'void *extra_state'),
@@ -82,6 +85,12 @@ HANDWRITTEN = {
     'MPI_Session_detach_buffer': ('int', 'MPI_Session session, void *buffer_addr, int *size'),
     'MPI_Session_detach_buffer_c': ('int', 'MPI_Session session, void *buffer_addr, MPI_Count *size'),
 }
+# MPI-1 calls (removed in MPI-3.0, still exported by Open MPI and MPICH) whose Fortran address arguments are
+# default INTEGERs, not INTEGER(KIND=MPI_ADDRESS_KIND): the shim widens or narrows them (an address that does not
+# fit is MPI_ERR_ARG). Reading an INTEGER array as MPI_Aint crashed MPICH's f77/datatype/hindex1f.
+MPI1_INTEGER_ADDRESS_FUNCS = {'MPI_Address', 'MPI_Type_extent', 'MPI_Type_lb', 'MPI_Type_ub', 'MPI_Type_hvector',
+                              'MPI_Type_hindexed', 'MPI_Type_struct'}
+
 # The predefined attribute callbacks, Fortran procedures defined in fortran_callbacks.c (EXTERNAL in mpif.h and
 # the modules).
 PREDEFINED_PROCS = ['MPI_COMM_NULL_COPY_FN', 'MPI_COMM_NULL_DELETE_FN', 'MPI_COMM_DUP_FN',
@@ -164,6 +173,10 @@ def classify(func, args):
                 out.append(('int_ptr', 'array' if s == '[]' else 'scalar'))
         elif b == 'int' and s == '[][3]':
             out.append(('int_ranges', None))
+        elif b == 'MPI_Aint' and func in MPI1_INTEGER_ADDRESS_FUNCS:
+            out.append(('fint_addr', 'array' if s == '[]' else 'in'))
+        elif b == 'MPI_Aint*' and s == '' and func in MPI1_INTEGER_ADDRESS_FUNCS:
+            out.append(('fint_addr', 'out'))
         elif b in INT_KINDS and s == '':
             out.append(('wide_in', INT_KINDS[b]))
         elif b.rstrip('*') in INT_KINDS and (b.endswith('*') or s == '[]'):
@@ -254,6 +267,20 @@ def c_shim(ret, func, args, kinds):
         elif k == 'wide_ptr':
             ct = {'MPI_ADDRESS_KIND': 'MPI_Aint', 'MPI_OFFSET_KIND': 'MPI_Offset', 'MPI_COUNT_KIND': 'MPI_Count'}[x[0]]
             params.append('%s *%s' % (ct, n)); call.append(n)
+        elif k == 'fint_addr' and x == 'in':
+            params.append('MPI_Fint *%s' % n); call.append('(MPI_Aint)*' + n)
+        elif k == 'fint_addr' and x == 'out':
+            params.append('MPI_Fint *%s' % n)
+            pre.append('  MPI_Aint c_%s = 0;' % n)
+            call.append('&c_' + n)
+            post.append('  if (rc == MPI_SUCCESS && !ftmpi_f_narrow_addr(c_%s, %s)) { *ierr = ftmpi_f_addr_too_wide(); '
+                        'return; }' % (n, n))
+        elif k == 'fint_addr':
+            params.append('MPI_Fint *%s' % n)
+            pre.append('  MPI_Aint *c_%s = ftmpi_f_widen_addrs(%s, *count);' % (n, n))
+            pre.append('  if (c_%s == NULL && *count > 0) { *ierr = MPI_ERR_NO_MEM; return; }' % n)
+            call.append('c_' + n)
+            post.append('  free(c_%s);' % n)
         elif k == 'handle_in':
             params.append('MPI_Fint *%s' % n); call.append('MPI_%s_f2c(*%s)' % (HANDLE_KINDS[x], n))
         elif k == 'handle_inout':
@@ -301,7 +328,9 @@ def c_shim(ret, func, args, kinds):
             params.append('MPI_Aint *%s' % n); call.append('(void *)%s' % n)
         elif k == 'str_in':
             params.append('const char *%s' % n); hidden.append('size_t %s_len' % n)
-            pre.append('  char *c_%s = ftmpi_f_str_in(%s, %s_len);' % (n, n, n))
+            # MPI-4.0 §10: in Fortran, leading and trailing blanks of info keys and values are stripped
+            conv = 'ftmpi_f_str_in_trim' if func.startswith('MPI_Info_') else 'ftmpi_f_str_in'
+            pre.append('  char *c_%s = %s(%s, %s_len);' % (n, conv, n, n))
             pre.append('  if (c_%s == NULL) { *ierr = MPI_ERR_NO_MEM; return; }' % n)
             call.append('c_' + n)
             post.append('  free(c_%s);' % n)
@@ -310,7 +339,9 @@ def c_shim(ret, func, args, kinds):
             pre.append('  char *c_%s = ftmpi_f_str_buf(%s_len);' % (n, n))
             pre.append('  if (c_%s == NULL) { *ierr = MPI_ERR_NO_MEM; return; }' % n)
             call.append('c_' + n)
-            post.append('  ftmpi_f_str_out(c_%s, %s, %s_len);' % (n, n, n))
+            # a string beside an output flag (MPI_Info_get, ...) is written only when the flag is set
+            guard = 'if (rc == MPI_SUCCESS && *flag) ' if any(a2.name == 'flag' for a2 in args) else ''
+            post.append('  %sftmpi_f_str_out(c_%s, %s, %s_len);' % (guard, n, n, n))
             post.append('  free(c_%s);' % n)
         else:
             raise AssertionError(k)
@@ -383,6 +414,8 @@ def f_decls(func, args, kinds, f08):
             lines.append('integer :: %s(*)' % n)
         elif k == 'int_ranges':
             lines.append('integer :: %s(3,*)' % n)
+        elif k == 'fint_addr':
+            lines.append('integer :: %s%s' % (n, '(*)' if x == 'array' else ''))
         elif k == 'wide_in':
             lines.append('integer(kind=%s), intent(in) :: %s' % (x, n))
         elif k == 'wide_ptr':
@@ -400,6 +433,9 @@ def f_decls(func, args, kinds, f08):
         elif k == 'choice':
             lines.append('!GCC$ ATTRIBUTES NO_ARG_CHECK :: %s' % n)
             lines.append('type(*), dimension(*) :: %s' % n)
+        elif k == 'aint_out' and n == 'baseptr' and f08:
+            # mpi_f08: TYPE(C_PTR) (MPI-3.1 §8.2, §11.2.2-3); the same 8 bytes the shim writes the address into
+            lines.append('type(c_ptr) :: %s' % n)
         elif k in ('aint_value', 'aint_out'):
             lines.append('integer(kind=MPI_ADDRESS_KIND) :: %s' % n)
         elif k in ('str_in', 'str_out'):
@@ -474,6 +510,58 @@ def f08_parts(func, ret, args, kinds):
         proc.append('  res = %s(%s)' % (cname, ', '.join(names)))
         proc.append('end function')
     return iface, proc
+
+
+def large_count_generics(mapped):
+    """MPI-4.0 §19.3.5: in mpi_f08 a call with INTEGER(KIND=MPI_COUNT_KIND) counts reaches the large-count
+    form through the plain name (MPI_Send with an 8-byte count is MPI_Send_c): a generic interface named like
+    the plain procedure, with both as its specifics, where the two differ in some argument's type or kind
+    (pairs whose only change is MPI_Aint -> MPI_Count, both 8 bytes here, keep the _c name only)."""
+    by_name = {func: (args, kinds) for ret, func, args, kinds in mapped}
+
+    def sig(func, args, kinds):
+        out = []
+        for a, k in zip(args, kinds):
+            decl = [l for l in f_decls(func, [a], [k], True) if not l.startswith('!')][0]
+            typ = decl.split('::')[0].replace(', intent(in)', '').strip()
+            for kind in ('MPI_COUNT_KIND', 'MPI_ADDRESS_KIND', 'MPI_OFFSET_KIND'):
+                typ = typ.replace(kind, '8')
+            out.append((typ, decl.rstrip().endswith('(*)')))
+        return out
+
+    lines = []
+    for ret, func, args, kinds in mapped:
+        big = by_name.get(func + '_c')
+        if big is None or f_result(ret) is not None:
+            continue
+        a, b = sig(func, args, kinds), sig(func + '_c', big[0], big[1])
+        if len(a) != len(b) or a == b:
+            continue
+        lines += ['interface %s' % func, '  module procedure %s, %s_c' % (func, func), 'end interface']
+    return lines
+
+
+# MPI_SIZEOF (MPI-3.1 §17.1.9): a generic procedure of the modules (no library call), one specific per intrinsic
+# type and kind, for scalars and arrays of any rank (assumed rank); size = the bytes of one element.
+SIZEOF_TYPES = [('integer', k) for k in (1, 2, 4, 8, 16)] + [('real', k) for k in (4, 8, 10, 16)] + \
+               [('complex', k) for k in (4, 8, 10, 16)] + [('logical', k) for k in (1, 2, 4, 8)] + [('character', 1)]
+
+
+def sizeof_parts(f08):
+    """(generic interface lines, module procedure lines) of MPI_Sizeof."""
+    names = ['ftmpi_sizeof_%s%d' % (t, k) for t, k in SIZEOF_TYPES]
+    iface = ['interface MPI_Sizeof'] + ['  module procedure %s' % n for n in names] + ['end interface']
+    procs = []
+    for (t, k), n in zip(SIZEOF_TYPES, names):
+        decl = 'character(len=*)' if t == 'character' else '%s(kind=%d)' % (t, k)
+        procs += ['subroutine %s(x, size, ierror)' % n,
+                  '  %s, dimension(..), intent(in) :: x' % decl,
+                  '  integer, intent(out) :: size',
+                  '  integer%s :: ierror' % (', optional, intent(out)' if f08 else ', intent(out)'),
+                  '  size = int(storage_size(x) / 8)',
+                  '  if (present(ierror)) ierror = 0' if f08 else '  ierror = 0',
+                  'end subroutine']
+    return iface, procs
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -601,9 +689,10 @@ def emit_mpif_functions(funcs):
     L += ['      external %s' % p for p in PREDEFINED_PROCS]
     for ret, func, args, kinds in funcs:
         res = f_result(ret)
-        if res is not None:
-            L.append('      %s %s' % (res, func))
-            L.append('      external %s' % func)
+        if res is not None:  # and the profiling name (PMPI_WTIME, ...: MPI-3.1 §17.1.5)
+            for name in (func, 'P' + func):
+                L.append('      %s %s' % (res, name))
+                L.append('      external %s' % name)
     return '\n'.join(L) + '\n'
 
 
@@ -695,14 +784,18 @@ def main():
     m += ['  interface']
     for ret, func, args, kinds in mapped:
         m += ['    ' + l for l in mpi_interface(func, ret, args, kinds)]
-    m += ['  end interface', 'end module mpi', '',
+        if f_result(ret) is not None:  # the profiling names of the functions (PMPI_Wtime, ...)
+            m += ['    ' + l for l in mpi_interface('P' + func, ret, args, kinds)]
+    sizeof_iface, sizeof_procs = sizeof_parts(False)
+    m += ['  end interface'] + ['  ' + l for l in sizeof_iface] + ['contains'] + ['  ' + l for l in sizeof_procs]
+    m += ['end module mpi', '',
           '! Open MPI programs `use mpi_ext` for the MPIX_ constants (the MPIX_ functions are in mpi / mpi_f08).',
           'module mpi_ext', '  use mpi_ext_constants', '  implicit none', 'end module mpi_ext', '']
     open(os.path.join(outdir, 'mpi.f90'), 'w').write('\n'.join(wrap(m)))
 
     # module mpi_f08
     f = ['! Generated by src/fortran/gen_fortran.py: do not edit.', 'module mpi_f08', '  use mpi_ext_constants',
-         '  use, intrinsic :: iso_c_binding, only: c_int',
+         '  use, intrinsic :: iso_c_binding, only: c_int, c_ptr',
          '  implicit none', '  private :: c_int']
     kinds_sorted = sorted(HANDLE_KINDS)
     for t in kinds_sorted:
@@ -734,7 +827,24 @@ def main():
         iface, proc = f08_parts(func, ret, args, kinds)
         f += ['    ' + l for l in iface]
         procs += proc
-    f += ['  end interface', 'contains']
+    sizeof_iface, sizeof_procs = sizeof_parts(True)
+    f += ['  end interface'] + ['  ' + l for l in sizeof_iface]
+    f += ['  ' + l for l in large_count_generics(mapped)]
+    # PMPI_Wtime, PMPI_Wtick, PMPI_Aint_add, PMPI_Aint_diff (MPI-3.1 §17.1.5): generic names of the functions
+    for ret, func, args, kinds in mapped:
+        if f_result(ret) is not None:
+            f += ['  interface P%s' % func, '    module procedure %s' % func, '  end interface']
+    # The error-handler procedure types (MPI-4.0 §19.3.x): a program declares its handler with
+    # PROCEDURE(MPI_File_errhandler_function). The shims call it with the handle and the code by reference.
+    f += ['  abstract interface']
+    for obj in ('Comm', 'Win', 'File', 'Session'):
+        f += ['    subroutine MPI_%s_errhandler_function(%s, error_code)' % (obj, obj.lower()),
+              '      import :: MPI_%s' % obj,
+              '      type(MPI_%s) :: %s' % (obj, obj.lower()),
+              '      integer :: error_code',
+              '    end subroutine']
+    f += ['  end interface']
+    f += ['contains'] + ['  ' + l for l in sizeof_procs]
     for t in kinds_sorted:
         s = t[4:].lower()
         for op, nm in (('==', 'eq'), ('/=', 'ne')):

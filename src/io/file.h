@@ -46,7 +46,6 @@ struct ftmpi_file_s {
   int shared_fd = -1;  // the shared file pointer's counter (io/posix.h), unlinked once every member opened it
   std::string path;
   int amode = 0;
-  std::map<std::string, std::string> info;  // hints as given (MPI_File_open / set_info / set_view)
   ftmpi_errhandler_s* errhandler = nullptr;
   bool atomic = false;
   bool invalidated = false;

@@ -14,8 +14,9 @@ namespace ftmpi::topo {
 // filled entries as close to each other as possible and in non-increasing order. Non-zero entries are
 // kept. Errc::dims when a given entry is negative or the given entries do not divide nnodes (or, with
 // no zero entry, multiply to something else); Errc::arg for nnodes < 1. Among the possible fillings the
-// one whose non-increasing sequence is lexicographically smallest wins (the largest factor as small as
-// possible, then the next...), e.g. 24 in 3 -> 4x3x2, 36 in 2 -> 6x6, 7 in 2 -> 7x1.
+// one with the smallest spread (largest minus smallest factor) wins, ties going to the one whose smallest
+// factor is largest, then the next smallest... (MPICH's choice), e.g. 24 in 3 -> 4x3x2, 36 in 2 -> 6x6,
+// 7 in 2 -> 7x1, 5040 in 3 -> 21x16x15 (not 20x18x14: same spread, smaller smallest factor).
 Status dims_create(int nnodes, std::span<int> dims);
 
 // A Cartesian grid. Rank order is row-major: the last dimension varies fastest.

@@ -46,6 +46,23 @@ TEST(DimsCreate, BalancedAndNonIncreasing) {
     }
 }
 
+// The spread (largest - smallest) is the measure of balance; a tie goes to the larger smallest factor.
+// The first four were 20x18x14, 24x20x13, 25x24x18, 45x45x17 under the former rule (largest factor
+// smallest first); these are MPICH's answers (its topo/dims5), and an exhaustive search's.
+TEST(DimsCreate, SmallestSpreadThenLargestSmallestFactor) {
+  EXPECT_EQ(dims_of(5040, {0, 0, 0}), (std::vector<int>{21, 16, 15}));    // tie at spread 6
+  EXPECT_EQ(dims_of(6240, {0, 0, 0}), (std::vector<int>{26, 16, 15}));    // tie at spread 11
+  EXPECT_EQ(dims_of(10800, {0, 0, 0}), (std::vector<int>{27, 20, 20}));   // tie at spread 7
+  EXPECT_EQ(dims_of(34425, {0, 0, 0}), (std::vector<int>{51, 27, 25}));   // spread 26, not 28
+  EXPECT_EQ(dims_of(720720, {0, 0, 0, 0, 0}), (std::vector<int>{20, 18, 14, 13, 11}));
+  EXPECT_EQ(dims_of(1000000000, {0, 0, 0, 0, 0}), (std::vector<int>{100, 80, 50, 50, 50}));
+  EXPECT_EQ(dims_of(5040, {0, 7, 0, 0}), (std::vector<int>{10, 7, 9, 8}));  // fixed entries stay
+  // Many dimensions and large highly composite numbers stay quick (the search is cut by the spread).
+  std::vector<int> many(40, 0);
+  ASSERT_TRUE(dims_create(2095133040, many).ok());
+  EXPECT_EQ(many[39], 1);
+}
+
 TEST(DimsCreate, Errors) {
   std::vector<int> d{2, 2};
   EXPECT_EQ(dims_create(5, d).code(), Errc::dims);  // fixed product differs

@@ -92,6 +92,19 @@ std::vector<DpmBroker::Reply> DpmBroker::handle(int gid, const pmi::Message& m) 
       else it->second.connecters.push_back(gid);
       pair(it->second, out);
     }
+  } else if (m.cmd == "dpm_connect_cancel") {
+    // A connect that timed out (dpm/dpm.h): still waiting -> its pending dpm_connect gets a port error; already
+    // paired -> nothing to undo. Acknowledged either way.
+    std::string name = text("port");
+    auto it = ports_.find(name);
+    if (it != ports_.end() && std::find(it->second.connecters.begin(), it->second.connecters.end(), gid) !=
+                                  it->second.connecters.end()) {
+      std::erase(it->second.connecters, gid);
+      out.push_back({gid, error_line("dpm_connected", "port",
+                                     "MPI_Comm_connect timed out after " + text("timeout") + " s: no MPI_Comm_accept on port " +
+                                         name)});
+    }
+    out.push_back({gid, pmi::encode("dpm_connect_cancelled", {{"rc", "0"}})});
   } else if (m.cmd == "dpm_publish") {
     std::string svc = text("service");
     if (names_.count(svc)) {
