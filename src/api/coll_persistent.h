@@ -8,6 +8,7 @@
 #include "api/common.h"
 #include "api/info_object.h"
 #include "coll/persistent.h"
+#include "coll/schedule.h"
 
 namespace ftmpi::api {
 
@@ -21,18 +22,25 @@ inline Status persistent_coll_args(MPI_Info info, const MPI_Request* request) {
 
 // `make()` returns Result<std::unique_ptr<Plan>> (Plan: coll::Schedule or coll::InterPlan) for the
 // collective with its arguments bound (arrays captured by copy). It is called once now, to check the
-// arguments (the plan is dropped unstarted: it takes one collective tag, which every member takes too,
-// and may copy local blocks into the receive buffer, which MPI leaves undefined until completion), then
-// at every MPI_Start. Stores an inactive persistent request in *request.
+// arguments (the plan is dropped unstarted; it may copy local blocks into the receive buffer, which MPI
+// leaves undefined until completion), then at every MPI_Start. Every plan of the request takes its tags
+// from the request's own channel (coll::TagChannel), so starts may come in any order at the members:
+// they match by the order of the inits. Stores an inactive persistent request in *request.
 template <class Make>
 int init_collective(MPI_Comm comm, MPI_Info info, Make make, MPI_Request* request, const char* fn) {
   if (Status st = persistent_coll_args(info, request); !st.ok()) return ret(comm, st, fn);
+  // The request's channels (coll/schedule.h): one for the communicator, one for an intercommunicator's
+  // local_comm; the id is taken even by a refused init, as at every member.
+  coll::TagChannel channel{comm->persistent_seq++, 0}, local_channel{channel.id, 0};
   {
+    coll::TagScope scope(comm, &channel, &local_channel);
     auto first = make();
     if (!first.ok()) return ret(comm, first.status(), fn);
   }
   p2p::Engine& engine = rt().engine();
-  auto factory = [make = std::move(make), &engine]() -> Result<std::unique_ptr<p2p::GenericOp>> {
+  auto factory = [make = std::move(make), &engine, comm, channel,
+                  local_channel]() mutable -> Result<std::unique_ptr<p2p::GenericOp>> {
+    coll::TagScope scope(comm, &channel, &local_channel);  // this request's own tags
     auto plan = make();
     if (!plan.ok()) return plan.status();
     return coll::begin_plan(engine, std::move(*plan));

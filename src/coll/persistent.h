@@ -7,12 +7,14 @@
 // inactive and can be started again, MPI_Request_free ends it.
 //
 // Why a fresh plan per start rather than a cached one: builders copy local data at build time (the
-// root's own block, an in-place input) and take the communicator's next collective tag, so a plan is valid
-// for one run of one start only. Building costs the arithmetic of the algorithm's steps (no message); the
-// scratch it needs comes from the runtime's ScratchPool, which is reused from one start to the next.
+// root's own block, an in-place input) and take fresh collective tags, so a plan is valid for one run of
+// one start only. Building costs the arithmetic of the algorithm's steps (no message); the scratch it
+// needs comes from the runtime's ScratchPool, which is reused from one start to the next.
 //
-// Ordering: every member starts its persistent collectives in the same order relative to its other
-// collectives on the communicator (MPI's rule), so the tags taken at each start agree.
+// Ordering: persistent collectives match in the order of their inits; members may start them in
+// different orders, and interleave them differently with their other collectives (MPI-4.0 §6.13; MPICH's
+// coll/p_order). So a request's plans take their tags from the request's own channel
+// (coll::TagChannel, given at init), never from the communicator's ordinary sequence.
 //
 // Faults: a start on a communicator with a failed member or a revoked one is not refused; the run fails
 // at its first operation and the request completes with MPI_ERR_PROC_FAILED / MPI_ERR_REVOKED (as the

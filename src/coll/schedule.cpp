@@ -7,7 +7,21 @@
 
 namespace ftmpi::coll {
 
-int next_coll_tag(ftmpi_comm_s* comm) { return static_cast<int>(comm->coll_seq++ & 0x3fffffffu); }
+int next_coll_tag(ftmpi_comm_s* comm) {
+  if (comm->tag_channel != nullptr) return comm->tag_channel->take();
+  return static_cast<int>(comm->coll_seq++ & 0x3fffffffu);
+}
+
+TagScope::TagScope(ftmpi_comm_s* comm, TagChannel* ch, TagChannel* local_ch)
+    : comm_(comm), local_(comm->local_comm) {
+  comm_->tag_channel = ch;
+  if (local_ != nullptr) local_->tag_channel = local_ch;
+}
+
+TagScope::~TagScope() {
+  comm_->tag_channel = nullptr;
+  if (local_ != nullptr) local_->tag_channel = nullptr;
+}
 
 Schedule::Schedule(ftmpi_comm_s* comm, ScratchPool* pool) : Schedule(comm, next_coll_tag(comm), pool) {}
 

@@ -46,7 +46,37 @@ inline bool is_in_place(const void* p) { return reinterpret_cast<std::intptr_t>(
 
 // The internal tag of the next collective on `comm`. Every member issues collectives on a communicator
 // in the same order, so the counters agree; consecutive collectives never match each other's messages.
+// While a TagChannel is attached (TagScope), the tags come from that channel instead.
 int next_coll_tag(ftmpi_comm_s* comm);
+
+// The tags of one persistent collective request (MPI-4.0 §6.13). Persistent collectives match in the order
+// of their initialisation, not of their starts (members may start them in different orders), so each
+// request draws its tags from a channel of its own: `id` is the communicator's persistent_seq taken at
+// init (inits are collective, so every member gives the request the same id), `next` counts the tags the
+// request's plans took. Channel tags are 0x40000000-0x5fffffff (bit 30 set, bit 29 clear), so they never
+// equal a tag of the ordinary sequence (bits 0-29) nor a partitioned-communication tag on the same context
+// (0x60000000 and up, p2p/partitioned.h); 2^17 channels of 2^12 tags each, reused after wrapping (a reused tag is harmless once the
+// earlier user's messages were matched: messages between two members on one tag are non-overtaking).
+struct TagChannel {
+  std::uint32_t id = 0;
+  std::uint32_t next = 0;
+  int take() { return static_cast<int>(0x40000000u | ((id & 0x1ffffu) << 12) | (next++ & 0xfffu)); }
+};
+
+// Attaches `ch` to `comm` and `local_ch` to an intercommunicator's local_comm (on which its plans run
+// phases; the two groups add different numbers of local phases, so that count must not move `ch`) for the
+// scope's lifetime: the plan built meanwhile takes its tags from them. Caller holds the big lock.
+class TagScope {
+ public:
+  TagScope(ftmpi_comm_s* comm, TagChannel* ch, TagChannel* local_ch);
+  ~TagScope();
+  TagScope(const TagScope&) = delete;
+  TagScope& operator=(const TagScope&) = delete;
+
+ private:
+  ftmpi_comm_s* comm_;
+  ftmpi_comm_s* local_;
+};
 
 // A local step's computation (a closure stored in the schedule's arena).
 class LocalFn {

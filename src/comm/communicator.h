@@ -23,6 +23,7 @@ class Info;
 }
 namespace ftmpi::coll {
 class ShmArea;
+struct TagChannel;
 }
 
 struct ftmpi_comm_s {
@@ -39,6 +40,10 @@ struct ftmpi_comm_s {
   std::uint32_t coll_seq = 0;       // collectives issued on this communicator (used for internal tags)
   std::uint32_t idup_seq = 0;       // MPI_Comm_idup calls on it (keys of their agreements, comm/comm_idup.h)
   std::uint32_t part_seq = 0;       // partitioned sends: the next free data tag offset (p2p/partitioned.h)
+  // Persistent collectives (coll/persistent.h): requests initialised on it so far (each one's tag channel),
+  // and the channel whose tags next_coll_tag hands out while a persistent request builds its plan.
+  std::uint32_t persistent_seq = 0;
+  ftmpi::coll::TagChannel *tag_channel = nullptr;
   std::atomic<bool> revoked{false}; // ULFM (issue 3); read by every blocking loop
   ftmpi::ft::CommFt *ft = nullptr;   // fault-tolerance state (acknowledged failures, agreements), ft/
   // Shared-memory collectives (coll/shm_area.h): small collectives counted so far, the state of the area

@@ -266,7 +266,7 @@ class PartRecv final : public GenericOp {
       hs_error_ = Status(Errc::unsupported,
                          "a partitioned send with tag " + std::to_string(hs_box_->user_tag) +
                              " paired with this receive with tag " + std::to_string(a_.tag) +
-                             ": tags that differ by a multiple of 2^29 between the same processes at the same "
+                             ": tags that differ by a multiple of 2^28 between the same processes at the same "
                              "time are not supported (docs/api.md)");
     } else {
       hs_ = *hs_box_;

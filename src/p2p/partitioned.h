@@ -1,8 +1,9 @@
 // Partitioned point-to-point communication (MPI-4.0 chapter 4): MPI_Psend_init / MPI_Precv_init requests,
 // MPI_Pready* and MPI_Parrived, built on the engine's matched messages.
 //
-// Protocol (all on the communicator's collective context, tags from 2^30 up, which its collectives never
-// use (their tags stay below 2^30); point-to-point failure rules: SendArgs::peer_rules):
+// Protocol (all on the communicator's collective context, tags from 0x60000000 up, which its collectives
+// never use (ordinary collective tags stay below 2^30, persistent collectives' channels below 0x60000000:
+// coll/schedule.h TagChannel); point-to-point failure rules: SendArgs::peer_rules):
 //  * MPI_Psend_init sends one handshake message to the destination with tag hs_tag(user tag): the send's
 //    partition count, bytes per partition, user tag and the first of `partitions` data tags it reserved
 //    from its communicator's part_seq (unique per sender and communicator among live requests).
@@ -21,7 +22,7 @@
 //    the error once its peer is known failed or its communicator revoked, so MPI_Wait never hangs on a
 //    dead peer.
 //
-// Limit: user tags that differ by a multiple of 2^29 share a handshake tag; a receive whose handshake
+// Limit: user tags that differ by a multiple of 2^28 share a handshake tag; a receive whose handshake
 // carries another user tag than its own fails with MPI_ERR_UNSUPPORTED_OPERATION rather than pair wrongly.
 //
 // Contract: every call under the runtime's API lock (the engine's contract); partitioned requests are
@@ -40,10 +41,10 @@ class FailureState;
 
 namespace ftmpi::p2p::part {
 
-inline constexpr int kHsTagBase = 1 << 30;
-inline constexpr int kHsTagSpan = 1 << 29;
+inline constexpr int kHsTagBase = 3 << 29;  // 0x60000000
+inline constexpr int kHsTagSpan = 1 << 28;
 inline constexpr int kDataTagBase = kHsTagBase + kHsTagSpan;
-inline constexpr std::uint32_t kDataTagSpan = 1u << 29;
+inline constexpr std::uint32_t kDataTagSpan = 1u << 28;  // data tags up to 0x7fffffff
 
 // The handshake tag of a user tag (>= 0).
 inline int hs_tag(int user_tag) { return kHsTagBase + (user_tag & (kHsTagSpan - 1)); }

@@ -635,3 +635,46 @@ TEST(CollSchedule, AllreduceRabenseifnerOddCounts) {
     }
   }
 }
+
+// Persistent collectives' tag channels (coll::TagChannel, coll/persistent.h): while a scope is open the
+// communicator's (and an intercommunicator's local_comm's) tags come from the request's channels, never
+// equal an ordinary tag, and the ordinary sequence neither moves meanwhile nor depends on the channels.
+TEST(TagChannel, ScopeRedirectsAndRestores) {
+  ftmpi_comm_s comm, local;
+  comm.magic = local.magic = kMagicComm;
+  comm.local_comm = &local;
+  EXPECT_EQ(coll::next_coll_tag(&comm), 0);
+  coll::TagChannel a{5, 0}, a_local{5, 0}, b{6, 0};
+  {
+    coll::TagScope scope(&comm, &a, &a_local);
+    const int t0 = coll::next_coll_tag(&comm), t1 = coll::next_coll_tag(&comm);
+    EXPECT_EQ(t0, 0x40000000 | (5 << 12));
+    EXPECT_EQ(t1, t0 + 1);
+    EXPECT_EQ(coll::next_coll_tag(&local), t0);  // its own counter: local phases do not move `a`
+    EXPECT_EQ(a.next, 2u);
+    EXPECT_EQ(a_local.next, 1u);
+  }
+  EXPECT_EQ(comm.tag_channel, nullptr);
+  EXPECT_EQ(local.tag_channel, nullptr);
+  EXPECT_EQ(coll::next_coll_tag(&comm), 1);  // the ordinary sequence went on where it was
+  // Every channel's tags stay in 0x40000000-0x5fffffff: partitioned communication owns 0x60000000 and up
+  // on the same context (p2p/partitioned.h).
+  coll::TagChannel last{0xffffffffu, 0xffffffffu};
+  const int top = last.take();
+  EXPECT_GE(top, 0x40000000);
+  EXPECT_LT(top, 0x60000000);
+  EXPECT_EQ(coll::next_coll_tag(&local), 0);
+  {
+    coll::TagScope scope(&comm, &b, &b);
+    EXPECT_EQ(coll::next_coll_tag(&comm), 0x40000000 | (6 << 12));
+  }
+  {
+    coll::TagScope scope(&comm, &a, &a_local);  // a later start of `a` continues its channel
+    EXPECT_EQ(coll::next_coll_tag(&comm), (0x40000000 | (5 << 12)) + 2);
+  }
+  comm.coll_seq = 0x3fffffffu;  // ordinary tags wrap below bit 30
+  EXPECT_EQ(coll::next_coll_tag(&comm), 0x3fffffff);
+  EXPECT_EQ(coll::next_coll_tag(&comm), 0);
+  comm.magic = local.magic = 0;
+  comm.local_comm = nullptr;
+}

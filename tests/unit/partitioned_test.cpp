@@ -1,5 +1,5 @@
-// Partitioned communication's pure parts (p2p/partitioned.h): the tag spaces (never below 2^30, where a
-// communicator's collectives live; handshake and data tags apart) and send_span, which decides which send
+// Partitioned communication's pure parts (p2p/partitioned.h): the tag spaces (0x60000000 and up, above a
+// communicator's collectives and its persistent collectives' channels; handshake and data tags apart) and send_span, which decides which send
 // partitions a receive partition waits for when the two sides partition differently.
 #include "p2p/partitioned.h"
 
@@ -14,10 +14,11 @@ TEST(PartitionedTags, HandshakeAndDataTagsStayInTheirRanges) {
   for (int t : {0, 1, 77, (1 << 29) - 1, 1 << 29, std::numeric_limits<int>::max()}) {
     const int h = part::hs_tag(t);
     EXPECT_GE(h, part::kHsTagBase);
+    EXPECT_GE(h, 0x60000000);  // above coll::TagChannel's 0x40000000-0x5fffffff
     EXPECT_LT(h, part::kDataTagBase);
   }
   EXPECT_NE(part::hs_tag(1), part::hs_tag(2));
-  EXPECT_EQ(part::hs_tag(5), part::hs_tag(5 + (1 << 29)));  // the documented limit
+  EXPECT_EQ(part::hs_tag(5), part::hs_tag(5 + (1 << 28)));  // the documented limit
   for (std::uint32_t base : {0u, 17u, part::kDataTagSpan - 1}) {
     for (std::uint64_t i : {0ull, 1ull, 8191ull}) {
       const int d = part::data_tag(base, i);
