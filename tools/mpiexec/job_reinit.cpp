@@ -55,6 +55,8 @@ void Job::reinit_setup() {
       // One watcher thread per rank (each asleep in the kernel until its rank ends): not for huge jobs.
       if (opt_.np <= kLifeWatchMaxRanks && reinit::life_lock_enabled())
         life_ = std::make_unique<LifeWatch>(*board_, opt_.np);
+      const char* demote = std::getenv("FTMPI_REINIT_DEMOTE_EXIT");
+      demote_teardown_ = !(demote && std::string(demote) == "0");
     } else {
       log::debug("mpiexec: %s; fence 1 goes through mpiexec", b.status().message().c_str());
     }
@@ -76,6 +78,8 @@ void Job::on_life_readable() {
     log::debug("mpiexec: rank %d (pid %d) is exiting (life lock): handled before it is reaped", rep.rank,
                static_cast<int>(rep.pid));
     ended_early_.push_back(rep.pid);
+    // Its teardown must not take a core from the recovery this death starts (life_lock.h, demote_exit).
+    if (demote_teardown_) reinit::demote_exit(rep.pid);
     on_rank_exit(rep.rank, status);
   }
 }
