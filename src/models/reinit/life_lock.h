@@ -61,8 +61,10 @@ bool thread_exit_status(pid_t pid, pid_t tid, int* wait_status);
 // listed in /proc/<pid>/task). Call only for a process thread_exit_status says is exiting: its teardown
 // (unmapping its memory, 1-1.5 ms for a rank with populated shared-memory rings) then runs when a core has
 // nothing else to do instead of beside the recovery it started, which needs every core it can get
-// (docs/performance.md, reinit9n). Nothing waits for the teardown: mpiexec has handled the death already
-// and reaps the process later. Returns how many threads were changed (0: all gone, or not permitted).
+// (docs/performance.md, reinit9n). mpiexec has handled the death already and reaps the process later, but
+// something does wait for the teardown: with it demoted, fence 2 (the commit) took up to ~1 s in about 1 run
+// of 5 on a loaded machine (a priority inversion), so mpiexec calls this only when FTMPI_REINIT_DEMOTE_EXIT=1.
+// Returns how many threads were changed (0: all gone, or not permitted).
 int demote_exit(pid_t pid);
 
 }  // namespace ftmpi::reinit
