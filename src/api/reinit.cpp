@@ -2,7 +2,6 @@
 // MPI_ERRORS_REINIT_ASYNC / _SYNC, MPIX_Reinit_state, and the Reinit++ names OMPI_Reinit,
 // OMPI_Reinit_state (mpi-ext.h). The model itself: models/reinit/ (epoch change, jumps); the launcher's
 // side: tools/mpiexec/job_reinit.cpp.
-#include <unistd.h>
 
 #include <csetjmp>
 #include <cstdio>
@@ -51,8 +50,9 @@ ftmpi_errhandler_s::Kind reinit_errhandler_outcome(bool async, int code) {
   if (!rc || !rc->active()) return K::fatal;
   if (!async || !is_failure_class(code)) return K::return_;  // SYNC: errors return until MPI_Test_failure
   // ASYNC and a process failure: mpiexec announces the rollback right after the failure (or ends the job);
-  // wait for it, then the exit of this MPI call jumps.
-  while (!rc->rollback_due()) usleep(100);
+  // wait for it (woken by the notice itself), then the exit of this MPI call jumps.
+  while (!rc->wait_rollback_due(1000)) {
+  }
   return K::return_;
 }
 

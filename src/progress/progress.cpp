@@ -77,7 +77,8 @@ int Progress::back_off(int idle) {
   }
   const int sleep_from = p->spin_iterations + p->yield_iterations;
   // Yields were handed to other programs lately (see kStolenYieldNs): this wait skips its yield phase.
-  const bool yielding = idle < sleep_from && !(idle == p->spin_iterations && !yields_.may_yield());
+  const bool yielding = idle < sleep_from && !(idle == p->spin_iterations && !yields_.may_yield()) &&
+                        !(no_yield_ && no_yield_->load(std::memory_order_relaxed));
   if (yielding || engine_.has_backlog()) {
     const long long before = util::mono_ns();
     if (idle == p->spin_iterations) {

@@ -106,6 +106,10 @@ class Progress {
     interrupt_ = flag;
     on_interrupt_ = fn;
   }
+  // While `*flag` is true, idle passes skip the yield phase and sleep in the transports at once (Reinit:
+  // ReinitControl::resuming_flag, the job's ranks are still coming back from a rollback). Cost when unused:
+  // one pointer test per idle pass past the spin phase.
+  void set_no_yield(const std::atomic<bool>* flag) { no_yield_ = flag; }
 
  private:
   // One idle pass: spin, yield or sleep by the policy. Returns the next pass's idle count: idle_passes + 1, or
@@ -147,6 +151,7 @@ class Progress {
   std::atomic<int> parked_{0};
   const volatile int* interrupt_ = nullptr;
   void (*on_interrupt_)() = nullptr;
+  const std::atomic<bool>* no_yield_ = nullptr;
 };
 
 }  // namespace ftmpi::progress

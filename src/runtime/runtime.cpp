@@ -321,7 +321,10 @@ Status Runtime::build_layer(boot::Bootstrap& boot, bool tolerate_failed_peers, b
   engine_->set_idle_comm_hook([self](ftmpi_comm_s* c) { comm::retire(*self, c); });
   if (service_) ft_->set_service(service_.get());
   if (thread_level_ == MPI_THREAD_MULTIPLE) progress_->set_lock(&lock_);
-  if (reinit_) progress_->set_interrupt(&reinit::g_gate.jump_due, &reinit::ReinitControl::jump_if_due);
+  if (reinit_) {
+    progress_->set_interrupt(&reinit::g_gate.jump_due, &reinit::ReinitControl::jump_if_due);
+    progress_->set_no_yield(reinit_->resuming_flag());
+  }
 
   std::vector<int> all(static_cast<size_t>(world_size_));
   std::iota(all.begin(), all.end(), world_base_);

@@ -192,6 +192,8 @@ class Job final : public RankRestarter {
   // Deaths seen on the board's life locks, before SIGCHLD (life_watch.h); destroyed before board_.
   std::unique_ptr<LifeWatch> life_;
   std::vector<pid_t> ended_early_;  // processes handled as ended from a life report, not reaped yet
+  // Such a process's teardown runs at SCHED_IDLE (reinit::demote_exit): opt-in, FTMPI_REINIT_DEMOTE_EXIT=1.
+  bool demote_teardown_ = false;
   std::unique_ptr<RemoteFailures> remote_;  // other jobs of the name service (FT mode)
 };
 

@@ -55,6 +55,11 @@ void Job::reinit_setup() {
       // One watcher thread per rank (each asleep in the kernel until its rank ends): not for huge jobs.
       if (opt_.np <= kLifeWatchMaxRanks && reinit::life_lock_enabled())
         life_ = std::make_unique<LifeWatch>(*board_, opt_.np);
+      // Opt-in: measured, the commit (fence 2) then waited up to ~1 s for the demoted teardown in 1 run of 5
+      // on the loaded machine (something waits for it: a priority inversion), for no gain of the recovery
+      // beyond the noise (docs/performance.md, reinit9n).
+      const char* demote = std::getenv("FTMPI_REINIT_DEMOTE_EXIT");
+      demote_teardown_ = demote && std::string(demote) == "1";
     } else {
       log::debug("mpiexec: %s; fence 1 goes through mpiexec", b.status().message().c_str());
     }
@@ -76,6 +81,8 @@ void Job::on_life_readable() {
     log::debug("mpiexec: rank %d (pid %d) is exiting (life lock): handled before it is reaped", rep.rank,
                static_cast<int>(rep.pid));
     ended_early_.push_back(rep.pid);
+    // Its teardown must not take a core from the recovery this death starts (life_lock.h, demote_exit).
+    if (demote_teardown_) reinit::demote_exit(rep.pid);
     on_rank_exit(rep.rank, status);
   }
 }

@@ -1,6 +1,8 @@
 #include "models/reinit/life_lock.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -138,6 +140,27 @@ bool thread_exit_status(pid_t pid, pid_t tid, int* wait_status) {
   if (!exiting || code < 0) return false;
   *wait_status = code;
   return true;
+}
+
+int demote_exit(pid_t pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/task", static_cast<int>(pid));
+  DIR* d = ::opendir(path);
+  if (!d) return 0;
+  int changed = 0;
+  const sched_param idle{};
+  while (const dirent* e = ::readdir(d)) {
+    const int tid = std::atoi(e->d_name);
+    if (tid <= 0) continue;
+    char stat[96];
+    std::snprintf(stat, sizeof stat, "/proc/%d/task/%d/stat", static_cast<int>(pid), tid);
+    unsigned long flags = 0;
+    int state = 0, code = -1;
+    if (!read_stat(stat, &flags, &state, &code) || (flags & kPfExiting) == 0) continue;  // only an exiting thread
+    if (::sched_setscheduler(static_cast<pid_t>(tid), SCHED_IDLE, &idle) == 0) ++changed;
+  }
+  ::closedir(d);
+  return changed;
 }
 
 }  // namespace ftmpi::reinit

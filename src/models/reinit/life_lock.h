@@ -57,4 +57,14 @@ bool life_lock_enabled();
 // exit status the parent's waitpid will see (wait-status encoding).
 bool thread_exit_status(pid_t pid, pid_t tid, int* wait_status);
 
+// Give the rest of a dying process's exit the lowest CPU priority (SCHED_IDLE for each of its threads still
+// listed in /proc/<pid>/task). Call only for a process thread_exit_status says is exiting: its teardown
+// (unmapping its memory, 1-1.5 ms for a rank with populated shared-memory rings) then runs when a core has
+// nothing else to do instead of beside the recovery it started, which needs every core it can get
+// (docs/performance.md, reinit9n). mpiexec has handled the death already and reaps the process later, but
+// something does wait for the teardown: with it demoted, fence 2 (the commit) took up to ~1 s in about 1 run
+// of 5 on a loaded machine (a priority inversion), so mpiexec calls this only when FTMPI_REINIT_DEMOTE_EXIT=1.
+// Returns how many threads were changed (0: all gone, or not permitted).
+int demote_exit(pid_t pid);
+
 }  // namespace ftmpi::reinit

@@ -128,6 +128,8 @@ ReinitControl::ReinitControl(int world_rank, int start_epoch, int restarts_befor
   // FTMPI_REINIT_LIFE_LOCK=0 turns it off (deaths are then seen through SIGCHLD only).
   if (board_ && life_lock_enabled())
     if (LifeSlot* s = board_->life(world_rank); s && hold_life(*s)) life_ = s;
+  const char* quiet = std::getenv("FTMPI_REINIT_QUIET_RESUME");  // opt-in: no gain shown (reinit_control.h)
+  quiet_resume_ = quiet && std::strcmp(quiet, "1") == 0;
   signo_ = SIGRTMIN + 4;
   if (const char* s = std::getenv("FTMPI_REINIT_SIGNAL")) signo_ = std::atoi(s);
   compute_ranges();
@@ -235,6 +237,7 @@ void ReinitControl::on_control_line(std::string_view line) {
         cards_epoch_ = e;
       }
       member_.on_fence_out(e, seq);
+      if (seq == 2 && e == member_.building()) resuming_.store(false, std::memory_order_relaxed);
       if (seq == 2) unlink_up_to_locked(e);  // every member mapped the segments of epochs <= e
     }
     cv_.notify_all();
@@ -349,6 +352,7 @@ int ReinitControl::begin_change(std::vector<int>* failed) {
 void ReinitControl::commit() {
   std::lock_guard g(mu_);
   member_.commit();
+  resuming_.store(!member_.fence_released(2), std::memory_order_relaxed);
   if (!member_.rollback_due()) g_gate.jump_due = 0;
 }
 
@@ -359,6 +363,10 @@ bool ReinitControl::superseded() const {
 bool ReinitControl::rollback_due() const {
   std::lock_guard g(mu_);
   return member_.rollback_due();
+}
+bool ReinitControl::wait_rollback_due(int timeout_ms) const {
+  std::unique_lock lk(mu_);
+  return cv_.wait_for(lk, std::chrono::milliseconds(timeout_ms), [this] { return member_.rollback_due(); });
 }
 int ReinitControl::committed() const {
   std::lock_guard g(mu_);

@@ -99,6 +99,14 @@ class ReinitControl {
   void commit();
   bool superseded() const;
   bool rollback_due() const;
+  // Block until a rollback is due (the launcher's notice arrived) or `timeout_ms` passed; true if due.
+  bool wait_rollback_due(int timeout_ms) const;
+  // True from this rank's commit of an epoch until fence 2 of it is released (every member resumed): the
+  // job's ranks are still coming back from a rollback. The progress loop's idle passes sleep at once
+  // meanwhile instead of yielding (Progress::set_no_yield): on an oversubscribed host a rank that is back
+  // and waits in its first collective would otherwise hand its core, pass after pass, to other waiting
+  // ranks while the ranks not back yet queue behind them. Opt-in, FTMPI_REINIT_QUIET_RESUME=1 (no gain shown).
+  const std::atomic<bool>* resuming_flag() const { return quiet_resume_ ? &resuming_ : nullptr; }
   int committed() const;
   int target() const;
   // World ranks that failed since the previous committed epoch (the restart point's failed list).
@@ -137,7 +145,7 @@ class ReinitControl {
   std::function<void(const char*)> send_;
   std::function<void(const std::vector<int>&)> kill_old_;
   mutable std::mutex mu_;
-  std::condition_variable cv_;
+  mutable std::condition_variable cv_;
   EpochMember member_;
   std::vector<int> failed_;
   std::vector<int> building_failed_;  // the failed list of the epoch being built (begin_change; mu_)
@@ -154,6 +162,8 @@ class ReinitControl {
   Origin origin_;
   int restarts_;
   std::atomic<bool> active_{false};
+  std::atomic<bool> resuming_{false};  // see resuming_flag(); written under mu_
+  bool quiet_resume_ = true;
   sigjmp_buf* env_ = nullptr;
   unsigned long app_thread_ = 0;  // pthread_t of the thread that called MPI_Reinit
   int signo_ = 0;

@@ -35,8 +35,11 @@ inline void count_launcher_call() {
 }
 inline void mark(const char* step) {
   if (!enabled() || used > 1900) return;
-  used += std::snprintf(line + used, sizeof line - static_cast<std::size_t>(used), " %s=%.2f/%d", step,
-                        (now() - base) * 1e3, launcher_calls.load(std::memory_order_relaxed));
+  timespec cpu{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+  used += std::snprintf(line + used, sizeof line - static_cast<std::size_t>(used), " %s=%.2f/%d/c%.2f", step,
+                        (now() - base) * 1e3, launcher_calls.load(std::memory_order_relaxed),
+                        static_cast<double>(cpu.tv_sec) * 1e3 + static_cast<double>(cpu.tv_nsec) * 1e-6);
 }
 // Landed in MPI_Reinit (or a restarted process entered its epoch): a new line.
 inline void start() {
