@@ -39,8 +39,16 @@ Status agree_once(Runtime& rt, Communicator* on, const Status& before, std::span
   if (!*whole) flags &= ~std::uint64_t{4};
   contribution.push_back(flags);
   const ft::Agreement& a = rt.ft().start_agreement(on, std::move(contribution));
-  rt.progress().wait_until([&a] { return a.decided(); });
+  // A revoke of `on` ends the wait: a member that got an error outside this creation (a non-uniform
+  // collective, e.g. an Allreduce on a sibling communicator) revokes the parent and never joins this
+  // agreement, which then cannot decide; the revoke reaches every survivor, so every one that waits here
+  // leaves with Errc::revoked (ft_comm_threads: the members of a split half that succeeded went on to the
+  // next Comm_dup and waited for rank 0 forever). Not uniform in one race: when every member did join and
+  // the revoke overtakes the decision at some of them only, those return revoked while the others get the
+  // communicator (MPI: operations on a revoked communicator fail; the application is recovering anyway).
+  rt.progress().wait_until([&a, on] { return a.decided() || on->revoked.load(std::memory_order_acquire); });
   FTMPI_TRY(before);
+  if (!a.decided()) return Status(Errc::revoked, "the communicator was revoked (communicator creation)");
   const ft::Bits& v = a.value();
   if (v.size() != mask.size() + 1) return Status(Errc::intern, "context id agreement: unexpected value size");
   if ((v.back() & 2u) == 0) return Status(Errc::revoked, "the communicator was revoked at another member (communicator creation)");
