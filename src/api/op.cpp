@@ -56,6 +56,8 @@ extern "C" int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, M
   if (!dt::live(op)) return fail(Errc::op, "invalid op", "MPI_Reduce_local");
   if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)
     return fail(Errc::buffer, "MPI_IN_PLACE is not allowed in MPI_Reduce_local", "MPI_Reduce_local");
+  if (inbuf == inoutbuf && inbuf != nullptr && count > 0)  // MPI forbids aliasing the two (MPI-4.0 §6.9.7)
+    return fail(Errc::buffer, "inbuf and inoutbuf are the same buffer", "MPI_Reduce_local");
   ftmpi::Status st = dt::check_op(op, datatype);
   if (!st.ok()) return ftmpi::api::ret(nullptr, st, "MPI_Reduce_local");
   dt::apply(op, inbuf, inoutbuf, static_cast<std::size_t>(count), datatype);
