@@ -26,6 +26,8 @@ using ftmpi::coll::is_in_place;
 
 namespace {
 
+using ftmpi::api::coll_block;
+using ftmpi::api::coll_check_alias;
 using ftmpi::api::coll_check_data;
 using ftmpi::api::coll_check_op;
 using ftmpi::api::coll_check_root;
@@ -79,6 +81,7 @@ extern "C" int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Da
   if (am_root && is_in_place(recvbuf)) return ret(comm, Status(Errc::buffer, "recvbuf is MPI_IN_PLACE"), fn);
   FTMPI_COLL_TRY(coll_check_data(nullptr, 0, type), comm, fn);  // the type must be valid before check_op reads it
   FTMPI_COLL_TRY(coll_check_op(op, type), comm, fn);
+  if (am_root) FTMPI_COLL_TRY(coll_check_alias(sendbuf, count > 0, recvbuf, count > 0), comm, fn);
   return ret(comm, ftmpi::coll::reduce(rt(), comm, sendbuf, recvbuf, sz(count), type, op, root), fn);
 }
 FTMPI_ALIAS(Reduce)
@@ -93,6 +96,7 @@ extern "C" int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI
   if (!is_in_place(sendbuf)) FTMPI_COLL_TRY(coll_check_data(sendbuf, count, type), comm, fn);
   FTMPI_COLL_TRY(coll_check_data(recvbuf, count, type), comm, fn);
   FTMPI_COLL_TRY(coll_check_op(op, type), comm, fn);
+  FTMPI_COLL_TRY(coll_check_alias(sendbuf, count > 0, recvbuf, count > 0), comm, fn);
   return ret(comm, ftmpi::coll::allreduce(rt(), comm, sendbuf, recvbuf, sz(count), type, op), fn);
 }
 FTMPI_ALIAS(Allreduce)
@@ -112,6 +116,9 @@ extern "C" int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype send
   if (am_root) {
     if (is_in_place(recvbuf)) return ret(comm, Status(Errc::buffer, "recvbuf is MPI_IN_PLACE"), fn);
     FTMPI_COLL_TRY(coll_check_data(recvbuf, recvcount, recvtype), comm, fn);
+    FTMPI_COLL_TRY(coll_check_alias(sendbuf, sendcount > 0, recvbuf, recvcount > 0,
+                                    coll_block(recvbuf, static_cast<long long>(comm->rank) * recvcount, recvtype)),
+                   comm, fn);
   }
   return ret(comm,
              ftmpi::coll::gather(rt(), comm, sendbuf, sz(sendcount), sendtype, recvbuf, sz(recvcount), recvtype, root),
@@ -135,6 +142,10 @@ extern "C" int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sen
     FTMPI_COLL_TRY(coll_check_data(sendbuf, sendcount, sendtype), comm, fn);
   }
   if (!is_in_place(recvbuf)) FTMPI_COLL_TRY(coll_check_data(recvbuf, recvcount, recvtype), comm, fn);
+  if (am_root)
+    FTMPI_COLL_TRY(coll_check_alias(recvbuf, recvcount > 0, sendbuf, sendcount > 0,
+                                    coll_block(sendbuf, static_cast<long long>(comm->rank) * sendcount, sendtype)),
+                   comm, fn);
   return ret(comm,
              ftmpi::coll::scatter(rt(), comm, sendbuf, sz(sendcount), sendtype, recvbuf, sz(recvcount), recvtype, root),
              fn);
@@ -151,6 +162,9 @@ extern "C" int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype s
   if (is_in_place(recvbuf)) return ret(comm, Status(Errc::buffer, "recvbuf is MPI_IN_PLACE"), fn);
   if (!is_in_place(sendbuf)) FTMPI_COLL_TRY(coll_check_data(sendbuf, sendcount, sendtype), comm, fn);
   FTMPI_COLL_TRY(coll_check_data(recvbuf, recvcount, recvtype), comm, fn);
+  FTMPI_COLL_TRY(coll_check_alias(sendbuf, sendcount > 0, recvbuf, recvcount > 0,
+                                  coll_block(recvbuf, static_cast<long long>(comm->rank) * recvcount, recvtype)),
+                 comm, fn);
   return ret(comm, ftmpi::coll::allgather(rt(), comm, sendbuf, sz(sendcount), sendtype, recvbuf, sz(recvcount), recvtype),
              fn);
 }

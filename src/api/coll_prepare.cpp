@@ -44,6 +44,19 @@ Status coll_check_types(const MPI_Datatype* types, coll::IndexArray counts, int 
   return {};
 }
 
+Status coll_check_alias(const void* sendbuf, bool sends, const void* recvbuf, bool receives,
+                        const void* own_block) {
+  if (!sends || !receives || is_in_place(sendbuf) || sendbuf == nullptr) return {};
+  if (sendbuf == recvbuf || sendbuf == own_block)
+    return Status(Errc::buffer, "sendbuf aliases recvbuf (only MPI_IN_PLACE may share them)");
+  return {};
+}
+
+const void* coll_block(const void* buf, long long index, MPI_Datatype type) {
+  if (is_in_place(buf) || buf == nullptr) return nullptr;
+  return static_cast<const char*>(buf) + index * static_cast<long long>(type->extent);
+}
+
 namespace {
 
 std::size_t sz(int n) { return static_cast<std::size_t>(n); }
@@ -84,7 +97,15 @@ Status check_reduction(const void* sendbuf, void* recvbuf, long long count, long
   FTMPI_TRY(not_in_place(recvbuf, "recvbuf"));
   if (!is_in_place(sendbuf)) FTMPI_TRY(coll_check_data(sendbuf, in_count, type));
   FTMPI_TRY(coll_check_data(recvbuf, count, type));
-  return coll_check_op(op, type);
+  FTMPI_TRY(coll_check_op(op, type));
+  return coll_check_alias(sendbuf, in_count > 0, recvbuf, in_count > 0);
+}
+
+// True if any of the `n` counts is positive.
+bool any_positive(coll::IndexArray counts, int n) {
+  for (int i = 0; i < n; ++i)
+    if (counts[i] > 0) return true;
+  return false;
 }
 
 SchedulePtr make(MPI_Comm comm, Runtime* immediate = nullptr) {
@@ -124,6 +145,7 @@ Result<SchedulePtr> prepare_reduce(const void* sendbuf, void* recvbuf, int count
   }
   FTMPI_TRY(coll_check_data(nullptr, 0, type));
   FTMPI_TRY(coll_check_op(op, type));
+  if (am_root) FTMPI_TRY(coll_check_alias(sendbuf, count > 0, recvbuf, count > 0));
   SchedulePtr s = make(comm);
   coll::build_reduce(*s, sendbuf, recvbuf, sz(count), type, op, root);
   return s;
@@ -148,6 +170,8 @@ Result<SchedulePtr> prepare_gather(const void* sendbuf, int sendcount, MPI_Datat
   if (am_root) {
     FTMPI_TRY(not_in_place(recvbuf, "recvbuf"));
     FTMPI_TRY(coll_check_data(recvbuf, recvcount, recvtype));
+    FTMPI_TRY(coll_check_alias(sendbuf, sendcount > 0, recvbuf, recvcount > 0,
+                               coll_block(recvbuf, static_cast<long long>(comm->rank) * recvcount, recvtype)));
   }
   SchedulePtr s = make(comm);
   coll::build_gather(*s, sendbuf, sz(sendcount), sendtype, recvbuf, sz(recvcount), recvtype, root);
@@ -167,6 +191,8 @@ Result<SchedulePtr> prepare_gatherv(const void* sendbuf, int sendcount, MPI_Data
     FTMPI_TRY(check_array(recvcounts, comm, "recvcounts", true));
     FTMPI_TRY(check_array(displs, comm, "displs", false));
     FTMPI_TRY(check_type(recvtype));
+    FTMPI_TRY(coll_check_alias(sendbuf, sendcount > 0, recvbuf, any_positive(recvcounts, comm->size),
+                               coll_block(recvbuf, displs[comm->rank], recvtype)));
   }
   SchedulePtr s = make(comm);
   coll::build_gatherv(*s, sendbuf, sz(sendcount), sendtype, recvbuf, recvcounts, displs, recvtype, root);
@@ -184,6 +210,9 @@ Result<SchedulePtr> prepare_scatter(const void* sendbuf, int sendcount, MPI_Data
     FTMPI_TRY(coll_check_data(sendbuf, sendcount, sendtype));
   }
   if (!is_in_place(recvbuf)) FTMPI_TRY(coll_check_data(recvbuf, recvcount, recvtype));
+  if (am_root)
+    FTMPI_TRY(coll_check_alias(recvbuf, recvcount > 0, sendbuf, sendcount > 0,
+                               coll_block(sendbuf, static_cast<long long>(comm->rank) * sendcount, sendtype)));
   SchedulePtr s = make(comm);
   coll::build_scatter(*s, sendbuf, sz(sendcount), sendtype, recvbuf, sz(recvcount), recvtype, root);
   return s;
@@ -203,6 +232,9 @@ Result<SchedulePtr> prepare_scatterv(const void* sendbuf, coll::IndexArray sendc
     FTMPI_TRY(check_type(sendtype));
   }
   if (!is_in_place(recvbuf)) FTMPI_TRY(coll_check_data(recvbuf, recvcount, recvtype));
+  if (am_root)
+    FTMPI_TRY(coll_check_alias(recvbuf, recvcount > 0, sendbuf, any_positive(sendcounts, comm->size),
+                               coll_block(sendbuf, displs[comm->rank], sendtype)));
   SchedulePtr s = make(comm);
   coll::build_scatterv(*s, sendbuf, sendcounts, displs, sendtype, recvbuf, sz(recvcount), recvtype, root);
   return s;
@@ -214,6 +246,8 @@ Result<SchedulePtr> prepare_allgather(const void* sendbuf, int sendcount, MPI_Da
   FTMPI_TRY(not_in_place(recvbuf, "recvbuf"));
   if (!is_in_place(sendbuf)) FTMPI_TRY(coll_check_data(sendbuf, sendcount, sendtype));
   FTMPI_TRY(coll_check_data(recvbuf, recvcount, recvtype));
+  FTMPI_TRY(coll_check_alias(sendbuf, sendcount > 0, recvbuf, recvcount > 0,
+                             coll_block(recvbuf, static_cast<long long>(comm->rank) * recvcount, recvtype)));
   SchedulePtr s = make(comm);
   coll::build_allgather(*s, sendbuf, sz(sendcount), sendtype, recvbuf, sz(recvcount), recvtype);
   return s;
@@ -228,6 +262,8 @@ Result<SchedulePtr> prepare_allgatherv(const void* sendbuf, int sendcount, MPI_D
   FTMPI_TRY(check_array(recvcounts, comm, "recvcounts", true));
   FTMPI_TRY(check_array(displs, comm, "displs", false));
   FTMPI_TRY(check_type(recvtype));
+  FTMPI_TRY(coll_check_alias(sendbuf, sendcount > 0, recvbuf, any_positive(recvcounts, comm->size),
+                             coll_block(recvbuf, displs[comm->rank], recvtype)));
   SchedulePtr s = make(comm);
   coll::build_allgatherv(*s, sendbuf, sz(sendcount), sendtype, recvbuf, recvcounts, displs, recvtype);
   return s;
@@ -239,6 +275,7 @@ Result<SchedulePtr> prepare_alltoall(const void* sendbuf, int sendcount, MPI_Dat
   FTMPI_TRY(not_in_place(recvbuf, "recvbuf"));
   if (!is_in_place(sendbuf)) FTMPI_TRY(coll_check_data(sendbuf, sendcount, sendtype));
   FTMPI_TRY(coll_check_data(recvbuf, recvcount, recvtype));
+  FTMPI_TRY(coll_check_alias(sendbuf, sendcount > 0, recvbuf, recvcount > 0));
   SchedulePtr s = make(comm, immediate);
   coll::build_alltoall(*s, sendbuf, sz(sendcount), sendtype, recvbuf, sz(recvcount), recvtype);
   return s;
@@ -257,6 +294,9 @@ Result<SchedulePtr> prepare_alltoallv(const void* sendbuf, coll::IndexArray send
   FTMPI_TRY(check_array(recvcounts, comm, "recvcounts", true));
   FTMPI_TRY(check_array(rdispls, comm, "rdispls", false));
   FTMPI_TRY(check_type(recvtype));
+  if (!is_in_place(sendbuf))
+    FTMPI_TRY(coll_check_alias(sendbuf, any_positive(sendcounts, comm->size), recvbuf,
+                               any_positive(recvcounts, comm->size)));
   SchedulePtr s = make(comm, immediate);
   coll::build_alltoallv(*s, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype);
   return s;
@@ -278,6 +318,9 @@ Result<SchedulePtr> prepare_alltoallw(const void* sendbuf, coll::IndexArray send
   FTMPI_TRY(check_array(recvcounts, comm, "recvcounts", true));
   FTMPI_TRY(check_array(rdispls, comm, "rdispls", false));
   FTMPI_TRY(check_types(recvtypes, recvcounts, "recvtypes"));
+  if (!is_in_place(sendbuf))
+    FTMPI_TRY(coll_check_alias(sendbuf, any_positive(sendcounts, comm->size), recvbuf,
+                               any_positive(recvcounts, comm->size)));
   SchedulePtr s = make(comm, immediate);
   coll::build_alltoallw(*s, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes);
   return s;

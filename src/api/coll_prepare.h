@@ -26,6 +26,15 @@ Status coll_check_op(MPI_Op op, MPI_Datatype type);
 Status coll_check_array(coll::IndexArray a, int n, const char* what, bool counts);
 // Alltoallw's per-rank types: usable wherever the matching count (n entries) is positive.
 Status coll_check_types(const MPI_Datatype* types, coll::IndexArray counts, int n, const char* what);
+// MPI forbids aliasing an output argument with another argument (MPI-4.0 §2.3, §6.1.1: only MPI_IN_PLACE
+// may share the buffers): `sendbuf` (not MPI_IN_PLACE, with data to send: `sends`) equal to `recvbuf` (with
+// data to receive: `receives`), or to `own_block` (the place this rank's own block has in recvbuf, where
+// MPI_IN_PLACE would leave it; nullptr if none), is MPI_ERR_BUFFER. Only identical pointers are caught: cheap,
+// local, and the same on every rank for the common slips; partial overlaps are not looked for.
+Status coll_check_alias(const void* sendbuf, bool sends, const void* recvbuf, bool receives,
+                        const void* own_block = nullptr);
+// Where element `index` of a `type` buffer starting at `buf` lies (index * extent bytes on).
+const void* coll_block(const void* buf, long long index, MPI_Datatype type);
 
 using SchedulePtr = std::unique_ptr<coll::Schedule>;
 // `immediate` (blocking callers only, for the builders that allow it): the schedule runs while it is

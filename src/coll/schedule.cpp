@@ -65,6 +65,26 @@ void Schedule::recv(int peer, void* buf, std::size_t count, const ftmpi_datatype
   add_comm(s);
 }
 
+void Schedule::recv_exact(int peer, void* buf, std::size_t count, const ftmpi_datatype_s* type,
+                          RecvOutcome* out) {
+  Step s;
+  s.kind = Step::Kind::recv;
+  s.peer = peer;
+  s.rbuf = buf;
+  s.count = count;
+  s.type = type;
+  s.out = out;
+  add_comm(s);
+}
+
+void Schedule::send_spec(int peer, const SendSpec* spec) {
+  Step s;
+  s.kind = Step::Kind::send;
+  s.peer = peer;
+  s.spec = spec;
+  add_comm(s);
+}
+
 void Schedule::add_comm(const Step& s) {
   if (immediate_ == nullptr) {
     if (steps_.empty()) steps_.reserve(16);
@@ -128,6 +148,11 @@ Status Schedule::post(p2p::Engine& engine, const Step& s) {
   p2p::Request* r = nullptr;
   if (s.kind == Step::Kind::send) {
     p2p::SendArgs a{s.sbuf, s.count, s.type, s.peer, tag_, comm_};
+    if (s.spec != nullptr) {
+      a.buf = s.spec->buf;
+      a.count = s.spec->count;
+      a.type = s.spec->type;
+    }
     a.coll = true;
     a.precise = precise_;
     FTMPI_TRY(engine.isend(a, &r));
@@ -136,6 +161,7 @@ Status Schedule::post(p2p::Engine& engine, const Step& s) {
     a.coll = true;
     a.precise = precise_;
     FTMPI_TRY(engine.irecv(a, &r));
+    if (s.out != nullptr) watched_.push_back({r, s.out});
   }
   outstanding_.push_back(r);
   return {};
@@ -144,6 +170,7 @@ Status Schedule::post(p2p::Engine& engine, const Step& s) {
 void Schedule::fail(p2p::Engine& engine, Status st) {
   status_ = std::move(st);
   done_ = true;
+  watched_.clear();  // their requests are released below
   for (p2p::Request* r : outstanding_) {
     // Receives stop here (nothing may write into our buffers once we are gone); a send still in flight
     // completes on its own (stopping it half-way would strand its live receiver), so what it reads from
@@ -192,6 +219,14 @@ bool Schedule::harvest(p2p::Engine& engine) {
     }
   }
   if (pending) return false;
+  for (const Watched& w : watched_) {
+    w.out->bytes = w.r->status.bytes;
+    w.out->truncated = w.r->error.code() == Errc::truncate;
+    if (!w.out->truncated && w.r->status.bytes < w.r->bytes_total && status_.ok())
+      status_ = Status(Errc::other, "collective size mismatch: received " + std::to_string(w.r->status.bytes) +
+                                        " bytes, this rank expected " + std::to_string(w.r->bytes_total));
+  }
+  watched_.clear();
   for (p2p::Request* r : outstanding_) engine.release(r);
   outstanding_.clear();
   return true;

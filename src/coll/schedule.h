@@ -107,6 +107,23 @@ class Schedule {
   // ---- building ----
   void send(int peer, const void* buf, std::size_t count, const ftmpi_datatype_s* type);
   void recv(int peer, void* buf, std::size_t count, const ftmpi_datatype_s* type);
+  // A receive that must be filled exactly (a collective's type signatures must match, MPI-4.0 §6.1): what
+  // it delivered is written to *out when it completes, for a later local step. A shorter message than
+  // posted stops nothing but makes the schedule report Errc::other (a longer one reports Errc::truncate, as
+  // every receive does); the schedule goes on, so the ranks that wait for this one are not left hanging.
+  struct RecvOutcome {
+    std::size_t bytes = 0;   // delivered (at most the posted size)
+    bool truncated = false;  // the message was longer than posted
+  };
+  void recv_exact(int peer, void* buf, std::size_t count, const ftmpi_datatype_s* type, RecvOutcome* out);
+  // A send whose buffer, count and type are read from *spec when it is posted (an earlier local step may
+  // change them). *spec must live as long as the schedule (scratch()).
+  struct SendSpec {
+    const void* buf = nullptr;
+    std::size_t count = 0;
+    const ftmpi_datatype_s* type = nullptr;
+  };
+  void send_spec(int peer, const SendSpec* spec);
   // Packed bytes (scratch buffers) as MPI_BYTE.
   void send_bytes(int peer, const void* buf, std::size_t bytes);
   void recv_bytes(int peer, void* buf, std::size_t bytes);
@@ -170,6 +187,8 @@ class Schedule {
     std::size_t count = 0;
     const ftmpi_datatype_s* type = nullptr;
     LocalFn* fn = nullptr;  // Kind::local: owned by the schedule
+    RecvOutcome* out = nullptr;     // recv_exact
+    const SendSpec* spec = nullptr;  // send_spec: read at post time instead of sbuf/count/type
   };
   const std::pmr::vector<Step>& steps() const { return steps_; }
 
@@ -205,6 +224,11 @@ class Schedule {
   std::pmr::vector<Step> steps_{&arena_};
   std::size_t pc_ = 0;
   std::pmr::vector<p2p::Request*> outstanding_{&arena_};
+  struct Watched {
+    p2p::Request* r;
+    RecvOutcome* out;
+  };
+  std::pmr::vector<Watched> watched_{&arena_};  // recv_exact requests still outstanding
   std::pmr::vector<Pooled> big_scratch_{&arena_};  // from pool_ (or the heap when pool_ is null)
   std::pmr::vector<int> given_up_to_{&arena_};     // peers told that this collective was given up
   bool done_ = false;

@@ -110,9 +110,11 @@ std::optional<Status> shm_bcast(Runtime& rt, ftmpi_comm_s* comm, void* buf, std:
     const std::size_t mine = type->size * count;
     if (b.bytes == mine && type->contiguous) std::memcpy(buf, b.data, mine);
     else dt::unpack(b.data, b.bytes < mine ? b.bytes : mine, type, buf);
-    // An erroneous program (type signatures that differ): the bytes that fit, and MPI_ERR_TRUNCATE as the
-    // point-to-point algorithm reports it (coll_basic test_mismatch).
+    // An erroneous program (type signatures that differ): the bytes that fit, and MPI_ERR_TRUNCATE (longer)
+    // or MPI_ERR_OTHER (shorter) as the point-to-point algorithm reports it (coll_basic test_mismatch).
     if (b.bytes > mine) st = Status(Errc::truncate, "Bcast: the root sent more data than this rank receives");
+    else if (b.bytes < mine)  // as a tree receive reports it (coll/schedule.h, recv_exact)
+      st = Status(Errc::other, "Bcast: collective size mismatch: the root sent less data than this rank receives");
   }
   a.finish(s);
   return st;
