@@ -56,9 +56,10 @@ extern "C" int ftmpi_attr_get_fortran(int kind, void* object, int keyval, MPI_Ai
     case ObjectKind::win: rc = PMPI_Win_get_attr(static_cast<MPI_Win>(object), keyval, &c_view, flag); break;
   }
   if (rc != MPI_SUCCESS || !*flag) return rc;
-  void* f_view = nullptr;
+  // A key the registry does not hold (MPI_FAILED_LIST ...) is a C pointer: Fortran gets its address.
+  void* f_view = c_view;
   bool found = false;
-  if (!ftmpi::api::attributes().get(k, object, keyval, &f_view, &found, l).ok() || !found) return MPI_ERR_KEYVAL;
+  if (!ftmpi::api::attributes().get(k, object, keyval, &f_view, &found, l).ok() || !found) f_view = c_view;
   *value = reinterpret_cast<MPI_Aint>(f_view);
   return MPI_SUCCESS;
 }

@@ -28,8 +28,9 @@ __attribute__((visibility("default"))) int ftmpi_attr_keyval_language(int kind, 
  * MPI_X_set_attr: errors go to the object's error handler as there). */
 __attribute__((visibility("default"))) int ftmpi_attr_set_fortran(int kind, void *object, int keyval, MPI_Aint value,
                                                                   int lang);
-/* Reads a user attribute as Fortran sees it: *value the integer (a value set from C: the pointer's address),
- * *flag 0 when absent. Predefined keys are the caller's (it reads them through MPI_X_get_attr). */
+/* Reads an attribute as Fortran sees it (through MPI_X_get_attr, which checks and reports errors): *value the
+ * integer (a value set from C, or a predefined key C gives as a pointer: the pointer's address), *flag 0 when
+ * absent. Predefined keys whose Fortran value is the pointed-to integer (MPI_TAG_UB ...) are the caller's. */
 __attribute__((visibility("default"))) int ftmpi_attr_get_fortran(int kind, void *object, int keyval, MPI_Aint *value,
                                                                   int *flag);
 
