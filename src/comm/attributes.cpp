@@ -7,11 +7,25 @@
 
 namespace ftmpi::attr {
 
-Result<int> AttributeRegistry::create_keyval(ObjectKind kind, CopyFn copy, DeleteFn del) {
+void* AttributeRegistry::Slot::as(Lang view) const {
+  if (view != Lang::c || lang == Lang::c) return value;  // Fortran reads the integer / a C pointer's address
+  return lang == Lang::f_int ? const_cast<int*>(&narrow) : static_cast<void*>(const_cast<std::intptr_t*>(&wide));
+}
+
+Result<int> AttributeRegistry::create_keyval(ObjectKind kind, CopyFn copy, DeleteFn del, Lang callbacks) {
   if (next_id_ == INT_MAX) return Status(Errc::no_mem, "out of attribute keys");
   const int id = next_id_++;
-  keyvals_.emplace(id, Keyval{kind, std::move(copy), std::move(del)});
+  Keyval kv{kind, std::move(copy), std::move(del)};
+  kv.lang = callbacks;
+  keyvals_.emplace(id, std::move(kv));
   return id;
+}
+
+Status AttributeRegistry::set_keyval_lang(ObjectKind kind, int keyval, Lang callbacks) {
+  Keyval* kv = live(kind, keyval);
+  if (!kv) return Status(Errc::keyval, "invalid attribute key");
+  kv->lang = callbacks;
+  return {};
 }
 
 AttributeRegistry::Keyval* AttributeRegistry::live(ObjectKind kind, int keyval) {
@@ -53,45 +67,57 @@ void AttributeRegistry::drop_use(int keyval) {
   if (--it->second.uses == 0 && it->second.freed) keyvals_.erase(it);
 }
 
-int AttributeRegistry::run_delete(int keyval, const void* object, void* value) {
+int AttributeRegistry::run_delete(int keyval, const void* object, const Slot& slot) {
   auto it = keyvals_.find(keyval);
   if (it == keyvals_.end() || !it->second.del) return 0;
   DeleteFn del = it->second.del;  // a copy: the callback may create or free keyvals (rehash)
-  return del(object, keyval, value);
+  // A Fortran value seen from C points into `slot`: copy the slot, the callback may replace the attribute.
+  const Slot held = slot;
+  return del(object, keyval, held.as(it->second.lang));
 }
 
-AttrResult AttributeRegistry::set(ObjectKind kind, const void* object, int keyval, void* value) {
+AttrResult AttributeRegistry::set(ObjectKind kind, const void* object, int keyval, void* value, Lang lang) {
   if (!live(kind, keyval)) return {Status(Errc::keyval, "invalid attribute key")};
   auto found = objects_.find(object);
   if (found != objects_.end()) {
     auto a = found->second.find(keyval);
     if (a != found->second.end()) {
-      void* old = a->second.value;
-      if (int rc = run_delete(keyval, object, old); rc != 0)
+      if (int rc = run_delete(keyval, object, a->second); rc != 0)
         return {Status(Errc::other, "the attribute's delete callback failed"), rc};
       // The callback may have touched the registry: look the attribute up again.
       Store& store = objects_[object];
       if (auto again = store.find(keyval); again != store.end()) {
-        again->second.value = value;  // keeps its place in the deletion order
+        again->second = Slot{value, again->second.order, lang};  // keeps its place in the deletion order
         return {};
       }
       // The callback deleted the attribute itself: set it anew below.
       if (!live(kind, keyval)) return {Status(Errc::keyval, "the delete callback freed the attribute key")};
     }
   }
-  objects_[object][keyval] = Slot{value, next_order_++};
+  objects_[object].insert_or_assign(keyval, Slot{value, next_order_++, lang});
   ++keyvals_.at(keyval).uses;
   return {};
 }
 
-Status AttributeRegistry::get(ObjectKind kind, const void* object, int keyval, void** value, bool* found) const {
+Status AttributeRegistry::relabel(ObjectKind kind, const void* object, int keyval, Lang lang) {
+  if (!usable_on(kind, object, keyval)) return Status(Errc::keyval, "invalid attribute key");
+  auto o = objects_.find(object);
+  if (o == objects_.end() || !o->second.contains(keyval))
+    return Status(Errc::keyval, "the object has no attribute for this key");
+  Slot& slot = o->second.at(keyval);
+  slot = Slot{slot.value, slot.order, lang};
+  return {};
+}
+
+Status AttributeRegistry::get(ObjectKind kind, const void* object, int keyval, void** value, bool* found,
+                              Lang view) const {
   *found = false;
   if (!usable_on(kind, object, keyval)) return Status(Errc::keyval, "invalid attribute key");
   auto o = objects_.find(object);
   if (o == objects_.end()) return {};
   auto a = o->second.find(keyval);
   if (a == o->second.end()) return {};
-  *value = a->second.value;
+  *value = a->second.as(view);
   *found = true;
   return {};
 }
@@ -101,8 +127,7 @@ AttrResult AttributeRegistry::remove(ObjectKind kind, const void* object, int ke
   auto o = objects_.find(object);
   if (o == objects_.end() || !o->second.contains(keyval))
     return {Status(Errc::keyval, "the object has no attribute for this key")};
-  void* value = o->second.at(keyval).value;
-  if (int rc = run_delete(keyval, object, value); rc != 0)
+  if (int rc = run_delete(keyval, object, o->second.at(keyval)); rc != 0)
     return {Status(Errc::other, "the attribute's delete callback failed"), rc};
   o = objects_.find(object);  // the callback may have changed the map
   if (o != objects_.end() && o->second.erase(keyval) == 1) {
@@ -120,19 +145,25 @@ AttrResult AttributeRegistry::copy_all(ObjectKind kind, const void* from, const 
   std::sort(snapshot.begin(), snapshot.end(),
             [](const auto& a, const auto& b) { return a.second.order < b.second.order; });
   for (const auto& [keyval, slot] : snapshot) {
-    void* value = slot.value;
     auto kv = keyvals_.find(keyval);
     if (kv == keyvals_.end() || kv->second.kind != kind || !kv->second.copy) continue;  // NULL_COPY_FN
     CopyFn copy = kv->second.copy;
+    const Lang lang = kv->second.lang;
+    void* in = slot.as(lang);  // points into `snapshot` for a Fortran value seen from C
     void* out = nullptr;
     int flag = 0;
-    if (int rc = copy(from, keyval, value, &out, &flag); rc != 0) {
+    if (int rc = copy(from, keyval, in, &out, &flag); rc != 0) {
       AttrResult undo = delete_all(kind, to);
       (void)undo;  // the copy failure is what the caller reports
       return {Status(Errc::other, "an attribute's copy callback failed"), rc};
     }
     if (!flag) continue;
-    objects_[to][keyval] = Slot{out, next_order_++};
+    // A C copy callback that handed back the pointer it got (MPI_COMM_DUP_FN) on a Fortran value copies
+    // the value, not a pointer into the old object's slot.
+    if (lang == Lang::c && slot.lang != Lang::c && out == in)
+      objects_[to].insert_or_assign(keyval, Slot{slot.value, next_order_++, slot.lang});
+    else
+      objects_[to].insert_or_assign(keyval, Slot{out, next_order_++, lang});
     ++keyvals_.at(keyval).uses;
   }
   return {};
@@ -150,8 +181,7 @@ AttrResult AttributeRegistry::delete_all(ObjectKind kind, const void* object) {
     auto last = std::max_element(o->second.begin(), o->second.end(),
                                  [](const auto& a, const auto& b) { return a.second.order < b.second.order; });
     const int keyval = last->first;
-    void* value = last->second.value;
-    if (int rc = run_delete(keyval, object, value); rc != 0)
+    if (int rc = run_delete(keyval, object, last->second); rc != 0)
       return {Status(Errc::other, "an attribute's delete callback failed"), rc};
     o = objects_.find(object);
     if (o != objects_.end() && o->second.erase(keyval) == 1) drop_use(keyval);

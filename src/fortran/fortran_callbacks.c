@@ -101,6 +101,7 @@ void mpi_comm_create_keyval_(void (*copy)(void), void (*del)(void), MPI_Fint *ke
   struct f_keyval *k = new_keyval_record(copy, del, *extra);
   int key = MPI_KEYVAL_INVALID;
   *ierr = k == NULL ? ftmpi_f_no_mem() : MPI_Comm_create_keyval(comm_copy, comm_delete, &key, k);
+  if (*ierr == MPI_SUCCESS) *ierr = ftmpi_attr_keyval_language(FTMPI_ATTR_COMM, key, FTMPI_ATTR_LANG_AINT);
   if (*ierr != MPI_SUCCESS) free(k);
   *keyval = key;
 }
@@ -113,6 +114,7 @@ void mpi_type_create_keyval_(void (*copy)(void), void (*del)(void), MPI_Fint *ke
   struct f_keyval *k = new_keyval_record(copy, del, *extra);
   int key = MPI_KEYVAL_INVALID;
   *ierr = k == NULL ? ftmpi_f_no_mem() : MPI_Type_create_keyval(type_copy, type_delete, &key, k);
+  if (*ierr == MPI_SUCCESS) *ierr = ftmpi_attr_keyval_language(FTMPI_ATTR_TYPE, key, FTMPI_ATTR_LANG_AINT);
   if (*ierr != MPI_SUCCESS) free(k);
   *keyval = key;
 }
@@ -125,6 +127,7 @@ void mpi_win_create_keyval_(void (*copy)(void), void (*del)(void), MPI_Fint *key
   struct f_keyval *k = new_keyval_record(copy, del, *extra);
   int key = MPI_KEYVAL_INVALID;
   *ierr = k == NULL ? ftmpi_f_no_mem() : MPI_Win_create_keyval(win_copy, win_delete, &key, k);
+  if (*ierr == MPI_SUCCESS) *ierr = ftmpi_attr_keyval_language(FTMPI_ATTR_WIN, key, FTMPI_ATTR_LANG_AINT);
   if (*ierr != MPI_SUCCESS) free(k);
   *keyval = key;
 }
@@ -136,6 +139,7 @@ void mpi_keyval_create_(void (*copy)(void), void (*del)(void), MPI_Fint *keyval,
   struct f_keyval *k = new_keyval_record(copy, del, *extra);
   int key = MPI_KEYVAL_INVALID;
   *ierr = k == NULL ? ftmpi_f_no_mem() : MPI_Comm_create_keyval(comm_copy1, comm_delete1, &key, k);
+  if (*ierr == MPI_SUCCESS) *ierr = ftmpi_attr_keyval_language(FTMPI_ATTR_COMM, key, FTMPI_ATTR_LANG_INT);
   if (*ierr != MPI_SUCCESS) free(k);
   *keyval = key;
 }

@@ -403,60 +403,107 @@ void mpi_errhandler_free_(MPI_Fint *errhandler, MPI_Fint *ierr) {
 FTMPI_F_ALIASES(errhandler_free, errhandler_free)
 
 /* ---- attributes with Fortran semantics ------------------------------------------------------------- */
-/* The predefined attributes are stored as pointers to int in C; Fortran gets the int value itself. */
+/* MPI-3.1 §17.2.7: a value set from Fortran is an integer that C reads through a pointer (libmpi keeps the
+ * integer and the attribute's language: api/attr_language.h); a value set from C reads in Fortran as the
+ * pointer's address. The predefined attributes are pointers to int (MPI_WIN_SIZE: to MPI_Aint) in C, and
+ * their values in Fortran. */
 static int predefined_keyval(int k) {
   return k == MPI_TAG_UB || k == MPI_HOST || k == MPI_IO || k == MPI_WTIME_IS_GLOBAL || k == MPI_UNIVERSE_SIZE ||
          k == MPI_LASTUSEDCODE || k == MPI_APPNUM || k == MPIX_FT;
 }
 
+/* A communicator attribute as Fortran sees it (an int when `predefined`). */
+static int comm_attr_value(MPI_Fint comm, MPI_Fint keyval, MPI_Aint *value, int *flag) {
+  MPI_Comm c = MPI_Comm_f2c(comm);
+  if (!predefined_keyval(keyval)) return ftmpi_attr_get_fortran(FTMPI_ATTR_COMM, c, keyval, value, flag);
+  void *v = NULL;
+  const int rc = MPI_Comm_get_attr(c, keyval, &v, flag);
+  if (rc == MPI_SUCCESS && *flag) *value = *(int *)v;
+  return rc;
+}
+
 FTMPI_F_API void mpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag,
                                     MPI_Fint *ierr);
 void mpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag, MPI_Fint *ierr) {
-  void *v = NULL;
+  MPI_Aint v = 0;
   int f = 0;
-  const int rc = MPI_Comm_get_attr(MPI_Comm_f2c(*comm), *keyval, &v, &f);
-  if (rc == MPI_SUCCESS && f) *value = predefined_keyval(*keyval) ? (MPI_Aint) * (int *)v : (MPI_Aint)v;
+  *ierr = comm_attr_value(*comm, *keyval, &v, &f);
+  if (*ierr == MPI_SUCCESS && f) *value = v;
   *flag = f;
-  *ierr = rc;
 }
 FTMPI_F_ALIASES(comm_get_attr, comm_get_attr)
+
+FTMPI_F_API void mpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *flag, MPI_Fint *ierr);
+void mpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *flag, MPI_Fint *ierr) {
+  MPI_Aint v = 0;
+  int f = 0;
+  *ierr = comm_attr_value(*comm, *keyval, &v, &f);
+  if (*ierr == MPI_SUCCESS && f) *value = (MPI_Fint)v; /* an address-kind value or a C pointer: truncated */
+  *flag = f;
+}
+FTMPI_F_ALIASES(attr_get, attr_get)
+
+FTMPI_F_API void mpi_type_get_attr_(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag,
+                                    MPI_Fint *ierr);
+void mpi_type_get_attr_(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag, MPI_Fint *ierr) {
+  MPI_Aint v = 0;
+  int f = 0;
+  *ierr = ftmpi_attr_get_fortran(FTMPI_ATTR_TYPE, MPI_Type_f2c(*type), *keyval, &v, &f);
+  if (*ierr == MPI_SUCCESS && f) *value = v;
+  *flag = f;
+}
+FTMPI_F_ALIASES(type_get_attr, type_get_attr)
 
 /* A window's predefined attributes are values in Fortran: MPI_WIN_BASE the address (C gives it as the value),
  * MPI_WIN_SIZE the size (C: a pointer to an MPI_Aint), MPI_WIN_DISP_UNIT, MPI_WIN_CREATE_FLAVOR and
  * MPI_WIN_MODEL the integers (C: pointers to int); user attributes as set (MPICH's f90/rma/baseattrwinf90). */
 FTMPI_F_API void mpi_win_get_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag, MPI_Fint *ierr);
 void mpi_win_get_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag, MPI_Fint *ierr) {
-  void *v = NULL;
+  const MPI_Fint k = *keyval;
+  const MPI_Win w = MPI_Win_f2c(*win);
   int f = 0;
-  const int rc = MPI_Win_get_attr(MPI_Win_f2c(*win), *keyval, &v, &f);
-  if (rc == MPI_SUCCESS && f) {
-    const MPI_Fint k = *keyval;
-    if (k == MPI_WIN_SIZE)
-      *value = *(MPI_Aint *)v;
-    else if (k == MPI_WIN_DISP_UNIT || k == MPI_WIN_CREATE_FLAVOR || k == MPI_WIN_MODEL)
-      *value = *(int *)v;
-    else
-      *value = (MPI_Aint)v;
+  if (k == MPI_WIN_BASE || k == MPI_WIN_SIZE || k == MPI_WIN_DISP_UNIT || k == MPI_WIN_CREATE_FLAVOR ||
+      k == MPI_WIN_MODEL) {
+    void *v = NULL;
+    *ierr = MPI_Win_get_attr(w, k, &v, &f);
+    if (*ierr == MPI_SUCCESS && f) {
+      if (k == MPI_WIN_SIZE)
+        *value = *(MPI_Aint *)v;
+      else if (k == MPI_WIN_BASE)
+        *value = (MPI_Aint)v;
+      else
+        *value = *(int *)v;
+    }
+  } else {
+    MPI_Aint v = 0;
+    *ierr = ftmpi_attr_get_fortran(FTMPI_ATTR_WIN, w, k, &v, &f);
+    if (*ierr == MPI_SUCCESS && f) *value = v;
   }
   *flag = f;
-  *ierr = rc;
 }
 FTMPI_F_ALIASES(win_get_attr, win_get_attr)
 
-FTMPI_F_API void mpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *flag, MPI_Fint *ierr);
-void mpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *flag, MPI_Fint *ierr) {
-  void *v = NULL;
-  int f = 0;
-  const int rc = MPI_Comm_get_attr(MPI_Comm_f2c(*comm), *keyval, &v, &f);
-  if (rc == MPI_SUCCESS && f) *value = predefined_keyval(*keyval) ? *(int *)v : (MPI_Fint)(MPI_Aint)v;
-  *flag = f;
-  *ierr = rc;
+FTMPI_F_API void mpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *ierr);
+void mpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *ierr) {
+  *ierr = ftmpi_attr_set_fortran(FTMPI_ATTR_COMM, MPI_Comm_f2c(*comm), *keyval, *value, FTMPI_ATTR_LANG_AINT);
 }
-FTMPI_F_ALIASES(attr_get, attr_get)
+FTMPI_F_ALIASES(comm_set_attr, comm_set_attr)
+
+FTMPI_F_API void mpi_type_set_attr_(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *ierr);
+void mpi_type_set_attr_(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *ierr) {
+  *ierr = ftmpi_attr_set_fortran(FTMPI_ATTR_TYPE, MPI_Type_f2c(*type), *keyval, *value, FTMPI_ATTR_LANG_AINT);
+}
+FTMPI_F_ALIASES(type_set_attr, type_set_attr)
+
+FTMPI_F_API void mpi_win_set_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *ierr);
+void mpi_win_set_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *ierr) {
+  *ierr = ftmpi_attr_set_fortran(FTMPI_ATTR_WIN, MPI_Win_f2c(*win), *keyval, *value, FTMPI_ATTR_LANG_AINT);
+}
+FTMPI_F_ALIASES(win_set_attr, win_set_attr)
 
 FTMPI_F_API void mpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *ierr);
 void mpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *ierr) {
-  *ierr = MPI_Comm_set_attr(MPI_Comm_f2c(*comm), *keyval, (void *)(MPI_Aint)*value);
+  *ierr = ftmpi_attr_set_fortran(FTMPI_ATTR_COMM, MPI_Comm_f2c(*comm), *keyval, (MPI_Aint)*value, FTMPI_ATTR_LANG_INT);
 }
 FTMPI_F_ALIASES(attr_put, attr_put)
 

@@ -11,6 +11,7 @@
 
 #include "mpi.h"
 #include "mpi-ext.h"
+#include "api/attr_language.h"
 
 #define FTMPI_F_API __attribute__((visibility("default")))
 

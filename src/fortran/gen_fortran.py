@@ -51,6 +51,11 @@ HANDWRITTEN = {
     'MPI_Errhandler_free': ('int', 'MPI_Errhandler *errhandler'),
     'MPI_Comm_get_attr': ('int', 'MPI_Comm comm, int comm_keyval, AINT_OUT attribute_val, int *flag'),
     'MPI_Win_get_attr': ('int', 'MPI_Win win, int win_keyval, AINT_OUT attribute_val, int *flag'),
+    'MPI_Type_get_attr': ('int', 'MPI_Datatype datatype, int type_keyval, AINT_OUT attribute_val, int *flag'),
+    # set from Fortran: the value is a Fortran integer, C reads a pointer to it (api/attr_language.h)
+    'MPI_Comm_set_attr': ('int', 'MPI_Comm comm, int comm_keyval, void *attribute_val'),
+    'MPI_Type_set_attr': ('int', 'MPI_Datatype datatype, int type_keyval, void *attribute_val'),
+    'MPI_Win_set_attr': ('int', 'MPI_Win win, int win_keyval, void *attribute_val'),
     'MPI_Attr_get': ('int', 'MPI_Comm comm, int keyval, int *attribute_val, int *flag'),
     'MPI_Attr_put': ('int', 'MPI_Comm comm, int keyval, int attribute_val'),
     'MPI_Pcontrol': ('int', 'int level'),

@@ -1,6 +1,7 @@
 // Attribute caching: keyvals, copy-on-dup rules, delete callbacks, freed keyvals kept alive by use.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <vector>
 
 #include "comm/attributes.h"
@@ -211,4 +212,70 @@ TEST(Attributes, DeleteAllRunsLastSetFirst) {
   const std::vector<int> want = {keys[4], keys[1], keys[0], keys[2], keys[3]};
   EXPECT_EQ(seen, want);
   EXPECT_EQ(reg.keyval_count(), 0u);  // the freed keyvals went with their last attribute
+}
+
+// MPI-3.1 §17.2.7: a Fortran value reads in C through a pointer to it (int for INTEGER, MPI_Aint-wide for
+// address-kind), a C pointer reads in Fortran as its address.
+TEST(Attributes, LanguageViews) {
+  using ftmpi::attr::Lang;
+  AttributeRegistry reg;
+  auto kv = reg.create_keyval(ObjectKind::comm, nullptr, nullptr);
+  ASSERT_TRUE(kv.ok());
+  const std::intptr_t big = std::intptr_t{1} << 40;
+  ASSERT_TRUE(reg.set(ObjectKind::comm, A, *kv, reinterpret_cast<void*>(big), Lang::f_aint).ok());
+  void* v = nullptr;
+  bool found = false;
+  ASSERT_TRUE(reg.get(ObjectKind::comm, A, *kv, &v, &found).ok());
+  ASSERT_TRUE(found);
+  EXPECT_EQ(*static_cast<std::intptr_t*>(v), big);
+  ASSERT_TRUE(reg.get(ObjectKind::comm, A, *kv, &v, &found, Lang::f_aint).ok());
+  EXPECT_EQ(reinterpret_cast<std::intptr_t>(v), big);
+  // set as C then relabelled as an INTEGER (what MPI_Attr_put does): C reads an int, also a negative one
+  ASSERT_TRUE(reg.set(ObjectKind::comm, B, *kv, reinterpret_cast<void*>(std::intptr_t{-7})).ok());
+  ASSERT_TRUE(reg.relabel(ObjectKind::comm, B, *kv, Lang::f_int).ok());
+  ASSERT_TRUE(reg.get(ObjectKind::comm, B, *kv, &v, &found).ok());
+  EXPECT_EQ(*static_cast<int*>(v), -7);
+  ASSERT_TRUE(reg.get(ObjectKind::comm, B, *kv, &v, &found, Lang::f_int).ok());
+  EXPECT_EQ(reinterpret_cast<std::intptr_t>(v), -7);
+  int x = 3;
+  ASSERT_TRUE(reg.set(ObjectKind::comm, C, *kv, &x).ok());
+  ASSERT_TRUE(reg.get(ObjectKind::comm, C, *kv, &v, &found, Lang::f_aint).ok());
+  EXPECT_EQ(v, &x);
+}
+
+// Callbacks get the value in their keyval's language; a C dup callback on a Fortran value copies the value
+// (the copy outlives the original object); a Fortran copy callback's output is a Fortran value.
+TEST(Attributes, CopyAndDeleteInTheKeyvalsLanguage) {
+  using ftmpi::attr::Lang;
+  AttributeRegistry reg;
+  auto ckv = reg.create_keyval(ObjectKind::comm, dup_fn(), nullptr);
+  std::vector<void*> fortran_deleted;
+  auto fkv = reg.create_keyval(
+      ObjectKind::comm,
+      [](const void*, int, void* in, void** out, int* flag) {
+        *out = reinterpret_cast<void*>(reinterpret_cast<std::intptr_t>(in) + 1);
+        *flag = 1;
+        return 0;
+      },
+      [&fortran_deleted](const void*, int, void* v) {
+        fortran_deleted.push_back(v);
+        return 0;
+      },
+      Lang::f_aint);
+  ASSERT_TRUE(ckv.ok() && fkv.ok());
+  ASSERT_TRUE(reg.set(ObjectKind::comm, A, *ckv, reinterpret_cast<void*>(std::intptr_t{55}), Lang::f_aint).ok());
+  int x = 9;
+  ASSERT_TRUE(reg.set(ObjectKind::comm, A, *fkv, &x).ok());  // a C pointer under a Fortran keyval
+  ASSERT_TRUE(reg.copy_all(ObjectKind::comm, A, B).ok());
+  ASSERT_TRUE(reg.delete_all(ObjectKind::comm, A).ok());
+  ASSERT_EQ(fortran_deleted.size(), 1u);
+  EXPECT_EQ(fortran_deleted[0], &x);  // the Fortran view of a C pointer: its address
+  void* v = nullptr;
+  bool found = false;
+  ASSERT_TRUE(reg.get(ObjectKind::comm, B, *ckv, &v, &found).ok());
+  ASSERT_TRUE(found);
+  EXPECT_EQ(*static_cast<std::intptr_t*>(v), 55);
+  ASSERT_TRUE(reg.get(ObjectKind::comm, B, *fkv, &v, &found).ok());
+  EXPECT_EQ(*static_cast<std::intptr_t*>(v), reinterpret_cast<std::intptr_t>(&x) + 1);  // a Fortran value
+  ASSERT_TRUE(reg.delete_all(ObjectKind::comm, B).ok());
 }
