@@ -56,13 +56,7 @@ void Schedule::send(int peer, const void* buf, std::size_t count, const ftmpi_da
 }
 
 void Schedule::recv(int peer, void* buf, std::size_t count, const ftmpi_datatype_s* type) {
-  Step s;
-  s.kind = Step::Kind::recv;
-  s.peer = peer;
-  s.rbuf = buf;
-  s.count = count;
-  s.type = type;
-  add_comm(s);
+  recv_exact(peer, buf, count, type, nullptr);
 }
 
 void Schedule::recv_exact(int peer, void* buf, std::size_t count, const ftmpi_datatype_s* type,

@@ -121,15 +121,21 @@ class InterSim {
         if (q.empty()) continue;
         Pending* s = q.front();
         q.pop_front();
-        const std::size_t sbytes = dt::packed_size(s->step->type, s->step->count);
+        // A send_spec step's buffer, count and type are set by the local steps before it: read them now.
+        const Schedule::Step& ss = *s->step;
+        const void* sbuf = ss.spec != nullptr ? ss.spec->buf : ss.sbuf;
+        const std::size_t scount = ss.spec != nullptr ? ss.spec->count : ss.count;
+        const auto* stype = ss.spec != nullptr ? ss.spec->type : ss.type;
+        const std::size_t sbytes = dt::packed_size(stype, scount);
         const std::size_t rbytes = dt::packed_size(pr->step->type, pr->step->count);
         if (sbytes != rbytes) {
           ADD_FAILURE() << "size mismatch " << sbytes << " vs " << rbytes;
           return false;
         }
         std::vector<std::byte> wire(sbytes + 1);
-        dt::pack(s->step->sbuf, s->step->count, s->step->type, wire.data());
+        dt::pack(sbuf, scount, stype, wire.data());
         dt::unpack(wire.data(), sbytes, pr->step->type, pr->step->rbuf);
+        if (pr->step->out != nullptr) *pr->step->out = Schedule::RecvOutcome{rbytes, false};  // recv_exact
         pr->done = s->done = true;
         progress = true;
       }

@@ -44,8 +44,9 @@ struct Sim {
     const Schedule::Step* step;
     bool done = false;
   };
-  struct InFlight {
-    const Schedule::Step* send;
+  struct InFlight {  // a send as posted (a send_spec step's buffer, count and type are read at post time)
+    const void* buf;
+    size_t bytes;
     Pending* sender;
   };
 
@@ -67,13 +68,14 @@ struct Sim {
           if (q.empty()) continue;
           InFlight m = q.front();
           q.pop_front();
-          const size_t sbytes = m.send->count * m.send->type->size;
+          const size_t sbytes = m.bytes;
           const size_t rbytes = pr->step->count * pr->step->type->size;
           if (sbytes != rbytes) {
             ADD_FAILURE() << "size mismatch " << sbytes << " vs " << rbytes << " at rank " << r;
             return false;
           }
-          if (sbytes) std::memcpy(pr->step->rbuf, m.send->sbuf, sbytes);
+          if (sbytes) std::memcpy(pr->step->rbuf, m.buf, sbytes);
+          if (pr->step->out != nullptr) *pr->step->out = Schedule::RecvOutcome{rbytes, false};  // recv_exact
           pr->done = true;
           m.sender->done = true;
           progress = true;
@@ -83,7 +85,12 @@ struct Sim {
           const auto& st = steps[pc[static_cast<size_t>(r)]];
           if (st.kind == Kind::send || st.kind == Kind::recv) {
             my.push_back(std::make_unique<Pending>(Pending{&st}));
-            if (st.kind == Kind::send) chan[{r, st.peer}].push_back({&st, my.back().get()});
+            if (st.kind == Kind::send) {
+              const void* buf = st.spec != nullptr ? st.spec->buf : st.sbuf;
+              const size_t count = st.spec != nullptr ? st.spec->count : st.count;
+              const auto* type = st.spec != nullptr ? st.spec->type : st.type;
+              chan[{r, st.peer}].push_back({buf, count * type->size, my.back().get()});
+            }
           } else {
             bool blocked = false;
             for (auto& pr : my) blocked |= !pr->done;
