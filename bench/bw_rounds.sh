@@ -3,12 +3,15 @@
 # the copy experiment bench/cma_split.c (one process_vm_readv vs the split readv+writev vs a shared-memory
 # ring), every run bracketed by the core-to-core probe (issue 13 target 3; docs/performance.md).
 #
-# usage: bench/bw_rounds.sh [-r ROUNDS] [-i IMPLS] [-e] [-T SECONDS] [-p PRIO] [BUILD_DIR]
+# usage: bench/bw_rounds.sh [-r ROUNDS] [-i IMPLS] [-x NAME=BUILD_DIR]... [-E NAME=VAR=VALUE]... [-T SECONDS] [-p PRIO] [BUILD_DIR]
 #   -r  rounds (default 6); every round runs the experiment and each implementation once, rotating the order
 #   -i  comma list of ftmpi,openmpi,mpich,split (default all four; split = bench/cma_split.c, ways a b d c,
 #       then again with the receiver reading its data, -t); ftmpi-WAY (cma, ring, split): ftmpi with
 #       FTMPI_RNDV_PATH=WAY; ftmpi-nosplit: ftmpi with FTMPI_RNDV_SPLIT=0 (the automatic choice without the
 #       split way: the default before 2026-11-27 07:00)
+#   -x  one more ftmpi variant NAME, run like ftmpi from another build directory (e.g. base=build/base)
+#   -E  NAME=VAR=VALUE: run variant NAME (ftmpi, ftmpi-WAY or one of -x) with that environment variable
+#       (repeatable)
 #   -T  seconds of each bandwidth size (default 0.1)
 #   -p  SCHED_FIFO priority (`chrt -f`, default 5; 0: none)
 #   -R  the receiver reads every message it received (bandwidth.c with BW_READ=1)
@@ -26,8 +29,12 @@ impls=ftmpi,openmpi,mpich,split
 seconds=0.1
 prio=5
 readx=()
-while getopts "r:i:T:p:Rh" opt; do
+extra=()
+envs=()
+while getopts "r:i:x:E:T:p:Rh" opt; do
   case $opt in
+    x) extra+=("$OPTARG") ;;
+    E) envs+=("$OPTARG") ;;
     r) rounds=$OPTARG ;;
     i) impls=$OPTARG ;;
     T) seconds=$OPTARG ;;
@@ -53,6 +60,14 @@ rt=()
 [ "$prio" != 0 ] && rt=(chrt -f "$prio")
 
 IFS=, read -r -a want <<<"$impls"
+declare -A bdir=() venv=()
+for x in "${extra[@]}"; do
+  name=${x%%=*}
+  bdir[$name]=$(cd "${x#*=}" && pwd -P)
+  cc[$name]=${bdir[$name]}/bin/mpicc
+  want+=("$name")
+done
+for e in "${envs[@]}"; do venv[${e%%=*}]="${venv[${e%%=*}]:-} ${e#*=}"; done
 active=()
 for v in "${want[@]}"; do
   if [ "$v" = split ]; then active+=(split); continue; fi
@@ -67,8 +82,9 @@ launcher() {
     mpich) cmd=(mpiexec.mpich -bind-to core -n 2) ;;
     ftmpi-nosplit) cmd=(env FTMPI_RNDV_SPLIT=0 "$build/bin/mpiexec" -n 2 --bind-to core) ;;
     ftmpi-*) cmd=(env "FTMPI_RNDV_PATH=${1#ftmpi-}" "$build/bin/mpiexec" -n 2 --bind-to core) ;;
-    *) cmd=("$build/bin/mpiexec" -n 2 --bind-to core) ;;
+    *) cmd=("${bdir[$1]:-$build}/bin/mpiexec" -n 2 --bind-to core) ;;
   esac
+  if [ -n "${venv[$1]:-}" ]; then cmd=(env ${venv[$1]} "${cmd[@]}"); fi
 }
 probe() { "${rt[@]}" "$work/probe" -n 20000 -k 5; }
 place() {

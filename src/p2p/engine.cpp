@@ -3,6 +3,7 @@
 #include "p2p/engine.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -381,11 +382,27 @@ Engine::Engine(transport::Router& router, int my_world_rank, int world_size)
 }
 
 Engine::~Engine() {
-  if (log::debug_enabled())  // what the rendezvous way chooser learned (p2p/rndv_path.h), ticks per byte
-    for (std::size_t p = 0; p < impl_->rndv_paths.size(); ++p)
-      for (std::size_t b = std::size_t{16} << 10; b <= impl_->rndv_ring_max; b <<= 2)
-        log::debug("rendezvous from rank %zu, %zu bytes: single copy %.3f, ring %.3f ticks/byte", p, b,
-                   impl_->rndv_paths[p].cma_estimate(b), impl_->rndv_paths[p].ring_estimate());
+  // What the rendezvous way chooser learned and chose (p2p/rndv_path.h): FTMPI_RNDV_DEBUG=1 prints one line
+  // per peer and size class that saw a rendezvous to stderr (estimates in ticks per byte, picks per way).
+  const char* d = std::getenv("FTMPI_RNDV_DEBUG");
+  if (d == nullptr || *d == '\0' || std::strcmp(d, "0") == 0) return;
+  for (std::size_t p = 0; p < impl_->rndv_paths.size(); ++p) {
+    const RndvPath& path = impl_->rndv_paths[p];
+    for (int c = 0; c < RndvPath::kClasses; ++c) {
+      const std::size_t b = std::size_t{16} << c;  // class c holds [16 KiB << c, 32 KiB << c) (class 0: < 32 KiB)
+      const std::size_t bytes = b << 10;
+      const std::uint64_t nc = path.picks(bytes, Way::cma), nr = path.picks(bytes, Way::ring),
+                          ns = path.picks(bytes, Way::split);
+      if (nc + nr + ns == 0) continue;
+      std::fprintf(stderr,
+                   "ftmpi rndv: rank %d from %zu, class %zu KiB: picks cma %llu ring %llu split %llu (no gate slot: %llu); "
+                   "ticks/byte cma %.3f ring %.3f split %.3f\n",
+                   impl_->me, p, b, static_cast<unsigned long long>(nc), static_cast<unsigned long long>(nr),
+                   static_cast<unsigned long long>(ns),
+                   static_cast<unsigned long long>(path.split_fallbacks(bytes)), path.cma_estimate(bytes), path.ring_estimate(),
+                   path.split_estimate(bytes));
+    }
+  }
 }
 
 bool Engine::pause_requested() {

@@ -305,6 +305,8 @@ struct Engine::Impl {
   bool start_split_recv(Request* r, const Envelope& env, int src_world, std::size_t n, RndvPath& path);
   // fail() of a split receive: close its gate (rndv_gate.h); true when no write can come any more.
   bool close_split_gate(Request* r);
+  // Give back the gate slots (of sender `src_world`, words `gates`) whose sender's write has returned.
+  void reclaim_split_gates(int src_world, std::uint64_t* gates);
   // The doomed split receives whose sender was writing: complete those whose write has returned.
   void poll_split_closing();
 

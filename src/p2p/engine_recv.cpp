@@ -189,7 +189,10 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
                   : rndv_mode == RndvMode::split ? (split_ok ? Way::split : Way::cma)
                                                  : path->choose(n, split_ok && split_auto);
     if (w == Way::ring) read_remote = false;
-    if (w == Way::split && start_split_recv(r, env, src_world, n, *path)) return;
+    if (w == Way::split) {
+      if (start_split_recv(r, env, src_world, n, *path)) return;
+      path->note_split_fallback(n);
+    }
   }
   if (chunked && read_remote) {
     std::vector<std::byte> piece(kStagingChunk);
@@ -266,8 +269,13 @@ bool Engine::Impl::start_split_recv(Request* r, const Envelope& env, int src_wor
   std::uint64_t* gates = t.split_gates(src_world, true);
   if (gates == nullptr) return false;
   if (static_cast<std::size_t>(src_world) >= gate_slots.size()) gate_slots.resize(static_cast<std::size_t>(src_world) + 1);
-  const std::uint32_t tok = gate_slots[static_cast<std::size_t>(src_world)].take();
-  if (tok == 0) return false;  // kGates split receives from that sender in flight already
+  gate::GateSlots& slots = gate_slots[static_cast<std::size_t>(src_world)];
+  std::uint32_t tok = slots.take();
+  if (tok == 0) {  // kGates split receives from that sender in flight: take back the words already written
+    reclaim_split_gates(src_world, gates);
+    tok = slots.take();
+  }
+  if (tok == 0) return false;  // all still open or being written: this message takes the single copy
   gate::open(gates, tok);       // published with the cts below (the ring's release)
   auto* dst = static_cast<std::byte*>(r->rbuf);
   const std::uint64_t h = split::head_of(n, rndv_split_share);
@@ -306,8 +314,24 @@ bool Engine::Impl::start_split_recv(Request* r, const Envelope& env, int src_wor
   return true;
 }
 
+void Engine::Impl::reclaim_split_gates(int src_world, std::uint64_t* gates) {
+  const auto peer = static_cast<std::size_t>(src_world);
+  for (Request* r = inflight.front(); r; r = r->next) {
+    if (r->proto_state != kRecvSplit || r->peer_world != src_world || r->split_gate == 0) continue;
+    if (!gate::returned(gates, r->split_gate)) continue;
+    gate_slots[peer].give_back(r->split_gate);  // no claim with its token can succeed any more
+    r->split_gate = 0;
+    r->split |= split::kGateReturned;  // still waits for the answer (did the write succeed?)
+  }
+}
+
 bool Engine::Impl::close_split_gate(Request* r) {
-  if (r->split_gate == 0) return false;
+  if (r->split_gate == 0) {
+    // The slot was given back after the sender's write returned: no write can come any more.
+    if ((r->split & split::kGateReturned) == 0) return false;
+    r->split |= split::kGateClosed;
+    return true;
+  }
   std::uint64_t* gates = router.for_peer(r->peer_world).split_gates(r->peer_world, true);
   if (gates == nullptr) return false;
   if (gate::close(gates, r->split_gate) == gate::Closed::busy) return false;

@@ -26,7 +26,12 @@
 //
 // The receiver's side allocates slots (GateSlots, per sender): a slot is free again once no claim with its
 // token can succeed any more — after the answer (split_done: the sender handled the cts), after close()
-// returned shut or done, or when the sender is known dead. Tokens are never 0 (gen starts at 1), so a cts
+// returned shut or done, when the sender is known dead, or when the word says written for its token
+// (returned(): the one claim a token allows was made and its write is over; the receive itself still waits
+// for the answer, which says whether the write succeeded). The last lets a receiver that matched more
+// split receives than there are words (a window of 64 Isends: their requests-to-send are all on the ring
+// before the first answer) take a word again as soon as the sender's write is over, instead of sending the
+// rest the single-copy way. Tokens are never 0 (gen starts at 1), so a cts
 // without a gate (0) is refused by the sender.
 #pragma once
 #include <atomic>
@@ -63,6 +68,13 @@ inline bool claim(std::uint64_t* gates, std::uint32_t tok) {
 // Sender: its write for `tok` returned (whatever its result).
 inline void written(std::uint64_t* gates, std::uint32_t tok) {
   at(gates, tok).store(word(gen_of(tok), kWritten), std::memory_order_release);
+}
+
+// Receiver: has the sender's write for `tok` returned (the word says written for this generation)? Then no
+// claim with `tok` can succeed any more and its slot may be given back (the receive still waits for the
+// answer to learn whether the write succeeded).
+inline bool returned(std::uint64_t* gates, std::uint32_t tok) {
+  return at(gates, tok).load(std::memory_order_acquire) == word(gen_of(tok), kWritten);
 }
 
 enum class Closed : std::uint8_t { shut, busy, done };

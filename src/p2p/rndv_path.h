@@ -92,20 +92,61 @@ class RndvPath {
   // messages streamed; and the single copy needs nothing from the sender, so it keeps ties.
   static constexpr double kRingHandicap = 1.4;
   static constexpr double kShift = 1.5;          // a change of the winner's estimate that resets the period
+  // A way is tried for kBurst consecutive decisions of its class (the ring kRingBurst), not one: a lone
+  // message of a way among messages of another measures the other's state of the caches, not its own. A
+  // lone split message in a stream of single copies finds the receiver's buffer in the receiver's cache,
+  // and the sender's write pulls every line across (slow placement: 0.5 ticks/byte measured against 0.13
+  // for the same way streamed, which then lost to the single copy's 0.2 although it moves 1.7x its rate);
+  // from the second message of a burst on, the sender's part is where the previous one left it. The median
+  // of kWindow then holds only the burst's later samples. The ring's burst is shorter: in slow placement a
+  // ring message costs ten split ones.
+  static constexpr int kBurst = 8;
+  static constexpr int kRingBurst = 4;
   static constexpr int kClasses = 10;            // size classes: 16 KiB, 32 KiB, ... 8 MiB and more
   static constexpr std::size_t kMinRingSample = 4096;  // smaller messages say little about the rate
 
   // The way for a message of `bytes` bytes (the receive's length); `split_ok`: the split way may be taken
   // (the transport writes remotely, the receive is contiguous and large enough).
   Way choose(std::size_t bytes, bool split_ok = false) {
+    const Way w = decide(bytes, split_ok);
+    ++classes_[class_of(bytes)].picks[static_cast<std::size_t>(w)];
+    return w;
+  }
+  // How often choose() returned `w` for the size class of `bytes` (diagnostics: FTMPI_RNDV_DEBUG).
+  std::uint64_t picks(std::size_t bytes, Way w) const {
+    return classes_[class_of(bytes)].picks[static_cast<std::size_t>(w)];
+  }
+  // A split receive of `bytes` found no free gate slot and took the single copy (diagnostics).
+  void note_split_fallback(std::size_t bytes) { ++classes_[class_of(bytes)].split_fallbacks; }
+  std::uint64_t split_fallbacks(std::size_t bytes) const { return classes_[class_of(bytes)].split_fallbacks; }
+
+ private:
+  struct Class;
+  Way decide(std::size_t bytes, bool split_ok) {
     Class& c = classes_[class_of(bytes)];
+    ++c.decisions;
+    if (c.burst_left > 0 && (c.burst_way != Way::split || split_ok)) {
+      --c.burst_left;
+      return c.burst_way;
+    }
     if (c.cma.count == 0) return Way::cma;
-    if (split_ok && c.split.count == 0) return Way::split;
-    if (ring_.count == 0) return Way::ring;
-    Way best = ring_.estimate() * kRingHandicap < c.cma.estimate() ? Way::ring : Way::cma;
+    // A way without a sample is tried once; while that trial is in flight (its sample comes with its end,
+    // possibly after a whole window of other messages was matched) the others go on with what is known —
+    // not every message of the window the untried way (in slow placement a window of 64 ring messages of
+    // 1 MiB cost 30 ms, a third of a benchmark's size step). A trial that ended without a sample (declined,
+    // failed) is repeated after kExplore decisions.
+    if (split_ok && c.split.count == 0 &&
+        (c.split_trial_at == 0 || c.decisions - c.split_trial_at >= static_cast<std::uint64_t>(kExplore))) {
+      c.split_trial_at = c.decisions;
+      return burst(c, Way::split);
+    }
+    if (ring_.count == 0 && ring_inflight_ == 0) return burst(c, Way::ring);
+    const bool have_ring = ring_.count > 0;
+    const bool have_split = split_ok && c.split.count > 0;
+    Way best = have_ring && ring_.estimate() * kRingHandicap < c.cma.estimate() ? Way::ring : Way::cma;
     const double split_cost = c.split.estimate();
-    if (split_ok && (best == Way::ring ? split_cost * kSplitOverRing < ring_.estimate() * kRingHandicap
-                                       : split_cost < c.cma.estimate()))
+    if (have_split && (best == Way::ring ? split_cost * kSplitOverRing < ring_.estimate() * kRingHandicap
+                                         : split_cost < c.cma.estimate()))
       best = Way::split;
     if (best != Way::ring && c.last == Way::ring && c.period < kExploreMax) c.period *= 2;  // a trial lost
     c.last = best;
@@ -130,11 +171,18 @@ class RndvPath {
       int k = 0;
       for (Way w : {Way::cma, Way::ring, Way::split})
         if (w != best && (w != Way::split || split_ok)) losers[k++] = w;
-      return losers[(c.turn++) % k];
+      return burst(c, losers[(c.turn++) % k]);
     }
     return best;
   }
+  // Try `w` for this and the next burst_of(w) - 1 decisions of the class (see kBurst).
+  static Way burst(Class& c, Way w) {
+    c.burst_way = w;
+    c.burst_left = (w == Way::ring ? kRingBurst : kBurst) - 1;
+    return w;
+  }
 
+ public:
   // A single-copy read of `bytes` took `ticks`.
   void record_cma(std::size_t bytes, std::uint64_t ticks) {
     if (bytes > 0) classes_[class_of(bytes)].cma.add(per_byte(bytes, ticks));
@@ -214,6 +262,12 @@ class RndvPath {
     Way last = Way::cma;    // the winner at the previous decision
     double explored_at = 0; // the winner's estimate at the last exploration
     Way explored_best = Way::cma;  // ... and which way it was
+    std::array<std::uint64_t, 3> picks{};  // choose()'s answers by Way (diagnostics)
+    std::uint64_t split_fallbacks = 0;     // split chosen, no gate slot free: single copy (diagnostics)
+    std::uint64_t decisions = 0;           // decide() calls of this class
+    Way burst_way = Way::cma;              // the way being tried ...
+    int burst_left = 0;                    // ... for this many more decisions
+    std::uint64_t split_trial_at = 0;      // `decisions` when the split way was last tried without a sample
   };
   std::array<Class, kClasses> classes_{};
   Estimate ring_;

@@ -14,8 +14,9 @@
 // Protocol (frames on the ordered shared-memory ring between the two processes, plus one gate word in shared
 // memory per receive in flight: p2p/rndv_gate.h, whose state machine decides whether the sender writes):
 //   receiver, on matching a request-to-send {sreq, addr} of n bytes:
-//     0. takes a gate slot of that sender (none free: this message takes the single copy instead) and
-//        opens it;
+//     0. takes a gate slot of that sender (none free: first the slots whose word says written are given
+//        back, their receives marked kGateReturned and still waiting for the answer; still none free: this
+//        message takes the single copy instead) and opens it;
 //     1. sends cts with kFlagSplit {sreq, rreq, len = n, addr = its buffer, tag = h (the split point,
 //        a multiple of 64 below n), reserved2 = the gate token} and enters kRecvSplit (state `kAsked`);
 //     2. reads [0, h) itself (process_vm_readv of the sender's buffer); it sends fin either way (the
@@ -73,6 +74,8 @@ inline constexpr std::uint16_t kSenderDead = 32;  // the sender is known failed 
 inline constexpr std::uint16_t kSenderEnded = 64;  // declined because its send had ended (revoked, purged)
 inline constexpr std::uint16_t kEndedFailed = 128; // ... with MPI_ERR_PROC_FAILED
 inline constexpr std::uint16_t kGateClosed = 256;  // doomed, and the gate (rndv_gate.h) closed: no write can come
+inline constexpr std::uint16_t kGateReturned = 512;  // the gate said written (rndv_gate.h returned()): its slot was
+                                                     // given back early; no write can come, the answer still will
 
 // Why a sender declined (split_done's tag).
 inline constexpr std::int32_t kWhyWriteFailed = 0, kWhyEnded = 1, kWhyEndedFailed = 2;

@@ -107,6 +107,37 @@ TEST(RndvGate, ClaimAndCloseRaceExactlyOneWins) {
   EXPECT_EQ(claims.load() + shuts.load(), kRounds);
 }
 
+// A word given back once its write returned (returned()): the slot serves a new receive, and neither the old
+// token nor the old receive's completion can touch it; the old receive still waits for its answer.
+TEST(RndvGate, AWrittenWordIsReturnedEarlyAndReusedSafely) {
+  std::uint64_t g[gate::kGates] = {};
+  gate::GateSlots slots;
+  std::uint32_t toks[gate::kGates];
+  for (auto& t : toks) {
+    t = slots.take();
+    gate::open(g, t);
+  }
+  EXPECT_EQ(slots.take(), 0u);
+  EXPECT_FALSE(gate::returned(g, toks[3]));  // open
+  ASSERT_TRUE(gate::claim(g, toks[3]));
+  EXPECT_FALSE(gate::returned(g, toks[3]));  // being written: the slot stays taken
+  gate::written(g, toks[3]);
+  EXPECT_TRUE(gate::returned(g, toks[3]));
+  slots.give_back(toks[3]);
+  const std::uint32_t again = slots.take();
+  ASSERT_NE(again, 0u);
+  EXPECT_EQ(gate::slot_of(again), gate::slot_of(toks[3]));
+  gate::open(g, again);
+  EXPECT_FALSE(gate::returned(g, toks[3]));  // the new generation's word is not the old token's
+  EXPECT_FALSE(gate::claim(g, toks[3]));     // a stale cts of the old token never claims it
+  EXPECT_TRUE(gate::claim(g, again));
+  // The old receive, not doomed, still waits for its answer; doomed, it may complete at once.
+  const std::uint16_t old = split::kAsked | split::kGateReturned;
+  EXPECT_FALSE(split::may_complete(old));
+  EXPECT_TRUE(split::may_complete(old | split::kAnswered));
+  EXPECT_EQ(split::outcome(old | split::kAnswered | split::kDeclined), split::Outcome::incomplete);
+}
+
 TEST(RndvSplitGate, AClosedGateLetsADoomedReceiveComplete) {
   const std::uint16_t s = split::kAsked | split::kDoomed;
   EXPECT_FALSE(split::may_complete(s));

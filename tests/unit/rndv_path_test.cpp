@@ -63,8 +63,44 @@ TEST(RndvPath, ExploresTheLoserEverMoreRarely) {
     since = 0;
     while (p.choose(k32K) == Way::ring) ++since;
     EXPECT_EQ(since + 1, period);
+    for (int i = 1; i < RndvPath::kBurst; ++i) EXPECT_EQ(p.choose(k32K), Way::cma);  // a burst of the loser
     period *= 2;
   }
+}
+
+// A way without a sample is tried in one burst; while the burst's samples are outstanding (a window of
+// receives matched before the first completes) the rest of the window does not take it again.
+TEST(RndvPath, AnUntriedWayIsTriedInOneBurstWhileItsSamplesAreOutstanding) {
+  RndvPath p;
+  EXPECT_EQ(p.choose(k1M, true), Way::cma);
+  p.record_cma(k1M, 4 * k1M);
+  for (int i = 0; i < RndvPath::kBurst; ++i) EXPECT_EQ(p.choose(k1M, true), Way::split);
+  for (int i = 0; i < RndvPath::kRingBurst; ++i) {
+    EXPECT_EQ(p.choose(k1M, true), Way::ring);
+    p.ring_begin(1);  // (the engine does so for each pipelined receive)
+  }
+  for (int i = 0; i < RndvPath::kExplore - RndvPath::kBurst - RndvPath::kRingBurst - 2; ++i)
+    EXPECT_EQ(p.choose(k1M, true), Way::cma) << i;
+  // The split way's samples arrive: streamed, it is faster than the single copy and wins.
+  for (int i = 0; i < RndvPath::kBurst; ++i) p.record_split(k1M, k1M, 2 * k1M);
+  EXPECT_EQ(p.choose(k1M, true), Way::split);
+}
+
+// The split way's estimate holds only samples of its burst's later messages: a first message measured
+// slow (it found the receiver's buffer in the receiver's cache) does not decide.
+TEST(RndvPath, ASplitBurstIsJudgedByItsSteadySamples) {
+  RndvPath p;
+  std::uint64_t now = 1;
+  p.record_cma(k1M, 2 * k1M);
+  stream_ring(p, k1M, 10.0, RndvPath::kWindow, now);  // slow placement: the ring far behind
+  EXPECT_EQ(p.choose(k1M, true), Way::split);
+  p.record_split(k1M, k1M, 5 * k1M);  // the burst's first message: 5 ticks/byte
+  for (int i = 1; i < RndvPath::kBurst; ++i) {
+    EXPECT_EQ(p.choose(k1M, true), Way::split);
+    p.record_split(k1M, k1M, k1M + k1M / 4);  // then 1.25
+  }
+  EXPECT_EQ(p.choose(k1M, true), Way::split);
+  EXPECT_LT(p.split_estimate(k1M), 2.0);
 }
 
 TEST(RndvPath, AChangeOfTheWinnersRateRestartsExploration) {
@@ -153,15 +189,11 @@ TEST(RndvPath, LostTrialsOfTheRingBackOff) {
   p.record_cma(k32K, 10 * k32K);
   stream_ring(p, k32K, 20.0, RndvPath::kWindow, now);  // the ring streams slower than the single copy
   for (int trial = 0; trial < 6; ++trial) {
-    // Lone tries look fast (their frames were in the ring already): enough of them make the ring win...
+    // A burst of tries that look fast (say their frames were in the ring already) makes the ring win...
     while (p.choose(k32K) == Way::cma) {
     }
-    stream_ring(p, k32K, 1.0, 1, now);
-    for (int i = 0; i < RndvPath::kWindow && p.choose(k32K) == Way::cma; ++i) {
-      while (p.choose(k32K) == Way::cma) {
-      }
-      stream_ring(p, k32K, 1.0, 1, now);
-    }
+    for (int i = 1; i < RndvPath::kRingBurst; ++i) EXPECT_EQ(p.choose(k32K), Way::ring);
+    stream_ring(p, k32K, 1.0, RndvPath::kRingBurst, now);
     EXPECT_EQ(p.choose(k32K), Way::ring);
     // ... then its stream samples show the truth and it loses again.
     stream_ring(p, k32K, 20.0, RndvPath::kWindow, now);
