@@ -43,12 +43,16 @@
 //           cache) is not timed either; kSplitOverRing keeps the ring where the ring wins.
 //   Each estimate is the median of the last kWindow samples (a copy interrupted by the scheduler gives
 //   one huge sample, which the median ignores). choose(n): a way without any sample is tried first
-//   (single copy first: it needs nothing from the sender); otherwise the lower estimate wins (the ring's
+//   (single copy first: it needs nothing from the sender), once, in a burst (below), while the others
+//   go on with what is known until its samples come in; otherwise the lower estimate wins (the ring's
 //   weighted by kRingHandicap), and the
 //   losers are taken in turn once every `period` decisions of the size class so that their estimates
 //   follow a change of placement; the period starts at kExplore and doubles with every exploration up to
 //   kExploreMax (a lone ring message in slow placement costs ten split ones), and falls back to kExplore
-//   when the winner's own estimate moves by more than kShift (the placement changed).
+//   when the winner's own estimate moves by more than kShift (the placement changed). Every try of a way
+//   is a burst of consecutive decisions (kBurst; the ring kRingBurst): a way's first message after
+//   messages of another way pays for the other's placement of the buffers in the caches (kBurst's
+//   comment), so only a burst's later samples, which the median keeps, say what the way streams at.
 // Safety: none needed here — every way is a complete protocol (engine_recv.cpp; the split way's own
 // argument is in rndv_split.h); this only picks one. A wrong pick costs speed, never data.
 // Cost: two or three timestamp reads per rendezvous message, a sort of kWindow values per sample.
