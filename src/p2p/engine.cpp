@@ -388,6 +388,9 @@ Engine::~Engine() {
   if (d == nullptr || *d == '\0' || std::strcmp(d, "0") == 0) return;
   for (std::size_t p = 0; p < impl_->rndv_paths.size(); ++p) {
     const RndvPath& path = impl_->rndv_paths[p];
+    if (path.gates_returned() != 0)
+      std::fprintf(stderr, "ftmpi rndv: rank %d from %zu: %llu split gate words given back before the answer\n",
+                   impl_->me, p, static_cast<unsigned long long>(path.gates_returned()));
     for (int c = 0; c < RndvPath::kClasses; ++c) {
       const std::size_t b = std::size_t{16} << c;  // class c holds [16 KiB << c, 32 KiB << c) (class 0: < 32 KiB)
       const std::size_t bytes = b << 10;

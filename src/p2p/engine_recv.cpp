@@ -316,13 +316,16 @@ bool Engine::Impl::start_split_recv(Request* r, const Envelope& env, int src_wor
 
 void Engine::Impl::reclaim_split_gates(int src_world, std::uint64_t* gates) {
   const auto peer = static_cast<std::size_t>(src_world);
+  std::uint64_t n = 0;
   for (Request* r = inflight.front(); r; r = r->next) {
     if (r->proto_state != kRecvSplit || r->peer_world != src_world || r->split_gate == 0) continue;
     if (!gate::returned(gates, r->split_gate)) continue;
     gate_slots[peer].give_back(r->split_gate);  // no claim with its token can succeed any more
     r->split_gate = 0;
     r->split |= split::kGateReturned;  // still waits for the answer (did the write succeed?)
+    ++n;
   }
+  rndv_path_of(src_world).note_gates_returned(n);
 }
 
 bool Engine::Impl::close_split_gate(Request* r) {

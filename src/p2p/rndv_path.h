@@ -123,6 +123,9 @@ class RndvPath {
   // A split receive of `bytes` found no free gate slot and took the single copy (diagnostics).
   void note_split_fallback(std::size_t bytes) { ++classes_[class_of(bytes)].split_fallbacks; }
   std::uint64_t split_fallbacks(std::size_t bytes) const { return classes_[class_of(bytes)].split_fallbacks; }
+  // Gate words of this sender given back before the answer (rndv_gate.h returned(); diagnostics).
+  void note_gates_returned(std::uint64_t n) { gates_returned_ += n; }
+  std::uint64_t gates_returned() const { return gates_returned_; }
 
  private:
   struct Class;
@@ -275,6 +278,7 @@ class RndvPath {
   };
   std::array<Class, kClasses> classes_{};
   Estimate ring_;
+  std::uint64_t gates_returned_ = 0;  // diagnostics (note_gates_returned)
   int ring_inflight_ = 0;         // pipelined receives from this peer between cts and their end
   std::uint64_t ring_mark_ = 0;   // when the pipeline last became busy for the next one to complete
   bool ring_lone_ = false;        // the oldest in flight began with nothing ahead: mark at its first frame

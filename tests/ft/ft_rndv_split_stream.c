@@ -3,8 +3,11 @@
  * while it writes its part, after (issue 13 target 3). 3 ranks, --with-ft ulfm, meant for
  * FTMPI_RNDV_PATH=split; portable otherwise.
  *
- * argv[1] = "revoke" or "kill". Rank 1 sends rank 0 messages of 2 MiB on a duplicate of MPI_COMM_WORLD, in
- * windows of 8 (MPI_Isend + MPI_Waitall: it stays in MPI, so it handles every clear-to-send at once and
+ * argv[1] = "revoke" or "kill"; argv[2] (optional) the window, default 8, and argv[3] the message size in
+ * KiB, default 2048 (a window above the 16 gate words per pair makes the receiver give back the words of
+ * receives whose sender's write returned while they wait for its answer: rndv_gate.h returned()).
+ * Rank 1 sends rank 0 messages of MSG bytes on a duplicate of MPI_COMM_WORLD, in
+ * windows of WIN (MPI_Isend + MPI_Waitall: it stays in MPI, so it handles every clear-to-send at once and
  * its writes race the receiver's end of the receive). Rank 0 receives each window into 8 distinct buffers.
  * After a random 5-60 ms (seeded by the time): revoke — rank 2 revokes the duplicate; kill — rank 1 dies
  * by SIGKILL.
@@ -14,8 +17,9 @@
  * the stream ends (no receive hangs), and ranks 0 and 2 then exchange a checked 2 MiB message. */
 #include "ft_check.h"
 
-#define MSG (2 << 20)
-#define WIN 8
+#define MAXWIN 64
+static size_t MSG = 2 << 20;
+static int WIN = 8;
 
 static unsigned long sum_of(const unsigned char *p, size_t n) {
   unsigned long s = 0;
@@ -29,6 +33,9 @@ int main(int argc, char **argv) {
   CHECK(size >= 3, "needs 3 ranks");
   CHECK(argc >= 2 && (strcmp(argv[1], "kill") == 0 || strcmp(argv[1], "revoke") == 0), "usage: kill|revoke");
   const int kill_mode = strcmp(argv[1], "kill") == 0;
+  if (argc >= 3) WIN = atoi(argv[2]);
+  if (argc >= 4) MSG = (size_t)atoi(argv[3]) << 10;
+  CHECK(WIN >= 1 && WIN <= MAXWIN && MSG >= 64 << 10, "window 1..%d, size >= 64 KiB", MAXWIN);
   unsigned char *buf = malloc((size_t)MSG * WIN);
   CHECK(buf != NULL);
   MPI_Comm dup;
@@ -46,7 +53,7 @@ int main(int argc, char **argv) {
 
   if (rank == 1) {
     for (int w = 0; w < WIN; w++) check_fill(buf + (size_t)w * MSG, MSG, 40 + w);
-    MPI_Request req[WIN];
+    MPI_Request req[MAXWIN];
     int rc = MPI_SUCCESS;
     while (rc == MPI_SUCCESS && ft_now() < t_start + 10) {
       for (int w = 0; w < WIN; w++) MPI_Isend(buf + (size_t)w * MSG, MSG, MPI_BYTE, 0, w, dup, &req[w]);
@@ -60,9 +67,9 @@ int main(int argc, char **argv) {
     CHECK_MPI(MPIX_Comm_revoke(dup));
   }
   if (rank == 0) {
-    MPI_Request req[WIN];
-    unsigned long sums[WIN];
-    int failed[WIN] = {0}, any_failed = 0, windows = 0, nfailed = 0;
+    MPI_Request req[MAXWIN];
+    unsigned long sums[MAXWIN];
+    int failed[MAXWIN] = {0}, any_failed = 0, windows = 0, nfailed = 0;
     double t_last = 0;
     while (!any_failed && ft_now() < t_start + 10) {
       memset(buf, 0, (size_t)MSG * WIN);
