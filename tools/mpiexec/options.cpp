@@ -1,4 +1,5 @@
 #include "options.h"
+#include <algorithm>
 
 #include <charconv>
 #include <cmath>
@@ -240,6 +241,14 @@ std::string apply(Options& o, const OptSpec& spec, const std::string& shown, con
   return "internal error: unhandled option " + shown;
 }
 
+// An Open MPI boolean MCA value: 1/0, true/false, yes/no, enabled/disabled (any case).
+std::optional<bool> parse_mca_bool(std::string value) {
+  for (char& c : value) c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
+  if (value == "1" || value == "true" || value == "yes" || value == "enabled" || value == "t" || value == "y") return true;
+  if (value == "0" || value == "false" || value == "no" || value == "disabled" || value == "f" || value == "n") return false;
+  return std::nullopt;
+}
+
 // Open MPI's --mca NAME VALUE: the few parameters that mean something to ftmpi, and the ones run lines
 // carry that are accepted and ignored.
 std::string apply_mca(Options& o, const std::string& name, const std::string& value) {
@@ -260,10 +269,36 @@ std::string apply_mca(Options& o, const std::string& name, const std::string& va
       return "bad value '" + value + "' for --mca orte_enable_recovery: expected 0 or 1";
     return {};
   }
-  if (name == "pml" || name == "btl" || name == "plm_slurm_args" || name == "plm_rsh_no_tree_spawn" ||
-      name == "oob_tcp_if_include" || name == "rmaps_base_oversubscribe")
+  // Open MPI 5's ULFM switches: mpi_ft_enable true is what --with-ft ulfm sets; the detector's period and
+  // timeout are in seconds there (a double), milliseconds here.
+  if (name == "mpi_ft_enable") {
+    auto on = parse_mca_bool(value);
+    if (!on) return "bad value '" + value + "' for --mca mpi_ft_enable: expected true or false";
+    if (*on) {
+      if (o.ft.mode == "no") o.ft.mode = "ulfm";
+    } else {
+      o.ft.mode = "no";
+    }
     return {};
-  return "unsupported MCA parameter '" + name + "' (ftmpi knows plm_rsh_agent, btl_tcp_if_include and orte_enable_recovery)";
+  }
+  if (name == "mpi_ft_detector_period" || name == "mpi_ft_detector_timeout") {
+    char* end = nullptr;
+    double seconds = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0' || !(seconds > 0) || seconds > 86400)
+      return "bad value '" + value + "' for --mca " + name + ": expected seconds > 0";
+    int ms = std::max(1, static_cast<int>(seconds * 1000.0 + 0.5));
+    (name == "mpi_ft_detector_period" ? o.ft.detector_period_ms : o.ft.detector_timeout_ms) = ms;
+    return {};
+  }
+  if (name == "mpi_ft_detector" || name == "mpi_ft_detector_thread") {  // ftmpi's detector always runs
+    if (!parse_mca_bool(value)) return "bad value '" + value + "' for --mca " + name + ": expected true or false";
+    return {};
+  }
+  if (name == "pml" || name == "btl" || name == "plm_slurm_args" || name == "plm_rsh_no_tree_spawn" ||
+      name == "oob_tcp_if_include" || name == "rmaps_base_oversubscribe" || name == "mpi_ft_verbose")
+    return {};
+  return "unsupported MCA parameter '" + name +
+         "' (ftmpi knows plm_rsh_agent, btl_tcp_if_include, orte_enable_recovery and the mpi_ft_* of ULFM)";
 }
 
 }  // namespace
@@ -478,7 +513,8 @@ through the rsh agent), connected by ftmpi's PMI-1 bootstrap.
   --spares N                --with-ft reinit: N warm processes per host wait in MPI_Init; a failed
                             rank is taken over by one (no fork/exec): its host's, else another host's
   --mca KEY VALUE           Open MPI parameters: plm_rsh_agent CMD (= --rsh-agent), btl_tcp_if_include X
-                            (= --tcp-if), orte_enable_recovery 1 (= --with-ft reinit); pml, btl,
+                            (= --tcp-if), orte_enable_recovery 1 (= --with-ft reinit), mpi_ft_enable
+                            true (= --with-ft ulfm), mpi_ft_detector_period/_timeout SECONDS; pml, btl,
                             plm_slurm_args and a few more are accepted and ignored
   -h, --help                this text
   --version                 print the version
