@@ -50,6 +50,7 @@ enum class Opt {
   np, oversubscribe, allow_root, bind_to, x, tag_output, timeout, transport, host, hostfile, help, version,
   with_ft, am, initial_errhandler, detector_period, detector_timeout, inject, max_restarts, spares, output_pipe,
   startup_timeout, rsh_agent, tree_fanout, status, halt, tcp_if, universe_size, async_progress, name_service, ompi_server,
+  map_by, disable_auto_cleanup,
 };
 
 struct OptSpec {
@@ -67,6 +68,8 @@ constexpr OptSpec kOptions[] = {
     {"ompi-server", Opt::ompi_server, true},
     {"allow-run-as-root", Opt::allow_root, false},
     {"bind-to", Opt::bind_to, true},
+    {"map-by", Opt::map_by, true},
+    {"disable-auto-cleanup", Opt::disable_auto_cleanup, false},
     {"x", Opt::x, true},
     {"tag-output", Opt::tag_output, false},
     {"timeout", Opt::timeout, true},
@@ -132,6 +135,22 @@ std::string apply(Options& o, const OptSpec& spec, const std::string& shown, con
       o.name_service = v.substr(5);
       return {};
     case Opt::allow_root: o.allow_run_as_root = true; return {};
+    case Opt::map_by: {
+      // Open MPI's --map-by OBJECT[:MODIFIERS] (ULFM users on one machine type --map-by :OVERSUBSCRIBE). ftmpi
+      // fills the slots in order, which is what mapping by slot or by any object inside a host gives; a
+      // mapping across hosts (node, ppr, seq, rankfile) would differ and is refused.
+      std::string object = v.substr(0, v.find(':'));
+      for (char& c : object) c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
+      if (!(object.empty() || object == "slot" || object == "core" || object == "hwthread" || object == "socket" ||
+            object == "package" || object == "numa" || object == "l1cache" || object == "l2cache" ||
+            object == "l3cache" || object == "board"))
+        return bad("ftmpi places ranks in slot order: expected slot, core, hwthread, socket, package, numa or "
+                   "an l*cache, with any :MODIFIERS (e.g. :OVERSUBSCRIBE)");
+      return {};
+    }
+    case Opt::disable_auto_cleanup:  // MPICH Hydra's switch for ULFM runs: a failed process does not end the job
+      if (o.ft.mode == "no") o.ft.mode = "ulfm";
+      return {};
     case Opt::bind_to:
       if (v == "core" || v == "cores") o.bind_to = BindTo::core;
       else if (v == "none") o.bind_to = BindTo::none;
@@ -484,6 +503,9 @@ through the rsh agent), connected by ftmpi's PMI-1 bootstrap.
                             jobs given the same DIR (also FTMPI_NAME_SERVICE=DIR, --ompi-server file:DIR)
   --allow-run-as-root       accepted for compatibility (running as root is always allowed)
   --bind-to core|none       bind rank i to core i (default when ranks <= cores) or not at all
+  --map-by OBJ[:MODS]       Open MPI's mapping: slot, core, hwthread, socket, package, numa, l*cache (all
+                            mean slot order here), any modifiers (:OVERSUBSCRIBE); node, ppr... are refused
+  -disable-auto-cleanup     MPICH Hydra's ULFM switch: = --with-ft ulfm
   -x VAR[=value]            export VAR (with mpiexec's value, or the one given) to every rank; repeatable
   --tag-output              prefix every output line with [1,<rank>]<stdout>: or [1,<rank>]<stderr>:
   --timeout SECONDS         kill the job after SECONDS and exit with status 124 (default: the
