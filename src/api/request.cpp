@@ -56,6 +56,20 @@ ftmpi::api::ReportedError finish(MPI_Request* handle, MPI_Status* status) {
   return ftmpi::api::reported(std::move(st));
 }
 
+// The return of Waitall/Testall/Waitsome/Testsome when a request failed: MPI_ERR_IN_STATUS, each status
+// holding its own error. The communicator's error handler is called once, for the first failed request:
+// when that failure is a process failure or a revoke (MPI_ERR_PROC_FAILED, _PENDING, MPI_ERR_REVOKED), the
+// handler gets that class -- what a ULFM handler must see to act on it (ack, revoke, shrink), and what Open
+// MPI's ULFM passes -- otherwise MPI_ERR_IN_STATUS. The caller gets MPI_ERR_IN_STATUS either way.
+int ret_in_status(MPI_Comm comm, const Status& first, const char* fn) {
+  const Errc e = first.code();
+  if (e == Errc::proc_failed || e == Errc::proc_failed_pending || e == Errc::revoked) {
+    ftmpi::api::ret_error(comm, first, fn);  // aborts under a fatal handler
+    return MPI_ERR_IN_STATUS;
+  }
+  return ret(comm, Status(Errc::in_status, "an operation failed: see the statuses"), fn);
+}
+
 Status check_requests(int count, MPI_Request reqs[]) {
   if (count < 0) return Status(Errc::count, "negative request count");
   if (count > 0 && !reqs) return Status(Errc::arg, "request array is NULL");
@@ -138,6 +152,7 @@ extern "C" int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]
     });
   bool any_error = false;
   MPI_Comm err_comm = nullptr;
+  Status first_error;  // the first failed request's, for the error handler (ret_in_status)
   ftmpi::api::CommHold err_hold;
   for (int i = 0; i < count; ++i) {
     MPI_Status* s = statuses ? &statuses[i] : nullptr;
@@ -148,7 +163,11 @@ extern "C" int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]
     }
     if (!reqs[i]->complete) {  // pending because of a failure: stays valid
       if (s) s->MPI_ERROR = MPI_ERR_PROC_FAILED_PENDING;
-      if (!any_error) err_comm = reqs[i]->comm;
+      if (!any_error) {
+        err_comm = reqs[i]->comm;
+        err_hold.set(err_comm);
+        first_error = pending_error();
+      }
       any_error = true;
       continue;
     }
@@ -170,9 +189,10 @@ extern "C" int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]
       any_error = true;
       err_comm = c;
       err_hold.set(c);
+      first_error = e.status;
     }
   }
-  if (any_error) return ret(err_comm, Status(Errc::in_status, "an operation failed: see the statuses"), "MPI_Waitall");
+  if (any_error) return ret_in_status(err_comm, first_error, "MPI_Waitall");
   return MPI_SUCCESS;
 }
 FTMPI_ALIAS(Waitall)
@@ -270,6 +290,7 @@ int collect_some(int count, MPI_Request reqs[], int* outcount, int indices[], MP
   bool any_active = false;
   bool any_error = false;
   MPI_Comm err_comm = nullptr;
+  Status first_error;
   ftmpi::api::CommHold err_hold;
   for (int i = 0; i < count; ++i) {
     if (inert(reqs[i])) continue;
@@ -284,11 +305,12 @@ int collect_some(int count, MPI_Request reqs[], int* outcount, int indices[], MP
       any_error = true;
       err_comm = c;
       err_hold.set(c);
+      first_error = e.status;
     }
     indices[n++] = i;
   }
   *outcount = any_active ? n : MPI_UNDEFINED;
-  if (any_error) return ret(err_comm, Status(Errc::in_status, "an operation failed: see the statuses"), fn);
+  if (any_error) return ret_in_status(err_comm, first_error, fn);
   return MPI_SUCCESS;
 }
 }  // namespace

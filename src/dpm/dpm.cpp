@@ -12,6 +12,8 @@
 #include "comm/comm_ops.h"
 #include "comm/group.h"
 #include "dpm/dpm_transport.h"
+#include "ft/agree_outcome.h"
+#include "ft/ft_manager.h"
 #include "mpi.h"
 #include "runtime/runtime.h"
 #include "util/log.h"
@@ -201,6 +203,11 @@ Status Dpm::meet(const std::string& port, bool is_accept, int root, comm::Commun
   int msg[3] = {0, -1, 0};
   std::string text;
   if (comm->rank == root) {
+    // FT mode: with a member of comm known dead the broadcast below fails; pairing with the other side first
+    // would leave it waiting in the intercommunicator's construction for a root that gave up (for a spawn:
+    // children that never finish MPI_Init). Give up before pairing.
+    if (st.ok() && rt_.ft_mode() && rt_.engine().comm_known_failed(comm))
+      st = Status(Errc::proc_failed, "a process of the communicator has failed");
     if (st.ok() && is_direct_port(port)) {
       // A port owned by a process (dpm/direct_port.h): the roots meet without mpiexec.
       Result<Meeting> met = Status(Errc::port);
@@ -297,9 +304,26 @@ Status Dpm::connect(const std::string& port, int root, comm::Communicator* comm,
   return meet(port, false, root, comm, out, std::move(before), timeout_s);
 }
 
+Status Dpm::parents_alive(comm::Communicator* comm) {
+  std::vector<std::uint64_t> contribution(ft::flag_words(comm->size));
+  ft::fill_flag_contribution(contribution, 1, {}, comm->size);
+  const ft::Agreement& a = rt_.ft().start_agreement(comm, contribution, /*waits_decided=*/true, /*reads_at_once=*/true);
+  if (!a.decided()) rt_.progress().wait_until([&a] { return a.decided(); });
+  if (a.failed().empty()) return Status();
+  rt_.ft().adopt_failed(comm, a.failed());
+  return Status(Errc::proc_failed, "MPI_Comm_spawn: a process of the parent communicator has failed");
+}
+
 Status Dpm::spawn(const std::vector<SpawnCommand>& cmds, int root, comm::Communicator* comm, comm::Communicator** out,
                   std::vector<int>* errcodes, Status before) {
   *out = nullptr;
+  // FT mode: the parents first agree (the fault-tolerant agreement, uniform) that none of them has failed.
+  // A parent dead before the spawn then fails it at every parent before any child exists; otherwise children
+  // would be started for parents some of which give up, and wait for them in MPI_Init. (A failure during the
+  // spawn itself can still fail it at some parents only, as any collective.)
+  if (rt_.ft_mode()) {
+    if (Status alive = parents_alive(comm); !alive.ok()) return alive;
+  }
   Status st = before.ok() ? ensure_open() : before;
   std::string port;
   // {errc, total processes}
@@ -311,6 +335,11 @@ Status Dpm::spawn(const std::vector<SpawnCommand>& cmds, int root, comm::Communi
     codes.assign(static_cast<std::size_t>(total), MPI_ERR_SPAWN);
     head[1] = total;
     if (st.ok() && cmds.empty()) st = Status(Errc::arg, "nothing to spawn");
+    // FT mode: a parent already known dead cannot take part in the meeting below; starting the children
+    // would leave them waiting for parents that gave up. Fail before any child exists (the others learn it
+    // from the head, or from the broadcast failing).
+    if (st.ok() && rt_.ft_mode() && rt_.engine().comm_known_failed(comm))
+      st = Status(Errc::proc_failed, "MPI_Comm_spawn: a process of the parent communicator has failed");
     if (st.ok()) {
       auto p = broker_port();
       if (p.ok()) port = p.value();
@@ -337,9 +366,16 @@ Status Dpm::spawn(const std::vector<SpawnCommand>& cmds, int root, comm::Communi
     }
     if (!st.ok()) head[0] = static_cast<int>(st.code());
   }
-  FTMPI_TRY(coll::bcast(rt_, comm, head, 2, &ftmpi_dt_int, root));
+  // A failure of the broadcasts (a parent died meanwhile) ends the spawn here: the root closes its port so
+  // children already started stop waiting for their parents at once (Dpm::init_child).
+  auto give_up = [&](Status failed) {
+    if (comm->rank == root && !port.empty()) (void)close_port(port);
+    return failed;
+  };
+  if (Status b = coll::bcast(rt_, comm, head, 2, &ftmpi_dt_int, root); !b.ok()) return give_up(std::move(b));
   codes.resize(static_cast<std::size_t>(head[1]), MPI_ERR_SPAWN);
-  FTMPI_TRY(coll::bcast(rt_, comm, codes.data(), codes.size(), &ftmpi_dt_int, root));
+  if (Status b = coll::bcast(rt_, comm, codes.data(), codes.size(), &ftmpi_dt_int, root); !b.ok())
+    return give_up(std::move(b));
   if (errcodes) *errcodes = codes;
   if (head[0] != 0) {
     if (comm->rank == root) {

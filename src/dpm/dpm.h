@@ -113,6 +113,9 @@ class Dpm {
   void forget_parent() { parent_ = nullptr; }
 
  private:
+  // FT mode, at every member of `comm` (all must call it): the fault-tolerant agreement over comm, proc_failed
+  // at all of them when a member did not contribute (it failed), else ok. Uniform.
+  Status parents_alive(comm::Communicator* comm);
   // Step 2 at the root (accept: is_accept), then the broadcast of its outcome; step 3.
   Status meet(const std::string& port, bool is_accept, int root, comm::Communicator* comm, comm::Communicator** out,
               Status before = Status::Ok(), int timeout_s = 0);

@@ -233,6 +233,14 @@ Status Runtime::init_body(int required_thread_level, double t_init, double t_loa
   rt->open_for_ = [r = rt](const std::vector<int>& members) { return r->dpm().open_for(members); };
   if (const char* port = std::getenv("FTMPI_PARENT_PORT"); port && *port && rt->boot_->launched_by_ftmpi()) {
     Status st = rt->dpm().init_child(port);
+    if (!st.ok() && rt->ft_mode_) {
+      // FT mode: the parents gave up on this spawn (one of them failed during MPI_Comm_spawn, which then
+      // returned an error to them; dpm/dpm.cpp). This child has nobody to join: it leaves as a failed process
+      // does. MPI_Abort through the error handler would end the parents' job too, which survives failures.
+      log::error("MPI_Init: cannot connect to the parents (%s): the spawn failed at the parents; this process exits",
+                 st.message().c_str());
+      std::_Exit(1);
+    }
     if (!st.ok()) return Status(st.code(), "MPI_Init: cannot connect to the parents: " + st.message());
   } else if (rt->boot_->launched_by_ftmpi()) {
     FTMPI_TRY(rt->dpm().open_if_shared());

@@ -68,7 +68,7 @@ check_layout() {
 check_show() {
   local bin=$1 inc=$2 lib=$3 out
   out=$("$bin/mpicc" -show hello.c)
-  [ "$out" = "$FTMPI_CC -I$inc hello.c -L$lib -Wl,-rpath,$lib -lmpi" ] || fail "mpicc -show printed: $out"
+  [ "$out" = "$FTMPI_CC -I$inc hello.c -L$lib -Wl,-rpath,$lib -lmpi -lm" ] || fail "mpicc -show printed: $out"
   out=$("$bin/mpicc" -show -c hello.c)
   [ "$out" = "$FTMPI_CC -I$inc -c hello.c" ] || fail "mpicc -show -c printed: $out"
   out=$("$bin/mpicxx" --showme:compile)

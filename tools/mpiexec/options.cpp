@@ -1,4 +1,5 @@
 #include "options.h"
+#include <algorithm>
 
 #include <charconv>
 #include <cmath>
@@ -49,6 +50,7 @@ enum class Opt {
   np, oversubscribe, allow_root, bind_to, x, tag_output, timeout, transport, host, hostfile, help, version,
   with_ft, am, initial_errhandler, detector_period, detector_timeout, inject, max_restarts, spares, output_pipe,
   startup_timeout, rsh_agent, tree_fanout, status, halt, tcp_if, universe_size, async_progress, name_service, ompi_server,
+  map_by, disable_auto_cleanup,
 };
 
 struct OptSpec {
@@ -66,6 +68,8 @@ constexpr OptSpec kOptions[] = {
     {"ompi-server", Opt::ompi_server, true},
     {"allow-run-as-root", Opt::allow_root, false},
     {"bind-to", Opt::bind_to, true},
+    {"map-by", Opt::map_by, true},
+    {"disable-auto-cleanup", Opt::disable_auto_cleanup, false},
     {"x", Opt::x, true},
     {"tag-output", Opt::tag_output, false},
     {"timeout", Opt::timeout, true},
@@ -131,6 +135,22 @@ std::string apply(Options& o, const OptSpec& spec, const std::string& shown, con
       o.name_service = v.substr(5);
       return {};
     case Opt::allow_root: o.allow_run_as_root = true; return {};
+    case Opt::map_by: {
+      // Open MPI's --map-by OBJECT[:MODIFIERS] (ULFM users on one machine type --map-by :OVERSUBSCRIBE). ftmpi
+      // fills the slots in order, which is what mapping by slot or by any object inside a host gives; a
+      // mapping across hosts (node, ppr, seq, rankfile) would differ and is refused.
+      std::string object = v.substr(0, v.find(':'));
+      for (char& c : object) c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
+      if (!(object.empty() || object == "slot" || object == "core" || object == "hwthread" || object == "socket" ||
+            object == "package" || object == "numa" || object == "l1cache" || object == "l2cache" ||
+            object == "l3cache" || object == "board"))
+        return bad("ftmpi places ranks in slot order: expected slot, core, hwthread, socket, package, numa or "
+                   "an l*cache, with any :MODIFIERS (e.g. :OVERSUBSCRIBE)");
+      return {};
+    }
+    case Opt::disable_auto_cleanup:  // MPICH Hydra's switch for ULFM runs: a failed process does not end the job
+      if (o.ft.mode == "no") o.ft.mode = "ulfm";
+      return {};
     case Opt::bind_to:
       if (v == "core" || v == "cores") o.bind_to = BindTo::core;
       else if (v == "none") o.bind_to = BindTo::none;
@@ -240,6 +260,14 @@ std::string apply(Options& o, const OptSpec& spec, const std::string& shown, con
   return "internal error: unhandled option " + shown;
 }
 
+// An Open MPI boolean MCA value: 1/0, true/false, yes/no, enabled/disabled (any case).
+std::optional<bool> parse_mca_bool(std::string value) {
+  for (char& c : value) c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
+  if (value == "1" || value == "true" || value == "yes" || value == "enabled" || value == "t" || value == "y") return true;
+  if (value == "0" || value == "false" || value == "no" || value == "disabled" || value == "f" || value == "n") return false;
+  return std::nullopt;
+}
+
 // Open MPI's --mca NAME VALUE: the few parameters that mean something to ftmpi, and the ones run lines
 // carry that are accepted and ignored.
 std::string apply_mca(Options& o, const std::string& name, const std::string& value) {
@@ -260,10 +288,36 @@ std::string apply_mca(Options& o, const std::string& name, const std::string& va
       return "bad value '" + value + "' for --mca orte_enable_recovery: expected 0 or 1";
     return {};
   }
-  if (name == "pml" || name == "btl" || name == "plm_slurm_args" || name == "plm_rsh_no_tree_spawn" ||
-      name == "oob_tcp_if_include" || name == "rmaps_base_oversubscribe")
+  // Open MPI 5's ULFM switches: mpi_ft_enable true is what --with-ft ulfm sets; the detector's period and
+  // timeout are in seconds there (a double), milliseconds here.
+  if (name == "mpi_ft_enable") {
+    auto on = parse_mca_bool(value);
+    if (!on) return "bad value '" + value + "' for --mca mpi_ft_enable: expected true or false";
+    if (*on) {
+      if (o.ft.mode == "no") o.ft.mode = "ulfm";
+    } else {
+      o.ft.mode = "no";
+    }
     return {};
-  return "unsupported MCA parameter '" + name + "' (ftmpi knows plm_rsh_agent, btl_tcp_if_include and orte_enable_recovery)";
+  }
+  if (name == "mpi_ft_detector_period" || name == "mpi_ft_detector_timeout") {
+    char* end = nullptr;
+    double seconds = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0' || !(seconds > 0) || seconds > 86400)
+      return "bad value '" + value + "' for --mca " + name + ": expected seconds > 0";
+    int ms = std::max(1, static_cast<int>(seconds * 1000.0 + 0.5));
+    (name == "mpi_ft_detector_period" ? o.ft.detector_period_ms : o.ft.detector_timeout_ms) = ms;
+    return {};
+  }
+  if (name == "mpi_ft_detector" || name == "mpi_ft_detector_thread") {  // ftmpi's detector always runs
+    if (!parse_mca_bool(value)) return "bad value '" + value + "' for --mca " + name + ": expected true or false";
+    return {};
+  }
+  if (name == "pml" || name == "btl" || name == "plm_slurm_args" || name == "plm_rsh_no_tree_spawn" ||
+      name == "oob_tcp_if_include" || name == "rmaps_base_oversubscribe" || name == "mpi_ft_verbose")
+    return {};
+  return "unsupported MCA parameter '" + name +
+         "' (ftmpi knows plm_rsh_agent, btl_tcp_if_include, orte_enable_recovery and the mpi_ft_* of ULFM)";
 }
 
 }  // namespace
@@ -449,6 +503,9 @@ through the rsh agent), connected by ftmpi's PMI-1 bootstrap.
                             jobs given the same DIR (also FTMPI_NAME_SERVICE=DIR, --ompi-server file:DIR)
   --allow-run-as-root       accepted for compatibility (running as root is always allowed)
   --bind-to core|none       bind rank i to core i (default when ranks <= cores) or not at all
+  --map-by OBJ[:MODS]       Open MPI's mapping: slot, core, hwthread, socket, package, numa, l*cache (all
+                            mean slot order here), any modifiers (:OVERSUBSCRIBE); node, ppr... are refused
+  -disable-auto-cleanup     MPICH Hydra's ULFM switch: = --with-ft ulfm
   -x VAR[=value]            export VAR (with mpiexec's value, or the one given) to every rank; repeatable
   --tag-output              prefix every output line with [1,<rank>]<stdout>: or [1,<rank>]<stderr>:
   --timeout SECONDS         kill the job after SECONDS and exit with status 124 (default: the
@@ -478,7 +535,8 @@ through the rsh agent), connected by ftmpi's PMI-1 bootstrap.
   --spares N                --with-ft reinit: N warm processes per host wait in MPI_Init; a failed
                             rank is taken over by one (no fork/exec): its host's, else another host's
   --mca KEY VALUE           Open MPI parameters: plm_rsh_agent CMD (= --rsh-agent), btl_tcp_if_include X
-                            (= --tcp-if), orte_enable_recovery 1 (= --with-ft reinit); pml, btl,
+                            (= --tcp-if), orte_enable_recovery 1 (= --with-ft reinit), mpi_ft_enable
+                            true (= --with-ft ulfm), mpi_ft_detector_period/_timeout SECONDS; pml, btl,
                             plm_slurm_args and a few more are accepted and ignored
   -h, --help                this text
   --version                 print the version
