@@ -115,7 +115,7 @@ struct World {
       last = false;
       outcome = 0;
     }
-    veto(q, p[q].keys.end_round(last, outcome == kRevoked));
+    veto(q, p[q].keys.end_round(outcome == kRevoked));
     if (last) {
       p[q].outcomes.push_back(outcome);
       p[q].in_call = false;
