@@ -66,7 +66,12 @@
 // becomes live later is not urgent for its first kUrgentRounds rounds, so only finitely many come before X.
 // Failures: a round's AND fails like any collective (Errc::proc_failed, revoked); the member returns the
 // error and ends its reservation (no hang). In FT mode each round's AND is one fault-tolerant agreement
-// (comm_ops.h agree_context): every survivor sees the same AND or the same error in every round.
+// (comm_ops.h agree_context): every survivor sees the same AND or the same error in every round. The
+// agreement instance is the call's own — a keyed instance numbered per agreeing object (ft/creation_keys.h)
+// on the parent, on a channel of (member set, parent, tag) for create_group / create_from_group, on the
+// intercommunicator's span, on a per-call bridge for Intercomm_create — so concurrent calls over the same
+// member set from different threads never mix their rounds. A revoke never ends a round in progress (its
+// decision stands everywhere); it vetoes the next round (ft/creation_keys.h), so the outcome stays uniform.
 // Cost: one round (the AND of the masks) when alone; at MPI_THREAD_MULTIPLE one more, empty, round (the
 // entry round); under contention a non-lowest allocation repeats cheap empty rounds until the lower ends.
 // A communicator of this process alone (a dup of MPI_COMM_SELF) needs no round: allocate_local() takes a slot
