@@ -5,6 +5,7 @@
 
 #include "coll/coll.h"
 #include "comm/comm_ctors.h"
+#include "comm/comm_ops.h"
 #include "comm/context_alloc.h"
 #include "comm/group_algebra.h"
 #include "ft/ft_manager.h"
@@ -45,13 +46,19 @@ Status create_group(Runtime& rt, Communicator* parent, const Group* group, int t
   if (rt.ft().ft_mode()) {
     // Uniform (issue 12): agree on the id with the fault-tolerant agreement over a channel of exactly the
     // group's members (ft/ft_manager.h); every survivor gets the communicator or every survivor the error.
-    // The channel is the same for every create_group over this set of processes (any parent, any tag):
-    // blocking calls over the same set are made in the same order by all of them.
+    // The channel is this call's: the member set, the parent (its context id and lowest member, which no
+    // other live communicator of a member shares) and the tag — calls that may run at once from several
+    // threads (MPI: distinct parents or tags) never share one, and calls on one channel are made one after
+    // the other by every member, so their agreement rounds line up (ft/creation_keys.h).
     std::vector<int> members = group->world_ranks;
     std::sort(members.begin(), members.end());
     const Status before = parent->revoked.load() ? Status(Errc::revoked, "the communicator has been revoked") : Status::Ok();
+    const AllocKey key{parent->ctx_pt2pt, ContextAllocator::lowest_member(parent),
+                       (1u << 29) | static_cast<std::uint32_t>(tag)};
+    std::uint32_t salt = kSaltCreateGroup;
+    for (std::uint32_t x : {key.ctx, static_cast<std::uint32_t>(key.witness), key.kind}) salt = (salt ^ x) * 0x9e3779b1u;
     std::uint32_t ctx = 0;
-    FTMPI_TRY(agree_context(rt, rt.ft().channel(members, kSaltCreateGroup), before, &ctx, false));
+    FTMPI_TRY(agree_context(rt, rt.ft().channel(members, salt), before, &ctx, key));
     *out = make_comm(make_group(group->world_ranks, rt.world_rank()), ctx, parent);
     rt.ft().register_comm(*out);
     return {};

@@ -153,7 +153,7 @@ class Idup final : public p2p::GenericOp {
     if (uniform_) {
       // Contribution: the reserved word, and a flags word whose bit 0 says "the parent is not revoked here".
       const std::uint64_t flags = parent_->revoked.load() ? ~std::uint64_t{1} : ~std::uint64_t{0};
-      const auto key = static_cast<std::uint32_t>(((idup_seq_ & 0xffffffu) << 7) | (static_cast<std::uint32_t>(round_) & 0x7fu));
+      const auto key = static_cast<std::uint32_t>(((idup_seq_ & 0x7fffffu) << 7) | (static_cast<std::uint32_t>(round_) & 0x7fu));
       agreement_ = &rt_.ft().start_keyed_agreement(on_, key, ft::Bits{reserved_, flags});
       return;
     }

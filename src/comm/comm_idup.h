@@ -30,7 +30,8 @@
 //
 // Failures, FT mode: uniform. Each round's AND is a fault-tolerant agreement on the parent (ft/agreement.h;
 // on an intercommunicator over both groups, on its span, FtManager::span) keyed by (the idup's number on the
-// parent, round) — FtManager::start_keyed_agreement, since members may start rounds of concurrent idups in
+// parent mod 2^23, round mod 2^7; bit 30 of the key clear: blocking creations' rounds, ft/creation_keys.h, have
+// it set) — FtManager::start_keyed_agreement, since members may start rounds of concurrent idups in
 // different orders — contributing the reserved word and a flag "the parent is not revoked here". The
 // decision is the same at every survivor, so is the outcome: the slot(s), or Errc::proc_failed when a member
 // did not contribute, or Errc::revoked when a contributor saw the parent revoked (so the idup of a revoked

@@ -3,6 +3,7 @@
 #include "ft/ft_manager.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <deque>
 #include <span>
@@ -24,60 +25,65 @@ Status allocate_context(Runtime& rt, Communicator* parent, const Status& before,
     FTMPI_TRY(before);
     return rt.contexts().allocate(rt, parent, ctx);
   }
-  return agree_context(rt, parent, before, ctx);
+  return agree_context(rt, parent, before, ctx, AllocKey{parent->ctx_pt2pt, ContextAllocator::lowest_member(parent), AllocKey::kKindParent});
 }
 
 namespace {
-// One agreement of agree_context: `mask` and the flags word (ANDed): bit 0 "my earlier steps succeeded", bit 1
-// "and did not fail because of a revoke", bit 2 "mask is every free slot of mine" (context_alloc.h, whole).
-// On success `mask` holds the decided AND and *whole the decided bit 2.
+static_assert(ft::kCreationWords == ContextAllocator::kWords + 1, "a creation round contributes the mask and the flags");
+
+// One round of agree_context: `mask` and the flags word (ANDed): bit 0 "my earlier steps succeeded", bit 1
+// "and did not fail because of a revoke" (cleared by a veto too, ft/creation_keys.h), bit 2 "mask is every
+// free slot of mine" (context_alloc.h, whole). On success `mask` holds the decided AND and *whole the
+// decided bit 2.
 Status agree_once(Runtime& rt, Communicator* on, const Status& before, std::span<std::uint64_t> mask, bool* whole) {
-  ft::Bits contribution(mask.begin(), mask.end());
+  std::array<std::uint64_t, ft::kCreationWords> contribution{};
+  std::copy(mask.begin(), mask.end(), contribution.begin());
   std::uint64_t flags = ~std::uint64_t{0};
   if (!before.ok()) flags &= ~std::uint64_t{1};
   if (before.code() == Errc::revoked) flags &= ~std::uint64_t{2};
   if (!*whole) flags &= ~std::uint64_t{4};
-  contribution.push_back(flags);
-  const ft::Agreement& a = rt.ft().start_agreement(on, std::move(contribution));
-  // A revoke of `on` ends the wait: a member that got an error outside this creation (a non-uniform
-  // collective, e.g. an Allreduce on a sibling communicator) revokes the parent and never joins this
-  // agreement, which then cannot decide; the revoke reaches every survivor, so every one that waits here
-  // leaves with Errc::revoked (ft_comm_threads: the members of a split half that succeeded went on to the
-  // next Comm_dup and waited for rank 0 forever). Not uniform in one race: when every member did join and
-  // the revoke overtakes the decision at some of them only, those return revoked while the others get the
-  // communicator (MPI: operations on a revoked communicator fail; the application is recovering anyway).
-  rt.progress().wait_until([&a, on] { return a.decided() || on->revoked.load(std::memory_order_acquire); });
+  contribution.back() = flags;
+  const ft::Agreement* a = rt.ft().start_creation_round(on, contribution);
+  if (a == nullptr) return Status(Errc::revoked, "the communicator was revoked (communicator creation)");
+  // No way out but the decision, also when `on` is revoked meanwhile: every other member either took part
+  // in this round or vetoes it when it sees the revoke (ft/creation_keys.h), so it decides, and alike
+  // everywhere (before, a revoke ended the wait here while the others could still get the communicator).
+  rt.progress().wait_until([a] { return a->decided(); });
+  const ft::Bits& v = a->value();
+  if (v.size() != mask.size() + 1) {
+    rt.ft().end_creation_round(on, false);
+    return Status(Errc::intern, "context id agreement: unexpected value size");
+  }
+  const std::uint64_t decided = v.back();
+  const bool failed = !a->failed().empty();
+  rt.ft().end_creation_round(on, (decided & 2u) == 0);
   FTMPI_TRY(before);
-  if (!a.decided()) return Status(Errc::revoked, "the communicator was revoked (communicator creation)");
-  const ft::Bits& v = a.value();
-  if (v.size() != mask.size() + 1) return Status(Errc::intern, "context id agreement: unexpected value size");
-  if ((v.back() & 2u) == 0) return Status(Errc::revoked, "the communicator was revoked at another member (communicator creation)");
-  if ((v.back() & 1u) == 0)
+  if ((decided & 2u) == 0) return Status(Errc::revoked, "the communicator was revoked (communicator creation)");
+  if ((decided & 1u) == 0)
     return Status(Errc::proc_failed, "another member could not complete this communicator creation (a process failed)");
-  if (!a.failed().empty())
-    return Status(Errc::proc_failed, "a member of the parent communicator has failed (communicator creation)");
+  if (failed) return Status(Errc::proc_failed, "a member of the parent communicator has failed (communicator creation)");
   for (std::size_t i = 0; i < mask.size(); ++i) mask[i] = v[i];
-  *whole = (v.back() & 4u) != 0;
+  *whole = (decided & 4u) != 0;
   return {};
 }
+
+// Pins `on` (a channel is not dropped while a creation runs on it).
+struct CreationPin {
+  Runtime& rt;
+  Communicator* on;
+  CreationPin(Runtime& r, Communicator* c) : rt(r), on(c) { rt.ft().creation_pin(on, 1); }
+  ~CreationPin() { rt.ft().creation_pin(on, -1); }
+  CreationPin(const CreationPin&) = delete;
+  CreationPin& operator=(const CreationPin&) = delete;
+};
 }  // namespace
 
-Status agree_context(Runtime& rt, Communicator* on, const Status& before, std::uint32_t* ctx, bool rounds) {
-  if (!rounds) {
-    ContextAllocator::Mask common = rt.contexts().free_mask();
-    bool whole = true;
-    FTMPI_TRY(agree_once(rt, on, before, std::span<std::uint64_t>(common), &whole));
-    auto lowest = ContextAllocator::lowest_common(common);
-    if (!lowest.ok()) return lowest.status();
-    FTMPI_TRY(rt.contexts().claim(*lowest));
-    *ctx = *lowest;
-    return {};
-  }
+Status agree_context(Runtime& rt, Communicator* on, const Status& before, std::uint32_t* ctx, const AllocKey& key) {
   // Every survivor sees the same decision in every round (the agreement is uniform), so all survivors run the
   // same rounds and claim the same slot, or return an error in the same round. `before` travels in round 0;
   // a failed member or a revoke ends the rounds with the error wherever it shows.
+  CreationPin pin(rt, on);
   bool first = true;
-  const AllocKey key{on->ctx_pt2pt, ContextAllocator::lowest_member(on), AllocKey::kKindParent};
   return rt.contexts().run_rounds(
       rt, key,
       [&](ContextAllocator::Contribution& c) -> Status {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "comm/communicator.h"
+#include "comm/context_alloc.h"
 #include "util/status.h"
 
 namespace ftmpi {
@@ -67,17 +68,19 @@ inline Status allocate_context(Runtime& rt, Communicator* parent, std::uint32_t*
 }
 
 // The fault-tolerant half of allocate_context: agree on a context id free at every member of `on` (a
-// communicator, or an agreement channel, ft/ft_manager.h) with the fault-tolerant agreement. Uniform: every
-// survivor gets the id (claimed), or every survivor an error — Errc::revoked when some member's `before`
-// was a revoke, Errc::proc_failed when another member's `before` failed or a member did not contribute —
-// or its own `before` error. Every live member of `on` must call it (in the same order), whatever its
-// `before`.
-// On a communicator (`rounds`): the allocation rounds of context_alloc.h "Threads" with the parent's key, each
-// round's AND one agreement on `on` (so constructors on different parents from several threads get distinct
-// ids; one agreement when the process is not at MPI_THREAD_MULTIPLE). On an agreement channel or a bridge
-// (!rounds): one agreement on the free mask, as those are shared by every constructor over one member set and
-// are not safe from concurrent threads anyway (docs/testing.md, threads).
-Status agree_context(Runtime& rt, Communicator* on, const Status& before, std::uint32_t* ctx, bool rounds = true);
+// communicator, or an agreement channel or bridge, ft/ft_manager.h) with the fault-tolerant agreement.
+// Uniform: every survivor gets the id (claimed), or every survivor an error — Errc::revoked when some
+// member's `before` was a revoke or `on` was revoked before the decision (ft/creation_keys.h), Errc::proc_failed
+// when another member's `before` failed or a member did not contribute — or its own `before` error. Every
+// live member of `on` must call it (in the same order on `on`), whatever its `before`.
+// The allocation rounds of context_alloc.h "Threads" under `key` (the allocation's AllocKey), each round's AND
+// one agreement on `on`, keyed per creation and round (ft/creation_keys.h): constructors from several threads
+// on different parents, or over one member set with different parents or tags (each has its own channel,
+// FtManager::channel), get distinct ids and never share an agreement instance.
+// A revoke of `on` (a communicator) does not end a round in progress: its decision stands at every member,
+// and the revoke ends the creation in the next round (vetoed); a creation called after the revoke was seen
+// here returns Errc::revoked at once — the same outcome every other member reads (ft/creation_keys.h).
+Status agree_context(Runtime& rt, Communicator* on, const Status& before, std::uint32_t* ctx, const AllocKey& key);
 
 // Build a communicator object around `group` (reference taken over) with context pair (ctx, ctx+1),
 // inheriting `parent`'s error handler. Does no communication.

@@ -75,7 +75,7 @@ ContextAllocator::Contribution ContextAllocator::Allocation::begin() {
   const bool entry = concurrent_ && !live_;
   entry_ = entry;
   const bool lowest = !entry && std::none_of(a_.inflight_.begin(), a_.inflight_.end(), [this](const Allocation* o) {
-    return o != this && o->live_ && o->key_ < key_;
+    return o != this && o->live_ && (o->urgent() != urgent() ? o->urgent() : o->key_ < key_);
   });
   Contribution c{};
   bool whole = true;
@@ -93,6 +93,7 @@ ContextAllocator::Contribution ContextAllocator::Allocation::begin() {
 Result<bool> ContextAllocator::Allocation::finish(const Contribution& common, std::uint32_t* id) {
   live_ = true;  // the AND holds every member's contribution: every member has called this allocation
   just_entered_ = entry_;
+  ++rounds_;
   ++a_.changes_;
   Mask m{};
   for (std::size_t w = 0; w < kWords; ++w) {

@@ -36,7 +36,11 @@
 //   - round 0, in a process at MPI_THREAD_MULTIPLE: nothing (whole cleared). Round 0 is an *entry* round:
 //     when it ends here, every member of X has called X. X is then *live* here.
 //   - otherwise (round >= 1, or a process that cannot have two allocations in flight at once): if no other
-//     allocation live here has a lower key, every free slot no other round here reserved; else nothing.
+//     allocation live here comes first, every free slot no other round here reserved; else nothing.
+//     *Comes first*: the order (urgent before not urgent, then the lower key), where X is *urgent* once it
+//     has ended kUrgentRounds rounds. Without urgency a thread that creates communicators back to back on a
+//     low key (a create_from_group loop on MPI_COMM_WORLD) starved every higher key for as long as it ran:
+//     its next allocation was live again before the starved one's next round (ft_comm_threads_group).
 // Safety (no two allocations sharing a process claim one slot; a claimed slot is free at every member):
 // the claimed slot lies in A, so in every member's contribution to that round, so it was free and reserved
 // for that round at every member, and no other round in flight at that member could offer it; a member
@@ -56,9 +60,18 @@
 // out of ids. Induction over keys (finitely many allocations are in flight at once): every live allocation
 // ends, and every called one becomes live. No fixed order of threads or ranks is assumed anywhere.
 // Uniqueness of keys is what makes (4) hold: two allocations sharing a member never both count as lowest.
+// With urgency, (4) is about the first in the order (urgent, key) instead of the lowest key: X's round count
+// is the same at every member after each round (every member runs every round), urgency never ends, so from
+// round kUrgentRounds on X compares alike everywhere with every other live allocation; an allocation that
+// becomes live later is not urgent for its first kUrgentRounds rounds, so only finitely many come before X.
 // Failures: a round's AND fails like any collective (Errc::proc_failed, revoked); the member returns the
 // error and ends its reservation (no hang). In FT mode each round's AND is one fault-tolerant agreement
-// (comm_ops.h agree_context): every survivor sees the same AND or the same error in every round.
+// (comm_ops.h agree_context): every survivor sees the same AND or the same error in every round. The
+// agreement instance is the call's own — a keyed instance numbered per agreeing object (ft/creation_keys.h)
+// on the parent, on a channel of (member set, parent, tag) for create_group / create_from_group, on the
+// intercommunicator's span, on a per-call bridge for Intercomm_create — so concurrent calls over the same
+// member set from different threads never mix their rounds. A revoke never ends a round in progress (its
+// decision stands everywhere); it vetoes the next round (ft/creation_keys.h), so the outcome stays uniform.
 // Cost: one round (the AND of the masks) when alone; at MPI_THREAD_MULTIPLE one more, empty, round (the
 // entry round); under contention a non-lowest allocation repeats cheap empty rounds until the lower ends.
 // A communicator of this process alone (a dup of MPI_COMM_SELF) needs no round: allocate_local() takes a slot
@@ -159,6 +172,9 @@ class ContextAllocator {
     bool live() const { return live_; }
     // The round that just ended was the entry round: the next one follows at once (no pause: nothing cut it).
     bool just_entered() const { return just_entered_; }
+    // Rounds ended after which an allocation comes before every non-urgent one ("Threads" above).
+    static constexpr std::uint32_t kUrgentRounds = 6;
+    bool urgent() const { return rounds_ >= kUrgentRounds; }
 
    private:
     ContextAllocator& a_;
@@ -167,6 +183,7 @@ class ContextAllocator {
     bool live_ = false;  // every member has called this allocation (a round ended here)
     bool entry_ = false;         // the round in progress is the entry round
     bool just_entered_ = false;  // the last round to end was the entry round
+    std::uint32_t rounds_ = 0;   // rounds ended
     Mask mine_{};
   };
 

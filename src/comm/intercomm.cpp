@@ -118,20 +118,18 @@ Status and_both_sides(Runtime& rt, Communicator* local, int local_leader, Commun
 }
 
 // FT mode (issue 12): the intercommunicator constructors below end with one fault-tolerant agreement over
-// both groups (an agreement channel of their union, ft/ft_manager.h) on the new context id, with every
-// member's outcome of the earlier steps, so every survivor of both groups gets the new communicator or
-// every one the error. Each earlier step runs at every member whatever happened before (so nobody waits
-// for a member that skipped it); the first error is carried to the agreement.
-constexpr std::uint32_t kSaltInter = 0x494e5452u;  // "INTR"
-
+// both groups (on the intercommunicator's span, FtManager::span: its own context, so constructors on
+// different intercommunicators over the same processes, from several threads, never share an agreement) on
+// the new context id, with every member's outcome of the earlier steps, so every survivor of both groups
+// gets the new communicator or every one the error (also when a revoke races it: ft/creation_keys.h). Each
+// earlier step runs at every member whatever happened before (so nobody waits for a member that skipped
+// it); the first error is carried to the agreement.
 bool uniform(Runtime& rt) { return rt.ft().ft_mode(); }
 
 Status inter_agree_context(Runtime& rt, Communicator* inter, Status before, std::uint32_t* ctx) {
-  std::vector<int> members = inter->group->world_ranks;
-  members.insert(members.end(), inter->remote_group->world_ranks.begin(), inter->remote_group->world_ranks.end());
-  std::sort(members.begin(), members.end());
   if (before.ok() && inter->revoked.load()) before = Status(Errc::revoked, "the communicator has been revoked");
-  return agree_context(rt, rt.ft().channel(members, kSaltInter), before, ctx, false);
+  const AllocKey key{inter->ctx_pt2pt, ContextAllocator::lowest_member(inter), AllocKey::kKindInter};
+  return agree_context(rt, rt.ft().span(inter), before, ctx, key);
 }
 
 Communicator* make_inter(Runtime& rt, Communicator* local_hidden, std::vector<int> remote_world, std::uint32_t ctx,
@@ -159,19 +157,25 @@ struct FtHeader {
   std::int32_t ok;
   std::int32_t size;
   std::uint64_t count;
+  std::uint32_t hidden_ctx;  // the side's hidden local communicator: the allocation's key (context_alloc.h)
+  std::int32_t hidden_low;
 };
 
 Status intercomm_create_ft(Runtime& rt, Communicator* local_comm, int local_leader, Communicator* peer_comm,
                            int remote_leader, int tag, Communicator** out) {
   std::vector<int> mine_sorted = local_comm->group->world_ranks;
   std::sort(mine_sorted.begin(), mine_sorted.end());
-  const std::uint64_t count = rt.ft().next_bridge_count(mine_sorted);
+  // Counted per (side, local_comm): concurrent creations from several threads over the same side use
+  // different local communicators (MPI), and each member counts the creations on one local_comm in order.
+  const std::uint64_t count = rt.ft().next_bridge_count(
+      mine_sorted, {local_comm->ctx_pt2pt, static_cast<std::uint32_t>(ContextAllocator::lowest_member(local_comm))});
   const std::uint32_t h_mine = ft::FtManager::bridge_side_hash(mine_sorted, count);
   // 1.
   Communicator* hidden = nullptr;
   Status st = dup(rt, local_comm, &hidden);
   // 2.
-  FtHeader hdr{st.ok() ? 1 : 0, local_comm->size, count};
+  FtHeader hdr{st.ok() ? 1 : 0, local_comm->size, count, st.ok() ? hidden->ctx_pt2pt : 0u,
+               st.ok() ? ContextAllocator::lowest_member(hidden) : 0};
   FtHeader theirs{};
   std::vector<int> remote_world;
   Status ex;
@@ -227,7 +231,9 @@ Status intercomm_create_ft(Runtime& rt, Communicator* local_comm, int local_lead
   for (std::size_t i = 0; i < union_world.size(); ++i)
     dest_hash[i] = std::binary_search(mine_sorted.begin(), mine_sorted.end(), union_world[i]) ? h_mine : h_remote;
   std::uint32_t ctx = 0;
-  st = agree_context(rt, rt.ft().bridge(union_world, std::move(dest_hash), h_mine), Status::Ok(), &ctx, false);
+  const AllocKey key = std::min(AllocKey{hdr.hidden_ctx, hdr.hidden_low, AllocKey::kKindInterCreate},
+                                AllocKey{theirs.hidden_ctx, theirs.hidden_low, AllocKey::kKindInterCreate});
+  st = agree_context(rt, rt.ft().bridge(union_world, std::move(dest_hash), h_mine), Status::Ok(), &ctx, key);
   if (!st.ok()) {
     Status f = free(rt, hidden);
     (void)f;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ft/agreement.h"
+#include "ft/creation_keys.h"
 #include "ft/revoke.h"
 #include "ft/shm_board.h"
 
@@ -37,6 +38,10 @@ struct CommFt {
   std::deque<std::uint64_t> keyed_started;
   std::deque<std::uint64_t> keyed_forgotten_order;
   std::set<std::uint64_t> keyed_forgotten;
+  // Communicator creations agreeing on this object (comm::agree_context): their rounds' instance keys and the
+  // revoke rule (ft/creation_keys.h); `creating`: creations in progress here (a channel is not dropped then).
+  CreationKeys creation;
+  int creating = 0;
   // Bridges (ft/bridge.h, FtManager::bridge): the side hash carried by frames to each member (empty for
   // any other communicator or channel), and the members greeted with a HELLO so far.
   std::vector<std::uint32_t> dest_hash;

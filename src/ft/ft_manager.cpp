@@ -108,9 +108,13 @@ ftmpi_comm_s* FtManager::new_channel(const std::vector<int>& world, std::uint32_
     for (auto c = channels_.begin(); c != channels_.end(); ++c) {
       bool idle = true;
       for (auto& [id, a] : c->second->comm.ft->agreements) idle = idle && a->decided();
+      idle = idle && c->second->comm.ft->creating == 0;
       if (idle && (victim == channels_.end() || c->second->last_used < victim->second->last_used)) victim = c;
     }
-    if (victim != channels_.end()) channels_.erase(victim);
+    if (victim != channels_.end()) {
+      creation_saved_[victim->first] = victim->second->comm.ft->creation;
+      channels_.erase(victim);
+    }
   }
   auto ch = std::make_unique<Channel>();
   ftmpi_comm_s& c = ch->comm;
@@ -122,6 +126,10 @@ ftmpi_comm_s* FtManager::new_channel(const std::vector<int>& world, std::uint32_
   c.ft = new CommFt;
   c.ft->members_hash = hash;
   c.ft->dest_hash = std::move(dest_hash);
+  if (auto saved = creation_saved_.find(hash); saved != creation_saved_.end()) {
+    c.ft->creation = saved->second;
+    creation_saved_.erase(saved);
+  }
   c.magic = kMagicComm;  // never an application handle (nobody sees it), but not a freed one either
   ch->last_used = ++channel_clock_;
   ftmpi_comm_s* out = &ch->comm;
@@ -162,10 +170,13 @@ std::uint32_t FtManager::bridge_side_hash(const std::vector<int>& side_sorted, s
   return f.h & ~kFromFreed;
 }
 
-std::uint64_t FtManager::next_bridge_count(const std::vector<int>& side_sorted) {
+std::uint64_t FtManager::next_bridge_count(const std::vector<int>& side_sorted, std::array<std::uint32_t, 2> caller) {
   Fnv f;
   for (int w : side_sorted) f.mix(static_cast<std::uint32_t>(w));
-  return bridge_counts_[f.h]++;
+  f.mix(caller[0]);
+  f.mix(caller[1]);
+  // The count's high half is the caller's hash: creations of two callers over one side never share a count.
+  return (std::uint64_t{f.h} << 32) | bridge_counts_[f.h]++;
 }
 
 ftmpi_comm_s* FtManager::bridge(const std::vector<int>& world, std::vector<std::uint32_t> dest_hash, std::uint32_t mine) {
@@ -375,6 +386,14 @@ void FtManager::revoke(ftmpi_comm_s* c, int from, int origin, int radix) {
     if (ftmpi_comm_s* hidden = c->local_comm; hidden != nullptr && !hidden->revoked.exchange(true)) {
       // Every local member gets the intercommunicator's revoke, so no broadcast of its own is needed.
       rt_.engine().purge_contexts(hidden->ctx_pt2pt, hidden->ctx_coll, why);
+      veto_creation(hidden, state(hidden).creation.on_revoke());
+    }
+    // The creation rule (ft/creation_keys.h): veto the creation round this process would start next (an
+    // intercommunicator's constructors agree on its span).
+    veto_creation(c, s.creation.on_revoke());
+    if (c->is_inter() && c->magic == kMagicComm) {
+      ftmpi_comm_s* sp = span(c);
+      veto_creation(sp, state(sp).creation.on_revoke());
     }
   }
   // 4. reliable broadcast (ft/revoke.h): down the revoker's tree, and a flood whenever a failure could have
@@ -577,6 +596,26 @@ const Agreement& FtManager::start_keyed_agreement(ftmpi_comm_s* c, std::uint32_t
   a.start(contribution, failures_.epoch() == 0 ? RankSet() : RankSet(failed_members(c)));
   flush(c, a, id);
   return a;
+}
+
+// --- communicator creation (ft/creation_keys.h) ---------------------------------------------------------
+
+void FtManager::creation_pin(ftmpi_comm_s* c, int delta) { state(c).creating += delta; }
+
+const Agreement* FtManager::start_creation_round(ftmpi_comm_s* c, std::span<const std::uint64_t> contribution) {
+  auto key = state(c).creation.begin_round();
+  if (!key) return nullptr;
+  return &start_keyed_agreement(c, *key, contribution);
+}
+
+void FtManager::end_creation_round(ftmpi_comm_s* c, bool revoked) {
+  veto_creation(c, state(c).creation.end_round(revoked));
+}
+
+void FtManager::veto_creation(ftmpi_comm_s* c, std::optional<std::uint32_t> key) {
+  if (!key) return;
+  const std::array<std::uint64_t, kCreationWords> veto{};  // every flag cleared: "revoked" (comm::agree_context)
+  start_keyed_agreement(c, *key, veto);
 }
 
 // --- the board (ft/agree_board.h, ft/shm_board.h) ------------------------------------------------------

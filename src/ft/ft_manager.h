@@ -8,9 +8,11 @@
 // frames for a context not registered yet are kept until it is. A communicator's CommFt (ft/comm_ft.h) is
 // created here on first use and deleted by its retirement.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -116,6 +118,17 @@ class FtManager final : public p2p::FtHandler {
   // relative to each other and to the sequential ones.
   const Agreement& start_keyed_agreement(ftmpi_comm_s* c, std::uint32_t key, std::span<const std::uint64_t> contribution);
 
+  // Communicator creation (ft/creation_keys.h) agreeing on `c` (a communicator, a channel or a bridge):
+  // creation_pin(c, +1/-1) brackets one creation (a channel is not dropped meanwhile). start_creation_round
+  // starts the creation's next round with `contribution` (kCreationWords words, the last one the flags of
+  // comm::agree_context), or returns nullptr when a revoke of `c` was seen here (the round was vetoed: the
+  // creation ends with Errc::revoked). end_creation_round: the round's decision was read (`revoked`: its "not
+  // revoked" flag is cleared); starts a veto if the rule says so.
+  // A revoke of `c` (revoke() above) vetoes the next round unless one is in progress.
+  void creation_pin(ftmpi_comm_s* c, int delta);
+  const Agreement* start_creation_round(ftmpi_comm_s* c, std::span<const std::uint64_t> contribution);
+  void end_creation_round(ftmpi_comm_s* c, bool revoked);
+
   // An agreement channel over an arbitrary set of processes (`world`: world ranks, sorted, including this
   // one): a communicator-like object whose agreements travel on MPI_COMM_WORLD's context, told apart by
   // their members hash (salted with `salt`, so that two channels over the same set used for different
@@ -130,7 +143,9 @@ class FtManager final : public p2p::FtHandler {
   // their leaders. A side's hash: bridge_side_hash(its sorted world ranks, its bridge count), where the count
   // is next_bridge_count(side), taken once per MPI_Intercomm_create by every member of the side.
   static std::uint32_t bridge_side_hash(const std::vector<int>& side_sorted, std::uint64_t count);
-  std::uint64_t next_bridge_count(const std::vector<int>& side_sorted);
+  // `caller`: what else tells the side's concurrent creations apart (MPI_Intercomm_create: local_comm's
+  // context id and lowest member), the same at every member of the side.
+  std::uint64_t next_bridge_count(const std::vector<int>& side_sorted, std::array<std::uint32_t, 2> caller = {});
   // A knower's bridge: an agreement channel over `world` (sorted), frames to member r carrying
   // dest_hash[r], frames to me carrying `mine`. Kept like channels (at most kMaxChannels).
   ftmpi_comm_s* bridge(const std::vector<int>& world, std::vector<std::uint32_t> dest_hash, std::uint32_t mine);
@@ -227,6 +242,10 @@ class FtManager final : public p2p::FtHandler {
   std::unordered_map<std::uint32_t, std::unique_ptr<Channel>> channels_;
   std::unordered_map<std::uint32_t, std::vector<Early>> channel_early_;
   std::uint64_t channel_clock_ = 0;
+  // The creation keys (ft/creation_keys.h) of dropped channels, by hash: a channel made again continues
+  // its numbering (the other members may never have dropped theirs).
+  std::unordered_map<std::uint32_t, CreationKeys> creation_saved_;
+  void veto_creation(ftmpi_comm_s* c, std::optional<std::uint32_t> key);
   // World frames whose members hash is not world's: a channel's (or dropped).
   void handle_channel_frame(int src_world, std::span<const std::byte> payload);
   // Create the channel (or bridge) object for `world` under `hash` (dropping the least recently used idle

@@ -195,6 +195,26 @@ TEST(ContextAlloc, HigherKeyOffersNothingWhileLowerLive) {
   EXPECT_TRUE(a.in_use(id));
 }
 
+// An allocation that has ended kUrgentRounds rounds comes before a lower key that is not urgent: a thread that
+// creates on a low key back to back (each allocation live again after its entry round) no longer starves it.
+TEST(ContextAlloc, UrgentAllocationComesBeforeFreshLowerKeys) {
+  ContextAllocator a;
+  std::uint32_t id = 0;
+  Alloc high(a, key(50), true);
+  ASSERT_TRUE(high.finish(high.begin(), &id).ok());  // entry round
+  for (std::uint32_t r = 1; r < Alloc::kUrgentRounds; ++r) {
+    Alloc low(a, key(10), true);  // a fresh low-key allocation, live after its entry round
+    ASSERT_TRUE(low.finish(low.begin(), &id).ok());
+    EXPECT_TRUE(empty_mask(high.begin())) << "round " << r;  // not urgent yet: high offers nothing
+    ASSERT_TRUE(high.finish(Contribution{}, &id).ok());
+  }
+  ASSERT_TRUE(high.urgent());
+  Alloc low(a, key(10), true);
+  ASSERT_TRUE(low.finish(low.begin(), &id).ok());
+  EXPECT_FALSE(empty_mask(high.begin()));  // urgent: offers although a lower key is live
+  EXPECT_TRUE(empty_mask(low.begin()));    // and the lower key waits for it
+}
+
 TEST(ContextAlloc, KeysOrderByContextWitnessKind) {
   EXPECT_LT((AllocKey{4, 9, 7}), (AllocKey{6, 0, 0}));
   EXPECT_LT((AllocKey{4, 1, 7}), (AllocKey{4, 2, 0}));
