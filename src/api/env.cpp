@@ -117,8 +117,9 @@ FTMPI_ALIAS(Is_thread_main)
 // job a communicator whose group is the caller alone (MPI_COMM_SELF, a shrunken communicator of one) ends this
 // process only: the others are survivors and see an ordinary process failure, as after a crash. ULFM programs
 // use MPI_Abort(MPI_COMM_SELF, ...) both to leave when they cannot continue and to inject a failure.
+// Not under Reinit, whose recovery would restart the aborted process: there MPI_Abort still ends the job.
 static bool aborts_only_me(MPI_Comm comm) {
-  return g_api.rt && g_api.initialized && !g_api.finalized && g_api.rt->ft_mode() &&
+  return g_api.rt && g_api.initialized && !g_api.finalized && g_api.rt->ft_mode() && !g_api.rt->reinit() &&
          ftmpi::api::valid_comm(comm) && !comm->is_inter() && comm->size == 1;
 }
 
