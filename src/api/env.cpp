@@ -112,7 +112,24 @@ extern "C" int PMPI_Is_thread_main(int* flag) {
 }
 FTMPI_ALIAS(Is_thread_main)
 
+// MPI_Abort ends "the processes in the group of comm" (MPI-4.1 §11.6). Outside fault-tolerant mode, and for
+// any group larger than the caller, that is the whole job (the launcher stops every rank). In a fault-tolerant
+// job a communicator whose group is the caller alone (MPI_COMM_SELF, a shrunken communicator of one) ends this
+// process only: the others are survivors and see an ordinary process failure, as after a crash. ULFM programs
+// use MPI_Abort(MPI_COMM_SELF, ...) both to leave when they cannot continue and to inject a failure.
+// Not under Reinit, whose recovery would restart the aborted process: there MPI_Abort still ends the job.
+static bool aborts_only_me(MPI_Comm comm) {
+  return g_api.rt && g_api.initialized && !g_api.finalized && g_api.rt->ft_mode() && !g_api.rt->reinit() &&
+         ftmpi::api::valid_comm(comm) && !comm->is_inter() && comm->size == 1;
+}
+
 extern "C" int PMPI_Abort(MPI_Comm comm, int errorcode) {
+  if (aborts_only_me(comm)) {
+    ftmpi::log::error("MPI_Abort on a communicator of one process (code %d): this rank ends, the job goes on",
+                      errorcode);
+    std::fflush(nullptr);  // what the program printed before MPI_Abort reaches the launcher
+    std::_Exit(errorcode);  // mpiexec counts the rank as failed (it never finalized) and tells the others
+  }
   char why[128];
   std::snprintf(why, sizeof why, "MPI_Abort called with error code %d", errorcode);
   ftmpi::api::abort_job(errorcode, why);
