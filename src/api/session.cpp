@@ -37,6 +37,7 @@
 using ftmpi::Errc;
 using ftmpi::Status;
 using ftmpi::api::g_api;
+using ftmpi::api::ret;
 
 namespace {
 constexpr std::uint32_t kMagicSession = 0x5E550009;
@@ -289,8 +290,13 @@ FTMPI_ALIAS(Session_get_info)
 
 extern "C" int PMPI_Session_create_errhandler(MPI_Session_errhandler_function* function, MPI_Errhandler* errhandler) {
   const char* fn = "MPI_Session_create_errhandler";
-  FTMPI_ENTER(fn);
-  if (!function || !errhandler) return session_ret(nullptr, Status(Errc::arg, "NULL function or handle"), fn);
+  // At any time: the handler of a session is made before the session (MPI_Session_init takes it), and a
+  // program of the Sessions model may never call MPI_Init.
+  FTMPI_ENTER_ANYTIME(fn);
+  if (!function || !errhandler) {
+    if (!g_api.initialized || g_api.finalized) return MPI_ERR_ARG;  // no handler applies outside MPI
+    return ret(nullptr, Status(Errc::arg, "NULL function or handle"), fn);
+  }
   auto* e = new ftmpi_errhandler_s;
   e->kind = ftmpi_errhandler_s::Kind::user;
   e->fn = reinterpret_cast<ftmpi_comm_errhandler_fn*>(function);
