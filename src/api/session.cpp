@@ -165,15 +165,12 @@ int pset_index(const char* name) {
   return -1;
 }
 
-// The members of process set i, as world ranks.
+// The members of process set i, as world ranks (the process identifiers groups are made of). mpi://WORLD is
+// MPI_COMM_WORLD's group, whose machinery is up whenever the runtime is: in a spawned process its members
+// are not 0..n-1 (the parents come first), so it is read from there, not counted.
 std::vector<int> pset_members(int i) {
-  std::vector<int> w;
-  if (i == 0) {
-    for (int r = 0; r < g_api.rt->world_size(); ++r) w.push_back(r);
-  } else {
-    w.push_back(g_api.rt->world_rank());
-  }
-  return w;
+  if (i == 0) return ftmpi_comm_world.group->world_ranks;
+  return {g_api.rt->world_rank()};
 }
 
 }  // namespace
