@@ -8,6 +8,8 @@
  *    send request fail with MPI_ERR_REQUEST; a partition index out of range (Pready, Pready_range with
  *    low > high or high too large, Pready_list, Parrived) and a partition readied twice fail with MPI_ERR_ARG
  *    and mark nothing; MPI_Start on an active request fails with MPI_ERR_REQUEST;
+ *  - MPI_Cancel and MPI_Request_free of an active (started, not completed) partitioned send or receive fail
+ *    with MPI_ERR_REQUEST (erroneous, MPI-4.0 §4.2.2) and leave the request working; inactive, both succeed;
  *  - after all of that the pair still works (every partition delivered intact);
  *  - a send longer than its receive gives MPI_ERR_TRUNCATE at the receiver (the partitions that fit are
  *    delivered, nothing is written beyond the buffer) while the sender completes, round after round. */
@@ -53,6 +55,10 @@ int main(int argc, char **argv) {
     CHECK_CLASS(MPI_Parrived(r, 0, &flag), MPI_ERR_REQUEST); /* a send request */
     CHECK_MPI(MPI_Start(&r));
     CHECK_CLASS(MPI_Start(&r), MPI_ERR_REQUEST); /* already active */
+    MPI_Request keep = r;
+    CHECK_CLASS(MPI_Cancel(&r), MPI_ERR_REQUEST);       /* active partitioned: erroneous */
+    CHECK_CLASS(MPI_Request_free(&r), MPI_ERR_REQUEST); /* likewise */
+    CHECK(r == keep, "a refused MPI_Request_free changed the handle");
     CHECK_CLASS(MPI_Pready(4, r), MPI_ERR_ARG);
     CHECK_CLASS(MPI_Pready(-1, r), MPI_ERR_ARG);
     CHECK_CLASS(MPI_Pready_range(2, 1, r), MPI_ERR_ARG);
@@ -73,7 +79,10 @@ int main(int argc, char **argv) {
     CHECK_CLASS(MPI_Parrived(r, 0, &flag), MPI_ERR_REQUEST); /* before MPI_Start */
     CHECK_CLASS(MPI_Pready(0, r), MPI_ERR_REQUEST);          /* a receive request */
     for (int i = 0; i < 16; i++) buf[i] = -1;
+    CHECK_MPI(MPI_Cancel(&r)); /* inactive: nothing to cancel */
     CHECK_MPI(MPI_Start(&r));
+    CHECK_CLASS(MPI_Cancel(&r), MPI_ERR_REQUEST);
+    CHECK_CLASS(MPI_Request_free(&r), MPI_ERR_REQUEST);
     CHECK_CLASS(MPI_Pready(0, r), MPI_ERR_REQUEST);
     CHECK_CLASS(MPI_Parrived(r, 2, &flag), MPI_ERR_ARG);
     CHECK_CLASS(MPI_Parrived(r, -1, &flag), MPI_ERR_ARG);
