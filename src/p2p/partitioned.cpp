@@ -122,6 +122,7 @@ class PartSend final : public GenericOp {
     ++pending_;
   }
   bool marked(std::uint64_t i) const { return ready_[i] != 0; }
+  bool all_marked() const { return nready_ == a_.partitions; }
   std::uint64_t partitions() const { return a_.partitions; }
 
   bool progress() override {
@@ -390,6 +391,11 @@ Status precv_init(Engine& engine, const PartArgs& a, Request** out) {
 
 bool is_psend(const Request* r) { return as_send(const_cast<Request*>(r)) != nullptr; }
 bool is_precv(const Request* r) { return as_recv(const_cast<Request*>(r)) != nullptr; }
+
+bool psend_waits_for_pready(const Request* r) {
+  const PartSend* s = as_send(const_cast<Request*>(r));
+  return s != nullptr && r->active && !r->complete && !s->all_marked();
+}
 
 Status pready(Request* r, const int* partitions, std::size_t n) {
   PartSend* s = as_send(r);

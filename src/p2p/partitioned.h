@@ -103,5 +103,8 @@ Status parrived(Request* r, int partition, bool* flag);
 // True for a partitioned send / receive request.
 bool is_psend(const Request* r);
 bool is_precv(const Request* r);
+// True for an active partitioned send some of whose partitions are not marked ready this round: it cannot
+// complete without further MPI_Pready calls.
+bool psend_waits_for_pready(const Request* r);
 
 }  // namespace ftmpi::p2p::part
