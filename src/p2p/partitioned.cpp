@@ -429,7 +429,11 @@ Status pready_range(Request* r, int lo, int hi) {
 
 Status parrived(Request* r, int partition, bool* flag) {
   PartRecv* p = as_recv(r);
-  if (!p || !r->active) return not_active("receive");
+  if (!p) return Status(Errc::request, "not a partitioned receive request");
+  if (!r->active) {  // MPI-4.0 §4.2.2: an inactive request answers flag = true
+    *flag = true;
+    return {};
+  }
   if (partition < 0 || static_cast<std::uint64_t>(partition) >= p->partitions())
     return Status(Errc::arg, "partition " + std::to_string(partition) + " out of range [0, " +
                                  std::to_string(p->partitions()) + ")");

@@ -4,8 +4,9 @@
  *  - Psend_init/Precv_init refuse MPI_ANY_SOURCE (MPI_ERR_RANK), MPI_ANY_TAG and negative tags (MPI_ERR_TAG), an
  *    out-of-range rank (MPI_ERR_RANK), negative partitions (MPI_ERR_ARG), a negative count (MPI_ERR_COUNT), a
  *    NULL buffer with data (MPI_ERR_BUFFER), an invalid info (MPI_ERR_INFO), a bad communicator (MPI_ERR_COMM);
- *  - Pready* on an inactive request, on a receive request, Parrived before MPI_Start, after completion and on a
- *    send request fail with MPI_ERR_REQUEST; a partition index out of range (Pready, Pready_range with
+ *  - Pready* on an inactive request, on a receive request, and Parrived on a send request fail with
+ *    MPI_ERR_REQUEST; Parrived on MPI_REQUEST_NULL, before MPI_Start and after completion (inactive) gives
+ *    flag = true (MPI-4.0 §4.2.2); a partition index out of range (Pready, Pready_range with
  *    low > high or high too large, Pready_list, Parrived) and a partition readied twice fail with MPI_ERR_ARG
  *    and mark nothing; MPI_Start on an active request fails with MPI_ERR_REQUEST;
  *  - MPI_Cancel of an active (started, not completed) partitioned send or receive, and MPI_Request_free of an
@@ -78,7 +79,12 @@ int main(int argc, char **argv) {
     CHECK_MPI(MPI_Request_free(&r));
   } else if (rank == 1) {
     CHECK_MPI(MPI_Precv_init(buf, 2, 8, MPI_INT, 0, 3, MPI_COMM_WORLD, hints, &r));
-    CHECK_CLASS(MPI_Parrived(r, 0, &flag), MPI_ERR_REQUEST); /* before MPI_Start */
+    flag = 0;
+    CHECK_MPI(MPI_Parrived(r, 0, &flag)); /* before MPI_Start: inactive, flag = true */
+    CHECK(flag == 1, "Parrived on an inactive request gave flag %d", flag);
+    flag = 0;
+    CHECK_MPI(MPI_Parrived(MPI_REQUEST_NULL, 0, &flag));
+    CHECK(flag == 1, "Parrived on MPI_REQUEST_NULL gave flag %d", flag);
     CHECK_CLASS(MPI_Pready(0, r), MPI_ERR_REQUEST);          /* a receive request */
     for (int i = 0; i < 16; i++) buf[i] = -1;
     CHECK_MPI(MPI_Cancel(&r)); /* inactive: nothing to cancel */
@@ -97,7 +103,9 @@ int main(int argc, char **argv) {
     }
     CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
     for (int i = 0; i < 16; i++) CHECK(buf[i] == 100 + i, "buf[%d] = %d", i, buf[i]);
-    CHECK_CLASS(MPI_Parrived(r, 0, &flag), MPI_ERR_REQUEST); /* inactive after completion */
+    flag = 0;
+    CHECK_MPI(MPI_Parrived(r, 0, &flag)); /* inactive after completion: flag = true */
+    CHECK(flag == 1, "Parrived after completion gave flag %d", flag);
     CHECK_MPI(MPI_Request_free(&r));
   }
   CHECK_MPI(MPI_Info_free(&hints));
