@@ -134,6 +134,11 @@ class PartSend final : public GenericOp {
     }
     if (pending_ > 0) reap();
     if (pending_ > 0) return false;
+    if (a_.peer < 0) {  // MPI_PROC_NULL: nothing to send, complete at once as the receive side does (MPI_Pready
+      finished_ = true;  // calls until MPI_Wait/MPI_Test are still accepted: mark() sends nothing)
+      result = error_;
+      return true;
+    }
     if (nready_ < a_.partitions && error_.ok()) {
       // Waiting for MPI_Pready: give up only when the peer can never take the data.
       if (a_.comm->revoked.load(std::memory_order_relaxed))
