@@ -192,6 +192,13 @@ extern "C" int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val
     return MPI_SUCCESS;
   }
   if (is_predefined_key(keyval)) {
+    // A communicator of the Sessions model carries MPI_TAG_UB only (MPI-4.0 §11.2.3, §9.1.1): MPI_HOST,
+    // MPI_IO, MPI_WTIME_IS_GLOBAL and the process-model attributes belong to the World model; ftmpi's own
+    // MPIX_FT is kept (it describes the library, not the world).
+    if (comm->session != nullptr && keyval != MPI_TAG_UB && keyval != MPIX_FT) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
     *static_cast<int**>(attribute_val) = predefined_attr(keyval);
     *flag = 1;
     return MPI_SUCCESS;

@@ -100,6 +100,12 @@ extern "C" int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
   if (!ftmpi::api::valid_comm(comm1) || !ftmpi::api::valid_comm(comm2))
     return ret(nullptr, Status(Errc::comm, "invalid communicator"), "MPI_Comm_compare");
   if (!result) return ret(comm1, Status(Errc::arg, "result is NULL"), "MPI_Comm_compare");
+  // Objects of two different sessions must not meet in one call (MPI-4.0 §11.3.1): detected here, where
+  // the answer would otherwise be a plausible MPI_UNEQUAL. (A session's communicator and a World-model
+  // one may be compared: comm/comm_sessions.c checks that mpi://WORLD gives MPI_COMM_WORLD's group.)
+  if (comm1->session != nullptr && comm2->session != nullptr && comm1->session != comm2->session)
+    return ret(comm1, Status(Errc::comm, "the communicators derive from different MPI sessions"),
+               "MPI_Comm_compare");
   *result = cops::compare(comm1, comm2);
   return MPI_SUCCESS;
 }

@@ -22,6 +22,7 @@ FTMPI_API ftmpi_errhandler_s ftmpi_errors_abort = make_predefined(ftmpi_errhandl
 using ftmpi::Errc;
 using ftmpi::Status;
 using ftmpi::api::ret;
+using ftmpi::api::g_api;
 
 static bool valid_errhandler(const ftmpi_errhandler_s* e) { return e && e->magic == ftmpi::kMagicErrhandler; }
 
@@ -63,9 +64,13 @@ extern "C" int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* fn, MPI
 FTMPI_ALIAS(Comm_create_errhandler)
 
 extern "C" int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
-  FTMPI_ENTER("MPI_Errhandler_free");
-  if (!errhandler || !valid_errhandler(*errhandler))
+  // At any time, like MPI_Session_create_errhandler: a session's handler may be freed after the last
+  // MPI_Session_finalize (the sessions keep their own reference).
+  FTMPI_ENTER_ANYTIME("MPI_Errhandler_free");
+  if (!errhandler || !valid_errhandler(*errhandler)) {
+    if (!g_api.initialized || g_api.finalized) return MPI_ERR_ARG;  // no handler applies outside MPI
     return ret(nullptr, Status(Errc::arg, "invalid error handler"), "MPI_Errhandler_free");
+  }
   ftmpi_errhandler_s* e = *errhandler;
   // Freed objects stay allocated (stale handles must be detectable); communicators keep their reference.
   if (!e->predefined && --e->refs == 0) e->magic = ftmpi::kMagicFreed;

@@ -35,6 +35,7 @@
 #include "models/events/event_hub.h"
 
 using ftmpi::api::rt;
+using ftmpi::api::mpit::bad_len;
 using ftmpi::api::mpit::put_string;
 using ftmpi::api::mpit::t_ready;
 namespace ev = ftmpi::events;
@@ -78,6 +79,11 @@ struct ftmpi_mpit_event_registration_s {
   void* user_data[4] = {};
   MPI_T_event_dropped_cb_function* dropped = nullptr;
   MPI_Count dropped_deferred = 0;  // events the full queue could not take (guarded by g_deferred_mu)
+  // Hints given to handle_alloc / handle_set_info and to callback_set_info per safety level (owned copies,
+  // MPI_INFO_NULL when none): ftmpi defines no event hints, but get_info returns what was set, as
+  // MPI_Comm_get_info does, so a tool can read back its own keys.
+  MPI_Info hints = MPI_INFO_NULL;
+  MPI_Info cb_hints[4] = {MPI_INFO_NULL, MPI_INFO_NULL, MPI_INFO_NULL, MPI_INFO_NULL};
 };
 
 struct ftmpi_mpit_event_instance_s {
@@ -90,6 +96,35 @@ namespace {
 
 bool valid_reg(MPI_T_event_registration r) { return r != nullptr && r->magic == kRegMagic; }
 bool valid_inst(MPI_T_event_instance i) { return i != nullptr && i->magic == kInstMagic; }
+
+// Replace *slot by a copy of `info` (MPI_INFO_NULL clears it). MPI error code.
+int keep_hints(MPI_Info* slot, MPI_Info info) {
+  MPI_Info copy = MPI_INFO_NULL;
+  if (info != MPI_INFO_NULL) {
+    const int rc = PMPI_Info_dup(info, &copy);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  if (*slot != MPI_INFO_NULL) PMPI_Info_free(slot);
+  *slot = copy;
+  return MPI_SUCCESS;
+}
+
+// A new info object with the hints of *slot (empty when none were set).
+int hints_used(MPI_Info slot, MPI_Info* info_used) {
+  return slot != MPI_INFO_NULL ? PMPI_Info_dup(slot, info_used) : PMPI_Info_create(info_used);
+}
+
+// The communicator of handle_alloc's obj_handle. The standard passes a pointer to the handle
+// (MPI-4.0 §15.3.8, as for MPI_T_pvar_handle_alloc); programs written against Open MPI (whose handles are
+// pointers) also pass the handle itself, e.g. open-mpi/ompi-tests-public's events/ tests. Both are accepted:
+// a communicator object starts with kMagicComm, an odd word, which the low half of a handle (an aligned
+// pointer) never is, so reading the first 4 bytes tells the two apart (both forms have at least 8).
+MPI_Comm comm_of_obj_handle(void* obj_handle) {
+  std::uint32_t first;
+  std::memcpy(&first, obj_handle, sizeof first);
+  if (first == ftmpi::kMagicComm) return static_cast<MPI_Comm>(obj_handle);
+  return *static_cast<MPI_Comm*>(obj_handle);
+}
 
 int element(const ftmpi_mpit_event_instance_s& in, int k) {
   switch (k) {
@@ -241,6 +276,7 @@ extern "C" int PMPI_T_source_get_info(int source_index, char* name, int* name_le
                                       MPI_Count* max_ticks, MPI_Info* info) {
   FTMPI_T_CHECK();
   if (source_index != 0) return MPI_T_ERR_INVALID_INDEX;
+  if (bad_len(name_len) || bad_len(desc_len)) return MPI_ERR_ARG;
   put_string("ftmpi_events", name, name_len);
   put_string("failure notices (launcher and peers), revokes and application events, in the order this process saw them",
              desc, desc_len);
@@ -275,6 +311,7 @@ extern "C" int PMPI_T_event_get_info(int event_index, char* name, int* name_len,
                                      int* desc_len, int* bind) {
   FTMPI_T_CHECK();
   if (event_index < 0 || event_index >= kNumEvents) return MPI_T_ERR_INVALID_INDEX;
+  if (bad_len(name_len) || bad_len(desc_len) || bad_len(num_elements)) return MPI_ERR_ARG;
   const EventKind& k = kEvents[event_index];
   put_string(k.name, name, name_len);
   put_string(k.desc, desc, desc_len);
@@ -314,11 +351,15 @@ extern "C" int PMPI_T_event_handle_alloc(int event_index, void* obj_handle, MPI_
   if (ftmpi::api::called_from_event_callback() || t_in_deferred) return MPI_T_ERR_INVALID;
   if (!ftmpi::api::g_api.rt) return MPI_ERR_OTHER;  // bound to a communicator: MPI must be initialized
   ftmpi::api::ApiLock lock;
-  MPI_Comm comm = *static_cast<MPI_Comm*>(obj_handle);
+  MPI_Comm comm = comm_of_obj_handle(obj_handle);
   if (!ftmpi::api::valid_comm(comm)) return MPI_ERR_COMM;
   auto* reg = new ftmpi_mpit_event_registration_s;
   reg->index = event_index;
   reg->comm = comm;
+  if (const int rc = keep_hints(&reg->hints, info); rc != MPI_SUCCESS) {
+    delete reg;
+    return rc;
+  }
   ev::Filter f;
   f.comm = comm;
   f.members = ftmpi::api::member_world_ranks(comm);
@@ -332,7 +373,8 @@ FTMPI_ALIAS(T_event_handle_alloc)
 extern "C" int PMPI_T_event_handle_set_info(MPI_T_event_registration reg, MPI_Info info) {
   FTMPI_T_CHECK();
   if (!valid_reg(reg)) return MPI_T_ERR_INVALID_HANDLE;
-  return MPI_SUCCESS;  // no hints are defined
+  std::lock_guard<std::mutex> l(reg->mu);
+  return keep_hints(&reg->hints, info);  // no hints are defined: kept to be read back
 }
 FTMPI_ALIAS(T_event_handle_set_info)
 
@@ -340,7 +382,8 @@ extern "C" int PMPI_T_event_handle_get_info(MPI_T_event_registration reg, MPI_In
   FTMPI_T_CHECK();
   if (!valid_reg(reg)) return MPI_T_ERR_INVALID_HANDLE;
   if (!info_used) return MPI_ERR_ARG;
-  return PMPI_Info_create(info_used);  // no hints are defined: an empty info
+  std::lock_guard<std::mutex> l(reg->mu);
+  return hints_used(reg->hints, info_used);
 }
 FTMPI_ALIAS(T_event_handle_get_info)
 
@@ -360,7 +403,8 @@ extern "C" int PMPI_T_event_callback_set_info(MPI_T_event_registration reg, MPI_
   FTMPI_T_CHECK();
   if (!valid_reg(reg)) return MPI_T_ERR_INVALID_HANDLE;
   if (cb_safety < MPI_T_CB_REQUIRE_NONE || cb_safety > MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE) return MPI_ERR_ARG;
-  return MPI_SUCCESS;
+  std::lock_guard<std::mutex> l(reg->mu);
+  return keep_hints(&reg->cb_hints[cb_safety], info);
 }
 FTMPI_ALIAS(T_event_callback_set_info)
 
@@ -370,7 +414,8 @@ extern "C" int PMPI_T_event_callback_get_info(MPI_T_event_registration reg, MPI_
   if (!valid_reg(reg)) return MPI_T_ERR_INVALID_HANDLE;
   if (cb_safety < MPI_T_CB_REQUIRE_NONE || cb_safety > MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE) return MPI_ERR_ARG;
   if (!info_used) return MPI_ERR_ARG;
-  return PMPI_Info_create(info_used);
+  std::lock_guard<std::mutex> l(reg->mu);
+  return hints_used(reg->cb_hints[cb_safety], info_used);
 }
 FTMPI_ALIAS(T_event_callback_get_info)
 
@@ -400,6 +445,8 @@ extern "C" int PMPI_T_event_handle_free(MPI_T_event_registration reg, void* user
   }
   reg->magic = 0;
   if (free_cb_function) free_cb_function(reg, MPI_T_CB_REQUIRE_NONE, user_data);
+  keep_hints(&reg->hints, MPI_INFO_NULL);
+  for (MPI_Info& h : reg->cb_hints) keep_hints(&h, MPI_INFO_NULL);
   delete reg;
   return MPI_SUCCESS;
 }

@@ -15,9 +15,11 @@ inline std::atomic<int> g_t_init{0};  // MPI_T_init_thread minus MPI_T_finalize 
 inline bool t_ready() { return g_t_init.load() > 0; }
 
 // MPI_T string rule: with a NULL buffer or *len == 0 only the length (with the NUL) is returned; otherwise
-// at most *len - 1 characters and a NUL are written and *len is what was written, NUL included.
+// at most *len - 1 characters and a NUL are written and *len is what was written, NUL included. A negative
+// *len is the caller's error: nothing is written (the functions check bad_len first and return MPI_ERR_ARG).
+inline bool bad_len(const int* len) { return len != nullptr && *len < 0; }
 inline void put_string(const char* s, char* buf, int* len) {
-  if (!len) return;
+  if (!len || *len < 0) return;
   const int need = static_cast<int>(std::strlen(s)) + 1;
   if (!buf || *len == 0) {
     *len = need;

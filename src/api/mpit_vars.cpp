@@ -34,6 +34,7 @@
 
 using ftmpi::api::g_api;
 using ftmpi::api::rt;
+using ftmpi::api::mpit::bad_len;
 using ftmpi::api::mpit::put_string;
 
 struct ftmpi_mpit_enum_s {
@@ -185,7 +186,7 @@ int copy_indices(const std::vector<int>& v, int len, int indices[]) {
 extern "C" int PMPI_T_enum_get_info(MPI_T_enum enumtype, int* num, char* name, int* name_len) {
   FTMPI_T_CHECK();
   if (enumtype != &g_ft_mode_enum) return MPI_T_ERR_INVALID_HANDLE;
-  if (!num) return MPI_ERR_ARG;
+  if (!num || bad_len(name_len)) return MPI_ERR_ARG;
   *num = static_cast<int>(enumtype->items.size());
   put_string(enumtype->name, name, name_len);
   return MPI_SUCCESS;
@@ -196,7 +197,7 @@ extern "C" int PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int* value, 
   FTMPI_T_CHECK();
   if (enumtype != &g_ft_mode_enum) return MPI_T_ERR_INVALID_HANDLE;
   if (index < 0 || index >= static_cast<int>(enumtype->items.size())) return MPI_T_ERR_INVALID_ITEM;
-  if (!value) return MPI_ERR_ARG;
+  if (!value || bad_len(name_len)) return MPI_ERR_ARG;
   *value = enumtype->items[static_cast<std::size_t>(index)].first;
   put_string(enumtype->items[static_cast<std::size_t>(index)].second, name, name_len);
   return MPI_SUCCESS;
@@ -218,6 +219,7 @@ extern "C" int PMPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, i
   FTMPI_T_CHECK();
   if (cvar_index < 0 || cvar_index >= kNumCvars) return MPI_T_ERR_INVALID_INDEX;
   const Cvar& c = kCvars[cvar_index];
+  if (bad_len(name_len) || bad_len(desc_len)) return MPI_ERR_ARG;
   put_string(c.name, name, name_len);
   put_string(c.desc, desc, desc_len);
   if (verbosity) *verbosity = c.verbosity;
@@ -295,6 +297,7 @@ extern "C" int PMPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, i
   FTMPI_T_CHECK();
   if (pvar_index < 0 || pvar_index >= kNumPvars) return MPI_T_ERR_INVALID_INDEX;
   const Pvar& p = kPvars[pvar_index];
+  if (bad_len(name_len) || bad_len(desc_len)) return MPI_ERR_ARG;
   put_string(p.name, name, name_len);
   put_string(p.desc, desc, desc_len);
   if (verbosity) *verbosity = p.verbosity;
@@ -453,6 +456,7 @@ extern "C" int PMPI_T_category_get_info(int cat_index, char* name, int* name_len
   FTMPI_T_CHECK();
   if (cat_index < 0 || cat_index >= kNumCategories) return MPI_T_ERR_INVALID_INDEX;
   const Category& c = kCategories[cat_index];
+  if (bad_len(name_len) || bad_len(desc_len)) return MPI_ERR_ARG;
   put_string(c.name, name, name_len);
   put_string(c.desc, desc, desc_len);
   if (num_cvars) *num_cvars = static_cast<int>(c.cvars.size());

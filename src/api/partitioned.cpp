@@ -103,8 +103,12 @@ FTMPI_ALIAS(Pready_list)
 extern "C" int PMPI_Parrived(MPI_Request request, int partition, int* flag) {
   static constexpr const char* fn = "MPI_Parrived";
   FTMPI_ENTER(fn);
-  if (!valid_request(request)) return fail(request, Status(Errc::request, "invalid or freed request"), fn);
   if (!flag) return fail(request, Status(Errc::arg, "flag is NULL"), fn);
+  if (request == MPI_REQUEST_NULL) {  // MPI-4.0 §4.2.2: a null request answers flag = true
+    *flag = 1;
+    return MPI_SUCCESS;
+  }
+  if (!valid_request(request)) return fail(request, Status(Errc::request, "invalid or freed request"), fn);
   if (!request->complete) rt().progress().poll();
   bool arrived = false;
   Status st = part::parrived(request, partition, &arrived);

@@ -10,6 +10,7 @@
 #include "api/famp_state.h"
 #include "api/grequest.h"
 #include "api/p2p_args.h"
+#include "p2p/partitioned.h"
 
 using ftmpi::Errc;
 using ftmpi::Status;
@@ -18,6 +19,18 @@ using ftmpi::api::fill_status;
 using ftmpi::api::ret;
 using ftmpi::api::rt;
 using ftmpi::p2p::Request;
+
+namespace {
+// MPI-4.0 §4.2.2: freeing or cancelling a partitioned request that is active (started, not completed) is
+// erroneous. MPI_Cancel of one always fails with a message (ignored, it would leave the following MPI_Wait
+// hanging). MPI_Request_free fails where the operation could never end by itself: a send some of whose
+// partitions are not marked ready (the receiver would wait for them forever); an active receive, or a send
+// whose partitions are all ready, is released when it completes, as any persistent request is
+// (open-mpi/ompi-tests-public test_order0 frees such a receive and expects to run on).
+bool active_partitioned(const Request* r) {
+  return (ftmpi::p2p::part::is_psend(r) || ftmpi::p2p::part::is_precv(r)) && r->active && !r->complete;
+}
+}  // namespace
 
 namespace {
 
@@ -361,6 +374,11 @@ extern "C" int PMPI_Request_free(MPI_Request* request) {
     *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
   }
+  if (ftmpi::p2p::part::psend_waits_for_pready(r))
+    return ret(r->comm,
+               Status(Errc::request, "freeing an active partitioned send whose partitions are not all marked "
+                                     "ready is erroneous (MPI-4.0 §4.2.2): the receiver would wait forever"),
+               "MPI_Request_free");
   r->persistent = false;  // an active persistent request is released when its operation completes
   rt().engine().release(r);
   *request = MPI_REQUEST_NULL;
@@ -402,6 +420,11 @@ extern "C" int PMPI_Cancel(MPI_Request* request) {
   if (ftmpi::api::Grequest* g = ftmpi::api::as_grequest(*request))
     return ftmpi::api::ret_reported(nullptr, ftmpi::api::reported_callback_code(g->cancel(), "cancel function"),
                                     "MPI_Cancel");
+  if (active_partitioned(*request))
+    return ret((*request)->comm,
+               Status(Errc::request, "cancelling an active partitioned request is erroneous (MPI-4.0 §4.2.2): "
+                                     "partitioned operations cannot be cancelled"),
+               "MPI_Cancel");
   return ret((*request)->comm, rt().engine().cancel(*request), "MPI_Cancel");
 }
 FTMPI_ALIAS(Cancel)

@@ -402,15 +402,57 @@ extern "C" int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info i
 }
 FTMPI_ALIAS(Win_allocate_shared)
 
+namespace {
+// MPI_Win_shared_query on a window of MPI_Win_create or MPI_Win_allocate (MPI-4.1 §12.2.3): a rank whose
+// segment this process can load from and store to answers its size, unit and local address: this process's
+// own, and on one host the peers' segments of MPI_Win_allocate, which ftmpi maps here (rma/direct.h). Any
+// other rank answers size 0 and NULL. MPI_PROC_NULL: the lowest rank with a non-empty accessible segment
+// (size 0 and NULL when there is none).
+int query_unshared(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr) {
+  const auto access = [win](int r, void** at) -> bool {
+    const auto i = static_cast<std::size_t>(r);
+    if (r == win->rank()) {
+      *at = win->base;
+      return true;
+    }
+    if (i < win->direct.size() && win->direct[i].how == ftmpi_win_s::Access::mapped) {
+      *at = reinterpret_cast<void*>(win->direct[i].base);
+      return true;
+    }
+    return false;
+  };
+  int r = rank;
+  if (rank == MPI_PROC_NULL) {
+    r = -1;
+    for (int i = 0; i < win->size() && r < 0; ++i) {
+      void* at = nullptr;
+      if (win->peer_bytes[static_cast<std::size_t>(i)] > 0 && access(i, &at)) r = i;
+    }
+  }
+  void* at = nullptr;
+  if (r < 0 || !access(r, &at) || win->peer_bytes[static_cast<std::size_t>(r)] == 0) {
+    *size = 0;
+    *disp_unit = r < 0 ? 1 : win->peer_disp_unit[static_cast<std::size_t>(r)];
+    *static_cast<void**>(baseptr) = nullptr;
+    return MPI_SUCCESS;
+  }
+  *size = static_cast<MPI_Aint>(win->peer_bytes[static_cast<std::size_t>(r)]);
+  *disp_unit = win->peer_disp_unit[static_cast<std::size_t>(r)];
+  *static_cast<void**>(baseptr) = at;
+  return MPI_SUCCESS;
+}
+}  // namespace
+
 extern "C" int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr) {
   FTMPI_ENTER("MPI_Win_shared_query");
   FTMPI_CHECK_WIN(win, "MPI_Win_shared_query");
   if (!size || !disp_unit || !baseptr)
     return win_ret(win, Status(Errc::arg, "NULL output argument"), "MPI_Win_shared_query");
-  if (win->flavor != Flavor::shared)
-    return win_ret(win, Status(Errc::rma_flavor, "not a window of MPI_Win_allocate_shared"), "MPI_Win_shared_query");
+  if (win->flavor == Flavor::dynamic)
+    return win_ret(win, Status(Errc::rma_flavor, "a dynamic window has no segment to query"), "MPI_Win_shared_query");
   if (rank != MPI_PROC_NULL && (rank < 0 || rank >= win->size()))
     return win_ret(win, Status(Errc::rank, "rank out of range"), "MPI_Win_shared_query");
+  if (win->flavor != Flavor::shared) return query_unshared(win, rank, size, disp_unit, baseptr);
   int r = rank;
   if (rank == MPI_PROC_NULL) {  // the first rank with a non-empty segment
     r = 0;

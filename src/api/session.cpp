@@ -37,6 +37,7 @@
 using ftmpi::Errc;
 using ftmpi::Status;
 using ftmpi::api::g_api;
+using ftmpi::api::ret;
 
 namespace {
 constexpr std::uint32_t kMagicSession = 0x5E550009;
@@ -164,15 +165,12 @@ int pset_index(const char* name) {
   return -1;
 }
 
-// The members of process set i, as world ranks.
+// The members of process set i, as world ranks (the process identifiers groups are made of). mpi://WORLD is
+// MPI_COMM_WORLD's group, whose machinery is up whenever the runtime is: in a spawned process its members
+// are not 0..n-1 (the parents come first), so it is read from there, not counted.
 std::vector<int> pset_members(int i) {
-  std::vector<int> w;
-  if (i == 0) {
-    for (int r = 0; r < g_api.rt->world_size(); ++r) w.push_back(r);
-  } else {
-    w.push_back(g_api.rt->world_rank());
-  }
-  return w;
+  if (i == 0) return ftmpi_comm_world.group->world_ranks;
+  return {g_api.rt->world_rank()};
 }
 
 }  // namespace
@@ -289,8 +287,13 @@ FTMPI_ALIAS(Session_get_info)
 
 extern "C" int PMPI_Session_create_errhandler(MPI_Session_errhandler_function* function, MPI_Errhandler* errhandler) {
   const char* fn = "MPI_Session_create_errhandler";
-  FTMPI_ENTER(fn);
-  if (!function || !errhandler) return session_ret(nullptr, Status(Errc::arg, "NULL function or handle"), fn);
+  // At any time: the handler of a session is made before the session (MPI_Session_init takes it), and a
+  // program of the Sessions model may never call MPI_Init.
+  FTMPI_ENTER_ANYTIME(fn);
+  if (!function || !errhandler) {
+    if (!g_api.initialized || g_api.finalized) return MPI_ERR_ARG;  // no handler applies outside MPI
+    return ret(nullptr, Status(Errc::arg, "NULL function or handle"), fn);
+  }
   auto* e = new ftmpi_errhandler_s;
   e->kind = ftmpi_errhandler_s::Kind::user;
   e->fn = reinterpret_cast<ftmpi_comm_errhandler_fn*>(function);

@@ -122,6 +122,7 @@ class PartSend final : public GenericOp {
     ++pending_;
   }
   bool marked(std::uint64_t i) const { return ready_[i] != 0; }
+  bool all_marked() const { return nready_ == a_.partitions; }
   std::uint64_t partitions() const { return a_.partitions; }
 
   bool progress() override {
@@ -133,6 +134,11 @@ class PartSend final : public GenericOp {
     }
     if (pending_ > 0) reap();
     if (pending_ > 0) return false;
+    if (a_.peer < 0) {  // MPI_PROC_NULL: nothing to send, complete at once as the receive side does (MPI_Pready
+      finished_ = true;  // calls until MPI_Wait/MPI_Test are still accepted: mark() sends nothing)
+      result = error_;
+      return true;
+    }
     if (nready_ < a_.partitions && error_.ok()) {
       // Waiting for MPI_Pready: give up only when the peer can never take the data.
       if (a_.comm->revoked.load(std::memory_order_relaxed))
@@ -391,6 +397,11 @@ Status precv_init(Engine& engine, const PartArgs& a, Request** out) {
 bool is_psend(const Request* r) { return as_send(const_cast<Request*>(r)) != nullptr; }
 bool is_precv(const Request* r) { return as_recv(const_cast<Request*>(r)) != nullptr; }
 
+bool psend_waits_for_pready(const Request* r) {
+  const PartSend* s = as_send(const_cast<Request*>(r));
+  return s != nullptr && r->active && !r->complete && !s->all_marked();
+}
+
 Status pready(Request* r, const int* partitions, std::size_t n) {
   PartSend* s = as_send(r);
   if (!s || !r->active) return not_active("send");
@@ -423,7 +434,11 @@ Status pready_range(Request* r, int lo, int hi) {
 
 Status parrived(Request* r, int partition, bool* flag) {
   PartRecv* p = as_recv(r);
-  if (!p || !r->active) return not_active("receive");
+  if (!p) return Status(Errc::request, "not a partitioned receive request");
+  if (!r->active) {  // MPI-4.0 §4.2.2: an inactive request answers flag = true
+    *flag = true;
+    return {};
+  }
   if (partition < 0 || static_cast<std::uint64_t>(partition) >= p->partitions())
     return Status(Errc::arg, "partition " + std::to_string(partition) + " out of range [0, " +
                                  std::to_string(p->partitions()) + ")");

@@ -96,12 +96,16 @@ Status precv_init(Engine& engine, const PartArgs& a, Request** out);
 // every index is checked first).
 Status pready(Request* r, const int* partitions, std::size_t n);
 Status pready_range(Request* r, int lo, int hi);
-// MPI_Parrived. Errc::request: not an active partitioned receive; Errc::arg: partition out of range.
+// MPI_Parrived. An inactive partitioned receive gives *flag = true (MPI-4.0 §4.2.2). Errc::request: not a
+// partitioned receive; Errc::arg: partition out of range (of an active request).
 // Reports the operation's error when the partition can no longer arrive (peer failed, revoked).
 Status parrived(Request* r, int partition, bool* flag);
 
 // True for a partitioned send / receive request.
 bool is_psend(const Request* r);
 bool is_precv(const Request* r);
+// True for an active partitioned send some of whose partitions are not marked ready this round: it cannot
+// complete without further MPI_Pready calls.
+bool psend_waits_for_pready(const Request* r);
 
 }  // namespace ftmpi::p2p::part

@@ -14,7 +14,7 @@
  *  - a plain MPI_Irecv(ANY_SOURCE, ANY_TAG) posted during all this receives only the plain message sent
  *    for it (never partitioned traffic), and MPI_Iprobe(ANY_TAG) sees no partitioned traffic;
  *  - a pair freed without ever being started leaves nothing behind (the next pair still matches);
- *  - MPI_PROC_NULL peers and zero partitions complete at once;
+ *  - MPI_PROC_NULL peers and zero partitions complete at once (a PROC_NULL send also without MPI_Pready);
  *  - a pair on an intercommunicator delivers its data (ranks address the remote group).
  */
 #include <stdio.h>
@@ -245,6 +245,14 @@ static void never_started(void) {
   pair(2, 2, 2, 2, 1, 70); /* the next pair with the same tag pairs with its own init */
 }
 
+/* Test a started request until it completes (bounded: 10 s), no MPI_Pready called. */
+static void flag_ok_without_pready(MPI_Request *r) {
+  int done = 0;
+  const double t0 = MPI_Wtime();
+  while (!done && MPI_Wtime() - t0 < 10) CHECK_MPI(MPI_Test(r, &done, MPI_STATUS_IGNORE));
+  CHECK(done, "a partitioned send to MPI_PROC_NULL did not complete without MPI_Pready");
+}
+
 static void proc_null_and_empty(void) {
   int a[4] = {1, 2, 3, 4};
   MPI_Request r;
@@ -252,6 +260,9 @@ static void proc_null_and_empty(void) {
   CHECK_MPI(MPI_Start(&r));
   CHECK_MPI(MPI_Pready_range(0, 1, r));
   CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+  /* A PROC_NULL send completes without any MPI_Pready, as its receive counterpart does. */
+  CHECK_MPI(MPI_Start(&r));
+  flag_ok_without_pready(&r);
   CHECK_MPI(MPI_Request_free(&r));
   CHECK_MPI(MPI_Precv_init(a, 2, 2, MPI_INT, MPI_PROC_NULL, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &r));
   CHECK_MPI(MPI_Start(&r));
