@@ -580,6 +580,34 @@ TEST(AgreeBoardSim, DeathAtEveryBoardOperation) {
   }
 }
 
+// The same for a commit's all-zero values (the repeated form of the outcome): a death at every board
+// operation, the last arriver's publication included, on a counted board.
+TEST(AgreeBoardSim, DeathAtEveryBoardOperationZeroValues) {
+  for (int n : {2, 3, 5, 8, 16})
+    for (int J : {1, 3, 9})
+      for (std::uint64_t seed = 0; seed < 3; ++seed) {
+        Params base;
+        base.counted = true;
+        base.n = n;
+        base.J = J;
+        base.max_failures = 0;
+        base.kill_pct = 0;
+        base.slot_words = 3;
+        base.zero_slot_pct = 100;
+        const Outcome clean = run(base, seed);
+        ASSERT_FALSE(clean.error) << *clean.error;
+        EXPECT_EQ(clean.repeated_publications, static_cast<std::uint64_t>(J));
+        for (std::int64_t k = 1; k <= static_cast<std::int64_t>(clean.board_ops) + 2; ++k) {
+          Params p = base;
+          p.kill_at_op = k;
+          p.max_failures = (seed % 2 == 0) ? 1 : 2;
+          p.kill_pct = (seed % 2 == 0) ? 0 : 1;
+          const Outcome o = run(p, seed);
+          ASSERT_FALSE(o.error) << *o.error << " (death at board operation " << k << ")";
+        }
+      }
+}
+
 // Deaths between events at every step of a fault-free run, one process at a time.
 TEST(AgreeBoardSim, DeathAtEveryStepBetweenEvents) {
   for (bool counted : {true, false}) {  // both kinds of board (ft/agree_board.h "Two kinds")
