@@ -131,7 +131,7 @@ struct alignas(kShmLine) ShmAgreeOutcome {
   std::uint32_t total;                  // ft::kBoardNoResult: the value is not here
   std::uint32_t off;
   std::uint32_t len;
-  std::uint32_t pad;
+  std::uint32_t repeated;               // 1: [off, off+len) are all words[0] (ft::AgreeBoard::publish's repeated form)
   std::uint64_t words[60];              // ft::kBoardResultWords
 };
 

@@ -122,11 +122,18 @@ void Agreement::start(std::span<const std::uint64_t> contribution, const RankSet
   start_messages();
 }
 
+// The same words as last time (a fault-free commit's cached clean value, agreement after agreement): nothing
+// to copy, and the board's trimmed bounds (trim_off_, trim_end_) still hold.
 void Agreement::set_contribution(std::span<const std::uint64_t> c) {
+  const std::size_t bytes = c.size() * sizeof(std::uint64_t);
   if (contribution_.size() == c.size()) {
-    if (!c.empty()) std::memcpy(contribution_.data(), c.data(), c.size() * sizeof(std::uint64_t));
+    if (bytes != 0 && std::memcmp(contribution_.data(), c.data(), bytes) != 0) {
+      std::memcpy(contribution_.data(), c.data(), bytes);
+      trim_known_ = false;
+    }
   } else {
     contribution_.assign(c.begin(), c.end());
+    trim_known_ = false;
   }
 }
 
@@ -188,8 +195,22 @@ bool Agreement::board_take_outcome() {
     board_decided();
     return true;
   }
-  value_.assign(e.total, ~std::uint64_t{0});
-  for (std::uint32_t i = 0; i < e.len && e.off + i < e.total; ++i) value_[e.off + i] = e.words[i];
+  if (value_.size() != e.total) value_.resize(e.total);
+  if (e.total == 0) {  // (no words: nothing to fill, and no null pointer into memset)
+    board_decided();
+    return true;
+  }
+  std::uint64_t* v = value_.data();
+  const std::uint32_t off = std::min(e.off, e.total);
+  const std::uint32_t len = std::min(e.len, e.total - off);
+  std::memset(v, 0xff, off * sizeof(std::uint64_t));  // all-ones outside [off, off+len)
+  std::memset(v + off + len, 0xff, (e.total - off - len) * sizeof(std::uint64_t));
+  if (!e.repeated)
+    std::memcpy(v + off, e.words, len * sizeof(std::uint64_t));
+  else if (e.words[0] == 0 || e.words[0] == ~std::uint64_t{0})  // one word, `len` times (publish_decision)
+    std::memset(v + off, static_cast<int>(e.words[0] & 0xff), len * sizeof(std::uint64_t));
+  else
+    std::fill_n(v + off, len, e.words[0]);
   board_decided();
   return true;
 }
@@ -202,18 +223,27 @@ void Agreement::board_step() {
 
 void AgreeBoard::step(Agreement& a) { a.board_step_on(*this); }
 
-// The last arriver's publication of its decision (value_, trimmed of its all-ones ends), then the ring.
+// The last arriver's publication of its decision (value_, trimmed of its all-ones ends), then the ring. Words
+// that are all the same (a fault-free commit's zeros) go in the repeated form: one word and a count, on the
+// outcome's first line (ft/agree_board.h "Cost without failures").
 void Agreement::publish_decision(std::uint64_t j) {
   AgreeBoard* b = board_;
   const std::size_t n = value_.size();
   std::size_t off = 0, end = n;
   while (off < n && value_[off] == ~std::uint64_t{0}) ++off;
   while (end > off && value_[end - 1] == ~std::uint64_t{0}) --end;
-  if (end - off <= static_cast<std::size_t>(kBoardResultWords))
-    b->publish(j, board_state(j, kBoardContributed), static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(off),
-               std::span<const std::uint64_t>(value_.data() + off, end - off));
+  const std::uint64_t* v = value_.data();
+  std::uint64_t differ = 0;  // (an OR over the words: no early exit, they are all equal in the common case)
+  for (std::size_t i = off + 1; i < end; ++i) differ |= v[i] ^ v[off];
+  const auto tag = board_state(j, kBoardContributed);
+  if (end - off > 1 && differ == 0 && end - off <= 0xffffffffu)
+    b->publish(j, tag, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(off),
+               std::span<const std::uint64_t>(v + off, 1), static_cast<std::uint32_t>(end - off));
+  else if (end - off <= static_cast<std::size_t>(kBoardResultWords))
+    b->publish(j, tag, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(off),
+               std::span<const std::uint64_t>(v + off, end - off), 0);
   else
-    b->publish(j, board_state(j, kBoardContributed), kBoardNoResult, 0, {});
+    b->publish(j, tag, kBoardNoResult, 0, {}, 0);
   b->ring();
 }
 

@@ -198,6 +198,10 @@ class Agreement {
   bool board_go_ = false;        // may contribute on the board
   bool board_written_ = false;   // own state is contributed or closed
   bool board_decided_ = false;
+  // contribution_ without its all-ones ends: [trim_off_, trim_end_), valid while trim_known_ (set_contribution
+  // clears it when the words change; kept across reset, as contribution_ is).
+  bool trim_known_ = false;
+  std::uint32_t trim_off_ = 0, trim_end_ = 0;
 
   bool decided_ = false;
   Bits value_;

@@ -47,9 +47,15 @@ void Agreement::board_step_on(B& b) {
     if (!b.window_open(j, view_)) return;  // 1.
     // 2. The contribution without its all-ones ends.
     const std::size_t n = contribution_.size();
-    std::size_t off = 0, end = n;
-    while (off < n && contribution_[off] == ~std::uint64_t{0}) ++off;
-    while (end > off && contribution_[end - 1] == ~std::uint64_t{0}) --end;
+    if (!trim_known_ || trim_end_ > n) [[unlikely]] {
+      std::size_t off = 0, end = n;
+      while (off < n && contribution_[off] == ~std::uint64_t{0}) ++off;
+      while (end > off && contribution_[end - 1] == ~std::uint64_t{0}) --end;
+      trim_off_ = static_cast<std::uint32_t>(off);
+      trim_end_ = static_cast<std::uint32_t>(end);
+      trim_known_ = n <= 0xffffffffu;
+    }
+    const std::size_t off = trim_off_, end = trim_end_;
     const bool go = board_go_ && view_.empty() && end - off <= static_cast<std::size_t>(kBoardWords) && n <= 0xffffffffu;
     std::uint64_t s = b.state(me_, j);
     if (go && board_empty(s, j))  // (if another member closes it meanwhile, nobody reads these words)
@@ -64,7 +70,7 @@ void Agreement::board_step_on(B& b) {
       bool any_closed = false;
       if (b.arrive(j, s != contributed, &any_closed)) {  // 3. the last arriver
         if (any_closed) {
-          b.publish(j, closed, 0, 0, {});
+          b.publish(j, closed, 0, 0, {}, 0);
           b.ring();
           end_board();
           start_messages();

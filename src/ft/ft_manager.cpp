@@ -689,7 +689,7 @@ bool FtManager::poll_boards() {
       ++i;
       continue;
     }
-    flush(w.c, *w.a, w.id);  // a fallback's first messages
+    if (!w.a->decided_on_board()) flush(w.c, *w.a, w.id);  // a fallback's first messages (none after a board decision)
     board_watch_[i] = board_watch_.back();
     board_watch_.pop_back();
   }

@@ -27,11 +27,12 @@ bool ShmBoard::arrive(std::uint64_t j, bool closed, bool* any_closed) {
 }
 
 void ShmBoard::publish(std::uint64_t j, std::uint64_t tag, std::uint32_t total, std::uint32_t off,
-                       std::span<const std::uint64_t> words) {
+                       std::span<const std::uint64_t> words, std::uint32_t repeat) {
   coll::ShmAgreeOutcome& x = o(j);
   x.total = total;
   x.off = off;
-  x.len = static_cast<std::uint32_t>(words.size());
+  x.len = repeat > 0 ? repeat : static_cast<std::uint32_t>(words.size());
+  x.repeated = repeat > 0 ? 1 : 0;
   if (!words.empty()) std::memcpy(x.words, words.data(), words.size() * sizeof(std::uint64_t));
   x.outcome.store(tag, std::memory_order_release);
 }

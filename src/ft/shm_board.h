@@ -47,12 +47,12 @@ class ShmBoard final : public AgreeBoard {
   void step(Agreement& a) override;
   bool arrive(std::uint64_t j, bool closed, bool* any_closed) override;
   void publish(std::uint64_t j, std::uint64_t tag, std::uint32_t total, std::uint32_t off,
-               std::span<const std::uint64_t> words) override;
+               std::span<const std::uint64_t> words, std::uint32_t repeat) override;
   std::uint64_t outcome(std::uint64_t j) override { return o(j).outcome.load(std::memory_order_acquire); }
   BoardEntry result(std::uint64_t j) override {
     const coll::ShmAgreeOutcome& x = o(j);
     if (x.total == kBoardNoResult) return BoardEntry{0, 0, kBoardNoResult, nullptr};
-    return BoardEntry{x.total, x.off, x.len, x.words};
+    return BoardEntry{x.total, x.off, x.len, x.words, x.repeated != 0};
   }
 
  private:

@@ -49,6 +49,7 @@ struct SharedEntry {
 struct SharedOutcome {  // the arrivals word, the outcome word and the value of one ring slot
   std::uint64_t arrivals = 0, outcome = 0;
   std::uint32_t total = 0, off = 0, len = 0;
+  bool repeated = false;  // the repeated form: [off, off+len) are all words[0]
   std::uint64_t words[ftmpi::ft::kBoardResultWords] = {};
 };
 
@@ -69,7 +70,7 @@ class SimBoard final : public AgreeBoard {
   bool counted() const override;
   bool arrive(std::uint64_t j, bool closed, bool* any_closed) override;
   void publish(std::uint64_t j, std::uint64_t tag, std::uint32_t total, std::uint32_t off,
-               std::span<const std::uint64_t> words) override;
+               std::span<const std::uint64_t> words, std::uint32_t repeat) override;
   std::uint64_t outcome(std::uint64_t j) override;
   BoardEntry result(std::uint64_t j) override;
 
@@ -104,6 +105,7 @@ struct World {
   std::vector<RankSet> noticed;
   std::vector<InFlight> net;
   std::uint64_t messages = 0, board_ops = 0, steps = 0;
+  std::uint64_t repeated_publications = 0;  // decisions published in the repeated form
   int failures = 0, max_failures = 0;
   int interleave_pct = 20, midcall_kill_pct = 0;
   std::int64_t kill_at_op = -1;  // kill the process doing board operation number kill_at_op
@@ -313,7 +315,7 @@ bool SimBoard::arrive(std::uint64_t j, bool closed, bool* any_closed) {
   return static_cast<int>(a & 0x7f) == w_->n;
 }
 void SimBoard::publish(std::uint64_t j, std::uint64_t tag, std::uint32_t total, std::uint32_t off,
-                       std::span<const std::uint64_t> words) {
+                       std::span<const std::uint64_t> words, std::uint32_t repeat) {
   w_->board_op(me_);
   SharedOutcome& o = w_->outcomes[j % kBoardRing];
   EXPECT_EQ(w_->published[j], 0u) << "instance " << j << " published twice";
@@ -328,6 +330,13 @@ void SimBoard::publish(std::uint64_t j, std::uint64_t tag, std::uint32_t total, 
   o.total = total;
   o.off = off;
   o.len = static_cast<std::uint32_t>(words.size());
+  o.repeated = repeat > 0;
+  if (repeat > 0) {
+    EXPECT_EQ(words.size(), 1u) << "the repeated form stores one word";
+    o.len = repeat;
+    ++w_->repeated_publications;
+  }
+  EXPECT_LE(words.size(), static_cast<std::size_t>(ftmpi::ft::kBoardResultWords));
   std::copy(words.begin(), words.end(), o.words);
   o.outcome = tag;
 }
@@ -341,7 +350,7 @@ BoardEntry SimBoard::result(std::uint64_t j) {
   const SharedOutcome& o = w_->outcomes[j % kBoardRing];
   EXPECT_EQ(o.outcome, ftmpi::ft::board_state(j, ftmpi::ft::kBoardContributed)) << "result read that is not j's decision";
   if (o.total == ftmpi::ft::kBoardNoResult) return BoardEntry{0, 0, ftmpi::ft::kBoardNoResult, nullptr};
-  return BoardEntry{o.total, o.off, o.len, o.words};
+  return BoardEntry{o.total, o.off, o.len, o.words, o.repeated};
 }
 bool SimBoard::window_open(std::uint64_t j, const RankSet& failed) {
   w_->board_op(me_);
@@ -367,6 +376,8 @@ struct Params {
   int slow_pct = 0;           // percent of (process, instance) that do not go fast
   int slot_words = 0;         // > 0: contributions shaped like a TryBlock commit's gather (n slots of this many
                               // words, one's own holding random bits, all-ones elsewhere): long values
+  int zero_slot_pct = 0;      // with slot_words: percent of (process, instance) whose slot is all zeros (a
+                              // fault-free commit's), so that values of zeros take the repeated form
   std::int64_t kill_at_op = -1;
   int interleave_pct = 20;
   bool counted = true;
@@ -374,7 +385,7 @@ struct Params {
 
 struct Outcome {
   std::optional<std::string> error;
-  std::uint64_t messages = 0, board_ops = 0;
+  std::uint64_t messages = 0, board_ops = 0, repeated_publications = 0;
   bool all_on_board = true;
   int failures = 0;
 };
@@ -393,7 +404,9 @@ Outcome run(const Params& prm, std::uint64_t seed) {
       if (prm.slot_words > 0) {
         Bits& c = w.contribution[p][j];
         c.assign(static_cast<std::size_t>(prm.n * prm.slot_words), ~std::uint64_t{0});
-        for (int k = 0; k < prm.slot_words; ++k) c[static_cast<std::size_t>(p * prm.slot_words + k)] &= w.rng() | (w.rng() & 1);
+        const bool zero = static_cast<int>(w.rng() % 100) < prm.zero_slot_pct;
+        for (int k = 0; k < prm.slot_words; ++k)
+          c[static_cast<std::size_t>(p * prm.slot_words + k)] &= zero ? 0 : w.rng() | (w.rng() & 1);
       }
       w.go_fast[p][j] = static_cast<int>(w.rng() % 100) >= prm.slow_pct;
     }
@@ -419,6 +432,7 @@ Outcome run(const Params& prm, std::uint64_t seed) {
   if (o.error) *o.error += " (n=" + std::to_string(prm.n) + ", J=" + std::to_string(prm.J) + ", seed " + std::to_string(seed) + ")";
   o.messages = w.messages;
   o.board_ops = w.board_ops;
+  o.repeated_publications = w.repeated_publications;
   o.failures = w.failures;
   for (int p = 0; p < prm.n; ++p)
     for (int j = 0; j < prm.J; ++j)
@@ -466,6 +480,39 @@ TEST(AgreeBoardSim, LongValuesThroughTheOutcomeOrTheEntries) {
       }
     }
   }
+}
+
+// A fault-free commit's value is n slots of zeros: published in the repeated form (one word and a count,
+// ft/agree_board.h "Cost without failures"), at any length (n = 33: 99 words, more than an outcome holds
+// explicitly). Mixed with slots that are not all zeros (then the explicit form or the entries), with and
+// without deaths, mid-call deaths included: every survivor decides the same value, the AND of all (checked
+// by World::check).
+TEST(AgreeBoardSim, ZeroValuesInTheRepeatedForm) {
+  std::uint64_t repeated = 0;
+  for (int zero_pct : {100, 90})
+    for (int n : {2, 3, 8, 16, 21, 33})
+      for (std::uint64_t seed = 0; seed < 30; ++seed) {
+        Params p;
+        p.counted = true;  // (a scanned board has no outcome)
+        p.n = n;
+        p.J = 11;
+        p.max_failures = seed % 2 == 0 ? 0 : 1 + static_cast<int>(seed % 3);
+        p.kill_pct = seed % 2 == 0 ? 0 : 3;
+        p.midcall_kill_pct = seed % 4 == 1 ? 20 : 0;
+        p.slot_words = 3;
+        p.zero_slot_pct = zero_pct;
+        const Outcome o = run(p, seed * 31 + static_cast<std::uint64_t>(n));
+        ASSERT_FALSE(o.error) << *o.error;
+        repeated += o.repeated_publications;
+        if (p.max_failures == 0) {
+          EXPECT_TRUE(o.all_on_board) << "n=" << n << " seed " << seed;
+          EXPECT_EQ(o.messages, 0u) << "n=" << n << " seed " << seed;
+          if (zero_pct == 100) {
+            EXPECT_EQ(o.repeated_publications, static_cast<std::uint64_t>(p.J)) << "n=" << n;
+          }
+        }
+      }
+  EXPECT_GT(repeated, 0u);
 }
 
 TEST(AgreeBoardSim, MembersThatDoNotGoFastMakeEveryoneFallBack) {
@@ -531,6 +578,34 @@ TEST(AgreeBoardSim, DeathAtEveryBoardOperation) {
         }
       }
   }
+}
+
+// The same for a commit's all-zero values (the repeated form of the outcome): a death at every board
+// operation, the last arriver's publication included, on a counted board.
+TEST(AgreeBoardSim, DeathAtEveryBoardOperationZeroValues) {
+  for (int n : {2, 3, 5, 8, 16})
+    for (int J : {1, 3, 9})
+      for (std::uint64_t seed = 0; seed < 3; ++seed) {
+        Params base;
+        base.counted = true;
+        base.n = n;
+        base.J = J;
+        base.max_failures = 0;
+        base.kill_pct = 0;
+        base.slot_words = 3;
+        base.zero_slot_pct = 100;
+        const Outcome clean = run(base, seed);
+        ASSERT_FALSE(clean.error) << *clean.error;
+        EXPECT_EQ(clean.repeated_publications, static_cast<std::uint64_t>(J));
+        for (std::int64_t k = 1; k <= static_cast<std::int64_t>(clean.board_ops) + 2; ++k) {
+          Params p = base;
+          p.kill_at_op = k;
+          p.max_failures = (seed % 2 == 0) ? 1 : 2;
+          p.kill_pct = (seed % 2 == 0) ? 0 : 1;
+          const Outcome o = run(p, seed);
+          ASSERT_FALSE(o.error) << *o.error << " (death at board operation " << k << ")";
+        }
+      }
 }
 
 // Deaths between events at every step of a fault-free run, one process at a time.
