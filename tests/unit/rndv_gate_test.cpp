@@ -154,7 +154,8 @@ TEST(RndvPathSplit, KeepsAWinningRingUnlessFarSlower) {
     for (int i = 0; i < RndvPath::kWindow; ++i) p.record_cma(n, 20 * n);
     for (int i = 0; i < RndvPath::kWindow; ++i) p.record_split(n, split_per_byte * n, split_per_byte * n);
     std::uint64_t now = 1000;
-    EXPECT_EQ(p.choose(n, true), Way::ring);  // untried
+    EXPECT_EQ(p.choose(n, true), Way::ring);  // untried: tried in a burst of kRingBurst decisions
+    for (int i = 1; i < RndvPath::kRingBurst; ++i) EXPECT_EQ(p.choose(n, true), Way::ring);
     for (int i = 0; i < RndvPath::kWindow; ++i) {  // the ring at 4 ticks per byte, x kRingHandicap = 5.6
       p.ring_begin(now);
       p.ring_first_data(now);

@@ -52,10 +52,11 @@ TEST(RndvPathSplit, TriedAfterTheSingleCopyAndKeptWhenFaster) {
   constexpr std::size_t n = 1 << 20;
   EXPECT_EQ(p.choose(n, true), Way::cma);
   p.record_cma(n, 10 * n);
-  EXPECT_EQ(p.choose(n, true), Way::split);  // no sample yet
+  EXPECT_EQ(p.choose(n, true), Way::split);  // no sample yet: a burst of the split way starts
   std::uint64_t now = 1000;
   for (int i = 0; i < RndvPath::kWindow; ++i) p.record_split(n, 4 * n, 5 * n);  // 5 ticks per byte: the longer
-  EXPECT_EQ(p.choose(n, false), Way::ring);  // not allowed: the ring, untried, is next
+  EXPECT_EQ(p.choose(n, false), Way::ring);  // not allowed: the ring, untried, is next (its own burst)
+  for (int i = 1; i < RndvPath::kRingBurst; ++i) EXPECT_EQ(p.choose(n, true), Way::ring);
   // the ring measured slower than both: the split wins, the others are explored in turn
   for (int i = 0; i < RndvPath::kWindow; ++i) {
     p.ring_begin(now);
@@ -65,16 +66,18 @@ TEST(RndvPathSplit, TriedAfterTheSingleCopyAndKeptWhenFaster) {
     p.ring_end();
   }
   int split_n = 0, cma_n = 0, ring_n = 0;
-  const int rounds = 3 * RndvPath::kExplore;  // explorations after kExplore, then 2 kExplore more
+  // the single copy is explored at the kExplore-th decision, for a burst of kBurst; the ring at the
+  // 2 kExplore-th after that (the period doubled), for a burst of kRingBurst
+  const int rounds = (RndvPath::kExplore - 1) + RndvPath::kBurst + (2 * RndvPath::kExplore - 1) + RndvPath::kRingBurst;
   for (int i = 0; i < rounds; ++i) {
     const Way w = p.choose(n, true);
     split_n += w == Way::split;
     cma_n += w == Way::cma;
     ring_n += w == Way::ring;
   }
-  EXPECT_EQ(split_n, rounds - 2);
-  EXPECT_EQ(cma_n, 1);
-  EXPECT_EQ(ring_n, 1);
+  EXPECT_EQ(split_n, rounds - RndvPath::kBurst - RndvPath::kRingBurst);
+  EXPECT_EQ(cma_n, RndvPath::kBurst);
+  EXPECT_EQ(ring_n, RndvPath::kRingBurst);
   // without the split way allowed, the single copy wins
   EXPECT_EQ(p.choose(n, false), Way::cma);
 }
