@@ -77,10 +77,20 @@ int write_process_memory(pid_t pid, std::uint64_t addr, const void* src, std::si
   return copy_process_memory(::process_vm_writev, pid, const_cast<char*>(static_cast<const char*>(src)), addr, len);
 }
 
+// The producer reserves its ring in the receiver's segment (backing pages allocated, then mapped into its
+// page tables) in chunks of this many bytes, as its first lap reaches them (reserve_ring, grow_ring).
+// Why not the whole ring at the first frame (as before 2026-11-27): a pair that only exchanges small
+// messages touches a few KiB of its 1 MiB ring, yet paid for all of it — 256 pages allocated and zeroed,
+// 256 page-table entries on each side — at its first frame, and again when a process exits (its page tables
+// torn down) or a Reinit rollback builds links with a new process (every new pair reserves at its first
+// frame, while the job comes back: docs/performance.md, Reinit). A stream pays 16 extra fallocate+madvise
+// calls per MiB in its first lap, then nothing.
+constexpr std::size_t kReserveChunk = 64 << 10;
+
 // Map every page of [p, p + len) into this process's page tables now (they exist in the segment: the
-// sender reserved them). A byte ring walks all its pages in turn, so without this the resident set would
-// creep up to the ring's size over the first laps (and a stream would take its page faults one by one on
-// the hot path); with it, the ring costs its full size from the first frame on and stays flat.
+// sender reserved them), so that a stream does not take its write faults one by one on the hot path. The
+// consumer side does not populate: its read faults map 16 pages each (the kernel's fault-around), only in
+// the ring's first lap.
 void populate(std::byte* p, std::size_t len, bool write) {
   const auto page = static_cast<std::uintptr_t>(shm::kPage);
   const std::uintptr_t start = reinterpret_cast<std::uintptr_t>(p) & ~(page - 1);
@@ -136,7 +146,8 @@ class ShmTransportImpl final : public ShmTransport {
     Link& l = links_[static_cast<std::size_t>(peer)];
     if (!l.reserved || hdr.size() > kMaxHeader || payload.size() > 16) [[unlikely]]
       return try_send_slow(peer, l, hdr, payload);
-    if (!l.out.try_push(hdr, payload)) return false;
+    if (!l.out.try_push(hdr, payload)) [[unlikely]]
+      return try_send_grown(peer, l, hdr, payload);
     shm::ring_doorbell_if_sleeping(*l.peer_header, l.fenced);
     return true;
   }
@@ -157,10 +168,6 @@ class ShmTransportImpl final : public ShmTransport {
         return !paused;
       });
       delivered += got;
-      if (got > 0 && !in.populated) [[unlikely]] {  // the sender's first frames: its ring is reserved now
-        in.populated = true;
-        populate(ring_cells(own_, layout_, in.src), layout_.ring_bytes, false);
-      }
       if (in.ring.broken() && !in.reported) [[unlikely]] {
         in.reported = true;
         log::error("shm: corrupted frame from rank %d; dropping its ring", in.src);
@@ -238,6 +245,7 @@ class ShmTransportImpl final : public ShmTransport {
     RingProducer out;
     pid_t pid = 0;
     bool reserved = false;  // reserve_ring() ran
+    std::size_t reserved_to = 0;  // bytes [0, reserved_to) of our ring in the peer's segment are reserved
     // A fence after each frame (shm_doorbell.h): false when this process and the owner use the asymmetric
     // fence (membarrier) instead.
     bool fenced = true;
@@ -246,13 +254,21 @@ class ShmTransportImpl final : public ShmTransport {
     int src;
     RingConsumer ring;
     bool reported = false;  // on_peer_lost() was called for a broken ring
-    bool populated = false;  // populate() ran for this ring
   };
 
   [[gnu::noinline]] bool try_send_slow(int peer, Link& l, std::span<const std::byte> hdr,
                                        std::span<const std::byte> payload) {
     if (!l.out.attached() || hdr.size() > kMaxHeader || payload.size() > max_payload_) return false;
     if (!l.reserved) reserve_ring(peer, l);
+    if (!l.out.try_push(hdr, payload)) return try_send_grown(peer, l, hdr, payload);
+    shm::ring_doorbell_if_sleeping(*l.peer_header, l.fenced);
+    return true;
+  }
+  // A push failed: if the reservation frontier stopped it (not a full ring), reserve further and push again.
+  [[gnu::noinline]] bool try_send_grown(int peer, Link& l, std::span<const std::byte> hdr,
+                                        std::span<const std::byte> payload) {
+    if (!l.out.stopped_by_frontier()) return false;  // the ring is full: the consumer has to drain first
+    grow_ring(peer, l);
     if (!l.out.try_push(hdr, payload)) return false;
     shm::ring_doorbell_if_sleeping(*l.peer_header, l.fenced);
     return true;
@@ -263,6 +279,9 @@ class ShmTransportImpl final : public ShmTransport {
         {src, RingConsumer(ring_control(own_, layout_, src), ring_cells(own_, layout_, src), geometry_)});
   }
   void reserve_ring(int peer, Link& link);
+  void grow_ring(int peer, Link& link);
+  // Reserve and populate bytes [from, to) of our ring in `peer`'s segment; false (logged) when /dev/shm is full.
+  bool reserve_cells(int peer, Link& link, std::size_t from, std::size_t to);
   void probe_remote_read();
 
   boot::Bootstrap& boot_;
@@ -306,9 +325,11 @@ Status ShmTransportImpl::map_peer(int peer, Link& link) {
   return Status::Ok();
 }
 
-// First frame to `peer`: allocate the backing pages of our ring in its segment (one fallocate per peer
-// and job, so pairs that never talk cost nothing). A full /dev/shm is reported here, clearly, instead of
-// only as a SIGBUS at some later store into the ring.
+// First frame to `peer`: allocate the backing pages of our ring's control and of its first chunk in its
+// segment (pairs that never talk cost nothing), and set the producer's frontier there; grow_ring() takes
+// the rest chunk by chunk as the first lap reaches it (kReserveChunk). A full /dev/shm is reported here,
+// clearly, instead of only as a SIGBUS at some later store into the ring. A producer that starts on a ring
+// already in use (tail != 0) reserves all of it at once: its positions are not offsets from 0.
 void ShmTransportImpl::reserve_ring(int peer, Link& link) {
   link.reserved = true;
   if (peer == rank_ && std::none_of(inbound_.begin(), inbound_.end(), [&](const Inbound& in) { return in.src == rank_; }))
@@ -317,16 +338,45 @@ void ShmTransportImpl::reserve_ring(int peer, Link& link) {
   std::size_t ctl_page =
       (layout_.ctrl_offset + static_cast<std::size_t>(rank_) * sizeof(RingControl)) / shm::kPage * shm::kPage;
   Status st = s.reserve(ctl_page, shm::kPage);
-  if (st.ok())
-    st = s.reserve(layout_.cells_offset + static_cast<std::size_t>(rank_) * layout_.ring_bytes,
-                   layout_.ring_bytes);
-  if (!st.ok())
+  if (!st.ok()) {
     log::error("%s; sending to rank %d may crash with SIGBUS (make /dev/shm larger, or set "
                "FTMPI_SHM_CELLS / FTMPI_SHM_CELL_BYTES lower)",
                st.message().c_str(), peer);
-  else
-    populate(s.base() + layout_.cells_offset + static_cast<std::size_t>(rank_) * layout_.ring_bytes,
-             layout_.ring_bytes, true);
+    return;  // no frontier: as before, the stores will tell
+  }
+  const std::size_t first = link.out.tail() == 0 && kReserveChunk < layout_.ring_bytes ? kReserveChunk : layout_.ring_bytes;
+  if (!reserve_cells(peer, link, 0, first)) return;
+  link.reserved_to = first;
+  link.out.set_frontier(first < layout_.ring_bytes ? first : RingProducer::kNoFrontier);
+}
+
+// A push reached the frontier: reserve up to the chunk that holds its end (the whole ring once the first lap
+// wraps: positions past the ring's end are offsets from 0 again, all reserved by then).
+void ShmTransportImpl::grow_ring(int peer, Link& link) {
+  const std::uint64_t want = link.out.wanted();
+  std::size_t to = layout_.ring_bytes;
+  if (want < layout_.ring_bytes)
+    to = std::min(shm::round_up(static_cast<std::size_t>(want), kReserveChunk), layout_.ring_bytes);
+  if (to > link.reserved_to && !reserve_cells(peer, link, link.reserved_to, to)) {
+    link.out.set_frontier(RingProducer::kNoFrontier);  // reported once; as before, the stores will tell
+    return;
+  }
+  link.reserved_to = std::max(link.reserved_to, to);
+  link.out.set_frontier(link.reserved_to < layout_.ring_bytes ? link.reserved_to : RingProducer::kNoFrontier);
+}
+
+bool ShmTransportImpl::reserve_cells(int peer, Link& link, std::size_t from, std::size_t to) {
+  Segment& s = peer == rank_ ? own_ : link.segment;
+  std::byte* ring = s.base() + layout_.cells_offset + static_cast<std::size_t>(rank_) * layout_.ring_bytes;
+  Status st = s.reserve(static_cast<std::size_t>(ring - s.base()) + from, to - from);
+  if (!st.ok()) {
+    log::error("%s; sending to rank %d may crash with SIGBUS (make /dev/shm larger, or set "
+               "FTMPI_SHM_CELLS / FTMPI_SHM_CELL_BYTES lower)",
+               st.message().c_str(), peer);
+    return false;
+  }
+  populate(ring + from, to - from, true);
+  return true;
 }
 
 Status ShmTransportImpl::attach(std::span<const int> local_world_ranks) {
