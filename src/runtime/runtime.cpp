@@ -267,6 +267,7 @@ Status Runtime::build_layer(boot::Bootstrap& boot, bool tolerate_failed_peers, b
   ropts.tolerate_failed_peers = tolerate_failed_peers;
   // A Reinit epoch: fence 2 is entered without waiting (EpochBootstrap); the name goes when it is released.
   ropts.keep_segment_name = reinit_ && epoch > 0;
+  ropts.rings_by_chunks = reinit_ && epoch > 0;  // the links a rollback builds (shm_transport.h)
   // A Reinit epoch of a one-host job (it has a fence board): every link is shared memory, so no TCP
   // listener is opened (and closed again unused) by each rank on the recovery's critical path.
   if (reinit_ && epoch > 0 && reinit_->has_board() && ropts.choice == transport::Choice::automatic)

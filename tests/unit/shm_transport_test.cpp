@@ -361,13 +361,16 @@ TEST(ShmOptions, AsymmetricFenceOnlyWhenEveryRankCanHaveACore) {
 
 // ---- Correctness under load ---------------------------------------------------------------------------
 
-// A sender reserves its ring in the receiver's segment chunk by chunk as its first lap reaches the pages
-// (shm_transport.cpp, kReserveChunk): after a few small frames only the first 64 KiB of the 1 MiB ring
-// exist; after more than a lap of large frames, all of it. Counted with mincore() on the receiver's segment
-// as rank 0 maps it (for shared memory mincore reports the file's pages, allocated or not).
-TEST(ShmTransport, RingPagesAreReservedAsTheFirstLapReachesThem) {
-  auto res = run_job(2, 30, [](FakeBoot& boot) {
-    auto t = setup(boot);
+// ShmOptions::reserve_by_chunks: a sender reserves its ring in the receiver's segment chunk by chunk as its
+// first lap reaches the pages (shm_transport.cpp, kReserveChunk): after a few small frames only the first
+// 64 KiB of the 1 MiB ring exist; after more than a lap of large frames, all of it. By default, all of it at
+// the first frame. Counted with mincore() on the receiver's segment as rank 0 maps it (for shared memory
+// mincore reports the file's pages, allocated or not).
+void ring_pages_test(bool by_chunks) {
+  auto res = run_job(2, 30, [by_chunks](FakeBoot& boot) {
+    ShmOptions o;
+    o.reserve_by_chunks = by_chunks;
+    auto t = setup(boot, o);
     CHILD_CHECK(t != nullptr);
     const int me = boot.rank();
     const shm::Geometry g{};
@@ -387,7 +390,10 @@ TEST(ShmTransport, RingPagesAreReservedAsTheFirstLapReachesThem) {
       CHILD_CHECK(resident() == 0);
       for (int i = 0; i < 100; ++i) CHILD_CHECK(t->try_send(1, bytes_of(&i, sizeof i), {}));
       const std::size_t small = resident();
-      CHILD_CHECK(small >= 1 && small <= (64u << 10) / static_cast<std::size_t>(page));
+      if (by_chunks)
+        CHILD_CHECK(small >= 1 && small <= (64u << 10) / static_cast<std::size_t>(page));
+      else
+        CHILD_CHECK(small >= l.ring_bytes / static_cast<std::size_t>(page));
       // Two laps of 8 KiB frames (the receiver drains them).
       for (std::size_t sent = 0; sent < 2 * l.ring_bytes / big.size();) {
         if (t->try_send(1, bytes_of(&sent, sizeof sent), big)) ++sent;
@@ -406,6 +412,8 @@ TEST(ShmTransport, RingPagesAreReservedAsTheFirstLapReachesThem) {
   EXPECT_TRUE(res.all_exited_zero());
   EXPECT_TRUE(res.leftovers.empty());
 }
+TEST(ShmTransport, RingPagesAreReservedAsTheFirstLapReachesThemByChunks) { ring_pages_test(true); }
+TEST(ShmTransport, RingPagesAreReservedAtTheFirstFrameByDefault) { ring_pages_test(false); }
 
 TEST(ShmTransport, MillionSmallFramesBothWays) {
   constexpr std::uint64_t kFrames = 1000000;

@@ -77,20 +77,20 @@ int write_process_memory(pid_t pid, std::uint64_t addr, const void* src, std::si
   return copy_process_memory(::process_vm_writev, pid, const_cast<char*>(static_cast<const char*>(src)), addr, len);
 }
 
-// The producer reserves its ring in the receiver's segment (backing pages allocated, then mapped into its
-// page tables) in chunks of this many bytes, as its first lap reaches them (reserve_ring, grow_ring).
-// Why not the whole ring at the first frame (as before 2026-11-27): a pair that only exchanges small
-// messages touches a few KiB of its 1 MiB ring, yet paid for all of it — 256 pages allocated and zeroed,
-// 256 page-table entries on each side — at its first frame, and again when a process exits (its page tables
-// torn down) or a Reinit rollback builds links with a new process (every new pair reserves at its first
-// frame, while the job comes back: docs/performance.md, Reinit). A stream pays 16 extra fallocate+madvise
-// calls per MiB in its first lap, then nothing.
+// With ShmOptions::reserve_by_chunks the producer reserves its ring in the receiver's segment (backing pages
+// allocated, then mapped into its page tables) in chunks of this many bytes, as its first lap reaches them
+// (reserve_ring, grow_ring), and the consumer maps pages as its reads fault them in (16 per fault, the
+// kernel's fault-around) instead of the whole ring at the first frame. A pair that only exchanges small
+// messages touches a few KiB of its 1 MiB ring, yet paid for all of it otherwise — 256 pages allocated and
+// zeroed, 256 page-table entries on each side — at its first frame: on a Reinit rollback's new links, while
+// the job comes back (docs/performance.md, Reinit). A stream pays 16 extra fallocate+madvise calls per MiB in
+// its first lap, then nothing.
 constexpr std::size_t kReserveChunk = 64 << 10;
 
 // Map every page of [p, p + len) into this process's page tables now (they exist in the segment: the
-// sender reserved them), so that a stream does not take its write faults one by one on the hot path. The
-// consumer side does not populate: its read faults map 16 pages each (the kernel's fault-around), only in
-// the ring's first lap.
+// sender reserved them). A byte ring walks all its pages in turn, so without this the resident set would
+// creep up to the ring's size over the first laps (and a stream would take its page faults one by one on
+// the hot path); with it, the ring costs its full size from the first frame on and stays flat.
 void populate(std::byte* p, std::size_t len, bool write) {
   const auto page = static_cast<std::uintptr_t>(shm::kPage);
   const std::uintptr_t start = reinterpret_cast<std::uintptr_t>(p) & ~(page - 1);
@@ -107,7 +107,8 @@ void populate(std::byte* p, std::size_t len, bool write) {
 class ShmTransportImpl final : public ShmTransport {
  public:
   // `boot` must stay valid until attach() has returned (it is used only there).
-  ShmTransportImpl(boot::Bootstrap& boot, int rank, int size, const Geometry& g, Segment own, bool asym)
+  ShmTransportImpl(boot::Bootstrap& boot, int rank, int size, const Geometry& g, Segment own, bool asym,
+                   bool by_chunks)
       : boot_(boot),
         rank_(rank),
         size_(size),
@@ -116,7 +117,8 @@ class ShmTransportImpl final : public ShmTransport {
         own_(std::move(own)),
         links_(static_cast<std::size_t>(size)),
         max_payload_(shm::max_payload(g)),
-        asym_fence_(asym) {}
+        asym_fence_(asym),
+        by_chunks_(by_chunks) {}
 
   const char* name() const override { return "shm"; }
   size_t max_payload() const override { return shm::max_payload(geometry_); }
@@ -168,6 +170,10 @@ class ShmTransportImpl final : public ShmTransport {
         return !paused;
       });
       delivered += got;
+      if (got > 0 && !in.populated) [[unlikely]] {  // the sender's first frames: its ring is reserved now
+        in.populated = true;
+        if (!by_chunks_) populate(ring_cells(own_, layout_, in.src), layout_.ring_bytes, false);
+      }
       if (in.ring.broken() && !in.reported) [[unlikely]] {
         in.reported = true;
         log::error("shm: corrupted frame from rank %d; dropping its ring", in.src);
@@ -254,6 +260,7 @@ class ShmTransportImpl final : public ShmTransport {
     int src;
     RingConsumer ring;
     bool reported = false;  // on_peer_lost() was called for a broken ring
+    bool populated = false;  // the first frame was read (the whole ring mapped, unless by_chunks_)
   };
 
   [[gnu::noinline]] bool try_send_slow(int peer, Link& l, std::span<const std::byte> hdr,
@@ -298,6 +305,7 @@ class ShmTransportImpl final : public ShmTransport {
   std::atomic<bool> wake_pending_{false};
   const std::size_t max_payload_;  // max_payload(), for try_send
   const bool asym_fence_;          // we raised kOwnerMembarrier and are registered (shm_doorbell.h)
+  const bool by_chunks_;           // ShmOptions::reserve_by_chunks
   WakeCheck wake_check_ = nullptr;  // coll/shm_area.h
   void* wake_arg_ = nullptr;
 };
@@ -325,9 +333,9 @@ Status ShmTransportImpl::map_peer(int peer, Link& link) {
   return Status::Ok();
 }
 
-// First frame to `peer`: allocate the backing pages of our ring's control and of its first chunk in its
-// segment (pairs that never talk cost nothing), and set the producer's frontier there; grow_ring() takes
-// the rest chunk by chunk as the first lap reaches it (kReserveChunk). A full /dev/shm is reported here,
+// First frame to `peer`: allocate the backing pages of our ring's control and of the ring in its segment
+// (pairs that never talk cost nothing) — all of it, or (reserve_by_chunks) its first chunk, with the
+// producer's frontier there: grow_ring() takes the rest chunk by chunk as the first lap reaches it. A full /dev/shm is reported here,
 // clearly, instead of only as a SIGBUS at some later store into the ring. A producer that starts on a ring
 // already in use (tail != 0) reserves all of it at once: its positions are not offsets from 0.
 void ShmTransportImpl::reserve_ring(int peer, Link& link) {
@@ -344,7 +352,8 @@ void ShmTransportImpl::reserve_ring(int peer, Link& link) {
                st.message().c_str(), peer);
     return;  // no frontier: as before, the stores will tell
   }
-  const std::size_t first = link.out.tail() == 0 && kReserveChunk < layout_.ring_bytes ? kReserveChunk : layout_.ring_bytes;
+  const std::size_t first =
+      by_chunks_ && link.out.tail() == 0 && kReserveChunk < layout_.ring_bytes ? kReserveChunk : layout_.ring_bytes;
   if (!reserve_cells(peer, link, 0, first)) return;
   link.reserved_to = first;
   link.out.set_frontier(first < layout_.ring_bytes ? first : RingProducer::kNoFrontier);
@@ -478,7 +487,7 @@ Result<std::unique_ptr<ShmTransport>> ShmTransport::create(boot::Bootstrap& boot
   ::prctl(PR_SET_PTRACER, static_cast<unsigned long>(::getppid()), 0, 0, 0);
 
   FTMPI_TRY(boot.put("shm." + std::to_string(rank), name));
-  return std::unique_ptr<ShmTransport>(new ShmTransportImpl(boot, rank, size, g, std::move(*seg), asym));
+  return std::unique_ptr<ShmTransport>(new ShmTransportImpl(boot, rank, size, g, std::move(*seg), asym, opts.reserve_by_chunks));
 }
 
 }  // namespace ftmpi::transport
