@@ -87,6 +87,14 @@ inline Registry& registry() { return g_registry; }
 // engine's release ends the block).
 bool free_try_request(p2p::Request* r);
 
+// A Reinit rollback (api/reinit.cpp, on the landing thread, outside any MPI call): the left epoch's FA-MPI
+// state is forgotten — its blocks (open or kept with a freed try request; their requests belong to the
+// dropped engine, which is never destroyed, so the blocks are detached and left to it), the errors raised
+// on communicators and for all of them, the marked and reported requests. Without it the first block of
+// the new epoch nested in a dead one, and every commit on MPI_COMM_WORLD reported the old epoch's
+// MPI_Comm_rank(s)_raise_forall declarations (tests/reinit/reinit_famp.c).
+void forget_epoch();
+
 // A request that Wait/Test treat as "nothing to wait for": null or an inactive persistent request.
 inline bool inert(const p2p::Request* r) { return !r || (r->persistent && !r->active); }
 inline bool valid_request(const p2p::Request* r) { return r && r->magic == kMagicRequest; }

@@ -243,6 +243,30 @@ bool free_try_request(Request* r) {
   return true;
 }
 
+void forget_epoch() {
+  auto& reg = registry();
+  if (g_spare_request.r != nullptr) {  // its block goes back to the pool, the request stays with its engine
+    auto* op = static_cast<TryOp*>(g_spare_request.r->generic);
+    end_block(op->b);
+    op->b = nullptr;
+    g_spare_request = {};
+  }
+  for (TryBlock* b = reg.live; b != nullptr;) {
+    TryBlock* next = b->next_live;
+    b->open = false;
+    b->parent = nullptr;
+    b->next_live = b->prev_live = nullptr;
+    b = next;
+  }
+  reg.live = nullptr;
+  reg.open.clear();
+  reg.comm_raised.clear();
+  reg.world_declared_forall.clear();
+  reg.marked.clear();
+  reg.reported.clear();
+  reg.clean_rank = reg.clean_size = -1;
+}
+
 // A new plain block on `c` and its try request, complete at once (nothing to wait for, no progress pass):
 // the kept ones (free_try_request) or new ones.
 [[gnu::always_inline]] inline Request* plain_try_request(ftmpi_comm_s* c, TryBlock** block) {

@@ -9,6 +9,7 @@
 
 #include "api/common.h"
 #include "api/errors.h"
+#include "api/famp_state.h"
 #include "models/reinit/reinit_control.h"
 #include "mpi-ext.h"
 #include "util/log.h"
@@ -117,6 +118,7 @@ int run_reinit(MPI_Reinit_function* fn, void* data, const char* name) {
       log::error("%s: cannot rebuild MPI_COMM_WORLD after a failure: %s", name, st.message().c_str());
       abort_job(MPI_ERR_OTHER, "Reinit: recovery failed");
     }
+    ftmpi::api::famp::forget_epoch();  // FA-MPI blocks and raised errors of the left epoch (famp_state.h)
   }
   fn(data);
   rc->deactivate();

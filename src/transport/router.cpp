@@ -208,7 +208,10 @@ Result<std::unique_ptr<Router>> Router::create_part(boot::Bootstrap& boot, const
   }
   reinit::trace::mark("listen");
   if (opts.choice != Choice::tcp) {
-    auto s = ShmTransport::create(boot);
+    auto so = ShmOptions::for_job(boot.size());
+    if (!so.ok()) return so.status();
+    so.value().reserve_by_chunks = opts.rings_by_chunks;
+    auto s = ShmTransport::create(boot, so.value());
     if (!s.ok()) return s.status();
     shm = std::move(s.value());
   }

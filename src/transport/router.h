@@ -29,6 +29,9 @@ struct RouterOptions {
   // Reinit: fence 2 is not waited for (the bootstrap returns at once), so our segment's name must stay
   // until the epoch layer learns that every member has mapped it (models/reinit/reinit_control.h).
   bool keep_segment_name = false;
+  // Reinit, a rollback's links: shared-memory rings are reserved chunk by chunk as they fill
+  // (ShmOptions::reserve_by_chunks), so that the recovery does not allocate 1 MiB per new pair.
+  bool rings_by_chunks = false;
 };
 
 // A rank that failed while the job started: how the launcher described its end.

@@ -223,6 +223,58 @@ TEST(ShmRing, WrapsAroundManyLapsInOrder) {
   EXPECT_FALSE(c.nonempty());
 }
 
+// The reservation frontier (shm_transport.cpp reserves a ring's pages chunk by chunk): no byte at or past
+// it is written, a push it stops says so (and a push stopped by a full ring does not), and a producer whose
+// frontier is moved the way the transport moves it (up to the chunk holding the stopped push's end, the
+// whole ring once the first lap wraps) carries every frame in order over many laps.
+TEST(ShmRing, FrontierStopsPushesUntilMovedAndNothingIsWrittenPastIt) {
+  shm::Geometry g{8, 192};  // 1536 bytes
+  TestRing r(g);
+  const std::size_t ring = std::size_t{g.cells} * g.cell_bytes;
+  const std::size_t chunk = 256;
+  std::memset(r.cells + chunk, 0xab, ring - chunk);  // never read: the consumer stops at the producer's 0 word
+  auto p = r.producer();
+  auto c = r.consumer();
+  p.set_frontier(chunk);
+  std::uint32_t sent = 0, received = 0;
+  auto hl = [](std::uint32_t k) { return std::size_t{k % 41}; };
+  auto pl = [&](std::uint32_t k) { return (k * 13) % (g.cell_bytes - shm::kCellMeta - 32 - hl(k) + 1); };
+  // First lap: push until the frontier stops us; nothing past it changed.
+  while (p.try_push(pattern(hl(sent), sent), pattern(pl(sent), ~sent))) ++sent;
+  ASSERT_TRUE(p.stopped_by_frontier());
+  EXPECT_GT(p.wanted(), chunk);
+  for (std::size_t i = chunk; i < ring; ++i) ASSERT_EQ(r.cells[i], std::byte{0xab}) << i;
+  const std::uint32_t total = 3000;
+  std::vector<Frame> got;
+  while (received < total) {
+    for (std::uint32_t k = 0; k < 1 + sent % 6 && sent < total; ++k) {
+      if (p.try_push(pattern(hl(sent), sent), pattern(pl(sent), ~sent))) {
+        ++sent;
+        continue;
+      }
+      if (!p.stopped_by_frontier()) break;  // full: drain first
+      const std::uint64_t w = p.wanted();
+      const std::size_t to = w < ring ? std::min((static_cast<std::size_t>(w) + chunk - 1) / chunk * chunk, ring) : ring;
+      ASSERT_GT(to, p.frontier());
+      for (std::size_t i = to; i < ring; ++i) ASSERT_EQ(r.cells[i], std::byte{0xab}) << i;
+      p.set_frontier(to < ring ? to : shm::RingProducer::kNoFrontier);
+    }
+    got.clear();
+    drain_into(c, 1 + static_cast<int>(received % 4), got);
+    for (const Frame& f : got) {
+      ASSERT_EQ(f.hdr, pattern(hl(received), received)) << received;
+      ASSERT_EQ(f.payload, pattern(pl(received), ~received)) << received;
+      ++received;
+    }
+  }
+  EXPECT_EQ(p.frontier(), shm::RingProducer::kNoFrontier);
+  EXPECT_EQ(c.consumed(), total);
+  // A full ring (no frontier) is not "stopped by the frontier".
+  while (p.try_push(pattern(8, 1), pattern(8, 2))) {
+  }
+  EXPECT_FALSE(p.stopped_by_frontier());
+}
+
 TEST(ShmRing, MaxSizeAndEmptyFrames) {
   shm::Geometry g{2, 4096};
   TestRing r(g);

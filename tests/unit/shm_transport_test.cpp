@@ -361,6 +361,60 @@ TEST(ShmOptions, AsymmetricFenceOnlyWhenEveryRankCanHaveACore) {
 
 // ---- Correctness under load ---------------------------------------------------------------------------
 
+// ShmOptions::reserve_by_chunks: a sender reserves its ring in the receiver's segment chunk by chunk as its
+// first lap reaches the pages (shm_transport.cpp, kReserveChunk): after a few small frames only the first
+// 64 KiB of the 1 MiB ring exist; after more than a lap of large frames, all of it. By default, all of it at
+// the first frame. Counted with mincore() on the receiver's segment as rank 0 maps it (for shared memory
+// mincore reports the file's pages, allocated or not).
+void ring_pages_test(bool by_chunks) {
+  auto res = run_job(2, 30, [by_chunks](FakeBoot& boot) {
+    ShmOptions o;
+    o.reserve_by_chunks = by_chunks;
+    auto t = setup(boot, o);
+    CHILD_CHECK(t != nullptr);
+    const int me = boot.rank();
+    const shm::Geometry g{};
+    const shm::SegmentLayout l = shm::layout_for(2, g);
+    const long page = sysconf(_SC_PAGESIZE);
+    // Pages of rank 0's ring in rank 1's segment that exist.
+    auto resident = [&]() -> std::size_t {
+      auto* base = reinterpret_cast<unsigned char*>(t->peer_header(1));
+      std::vector<unsigned char> v(l.ring_bytes / static_cast<std::size_t>(page) + 1);
+      if (mincore(base + l.cells_offset, l.ring_bytes, v.data()) != 0) return 0;
+      return static_cast<std::size_t>(std::count_if(v.begin(), v.end(), [](unsigned char c) { return (c & 1) != 0; }));
+    };
+    std::uint64_t got = 0;
+    auto sink = make_sink([&](int, std::span<const std::byte>, std::span<const std::byte>) { ++got; });
+    std::vector<std::byte> big(8192, std::byte{7});
+    if (me == 0) {
+      CHILD_CHECK(resident() == 0);
+      for (int i = 0; i < 100; ++i) CHILD_CHECK(t->try_send(1, bytes_of(&i, sizeof i), {}));
+      const std::size_t small = resident();
+      if (by_chunks)
+        CHILD_CHECK(small >= 1 && small <= (64u << 10) / static_cast<std::size_t>(page));
+      else
+        CHILD_CHECK(small >= l.ring_bytes / static_cast<std::size_t>(page));
+      // Two laps of 8 KiB frames (the receiver drains them).
+      for (std::size_t sent = 0; sent < 2 * l.ring_bytes / big.size();) {
+        if (t->try_send(1, bytes_of(&sent, sizeof sent), big)) ++sent;
+        else t->poll(sink);
+      }
+      CHILD_CHECK(resident() >= l.ring_bytes / static_cast<std::size_t>(page));
+    } else {
+      const std::uint64_t want = 100 + 2 * l.ring_bytes / big.size();
+      auto t0 = Clock::now();
+      while (got < want && seconds_since(t0) < 20) t->poll(sink);
+      CHILD_CHECK(got == want);
+    }
+    CHILD_CHECK(boot.fence().ok());
+    return 0;
+  });
+  EXPECT_TRUE(res.all_exited_zero());
+  EXPECT_TRUE(res.leftovers.empty());
+}
+TEST(ShmTransport, RingPagesAreReservedAsTheFirstLapReachesThemByChunks) { ring_pages_test(true); }
+TEST(ShmTransport, RingPagesAreReservedAtTheFirstFrameByDefault) { ring_pages_test(false); }
+
 TEST(ShmTransport, MillionSmallFramesBothWays) {
   constexpr std::uint64_t kFrames = 1000000;
   auto res = run_job(2, 50, [](FakeBoot& boot) {

@@ -83,6 +83,12 @@ inline std::size_t producer_prefetch_bytes() {
 // bytes written, [tail, new tail + 4), must lie within head + ring bytes. Liveness: a frame is at most
 // cell_bytes <= ring/2, so an empty ring always has room for it, wherever its offset (a frame that wraps
 // from offset o needs ring - o + n + 4 <= ring, and o > ring - n' >= n + 32 then, n' its size at o).
+//
+// Frontier: the producer never writes at or beyond position frontier() either (default: no frontier). The
+// transport reserves the ring's backing pages chunk by chunk as the first lap needs them (shm_transport.cpp,
+// reserve_ring): a push that the frontier stops returns false with stopped_by_frontier(); the caller moves
+// the frontier (set_frontier) and pushes again. Both limits are folded into one precomputed position
+// (limit_), so the hot path compares once, as it did for the room alone.
 class RingProducer {
  public:
   RingProducer() = default;
@@ -95,9 +101,24 @@ class RingProducer {
         tail_(atomic_at(ctl->tail).load(std::memory_order_relaxed)),
         off_(static_cast<std::size_t>(tail_ % size_)),
         head_cache_(atomic_at(ctl->head).load(std::memory_order_acquire)),
+        limit_(head_cache_ + size_),
         ahead_(producer_prefetch_bytes() * 4 <= size_ ? producer_prefetch_bytes() : 0) {}
 
   bool attached() const { return ctl_ != nullptr; }
+  // Bytes produced so far (the position of the next frame, wrap-around waste included).
+  std::uint64_t tail() const { return tail_; }
+
+  // The producer writes only below position `f` (kNoFrontier: anywhere the room rule allows).
+  static constexpr std::uint64_t kNoFrontier = ~std::uint64_t{0};
+  void set_frontier(std::uint64_t f) {
+    frontier_ = f;
+    limit_ = head_cache_ + size_ < frontier_ ? head_cache_ + size_ : frontier_;
+  }
+  std::uint64_t frontier() const { return frontier_; }
+  // The last failed try_push was stopped by the frontier (the consumer may have had room for it), and would
+  // have written up to position wanted() (exclusive).
+  bool stopped_by_frontier() const { return wanted_ > frontier_; }
+  std::uint64_t wanted() const { return wanted_; }
 
   // Copy one frame into the ring. Expects hdr.size() <= kMaxHeader and payload.size() <= max_payload().
   // Returns false (and changes nothing) when the consumer has not yet released enough room.
@@ -114,9 +135,13 @@ class RingProducer {
     assert(n <= max_frame_);
     // Bytes written: the wasted end (only its word), the frame and the 0 word after it.
     const std::uint64_t need = tail_ + skip + n + kCellMeta;
-    if (need - head_cache_ > size_) {
+    if (need > limit_) {
       head_cache_ = atomic_at(ctl_->head).load(std::memory_order_acquire);
-      if (need - head_cache_ > size_) return false;
+      limit_ = head_cache_ + size_ < frontier_ ? head_cache_ + size_ : frontier_;
+      if (need > limit_) {
+        wanted_ = need;
+        return false;
+      }
     }
     std::byte* frame = ring_ + at;
     std::size_t next = at + n;
@@ -161,6 +186,9 @@ class RingProducer {
   std::uint64_t tail_ = 0;        // bytes produced
   std::size_t off_ = 0;           // tail_ % size_
   std::uint64_t head_cache_ = 0;  // last head we read from the consumer
+  std::uint64_t frontier_ = kNoFrontier;  // set_frontier()
+  std::uint64_t limit_ = 0;       // min(head_cache_ + size_, frontier_): a frame may write below it
+  std::uint64_t wanted_ = 0;      // the last failed push's end position
   std::size_t ahead_ = 0;         // producer_prefetch_bytes(), 0 for rings too small for it
   std::uint64_t frames_ = 0;
 };

@@ -77,6 +77,16 @@ int write_process_memory(pid_t pid, std::uint64_t addr, const void* src, std::si
   return copy_process_memory(::process_vm_writev, pid, const_cast<char*>(static_cast<const char*>(src)), addr, len);
 }
 
+// With ShmOptions::reserve_by_chunks the producer reserves its ring in the receiver's segment (backing pages
+// allocated, then mapped into its page tables) in chunks of this many bytes, as its first lap reaches them
+// (reserve_ring, grow_ring), and the consumer maps pages as its reads fault them in (16 per fault, the
+// kernel's fault-around) instead of the whole ring at the first frame. A pair that only exchanges small
+// messages touches a few KiB of its 1 MiB ring, yet paid for all of it otherwise — 256 pages allocated and
+// zeroed, 256 page-table entries on each side — at its first frame: on a Reinit rollback's new links, while
+// the job comes back (docs/performance.md, Reinit). A stream pays 16 extra fallocate+madvise calls per MiB in
+// its first lap, then nothing.
+constexpr std::size_t kReserveChunk = 64 << 10;
+
 // Map every page of [p, p + len) into this process's page tables now (they exist in the segment: the
 // sender reserved them). A byte ring walks all its pages in turn, so without this the resident set would
 // creep up to the ring's size over the first laps (and a stream would take its page faults one by one on
@@ -97,7 +107,8 @@ void populate(std::byte* p, std::size_t len, bool write) {
 class ShmTransportImpl final : public ShmTransport {
  public:
   // `boot` must stay valid until attach() has returned (it is used only there).
-  ShmTransportImpl(boot::Bootstrap& boot, int rank, int size, const Geometry& g, Segment own, bool asym)
+  ShmTransportImpl(boot::Bootstrap& boot, int rank, int size, const Geometry& g, Segment own, bool asym,
+                   bool by_chunks)
       : boot_(boot),
         rank_(rank),
         size_(size),
@@ -106,7 +117,8 @@ class ShmTransportImpl final : public ShmTransport {
         own_(std::move(own)),
         links_(static_cast<std::size_t>(size)),
         max_payload_(shm::max_payload(g)),
-        asym_fence_(asym) {}
+        asym_fence_(asym),
+        by_chunks_(by_chunks) {}
 
   const char* name() const override { return "shm"; }
   size_t max_payload() const override { return shm::max_payload(geometry_); }
@@ -136,7 +148,8 @@ class ShmTransportImpl final : public ShmTransport {
     Link& l = links_[static_cast<std::size_t>(peer)];
     if (!l.reserved || hdr.size() > kMaxHeader || payload.size() > 16) [[unlikely]]
       return try_send_slow(peer, l, hdr, payload);
-    if (!l.out.try_push(hdr, payload)) return false;
+    if (!l.out.try_push(hdr, payload)) [[unlikely]]
+      return try_send_grown(peer, l, hdr, payload);
     shm::ring_doorbell_if_sleeping(*l.peer_header, l.fenced);
     return true;
   }
@@ -159,7 +172,7 @@ class ShmTransportImpl final : public ShmTransport {
       delivered += got;
       if (got > 0 && !in.populated) [[unlikely]] {  // the sender's first frames: its ring is reserved now
         in.populated = true;
-        populate(ring_cells(own_, layout_, in.src), layout_.ring_bytes, false);
+        if (!by_chunks_) populate(ring_cells(own_, layout_, in.src), layout_.ring_bytes, false);
       }
       if (in.ring.broken() && !in.reported) [[unlikely]] {
         in.reported = true;
@@ -238,6 +251,7 @@ class ShmTransportImpl final : public ShmTransport {
     RingProducer out;
     pid_t pid = 0;
     bool reserved = false;  // reserve_ring() ran
+    std::size_t reserved_to = 0;  // bytes [0, reserved_to) of our ring in the peer's segment are reserved
     // A fence after each frame (shm_doorbell.h): false when this process and the owner use the asymmetric
     // fence (membarrier) instead.
     bool fenced = true;
@@ -246,13 +260,22 @@ class ShmTransportImpl final : public ShmTransport {
     int src;
     RingConsumer ring;
     bool reported = false;  // on_peer_lost() was called for a broken ring
-    bool populated = false;  // populate() ran for this ring
+    bool populated = false;  // the first frame was read (the whole ring mapped, unless by_chunks_)
   };
 
   [[gnu::noinline]] bool try_send_slow(int peer, Link& l, std::span<const std::byte> hdr,
                                        std::span<const std::byte> payload) {
     if (!l.out.attached() || hdr.size() > kMaxHeader || payload.size() > max_payload_) return false;
     if (!l.reserved) reserve_ring(peer, l);
+    if (!l.out.try_push(hdr, payload)) return try_send_grown(peer, l, hdr, payload);
+    shm::ring_doorbell_if_sleeping(*l.peer_header, l.fenced);
+    return true;
+  }
+  // A push failed: if the reservation frontier stopped it (not a full ring), reserve further and push again.
+  [[gnu::noinline]] bool try_send_grown(int peer, Link& l, std::span<const std::byte> hdr,
+                                        std::span<const std::byte> payload) {
+    if (!l.out.stopped_by_frontier()) return false;  // the ring is full: the consumer has to drain first
+    grow_ring(peer, l);
     if (!l.out.try_push(hdr, payload)) return false;
     shm::ring_doorbell_if_sleeping(*l.peer_header, l.fenced);
     return true;
@@ -263,6 +286,9 @@ class ShmTransportImpl final : public ShmTransport {
         {src, RingConsumer(ring_control(own_, layout_, src), ring_cells(own_, layout_, src), geometry_)});
   }
   void reserve_ring(int peer, Link& link);
+  void grow_ring(int peer, Link& link);
+  // Reserve and populate bytes [from, to) of our ring in `peer`'s segment; false (logged) when /dev/shm is full.
+  bool reserve_cells(int peer, Link& link, std::size_t from, std::size_t to);
   void probe_remote_read();
 
   boot::Bootstrap& boot_;
@@ -279,6 +305,7 @@ class ShmTransportImpl final : public ShmTransport {
   std::atomic<bool> wake_pending_{false};
   const std::size_t max_payload_;  // max_payload(), for try_send
   const bool asym_fence_;          // we raised kOwnerMembarrier and are registered (shm_doorbell.h)
+  const bool by_chunks_;           // ShmOptions::reserve_by_chunks
   WakeCheck wake_check_ = nullptr;  // coll/shm_area.h
   void* wake_arg_ = nullptr;
 };
@@ -306,9 +333,11 @@ Status ShmTransportImpl::map_peer(int peer, Link& link) {
   return Status::Ok();
 }
 
-// First frame to `peer`: allocate the backing pages of our ring in its segment (one fallocate per peer
-// and job, so pairs that never talk cost nothing). A full /dev/shm is reported here, clearly, instead of
-// only as a SIGBUS at some later store into the ring.
+// First frame to `peer`: allocate the backing pages of our ring's control and of the ring in its segment
+// (pairs that never talk cost nothing) — all of it, or (reserve_by_chunks) its first chunk, with the
+// producer's frontier there: grow_ring() takes the rest chunk by chunk as the first lap reaches it. A full /dev/shm is reported here,
+// clearly, instead of only as a SIGBUS at some later store into the ring. A producer that starts on a ring
+// already in use (tail != 0) reserves all of it at once: its positions are not offsets from 0.
 void ShmTransportImpl::reserve_ring(int peer, Link& link) {
   link.reserved = true;
   if (peer == rank_ && std::none_of(inbound_.begin(), inbound_.end(), [&](const Inbound& in) { return in.src == rank_; }))
@@ -317,16 +346,46 @@ void ShmTransportImpl::reserve_ring(int peer, Link& link) {
   std::size_t ctl_page =
       (layout_.ctrl_offset + static_cast<std::size_t>(rank_) * sizeof(RingControl)) / shm::kPage * shm::kPage;
   Status st = s.reserve(ctl_page, shm::kPage);
-  if (st.ok())
-    st = s.reserve(layout_.cells_offset + static_cast<std::size_t>(rank_) * layout_.ring_bytes,
-                   layout_.ring_bytes);
-  if (!st.ok())
+  if (!st.ok()) {
     log::error("%s; sending to rank %d may crash with SIGBUS (make /dev/shm larger, or set "
                "FTMPI_SHM_CELLS / FTMPI_SHM_CELL_BYTES lower)",
                st.message().c_str(), peer);
-  else
-    populate(s.base() + layout_.cells_offset + static_cast<std::size_t>(rank_) * layout_.ring_bytes,
-             layout_.ring_bytes, true);
+    return;  // no frontier: as before, the stores will tell
+  }
+  const std::size_t first =
+      by_chunks_ && link.out.tail() == 0 && kReserveChunk < layout_.ring_bytes ? kReserveChunk : layout_.ring_bytes;
+  if (!reserve_cells(peer, link, 0, first)) return;
+  link.reserved_to = first;
+  link.out.set_frontier(first < layout_.ring_bytes ? first : RingProducer::kNoFrontier);
+}
+
+// A push reached the frontier: reserve up to the chunk that holds its end (the whole ring once the first lap
+// wraps: positions past the ring's end are offsets from 0 again, all reserved by then).
+void ShmTransportImpl::grow_ring(int peer, Link& link) {
+  const std::uint64_t want = link.out.wanted();
+  std::size_t to = layout_.ring_bytes;
+  if (want < layout_.ring_bytes)
+    to = std::min(shm::round_up(static_cast<std::size_t>(want), kReserveChunk), layout_.ring_bytes);
+  if (to > link.reserved_to && !reserve_cells(peer, link, link.reserved_to, to)) {
+    link.out.set_frontier(RingProducer::kNoFrontier);  // reported once; as before, the stores will tell
+    return;
+  }
+  link.reserved_to = std::max(link.reserved_to, to);
+  link.out.set_frontier(link.reserved_to < layout_.ring_bytes ? link.reserved_to : RingProducer::kNoFrontier);
+}
+
+bool ShmTransportImpl::reserve_cells(int peer, Link& link, std::size_t from, std::size_t to) {
+  Segment& s = peer == rank_ ? own_ : link.segment;
+  std::byte* ring = s.base() + layout_.cells_offset + static_cast<std::size_t>(rank_) * layout_.ring_bytes;
+  Status st = s.reserve(static_cast<std::size_t>(ring - s.base()) + from, to - from);
+  if (!st.ok()) {
+    log::error("%s; sending to rank %d may crash with SIGBUS (make /dev/shm larger, or set "
+               "FTMPI_SHM_CELLS / FTMPI_SHM_CELL_BYTES lower)",
+               st.message().c_str(), peer);
+    return false;
+  }
+  populate(ring + from, to - from, true);
+  return true;
 }
 
 Status ShmTransportImpl::attach(std::span<const int> local_world_ranks) {
@@ -428,7 +487,7 @@ Result<std::unique_ptr<ShmTransport>> ShmTransport::create(boot::Bootstrap& boot
   ::prctl(PR_SET_PTRACER, static_cast<unsigned long>(::getppid()), 0, 0, 0);
 
   FTMPI_TRY(boot.put("shm." + std::to_string(rank), name));
-  return std::unique_ptr<ShmTransport>(new ShmTransportImpl(boot, rank, size, g, std::move(*seg), asym));
+  return std::unique_ptr<ShmTransport>(new ShmTransportImpl(boot, rank, size, g, std::move(*seg), asym, opts.reserve_by_chunks));
 }
 
 }  // namespace ftmpi::transport

@@ -29,6 +29,15 @@ struct ShmOptions {
   // support (else off, silently). for_job(): on when the job has at most as many ranks as this host has
   // cores (FTMPI_NUM_CORES overrides the count), FTMPI_SHM_MEMBARRIER=0/1 forces it.
   bool asymmetric_fence = true;
+  // How a sender reserves its ring in the receiver's segment (allocates the backing pages and maps them).
+  // false (the default): all of it at its first frame, and the receiver maps the whole ring at the first
+  // frame it reads — the resident set is flat from the first frame on and no page fault is ever on the hot
+  // path. true: 64 KiB at a time as the sender's first lap reaches the pages, and the receiver maps pages
+  // as it reads them (16 per fault) — a pair that only exchanges small messages costs 16 pages instead of
+  // 256 per side, but the resident set grows over the first lap. Reinit uses it for the links a rollback
+  // builds (RouterOptions::rings_by_chunks): the recovery then does not allocate, zero and map 1 MiB per
+  // new pair (docs/performance.md, Reinit, branch reinit9o).
+  bool reserve_by_chunks = false;
 
   // The default for a job of `job_size` ranks, overridden by FTMPI_SHM_CELLS / FTMPI_SHM_CELL_BYTES /
   // FTMPI_SHM_MEMBARRIER (the launcher gives every rank the same environment). Errc::arg when the variables
