@@ -30,9 +30,7 @@ namespace {
 bool active_partitioned(const Request* r) {
   return (ftmpi::p2p::part::is_psend(r) || ftmpi::p2p::part::is_precv(r)) && r->active && !r->complete;
 }
-}  // namespace
 
-namespace {
 
 bool valid_request(const Request* r) { return r && r->magic == ftmpi::kMagicRequest; }
 
