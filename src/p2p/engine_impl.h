@@ -74,7 +74,6 @@ enum ProtoState : std::uint8_t {
   kRecvSplit,      // split cts sent: reading the head, the sender writes the rest (p2p/rndv_split.h)
 };
 
-
 struct Engine::Impl {
   Impl(transport::Router& r, int me, int n);
 

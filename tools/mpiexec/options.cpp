@@ -1,6 +1,7 @@
 #include "options.h"
-#include <algorithm>
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -9,6 +10,12 @@
 
 namespace ftmpi::mpiexec {
 namespace {
+
+// `s` in lower case (ASCII): Open MPI's mapping objects and MCA booleans are case-insensitive.
+std::string lowercase(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
 
 std::optional<int> parse_int(std::string_view s, int min, int max) {
   int v = 0;
@@ -139,8 +146,7 @@ std::string apply(Options& o, const OptSpec& spec, const std::string& shown, con
       // Open MPI's --map-by OBJECT[:MODIFIERS] (ULFM users on one machine type --map-by :OVERSUBSCRIBE). ftmpi
       // fills the slots in order, which is what mapping by slot or by any object inside a host gives; a
       // mapping across hosts (node, ppr, seq, rankfile) would differ and is refused.
-      std::string object = v.substr(0, v.find(':'));
-      for (char& c : object) c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
+      const std::string object = lowercase(v.substr(0, v.find(':')));
       if (!(object.empty() || object == "slot" || object == "core" || object == "hwthread" || object == "socket" ||
             object == "package" || object == "numa" || object == "l1cache" || object == "l2cache" ||
             object == "l3cache" || object == "board"))
@@ -261,8 +267,8 @@ std::string apply(Options& o, const OptSpec& spec, const std::string& shown, con
 }
 
 // An Open MPI boolean MCA value: 1/0, true/false, yes/no, enabled/disabled (any case).
-std::optional<bool> parse_mca_bool(std::string value) {
-  for (char& c : value) c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
+std::optional<bool> parse_mca_bool(const std::string& raw) {
+  const std::string value = lowercase(raw);
   if (value == "1" || value == "true" || value == "yes" || value == "enabled" || value == "t" || value == "y") return true;
   if (value == "0" || value == "false" || value == "no" || value == "disabled" || value == "f" || value == "n") return false;
   return std::nullopt;

@@ -112,7 +112,7 @@ class RingProducer {
   static constexpr std::uint64_t kNoFrontier = ~std::uint64_t{0};
   void set_frontier(std::uint64_t f) {
     frontier_ = f;
-    limit_ = head_cache_ + size_ < frontier_ ? head_cache_ + size_ : frontier_;
+    refresh_limit();
   }
   std::uint64_t frontier() const { return frontier_; }
   // The last failed try_push was stopped by the frontier (the consumer may have had room for it), and would
@@ -137,7 +137,7 @@ class RingProducer {
     const std::uint64_t need = tail_ + skip + n + kCellMeta;
     if (need > limit_) {
       head_cache_ = atomic_at(ctl_->head).load(std::memory_order_acquire);
-      limit_ = head_cache_ + size_ < frontier_ ? head_cache_ + size_ : frontier_;
+      refresh_limit();
       if (need > limit_) {
         wanted_ = need;
         return false;
@@ -179,6 +179,8 @@ class RingProducer {
   std::uint64_t produced() const { return frames_; }
 
  private:
+  // limit_ = min(head_cache_ + size_, frontier_)
+  void refresh_limit() { limit_ = head_cache_ + size_ < frontier_ ? head_cache_ + size_ : frontier_; }
   RingControl* ctl_ = nullptr;
   std::byte* ring_ = nullptr;
   std::size_t size_ = 0;          // ring bytes
