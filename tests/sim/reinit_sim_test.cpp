@@ -591,6 +591,23 @@ TEST(ReinitSim, RestartLimitIsFatalNeverAHang) {
   }
 }
 
+TEST(ReinitSim, HostLossCountsOnceAgainstTheLimit) {
+  // Every rank of a one-host job lost at once (a rank's kill(getppid(), SIGTERM)): one failure against
+  // --max-restarts, however many processes it restarts; the next failure past the limit is fatal.
+  EpochCoordinator c(6, 2);
+  for (int r = 0; r < 6; ++r) c.on_active(r, true);
+  for (int loss = 1; loss <= 2; ++loss) {
+    auto acts = c.on_deaths({0, 1, 2, 3, 4, 5});
+    EXPECT_EQ(c.epoch(), loss);
+    EXPECT_EQ(c.restarts(), 6 * loss);
+    EXPECT_TRUE(std::none_of(acts.begin(), acts.end(),
+                             [](const CoordAction& a) { return a.kind == CoordAction::Kind::fatal; }));
+  }
+  auto acts = c.on_death(3);
+  ASSERT_EQ(acts.size(), 1u);
+  EXPECT_EQ(acts[0].kind, CoordAction::Kind::fatal);
+}
+
 TEST(ReinitSim, FailureWithoutActiveLocationIsFatal) {
   EpochCoordinator c(3, -1);
   c.on_active(0, true);
@@ -639,10 +656,13 @@ TEST(ReinitSim, HostLossIsOneEpochChange) {
   for (int seq = 1; seq <= 2; ++seq)
     for (int r = 0; r < 4; ++r) c.on_fence(r, 1, seq);
   EXPECT_EQ(c.committed_epoch(), 1);
-  // The restart limit counts every restarted rank.
+  // The restart limit counts failures: the lost host is one (both its ranks restart), the next is fatal.
   EpochCoordinator d(4, 1);
   for (int r = 0; r < 4; ++r) d.on_active(r, true);
-  auto fatal = d.on_deaths({2, 3});
+  auto acts2 = d.on_deaths({2, 3});
+  EXPECT_TRUE(std::none_of(acts2.begin(), acts2.end(),
+                           [](const CoordAction& a) { return a.kind == CoordAction::Kind::fatal; }));
+  auto fatal = d.on_death(0);
   ASSERT_EQ(fatal.size(), 1u);
   EXPECT_EQ(fatal[0].kind, CoordAction::Kind::fatal);
 }

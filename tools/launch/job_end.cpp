@@ -20,12 +20,12 @@ int open_job_signalfd() {
   return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 }
 
-void read_job_signals(int fd, std::vector<int>& terminate, bool& child) {
+void read_job_signals(int fd, std::vector<JobSignal>& terminate, bool& child) {
   signalfd_siginfo si;
   while (::read(fd, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
     int sig = static_cast<int>(si.ssi_signo);
     if (sig == SIGCHLD) child = true;
-    else terminate.push_back(sig);
+    else terminate.push_back({sig, static_cast<pid_t>(si.ssi_pid)});
   }
 }
 

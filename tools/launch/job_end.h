@@ -4,6 +4,8 @@
 // SIGKILL; a second signal to mpiexec skips the grace. The caller owns the ranks and sends the signals this
 // answers with; JobEnd keeps the phase, the exit status and the deadline.
 #pragma once
+#include <sys/types.h>
+
 #include <chrono>
 #include <optional>
 #include <string>
@@ -14,9 +16,14 @@ namespace ftmpi::mpiexec {
 // Ignores SIGPIPE, blocks SIGCHLD, SIGINT, SIGTERM, SIGHUP and SIGQUIT and returns a non-blocking
 // signalfd for them, or -1 (errno set).
 int open_job_signalfd();
+// A terminating signal mpiexec received, and who sent it (the sender's pid; 0 from the kernel or unknown).
+struct JobSignal {
+  int sig = 0;
+  pid_t from = 0;
+};
 // Reads every pending signal of that fd: the terminating ones, in order, go to `terminate`; a SIGCHLD
 // among them sets `child`.
-void read_job_signals(int fd, std::vector<int>& terminate, bool& child);
+void read_job_signals(int fd, std::vector<JobSignal>& terminate, bool& child);
 
 class JobEnd {
  public:

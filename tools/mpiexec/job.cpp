@@ -413,10 +413,11 @@ void Job::supervise() {
 }
 
 void Job::on_signalfd() {
-  std::vector<int> sigs;
+  std::vector<JobSignal> sigs;
   bool child = false;
   read_job_signals(sigfd_, sigs, child);
-  for (int sig : sigs) signal_all(end_.on_signal(sig, Clock::now()));
+  for (const JobSignal& s : sigs)
+    if (!reinit_signal_from_rank(s)) signal_all(end_.on_signal(s.sig, Clock::now()));
   if (child) reap_children();
 }
 

@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "boot/pmi_server.h"
@@ -149,6 +150,10 @@ class Job final : public RankRestarter {
   // Reinit mode (job_reinit.cpp).
   void reinit_setup();
   void reinit_on_exit(int rank, bool failure);
+  // A terminating signal sent to mpiexec by one of WORLD's processes (present or restarted since) in
+  // Reinit mode: Reinit++'s simulated node failure, `kill(getppid(), SIGTERM)`. Handled as the loss of this
+  // host (every live rank fails at once and restarts here) and returns true; false for any other sender.
+  bool reinit_signal_from_rank(const JobSignal& s);
   Result<pid_t> restart(int rank, int epoch, const std::vector<int>& failed) override;
   Result<Started> start_process(std::vector<std::string> env);
   // --spares N: warm processes started with the job, waiting inside MPI_Init (models/reinit/spare.h)
@@ -192,6 +197,12 @@ class Job final : public RankRestarter {
   // Deaths seen on the board's life locks, before SIGCHLD (life_watch.h); destroyed before board_.
   std::unique_ptr<LifeWatch> life_;
   std::vector<pid_t> ended_early_;  // processes handled as ended from a life report, not reaped yet
+  // Reinit: the pids of WORLD ranks' processes replaced by a restart (rank, pid), the latest 64: a signal
+  // such a process sent before it died may be read after its restart (reinit_signal_from_rank).
+  std::vector<std::pair<int, pid_t>> replaced_pids_;
+  // Set while reinit_signal_from_rank fails every rank of the host: their deaths gather here and go to the
+  // ReinitDriver as one epoch change.
+  std::vector<int>* host_loss_batch_ = nullptr;
   // Such a process's teardown runs at SCHED_IDLE (reinit::demote_exit): opt-in, FTMPI_REINIT_DEMOTE_EXIT=1.
   bool demote_teardown_ = false;
   std::unique_ptr<RemoteFailures> remote_;  // other jobs of the name service (FT mode)

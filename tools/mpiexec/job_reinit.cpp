@@ -93,7 +93,43 @@ void Job::reinit_on_exit(int r, bool failure) {
     reinit_->on_finalized(r);
     return;
   }
+  if (host_loss_batch_) {
+    host_loss_batch_->push_back(r);
+    return;
+  }
   reinit_->on_death(r, ranks_[static_cast<std::size_t>(r)].cause());
+}
+
+// Reinit++ programs simulate a node failure with kill(getppid(), SIGTERM): on a cluster a rank's parent is
+// its node's daemon, which dies of it and takes the node's ranks with it, and Reinit++ restarts them
+// elsewhere. On one host mpiexec is that parent, and the job must go on as with a daemon: the signal is
+// this host's loss, not an order to end the job. Every live rank (not finalized) is killed and fails at
+// once — one epoch change — and, there being no other host, restarts here (RESTARTED). The sender is
+// recognised by the signal's pid, also when its death was already handled and the rank restarted.
+bool Job::reinit_signal_from_rank(const JobSignal& s) {
+  if (!reinit_ || !end_.running() || s.from <= 0) return false;
+  int by = find_rank_by_pid(s.from);
+  if (by < 0)
+    for (const auto& [rank, pid] : replaced_pids_)
+      if (pid == s.from) by = rank;
+  if (by < 0 || by >= opt_.np) return false;
+  say("reinit: rank %d sent signal %d (%s) to mpiexec, its parent: this host is lost (as a Reinit++ node whose "
+      "daemon dies); its ranks restart on it",
+      by, s.sig, strsignal(s.sig));
+  std::vector<int> lost;
+  host_loss_batch_ = &lost;
+  for (int r = 0; r < opt_.np && end_.running(); ++r) {
+    const RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
+    if (!rec.alive() || rec.pid <= 0 || rec.pmi_finalized) continue;
+    const pid_t pid = rec.pid;
+    if (kill(-pid, SIGKILL) != 0) kill(pid, SIGKILL);
+    ended_early_.push_back(pid);  // reaped later, quietly (reap_children)
+    on_rank_exit(r, SIGKILL);     // the wait status of a process killed by SIGKILL
+  }
+  host_loss_batch_ = nullptr;
+  if (!lost.empty() && end_.running())
+    reinit_->on_deaths(lost, "host lost: rank " + std::to_string(by) + " signalled its parent");
+  return true;
 }
 
 Result<Job::Started> Job::start_process(std::vector<std::string> env) {
@@ -187,6 +223,10 @@ Result<pid_t> Job::restart(int r, int epoch, const std::vector<int>& failed) {
   }
 
   RankRecord& rec = ranks_[static_cast<std::size_t>(r)];
+  if (rec.pid > 0) {
+    if (replaced_pids_.size() == 64) replaced_pids_.erase(replaced_pids_.begin());
+    replaced_pids_.emplace_back(r, rec.pid);
+  }
   rec = RankRecord{};
   rec.rank = r;
   rec.pid = s.pid;

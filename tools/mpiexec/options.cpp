@@ -537,7 +537,7 @@ through the rsh agent), connected by ftmpi's PMI-1 bootstrap.
   --startup-timeout SECONDS FT mode: a rank in MPI_Init must heartbeat within SECONDS (default 60)
   --inject SPEC             rank=R,after=SECONDS[,signal=KILL|STOP|TERM] or rank=R,at=MPI_Func:N
                             or host=H,after=SECONDS (host H is lost: its daemon and ranks die)
-  --max-restarts N          respawn limit for --with-ft reinit (default 16)
+  --max-restarts N          --with-ft reinit: failures recovered at most (default 16; a lost host is one)
   --spares N                --with-ft reinit: N warm processes per host wait in MPI_Init; a failed
                             rank is taken over by one (no fork/exec): its host's, else another host's
   --mca KEY VALUE           Open MPI parameters: plm_rsh_agent CMD (= --rsh-agent), btl_tcp_if_include X

@@ -696,10 +696,10 @@ void Origin::drain_links() {
 }
 
 void Origin::on_signalfd() {
-  std::vector<int> sigs;
+  std::vector<JobSignal> sigs;
   bool child = false;
   read_job_signals(sigfd_, sigs, child);
-  for (int sig : sigs) signal_ranks(end_.on_signal(sig, SteadyClock::now()), false);
+  for (const JobSignal& s : sigs) signal_ranks(end_.on_signal(s.sig, SteadyClock::now()), false);
   if (child) reap_agents();
 }
 

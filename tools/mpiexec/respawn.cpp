@@ -154,11 +154,16 @@ void ReinitDriver::run(const std::vector<reinit::CoordAction>& actions) {
             (t_fence1_ - t_restarted_) * 1e3, (now - t_fence1_) * 1e3, now);
         // Where the rollback went, each the latest rank's time after the failure was seen (ms).
         auto at = [&](double t) { return t > 0 ? (t - t_death_) * 1e3 : -1.0; };
-        say("reinit: epoch %d rollback timeline (ms after the failure was seen, slowest rank): survivors "
-            "notified +%.1f, landed in MPI_Reinit +%.1f, old epoch dropped +%.1f; restarted process loaded "
-            "+%.1f, in MPI_Init +%.1f; fence 1 (endpoints; ranks resume once connected) +%.1f; fence 2 (every rank connected: committed) +%.1f",
-            a.epoch, at(t_notice_), at(t_landed_), at(t_dropped_), at(t_loaded_), at(t_init_), at(t_fence1_),
-            at(now));
+        // No survivor stage reported: every rank failed (a lost single host) and none rolled back.
+        char survivors[128] = "no survivors (every rank restarted)";
+        if (t_notice_ > 0 || t_landed_ > 0 || t_dropped_ > 0)
+          std::snprintf(survivors, sizeof survivors,
+                        "survivors notified +%.1f, landed in MPI_Reinit +%.1f, old epoch dropped +%.1f",
+                        at(t_notice_), at(t_landed_), at(t_dropped_));
+        say("reinit: epoch %d rollback timeline (ms after the failure was seen, slowest rank): %s; restarted "
+            "process loaded +%.1f, in MPI_Init +%.1f; fence 1 (endpoints; ranks resume once connected) +%.1f; "
+            "fence 2 (every rank connected: committed) +%.1f",
+            a.epoch, survivors, at(t_loaded_), at(t_init_), at(t_fence1_), at(now));
         if (hooks_.committed) hooks_.committed(a.epoch);
         break;
       }

@@ -29,7 +29,10 @@ std::vector<CoordAction> EpochCoordinator::on_deaths(const std::vector<int>& rs)
                          "fatal (seed 003 section 1.4.2)", {}});
       return out;
     }
-  if (max_restarts_ >= 0 && restarts_ + static_cast<int>(dead.size()) > max_restarts_) {
+  // The limit counts failures: a rank's death is one, a lost host's ranks dying together are one (a host
+  // loss on a one-host job restarts every rank: counted per process, three losses of 6 ranks would already
+  // pass the default of 16).
+  if (max_restarts_ >= 0 && failures_ + 1 > max_restarts_) {
     dead_ = true;
     out.push_back({CoordAction::Kind::fatal, dead.front(), epoch_, 0, {},
                    "rank " + std::to_string(dead.front()) + " failed and the restart limit (--max-restarts " +
@@ -38,6 +41,7 @@ std::vector<CoordAction> EpochCoordinator::on_deaths(const std::vector<int>& rs)
   }
   // Deaths seen together (a lost host's ranks) make one epoch change, not one each.
   restarts_ += static_cast<int>(dead.size());
+  ++failures_;
   ++epoch_;
   released_seq_ = 0;
   cards_.clear();  // every card was published for an older epoch

@@ -112,7 +112,8 @@ struct CoordAction {
 
 class EpochCoordinator {
  public:
-  // `n` ranks, all members of epoch 0 and not yet inside MPI_Reinit. max_restarts < 0: unlimited.
+  // `n` ranks, all members of epoch 0 and not yet inside MPI_Reinit. max_restarts: how many failures may
+  // be recovered (a rank's death counts one, ranks dying together in on_deaths one); < 0: unlimited.
   EpochCoordinator(int n, int max_restarts);
 
   // Rank `r` died (once per process; a restarted process may die again).
@@ -135,7 +136,7 @@ class EpochCoordinator {
 
   int epoch() const { return epoch_; }
   int committed_epoch() const { return committed_; }
-  int restarts() const { return restarts_; }
+  int restarts() const { return restarts_; }  // processes restarted
   bool changing() const { return epoch_ != committed_; }
   bool member(int r) const { return ranks_[idx(r)].member; }
   // Members of the current epoch (live or being restarted, not finalized): fence 1's count on a board.
@@ -163,6 +164,7 @@ class EpochCoordinator {
   std::vector<Rank> ranks_;
   int max_restarts_;
   int restarts_ = 0;
+  int failures_ = 0;  // recovered failures, the count --max-restarts bounds
   int epoch_ = 0;
   int committed_ = 0;
   int released_seq_ = 0;           // highest fence of epoch_ released
