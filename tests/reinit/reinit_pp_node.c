@@ -2,7 +2,8 @@
  * do to kill their node's daemon. Run by mpiexec on one host, the rank's parent is mpiexec itself: the job
  * must go on as a lost host's would — every rank of the host fails at once and restarts there. Three such
  * losses (by rank size-1 at step 3, rank 0 at step 6, rank 1 at step 9); the signalling rank keeps running
- * after its kill (as Reinit++ programs do) until it is stopped.
+ * after its kill (as Reinit++ programs do) until it is stopped, or with a second argument `raise` kills
+ * itself at once (raise(SIGKILL)): mpiexec may then see its death before the signal.
  * PASS (rank 0 prints "PASS reinit_pp_node"; mpiexec exits 0): every incarnation after a loss starts
  * RESTARTED (OMPI_Reinit_state agrees) with all ranks 0..size-1 as failed ranks, resumes from the file
  * checkpoint, every step's Allreduce is right, and all three losses happened before the end. The job needs
@@ -21,6 +22,7 @@
 #define STEPS 12
 static int rank, size;
 static const char *dir;
+static int raise_after;
 
 static void fail(const char *what) {
   printf("FAIL reinit_pp_node rank %d: %s\n", rank, what);
@@ -104,6 +106,7 @@ static int resilient_main(int argc, char **argv, OMPI_reinit_state_t state, int 
       if (step == at[k] && rank == killer && !exists(mark)) {
         touch(mark);
         kill(getppid(), SIGTERM);  /* and go on, as Reinit++ programs do, until the launcher stops us */
+        if (raise_after) raise(SIGKILL);
       }
     }
     int v = step + rank, sum = 0;
@@ -124,6 +127,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc < 2) fail("usage: reinit_pp_node CKPT_DIR");
   dir = argv[1];
+  raise_after = argc > 2 && !strcmp(argv[2], "raise");
   mkdir(dir, 0700);
   int rc = OMPI_Reinit(argc, argv, resilient_main);
   if (rc != 0) fail("OMPI_Reinit did not return the restart point's value");
