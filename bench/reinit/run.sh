@@ -13,7 +13,11 @@ SIZES=${SIZES:-4 8 16}
 REINIT_ARGS=${REINIT_ARGS:-}
 MPIEXEC=$B/bin/mpiexec
 TMP=$(mktemp -d /tmp/ftmpi-reinit-bench.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
+# CKPT_ROOT=dir: the checkpoints (both the Reinit and the relaunch side) live in a directory under dir
+# instead of under /tmp, e.g. CKPT_ROOT=/dev/shm (tmpfs: no rank blocked in ext4 I/O at the kill)
+CKPT_ROOT=${CKPT_ROOT:-}
+if [ -n "$CKPT_ROOT" ]; then D=$(mktemp -d "$CKPT_ROOT/ftmpi-reinit-ck.XXXXXX"); else D=$TMP/d; fi
+trap 'rm -rf "$TMP" "$D"' EXIT
 EXE=$TMP/recovery
 "$B/bin/mpicc" -O2 -o "$EXE" "$(dirname "$0")/recovery.c"
 median() { sort -n | awk '{a[NR]=$1} END {if (NR==0) print "nan"; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
@@ -29,30 +33,30 @@ printf "%6s %14s %14s %14s %8s %8s %14s %14s\n" ranks "reinit(ms)" "spare(ms)" "
 for n in $SIZES; do
   : > "$TMP/re.$n"; : > "$TMP/sp.$n"; : > "$TMP/bs.$n"; : > "$TMP/bsp.$n"; : > "$TMP/rl.$n"; : > "$TMP/breakdown.$n"; : > "$TMP/breakdown_sp.$n"
   for i in $(seq "$REPS"); do
-    rm -rf "$TMP/d"; mkdir -p "$TMP/d"
-    "$MPIEXEC" -n "$n" --with-ft reinit $REINIT_ARGS --timeout 60 "$EXE" reinit "$TMP/d" > "$TMP/out" 2> "$TMP/err" || true
+    rm -rf "$D"; mkdir -p "$D"
+    "$MPIEXEC" -n "$n" --with-ft reinit $REINIT_ARGS --timeout 60 "$EXE" reinit "$D" > "$TMP/out" 2> "$TMP/err" || true
     sed -n 's/^RECOVERY n=[0-9]* ms=//p' "$TMP/out" >> "$TMP/re.$n"
     grep 'epoch 1 ' "$TMP/err" >> "$TMP/breakdown.$n" || true
     if [ "$SPARES_TOO" = 1 ]; then
-      rm -rf "$TMP/d"; mkdir -p "$TMP/d"
-      "$MPIEXEC" -n "$n" --with-ft reinit --spares 1 $REINIT_ARGS --timeout 60 "$EXE" reinit "$TMP/d" > "$TMP/out" 2> "$TMP/err" || true
+      rm -rf "$D"; mkdir -p "$D"
+      "$MPIEXEC" -n "$n" --with-ft reinit --spares 1 $REINIT_ARGS --timeout 60 "$EXE" reinit "$D" > "$TMP/out" 2> "$TMP/err" || true
       sed -n 's/^RECOVERY n=[0-9]* ms=//p' "$TMP/out" >> "$TMP/sp.$n"
       grep 'epoch 1 ' "$TMP/err" >> "$TMP/breakdown_sp.$n" || true
     fi
     if [ -n "$BASE_ENV" ] || [ "$BASE_MPIEXEC" != "$MPIEXEC" ]; then
-      rm -rf "$TMP/d"; mkdir -p "$TMP/d"
-      env $BASE_ENV "$BASE_MPIEXEC" -n "$n" --with-ft reinit $REINIT_ARGS --timeout 60 "$EXE" reinit "$TMP/d" > "$TMP/out" 2> "$TMP/err" || true
+      rm -rf "$D"; mkdir -p "$D"
+      env $BASE_ENV "$BASE_MPIEXEC" -n "$n" --with-ft reinit $REINIT_ARGS --timeout 60 "$EXE" reinit "$D" > "$TMP/out" 2> "$TMP/err" || true
       sed -n 's/^RECOVERY n=[0-9]* ms=//p' "$TMP/out" >> "$TMP/bs.$n"
       if [ "$SPARES_TOO" = 1 ]; then
-        rm -rf "$TMP/d"; mkdir -p "$TMP/d"
-        env $BASE_ENV "$BASE_MPIEXEC" -n "$n" --with-ft reinit --spares 1 $REINIT_ARGS --timeout 60 "$EXE" reinit "$TMP/d" > "$TMP/out" 2> "$TMP/err" || true
+        rm -rf "$D"; mkdir -p "$D"
+        env $BASE_ENV "$BASE_MPIEXEC" -n "$n" --with-ft reinit --spares 1 $REINIT_ARGS --timeout 60 "$EXE" reinit "$D" > "$TMP/out" 2> "$TMP/err" || true
         sed -n 's/^RECOVERY n=[0-9]* ms=//p' "$TMP/out" >> "$TMP/bsp.$n"
       fi
     fi
-    rm -rf "$TMP/d"; mkdir -p "$TMP/d"
-    "$MPIEXEC" -n "$n" "$EXE" prepare "$TMP/d" > /dev/null
+    rm -rf "$D"; mkdir -p "$D"
+    "$MPIEXEC" -n "$n" "$EXE" prepare "$D" > /dev/null
     t0=$(date +%s.%N)
-    "$MPIEXEC" -n "$n" --timeout 60 "$EXE" relaunch "$TMP/d" "$t0" > "$TMP/out" 2>&1 || true
+    "$MPIEXEC" -n "$n" --timeout 60 "$EXE" relaunch "$D" "$t0" > "$TMP/out" 2>&1 || true
     sed -n 's/^RELAUNCH n=[0-9]* ms=//p' "$TMP/out" >> "$TMP/rl.$n"
   done
   re=$(median < "$TMP/re.$n"); rl=$(median < "$TMP/rl.$n"); sp=$(median < "$TMP/sp.$n"); bs=$(median < "$TMP/bs.$n"); bsp=$(median < "$TMP/bsp.$n")
