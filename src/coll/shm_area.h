@@ -70,8 +70,8 @@
 // for the line to come back from the reader's cache. Now the writer asks for its slot of op s + 2 for
 // writing (PREFETCHW, as the ring's producer does: transport/shm/shm_ring.h) and the reader asks for the
 // writer's slot of op s + 2, so the transfers overlap the calls. Measured (2 ranks bound, slow placement,
-// 8-byte Bcast): 0.15-0.25 -> 0.11-0.12 us (Open MPI 0.12-0.13); reader alone 0.155, writer alone no gain;
-// distance 4 no better (docs/performance.md, 2026-11-27 small13g).
+// 8-byte Bcast): 0.15-0.25 -> 0.11-0.13 us (Open MPI 0.12-0.13); reader alone 0.155; distance 4 no better;
+// fast placement unchanged (docs/performance.md, 2026-11-27 small13g).
 //
 // Why kSlots = 32: with 8 ranks on 2 cores (oversubscribed) a window of 8 made a Bcast loop ~8x slower than
 // the point-to-point tree, whose rings buffer 64 messages: every reader must run once per window.
