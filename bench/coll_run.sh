@@ -25,7 +25,9 @@
 #   Open MPI mpiexec.openmpi --allow-run-as-root --bind-to core -n 2
 #   MPICH    mpiexec.mpich -bind-to core -n 2
 # At more ranks than cores nothing is bound and Open MPI gets --oversubscribe (it then yields when idle);
-# those figures measure the scheduler as much as the algorithms.
+# those figures measure the scheduler as much as the algorithms. Under `chrt -f` (real-time priority) leave
+# MPICH out above 2 ranks (-i ftmpi,openmpi): its oversubscribed ranks spin without yielding, and SCHED_FIFO
+# ranks that spin keep the others (and `timeout`) off the cores for good (docs/performance.md, small13g).
 # The defaults take about 3-4 minutes on 2 cores. Every run is under `timeout`; a failed run shows as "-"
 # and its log is printed. Tables go to stdout, progress to stderr. Not part of CTest or .ci/run.
 set -euo pipefail

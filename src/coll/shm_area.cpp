@@ -108,6 +108,9 @@ Result<ShmArea*> set_up(Runtime& rt, ftmpi_comm_s* comm, transport::ShmTransport
     return a;
   }
   if (ok == 0) return static_cast<ShmArea*>(nullptr);
+  // Every member is in its kSetupAfter-th collective here, past its start-up: when the members are all the
+  // ranks of this host, long yields before were the job's own start-up work (Progress::forget_stolen_yields).
+  if (comm->size == rt.router().local_ranks()) rt.progress().forget_stolen_yields();
   return new ShmArea(std::move(seg), comm->size, comm->rank, shm, std::move(headers));
 }
 

@@ -65,6 +65,14 @@
 // is dead; the hidden Bcast from rank 0 did not depend on rank 1. With the blanket rule the wait ends with
 // MPI_ERR_PROC_FAILED once rank 1's failure is known, as the area's own waits do.
 //
+// Prefetch. In a loop of Bcasts (or Reduces) the writer runs ahead of the reader within the window, and each
+// op's in[] line crossed between the cores on demand: the reader missed on it, and the writer's store waited
+// for the line to come back from the reader's cache. Now the writer asks for its slot of op s + 2 for
+// writing (PREFETCHW, as the ring's producer does: transport/shm/shm_ring.h) and the reader asks for the
+// writer's slot of op s + 2, so the transfers overlap the calls. Measured (2 ranks bound, slow placement,
+// 8-byte Bcast): 0.15-0.25 -> 0.11-0.13 us (Open MPI 0.12-0.13); reader alone 0.155; distance 4 no better;
+// fast placement unchanged (docs/performance.md, 2026-11-27 small13g).
+//
 // Why kSlots = 32: with 8 ranks on 2 cores (oversubscribed) a window of 8 made a Bcast loop ~8x slower than
 // the point-to-point tree, whose rings buffer 64 messages: every reader must run once per window.
 //
@@ -85,6 +93,7 @@
 #include <vector>
 
 #include "comm/communicator.h"
+#include "transport/shm/shm_ring.h"
 #include "transport/shm/shm_segment.h"
 #include "util/status.h"
 
@@ -105,6 +114,7 @@ inline constexpr std::size_t kShmMaxBytes = 256;  // largest packed payload of t
 inline constexpr int kShmMaxRanks = 64;           // ack_waiters is one 64-bit mask
 inline constexpr std::uint64_t kShmSlots = 32;    // `in` buffers: a Bcast root may run this far ahead
 inline constexpr std::uint64_t kShmOutSlots = 8;  // `out` buffers (written only once every reader arrived)
+inline constexpr std::uint64_t kShmPrefetchSlots = 2;  // how far ahead Bcast/Reduce ask for in[] lines
 
 struct alignas(kShmLine) ShmBuf {
   std::atomic<std::uint64_t> seq;  // op number whose bytes `data` holds (0: never written)
@@ -183,6 +193,15 @@ class ShmArea {
   Status wait_for(Runtime& rt, ftmpi_comm_s* comm, int x, const std::atomic<std::uint64_t>& word, std::uint64_t s);
   // Publish `word` = s, then ring `to` (a member) or every member when to < 0.
   void publish(std::atomic<std::uint64_t>& word, std::uint64_t s, int to);
+  // Hints (see "Prefetch"): this member will write its in[] slot of op s + kShmPrefetchSlots, and read
+  // member x's. They move no data that matters: correctness never depends on them.
+  void prefetch_own_slot(std::uint64_t s) {
+    transport::shm::prefetch_for_write(
+        reinterpret_cast<const std::byte*>(&of(me_).in[(s + kShmPrefetchSlots) % kShmSlots]));
+  }
+  void prefetch_slot_of(int x, std::uint64_t s) {
+    __builtin_prefetch(&of(x).in[(s + kShmPrefetchSlots) % kShmSlots], 0, 3);
+  }
   // This member finished op s.
   void finish(std::uint64_t s);
   // This member fails op s and every later one: stores gave_up and wakes everybody. Returns `st`.

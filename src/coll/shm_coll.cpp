@@ -55,6 +55,7 @@ Result<ShmArea*> open_op(Runtime& rt, ftmpi_comm_s* comm, std::size_t bytes, std
 Result<ShmBuf*> contribute(Runtime& rt, ftmpi_comm_s* comm, ShmArea& a, std::uint64_t s, const void* sendbuf,
                            void* recvbuf, std::size_t count, const ftmpi_datatype_s* type) {
   if (Status st = a.window(rt, comm, s); !st.ok()) return a.give_up(s, st);
+  a.prefetch_own_slot(s);
   ShmBuf& mine = a.of(a.rank()).in[s % kShmSlots];
   pack_into(is_in_place(sendbuf) ? recvbuf : sendbuf, count, type, mine.data);
   return &mine;
@@ -66,6 +67,8 @@ Status gather_reduce(Runtime& rt, ftmpi_comm_s* comm, ShmArea& a, std::uint64_t 
                      std::byte* acc, std::size_t count, const ftmpi_datatype_s* type, const ftmpi_op_s* op) {
   const int p = a.size(), me = a.rank();
   const std::size_t i = s % kShmSlots;
+  for (int r = 0; r < p; ++r)
+    if (r != me) a.prefetch_slot_of(r, s);
   for (int r = 0; r < p; ++r)
     if (r != me) FTMPI_TRY(a.wait_for(rt, comm, r, a.of(r).in[i].seq, s));
   if (op == nullptr) return {};
@@ -100,12 +103,14 @@ std::optional<Status> shm_bcast(Runtime& rt, ftmpi_comm_s* comm, void* buf, std:
   Status st;
   if (a.rank() == root) {
     if (!(st = a.window(rt, comm, s)).ok()) return a.give_up(s, st);
+    a.prefetch_own_slot(s);
     ShmBuf& b = a.of(root).in[i];
     pack_into(buf, count, type, b.data);
     b.bytes = static_cast<std::uint32_t>(type->size * count);
     a.publish(b.seq, s, -1);
   } else {
     ShmBuf& b = a.of(root).in[i];
+    a.prefetch_slot_of(root, s);
     if (!(st = a.wait_for(rt, comm, root, b.seq, s)).ok()) return a.give_up(s, st);
     const std::size_t mine = type->size * count;
     if (b.bytes == mine && type->contiguous) std::memcpy(buf, b.data, mine);

@@ -26,7 +26,7 @@ BackoffPolicy with_env(BackoffPolicy p) {
   char extra = 0;
   if (std::sscanf(v, "%d,%d,%d%c", &spin, &yield, &sleep_us, &extra) == 3 && spin >= 0 && yield >= 0 &&
       sleep_us > 0)
-    return BackoffPolicy{spin, yield, sleep_us};
+    return BackoffPolicy{spin, yield, sleep_us, p.stolen_yield_ns};
   return p;
 }
 
@@ -42,7 +42,9 @@ BackoffPolicy BackoffPolicy::for_load(int local_ranks, int cores) {
     // CPU-bound neighbours do not take a time slice per yield. Measured (docs/performance.md, issue 13
     // target 5): 4 and 8 ranks on 2 cores, 8-byte Allreduce/Barrier/Reduce 2-13x faster than
     // {spin 32, yield 64, contention probe}, which slept after ~32 passes because the probe always fired.
-    return with_env(BackoffPolicy{/*spin=*/0, /*yield=*/2000, /*sleep_us=*/2000});
+    // A yield runs the other ranks of our core once: the stolen-yield threshold grows with them.
+    const int per_core = (local_ranks + cores - 1) / cores;
+    return with_env(BackoffPolicy{/*spin=*/0, /*yield=*/2000, /*sleep_us=*/2000, util::stolen_yield_ns(per_core)});
   }
   // A core of our own: spin for a while (lowest latency), then yield, then sleep.
   return with_env(BackoffPolicy{/*spin=*/20000, /*yield=*/2000, /*sleep_us=*/1000});
@@ -92,7 +94,7 @@ int Progress::back_off(int idle) {
     }
     sched_yield();
     const long long after = util::mono_ns();
-    if (yields_.stolen(after - before, after)) {
+    if (yields_.stolen(after - before, after, p->stolen_yield_ns)) {
       // Someone ran on our core for a long while before giving it back: a CPU-bound program (or a computing
       // rank) is runnable next to us, and every further yield would hand it another time slice. Sleep from
       // the next pass on; the waits of the next kNoYieldNs skip their yield phase (util/spin_wait.h).

@@ -36,6 +36,8 @@ struct BackoffPolicy {
   int spin_iterations;   // idle passes before the first yield
   int yield_iterations;  // idle passes with sched_yield before sleeping (and at most kYieldPhaseNs of them)
   int sleep_us;          // longest single sleep in a transport's wait()
+  // A yield at least this long was stolen (a foreign program had our core; util/spin_wait.h).
+  long long stolen_yield_ns = util::kStolenYieldNs;
   // Oversubscribed (more ranks than cores on this host): no spin, yield from the first idle pass, then sleep.
   static BackoffPolicy for_load(int local_ranks, int cores);
   // While other programs take our core (see "Contention" above): sleep almost at once.
@@ -110,6 +112,15 @@ class Progress {
   // ReinitControl::resuming_flag, the job's ranks are still coming back from a rollback). Cost when unused:
   // one pointer test per idle pass past the spin phase.
   void set_no_yield(const std::atomic<bool>* flag) { no_yield_ = flag; }
+  // Forget the yields "stolen" so far: called where every rank of this host is known to be past its start-up
+  // — the end of MPI_Init (Runtime::init_body) and the set-up of a shared-memory collective area holding
+  // every rank of the host (coll/shm_area.cpp: each member is in its kSetupAfter-th collective then). During
+  // start-up the ranks sharing our core exec, load the library, map segments and connect — the job's own
+  // work, 1-10 ms at a stretch, not a foreign CPU-bound program — and ranks leave MPI_Init several ms apart;
+  // one such yield made every wait of the next kNoYieldNs sleep instead of yielding: an oversubscribed
+  // 8-byte Bcast loop (4 ranks on 2 cores) ran at 1.8-2.4 us per call for its first 100 ms and at ~0.4 us
+  // afterwards (docs/performance.md, 2026-11-27 small13g). A stolen yield after that counts as before.
+  void forget_stolen_yields() { yields_.forget(); }
 
  private:
   // One idle pass: spin, yield or sleep by the policy. Returns the next pass's idle count: idle_passes + 1, or

@@ -261,6 +261,8 @@ Status Runtime::init_body(int required_thread_level, double t_init, double t_loa
         [](void* r) { static_cast<Runtime*>(r)->wake(); }, self);
     rt->lock_.set_observer(rt->contention_waker_.get());
   }
+  // Long yields so far were the job's own start-up (progress/progress.h, forget_stolen_yields).
+  if (rt->progress_) rt->progress_->forget_stolen_yields();
   return Status::Ok();
 }
 

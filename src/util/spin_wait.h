@@ -25,6 +25,17 @@ inline constexpr long long kYieldPhaseNs = 1'000'000;  // a wait yields for 1 ms
 inline constexpr long long kStolenYieldNs = 200'000;   // one yield this long: another program had our core
 inline constexpr long long kNoYieldNs = 100'000'000;   // and the waits of the next 100 ms do not yield
 
+// The stolen-yield threshold of a rank sharing its core with `per_core` ranks of its job (>= 1): a yield
+// among them runs each of the others once, and with 4 ranks per core (8 on 2 cores) such a yield took
+// 200-390 us in a quiet oversubscribed Allreduce loop — over kStolenYieldNs, so the job's own ranks made
+// every wait sleep instead of yielding (docs/performance.md, 2026-11-27 small13g). kStolenYieldNs per other
+// rank, capped at kMaxStolenYieldNs: below a CPU-bound program's time slice (1.5-4 ms here).
+inline constexpr long long kMaxStolenYieldNs = 1'000'000;
+inline constexpr long long stolen_yield_ns(int per_core) {
+  const long long t = kStolenYieldNs * (per_core > 2 ? per_core - 1 : 1);
+  return t < kMaxStolenYieldNs ? t : kMaxStolenYieldNs;
+}
+
 // Memory of stolen yields, kept across waits (progress::Progress keeps one; a SpinWait has its own).
 class YieldRule {
  public:
@@ -39,11 +50,15 @@ class YieldRule {
     return stolen(after - before, after);
   }
   // The bookkeeping of yield() for a yield that took `took_ns`, ending at `now_ns` (tests drive it directly).
-  bool stolen(long long took_ns, long long now_ns) {
-    if (took_ns < kStolenYieldNs) return false;
+  // `threshold_ns`: how long a yield among the job's own ranks may take (stolen_yield_ns below).
+  bool stolen(long long took_ns, long long now_ns, long long threshold_ns = kStolenYieldNs) {
+    if (took_ns < threshold_ns) return false;
     no_yield_until_ns_ = now_ns + kNoYieldNs;
     return true;
   }
+  // Drop the memory of stolen yields (yields allowed again at once). For a phase whose long yields are the
+  // job's own start-up work, not a foreign program (Progress::forget_stolen_yields).
+  void forget() { no_yield_until_ns_ = 0; }
 
  private:
   long long no_yield_until_ns_ = 0;  // CLOCK_MONOTONIC; 0: never stolen

@@ -26,6 +26,31 @@ TEST(YieldRule, AShortYieldKeepsYieldingALongOneStopsItForAWhile) {
   EXPECT_TRUE(r.may_yield(5'000'000 + kNoYieldNs));
 }
 
+TEST(YieldRule, ForgettingAStolenYieldAllowsYieldsAtOnce) {
+  YieldRule r;
+  EXPECT_TRUE(r.stolen(kStolenYieldNs, 1'000'000));
+  EXPECT_FALSE(r.may_yield(2'000'000));
+  r.forget();  // the end of the job's start-up (progress::Progress::forget_stolen_yields)
+  EXPECT_TRUE(r.may_yield(2'000'000));
+  EXPECT_TRUE(r.stolen(kStolenYieldNs, 3'000'000));  // a later long yield counts again
+  EXPECT_FALSE(r.may_yield(3'000'000));
+}
+
+TEST(YieldRule, TheThresholdGrowsWithTheRanksSharingACoreUpToACap) {
+  using ftmpi::util::kMaxStolenYieldNs;
+  using ftmpi::util::stolen_yield_ns;
+  EXPECT_EQ(stolen_yield_ns(1), kStolenYieldNs);
+  EXPECT_EQ(stolen_yield_ns(2), kStolenYieldNs);
+  EXPECT_EQ(stolen_yield_ns(4), 3 * kStolenYieldNs);  // 8 ranks on 2 cores: the others' turns are not stolen
+  EXPECT_EQ(stolen_yield_ns(8), kMaxStolenYieldNs);   // capped below a CPU-bound program's time slice
+  EXPECT_EQ(stolen_yield_ns(64), kMaxStolenYieldNs);
+  YieldRule r;
+  EXPECT_FALSE(r.stolen(2 * kStolenYieldNs, 1'000'000, stolen_yield_ns(4)));
+  EXPECT_TRUE(r.may_yield(1'000'000));
+  EXPECT_TRUE(r.stolen(stolen_yield_ns(4), 2'000'000, stolen_yield_ns(4)));
+  EXPECT_FALSE(r.may_yield(2'000'000));
+}
+
 TEST(SpinWait, SpinsThenYieldsForAtMostTheYieldPhaseThenSleepsLonger) {
   SpinWait w(3);
   for (int i = 0; i < 3; ++i) {
