@@ -63,7 +63,7 @@ TEST(RndvPath, ExploresTheLoserEverMoreRarely) {
     since = 0;
     while (p.choose(k32K) == Way::ring) ++since;
     EXPECT_EQ(since + 1, period);
-    for (int i = 1; i < RndvPath::kBurst; ++i) EXPECT_EQ(p.choose(k32K), Way::cma);  // a burst of the loser
+    for (int i = 1; i < RndvPath::kCmaBurst; ++i) EXPECT_EQ(p.choose(k32K), Way::cma);  // a burst of the loser
     period *= 2;
   }
 }
