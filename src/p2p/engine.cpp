@@ -405,11 +405,12 @@ Engine::~Engine() {
                           ns = path.picks(bytes, Way::split);
       if (nc + nr + ns == 0) continue;
       std::fprintf(stderr,
-                   "ftmpi rndv: rank %d from %zu, class %zu KiB: picks cma %llu ring %llu split %llu (no gate slot: %llu); "
-                   "ticks/byte cma %.3f ring %.3f split %.3f\n",
+                   "ftmpi rndv: rank %d from %zu, class %zu KiB: picks cma %llu ring %llu split %llu (no gate slot: %llu; "
+                   "exploration restarts %llu); ticks/byte cma %.3f ring %.3f split %.3f\n",
                    impl_->me, p, b, static_cast<unsigned long long>(nc), static_cast<unsigned long long>(nr),
                    static_cast<unsigned long long>(ns),
-                   static_cast<unsigned long long>(path.split_fallbacks(bytes)), path.cma_estimate(bytes), path.ring_estimate(),
+                   static_cast<unsigned long long>(path.split_fallbacks(bytes)),
+                   static_cast<unsigned long long>(path.resets(bytes)), path.cma_estimate(bytes), path.ring_estimate(),
                    path.split_estimate(bytes));
     }
   }

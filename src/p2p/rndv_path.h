@@ -144,6 +144,7 @@ class RndvPath {
   // A split receive of `bytes` found no free gate slot and took the single copy (diagnostics).
   void note_split_fallback(std::size_t bytes) { ++classes_[class_of(bytes)].split_fallbacks; }
   std::uint64_t split_fallbacks(std::size_t bytes) const { return classes_[class_of(bytes)].split_fallbacks; }
+  std::uint64_t resets(std::size_t bytes) const { return classes_[class_of(bytes)].resets; }
   // Gate words of this sender given back before the answer (rndv_gate.h returned(); diagnostics).
   void note_gates_returned(std::uint64_t n) { gates_returned_ += n; }
   std::uint64_t gates_returned() const { return gates_returned_; }
@@ -185,12 +186,18 @@ class RndvPath {
       best = Way::split;
     if (best != Way::ring && c.last == Way::ring && c.period < kExploreMax) c.period *= 2;  // a trial lost
     c.last = best;
-    // The winner's own rate moved by more than kShift since the last exploration: the placement changed,
-    // explore soon again.
+    // The winner (the ring or the split way: both copy across the two cores) got slower by more than kShift
+    // since the last exploration: the placement changed, explore soon again. Not when it got faster (the
+    // losers are further behind then), and not for the single copy, which copies within the receiver's
+    // core whatever the placement: batched single copies (kCmaBurst's comment) swing by that much from
+    // sample to sample — more so right after a burst of ring messages, whose frames still stream in — and
+    // each restart cost a burst of ring messages every kExplore decisions: in slow placement, where a ring
+    // message costs 7 single copies, 5-8 % of a 32 KiB stream went through the ring (7-27 restarts in
+    // 17000 messages) and cost a fifth of its rate.
     const double now_est = best == Way::cma ? c.cma.estimate() : best == Way::ring ? ring_.estimate() : split_cost;
-    if (c.explored_at > 0 && best == c.explored_best &&
-        (now_est > c.explored_at * kShift || now_est * kShift < c.explored_at)) {
+    if (best != Way::cma && c.explored_at > 0 && best == c.explored_best && now_est > c.explored_at * kShift) {
       c.period = kExplore;
+      ++c.resets;
       c.explored_at = now_est;
       c.explored_best = best;
     }
@@ -300,6 +307,7 @@ class RndvPath {
     Way explored_best = Way::cma;  // ... and which way it was
     std::array<std::uint64_t, 3> picks{};  // choose()'s answers by Way (diagnostics)
     std::uint64_t split_fallbacks = 0;     // split chosen, no gate slot free: single copy (diagnostics)
+    std::uint64_t resets = 0;              // exploration periods restarted by kShift (diagnostics)
     std::uint64_t decisions = 0;           // decide() calls of this class
     Way burst_way = Way::cma;              // the way being tried ...
     int burst_left = 0;                    // ... for this many more decisions
