@@ -32,6 +32,9 @@ Engine::Impl::Impl(transport::Router& r, int me_, int n)
   }
   if (const char* l = std::getenv("FTMPI_RNDV_RING_MAX")) rndv_ring_max = std::strtoull(l, nullptr, 10);
   if (const char* a = std::getenv("FTMPI_RNDV_SPLIT")) split_auto = std::strcmp(a, "0") != 0;
+  if (const char* b = std::getenv("FTMPI_RNDV_BATCH")) read_batch = std::strcmp(b, "0") != 0;
+  if (!read_batch) split_auto_min = kSplitMin;
+  if (const char* l = std::getenv("FTMPI_RNDV_SPLIT_MIN")) split_auto_min = std::strtoull(l, nullptr, 10);
   if (const char* s = std::getenv("FTMPI_RNDV_SPLIT_SHARE")) {
     const unsigned long v = std::strtoul(s, nullptr, 10);
     if (v >= 1 && v <= 15) rndv_split_share = static_cast<unsigned>(v);
@@ -391,6 +394,10 @@ Engine::~Engine() {
     if (path.gates_returned() != 0)
       std::fprintf(stderr, "ftmpi rndv: rank %d from %zu: %llu split gate words given back before the answer\n",
                    impl_->me, p, static_cast<unsigned long long>(path.gates_returned()));
+    if (path.read_batches() != 0)
+      std::fprintf(stderr, "ftmpi rndv: rank %d from %zu: %llu single copies in %llu batched reads\n", impl_->me, p,
+                   static_cast<unsigned long long>(path.batched_reads()),
+                   static_cast<unsigned long long>(path.read_batches()));
     for (int c = 0; c < RndvPath::kClasses; ++c) {
       const std::size_t b = std::size_t{16} << c;  // class c holds [16 KiB << c, 32 KiB << c) (class 0: < 32 KiB)
       const std::size_t bytes = b << 10;
@@ -398,11 +405,12 @@ Engine::~Engine() {
                           ns = path.picks(bytes, Way::split);
       if (nc + nr + ns == 0) continue;
       std::fprintf(stderr,
-                   "ftmpi rndv: rank %d from %zu, class %zu KiB: picks cma %llu ring %llu split %llu (no gate slot: %llu); "
-                   "ticks/byte cma %.3f ring %.3f split %.3f\n",
+                   "ftmpi rndv: rank %d from %zu, class %zu KiB: picks cma %llu ring %llu split %llu (no gate slot: %llu; "
+                   "exploration restarts %llu); ticks/byte cma %.3f ring %.3f split %.3f\n",
                    impl_->me, p, b, static_cast<unsigned long long>(nc), static_cast<unsigned long long>(nr),
                    static_cast<unsigned long long>(ns),
-                   static_cast<unsigned long long>(path.split_fallbacks(bytes)), path.cma_estimate(bytes), path.ring_estimate(),
+                   static_cast<unsigned long long>(path.split_fallbacks(bytes)),
+                   static_cast<unsigned long long>(path.resets(bytes)), path.cma_estimate(bytes), path.ring_estimate(),
                    path.split_estimate(bytes));
     }
   }
@@ -419,6 +427,7 @@ int Engine::Impl::poll_transports() {
   in_poll = true;
   for (transport::Transport* t : router.transports()) n += t->poll(*sink);
   in_poll = false;
+  while (!reads.empty()) flush_reads();  // (a completion may start more: read at once, not in_poll)
   return n;
 }
 
@@ -640,6 +649,10 @@ void Engine::on_frame(int src, std::span<const std::byte> hdr, std::span<const s
   // never delivered: nothing of the old epoch completes after the rollback (models/reinit/kept_links.h).
   if (env.epoch != m.job_epoch) [[unlikely]]
     return;
+  // Batched single copies (Impl::reads) span consecutive requests-to-send only: any other frame (a revoke,
+  // a cts, a fin...) is handled after their reads, as it was when each read came at its match — so a
+  // revoke's purge, for one, still finds a receive whose read failed already in the in-flight list.
+  if (!m.reads.empty() && env.kind != FrameKind::rts) m.flush_reads();
   // Frames of a communicator retired here (its context slot may serve a new one already): drop them.
   if ((env.kind == FrameKind::eager || env.kind == FrameKind::rts || env.kind == FrameKind::ft) &&
       m.stale.stale(env.context, src)) {

@@ -61,6 +61,10 @@ inline constexpr std::size_t kRndvRingMax = std::size_t{4} << 20;
 // Smallest rendezvous the split way may take (p2p/rndv_split.h): below it the second system call and frame
 // cost more than half a copy saves.
 inline constexpr std::size_t kSplitMin = std::size_t{32} << 10;
+// ... in the automatic choice, while single copies are read in batches (flush_reads): a batch of 32 KiB
+// reads moves 1.2-1.5x what a split moves at that size in slow placement (docs/performance.md, "Streaming
+// bandwidth", 2026-11-27 bw13j), the split way wins from 64 KiB. FTMPI_RNDV_SPLIT_MIN overrides.
+inline constexpr std::size_t kSplitAutoMin = std::size_t{64} << 10;
 
 // States of ftmpi_request_s::proto_state.
 enum ProtoState : std::uint8_t {
@@ -105,6 +109,38 @@ struct Engine::Impl {
   enum class RndvMode : std::uint8_t { automatic, cma, ring, split } rndv_mode = RndvMode::automatic;
   std::size_t rndv_ring_max = kRndvRingMax;
   bool split_allowed = true;      // Engine::set_split_allowed
+  // Single-copy reads of consecutive requests-to-send from one sender within one poll of the transports,
+  // made in one remote_readv (one process_vm_readv) by flush_reads: the call's fixed cost (~0.9 us of a
+  // 32 KiB read's 3.6 us here) is paid once per batch, not per message. Only inside poll_transports
+  // (in_poll), which flushes before it returns; Engine::on_frame flushes before any frame that is not a
+  // request-to-send. So between a receive's match and its read only other matches happen: no other code
+  // sees the receive (it is in no queue, as before, when the read came at once), and a revoke or failure
+  // handled after it finds it complete, or tracked when its read failed (the pipelined fallback).
+  // FTMPI_RNDV_BATCH=0: one read per message.
+  struct PendingRead {
+    Request* r;
+    Envelope env;     // the request-to-send (fin and the pipelined fallback need it)
+    std::byte* dst;
+    std::size_t n;
+    bool timed;       // a sample for the way chooser (rndv_path.h), as the unbatched read ...
+    bool warm;        // ... if the batch's first began behind an earlier single copy (RndvPath::cma_run)
+  };
+  std::vector<PendingRead> reads, reads_spare;  // reads: of sender reads_src
+  int reads_src = -1;
+  std::size_t reads_bytes = 0;
+  bool read_batch = true;  // FTMPI_RNDV_BATCH
+  bool flushing_reads = false;  // inside flush_reads (not re-entered)
+  std::size_t split_auto_min = kSplitAutoMin;  // FTMPI_RNDV_SPLIT_MIN (kSplitMin without read_batch)
+  static constexpr std::size_t kReadBatchMax = 16;            // reads per batch ...
+  static constexpr std::size_t kReadBatchBytes = 512u << 10;  // ... and bytes: the first completes no later
+  void flush_reads();
+  // The single copy of a matched rendezvous: read, fin, complete. false (nothing sent, r untouched but for
+  // its bytes) when the read failed: the caller starts the pipelined transfer instead.
+  bool single_copy(Request* r, const Envelope& env, int src_world, std::byte* dst, std::size_t n, RndvPath* path);
+  // fin for a single copy read whole, and the receive's completion.
+  void single_copy_done(Request* r, const Envelope& env, int src_world, std::size_t n);
+  // The pipelined rendezvous (cts, then data frames through the ring).
+  void start_pipelined(Request* r, const Envelope& env, int src_world, std::size_t n, RndvPath* path);
   bool split_auto = true;         // FTMPI_RNDV_SPLIT (default 1; 0: the automatic choice never splits)
   std::vector<gate::GateSlots> gate_slots;  // by world rank of the sender: our gate slots (rndv_gate.h)
   std::vector<Request*> split_closing;      // doomed split receives whose sender is writing (poll_split_closing)

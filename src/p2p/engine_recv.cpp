@@ -187,7 +187,7 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
     const bool split_ok = split_allowed && t.supports_remote_write() && r->type->contiguous && n >= kSplitMin;
     const Way w = rndv_mode == RndvMode::ring    ? Way::ring
                   : rndv_mode == RndvMode::split ? (split_ok ? Way::split : Way::cma)
-                                                 : path->choose(n, split_ok && split_auto);
+                                                 : path->choose(n, split_ok && split_auto && n >= split_auto_min);
     if (w == Way::ring) read_remote = false;
     if (w == Way::split) {
       if (start_split_recv(r, env, src_world, n, *path)) return;
@@ -231,23 +231,78 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
     return;
   }
   if (n == 0 || (read_remote && !chunked)) {
-    const std::uint64_t t0 = path ? rndv_ticks() : 0;
-    Status st = n ? t.remote_read(src_world, dst, env.addr, n) : Status::Ok();
-    if (path && st.ok()) path->record_cma(n, rndv_ticks() - t0);
-    if (st.ok()) {
-      Envelope fin{};
-      fin.epoch = job_epoch;
-      fin.kind = FrameKind::fin;
-      fin.context = env.context;
-      fin.sreq = env.sreq;
-      send_frame(src_world, fin, nullptr, 0, nullptr);
-      r->status.bytes = n;
-      finish_recv(r);
+    if (n > 0 && in_poll && read_batch && !flushing_reads) {  // read with the others of this poll (flush_reads)
+      if (!reads.empty() && reads_src != src_world) flush_reads();
+      reads_src = src_world;
+      const bool warm = path != nullptr && path->cma_run() > static_cast<int>(reads.size()) + 1;
+      reads.push_back(PendingRead{r, env, dst, n, path != nullptr, warm});
+      reads_bytes += n;
+      if (reads.size() >= kReadBatchMax || reads_bytes >= kReadBatchBytes) flush_reads();
       return;
     }
+    if (single_copy(r, env, src_world, dst, n, path)) return;
+  }
+  start_pipelined(r, env, src_world, n, path);
+}
+
+bool Engine::Impl::single_copy(Request* r, const Envelope& env, int src_world, std::byte* dst, std::size_t n,
+                               RndvPath* path) {
+  transport::Transport& t = router.for_peer(src_world);
+  const std::uint64_t t0 = path ? rndv_ticks() : 0;
+  Status st = n ? t.remote_read(src_world, dst, env.addr, n) : Status::Ok();
+  if (!st.ok()) {
     log::debug("remote read from rank %d failed (%s); falling back to chunked transfer", src_world,
                st.message().c_str());
+    return false;
   }
+  if (path) path->record_cma(n, rndv_ticks() - t0);
+  single_copy_done(r, env, src_world, n);
+  return true;
+}
+
+void Engine::Impl::single_copy_done(Request* r, const Envelope& env, int src_world, std::size_t n) {
+  Envelope fin{};
+  fin.epoch = job_epoch;
+  fin.kind = FrameKind::fin;
+  fin.context = env.context;
+  fin.sreq = env.sreq;
+  send_frame(src_world, fin, nullptr, 0, nullptr);
+  r->status.bytes = n;
+  finish_recv(r);
+}
+
+void Engine::Impl::flush_reads() {
+  std::vector<PendingRead>& batch = reads_spare;
+  batch.swap(reads);
+  flushing_reads = true;  // a receive started by what the completions below do reads at once
+  const int src = reads_src;
+  reads_bytes = 0;
+  transport::Transport& t = router.for_peer(src);
+  transport::Transport::ReadSeg segs[kReadBatchMax];
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    segs[i] = {batch[i].dst, batch[i].env.addr, batch[i].n};
+    total += batch[i].n;
+  }
+  const std::uint64_t t0 = rndv_ticks();
+  const std::size_t ok = t.remote_readv(src, std::span(segs, batch.size()));
+  const std::uint64_t ticks = rndv_ticks() - t0;
+  if (ok > 0) rndv_path_of(src).note_read_batch(ok);
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    PendingRead& p = batch[i];
+    RndvPath* path = p.timed ? &rndv_path_of(src) : nullptr;
+    if (i < ok) {  // read: its share of the call's time
+      if (path && ok == batch.size() && batch[0].warm) path->record_cma(p.n, ticks * p.n / total);
+      single_copy_done(p.r, p.env, src, p.n);
+    } else if (!single_copy(p.r, p.env, src, p.dst, p.n, path)) {  // the error, one by one
+      start_pipelined(p.r, p.env, src, p.n, path);
+    }
+  }
+  batch.clear();
+  flushing_reads = false;
+}
+
+void Engine::Impl::start_pipelined(Request* r, const Envelope& env, int src_world, std::size_t n, RndvPath* path) {
   r->proto_state = kRecvData;
   r->remote_id = env.sreq;  // data frames must carry the sender request this receive matched
   r->bytes_done = 0;

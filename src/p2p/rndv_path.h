@@ -106,6 +106,18 @@ class RndvPath {
   // ring message costs ten split ones.
   static constexpr int kBurst = 8;
   static constexpr int kRingBurst = 4;
+  // The single copy's burst is longer for small messages: its reads made in one poll share one system call
+  // and one timing (Engine::Impl::flush_reads: up to 16 reads or 512 KiB), so a burst's first batch, timed
+  // together with the cold reads at its start, says nothing, and only a batch that began after an earlier
+  // single copy is taken as a sample (cma_run()); the burst leaves room for one more batch: 24 at 32 KiB,
+  // 12 at 64 KiB, kBurst from 128 KiB.
+  static constexpr int kCmaBurst = 24;
+  static constexpr int cma_burst(int cls) {
+    if (cls <= 1) return kCmaBurst;
+    const int per_batch = cls >= 6 ? 1 : 16 >> (cls - 1);  // reads of 512 KiB
+    const int b = per_batch + per_batch / 2;
+    return b > kBurst ? b : kBurst;
+  }
   static constexpr int kClasses = 10;            // size classes: 16 KiB, 32 KiB, ... 8 MiB and more
   static constexpr std::size_t kMinRingSample = 4096;  // smaller messages say little about the rate
 
@@ -114,8 +126,17 @@ class RndvPath {
   Way choose(std::size_t bytes, bool split_ok = false) {
     const Way w = decide(bytes, split_ok);
     ++classes_[class_of(bytes)].picks[static_cast<std::size_t>(w)];
+    if (w != Way::cma)
+      cma_run_ = 0;
+    else if (cma_run_ < (1 << 30))
+      ++cma_run_;
     return w;
   }
+  // Consecutive single copies chosen from this peer up to and including the last choice (any size class).
+  // A batch of reads whose first was chosen with cma_run() > 1 began behind an earlier single copy, whose
+  // read put the buffers where a stream of single copies keeps them: its timing is a sample; a batch that
+  // opens a burst (the caches as another way left them) is not recorded.
+  int cma_run() const { return cma_run_; }
   // How often choose() returned `w` for the size class of `bytes` (diagnostics: FTMPI_RNDV_DEBUG).
   std::uint64_t picks(std::size_t bytes, Way w) const {
     return classes_[class_of(bytes)].picks[static_cast<std::size_t>(w)];
@@ -123,9 +144,17 @@ class RndvPath {
   // A split receive of `bytes` found no free gate slot and took the single copy (diagnostics).
   void note_split_fallback(std::size_t bytes) { ++classes_[class_of(bytes)].split_fallbacks; }
   std::uint64_t split_fallbacks(std::size_t bytes) const { return classes_[class_of(bytes)].split_fallbacks; }
+  std::uint64_t resets(std::size_t bytes) const { return classes_[class_of(bytes)].resets; }
   // Gate words of this sender given back before the answer (rndv_gate.h returned(); diagnostics).
   void note_gates_returned(std::uint64_t n) { gates_returned_ += n; }
   std::uint64_t gates_returned() const { return gates_returned_; }
+  // One batched single-copy call read `n` messages (Engine::Impl::flush_reads; diagnostics).
+  void note_read_batch(std::uint64_t n) {
+    ++read_batches_;
+    batched_reads_ += n;
+  }
+  std::uint64_t read_batches() const { return read_batches_; }
+  std::uint64_t batched_reads() const { return batched_reads_; }
 
  private:
   struct Class;
@@ -157,12 +186,18 @@ class RndvPath {
       best = Way::split;
     if (best != Way::ring && c.last == Way::ring && c.period < kExploreMax) c.period *= 2;  // a trial lost
     c.last = best;
-    // The winner's own rate moved by more than kShift since the last exploration: the placement changed,
-    // explore soon again.
+    // The winner (the ring or the split way: both copy across the two cores) got slower by more than kShift
+    // since the last exploration: the placement changed, explore soon again. Not when it got faster (the
+    // losers are further behind then), and not for the single copy, which copies within the receiver's
+    // core whatever the placement: batched single copies (kCmaBurst's comment) swing by that much from
+    // sample to sample — more so right after a burst of ring messages, whose frames still stream in — and
+    // each restart cost a burst of ring messages every kExplore decisions: in slow placement, where a ring
+    // message costs 7 single copies, 5-8 % of a 32 KiB stream went through the ring (7-27 restarts in
+    // 17000 messages) and cost a fifth of its rate.
     const double now_est = best == Way::cma ? c.cma.estimate() : best == Way::ring ? ring_.estimate() : split_cost;
-    if (c.explored_at > 0 && best == c.explored_best &&
-        (now_est > c.explored_at * kShift || now_est * kShift < c.explored_at)) {
+    if (best != Way::cma && c.explored_at > 0 && best == c.explored_best && now_est > c.explored_at * kShift) {
       c.period = kExplore;
+      ++c.resets;
       c.explored_at = now_est;
       c.explored_best = best;
     }
@@ -182,10 +217,11 @@ class RndvPath {
     }
     return best;
   }
-  // Try `w` for this and the next burst_of(w) - 1 decisions of the class (see kBurst).
-  static Way burst(Class& c, Way w) {
+  // Try `w` for this and the next few decisions of the class (see kBurst, kRingBurst, kCmaBurst).
+  Way burst(Class& c, Way w) {
+    const int cls = static_cast<int>(&c - classes_.data());
     c.burst_way = w;
-    c.burst_left = (w == Way::ring ? kRingBurst : kBurst) - 1;
+    c.burst_left = (w == Way::ring ? kRingBurst : w == Way::cma ? cma_burst(cls) : kBurst) - 1;
     return w;
   }
 
@@ -271,6 +307,7 @@ class RndvPath {
     Way explored_best = Way::cma;  // ... and which way it was
     std::array<std::uint64_t, 3> picks{};  // choose()'s answers by Way (diagnostics)
     std::uint64_t split_fallbacks = 0;     // split chosen, no gate slot free: single copy (diagnostics)
+    std::uint64_t resets = 0;              // exploration periods restarted by kShift (diagnostics)
     std::uint64_t decisions = 0;           // decide() calls of this class
     Way burst_way = Way::cma;              // the way being tried ...
     int burst_left = 0;                    // ... for this many more decisions
@@ -279,6 +316,9 @@ class RndvPath {
   std::array<Class, kClasses> classes_{};
   Estimate ring_;
   std::uint64_t gates_returned_ = 0;  // diagnostics (note_gates_returned)
+  int cma_run_ = 0;                   // cma_run()
+  std::uint64_t read_batches_ = 0;    // diagnostics (note_read_batch)
+  std::uint64_t batched_reads_ = 0;
   int ring_inflight_ = 0;         // pipelined receives from this peer between cts and their end
   std::uint64_t ring_mark_ = 0;   // when the pipeline last became busy for the next one to complete
   bool ring_lone_ = false;        // the oldest in flight began with nothing ahead: mark at its first frame

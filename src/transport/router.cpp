@@ -64,6 +64,7 @@ class OffsetTransport final : public Transport {
   Status remote_read(int peer, void* dst, std::uint64_t addr, size_t len) override {
     return in_.remote_read(peer - base_, dst, addr, len);
   }
+  size_t remote_readv(int peer, std::span<const ReadSeg> segs) override { return in_.remote_readv(peer - base_, segs); }
   void wait(int timeout_us) override { in_.wait(timeout_us); }
   int wait_fd() const override { return in_.wait_fd(); }
   void wake_self() override { in_.wake_self(); }

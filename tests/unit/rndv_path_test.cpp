@@ -63,7 +63,7 @@ TEST(RndvPath, ExploresTheLoserEverMoreRarely) {
     since = 0;
     while (p.choose(k32K) == Way::ring) ++since;
     EXPECT_EQ(since + 1, period);
-    for (int i = 1; i < RndvPath::kBurst; ++i) EXPECT_EQ(p.choose(k32K), Way::cma);  // a burst of the loser
+    for (int i = 1; i < RndvPath::kCmaBurst; ++i) EXPECT_EQ(p.choose(k32K), Way::cma);  // a burst of the loser
     period *= 2;
   }
 }
@@ -115,6 +115,25 @@ TEST(RndvPath, AChangeOfTheWinnersRateRestartsExploration) {
   int n = 0;
   while (p.choose(k32K) == Way::ring) ++n;
   EXPECT_LE(n, 2 * RndvPath::kExplore);
+}
+
+// A winner that got faster does not restart the exploration of the losers (they are further behind); nor
+// does a single copy that got slower (its copy stays in the receiver's core: its swings are noise).
+TEST(RndvPath, AFasterWinnerDoesNotRestartExploration) {
+  RndvPath p;
+  std::uint64_t now = 1;
+  for (int i = 0; i < RndvPath::kWindow; ++i) p.record_cma(k32K, k32K);
+  stream_ring(p, k32K, 4.0, RndvPath::kWindow, now);  // the ring far behind
+  auto ring_picks = [&](int decisions) {
+    int r = 0;
+    for (int i = 0; i < decisions; ++i) r += p.choose(k32K) == Way::ring;
+    return r;
+  };
+  EXPECT_GE(ring_picks(1000), 4 * RndvPath::kRingBurst);  // explored after 32, 64, 128, 256, 512 decisions
+  for (int i = 0; i < RndvPath::kWindow; ++i) p.record_cma(k32K, k32K / 2);  // the single copy 2x faster
+  EXPECT_LE(ring_picks(1000), RndvPath::kRingBurst);  // the period goes on doubling: at most one more
+  for (int i = 0; i < RndvPath::kWindow; ++i) p.record_cma(k32K, k32K);  // back: 2x slower
+  EXPECT_LE(ring_picks(1000), RndvPath::kRingBurst);
 }
 
 TEST(RndvPath, FollowsAChangeOfPlacement) {

@@ -66,17 +66,17 @@ TEST(RndvPathSplit, TriedAfterTheSingleCopyAndKeptWhenFaster) {
     p.ring_end();
   }
   int split_n = 0, cma_n = 0, ring_n = 0;
-  // the single copy is explored at the kExplore-th decision, for a burst of kBurst; the ring at the
+  // the single copy is explored at the kExplore-th decision, for a burst of cma_burst(its class); the ring at the
   // 2 kExplore-th after that (the period doubled), for a burst of kRingBurst
-  const int rounds = (RndvPath::kExplore - 1) + RndvPath::kBurst + (2 * RndvPath::kExplore - 1) + RndvPath::kRingBurst;
+  const int rounds = (RndvPath::kExplore - 1) + RndvPath::cma_burst(RndvPath::class_of(n)) + (2 * RndvPath::kExplore - 1) + RndvPath::kRingBurst;
   for (int i = 0; i < rounds; ++i) {
     const Way w = p.choose(n, true);
     split_n += w == Way::split;
     cma_n += w == Way::cma;
     ring_n += w == Way::ring;
   }
-  EXPECT_EQ(split_n, rounds - RndvPath::kBurst - RndvPath::kRingBurst);
-  EXPECT_EQ(cma_n, RndvPath::kBurst);
+  EXPECT_EQ(split_n, rounds - RndvPath::cma_burst(RndvPath::class_of(n)) - RndvPath::kRingBurst);
+  EXPECT_EQ(cma_n, RndvPath::cma_burst(RndvPath::class_of(n)));
   EXPECT_EQ(ring_n, RndvPath::kRingBurst);
   // without the split way allowed, the single copy wins
   EXPECT_EQ(p.choose(n, false), Way::cma);

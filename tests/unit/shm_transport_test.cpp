@@ -824,6 +824,18 @@ TEST(ShmTransport, RemoteReadBetweenProcesses) {
       // A bad address is an error value, not a crash; so is an unattached rank.
       CHILD_CHECK(!t->remote_read(0, dst.data(), 8, 16).ok());
       CHILD_CHECK(!t->remote_read(5, dst.data(), msg[0], 16).ok());
+      // Several segments in one call (remote_readv): all read, in place; a bad one stops the count at the
+      // segments before it (the caller redoes the rest one by one); an unattached rank reads nothing.
+      std::vector<std::byte> whole(kLen);
+      using Seg = ftmpi::transport::Transport::ReadSeg;
+      const std::size_t cut[] = {0, 32768, 32768 + 4096 + 5, (1u << 20) + 17, kLen};
+      Seg segs[4];
+      for (int i = 0; i < 4; ++i) segs[i] = {whole.data() + cut[i], msg[0] + cut[i], cut[i + 1] - cut[i]};
+      CHILD_CHECK(t->remote_readv(0, std::span<const Seg>(segs, 4)) == 4);
+      CHILD_CHECK(checksum(whole) == msg[1]);
+      segs[2].remote_addr = 8;
+      CHILD_CHECK(t->remote_readv(0, std::span<const Seg>(segs, 4)) == 2);
+      CHILD_CHECK(t->remote_readv(5, std::span<const Seg>(segs, 2)) == 0);
       std::uint64_t done[2] = {1, 1};
       CHILD_CHECK(t->try_send(0, bytes_of(done, sizeof done), {}));
     }

@@ -48,6 +48,8 @@ std::byte* ring_cells(const Segment& s, const SegmentLayout& l, int sender) {
 // One process_vm_readv/writev call moves at most this much. The kernel stops a call at MAX_RW_COUNT (2 GiB minus
 // a page) and reports a short read; asking for at most 1 GiB keeps every call well inside that limit.
 constexpr std::size_t kMaxReadPerCall = std::size_t{1} << 30;
+// Segments of one remote_readv call (its iovec arrays live on the stack).
+constexpr std::size_t kMaxReadSegs = 32;
 
 // Move `len` bytes between `local` here and `addr` in process `pid` with `op` (process_vm_readv: there to
 // here; process_vm_writev: here to there), looping over short transfers (a message of more than 2 GiB always
@@ -228,6 +230,28 @@ class ShmTransportImpl final : public ShmTransport {
       return Status(Errc::other,
                     "shm remote_read from rank " + std::to_string(peer) + ": " + std::strerror(err));
     return Status::Ok();
+  }
+
+  // One process_vm_readv for up to kMaxReadSegs segments (the rest: the caller's one-by-one reads).
+  size_t remote_readv(int peer, std::span<const ReadSeg> segs) override {
+    if (peer < 0 || peer >= size_ || links_[static_cast<std::size_t>(peer)].peer_header == nullptr) return 0;
+    const std::size_t k = segs.size() < kMaxReadSegs ? segs.size() : kMaxReadSegs;
+    struct iovec here[kMaxReadSegs], there[kMaxReadSegs];
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < k; ++i) {
+      here[i] = {segs[i].dst, segs[i].len};
+      there[i] = {reinterpret_cast<void*>(segs[i].remote_addr), segs[i].len};
+      total += segs[i].len;
+    }
+    if (k == 0 || total > kMaxReadPerCall) return 0;
+    ssize_t n;
+    do {
+      n = ::process_vm_readv(links_[static_cast<std::size_t>(peer)].pid, here, k, there, k, 0);
+    } while (n < 0 && errno == EINTR);
+    if (n <= 0) return 0;
+    std::size_t done = 0;  // leading segments read whole
+    for (auto left = static_cast<std::size_t>(n); done < k && segs[done].len <= left; ++done) left -= segs[done].len;
+    return done;
   }
 
   void wait(int timeout_us) override {
