@@ -180,7 +180,10 @@ FtManager::Channel* FtManager::make_channel(const ChannelKey& key) {
   for (std::uint32_t x : key.words) salt = (salt ^ x) * 0x9e3779b1u;
   c.ft->members_hash = hash_channel(key.members, salt ^ key.parent_ctx, w == by_ctx_.end() ? 0u : state(w->second).members_hash);
   c.ft->channel_key = &ch->key;
-  c.magic = kMagicComm;  // never an application handle (nobody sees it), but not a freed one either
+  // Never an application handle (nobody sees it); a freed one when its parent was freed here (only a frame or
+  // a notice for it makes it then: see unregister_comm).
+  const bool orphan = key.parent_ctx != ChannelKey::kNoParent && !by_ctx_.count(key.parent_ctx);
+  c.magic = orphan ? kMagicFreed : kMagicComm;
   ch->last_used = ++channel_clock_;
   Channel* out = ch.get();
   channels_[key] = std::move(ch);
@@ -456,7 +459,14 @@ ftmpi_comm_s* FtManager::span(ftmpi_comm_s* inter) {
 
 void FtManager::unregister_comm(ftmpi_comm_s* c) {
   rt_.engine().forget_given_up(c->ctx_coll);
-  if (!c->is_inter() && c->revoked.load()) revoked_retired_.insert(c->ctx_pt2pt);  // (handle_channel_notice)
+  if (!c->is_inter()) {
+    if (c->revoked.load()) revoked_retired_.insert(c->ctx_pt2pt);  // (handle_channel_notice)
+    // Its create_group channels live on until a new communicator takes the context id (register_comm), as
+    // a zombie: their frames say so (kFromFreed), and they take any frame.
+    for (auto it = channels_.lower_bound(ChannelKey{c->ctx_pt2pt, INT32_MIN, {}, {}});
+         it != channels_.end() && it->first.parent_ctx == c->ctx_pt2pt; ++it)
+      it->second->comm.magic = kMagicFreed;
+  }
   if (c->ft && c->ft->revoke) {  // the broadcast's rule D: flood before the retire notices (ft/revoke.h)
     c->ft->revoke->retire();
     flush_revoke(c);

@@ -11,6 +11,8 @@
  *             collective, what a revoke is for. The others must all fail exactly their j-th call with
  *             MPI_ERR_REVOKED (they wait in the creation's agreement when the revoke comes; before the fix
  *             nothing released them: the channel a create_group agrees on was not reached by a revoke).
+ *   skip_free: the same, and the revoker frees the parent right after its revoke (it must still veto when
+ *             the others ask).
  *   thread:   (MPI_THREAD_MULTIPLE) a second thread of member `who` revokes the parent after a pseudo-random
  *             number of its main thread's calls and a pseudo-random pause: the revoke lands anywhere.
  *   outsider: (MPI_THREAD_MULTIPLE) the outsider (odd trials; in even trials a second thread of member `who`) revokes the parent after a
@@ -62,9 +64,10 @@ static unsigned mix(unsigned x) {
 }
 
 int main(int argc, char **argv) {
-  CHECK(argc > 1, "usage: ft_group_revoke skip|thread|outsider|kill|kill_from");
+  CHECK(argc > 1, "usage: ft_group_revoke skip|skip_free|thread|outsider|kill|kill_from");
   const char *mode = argv[1];
-  const int skip = strcmp(mode, "skip") == 0, outsider = strcmp(mode, "outsider") == 0;
+  const int skip_free = strcmp(mode, "skip_free") == 0;
+  const int skip = strcmp(mode, "skip") == 0 || skip_free, outsider = strcmp(mode, "outsider") == 0;
   kill_mode = strncmp(mode, "kill", 4) == 0;
   const int from_group = strcmp(mode, "kill_from") == 0;
   const int threaded = strcmp(mode, "thread") == 0 || kill_mode || outsider;
@@ -106,7 +109,6 @@ int main(int argc, char **argv) {
     act_after = j;
     pause_us = (int)((h >> 8) % 400u);
     int ok = 0, cls = MPI_SUCCESS;
-    if (getenv("FT_GROUP_TRACE")) fprintf(stderr, "rank %d trial %d who %d outsider %d j %d\n", rank, trial, who, out_rank, j);
     const int member = rank != out_rank;
     if (!member) {
       if (outsider) {  /* the revoker, outside the group */
@@ -124,13 +126,13 @@ int main(int argc, char **argv) {
       for (; ok < MAX_CALLS; ok++) {
         if (skip && rank == who && ok == j - 1) {
           CHECK_MPI(MPIX_Comm_revoke(parent));
+          if (skip_free) CHECK_MPI(MPI_Comm_free(&parent));  /* gone here before the others ask it to veto */
           cls = MPI_ERR_REVOKED;  /* this rank's outcome of the call it skipped */
           break;
         }
         MPI_Comm d = MPI_COMM_NULL;
         const int rc = from_group ? MPI_Comm_create_from_group(g, "ftgroup.kill", MPI_INFO_NULL, MPI_ERRORS_RETURN, &d)
                                   : MPI_Comm_create_group(parent, g, 5, &d);
-        if (getenv("FT_GROUP_TRACE")) fprintf(stderr, "rank %d trial %d call %d: %s\n", rank, trial, ok, ft_class_name(rc));
         if (rc != MPI_SUCCESS) {
           cls = check_class_of(rc);
           CHECK(d == MPI_COMM_NULL, "call %d failed (%s) but gave a communicator", ok, ft_class_name(rc));
@@ -165,7 +167,7 @@ int main(int argc, char **argv) {
     if (kill_mode) CHECK_MPI(MPI_Comm_free(&on));
     MPI_Group_free(&g);
     MPI_Group_free(&pg);
-    CHECK_MPI(MPI_Comm_free(&parent));
+    if (parent != MPI_COMM_NULL) CHECK_MPI(MPI_Comm_free(&parent));
   }
   if (rank == 0) printf("%s: %d trials, %d creations before the %s\n", mode, trials, total, kill_mode ? "kill" : "revokes");
   free(all);
