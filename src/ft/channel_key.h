@@ -6,7 +6,9 @@
 //
 // Trailer (after the agreement message of ft/agree_wire.h, or alone in a kChannelRevoke notice):
 //   [u32 parent_ctx][i32 parent_witness][u32 words...][i32 members...][u32 n_words][u32 n_members][u32 kMagic]
-// Little-endian, like the rest of the FT frames; split_key checks every length.
+// Little-endian, like the rest of the FT frames; split_key checks every length. No frame of a communicator
+// ends like a trailer: an agreement message ends with its failed set, whose last word is a count or a rank,
+// never kMagic (> 10^9).
 #pragma once
 #include <compare>
 #include <cstddef>

@@ -406,10 +406,6 @@ void FtManager::register_comm(ftmpi_comm_s* c) {
   // The channels of create_group calls on the communicator that had this context id here are no longer
   // needed (as its zombie: every member has retired it, or left its creations, before making the new one).
   revoked_retired_.erase(c->ctx_pt2pt);
-  auto same_parent = [ctx = c->ctx_pt2pt](auto& map) {
-    auto it = map.lower_bound(ChannelKey{ctx, INT32_MIN, {}, {}});
-    while (it != map.end() && it->first.parent_ctx == ctx) it = map.erase(it);
-  };
   if (c->ctx_pt2pt != ChannelKey::kNoParent) {
     for (auto it = channels_.lower_bound(ChannelKey{c->ctx_pt2pt, INT32_MIN, {}, {}});
          it != channels_.end() && it->first.parent_ctx == c->ctx_pt2pt;) {
@@ -420,7 +416,9 @@ void FtManager::register_comm(ftmpi_comm_s* c) {
       std::erase_if(board_watch_, [&](const BoardWatch& bw) { return bw.c == &it->second->comm; });
       it = channels_.erase(it);
     }
-    same_parent(channel_records_);
+    for (auto it = channel_records_.lower_bound(ChannelKey{c->ctx_pt2pt, INT32_MIN, {}, {}});
+         it != channel_records_.end() && it->first.parent_ctx == c->ctx_pt2pt;)
+      it = channel_records_.erase(it);
     channel_notices_.erase(c->ctx_pt2pt);
   }
   if (auto r = early_retired_.find(c->ctx_pt2pt); r != early_retired_.end()) {
@@ -971,9 +969,12 @@ void FtManager::handle_agree(ftmpi_comm_s* c, int src_world, std::span<const std
   std::uint64_t id;
   AgreeMsg& m = rx_;  // reused (decode keeps its buffers' capacity)
   int src = c->group->rank_of_world(src_world);
-  if (state(c).channel_key == nullptr && peek_hash(payload) != c->ft->members_hash &&
-      ((c->predefined && c->ctx_pt2pt == comm::kCtxWorld) || has_key_trailer(payload))) {
-    handle_channel_frame(src_world, payload, c->magic == kMagicFreed);  // a channel's or a bridge's (channel())
+  // A channel's frame (its key trailer: no frame of a communicator ends like one, ft/channel_key.h), or on
+  // MPI_COMM_WORLD one of another members hash (a bridge's).
+  if (state(c).channel_key == nullptr &&
+      (has_key_trailer(payload) ||
+       (c->predefined && c->ctx_pt2pt == comm::kCtxWorld && peek_hash(payload) != c->ft->members_hash))) {
+    handle_channel_frame(src_world, payload, c->magic == kMagicFreed);
     return;
   }
   if (src < 0 || !decode(payload, &id, &m, c->size) ||
