@@ -974,6 +974,15 @@ void FtManager::handle_agree(ftmpi_comm_s* c, int src_world, std::span<const std
   if (state(c).channel_key == nullptr &&
       (has_key_trailer(payload) ||
        (c->predefined && c->ctx_pt2pt == comm::kCtxWorld && peek_hash(payload) != c->ft->members_hash))) {
+    if (from_freed(payload) && c->magic != kMagicFreed) {
+      // Sent by the channel of a parent the sender freed (its veto after the free, or answers): about `c` only
+      // if the sender retired `c` itself — its retire notice came first (frames are in order) and was
+      // counted for `c` (p2p/stale_filter.h). Otherwise it is about an older communicator on the slot,
+      // retired here already, whose channels are gone: a channel of `c` with the same key must not take it.
+      const int m = revoke_member_index(c, src_world);
+      const auto& gone = c->ft->retired_members;
+      if (m < 0 || std::find(gone.begin(), gone.end(), m) == gone.end()) return;
+    }
     handle_channel_frame(src_world, payload, c->magic == kMagicFreed);
     return;
   }
