@@ -397,7 +397,7 @@ extern "C" int PMPI_Comm_create_from_group(MPI_Group group, const char* stringta
   // need not be initialised.
   MPI_Comm out = MPI_COMM_NULL;
   Status st = ftmpi::comm::create_group(g_api.rt[0], &ftmpi_comm_world, group, static_cast<int>(hash_tag(stringtag)),
-                                        &out);
+                                        &out, stringtag);
   if (!st.ok()) return create_ret(errhandler, st, fn);
   ftmpi_errhandler_s* eh = errhandler == MPI_ERRHANDLER_NULL ? MPI_ERRORS_ARE_FATAL : errhandler;
   ftmpi_errhandler_s* old = out->errhandler;

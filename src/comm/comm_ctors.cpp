@@ -14,7 +14,8 @@
 
 namespace ftmpi::comm {
 namespace {
-constexpr std::uint32_t kSaltCreateGroup = 0x43475250u;  // agreement channel of create_group ("CGRP")
+constexpr std::uint32_t kSaltCreateGroup = 0x43475250u;      // agreement channel of create_group ("CGRP")
+constexpr std::uint32_t kSaltCreateFromGroup = 0x43524647u;  // ... of create_from_group ("CRFG")
 }
 
 Status split_shared(Runtime& rt, Communicator* parent, bool undefined, int key, Communicator** out) {
@@ -36,7 +37,8 @@ Status split_shared(Runtime& rt, Communicator* parent, bool undefined, int key, 
   return split(rt, parent, undefined ? kUndefined : color, key, out);
 }
 
-Status create_group(Runtime& rt, Communicator* parent, const Group* group, int tag, Communicator** out) {
+Status create_group(Runtime& rt, Communicator* parent, const Group* group, int tag, Communicator** out,
+                    std::string_view stringtag) {
   *out = nullptr;
   if (tag < 0 || tag >= (1 << 28)) return Status(Errc::tag, "tag out of range for MPI_Comm_create_group");
   for (int w : group->world_ranks)
@@ -50,15 +52,30 @@ Status create_group(Runtime& rt, Communicator* parent, const Group* group, int t
     // other live communicator of a member shares) and the tag — calls that may run at once from several
     // threads (MPI: distinct parents or tags) never share one, and calls on one channel are made one after
     // the other by every member, so their agreement rounds line up (ft/creation_keys.h).
-    std::vector<int> members = group->world_ranks;
-    std::sort(members.begin(), members.end());
-    const Status before = parent->revoked.load() ? Status(Errc::revoked, "the communicator has been revoked") : Status::Ok();
+    // The key is exact (ft/channel_key.h). create_group's channel has the parent as its parent: the parent's
+    // revoke reaches it. create_from_group's (`stringtag`) has none: it is no operation on MPI_COMM_WORLD,
+    // whose machinery carries it, so a revoke of MPI_COMM_WORLD does not end it; only a failure does.
+    ft::ChannelKey ck;
+    ck.members = group->world_ranks;
+    std::sort(ck.members.begin(), ck.members.end());
     const AllocKey key{parent->ctx_pt2pt, ContextAllocator::lowest_member(parent),
                        (1u << 29) | static_cast<std::uint32_t>(tag)};
-    std::uint32_t salt = kSaltCreateGroup;
-    for (std::uint32_t x : {key.ctx, static_cast<std::uint32_t>(key.witness), key.kind}) salt = (salt ^ x) * 0x9e3779b1u;
+    Status before;
+    if (stringtag.empty()) {
+      if (parent->revoked.load()) before = Status(Errc::revoked, "the communicator has been revoked");
+      ck.parent_ctx = key.ctx;
+      ck.parent_witness = key.witness;
+      ck.words = {kSaltCreateGroup, key.kind};
+    } else {
+      ck.words = {kSaltCreateFromGroup, static_cast<std::uint32_t>(stringtag.size())};
+      for (std::size_t i = 0; i < stringtag.size(); i += 4) {
+        std::uint32_t w = 0;
+        std::memcpy(&w, stringtag.data() + i, std::min<std::size_t>(4, stringtag.size() - i));
+        ck.words.push_back(w);
+      }
+    }
     std::uint32_t ctx = 0;
-    FTMPI_TRY(agree_context(rt, rt.ft().channel(members, salt), before, &ctx, key));
+    FTMPI_TRY(agree_context(rt, rt.ft().channel(ck), before, &ctx, key));
     *out = make_comm(make_group(group->world_ranks, rt.world_rank()), ctx, parent);
     rt.ft().register_comm(*out);
     return {};

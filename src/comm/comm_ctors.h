@@ -12,6 +12,7 @@
 // other collectives on the communicators involved; on error nothing is created and no context id stays
 // claimed (except when a peer fails half-way through, where the id may stay claimed until finalize).
 #pragma once
+#include <string_view>
 #include "comm/comm_ops.h"
 
 namespace ftmpi::comm {
@@ -23,7 +24,11 @@ Status split_shared(Runtime& rt, Communicator* parent, bool undefined, int key, 
 // MPI_Comm_create_group: collective over the members of `group` only (a subset of parent's group,
 // Errc::group otherwise; the caller must be a member, Errc::group otherwise). `tag` separates
 // concurrent calls on overlapping groups (0 <= tag < 2^28, Errc::tag otherwise).
-Status create_group(Runtime& rt, Communicator* parent, const Group* group, int tag, Communicator** out);
+// `stringtag` (MPI_Comm_create_from_group over MPI_COMM_WORLD's machinery, `tag` its hash): in FT mode it
+// names the call's agreement channel exactly, and the creation is not an operation on `parent` (a revoke of
+// MPI_COMM_WORLD does not end it).
+Status create_group(Runtime& rt, Communicator* parent, const Group* group, int tag, Communicator** out,
+                    std::string_view stringtag = {});
 
 // MPI_Intercomm_create. local_comm: intracommunicator; local_leader: rank in it; peer_comm and
 // remote_leader: meaningful at the local leader only (the leaders talk over peer_comm with `tag`).

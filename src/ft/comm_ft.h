@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ft/agreement.h"
+#include "ft/channel_key.h"
 #include "ft/creation_keys.h"
 #include "ft/revoke.h"
 #include "ft/shm_board.h"
@@ -46,6 +47,8 @@ struct CommFt {
   // any other communicator or channel), and the members greeted with a HELLO so far.
   std::vector<std::uint32_t> dest_hash;
   std::set<int> greeted;
+  // An agreement channel's key (FtManager::channel, ft/channel_key.h): appended to every frame it sends.
+  const ChannelKey* channel_key = nullptr;
   // This process's part in the revoke broadcast (ft/revoke.h), created by the first revoke seen here.
   std::unique_ptr<RevokeBroadcast> revoke;
   std::vector<int> retired_members;  // members (revoke_member_index) whose retire notice came (rule E)

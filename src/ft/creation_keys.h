@@ -83,6 +83,9 @@ class CreationKeys {
   }
   bool revoked() const { return revoked_; }
   bool in_round() const { return in_round_; }
+  // The round in progress or next (a channel drops frames of rounds before the one before it: every
+  // member decided those, FtManager::handle_agree).
+  std::uint32_t round() const { return round_; }
 
  private:
   std::optional<std::uint32_t> veto() {

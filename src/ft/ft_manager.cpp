@@ -101,19 +101,19 @@ FtManager::Channel::~Channel() {
   if (comm.group != nullptr) comm::group_release(comm.group);
 }
 
-ftmpi_comm_s* FtManager::new_channel(const std::vector<int>& world, std::uint32_t hash,
-                                     std::vector<std::uint32_t> dest_hash) {
-  if (channels_.size() >= kMaxChannels) {  // drop the least recently used channel with nothing undecided
-    auto victim = channels_.end();
-    for (auto c = channels_.begin(); c != channels_.end(); ++c) {
+ftmpi_comm_s* FtManager::new_bridge(const std::vector<int>& world, std::uint32_t hash,
+                                    std::vector<std::uint32_t> dest_hash) {
+  if (bridges_.size() >= kMaxChannels) {  // drop the least recently used bridge with nothing undecided
+    auto victim = bridges_.end();
+    for (auto c = bridges_.begin(); c != bridges_.end(); ++c) {
       bool idle = true;
       for (auto& [id, a] : c->second->comm.ft->agreements) idle = idle && a->decided();
       idle = idle && c->second->comm.ft->creating == 0;
-      if (idle && (victim == channels_.end() || c->second->last_used < victim->second->last_used)) victim = c;
+      if (idle && (victim == bridges_.end() || c->second->last_used < victim->second->last_used)) victim = c;
     }
-    if (victim != channels_.end()) {
+    if (victim != bridges_.end()) {
       creation_saved_[victim->first] = victim->second->comm.ft->creation;
-      channels_.erase(victim);
+      bridges_.erase(victim);
     }
   }
   auto ch = std::make_unique<Channel>();
@@ -133,7 +133,7 @@ ftmpi_comm_s* FtManager::new_channel(const std::vector<int>& world, std::uint32_
   c.magic = kMagicComm;  // never an application handle (nobody sees it), but not a freed one either
   ch->last_used = ++channel_clock_;
   ftmpi_comm_s* out = &ch->comm;
-  channels_[hash] = std::move(ch);
+  bridges_[hash] = std::move(ch);
   if (auto e = channel_early_.find(hash); e != channel_early_.end()) {
     std::vector<Early> frames = std::move(e->second);
     channel_early_.erase(e);
@@ -143,19 +143,136 @@ ftmpi_comm_s* FtManager::new_channel(const std::vector<int>& world, std::uint32_
   return out;
 }
 
-ftmpi_comm_s* FtManager::channel(const std::vector<int>& world, std::uint32_t salt) {
-  auto w = by_ctx_.find(comm::kCtxWorld);
-  const std::uint32_t h = hash_channel(world, salt, w == by_ctx_.end() ? 0u : state(w->second).members_hash);
-  auto it = channels_.find(h);
-  if (it != channels_.end()) {
-    if (it->second->comm.group->world_ranks != world)
-      log::warn("agreement channel hash collision (%u): the older channel is replaced", h);
-    else {
-      it->second->last_used = ++channel_clock_;
-      return &it->second->comm;
-    }
+// --- agreement channels (ft/channel_key.h) --------------------------------------------------------------
+
+ftmpi_comm_s* FtManager::channel(const ChannelKey& key) {
+  if (auto it = channels_.find(key); it != channels_.end()) {
+    it->second->last_used = ++channel_clock_;
+    return &it->second->comm;
   }
-  return new_channel(world, h, {});
+  Channel* ch = make_channel(key);
+  return ch == nullptr ? nullptr : &ch->comm;
+}
+
+bool FtManager::parent_revoked(const ChannelKey& key) const {
+  if (key.parent_ctx == ChannelKey::kNoParent) return false;
+  if (revoked_retired_.count(key.parent_ctx)) return true;
+  auto p = by_ctx_.find(key.parent_ctx);
+  return p != by_ctx_.end() && !p->second->is_inter() && p->second->revoked.load();
+}
+
+FtManager::Channel* FtManager::make_channel(const ChannelKey& key) {
+  if (std::find(key.members.begin(), key.members.end(), rt_.world_rank()) == key.members.end()) return nullptr;
+  if (channels_.size() >= kMaxChannels) compact_one();
+  auto ch = std::make_unique<Channel>();
+  ch->key = key;
+  ftmpi_comm_s& c = ch->comm;
+  c.group = comm::make_group(key.members, rt_.world_rank());
+  c.rank = c.group->my_rank;
+  c.size = c.group->size();
+  // Frames travel on the parent's context (MPI_COMM_WORLD's without one): a frame of a freed parent's channel
+  // is then told from one of the next communicator's on the slot as any frame is (p2p/stale_filter.h).
+  c.ctx_pt2pt = key.parent_ctx == ChannelKey::kNoParent ? comm::kCtxWorld : key.parent_ctx;
+  c.ctx_coll = c.ctx_pt2pt + 1;
+  c.ft = new CommFt;
+  auto w = by_ctx_.find(comm::kCtxWorld);
+  std::uint32_t salt = 0;  // the frames' members hash: only tells channel frames from world's now
+  for (std::uint32_t x : key.words) salt = (salt ^ x) * 0x9e3779b1u;
+  c.ft->members_hash = hash_channel(key.members, salt ^ key.parent_ctx, w == by_ctx_.end() ? 0u : state(w->second).members_hash);
+  c.ft->channel_key = &ch->key;
+  // Never an application handle (nobody sees it); a freed one when its parent was freed here (only a frame or
+  // a notice for it makes it then: see unregister_comm).
+  const bool orphan = key.parent_ctx != ChannelKey::kNoParent && !by_ctx_.count(key.parent_ctx);
+  c.magic = orphan ? kMagicFreed : kMagicComm;
+  ch->last_used = ++channel_clock_;
+  Channel* out = ch.get();
+  channels_[key] = std::move(ch);
+  if (auto r = channel_records_.find(key); r != channel_records_.end()) {
+    c.ft->creation = r->second.creation;
+    c.ft->next_instance = r->second.next_instance;
+    for (ChannelRecord::Decision& d : r->second.last) {
+      // The decision, for a survivor still deciding it: an instance that adopted it (a decided UP from this
+      // member itself; what it would send is not needed, so it is dropped).
+      Agreement& a = instance(&c, d.id);
+      AgreeMsg m;
+      m.kind = AgreeMsg::Kind::up;
+      m.decided = true;
+      m.view = d.failed;
+      m.value = std::move(d.value);
+      m.failed = d.failed;
+      a.on_message(c.rank, m);
+      a.clear_outgoing();
+      if (d.id & kKeyedInstance) c.ft->keyed_started.push_back(d.id);
+    }
+    channel_records_.erase(r);
+  }
+  if (auto e = channel_early_keyed_.find(key); e != channel_early_keyed_.end()) {
+    std::vector<Early> frames = std::move(e->second);
+    channel_early_keyed_.erase(e);
+    for (auto& f : frames) handle_agree(&c, f.src_world, f.payload);
+  }
+  if (parent_revoked(key)) revoke_channel(*out);
+  return out;
+}
+
+void FtManager::compact_one() {
+  auto victim = channels_.end();
+  for (auto c = channels_.begin(); c != channels_.end(); ++c) {
+    const CommFt& s = *c->second->comm.ft;
+    bool idle = s.creating == 0 && !s.quick_live;
+    for (auto& [id, a] : s.agreements) idle = idle && a->decided();
+    if (idle && (victim == channels_.end() || c->second->last_used < victim->second->last_used)) victim = c;
+  }
+  if (victim == channels_.end()) return;  // every channel is in use: grow
+  CommFt& s = *victim->second->comm.ft;
+  ChannelRecord rec;
+  rec.creation = s.creation;
+  rec.next_instance = s.next_instance;
+  for (auto id = s.keyed_started.rbegin(); id != s.keyed_started.rend(); ++id) {
+    auto a = s.agreements.find(*id);
+    if (a == s.agreements.end()) continue;
+    rec.last.push_back(ChannelRecord::Decision{*id, a->second->value(), a->second->failed()});
+    break;
+  }
+  for (auto a = s.agreements.rbegin(); a != s.agreements.rend(); ++a)
+    if (!(a->first & kKeyedInstance)) {
+      rec.last.push_back(ChannelRecord::Decision{a->first, a->second->value(), a->second->failed()});
+      break;
+    }
+  channel_records_[victim->first] = std::move(rec);
+  std::erase_if(board_watch_, [&](const BoardWatch& bw) { return bw.c == &victim->second->comm; });
+  channels_.erase(victim);
+}
+
+void FtManager::revoke_channel(Channel& ch) {
+  CreationKeys& k = ch.comm.ft->creation;
+  if (k.revoked()) return;
+  const bool waiting = k.in_round();
+  veto_creation(&ch.comm, k.on_revoke());
+  if (!waiting) return;
+  // This member waits in a round that a member holding no channel (it skipped the creation) must veto: tell
+  // every member; those that hold the channel see the parent's revoke themselves.
+  std::vector<std::byte> notice;
+  append_key(notice, ch.key);
+  for (int w : ch.key.members)
+    if (w != rt_.world_rank()) rt_.engine().send_ft_frame(w, ch.comm.ctx_pt2pt, kChannelRevoke, notice);
+}
+
+void FtManager::handle_channel_notice(std::span<const std::byte> payload, bool stale) {
+  std::span<const std::byte> head;
+  ChannelKey key;
+  if (!split_key(payload, &head, &key) || !head.empty() || key.parent_ctx == ChannelKey::kNoParent) {
+    log::warn("dropping malformed channel revoke notice");
+    return;
+  }
+  if (stale && by_ctx_.count(key.parent_ctx)) return;  // for the freed parent: its channels are gone
+  if (channels_.count(key)) return;  // held here: the parent's revoke reaches it (revoke())
+  if (parent_revoked(key)) {
+    make_channel(key);  // vetoes at once
+    return;
+  }
+  auto& pending = channel_notices_[key.parent_ctx];  // until the parent's revoke comes
+  if (pending.size() < 1024 && channel_notices_.size() < 4096) pending.insert(std::move(key));
 }
 
 // --- bridges (ft/bridge.h) ----------------------------------------------------------------------------
@@ -181,10 +298,10 @@ std::uint64_t FtManager::next_bridge_count(const std::vector<int>& side_sorted, 
 
 ftmpi_comm_s* FtManager::bridge(const std::vector<int>& world, std::vector<std::uint32_t> dest_hash, std::uint32_t mine) {
   auto w = by_ctx_.find(comm::kCtxWorld);
-  if (w != by_ctx_.end() && mine == state(w->second).members_hash) mine ^= 1u;  // never world's (see channel())
+  if (w != by_ctx_.end() && mine == state(w->second).members_hash) mine ^= 1u;  // never world's (hash_channel)
   for (auto& h : dest_hash)
     if (w != by_ctx_.end() && h == state(w->second).members_hash) h ^= 1u;
-  return new_channel(world, mine, std::move(dest_hash));
+  return new_bridge(world, mine, std::move(dest_hash));
 }
 
 void FtManager::refuse_bridge(std::uint32_t mine, Bits refusal) {
@@ -218,7 +335,7 @@ void FtManager::handle_hello(int src_world, std::span<const std::byte> payload) 
   const std::uint32_t h = static_cast<std::uint32_t>(instance >> 32);
   auto r = refusals_.find(h);
   if (r == refusals_.end()) {
-    if (channels_.count(h)) return;  // a knower ignores HELLOs
+    if (bridges_.count(h)) return;  // a knower ignores HELLOs
     auto& q = channel_early_[h];     // not decided here yet whether to know or refuse
     if (q.size() < 4096 && channel_early_.size() < 4 * kMaxChannels)
       q.push_back(Early{src_world, kBridgeHello, {payload.begin(), payload.end()}});
@@ -241,14 +358,33 @@ void FtManager::greet(ftmpi_comm_s* c, const Agreement& a, std::uint64_t id) {
   }
 }
 
-void FtManager::handle_channel_frame(int src_world, std::span<const std::byte> payload) {
+void FtManager::handle_channel_frame(int src_world, std::span<const std::byte> payload, bool stale) {
+  std::span<const std::byte> head;
+  ChannelKey key;
+  if (split_key(payload, &head, &key)) {  // a channel's: exactly this one
+    if (stale && by_ctx_.count(key.parent_ctx)) return;  // for the freed parent: its channels are gone
+    auto it = channels_.find(key);
+    Channel* ch = it != channels_.end() ? it->second.get() : nullptr;
+    if (ch == nullptr && (channel_records_.count(key) || parent_revoked(key))) ch = make_channel(key);
+    if (ch != nullptr) {
+      handle_agree(&ch->comm, src_world, head);
+      return;
+    }
+    // Not used here yet (a faster member): keep a bounded number of its frames.
+    auto& q = channel_early_keyed_[key];
+    if (q.size() < 4096 && channel_early_keyed_.size() < 4 * kMaxChannels)
+      q.push_back(Early{src_world, kAgree, {head.begin(), head.end()}});
+    else if (q.empty())
+      channel_early_keyed_.erase(key);
+    return;
+  }
   const std::uint32_t h = peek_hash(payload);
-  if (auto it = channels_.find(h); it != channels_.end()) {
+  if (auto it = bridges_.find(h); it != bridges_.end()) {
     handle_agree(&it->second->comm, src_world, payload);
     return;
   }
   if (refusals_.count(h)) return;  // a refuser ignores the bridge's agreement frames (ft/bridge.h)
-  // A channel not created here yet (a faster member), or a frame of another communicator's: keep a bounded
+  // A bridge not created here yet (a faster member), or a frame of another communicator's: keep a bounded
   // number of them.
   auto& q = channel_early_[h];
   if (q.size() < 4096 && channel_early_.size() < 4 * kMaxChannels) q.push_back(Early{src_world, kAgree, {payload.begin(), payload.end()}});
@@ -267,6 +403,24 @@ void FtManager::register_comm(ftmpi_comm_s* c) {
   zombies_.erase(c->ctx_pt2pt);
   if (auto sp = spans_.find(c->ctx_pt2pt); sp != spans_.end() && by_ctx_.find(c->ctx_pt2pt) == by_ctx_.end()) spans_.erase(sp);
   by_ctx_[c->ctx_pt2pt] = c;
+  // The channels of create_group calls on the communicator that had this context id here are no longer
+  // needed (as its zombie: every member has retired it, or left its creations, before making the new one).
+  revoked_retired_.erase(c->ctx_pt2pt);
+  if (c->ctx_pt2pt != ChannelKey::kNoParent) {
+    for (auto it = channels_.lower_bound(ChannelKey{c->ctx_pt2pt, INT32_MIN, {}, {}});
+         it != channels_.end() && it->first.parent_ctx == c->ctx_pt2pt;) {
+      if (it->second->comm.ft->creating != 0) {  // (cannot be: a creation pins its parent)
+        ++it;
+        continue;
+      }
+      std::erase_if(board_watch_, [&](const BoardWatch& bw) { return bw.c == &it->second->comm; });
+      it = channels_.erase(it);
+    }
+    for (auto it = channel_records_.lower_bound(ChannelKey{c->ctx_pt2pt, INT32_MIN, {}, {}});
+         it != channel_records_.end() && it->first.parent_ctx == c->ctx_pt2pt;)
+      it = channel_records_.erase(it);
+    channel_notices_.erase(c->ctx_pt2pt);
+  }
   if (auto r = early_retired_.find(c->ctx_pt2pt); r != early_retired_.end()) {
     std::vector<int> worlds = std::move(r->second);
     early_retired_.erase(r);
@@ -303,6 +457,14 @@ ftmpi_comm_s* FtManager::span(ftmpi_comm_s* inter) {
 
 void FtManager::unregister_comm(ftmpi_comm_s* c) {
   rt_.engine().forget_given_up(c->ctx_coll);
+  if (!c->is_inter()) {
+    if (c->revoked.load()) revoked_retired_.insert(c->ctx_pt2pt);  // (handle_channel_notice)
+    // Its create_group channels live on until a new communicator takes the context id (register_comm), as
+    // a zombie: their frames say so (kFromFreed), and they take any frame.
+    for (auto it = channels_.lower_bound(ChannelKey{c->ctx_pt2pt, INT32_MIN, {}, {}});
+         it != channels_.end() && it->first.parent_ctx == c->ctx_pt2pt; ++it)
+      it->second->comm.magic = kMagicFreed;
+  }
   if (c->ft && c->ft->revoke) {  // the broadcast's rule D: flood before the retire notices (ft/revoke.h)
     c->ft->revoke->retire();
     flush_revoke(c);
@@ -391,6 +553,18 @@ void FtManager::revoke(ftmpi_comm_s* c, int from, int origin, int radix) {
     // The creation rule (ft/creation_keys.h): veto the creation round this process would start next (an
     // intercommunicator's constructors agree on its span).
     veto_creation(c, s.creation.on_revoke());
+    if (!c->is_inter()) {
+      // The same rule on the channels of MPI_Comm_create_group calls on c (ft/channel_key.h); compacted ones
+      // veto when they are made live again (make_channel), and so do those other members asked about.
+      for (auto it = channels_.lower_bound(ChannelKey{c->ctx_pt2pt, INT32_MIN, {}, {}});
+           it != channels_.end() && it->first.parent_ctx == c->ctx_pt2pt; ++it)
+        revoke_channel(*it->second);
+      if (auto n = channel_notices_.find(c->ctx_pt2pt); n != channel_notices_.end()) {
+        std::set<ChannelKey> keys = std::move(n->second);
+        channel_notices_.erase(n);
+        for (const ChannelKey& k : keys) channel(k);
+      }
+    }
     if (c->is_inter() && c->magic == kMagicComm) {
       ftmpi_comm_s* sp = span(c);
       veto_creation(sp, state(sp).creation.on_revoke());
@@ -565,6 +739,7 @@ void FtManager::flush(ftmpi_comm_s* c, Agreement& a, std::uint64_t id) {
     const std::uint32_t tag = (c->ft->dest_hash.empty() ? c->ft->members_hash : c->ft->dest_hash[static_cast<std::size_t>(o.dest)]) |
                               (c->magic == kMagicFreed ? kFromFreed : 0u);  // zombie?
     encode_into(wire_, (std::uint64_t{tag} << 32) | (id & 0xffffffffu), o.msg);
+    if (c->ft->channel_key != nullptr) append_key(wire_, *c->ft->channel_key);  // ft/channel_key.h
     rt_.engine().send_ft_frame(c->world_rank(o.dest), c->ctx_pt2pt, kAgree, wire_);
   }
   a.clear_outgoing();
@@ -794,8 +969,21 @@ void FtManager::handle_agree(ftmpi_comm_s* c, int src_world, std::span<const std
   std::uint64_t id;
   AgreeMsg& m = rx_;  // reused (decode keeps its buffers' capacity)
   int src = c->group->rank_of_world(src_world);
-  if (c->predefined && c->ctx_pt2pt == comm::kCtxWorld && peek_hash(payload) != state(c).members_hash) {
-    handle_channel_frame(src_world, payload);  // an agreement channel's (channel())
+  // A channel's frame (its key trailer: no frame of a communicator ends like one, ft/channel_key.h), or on
+  // MPI_COMM_WORLD one of another members hash (a bridge's).
+  if (state(c).channel_key == nullptr &&
+      (has_key_trailer(payload) ||
+       (c->predefined && c->ctx_pt2pt == comm::kCtxWorld && peek_hash(payload) != c->ft->members_hash))) {
+    if (from_freed(payload) && c->magic != kMagicFreed) {
+      // Sent by the channel of a parent the sender freed (its veto after the free, or answers): about `c` only
+      // if the sender retired `c` itself — its retire notice came first (frames are in order) and was
+      // counted for `c` (p2p/stale_filter.h). Otherwise it is about an older communicator on the slot,
+      // retired here already, whose channels are gone: a channel of `c` with the same key must not take it.
+      const int m = revoke_member_index(c, src_world);
+      const auto& gone = c->ft->retired_members;
+      if (m < 0 || std::find(gone.begin(), gone.end(), m) == gone.end()) return;
+    }
+    handle_channel_frame(src_world, payload, c->magic == kMagicFreed);
     return;
   }
   if (src < 0 || !decode(payload, &id, &m, c->size) ||
@@ -812,6 +1000,12 @@ void FtManager::handle_agree(ftmpi_comm_s* c, int src_world, std::span<const std
   }
   if (id & kKeyedInstance) {
     if (c->ft->keyed_forgotten.count(id)) return;  // long forgotten
+    if (c->ft->channel_key != nullptr && (id & CreationKeys::kBit)) {
+      // A channel's creation round before the one before this member's: decided by every member (a restored
+      // channel has forgotten it; ft/creation_keys.h).
+      const std::uint32_t behind = (c->ft->creation.round() - static_cast<std::uint32_t>(id)) & (CreationKeys::kBit - 1);
+      if (behind >= 2 && behind < CreationKeys::kBit / 2) return;
+    }
   } else {
     if (id > c->ft->next_instance + kAgreementsKept) {
       log::warn("dropping agreement message for implausible instance %llu", static_cast<unsigned long long>(id));
@@ -831,8 +1025,15 @@ void FtManager::on_stale_ft_frame(int src_world, std::uint32_t context, int kind
   // The sender has not retired the communicator that this process retired on `context`'s slot: the frame is
   // that communicator's. Only its agreement may still need an answer (a survivor still deciding: see
   // zombies_); anything else of it is dropped (p2p/stale_filter.h).
+  if (kind == kChannelRevoke) {  // (a parent revoked, then freed here: its channels still veto)
+    handle_channel_notice(payload, true);
+    return;
+  }
   if (kind != kAgree) return;
-  if (auto z = zombies_.find(context); z != zombies_.end()) handle_agree(&z->second->comm, src_world, payload);
+  if (auto z = zombies_.find(context); z != zombies_.end())
+    handle_agree(&z->second->comm, src_world, payload);
+  else if (has_key_trailer(payload))
+    handle_channel_frame(src_world, payload, true);  // a channel of the freed parent (ft/channel_key.h)
 }
 
 void FtManager::on_ft_frame(int src_world, std::uint32_t context, int kind, std::span<const std::byte> payload) {
@@ -890,6 +1091,9 @@ void FtManager::on_ft_frame(int src_world, std::uint32_t context, int kind, std:
     case kBridgeHello:
       handle_hello(src_world, payload);
       return;
+    case kChannelRevoke:
+      handle_channel_notice(payload, false);
+      return;
     case kUserEvent: {  // MPIX_Event_publish: an i32 code
       std::int32_t code = 0;
       if (payload.size() != sizeof code) break;
@@ -932,7 +1136,8 @@ void FtManager::on_failures() {
   for (auto& [ctx, c] : by_ctx_) feed(c);
   for (auto& [ctx, z] : zombies_) feed(&z->comm);
   for (auto& [ctx, z] : spans_) feed(&z->comm);
-  for (auto& [h, ch] : channels_) feed(&ch->comm);
+  for (auto& [k, ch] : channels_) feed(&ch->comm);
+  for (auto& [h, ch] : bridges_) feed(&ch->comm);
 }
 
 void FtManager::on_peer_lost(int world) {

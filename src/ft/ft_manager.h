@@ -12,13 +12,16 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <map>
 #include <optional>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "comm/communicator.h"
 #include "ft/agreement.h"
+#include "ft/channel_key.h"
 #include "ft/comm_ft.h"
 #include "ft/failure_state.h"
 #include "p2p/engine.h"
@@ -43,7 +46,12 @@ inline constexpr std::uint64_t kKeyedInstance = 0x80000000u;
 // FT frame sub-kinds (Envelope::tag of FrameKind::ft).
 // kUserEvent: an application event (MPIX_Event_publish, src/models/events/), handed to the FailureObserver.
 // kBridgeHello: a bridge member's greeting (ft/bridge.h): [u64 receiver's side hash << 32 | instance][u32 mine].
-enum FtFrame : int { kRevoke = 1, kAgree = 2, kCollGiveUp = p2p::kFtFrameCollGiveUp, kUserEvent = 4, kBridgeHello = 5 };
+// kChannelRevoke: "the parent of this create_group channel was revoked while I waited in a round on it" (on
+// MPI_COMM_WORLD's context; payload: the channel's key, ft/channel_key.h): a member that holds no such channel
+// makes it, to veto the round (FtManager::revoke_channel).
+enum FtFrame : int {
+  kRevoke = 1, kAgree = 2, kCollGiveUp = p2p::kFtFrameCollGiveUp, kUserEvent = 4, kBridgeHello = 5, kChannelRevoke = 6
+};
 
 class FtManager final : public p2p::FtHandler {
  public:
@@ -129,15 +137,24 @@ class FtManager final : public p2p::FtHandler {
   const Agreement* start_creation_round(ftmpi_comm_s* c, std::span<const std::uint64_t> contribution);
   void end_creation_round(ftmpi_comm_s* c, bool revoked);
 
-  // An agreement channel over an arbitrary set of processes (`world`: world ranks, sorted, including this
-  // one): a communicator-like object whose agreements travel on MPI_COMM_WORLD's context, told apart by
-  // their members hash (salted with `salt`, so that two channels over the same set used for different
-  // purposes stay apart). Used where a constructor's members are not the group of one communicator
-  // (MPI_Comm_create_group, the intercommunicator constructors): its sequential instances are uniform as
-  // long as the members start them in the same order (true of blocking constructors over the same
-  // members). Channels live until MPI_Finalize (one per distinct (set, salt); at most kMaxChannels, then
-  // the least recently used idle one is dropped).
-  ftmpi_comm_s* channel(const std::vector<int>& world, std::uint32_t salt);
+  // An agreement channel: a communicator-like object over the members of `key` (world ranks, sorted,
+  // including this one) whose agreements travel on MPI_COMM_WORLD's context, each frame carrying the key
+  // (ft/channel_key.h), so channels are told apart exactly. Used where a constructor's members are not the
+  // group of one communicator (MPI_Comm_create_group, create_from_group, FA-MPI group syncs): its instances are
+  // uniform as long as the members start them in the same order (true of blocking constructors over the same
+  // members). A channel with a parent (key.parent_ctx: MPI_Comm_create_group's) is reached by the parent's
+  // revoke — the creation rule of ft/creation_keys.h runs on it — and dropped when a new communicator takes the
+  // parent's context id here. At most kMaxChannels channels are live; beyond, the least recently used idle one
+  // (no creation on it, every instance decided) is compacted into a record of what a member may still need
+  // (its creation keys and its last decision, ChannelRecord), made live again by its next use or frame.
+  ftmpi_comm_s* channel(const ChannelKey& key);
+  // The same without a parent, for one purpose (`salt`) over `world`.
+  ftmpi_comm_s* channel(const std::vector<int>& world, std::uint32_t salt) {
+    return channel(ChannelKey{ChannelKey::kNoParent, -1, {salt}, world});
+  }
+  // Live channels and records (tests, docs/fault-tolerance.md's memory figures).
+  std::size_t live_channels() const { return channels_.size(); }
+  std::size_t channel_records() const { return channel_records_.size(); }
 
   // Bridges (ft/bridge.h): MPI_Intercomm_create's agreement over two groups that learnt of each other through
   // their leaders. A side's hash: bridge_side_hash(its sorted world ranks, its bridge count), where the count
@@ -232,25 +249,63 @@ class FtManager final : public p2p::FtHandler {
   };
   std::unordered_map<std::uint32_t, std::unique_ptr<Zombie>> zombies_;
   std::unordered_map<std::uint32_t, std::unique_ptr<Zombie>> spans_;  // by the intercommunicator's context
-  // Agreement channels (channel()), by members hash; frames for a channel not created here yet are kept.
+  // Agreement channels (channel()) by key, and bridges by their side hash (ft/bridge.h). Frames for a bridge
+  // not created here yet are kept by hash (channel_early_), for a channel by key (channel_early_keyed_).
   struct Channel {
     ftmpi_comm_s comm;
+    ChannelKey key;  // (empty for a bridge)
     std::uint64_t last_used = 0;
     ~Channel();
   };
   static constexpr std::size_t kMaxChannels = 256;
-  std::unordered_map<std::uint32_t, std::unique_ptr<Channel>> channels_;
+  std::map<ChannelKey, std::unique_ptr<Channel>> channels_;
+  std::unordered_map<std::uint32_t, std::unique_ptr<Channel>> bridges_;
   std::unordered_map<std::uint32_t, std::vector<Early>> channel_early_;
+  std::map<ChannelKey, std::vector<Early>> channel_early_keyed_;
   std::uint64_t channel_clock_ = 0;
-  // The creation keys (ft/creation_keys.h) of dropped channels, by hash: a channel made again continues
-  // its numbering (the other members may never have dropped theirs).
+  // A compacted channel: what a member may still ask of it. Its numbering (creation keys, next sequential
+  // instance: the other members count on it) and its last decided keyed and sequential instances (a survivor
+  // still deciding one after a failure asks this member for the decision; every older one was decided by
+  // every survivor, since each started the last one after deciding the one before: creation rounds follow
+  // each other, ft/creation_keys.h, and the sequential instances of channels are blocking agreements).
+  struct ChannelRecord {
+    CreationKeys creation;
+    std::uint64_t next_instance = 0;
+    struct Decision {
+      std::uint64_t id;
+      Bits value;
+      RankSet failed;
+    };
+    std::vector<Decision> last;  // at most one keyed and one sequential
+  };
+  std::map<ChannelKey, ChannelRecord> channel_records_;
+  // Revoke notices (kChannelRevoke) for channels not held here whose parent is not seen revoked yet, by the
+  // parent's context id; and the context ids of revoked communicators retired here (a notice may come after
+  // the parent's free), until a new communicator takes them.
+  std::map<std::uint32_t, std::set<ChannelKey>> channel_notices_;
+  std::set<std::uint32_t> revoked_retired_;
+  // The creation keys (ft/creation_keys.h) of dropped bridges, by hash: a bridge made again continues its
+  // numbering (the other members may never have dropped theirs).
   std::unordered_map<std::uint32_t, CreationKeys> creation_saved_;
   void veto_creation(ftmpi_comm_s* c, std::optional<std::uint32_t> key);
-  // World frames whose members hash is not world's: a channel's (or dropped).
-  void handle_channel_frame(int src_world, std::span<const std::byte> payload);
-  // Create the channel (or bridge) object for `world` under `hash` (dropping the least recently used idle
-  // one beyond kMaxChannels) and replay the agreement frames that arrived for it early.
-  ftmpi_comm_s* new_channel(const std::vector<int>& world, std::uint32_t hash, std::vector<std::uint32_t> dest_hash);
+  // Agreement frames not of the communicator they came on: a channel's (the key trailer says which), a bridge's, or
+  // dropped.
+  // `stale`: it came for a parent freed here (on_stale_ft_frame).
+  void handle_channel_frame(int src_world, std::span<const std::byte> payload, bool stale = false);
+  // Make the channel of `key` live: from its record if it has one, replaying the frames kept for it, and
+  // vetoed at once if its parent is revoked here (compacting the least recently used idle channel beyond
+  // kMaxChannels). nullptr when this process is not a member.
+  Channel* make_channel(const ChannelKey& key);
+  void compact_one();
+  // The parent of `key` was revoked here (or retired after its revoke).
+  bool parent_revoked(const ChannelKey& key) const;
+  // The creation rule on channel `ch` whose parent was revoked: veto its next round, or (in a round) tell the
+  // other members, who may hold no such channel (kChannelRevoke).
+  void revoke_channel(Channel& ch);
+  void handle_channel_notice(std::span<const std::byte> payload, bool stale);
+  // A bridge object for `world` under `hash` (dropping the least recently used idle bridge beyond
+  // kMaxChannels); replays the agreement frames that arrived for it early.
+  ftmpi_comm_s* new_bridge(const std::vector<int>& world, std::uint32_t hash, std::vector<std::uint32_t> dest_hash);
   void handle_hello(int src_world, std::span<const std::byte> payload);
   void greet(ftmpi_comm_s* c, const Agreement& a, std::uint64_t id);
   std::unordered_map<std::uint32_t, std::uint64_t> bridge_counts_;      // by hash of the side's members

@@ -9,6 +9,14 @@
 // the same outcome: the same slot, or the same error — Errc::revoked or Errc::proc_failed), termination
 // (every survivor finishes its program; bounded steps). The revoke is injected at every step of fixed
 // schedules (every revoker, four delivery orders), and at random steps of 20,000 random schedules.
+//
+// Channel mode (`channel`: MPI_Comm_create_group's agreement channel, src/ft/ft_manager.h revoke_channel): a
+// process holds the owner's state only once it has called a creation on it, been told about it, or received
+// a frame of it after seeing the revoke; a process that does not hold it cannot veto. A process that sees the
+// revoke while it waits in a round sends every other process a notice (kChannelRevoke); a process that does
+// not hold the channel makes it when it has both seen the revoke and received a notice or a frame, and vetoes
+// then. The same sweeps run in this mode (the revoker may skip every creation: it then holds nothing), and a
+// mutation without the notices hangs.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -50,10 +58,16 @@ struct Proc {
   std::vector<int> outcomes;              // per creation called
   bool revoke_seen = false;
   bool stopped = false;                   // the revoker: calls nothing after its revoke
+  bool holds = false;                     // channel mode: holds the owner's state
+  bool noticed_channel = false;           // channel mode: a notice came before the revoke was seen
 };
+
+constexpr std::uint32_t kNoticeKey = 0xffffffffu;  // a channel revoke notice, not an agreement message
 
 struct World {
   int n, program;
+  bool channel = false;       // channel mode (above)
+  bool send_notices = true;   // (off: the mutation)
   std::vector<Proc> p;
   std::vector<bool> alive;
   std::vector<std::vector<int>> notices;  // failure notices not yet delivered
@@ -95,7 +109,14 @@ struct World {
     p[q].waiting = *key;
     start(q, *key, Bits{mask, kOk | kNotRevoked});
   }
+  // Channel mode: q makes the channel; vetoes at once when it has seen the revoke (make_channel).
+  void hold(int q) {
+    if (p[q].holds) return;
+    p[q].holds = true;
+    if (p[q].revoke_seen) veto(q, p[q].keys.on_revoke());
+  }
   void call(int q) {
+    if (channel) hold(q);
     p[q].in_call = true;
     p[q].round = 0;
     ++p[q].next_creation;
@@ -127,7 +148,15 @@ struct World {
   void see_revoke(int q) {
     revoke_pending[q] = false;
     p[q].revoke_seen = true;
+    if (channel && !p[q].holds) {
+      if (p[q].noticed_channel) hold(q);
+      return;
+    }
+    const bool waiting = p[q].keys.in_round();
     veto(q, p[q].keys.on_revoke());
+    if (channel && waiting && send_notices)
+      for (int r = 0; r < n; ++r)
+        if (r != q) net.push_back(Net{q, r, kNoticeKey, AgreeMsg{}});
   }
   void revoke(int q) {  // q revokes the parent and skips the rest of its program
     p[q].stopped = true;
@@ -156,6 +185,14 @@ struct World {
     net[i] = std::move(net.back());
     net.pop_back();
     if (!alive[m.dst]) return;
+    if (m.key == kNoticeKey) {
+      if (!p[m.dst].holds) {
+        if (p[m.dst].revoke_seen) hold(m.dst);
+        else p[m.dst].noticed_channel = true;
+      }
+      return;
+    }
+    if (channel && !p[m.dst].holds && p[m.dst].revoke_seen) hold(m.dst);  // (handle_channel_frame)
     inst(m.dst, m.key).on_message(m.src, m.msg);
     collect(m.dst, m.key);
   }
@@ -210,8 +247,10 @@ struct World {
 
 // Event choice: 0-3 deterministic orders (calls and round ends first; messages FIFO or LIFO), 4 random.
 std::optional<std::string> run(int n, int program, int revoker, int revoke_at, int order, std::uint64_t seed,
-                               int max_kills) {
+                               int max_kills, bool channel = false, bool send_notices = true) {
   World w(n, program, seed);
+  w.channel = channel;
+  w.send_notices = send_notices;
   int kills = 0;
   for (int step = 0;; ++step) {
     if (step > 200000) return std::string("no termination");
@@ -285,6 +324,48 @@ TEST(CreationSim, RandomSchedulesWithRevokeAndDeaths) {
     auto res = run(n, 4, revoker, at, 4, seed, static_cast<int>(seed % 3));
     ASSERT_FALSE(res.has_value()) << *res << " (seed " << seed << ", n=" << n << ", revoker " << revoker << " at " << at << ")";
   }
+}
+
+// Channel mode (create_group's channels): the revoke at every step of the same fixed schedules, every
+// revoker (who may hold no channel yet), and random schedules with deaths.
+TEST(CreationSim, ChannelRevokeAtEveryStepFixedOrders) {
+  int runs = 0;
+  for (int n : {2, 3, 4, 5, 8}) {
+    for (int order = 0; order < 4; ++order) {
+      for (int revoker = 0; revoker < n; ++revoker) {
+        for (int at = 0; at < 400; ++at) {
+          auto r = run(n, 3, revoker, at, order, static_cast<std::uint64_t>(at), 0, true);
+          ASSERT_FALSE(r.has_value()) << *r << " (channel, n=" << n << " order=" << order << " revoker=" << revoker << " at=" << at << ")";
+          ++runs;
+        }
+      }
+    }
+  }
+  std::printf("creation sim, channel mode: %d fixed schedules with the revoke at every step\n", runs);
+}
+
+TEST(CreationSim, ChannelRandomSchedulesWithRevokeAndDeaths) {
+  for (std::uint64_t seed = 0; seed < 20000; ++seed) {
+    const int n = 2 + static_cast<int>(seed % 7);
+    std::mt19937_64 r(seed * 7919 + 1);
+    const int revoker = static_cast<int>(r() % static_cast<std::uint64_t>(n + 1)) - 1;
+    const int at = static_cast<int>(r() % 300);
+    auto res = run(n, 4, revoker, at, 4, seed, static_cast<int>(seed % 3), true);
+    ASSERT_FALSE(res.has_value()) << *res << " (channel, seed " << seed << ", n=" << n << ", revoker " << revoker << " at " << at << ")";
+  }
+}
+
+// The notices are needed: without them a revoker that skipped before holding the channel never vetoes, and
+// the sweep finds a survivor that does not finish.
+TEST(CreationSim, ChannelSweepHangsWithoutNotices) {
+  bool found = false;
+  for (int n : {2, 3, 4}) {
+    for (int revoker = 0; revoker < n && !found; ++revoker)
+      for (int at = 0; at < 50 && !found; ++at)
+        for (int order = 0; order < 4 && !found; ++order)
+          if (run(n, 3, revoker, at, order, static_cast<std::uint64_t>(at), 0, true, false).has_value()) found = true;
+  }
+  EXPECT_TRUE(found);
 }
 
 // The rule is needed: without the vetoes (a revoked member bails out of its round, as before), the same
