@@ -203,14 +203,7 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
       if (st.ok()) dt::unpack_range(piece.data(), r->type, off, len, r->rbuf);
     }
     if (st.ok()) {
-      Envelope fin{};
-      fin.epoch = job_epoch;
-      fin.kind = FrameKind::fin;
-      fin.context = env.context;
-      fin.sreq = env.sreq;
-      send_frame(src_world, fin, nullptr, 0, nullptr);
-      r->status.bytes = n;
-      finish_recv(r);
+      single_copy_done(r, env, src_world, n);
       return;
     }
     // Data frames rewrite every byte from the start: the pieces already unpacked do no harm.
