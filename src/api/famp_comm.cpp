@@ -24,11 +24,14 @@ namespace {
 
 // The agreement runs on `c`: the parent communicator, or an agreement channel over a strict subset of it
 // (create_group on a subset, ft/ft_manager.h), or the span of both groups of an intercommunicator parent
-// (FtManager::span; split.h); `parent` gives the new communicators their error handler.
+// (FtManager::span; split.h); `parent` gives the new communicators their error handler. A channel
+// (`on_channel`) is held while the operation lives: it keeps `c` and an instance of it across progress
+// passes, and a pass may make another channel live and compact an idle one (FtManager::hold_channel).
 class SplitOp final : public ftmpi::p2p::GenericOp {
  public:
-  SplitOp(ftmpi_comm_s* c, ftmpi_comm_s* parent, std::vector<SplitRequest> asks, MPI_Comm* out, bool sync)
-      : c_(c), parent_(parent), asks_(std::move(asks)), out_(out), sync_(sync), inter_(parent->is_inter()) {
+  SplitOp(ftmpi_comm_s* c, bool on_channel, ftmpi_comm_s* parent, std::vector<SplitRequest> asks, MPI_Comm* out, bool sync)
+      : hold_(rt().ft(), on_channel ? c : nullptr), c_(c), parent_(parent), asks_(std::move(asks)), out_(out), sync_(sync),
+        inter_(parent->is_inter()) {
     const auto& m = rt().contexts().free_mask();
     mask_words_ = m.size();
     a_ = &rt().ft().start_agreement(c, ftmpi::famp::encode_split(std::vector<std::uint64_t>(m.begin(), m.end()), c->rank, c->size, asks_));
@@ -95,6 +98,7 @@ class SplitOp final : public ftmpi::p2p::GenericOp {
     return Status::Ok();
   }
 
+  ftmpi::ft::ChannelHold hold_;
   ftmpi_comm_s* c_;
   ftmpi_comm_s* parent_;
   std::vector<SplitRequest> asks_;
@@ -121,7 +125,7 @@ Status check_parent(MPI_Comm comm, MPI_Timeout timeout) {
 int run_split(MPI_Comm comm, ftmpi_comm_s* on, std::vector<SplitRequest> asks, MPI_Timeout timeout, MPI_Comm* out,
               MPI_Request* request, bool sync, const char* fn) {
   ftmpi_comm_s* c = on ? on : comm->is_inter() ? rt().ft().span(comm) : comm;
-  Request* r = rt().engine().start_generic(std::make_unique<SplitOp>(c, comm, std::move(asks), out, sync));
+  Request* r = rt().engine().start_generic(std::make_unique<SplitOp>(c, on != nullptr, comm, std::move(asks), out, sync));
   ftmpi::p2p::set_comm(r, comm);
   if (request) {
     *request = r;

@@ -914,9 +914,12 @@ namespace {
 
 constexpr std::uint32_t kSaltTryGroupSync = 0x54475359u;  // "TGSY"
 
+// A channel (`on_channel`) is held while the operation lives (the request points at it too): a progress pass
+// may make another channel live and compact an idle one (FtManager::hold_channel).
 class SyncOp final : public ftmpi::p2p::GenericOp {
  public:
-  SyncOp(ftmpi_comm_s* c, const Contribution& contrib) : m_(c->rank, c->size, 0), c_(c) {
+  SyncOp(ftmpi_comm_s* c, bool on_channel, const Contribution& contrib)
+      : hold_(rt().ft(), on_channel ? c : nullptr), m_(c->rank, c->size, 0), c_(c) {
     a_ = &rt().ft().start_agreement(c, m_.contribute(contrib));
   }
   bool progress() override {
@@ -936,6 +939,7 @@ class SyncOp final : public ftmpi::p2p::GenericOp {
   }
 
  private:
+  ftmpi::ft::ChannelHold hold_;
   TryCommit m_;
   ftmpi_comm_s* c_;
   const Agreement* a_ = nullptr;
@@ -955,6 +959,7 @@ int sync(MPI_Comm sync_comm, MPI_Group group, MPI_Request try_request, MPI_Timeo
   if (!bl.ok()) return ret(nullptr, bl.status(), fn);
   TryBlock* b = bl.value();
   if (timeout.ftmpi_ns < 0) return ret(b->comm, Status(Errc::arg, "negative timeout"), fn);
+  bool on_channel = false;
   if (group != MPI_GROUP_NULL || !sync_comm) {  // group form
     if (!ftmpi::api::valid_group(group)) return ret(b->comm, Status(Errc::group, "invalid group"), fn);
     const int gs = group->size();
@@ -980,6 +985,7 @@ int sync(MPI_Comm sync_comm, MPI_Group group, MPI_Request try_request, MPI_Timeo
       // salted with the block's context, so that syncs of different blocks over the same members stay apart.
       std::sort(world.begin(), world.end());
       sync_comm = rt().ft().channel(world, kSaltTryGroupSync ^ (b->comm->ctx_pt2pt * 0x9e3779b9u));
+      on_channel = true;
     }
   } else {
     FTMPI_CHECK_COMM(sync_comm, fn);
@@ -998,13 +1004,13 @@ int sync(MPI_Comm sync_comm, MPI_Group group, MPI_Request try_request, MPI_Timeo
     if (s >= 0) declared.push_back(s);
   }
   c.declared_failed = declared;
-  Request* r = rt().engine().start_generic(std::make_unique<SyncOp>(sync_comm, c));
+  Request* r = rt().engine().start_generic(std::make_unique<SyncOp>(sync_comm, on_channel, c));
   ftmpi::p2p::set_comm(r, sync_comm);
   if (out) {
     *out = r;
     return MPI_SUCCESS;
   }
-  ftmpi::api::CommHold hold(sync_comm);
+  ftmpi::api::CommHold hold(on_channel ? nullptr : sync_comm);  // a channel is held by the operation (SyncOp)
   if (!ftmpi::api::famp::wait_until(Deadline(timeout), [r] { return r->complete; })) {
     rt().engine().release(r);  // released when it completes; the agreement goes on for the others
     return MPI_TIMEOUT;

@@ -43,6 +43,9 @@ struct CommFt {
   // revoke rule (ft/creation_keys.h); `creating`: creations in progress here (a channel is not dropped then).
   CreationKeys creation;
   int creating = 0;
+  // An agreement channel's holders beyond a call (FtManager::hold_channel, ChannelHold): FA-MPI operations
+  // that keep the channel's pointer and an instance of it until they are released. Not compacted while > 0.
+  int held = 0;
   // Bridges (ft/bridge.h, FtManager::bridge): the side hash carried by frames to each member (empty for
   // any other communicator or channel), and the members greeted with a HELLO so far.
   std::vector<std::uint32_t> dest_hash;

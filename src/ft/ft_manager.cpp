@@ -219,7 +219,7 @@ void FtManager::compact_one() {
   auto victim = channels_.end();
   for (auto c = channels_.begin(); c != channels_.end(); ++c) {
     const CommFt& s = *c->second->comm.ft;
-    bool idle = s.creating == 0 && !s.quick_live;
+    bool idle = s.creating == 0 && s.held == 0 && !s.quick_live;
     for (auto& [id, a] : s.agreements) idle = idle && a->decided();
     if (idle && (victim == channels_.end() || c->second->last_used < victim->second->last_used)) victim = c;
   }
@@ -409,7 +409,7 @@ void FtManager::register_comm(ftmpi_comm_s* c) {
   if (c->ctx_pt2pt != ChannelKey::kNoParent) {
     for (auto it = channels_.lower_bound(ChannelKey{c->ctx_pt2pt, INT32_MIN, {}, {}});
          it != channels_.end() && it->first.parent_ctx == c->ctx_pt2pt;) {
-      if (it->second->comm.ft->creating != 0) {  // (cannot be: a creation pins its parent)
+      if (it->second->comm.ft->creating != 0 || it->second->comm.ft->held != 0) {  // (cannot be: a creation pins its parent)
         ++it;
         continue;
       }
@@ -994,7 +994,12 @@ void FtManager::handle_agree(ftmpi_comm_s* c, int src_world, std::span<const std
   }
   const bool sender_freed = (id >> 32) & kFromFreed;
   id &= 0xffffffffu;
-  if (sender_freed && c->magic != kMagicFreed) {  // a zombie's answer: only for an instance still deciding here
+  // A zombie's answer (its sender freed the communicator after deciding): only for an instance still deciding
+  // here. Not so on a channel: a freed parent's channel still *starts* instances (its veto, ft/creation_keys.h),
+  // and its frames reached this channel only with its exact key, after the parent check above (the sender
+  // retired this very parent); a veto UP that comes before this member starts the round must be kept (it was
+  // dropped, and the round never decided here: ft_group_revoke skip_free, docs/fault-tolerance.md).
+  if (sender_freed && c->magic != kMagicFreed && c->ft->channel_key == nullptr) {
     auto a = c->ft->agreements.find(id);
     if (a == c->ft->agreements.end() || a->second->decided()) return;
   }

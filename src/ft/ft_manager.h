@@ -152,6 +152,11 @@ class FtManager final : public p2p::FtHandler {
   ftmpi_comm_s* channel(const std::vector<int>& world, std::uint32_t salt) {
     return channel(ChannelKey{ChannelKey::kNoParent, -1, {salt}, world});
   }
+  // A caller that keeps a channel's pointer (or a reference to one of its instances) beyond the call that
+  // got it — past a progress pass, which may make another channel live and compact the least recently used
+  // idle one — holds it (+1) until it no longer needs it (-1): a held channel is never compacted. Use
+  // ChannelHold below. `c` must be a live channel (from channel()).
+  void hold_channel(ftmpi_comm_s* c, int delta) { state(c).held += delta; }
   // Live channels and records (tests, docs/fault-tolerance.md's memory figures).
   std::size_t live_channels() const { return channels_.size(); }
   std::size_t channel_records() const { return channel_records_.size(); }
@@ -311,6 +316,29 @@ class FtManager final : public p2p::FtHandler {
   std::unordered_map<std::uint32_t, std::uint64_t> bridge_counts_;      // by hash of the side's members
   std::unordered_map<std::uint32_t, Bits> refusals_;                     // by side hash
   std::deque<std::uint32_t> refusal_order_;
+};
+
+// A hold on an agreement channel (FtManager::hold_channel) for the lifetime of this object; empty when made
+// with nullptr. FA-MPI's generic operations own one (api/famp_comm.cpp, api/famp_tryblock.cpp): the
+// request's operation is deleted by Engine::release while the runtime lives (a rolled-back epoch's requests
+// are never released), so the manager outlives every hold.
+class ChannelHold {
+ public:
+  ChannelHold() = default;
+  ChannelHold(FtManager& m, ftmpi_comm_s* channel) : m_(channel ? &m : nullptr), c_(channel) {
+    if (c_) m_->hold_channel(c_, +1);
+  }
+  ~ChannelHold() {
+    if (c_) m_->hold_channel(c_, -1);
+  }
+  ChannelHold(ChannelHold&& o) noexcept : m_(o.m_), c_(o.c_) { o.c_ = nullptr; }
+  ChannelHold& operator=(ChannelHold&&) = delete;
+  ChannelHold(const ChannelHold&) = delete;
+  ChannelHold& operator=(const ChannelHold&) = delete;
+
+ private:
+  FtManager* m_ = nullptr;
+  ftmpi_comm_s* c_ = nullptr;
 };
 
 }  // namespace ftmpi::ft
