@@ -12,7 +12,7 @@
  *             MPI_ERR_REVOKED (they wait in the creation's agreement when the revoke comes; before the fix
  *             nothing released them: the channel a create_group agrees on was not reached by a revoke).
  *   skip_free: the same, and the revoker frees the parent right after its revoke (it must still veto when
- *             the others ask). NOT registered in CTest: it still hangs in 8 runs of 20 under load (after the ftgroup2 fix; a member
+ *             the others ask). NOT registered in CTest: it still hangs in 12 runs of 46 under load (after the ftgroup2 fix; a member
  *             never decides the vetoed round; docs/fault-tolerance.md, "left open").
  *   thread:   (MPI_THREAD_MULTIPLE) a second thread of member `who` revokes the parent after a pseudo-random
  *             number of its main thread's calls and a pseudo-random pause: the revoke lands anywhere.
