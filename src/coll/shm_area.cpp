@@ -242,7 +242,7 @@ void ShmArea::publish(std::atomic<std::uint64_t>& word, std::uint64_t s, int to)
     if (r != me_) ring(r);
 }
 
-void ShmArea::finish(std::uint64_t s) {
+void ShmArea::publish_ack(std::uint64_t s) {
   of(me_).ack.store(s, std::memory_order_release);
   std::atomic_thread_fence(std::memory_order_seq_cst);
   std::uint64_t w = header().ack_waiters.load(std::memory_order_relaxed);

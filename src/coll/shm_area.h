@@ -33,8 +33,16 @@
 // leader before; out[s] is written once every member arrived at op s, as before, so its reuse rule holds.
 // Buffer reuse (the window): before writing slot s % kSlots, a member waits until every member's `ack`
 // is >= s - kSlots, i.e. every reader of that slot's previous use (op s - kSlots) has finished. Every
-// member stores `ack` = s when it finished op s. The minimum is cached, so the scan of the p ack words
-// happens once per kSlots operations; a Bcast root may run kSlots operations ahead of its readers.
+// member stores `ack` = s when it finished op s, but only when s is a multiple of kShmAckEvery (16): the
+// published ack lags the finished op by at most 15, so a member at op s that waits for ack >= s - kSlots
+// waits for ops <= s - 17 that every member reaches without anything from it (induction over the smallest op
+// in progress: its window needs ack >= t - 32 <= floor16(t - 1)). The minimum is cached, so the scan of the
+// p ack words happens at most once per kSlots - 15 operations; a Bcast root may run 17-32 operations ahead.
+// Why not every op: in a Reduce (Bcast) loop at 2 ranks the contributor (root) runs ahead to the window's
+// end, then polls the other's ack line; each ack store then had to take that line back (an ownership
+// transfer, ~150-250 ns in the slow placement) before finish()'s fence let the op end: one extra cache-line
+// crossing per op on the critical path, the whole gap to Open MPI (docs/performance.md, reduce13h). Now it is
+// one per 16 ops, and 15 ops in 16 skip finish()'s fence.
 //
 // Waiting. First 64 pause-spins, but only when the progress policy spins (the rank has a core of its own;
 // when ranks outnumber cores the writer is likely waiting for our core: measured, an 8-rank Barrier on 2 cores took
@@ -115,6 +123,8 @@ inline constexpr int kShmMaxRanks = 64;           // ack_waiters is one 64-bit m
 inline constexpr std::uint64_t kShmSlots = 32;    // `in` buffers: a Bcast root may run this far ahead
 inline constexpr std::uint64_t kShmOutSlots = 8;  // `out` buffers (written only once every reader arrived)
 inline constexpr std::uint64_t kShmPrefetchSlots = 2;  // how far ahead Bcast/Reduce ask for in[] lines
+inline constexpr std::uint64_t kShmAckEvery = 16;  // `ack` is stored at ops that are multiples of this (<= kShmSlots)
+static_assert(kShmAckEvery <= kShmSlots && kShmSlots % kShmAckEvery == 0);
 
 struct alignas(kShmLine) ShmBuf {
   std::atomic<std::uint64_t> seq;  // op number whose bytes `data` holds (0: never written)
@@ -146,7 +156,7 @@ struct alignas(kShmLine) ShmAgreeOutcome {
 };
 
 struct alignas(kShmLine) ShmRankArea {
-  alignas(kShmLine) std::atomic<std::uint64_t> ack;      // last op this member finished
+  alignas(kShmLine) std::atomic<std::uint64_t> ack;      // last op this member finished, rounded down to kShmAckEvery
   alignas(kShmLine) std::atomic<std::uint64_t> gave_up;  // 2 * first op it failed + 1 if revoked (0: none)
   ShmBuf in[kShmSlots];
   ShmBuf out[kShmOutSlots];
@@ -202,8 +212,11 @@ class ShmArea {
   void prefetch_slot_of(int x, std::uint64_t s) {
     __builtin_prefetch(&of(x).in[(s + kShmPrefetchSlots) % kShmSlots], 0, 3);
   }
-  // This member finished op s.
-  void finish(std::uint64_t s);
+  // This member finished op s (publishes `ack` when s is a multiple of kShmAckEvery: see "Buffer reuse").
+  void finish(std::uint64_t s) {
+    if (s % kShmAckEvery == 0) [[unlikely]]
+      publish_ack(s);
+  }
   // This member fails op s and every later one: stores gave_up and wakes everybody. Returns `st`.
   Status give_up(std::uint64_t s, Status st);
   // A failure stored earlier (every later op fails with it), or ok.
@@ -221,6 +234,7 @@ class ShmArea {
  private:
   Status check(Runtime& rt, ftmpi_comm_s* comm, int x, std::uint64_t s);
   void ring(int r);
+  void publish_ack(std::uint64_t s);
 
   transport::shm::Segment seg_;
   int p_;

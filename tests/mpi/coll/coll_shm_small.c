@@ -92,6 +92,17 @@ static void run(MPI_Comm comm, int rounds) {
       CHECK_MPI(MPI_Bcast(&x, 1, MPI_INT, 0, comm));
       CHECK(x == j * 3 + k, "run-ahead Bcast %d", j);
     }
+    /* contributors far ahead of a late root: more Reduces than the area's slots (the root's ack is
+       published every 16th op only: coll/shm_area.h "Buffer reuse"); a count that is no multiple of 16 */
+    if (rank == 0 && k % 5 == 1) {
+      volatile double x = 0;
+      for (int i = 0; i < 200000; i++) x += i;
+    }
+    for (int j = 0; j < 53; j++) {
+      int v = rank + j + k, sum = -1;
+      CHECK_MPI(MPI_Reduce(&v, &sum, 1, MPI_INT, MPI_SUM, 0, comm));
+      if (rank == 0) CHECK(sum == size * (size - 1) / 2 + size * (j + k), "run-ahead Reduce %d", j);
+    }
     CHECK_MPI(MPI_Barrier(comm));
   }
   MPI_Type_free(&vec);
