@@ -67,6 +67,22 @@ static inline void ft_sleep_ms(int ms) {
   nanosleep(&ts, NULL);
 }
 
+/* Busy-wait about `us` microseconds without any call (a pause that lands a racing action mid-protocol). */
+static inline void ft_spin_us(int us) {
+  for (volatile int i = 0; i < us * 100; i++) {
+  }
+}
+
+/* A well-mixed 32-bit hash (for per-trial schedules every rank derives alike). */
+static inline unsigned ft_mix(unsigned x) {
+  x ^= x >> 16;
+  x *= 0x7feb352du;
+  x ^= x >> 15;
+  x *= 0x846ca68bu;
+  x ^= x >> 16;
+  return x;
+}
+
 /* Number of members of `comm` this process knows to have failed (MPIX_Comm_get_failed). */
 static inline int ft_num_failed(MPI_Comm comm) {
   MPI_Group g;

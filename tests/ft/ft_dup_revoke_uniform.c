@@ -28,19 +28,9 @@ static int revoke_after, pause_us;
 static void *revoker(void *arg) {
   (void)arg;
   while (atomic_load(&dups_done) < revoke_after) ft_sleep_ms(0);
-  for (volatile int i = 0; i < pause_us * 100; i++) {
-  }
+  ft_spin_us(pause_us);
   CHECK_MPI(MPIX_Comm_revoke(parent));
   return NULL;
-}
-
-static unsigned mix(unsigned x) {
-  x ^= x >> 16;
-  x *= 0x7feb352du;
-  x ^= x >> 15;
-  x *= 0x846ca68bu;
-  x ^= x >> 16;
-  return x;
 }
 
 int main(int argc, char **argv) {
@@ -60,7 +50,7 @@ int main(int argc, char **argv) {
   int total = 0;
   for (int trial = 0; trial < TRIALS; trial++) {
     const int who = trial % size;
-    const unsigned h = mix((unsigned)trial * 2654435761u + 12345u);
+    const unsigned h = ft_mix((unsigned)trial * 2654435761u + 12345u);
     const int j = 1 + (int)(h % 6u);  /* skip: the dup the revoker skips; thread: dups before the revoke */
     CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &parent));
     CHECK_MPI(MPI_Comm_set_errhandler(parent, MPI_ERRORS_RETURN));

@@ -41,27 +41,13 @@ static MPI_Comm parent;
 static atomic_int calls_done, loop_done;
 static int act_after, pause_us, kill_mode;
 
-static void spin(int us) {
-  for (volatile int i = 0; i < us * 100; i++) {
-  }
-}
-
 static void *actor(void *arg) {
   (void)arg;
   while (atomic_load(&calls_done) < act_after && !atomic_load(&loop_done)) ft_sleep_ms(0);
-  spin(pause_us);
+  ft_spin_us(pause_us);
   if (kill_mode) ft_die();
   CHECK_MPI(MPIX_Comm_revoke(parent));
   return NULL;
-}
-
-static unsigned mix(unsigned x) {
-  x ^= x >> 16;
-  x *= 0x7feb352du;
-  x ^= x >> 15;
-  x *= 0x846ca68bu;
-  x ^= x >> 16;
-  return x;
 }
 
 int main(int argc, char **argv) {
@@ -91,7 +77,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < size; i++) ranks_all[i] = i;
   const int trials = kill_mode ? 1 : TRIALS;
   for (int trial = 0; trial < trials; trial++) {
-    const unsigned h = mix((unsigned)trial * 2654435761u + (unsigned)mode[0] * 7919u + 12345u);
+    const unsigned h = ft_mix((unsigned)trial * 2654435761u + (unsigned)mode[0] * 7919u + 12345u);
     const int out_rank = (trial % 2 && !kill_mode) ? (int)((h >> 20) % (unsigned)size) : -1;
     int who = (int)((unsigned)trial % (unsigned)size);
     if (who == out_rank) who = (who + 1) % size;
