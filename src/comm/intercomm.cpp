@@ -143,39 +143,42 @@ Communicator* make_inter(Runtime& rt, Communicator* local_hidden, std::vector<in
 
 // FT mode: MPI_Intercomm_create uniform over both groups (ft/bridge.h has the protocol and its safety
 // argument). Steps, each run by every member whatever happened before:
-//  1. take this side's bridge count (the side hash h_mine) and dup local_comm into the hidden local
+//  1. take this side's name in the bridge (FtManager::take_bridge_side: local_comm's context id and lowest
+//     member, the count of earlier calls over it, the sorted members) and dup local_comm into the hidden local
 //     communicator (uniform over the local group: everyone has it, or nobody);
-//  2. the leader swaps {ok, size, bridge count} and the member list with the other leader over peer_comm;
+//  2. the leader swaps {ok, size, this side's name} and the member list with the other leader over peer_comm;
 //  3. the leader broadcasts what it got (or the error) over the hidden communicator;
 //  4. a member that has the other side's list, with both sides ok and the groups disjoint, is a *knower*:
-//     it agrees on the context id over the union (a bridge, FtManager::bridge, with agree_context); any other
-//     member is a *refuser*: it returns the error and, from then on, answers the bridge's greetings with a
-//     refusal (FtManager::refuse_bridge), so every knower fails too.
+//     it agrees on the context id over the union (a bridge named by both sides, FtManager::bridge, with
+//     agree_context); any other member is a *refuser*: it returns the error and, from then on, answers the
+//     greetings of the bridge its side is in with a refusal (FtManager::refuse_bridge), so every knower fails too.
 // Outcome: every survivor of both groups gets the intercommunicator, or every survivor an error —
 // Errc::proc_failed when a member failed or refused, or this process's own error when it refused.
 struct FtHeader {
   std::int32_t ok;
   std::int32_t size;
-  std::uint64_t count;
+  std::uint64_t count;       // the side's name (ft/bridge_key.h): the count, local_comm's context id and lowest member
   std::uint32_t hidden_ctx;  // the side's hidden local communicator: the allocation's key (context_alloc.h)
   std::int32_t hidden_low;
+  std::uint32_t local_ctx;
+  std::int32_t local_low;
 };
 
 Status intercomm_create_ft(Runtime& rt, Communicator* local_comm, int local_leader, Communicator* peer_comm,
                            int remote_leader, int tag, Communicator** out) {
   std::vector<int> mine_sorted = local_comm->group->world_ranks;
   std::sort(mine_sorted.begin(), mine_sorted.end());
-  // Counted per (side, local_comm): concurrent creations from several threads over the same side use
-  // different local communicators (MPI), and each member counts the creations on one local_comm in order.
-  const std::uint64_t count = rt.ft().next_bridge_count(
-      mine_sorted, {local_comm->ctx_pt2pt, static_cast<std::uint32_t>(ContextAllocator::lowest_member(local_comm))});
-  const std::uint32_t h_mine = ft::FtManager::bridge_side_hash(mine_sorted, count);
+  // Counted per (local_comm's context id, lowest member, members): concurrent creations from several threads
+  // over the same side use different local communicators (MPI), and each member counts the creations on one
+  // local_comm in order.
+  const ft::BridgeSide mine =
+      rt.ft().take_bridge_side(local_comm->ctx_pt2pt, ContextAllocator::lowest_member(local_comm), mine_sorted);
   // 1.
   Communicator* hidden = nullptr;
   Status st = dup(rt, local_comm, &hidden);
   // 2.
-  FtHeader hdr{st.ok() ? 1 : 0, local_comm->size, count, st.ok() ? hidden->ctx_pt2pt : 0u,
-               st.ok() ? ContextAllocator::lowest_member(hidden) : 0};
+  FtHeader hdr{st.ok() ? 1 : 0, local_comm->size, mine.count, st.ok() ? hidden->ctx_pt2pt : 0u,
+               st.ok() ? ContextAllocator::lowest_member(hidden) : 0, mine.ctx, mine.low};
   FtHeader theirs{};
   std::vector<int> remote_world;
   Status ex;
@@ -202,7 +205,10 @@ Status intercomm_create_ft(Runtime& rt, Communicator* local_comm, int local_lead
     else if (theirs.ok < 0) st = Status(static_cast<Errc>(-theirs.ok), "the leaders' exchange failed (a process of the other group failed?)");
     else if (theirs.ok == 0) st = Status(Errc::proc_failed, "the other group could not take part in MPI_Intercomm_create (a process failed?)");
   }
-  std::vector<int> union_world;
+  std::vector<int> remote_sorted = remote_world;
+  std::sort(remote_sorted.begin(), remote_sorted.end());
+  if (st.ok() && !std::binary_search(remote_sorted.begin(), remote_sorted.end(), theirs.local_low))
+    st = Status(Errc::intern, "MPI_Intercomm_create: bad header from the remote leader (its lowest member)");
   if (st.ok()) {
     for (int w : remote_world)
       if (local_comm->group->rank_of_world(w) >= 0) {
@@ -216,29 +222,25 @@ Status intercomm_create_ft(Runtime& rt, Communicator* local_comm, int local_lead
     const ContextAllocator::Mask& m = rt.contexts().free_mask();
     ft::Bits refusal(m.size() + 1, 0);
     refusal.back() = ~std::uint64_t{1};  // "ok" cleared (comm::agree_context: Errc::proc_failed elsewhere)
-    rt.ft().refuse_bridge(h_mine, std::move(refusal));
+    rt.ft().refuse_bridge(mine, std::move(refusal));
     if (hidden != nullptr) {
       Status f = free(rt, hidden);
       (void)f;
     }
     return st;
   }
-  std::vector<int> remote_sorted = remote_world;
-  std::sort(remote_sorted.begin(), remote_sorted.end());
-  const std::uint32_t h_remote = ft::FtManager::bridge_side_hash(remote_sorted, theirs.count);
-  std::merge(mine_sorted.begin(), mine_sorted.end(), remote_sorted.begin(), remote_sorted.end(), std::back_inserter(union_world));
-  std::vector<std::uint32_t> dest_hash(union_world.size());
-  for (std::size_t i = 0; i < union_world.size(); ++i)
-    dest_hash[i] = std::binary_search(mine_sorted.begin(), mine_sorted.end(), union_world[i]) ? h_mine : h_remote;
+  const ft::BridgeKey bridge =
+      ft::BridgeKey::of(mine, ft::BridgeSide{theirs.local_ctx, theirs.local_low, theirs.count, std::move(remote_sorted)});
   std::uint32_t ctx = 0;
   const AllocKey key = std::min(AllocKey{hdr.hidden_ctx, hdr.hidden_low, AllocKey::kKindInterCreate},
                                 AllocKey{theirs.hidden_ctx, theirs.hidden_low, AllocKey::kKindInterCreate});
-  st = agree_context(rt, rt.ft().bridge(union_world, std::move(dest_hash), h_mine), Status::Ok(), &ctx, key);
+  st = agree_context(rt, rt.ft().bridge(bridge), Status::Ok(), &ctx, key);
   if (!st.ok()) {
     Status f = free(rt, hidden);
     (void)f;
     return st;
   }
+  rt.ft().bridge_succeeded(bridge);
   *out = make_inter(rt, hidden, std::move(remote_world), ctx, local_comm);
   return {};
 }

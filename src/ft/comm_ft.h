@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ft/agreement.h"
+#include "ft/bridge_key.h"
 #include "ft/channel_key.h"
 #include "ft/creation_keys.h"
 #include "ft/revoke.h"
@@ -46,9 +47,9 @@ struct CommFt {
   // An agreement channel's holders beyond a call (FtManager::hold_channel, ChannelHold): FA-MPI operations
   // that keep the channel's pointer and an instance of it until they are released. Not compacted while > 0.
   int held = 0;
-  // Bridges (ft/bridge.h, FtManager::bridge): the side hash carried by frames to each member (empty for
+  // Bridges (ft/bridge.h, FtManager::bridge): the bridge's key, appended to every frame it sends (nullptr for
   // any other communicator or channel), and the members greeted with a HELLO so far.
-  std::vector<std::uint32_t> dest_hash;
+  const BridgeKey* bridge_key = nullptr;
   std::set<int> greeted;
   // An agreement channel's key (FtManager::channel, ft/channel_key.h): appended to every frame it sends.
   const ChannelKey* channel_key = nullptr;

@@ -101,48 +101,6 @@ FtManager::Channel::~Channel() {
   if (comm.group != nullptr) comm::group_release(comm.group);
 }
 
-ftmpi_comm_s* FtManager::new_bridge(const std::vector<int>& world, std::uint32_t hash,
-                                    std::vector<std::uint32_t> dest_hash) {
-  if (bridges_.size() >= kMaxChannels) {  // drop the least recently used bridge with nothing undecided
-    auto victim = bridges_.end();
-    for (auto c = bridges_.begin(); c != bridges_.end(); ++c) {
-      bool idle = true;
-      for (auto& [id, a] : c->second->comm.ft->agreements) idle = idle && a->decided();
-      idle = idle && c->second->comm.ft->creating == 0;
-      if (idle && (victim == bridges_.end() || c->second->last_used < victim->second->last_used)) victim = c;
-    }
-    if (victim != bridges_.end()) {
-      creation_saved_[victim->first] = victim->second->comm.ft->creation;
-      bridges_.erase(victim);
-    }
-  }
-  auto ch = std::make_unique<Channel>();
-  ftmpi_comm_s& c = ch->comm;
-  c.group = comm::make_group(world, rt_.world_rank());
-  c.rank = c.group->my_rank;
-  c.size = c.group->size();
-  c.ctx_pt2pt = comm::kCtxWorld;
-  c.ctx_coll = comm::kCtxWorld + 1;
-  c.ft = new CommFt;
-  c.ft->members_hash = hash;
-  c.ft->dest_hash = std::move(dest_hash);
-  if (auto saved = creation_saved_.find(hash); saved != creation_saved_.end()) {
-    c.ft->creation = saved->second;
-    creation_saved_.erase(saved);
-  }
-  c.magic = kMagicComm;  // never an application handle (nobody sees it), but not a freed one either
-  ch->last_used = ++channel_clock_;
-  ftmpi_comm_s* out = &ch->comm;
-  bridges_[hash] = std::move(ch);
-  if (auto e = channel_early_.find(hash); e != channel_early_.end()) {
-    std::vector<Early> frames = std::move(e->second);
-    channel_early_.erase(e);
-    for (auto& f : frames)
-      if (f.kind == kAgree) handle_agree(out, f.src_world, f.payload);  // a knower ignores HELLOs
-  }
-  return out;
-}
-
 // --- agreement channels (ft/channel_key.h) --------------------------------------------------------------
 
 ftmpi_comm_s* FtManager::channel(const ChannelKey& key) {
@@ -275,85 +233,244 @@ void FtManager::handle_channel_notice(std::span<const std::byte> payload, bool s
   if (pending.size() < 1024 && channel_notices_.size() < 4096) pending.insert(std::move(key));
 }
 
-// --- bridges (ft/bridge.h) ----------------------------------------------------------------------------
+// --- bridges (ft/bridge.h, ft/bridge_key.h) ----------------------------------------------------------
 
-std::uint32_t FtManager::bridge_side_hash(const std::vector<int>& side_sorted, std::uint64_t count) {
-  Fnv f;
-  f.mix(0x42524447u);  // "BRDG"
-  f.mix(static_cast<std::uint32_t>(count));
-  f.mix(static_cast<std::uint32_t>(count >> 32));
-  f.mix(static_cast<std::uint32_t>(side_sorted.size()));
-  for (int w : side_sorted) f.mix(static_cast<std::uint32_t>(w));
-  return f.h & ~kFromFreed;
+namespace {
+// The members hash of every bridge's frames (its instance word's high half): bridges are told apart by the key
+// each frame carries, on their own frame kind, so this only keeps handle_agree's check uniform.
+constexpr std::uint32_t kBridgeTag = 0x42524447u & ~kFromFreed;  // "BRDG"
+}  // namespace
+
+FtManager::ChannelRecord FtManager::record_of(const CommFt& s) {
+  ChannelRecord rec;
+  rec.creation = s.creation;
+  rec.next_instance = s.next_instance;
+  for (auto id = s.keyed_started.rbegin(); id != s.keyed_started.rend(); ++id) {
+    auto a = s.agreements.find(*id);
+    if (a == s.agreements.end()) continue;
+    rec.last.push_back(ChannelRecord::Decision{*id, a->second->value(), a->second->failed()});
+    break;
+  }
+  for (auto a = s.agreements.rbegin(); a != s.agreements.rend(); ++a)
+    if (!(a->first & kKeyedInstance)) {
+      rec.last.push_back(ChannelRecord::Decision{a->first, a->second->value(), a->second->failed()});
+      break;
+    }
+  return rec;
 }
 
-std::uint64_t FtManager::next_bridge_count(const std::vector<int>& side_sorted, std::array<std::uint32_t, 2> caller) {
-  Fnv f;
-  for (int w : side_sorted) f.mix(static_cast<std::uint32_t>(w));
-  f.mix(caller[0]);
-  f.mix(caller[1]);
-  // The count's high half is the caller's hash: creations of two callers over one side never share a count.
-  return (std::uint64_t{f.h} << 32) | bridge_counts_[f.h]++;
+void FtManager::restore_record(ftmpi_comm_s* c, ChannelRecord& r) {
+  c->ft->creation = r.creation;
+  c->ft->next_instance = r.next_instance;
+  for (ChannelRecord::Decision& d : r.last) {
+    // The decision, for a survivor still deciding it: an instance that adopted it (a decided UP from this
+    // member itself; what it would send is not needed, so it is dropped).
+    Agreement& a = instance(c, d.id);
+    AgreeMsg m;
+    m.kind = AgreeMsg::Kind::up;
+    m.decided = true;
+    m.view = d.failed;
+    m.value = std::move(d.value);
+    m.failed = d.failed;
+    a.on_message(c->rank, m);
+    a.clear_outgoing();
+    if (d.id & kKeyedInstance) c->ft->keyed_started.push_back(d.id);
+  }
 }
 
-ftmpi_comm_s* FtManager::bridge(const std::vector<int>& world, std::vector<std::uint32_t> dest_hash, std::uint32_t mine) {
-  auto w = by_ctx_.find(comm::kCtxWorld);
-  if (w != by_ctx_.end() && mine == state(w->second).members_hash) mine ^= 1u;  // never world's (hash_channel)
-  for (auto& h : dest_hash)
-    if (w != by_ctx_.end() && h == state(w->second).members_hash) h ^= 1u;
-  return new_bridge(world, mine, std::move(dest_hash));
+BridgeSide FtManager::take_bridge_side(std::uint32_t ctx, std::int32_t low, std::vector<int> members) {
+  BridgeSide side{ctx, low, 0, std::move(members)};
+  side.count = bridge_counts_[side]++;  // (the map's key has count 0)
+  bridge_pending_.insert(side);
+  return side;
 }
 
-void FtManager::refuse_bridge(std::uint32_t mine, Bits refusal) {
-  auto w = by_ctx_.find(comm::kCtxWorld);
-  if (w != by_ctx_.end() && mine == state(w->second).members_hash) mine ^= 1u;
+FtManager::Channel* FtManager::make_bridge(const BridgeKey& key) {
+  const BridgeSide* mine = key.side_of(rt_.world_rank());
+  if (mine == nullptr) return nullptr;
+  if (bridges_.size() >= kMaxChannels) compact_bridge();
+  auto ch = std::make_unique<Channel>();
+  ch->bridge = key;
+  ftmpi_comm_s& c = ch->comm;
+  c.group = comm::make_group(key.members(), rt_.world_rank());
+  c.rank = c.group->my_rank;
+  c.size = c.group->size();
+  c.ctx_pt2pt = comm::kCtxWorld;
+  c.ctx_coll = comm::kCtxWorld + 1;
+  c.ft = new CommFt;
+  c.ft->members_hash = kBridgeTag;
+  c.ft->bridge_key = &ch->bridge;
+  c.magic = kMagicComm;  // never an application handle (nobody sees it), but not a freed one either
+  ch->last_used = ++channel_clock_;
+  Channel* out = ch.get();
+  bridges_[key] = std::move(ch);
+  if (auto r = bridge_records_.find(key); r != bridge_records_.end()) {
+    restore_record(&c, r->second);
+    bridge_records_.erase(r);
+    std::erase(bridge_record_order_, key);
+  }
+  if (auto e = bridge_early_.find(key); e != bridge_early_.end()) {
+    std::vector<Early> frames = std::move(e->second);
+    bridge_early_.erase(e);
+    for (auto& f : frames)
+      if (f.kind == kBridgeAgree) handle_agree(&c, f.src_world, f.payload);  // a knower ignores HELLOs
+  }
+  return out;
+}
+
+void FtManager::compact_bridge() {
+  auto victim = bridges_.end();
+  for (auto c = bridges_.begin(); c != bridges_.end(); ++c) {
+    const CommFt& s = *c->second->comm.ft;
+    bool idle = s.creating == 0 && s.held == 0 && !s.quick_live;
+    for (auto& [id, a] : s.agreements) idle = idle && a->decided();
+    if (idle && (victim == bridges_.end() || c->second->last_used < victim->second->last_used)) victim = c;
+  }
+  if (victim == bridges_.end()) return;  // every bridge is in use: grow
+  bridge_records_[victim->first] = record_of(*victim->second->comm.ft);
+  bridge_record_order_.push_back(victim->first);
+  // Beyond kBridgeRecordsKept the oldest record is forgotten (docs/fault-tolerance.md "Bridges": a member still
+  // deciding that bridge after a failure would wait for this one; bridge_succeeded drops most records first).
+  while (bridge_records_.size() > kBridgeRecordsKept && !bridge_record_order_.empty()) {
+    bridge_records_.erase(bridge_record_order_.front());
+    bridge_record_order_.pop_front();
+  }
+  if (bridge_record_order_.size() > 2 * bridge_records_.size() + 64)  // names of records dropped since
+    std::erase_if(bridge_record_order_, [&](const BridgeKey& k) { return !bridge_records_.count(k); });
+  std::erase_if(board_watch_, [&](const BoardWatch& bw) { return bw.c == &victim->second->comm; });
+  bridges_.erase(victim);
+}
+
+ftmpi_comm_s* FtManager::bridge(const BridgeKey& key) {
+  if (const BridgeSide* mine = key.side_of(rt_.world_rank())) bridge_pending_.erase(*mine);
+  if (auto it = bridges_.find(key); it != bridges_.end()) {  // (cannot be: a side's count is taken once)
+    it->second->last_used = ++channel_clock_;
+    return &it->second->comm;
+  }
+  Channel* ch = make_bridge(key);
+  return ch == nullptr ? nullptr : &ch->comm;
+}
+
+void FtManager::bridge_succeeded(const BridgeKey& key) {
+  // An earlier bridge of the same two callers: each side's count is lower. Every live member of `key` started
+  // its last round after its call on the earlier bridge returned (calls on a local communicator follow each
+  // other), and that round decided fresh (a success is never a refusal): nobody alive still needs it.
+  auto earlier = [&](const BridgeKey& k) {
+    return k.a.same_caller(key.a) && k.b.same_caller(key.b) && k.a.count < key.a.count && k.b.count < key.b.count;
+  };
+  for (auto it = bridges_.begin(); it != bridges_.end();) {
+    const CommFt& s = *it->second->comm.ft;
+    if (earlier(it->first) && s.creating == 0 && s.held == 0) {
+      std::erase_if(board_watch_, [&](const BoardWatch& bw) { return bw.c == &it->second->comm; });
+      it = bridges_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  std::erase_if(bridge_records_, [&](const auto& r) { return earlier(r.first); });
+}
+
+void FtManager::refuse_bridge(const BridgeSide& mine, Bits refusal) {
+  bridge_pending_.erase(mine);
   if (!refusals_.count(mine)) {
     refusal_order_.push_back(mine);
-    if (refusal_order_.size() > 256) {
+    if (refusal_order_.size() > kRefusalsKept) {
       refusals_.erase(refusal_order_.front());
       refusal_order_.pop_front();
     }
   }
   refusals_[mine] = std::move(refusal);
-  if (auto e = channel_early_.find(mine); e != channel_early_.end()) {
+  // Greetings that came before this member knew it would refuse.
+  for (auto e = bridge_early_.begin(); e != bridge_early_.end();) {
+    const BridgeSide* side = e->first.side_of(rt_.world_rank());
+    if (side == nullptr || *side != mine) {
+      ++e;
+      continue;
+    }
+    const BridgeKey key = e->first;
     std::vector<Early> frames = std::move(e->second);
-    channel_early_.erase(e);
-    for (auto& f : frames)
-      if (f.kind == kBridgeHello) handle_hello(f.src_world, f.payload);
+    e = bridge_early_.erase(e);
+    for (auto& f : frames) {
+      std::uint64_t instance = 0;
+      if (f.kind == kBridgeHello && f.payload.size() >= sizeof instance) {
+        std::memcpy(&instance, f.payload.data(), sizeof instance);
+        answer_hello(f.src_world, instance, key, refusals_[mine]);
+      }
+    }
   }
 }
 
-void FtManager::handle_hello(int src_world, std::span<const std::byte> payload) {
-  std::uint64_t instance = 0;
-  std::uint32_t theirs = 0;
-  if (payload.size() != sizeof instance + sizeof theirs) {
-    log::warn("dropping malformed bridge greeting from rank %d", src_world);
+void FtManager::answer_hello(int src_world, std::uint64_t instance, const BridgeKey& key, const Bits& refusal) {
+  std::vector<std::byte> bytes = encode((std::uint64_t{kBridgeTag} << 32) | (instance & 0xffffffffu), refusal_msg(refusal));
+  append_bridge_key(bytes, key);
+  rt_.engine().send_ft_frame(src_world, comm::kCtxWorld, kBridgeAgree, bytes);
+}
+
+void FtManager::handle_bridge_frame(int src_world, std::span<const std::byte> payload, bool hello) {
+  std::span<const std::byte> head;
+  BridgeKey key;
+  switch (split_bridge_key(payload, &head, &key)) {
+    case BridgeKeyParse::ok:
+      break;
+    case BridgeKeyParse::unknown_version:
+      log::error("internal error: dropping a bridge frame (kind %d) from rank %d with a key of an unknown version",
+                 hello ? kBridgeHello : kBridgeAgree, src_world);
+      return;
+    default:
+      log::error("internal error: dropping a malformed bridge frame (kind %d, %zu bytes) from rank %d",
+                 hello ? kBridgeHello : kBridgeAgree, payload.size(), src_world);
+      return;
+  }
+  const BridgeSide* mine = key.side_of(rt_.world_rank());
+  if (mine == nullptr || (hello && head.size() != sizeof(std::uint64_t))) {
+    log::error("internal error: dropping a bridge frame (kind %d) from rank %d %s", hello ? kBridgeHello : kBridgeAgree,
+               src_world, mine == nullptr ? "for a bridge this process is not a member of" : "of a wrong length");
     return;
   }
-  std::memcpy(&instance, payload.data(), sizeof instance);
-  std::memcpy(&theirs, payload.data() + sizeof instance, sizeof theirs);
-  const std::uint32_t h = static_cast<std::uint32_t>(instance >> 32);
-  auto r = refusals_.find(h);
-  if (r == refusals_.end()) {
-    if (bridges_.count(h)) return;  // a knower ignores HELLOs
-    auto& q = channel_early_[h];     // not decided here yet whether to know or refuse
-    if (q.size() < 4096 && channel_early_.size() < 4 * kMaxChannels)
-      q.push_back(Early{src_world, kBridgeHello, {payload.begin(), payload.end()}});
+  // A knower ignores HELLOs; a frame for a compacted bridge makes it live again (a survivor still deciding).
+  if (auto it = bridges_.find(key); it != bridges_.end()) {
+    if (!hello) handle_agree(&it->second->comm, src_world, head);
     return;
   }
-  std::vector<std::byte> bytes = encode((std::uint64_t{theirs} << 32) | (instance & 0xffffffffu), refusal_msg(r->second));
-  rt_.engine().send_ft_frame(src_world, comm::kCtxWorld, kAgree, bytes);
+  if (bridge_records_.count(key)) {
+    if (!hello) handle_agree(&make_bridge(key)->comm, src_world, head);
+    return;
+  }
+  if (auto r = refusals_.find(*mine); r != refusals_.end()) {
+    if (hello) {  // a refuser ignores the bridge's agreement frames (ft/bridge.h)
+      std::uint64_t instance = 0;
+      std::memcpy(&instance, head.data(), sizeof instance);
+      answer_hello(src_world, instance, key, r->second);
+    }
+    return;
+  }
+  // A bridge not made (or refused) here yet — this member's side is still before or in its call — or one this
+  // member left and forgot (its record dropped, or a refusal beyond the last kRefusalsKept): nobody needs an
+  // answer from here then, or the bound was exceeded (docs/fault-tolerance.md "Bridges").
+  BridgeSide caller = *mine;
+  caller.count = 0;
+  auto next = bridge_counts_.find(caller);
+  const bool future = next == bridge_counts_.end() || mine->count >= next->second || bridge_pending_.count(*mine);
+  if (!future) {
+    log::debug("dropping a frame (kind %d) from rank %d of a bridge left and forgotten here", hello ? kBridgeHello : kBridgeAgree,
+               src_world);
+    return;
+  }
+  auto& q = bridge_early_[key];
+  if (q.size() < 4096 && bridge_early_.size() < 4 * kMaxChannels)
+    q.push_back(Early{src_world, hello ? kBridgeHello : kBridgeAgree, {head.begin(), head.end()}});
+  else if (q.empty())
+    bridge_early_.erase(key);
 }
 
 void FtManager::greet(ftmpi_comm_s* c, const Agreement& a, std::uint64_t id) {
-  if (c->ft->dest_hash.empty() || a.decided()) return;
+  if (c->ft->bridge_key == nullptr || a.decided()) return;
   for (int t : hello_targets(a)) {
     if (!c->ft->greeted.insert(t).second) continue;
-    std::vector<std::byte> bytes(sizeof(std::uint64_t) + sizeof(std::uint32_t));
-    const std::uint64_t instance = (std::uint64_t{c->ft->dest_hash[static_cast<std::size_t>(t)]} << 32) | (id & 0xffffffffu);
-    const std::uint32_t mine = c->ft->members_hash;
+    std::vector<std::byte> bytes(sizeof(std::uint64_t));
+    const std::uint64_t instance = id & 0xffffffffu;
     std::memcpy(bytes.data(), &instance, sizeof instance);
-    std::memcpy(bytes.data() + sizeof instance, &mine, sizeof mine);
+    append_bridge_key(bytes, *c->ft->bridge_key);
     rt_.engine().send_ft_frame(c->world_rank(t), comm::kCtxWorld, kBridgeHello, bytes);
   }
 }
@@ -378,16 +495,8 @@ void FtManager::handle_channel_frame(int src_world, std::span<const std::byte> p
       channel_early_keyed_.erase(key);
     return;
   }
-  const std::uint32_t h = peek_hash(payload);
-  if (auto it = bridges_.find(h); it != bridges_.end()) {
-    handle_agree(&it->second->comm, src_world, payload);
-    return;
-  }
-  if (refusals_.count(h)) return;  // a refuser ignores the bridge's agreement frames (ft/bridge.h)
-  // A bridge not created here yet (a faster member), or a frame of another communicator's: keep a bounded
-  // number of them.
-  auto& q = channel_early_[h];
-  if (q.size() < 4096 && channel_early_.size() < 4 * kMaxChannels) q.push_back(Early{src_world, kAgree, {payload.begin(), payload.end()}});
+  // No channel's (a bridge's frames have a kind of their own): most likely a late frame of another communicator.
+  log::debug("dropping agreement message from rank %d of no known channel", src_world);
 }
 
 FtManager::Zombie::~Zombie() {
@@ -702,7 +811,7 @@ Agreement& FtManager::instance(ftmpi_comm_s* c, std::uint64_t id) {
   if (it != s.agreements.end() && it->first == id) return *it->second;
   // The fast path (ft/agreement.h) for small groups; not for bridges, whose members greet each other along
   // the tree first (ft/bridge.h). Every member makes the same choice (same size, same kind).
-  const bool fast = c->size <= kFastAgreeMax && s.dest_hash.empty();
+  const bool fast = c->size <= kFastAgreeMax && s.bridge_key == nullptr;
   Agreement* a;
   if (!s.spare.empty()) {  // reuse a forgotten instance: no allocation
     auto node = std::move(s.spare.back());
@@ -736,11 +845,11 @@ void FtManager::feed_failures(ftmpi_comm_s* c, Agreement& a) {
 void FtManager::flush(ftmpi_comm_s* c, Agreement& a, std::uint64_t id) {
   greet(c, a, id);
   for (const Outgoing& o : a.outgoing()) {
-    const std::uint32_t tag = (c->ft->dest_hash.empty() ? c->ft->members_hash : c->ft->dest_hash[static_cast<std::size_t>(o.dest)]) |
-                              (c->magic == kMagicFreed ? kFromFreed : 0u);  // zombie?
+    const std::uint32_t tag = c->ft->members_hash | (c->magic == kMagicFreed ? kFromFreed : 0u);  // zombie?
     encode_into(wire_, (std::uint64_t{tag} << 32) | (id & 0xffffffffu), o.msg);
     if (c->ft->channel_key != nullptr) append_key(wire_, *c->ft->channel_key);  // ft/channel_key.h
-    rt_.engine().send_ft_frame(c->world_rank(o.dest), c->ctx_pt2pt, kAgree, wire_);
+    if (c->ft->bridge_key != nullptr) append_bridge_key(wire_, *c->ft->bridge_key);  // ft/bridge_key.h
+    rt_.engine().send_ft_frame(c->world_rank(o.dest), c->ctx_pt2pt, c->ft->bridge_key != nullptr ? kBridgeAgree : kAgree, wire_);
   }
   a.clear_outgoing();
 }
@@ -903,9 +1012,9 @@ const Agreement& FtManager::start_agreement(ftmpi_comm_s* c, std::span<const std
   if (go_fast && reads_at_once && known.empty() && (s.agreements.empty() || s.agreements.rbegin()->first < id))
       [[likely]] {
     if (!s.quick) [[unlikely]]
-      s.quick = std::make_unique<Agreement>(c->rank, c->size, c->size <= kFastAgreeMax && s.dest_hash.empty());
+      s.quick = std::make_unique<Agreement>(c->rank, c->size, c->size <= kFastAgreeMax && s.bridge_key == nullptr);
     Agreement& a = *s.quick;
-    a.reset(c->rank, c->size, c->size <= kFastAgreeMax && s.dest_hash.empty());
+    a.reset(c->rank, c->size, c->size <= kFastAgreeMax && s.bridge_key == nullptr);
     a.start(contribution, known, b, id, true);
     if (a.on_board_phase()) spin_on_board(a);  // (decided at once: the last to arrive)
     if (a.decided_on_board()) return a;  // nothing to send, nothing to keep (ft/agree_board.h)
@@ -1005,9 +1114,10 @@ void FtManager::handle_agree(ftmpi_comm_s* c, int src_world, std::span<const std
   }
   if (id & kKeyedInstance) {
     if (c->ft->keyed_forgotten.count(id)) return;  // long forgotten
-    if (c->ft->channel_key != nullptr && (id & CreationKeys::kBit)) {
-      // A channel's creation round before the one before this member's: decided by every member (a restored
-      // channel has forgotten it; ft/creation_keys.h).
+    if ((c->ft->channel_key != nullptr || c->ft->bridge_key != nullptr) && (id & CreationKeys::kBit)) {
+      // A channel's or bridge's creation round before the one before this member's: decided by every member (a
+      // restored channel has forgotten it; ft/creation_keys.h; a bridge's rounds after the first have no
+      // refuser, ft/bridge.h, so each was decided fresh).
       const std::uint32_t behind = (c->ft->creation.round() - static_cast<std::uint32_t>(id)) & (CreationKeys::kBit - 1);
       if (behind >= 2 && behind < CreationKeys::kBit / 2) return;
     }
@@ -1094,7 +1204,8 @@ void FtManager::on_ft_frame(int src_world, std::uint32_t context, int kind, std:
       handle_agree(c->is_inter() ? span(c) : c, src_world, payload);
       return;
     case kBridgeHello:
-      handle_hello(src_world, payload);
+    case kBridgeAgree:
+      handle_bridge_frame(src_world, payload, kind == kBridgeHello);
       return;
     case kChannelRevoke:
       handle_channel_notice(payload, false);

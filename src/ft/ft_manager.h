@@ -21,6 +21,7 @@
 
 #include "comm/communicator.h"
 #include "ft/agreement.h"
+#include "ft/bridge_key.h"
 #include "ft/channel_key.h"
 #include "ft/comm_ft.h"
 #include "ft/failure_state.h"
@@ -45,12 +46,15 @@ inline constexpr std::uint64_t kKeyedInstance = 0x80000000u;
 
 // FT frame sub-kinds (Envelope::tag of FrameKind::ft).
 // kUserEvent: an application event (MPIX_Event_publish, src/models/events/), handed to the FailureObserver.
-// kBridgeHello: a bridge member's greeting (ft/bridge.h): [u64 receiver's side hash << 32 | instance][u32 mine].
+// kBridgeHello: a bridge member's greeting (ft/bridge.h): [u64 instance][the bridge's key, ft/bridge_key.h].
+// kBridgeAgree: a bridge's agreement message (ft/agree_wire.h, then the bridge's key), on MPI_COMM_WORLD's
+// context: its members' own agreements and a refuser's answer to a greeting.
 // kChannelRevoke: "the parent of this create_group channel was revoked while I waited in a round on it" (on
 // MPI_COMM_WORLD's context; payload: the channel's key, ft/channel_key.h): a member that holds no such channel
 // makes it, to veto the round (FtManager::revoke_channel).
 enum FtFrame : int {
-  kRevoke = 1, kAgree = 2, kCollGiveUp = p2p::kFtFrameCollGiveUp, kUserEvent = 4, kBridgeHello = 5, kChannelRevoke = 6
+  kRevoke = 1, kAgree = 2, kCollGiveUp = p2p::kFtFrameCollGiveUp, kUserEvent = 4, kBridgeHello = 5, kChannelRevoke = 6,
+  kBridgeAgree = 7
 };
 
 class FtManager final : public p2p::FtHandler {
@@ -162,18 +166,28 @@ class FtManager final : public p2p::FtHandler {
   std::size_t channel_records() const { return channel_records_.size(); }
 
   // Bridges (ft/bridge.h): MPI_Intercomm_create's agreement over two groups that learnt of each other through
-  // their leaders. A side's hash: bridge_side_hash(its sorted world ranks, its bridge count), where the count
-  // is next_bridge_count(side), taken once per MPI_Intercomm_create by every member of the side.
-  static std::uint32_t bridge_side_hash(const std::vector<int>& side_sorted, std::uint64_t count);
-  // `caller`: what else tells the side's concurrent creations apart (MPI_Intercomm_create: local_comm's
-  // context id and lowest member), the same at every member of the side.
-  std::uint64_t next_bridge_count(const std::vector<int>& side_sorted, std::array<std::uint32_t, 2> caller = {});
-  // A knower's bridge: an agreement channel over `world` (sorted), frames to member r carrying
-  // dest_hash[r], frames to me carrying `mine`. Kept like channels (at most kMaxChannels).
-  ftmpi_comm_s* bridge(const std::vector<int>& world, std::vector<std::uint32_t> dest_hash, std::uint32_t mine);
-  // A refuser: from now on answer every HELLO to side hash `mine` with refusal_msg(refusal) (the last 256
-  // refusals are kept; a HELLO that arrived earlier is answered now).
-  void refuse_bridge(std::uint32_t mine, Bits refusal);
+  // their leaders, named exactly by their key (ft/bridge_key.h): every frame carries it.
+  // This side's name in the next MPI_Intercomm_create over the local communicator of context id `ctx`, lowest
+  // member `low` and sorted members `members`: its count is the number of earlier calls over a communicator
+  // with the same three (the same at every member). Taken once per call by every member of the side, which
+  // then calls bridge() or refuse_bridge() with it; meanwhile the bridge's frames are kept for it.
+  BridgeSide take_bridge_side(std::uint32_t ctx, std::int32_t low, std::vector<int> members);
+  // A knower's bridge: an agreement channel over both sides' members (sorted), frames carrying `key`.
+  // At most kMaxChannels bridges are live; beyond, the least recently used idle one is compacted into a record
+  // (its creation keys and last decision, as a channel's), made live again by a frame for it.
+  ftmpi_comm_s* bridge(const BridgeKey& key);
+  // The creation on bridge `key` succeeded here: every live member of both sides contributed to its last
+  // round after leaving every earlier bridge of the same two local communicators, so those (live or records)
+  // are dropped.
+  void bridge_succeeded(const BridgeKey& key);
+  // A refuser: from now on answer every greeting of a bridge whose side `mine` is, with refusal_msg(refusal)
+  // (the last kRefusalsKept refusals are kept; a greeting that arrived earlier is answered now).
+  void refuse_bridge(const BridgeSide& mine, Bits refusal);
+  static constexpr std::size_t kRefusalsKept = 256;
+  static constexpr std::size_t kBridgeRecordsKept = 1024;
+  // Live bridges and records (tests, docs/fault-tolerance.md's memory figures).
+  std::size_t live_bridges() const { return bridges_.size(); }
+  std::size_t bridge_records() const { return bridge_records_.size(); }
 
   // FtHandler
   void on_ft_frame(int src_world, std::uint32_t context, int kind, std::span<const std::byte> payload) override;
@@ -254,18 +268,18 @@ class FtManager final : public p2p::FtHandler {
   };
   std::unordered_map<std::uint32_t, std::unique_ptr<Zombie>> zombies_;
   std::unordered_map<std::uint32_t, std::unique_ptr<Zombie>> spans_;  // by the intercommunicator's context
-  // Agreement channels (channel()) by key, and bridges by their side hash (ft/bridge.h). Frames for a bridge
-  // not created here yet are kept by hash (channel_early_), for a channel by key (channel_early_keyed_).
+  // Agreement channels (channel()) and bridges (bridge()) by key. Frames for a channel not created here yet are
+  // kept by key (channel_early_keyed_), for a bridge by key (bridge_early_).
   struct Channel {
     ftmpi_comm_s comm;
-    ChannelKey key;  // (empty for a bridge)
+    ChannelKey key;    // (empty for a bridge)
+    BridgeKey bridge;  // (empty for a channel)
     std::uint64_t last_used = 0;
     ~Channel();
   };
   static constexpr std::size_t kMaxChannels = 256;
   std::map<ChannelKey, std::unique_ptr<Channel>> channels_;
-  std::unordered_map<std::uint32_t, std::unique_ptr<Channel>> bridges_;
-  std::unordered_map<std::uint32_t, std::vector<Early>> channel_early_;
+  std::map<BridgeKey, std::unique_ptr<Channel>> bridges_;
   std::map<ChannelKey, std::vector<Early>> channel_early_keyed_;
   std::uint64_t channel_clock_ = 0;
   // A compacted channel: what a member may still ask of it. Its numbering (creation keys, next sequential
@@ -289,12 +303,8 @@ class FtManager final : public p2p::FtHandler {
   // the parent's free), until a new communicator takes them.
   std::map<std::uint32_t, std::set<ChannelKey>> channel_notices_;
   std::set<std::uint32_t> revoked_retired_;
-  // The creation keys (ft/creation_keys.h) of dropped bridges, by hash: a bridge made again continues its
-  // numbering (the other members may never have dropped theirs).
-  std::unordered_map<std::uint32_t, CreationKeys> creation_saved_;
   void veto_creation(ftmpi_comm_s* c, std::optional<std::uint32_t> key);
-  // Agreement frames not of the communicator they came on: a channel's (the key trailer says which), a bridge's, or
-  // dropped.
+  // Agreement frames not of the communicator they came on: a channel's (the key trailer says which), or dropped.
   // `stale`: it came for a parent freed here (on_stale_ft_frame).
   void handle_channel_frame(int src_world, std::span<const std::byte> payload, bool stale = false);
   // Make the channel of `key` live: from its record if it has one, replaying the frames kept for it, and
@@ -308,14 +318,29 @@ class FtManager final : public p2p::FtHandler {
   // other members, who may hold no such channel (kChannelRevoke).
   void revoke_channel(Channel& ch);
   void handle_channel_notice(std::span<const std::byte> payload, bool stale);
-  // A bridge object for `world` under `hash` (dropping the least recently used idle bridge beyond
-  // kMaxChannels); replays the agreement frames that arrived for it early.
-  ftmpi_comm_s* new_bridge(const std::vector<int>& world, std::uint32_t hash, std::vector<std::uint32_t> dest_hash);
-  void handle_hello(int src_world, std::span<const std::byte> payload);
+  // --- bridges (ft/bridge.h, ft/bridge_key.h)
+  // Make bridge `key` live (from its record if it has one), replaying the frames kept for it, compacting the least
+  // recently used idle bridge beyond kMaxChannels.
+  Channel* make_bridge(const BridgeKey& key);
+  void compact_bridge();
+  // A compacted instance's record (the creation keys, the next sequential instance, the last decided keyed and
+  // sequential instances), and an instance made live again from one.
+  static ChannelRecord record_of(const CommFt& s);
+  void restore_record(ftmpi_comm_s* c, ChannelRecord& r);
+  // A bridge frame (kBridgeAgree, or kBridgeHello when `hello`): routed by its key to the live bridge, a record
+  // made live again, this member's refusal, or kept for a bridge not made here yet; a frame of a bridge this
+  // member left and forgot is dropped, and so is a malformed one (with a warning).
+  void handle_bridge_frame(int src_world, std::span<const std::byte> payload, bool hello);
+  void answer_hello(int src_world, std::uint64_t instance, const BridgeKey& key, const Bits& refusal);
   void greet(ftmpi_comm_s* c, const Agreement& a, std::uint64_t id);
-  std::unordered_map<std::uint32_t, std::uint64_t> bridge_counts_;      // by hash of the side's members
-  std::unordered_map<std::uint32_t, Bits> refusals_;                     // by side hash
-  std::deque<std::uint32_t> refusal_order_;
+  // Bridge sides by caller (count zero): the next count. Sides taken and not yet bridged or refused.
+  std::map<BridgeSide, std::uint64_t> bridge_counts_;
+  std::set<BridgeSide> bridge_pending_;
+  std::map<BridgeKey, std::vector<Early>> bridge_early_;
+  std::map<BridgeKey, ChannelRecord> bridge_records_;
+  std::deque<BridgeKey> bridge_record_order_;  // oldest first (may name records dropped since)
+  std::map<BridgeSide, Bits> refusals_;
+  std::deque<BridgeSide> refusal_order_;
 };
 
 // A hold on an agreement channel (FtManager::hold_channel) for the lifetime of this object; empty when made
