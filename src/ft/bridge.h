@@ -4,17 +4,18 @@
 // comm/intercomm_create_ft.cpp, and the simulator, tests/sim/bridge_sim_test.cpp).
 //
 // Model: as ft/agreement.h (fail-stop, perfect failure detector, reliable channels between live processes).
-// Each member of A (resp. B) knows A (B) and a *side hash* h_A computed from A alone (its sorted world
-// ranks and how many bridges A made before, bridge_side_hash). Some members also learn the other group
-// and its side hash ("knowers": the leader's broadcast reached them, ok); the others ("refusers": the
-// leader or its exchange failed, or the broadcast did not reach them) cannot even name the other group.
+// Each member of A (resp. B) knows A (B) and A's *side name* computed from A alone (ft/bridge_key.h: its local
+// communicator, how many bridges A made over it before, its sorted world ranks). Some members also learn the
+// other group and its side name ("knowers": the leader's broadcast reached them, ok): they name the bridge
+// exactly (BridgeKey: both sides). The others ("refusers": the leader or its exchange failed, or the broadcast
+// did not reach them) cannot even name the other group, only their own side.
 //
 // Protocol (one bridge = one MPI_Intercomm_create):
 //  * A knower runs an ordinary agreement (ft/agreement.h) over the union, members numbered by sorted world
-//    rank; a frame to a member of side S carries h_S (so a refuser of S can recognise it). Whenever its
-//    tree in the current view changes it sends a HELLO (carrying its own side hash) to its parent and to
+//    rank; every frame carries the bridge's key (a refuser of S finds its side S in it). Whenever its
+//    tree in the current view changes it sends a HELLO (carrying the key) to its parent and to
 //    each child it has not greeted yet (hello_targets).
-//  * A refuser answers every HELLO addressed to its side hash (also ones that arrived before it knew it
+//  * A refuser answers every HELLO of a bridge with its side (also ones that arrived before it knew it
 //    would refuse) with a *decided* UP carrying the refusal value (refusal_msg), and ignores every other
 //    agreement frame of the bridge. It never sends an undecided UP. It does this in the background after
 //    its MPI call has returned the error (FtManager::refuse_bridge keeps the answer).
@@ -33,7 +34,8 @@
 // later view; every knower is either next to a live refuser or connected to one through knowers; with no
 // live refuser the agreement terminates by ft/agreement.h. Views converge (finitely many failures).
 // Cost without failures: the agreement's (n UPs, at most n log n DOWNs) plus one HELLO per tree edge; with
-// deaths one more HELLO per new tree edge. Refusals stay bounded (FtManager keeps the last 256).
+// deaths one more HELLO per new tree edge. Refusals stay bounded (FtManager keeps the last 256), and so do
+// bridges (live ones, then records: FtManager::bridge, docs/fault-tolerance.md "Bridges").
 #pragma once
 #include <cstdint>
 #include <vector>
