@@ -29,6 +29,13 @@ FtManager::FtManager(Runtime& rt, FailureState& failures, bool ft_mode)
     if (v >= 2 && v <= 1 << 20) revoke_radix_ = static_cast<int>(v);
     else log::warn("FTMPI_REVOKE_RADIX=%s ignored (want an integer >= 2)", r);
   }
+  // FTMPI_BRIDGES_LIVE: live bridges kept before compacting (tests make it 1, so that a member still deciding a
+  // bridge after a failure reaches one that compacted it).
+  if (const char* b = std::getenv("FTMPI_BRIDGES_LIVE")) {
+    const long v = std::strtol(b, nullptr, 10);
+    if (v >= 1 && v <= 1 << 20) bridges_live_ = static_cast<std::size_t>(v);
+    else log::warn("FTMPI_BRIDGES_LIVE=%s ignored (want an integer >= 1)", b);
+  }
 }
 
 FtManager::~FtManager() = default;
@@ -146,22 +153,7 @@ FtManager::Channel* FtManager::make_channel(const ChannelKey& key) {
   Channel* out = ch.get();
   channels_[key] = std::move(ch);
   if (auto r = channel_records_.find(key); r != channel_records_.end()) {
-    c.ft->creation = r->second.creation;
-    c.ft->next_instance = r->second.next_instance;
-    for (ChannelRecord::Decision& d : r->second.last) {
-      // The decision, for a survivor still deciding it: an instance that adopted it (a decided UP from this
-      // member itself; what it would send is not needed, so it is dropped).
-      Agreement& a = instance(&c, d.id);
-      AgreeMsg m;
-      m.kind = AgreeMsg::Kind::up;
-      m.decided = true;
-      m.view = d.failed;
-      m.value = std::move(d.value);
-      m.failed = d.failed;
-      a.on_message(c.rank, m);
-      a.clear_outgoing();
-      if (d.id & kKeyedInstance) c.ft->keyed_started.push_back(d.id);
-    }
+    restore_record(&c, r->second);
     channel_records_.erase(r);
   }
   if (auto e = channel_early_keyed_.find(key); e != channel_early_keyed_.end()) {
@@ -182,22 +174,7 @@ void FtManager::compact_one() {
     if (idle && (victim == channels_.end() || c->second->last_used < victim->second->last_used)) victim = c;
   }
   if (victim == channels_.end()) return;  // every channel is in use: grow
-  CommFt& s = *victim->second->comm.ft;
-  ChannelRecord rec;
-  rec.creation = s.creation;
-  rec.next_instance = s.next_instance;
-  for (auto id = s.keyed_started.rbegin(); id != s.keyed_started.rend(); ++id) {
-    auto a = s.agreements.find(*id);
-    if (a == s.agreements.end()) continue;
-    rec.last.push_back(ChannelRecord::Decision{*id, a->second->value(), a->second->failed()});
-    break;
-  }
-  for (auto a = s.agreements.rbegin(); a != s.agreements.rend(); ++a)
-    if (!(a->first & kKeyedInstance)) {
-      rec.last.push_back(ChannelRecord::Decision{a->first, a->second->value(), a->second->failed()});
-      break;
-    }
-  channel_records_[victim->first] = std::move(rec);
+  channel_records_[victim->first] = record_of(*victim->second->comm.ft);
   std::erase_if(board_watch_, [&](const BoardWatch& bw) { return bw.c == &victim->second->comm; });
   channels_.erase(victim);
 }
@@ -288,7 +265,7 @@ BridgeSide FtManager::take_bridge_side(std::uint32_t ctx, std::int32_t low, std:
 FtManager::Channel* FtManager::make_bridge(const BridgeKey& key) {
   const BridgeSide* mine = key.side_of(rt_.world_rank());
   if (mine == nullptr) return nullptr;
-  if (bridges_.size() >= kMaxChannels) compact_bridge();
+  if (bridges_.size() >= bridges_live_) compact_bridge();
   auto ch = std::make_unique<Channel>();
   ch->bridge = key;
   ftmpi_comm_s& c = ch->comm;
@@ -305,6 +282,7 @@ FtManager::Channel* FtManager::make_bridge(const BridgeKey& key) {
   Channel* out = ch.get();
   bridges_[key] = std::move(ch);
   if (auto r = bridge_records_.find(key); r != bridge_records_.end()) {
+    log::debug("bridge made live again from its record (a frame of a member still deciding it)");
     restore_record(&c, r->second);
     bridge_records_.erase(r);
     std::erase(bridge_record_order_, key);

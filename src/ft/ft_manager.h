@@ -173,7 +173,8 @@ class FtManager final : public p2p::FtHandler {
   // then calls bridge() or refuse_bridge() with it; meanwhile the bridge's frames are kept for it.
   BridgeSide take_bridge_side(std::uint32_t ctx, std::int32_t low, std::vector<int> members);
   // A knower's bridge: an agreement channel over both sides' members (sorted), frames carrying `key`.
-  // At most kMaxChannels bridges are live; beyond, the least recently used idle one is compacted into a record
+  // At most kMaxChannels bridges are live (FTMPI_BRIDGES_LIVE overrides it); beyond, the least recently used idle
+  // one is compacted into a record
   // (its creation keys and last decision, as a channel's), made live again by a frame for it.
   ftmpi_comm_s* bridge(const BridgeKey& key);
   // The creation on bridge `key` succeeded here: every live member of both sides contributed to its last
@@ -319,12 +320,13 @@ class FtManager final : public p2p::FtHandler {
   void revoke_channel(Channel& ch);
   void handle_channel_notice(std::span<const std::byte> payload, bool stale);
   // --- bridges (ft/bridge.h, ft/bridge_key.h)
+  std::size_t bridges_live_ = kMaxChannels;  // live bridges kept before compacting (FTMPI_BRIDGES_LIVE)
   // Make bridge `key` live (from its record if it has one), replaying the frames kept for it, compacting the least
   // recently used idle bridge beyond kMaxChannels.
   Channel* make_bridge(const BridgeKey& key);
   void compact_bridge();
-  // A compacted instance's record (the creation keys, the next sequential instance, the last decided keyed and
-  // sequential instances), and an instance made live again from one.
+  // A compacted channel's or bridge's record (the creation keys, the next sequential instance, the last decided
+  // keyed and sequential instances), and its FT state made live again from one (`c` fresh: no instance yet).
   static ChannelRecord record_of(const CommFt& s);
   void restore_record(ftmpi_comm_s* c, ChannelRecord& r);
   // A bridge frame (kBridgeAgree, or kBridgeHello when `hello`): routed by its key to the live bridge, a record
