@@ -8,6 +8,7 @@
 #include "ft/agree_wire.h"
 #include "ft/bridge.h"
 #include "ft/failure_observer.h"
+#include "ft/frame_route.h"
 #include "ft/revoke.h"
 #include "ft/service.h"
 #include "coll/shm_area.h"
@@ -1057,13 +1058,23 @@ void FtManager::on_ft_frame(int src_world, std::uint32_t context, int kind, std:
   // Frames of a communicator retired here come through on_stale_ft_frame (p2p/stale_filter.h): this one
   // is for the communicator on `context` now, or for a future one (a fast peer that reused the id).
   auto it = by_ctx_.find(context);
-  if (kind == kAgree && from_freed(payload)) {  // never kept for a future communicator on the slot
-    if (it != by_ctx_.end()) {
-      handle_agree(it->second->is_inter() ? span(it->second) : it->second, src_world, payload);
-    } else if (auto z = zombies_.find(context); z != zombies_.end()) {
-      handle_agree(&z->second->comm, src_world, payload);
+  if (kind == kAgree && from_freed(payload)) {  // a zombie's: which communicator it is for (ft/frame_route.h)
+    auto notices = early_retired_.find(context);
+    const bool sender_retired_next = notices != early_retired_.end() &&
+                                     std::find(notices->second.begin(), notices->second.end(), src_world) != notices->second.end();
+    auto z = zombies_.find(context);
+    switch (route_freed_frame(it != by_ctx_.end(), sender_retired_next, z != zombies_.end())) {
+      case FreedFrameRoute::current:
+        handle_agree(it->second->is_inter() ? span(it->second) : it->second, src_world, payload);
+        return;
+      case FreedFrameRoute::zombie:
+        handle_agree(&z->second->comm, src_world, payload);
+        return;
+      case FreedFrameRoute::next:
+        break;  // kept below, replayed after the notice when the communicator is registered
+      case FreedFrameRoute::drop:
+        return;
     }
-    return;
   }
   if (it == by_ctx_.end()) {
     // The communicator does not exist here yet (a fast peer created and revoked it): keep the frame.
