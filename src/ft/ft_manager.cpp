@@ -191,6 +191,7 @@ FtManager::Channel* FtManager::make_channel(const ChannelKey& key) {
   if (auto r = channel_records_.find(key); r != channel_records_.end()) {
     c.ft->creation = r->second.creation;
     c.ft->next_instance = r->second.next_instance;
+    c.idup_seq = r->second.idup_seq;
     for (ChannelRecord::Decision& d : r->second.last) {
       // The decision, for a survivor still deciding it: an instance that adopted it (a decided UP from this
       // member itself; what it would send is not needed, so it is dropped).
@@ -229,6 +230,7 @@ void FtManager::compact_one() {
   ChannelRecord rec;
   rec.creation = s.creation;
   rec.next_instance = s.next_instance;
+  rec.idup_seq = victim->second->comm.idup_seq;
   for (auto id = s.keyed_started.rbegin(); id != s.keyed_started.rend(); ++id) {
     auto a = s.agreements.find(*id);
     if (a == s.agreements.end()) continue;

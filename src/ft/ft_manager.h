@@ -276,6 +276,7 @@ class FtManager final : public p2p::FtHandler {
   struct ChannelRecord {
     CreationKeys creation;
     std::uint64_t next_instance = 0;
+    std::uint32_t idup_seq = 0;  // the channel's count of non-blocking creations (keys of their rounds, api/famp_comm.cpp)
     struct Decision {
       std::uint64_t id;
       Bits value;
