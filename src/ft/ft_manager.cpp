@@ -1038,6 +1038,9 @@ void FtManager::on_stale_ft_frame(int src_world, std::uint32_t context, int kind
     return;
   }
   if (kind != kAgree) return;
+  // A zombie's frame that is stale here is for a communicator whose zombie this process dropped already
+  // (ft/frame_route.h), not for the one retired here last.
+  if (from_freed(payload) && route_freed_frame(true, false, false, true) == FreedFrameRoute::drop) return;
   if (auto z = zombies_.find(context); z != zombies_.end())
     handle_agree(&z->second->comm, src_world, payload);
   else if (has_key_trailer(payload))
@@ -1065,7 +1068,7 @@ void FtManager::on_ft_frame(int src_world, std::uint32_t context, int kind, std:
     const bool sender_retired_next = notices != early_retired_.end() &&
                                      std::find(notices->second.begin(), notices->second.end(), src_world) != notices->second.end();
     auto z = zombies_.find(context);
-    switch (route_freed_frame(it != by_ctx_.end(), sender_retired_next, z != zombies_.end())) {
+    switch (route_freed_frame(false, it != by_ctx_.end(), sender_retired_next, z != zombies_.end())) {
       case FreedFrameRoute::current:
         handle_agree(it->second->is_inter() ? span(it->second) : it->second, src_world, payload);
         return;
