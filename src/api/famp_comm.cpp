@@ -27,75 +27,115 @@ namespace {
 // (FtManager::span; split.h); `parent` gives the new communicators their error handler. A channel
 // (`on_channel`) is held while the operation lives: it keeps `c` and an instance of it across progress
 // passes, and a pass may make another channel live and compact an idle one (FtManager::hold_channel).
+//
+// Context ids. The operation completes in the progress loop, so other creations may run meanwhile on this
+// process — a blocking MPI_Comm_create_group or MPI_Comm_dup on the same parent, an MPI_Comm_idup, another
+// FA-MPI creation (MPI lets a program have several outstanding on one communicator, started in the same order
+// everywhere). It therefore offers no slot of the blocking allocator's (which a blocking creation could claim
+// before this decision: MPI_ERR_INTERN "context id already in use", until skipfree2), but, like MPI_Comm_idup
+// (comm/comm_idup.h), slots of the non-blocking pool that it takes out of the pool (reserves) for its round:
+// words w..w+n-1 of the pool (n: enough for one slot per member and group kind), w a hash of (the operation's
+// number on its agreement object, the round). Nothing else offers or claims a reserved slot, so the slots
+// decided are free at every member of every new communicator. A round whose AND has too few common slots
+// (another operation holds those words at some member) gives its slots back and runs the next round in other
+// words — every member sees the same decision, so all do — after kMaxRounds rounds: out of ids. Rounds are
+// keyed agreement instances numbered like MPI_Comm_idup's and drawn from the same counter (the parent's, or the
+// channel's), so the two never share an instance and members may start them in any order relative to other
+// agreements. Each member keeps the slots of its own new communicators and gives the others back.
 class SplitOp final : public ftmpi::p2p::GenericOp {
  public:
   SplitOp(ftmpi_comm_s* c, bool on_channel, ftmpi_comm_s* parent, std::vector<SplitRequest> asks, MPI_Comm* out, bool sync)
       : hold_(rt().ft(), on_channel ? c : nullptr), c_(c), parent_(parent), asks_(std::move(asks)), out_(out), sync_(sync),
         inter_(parent->is_inter()) {
-    const auto& m = rt().contexts().free_mask();
-    mask_words_ = m.size();
-    a_ = &rt().ft().start_agreement(c, ftmpi::famp::encode_split(std::vector<std::uint64_t>(m.begin(), m.end()), c->rank, c->size, asks_));
+    ftmpi_comm_s* counter = on_channel ? c : parent;  // (an intercommunicator's idups count on it too)
+    seq_ = counter->idup_seq++;
+    const std::size_t slots = static_cast<std::size_t>(c->size) * (inter_ ? 2 : 1);
+    words_ = std::min(Alloc::kAsyncWords, std::max<std::size_t>(1, (slots + 63) / 64));
     for (std::size_t i = 0; i < asks_.size(); ++i) out_[i] = MPI_COMM_NULL;
+    start_round();
   }
+  ~SplitOp() override { rt().contexts().give_back_async_mask(reserved_); }
   bool progress() override {
-    if (!a_->decided()) return false;
-    rt().ft().adopt_failed(c_, a_->failed());
-    const ftmpi::famp::SplitOutcome o =
-        ftmpi::famp::decode_split(a_->value(), a_->failed(), mask_words_, c_->size, MPI_UNDEFINED, inter_ ? 2 : 1);
-    if (!o.ok) {
-      result = Status(Errc::no_mem, "out of communicator context ids");
-      return true;
+    for (;;) {
+      if (!a_->decided()) return false;
+      rt().ft().adopt_failed(c_, a_->failed());
+      const ftmpi::famp::SplitOutcome o =
+          ftmpi::famp::decode_split(a_->value(), a_->failed(), Alloc::kWords, c_->size, MPI_UNDEFINED, inter_ ? 2 : 1);
+      if (o.ok) return build(o);
+      rt().contexts().give_back_async_mask(reserved_);  // too few common slots: the next round, elsewhere
+      reserved_ = Alloc::Mask{};
+      if (++round_ >= kMaxRounds) {
+        result = Status(Errc::no_mem, "out of communicator context ids");
+        return true;
+      }
+      start_round();
     }
+  }
+
+ private:
+  using Alloc = ftmpi::comm::ContextAllocator;
+  static constexpr std::uint32_t kMaxRounds = 128;
+
+  void start_round() {
+    std::uint64_t h = (std::uint64_t{c_->ctx_pt2pt} << 32 | seq_) ^ (0x9e3779b97f4a7c15ull * (round_ + 1));
+    h ^= h >> 31;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 29;
+    reserved_ = rt().contexts().reserve_async_mask(static_cast<std::size_t>(h % Alloc::kAsyncWords), words_);
+    // The key's layout is MPI_Comm_idup's (comm/comm_idup.cpp): its number and round; bit 30 clear.
+    const auto key = static_cast<std::uint32_t>(((seq_ & 0x7fffffu) << 7) | (round_ & 0x7fu));
+    a_ = &rt().ft().start_keyed_agreement(
+        c_, key, ftmpi::famp::encode_split(std::vector<std::uint64_t>(reserved_.begin(), reserved_.end()), c_->rank, c_->size, asks_));
+  }
+
+  // The decided communicators this member belongs to, from the decided (async mask) ids; every other reserved
+  // slot goes back to the pool.
+  bool build(const ftmpi::famp::SplitOutcome& o) {
+    Alloc::Mask give = reserved_;
+    reserved_ = Alloc::Mask{};
     for (std::size_t i = 0; i < asks_.size(); ++i) {
       if (asks_[i].color == MPI_UNDEFINED) continue;
       auto g = std::find_if(o.groups.begin(), o.groups.end(), [&](const auto& x) { return x.color == asks_[i].color; });
       if (g == o.groups.end()) continue;  // cannot happen for a survivor
       if (inter_) {
-        if (Status st = build_inter(*g, &out_[i]); !st.ok()) {
-          result = st;
-          return true;
-        }
+        if (!build_inter(*g, &out_[i])) continue;  // MPI_COMM_NULL: no slot kept
+        Alloc::mask_drop(give, g->context);
+        Alloc::mask_drop(give, g->local_context);
         continue;
       }
-      if (Status st = rt().contexts().claim(g->context); !st.ok()) {
-        result = st;
-        return true;
-      }
+      Alloc::mask_drop(give, g->context);
       std::vector<int> world;
       for (int r : g->members) world.push_back(c_->world_rank(r));
-      ftmpi_comm_s* n = ftmpi::comm::make_comm(ftmpi::comm::make_group(std::move(world), rt().world_rank()), g->context, parent_);
+      ftmpi_comm_s* n = ftmpi::comm::make_comm(ftmpi::comm::make_group(std::move(world), rt().world_rank()),
+                                               Alloc::async_id_of(g->context), parent_);
       rt().ft().register_comm(n);
       out_[i] = n;
     }
+    rt().contexts().give_back_async_mask(give);
     if (sync_ && o.shrunk) result = Status(Errc::group_shrunk, "members of the parent communicator failed; the new communicators hold the survivors");
     return true;
   }
 
- private:
   // MPI_Comm_split semantics on an intercommunicator: the new local group = this side's members of the
-  // color, the remote group = the other side's; MPI_COMM_NULL when either is empty (both sides see the same
-  // decision, so both agree on that). Every member of the color claims both contexts, so the ids stay in
-  // step with the others' (a member whose result is MPI_COMM_NULL claims nothing).
-  Status build_inter(const ftmpi::famp::SplitGroup& g, MPI_Comm* out) {
+  // color, the remote group = the other side's; MPI_COMM_NULL (false) when either is empty (both sides see the
+  // same decision, so both agree on that). Every member of the color keeps both contexts.
+  bool build_inter(const ftmpi::famp::SplitGroup& g, MPI_Comm* out) {
     std::vector<int> local, remote;
     for (int r : g.members) {
       const int w = c_->world_rank(r);
       (parent_->group->rank_of_world(w) >= 0 ? local : remote).push_back(w);
     }
-    if (local.empty() || remote.empty()) return Status::Ok();
-    FTMPI_TRY(rt().contexts().claim(g.context));
-    if (Status st = rt().contexts().claim(g.local_context); !st.ok()) {
-      rt().contexts().release(g.context);
-      return st;
-    }
-    ftmpi_comm_s* hidden = ftmpi::comm::make_comm(ftmpi::comm::make_group(local, rt().world_rank()), g.local_context, parent_);
+    if (local.empty() || remote.empty()) return false;
+    ftmpi_comm_s* hidden = ftmpi::comm::make_comm(ftmpi::comm::make_group(local, rt().world_rank()),
+                                                  Alloc::async_id_of(g.local_context), parent_);
     rt().ft().register_comm(hidden);
-    ftmpi_comm_s* n = ftmpi::comm::make_comm(ftmpi::comm::make_group(std::move(local), rt().world_rank()), g.context, parent_);
+    ftmpi_comm_s* n = ftmpi::comm::make_comm(ftmpi::comm::make_group(std::move(local), rt().world_rank()),
+                                             Alloc::async_id_of(g.context), parent_);
     n->remote_group = ftmpi::comm::make_group(std::move(remote), rt().world_rank());
     n->local_comm = hidden;
     rt().ft().register_comm(n);
     *out = n;
-    return Status::Ok();
+    return true;
   }
 
   ftmpi::ft::ChannelHold hold_;
@@ -105,7 +145,10 @@ class SplitOp final : public ftmpi::p2p::GenericOp {
   MPI_Comm* out_;
   bool sync_;
   bool inter_;
-  std::size_t mask_words_ = 0;
+  std::uint32_t seq_ = 0;    // this operation's number on its counter (the rounds' keys)
+  std::uint32_t round_ = 0;
+  std::size_t words_ = 1;    // pool words reserved per round
+  Alloc::Mask reserved_{};   // this round's slots, out of the pool
   const ftmpi::ft::Agreement* a_ = nullptr;
 };
 

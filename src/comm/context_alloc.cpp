@@ -128,4 +128,17 @@ std::uint64_t ContextAllocator::reserve_async(std::size_t w) {
 
 void ContextAllocator::give_back_async(std::size_t w, std::uint64_t bits) { async_free_[w % kAsyncWords] |= bits; }
 
+ContextAllocator::Mask ContextAllocator::reserve_async_mask(std::size_t w, std::size_t n) {
+  Mask m{};
+  for (std::size_t i = 0; i < n && i < kAsyncWords; ++i) {
+    const std::size_t k = (w + i) % kAsyncWords;
+    m[k] = reserve_async(k);
+  }
+  return m;
+}
+
+void ContextAllocator::give_back_async_mask(const Mask& m) {
+  for (std::size_t k = 0; k < kAsyncWords; ++k) async_free_[k] |= m[k];
+}
+
 }  // namespace ftmpi::comm

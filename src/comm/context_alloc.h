@@ -219,6 +219,17 @@ class ContextAllocator {
   static std::uint32_t async_id(std::size_t w, int bit) {
     return static_cast<std::uint32_t>((kSlots + w * 64 + static_cast<std::size_t>(bit)) * 2);
   }
+  // The same pool as a whole Mask (non-blocking creations that agree on a mask of kWords words: FA-MPI's
+  // splits and group creations, api/famp_comm.cpp): bit b of word i of an *async mask* stands for async slot
+  // i*64+b. reserve_async_mask takes every free slot of pool words w, w+1, ..., w+n-1 (mod kAsyncWords) out
+  // of the pool; give_back_async_mask returns the slots of `m` (the ones not kept). A context id that the
+  // mask method (lowest_common, famp::decode_split) picks from an async mask is a *mask id* (slot*2): its
+  // real id is async_id_of(mask id).
+  Mask reserve_async_mask(std::size_t w, std::size_t n);
+  void give_back_async_mask(const Mask& m);
+  static std::uint32_t async_id_of(std::uint32_t mask_id) { return mask_id + 2 * kSlots; }
+  // Clear the bit of mask id `mask_id` in `m`.
+  static void mask_drop(Mask& m, std::uint32_t mask_id) { m[(mask_id / 2) / 64] &= ~(std::uint64_t{1} << ((mask_id / 2) % 64)); }
 
  private:
   static bool concurrent(Runtime& rt);

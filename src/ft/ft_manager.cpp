@@ -8,6 +8,7 @@
 #include "ft/agree_wire.h"
 #include "ft/bridge.h"
 #include "ft/failure_observer.h"
+#include "ft/frame_route.h"
 #include "ft/revoke.h"
 #include "ft/service.h"
 #include "coll/shm_area.h"
@@ -174,7 +175,7 @@ void FtManager::compact_one() {
     if (idle && (victim == channels_.end() || c->second->last_used < victim->second->last_used)) victim = c;
   }
   if (victim == channels_.end()) return;  // every channel is in use: grow
-  channel_records_[victim->first] = record_of(*victim->second->comm.ft);
+  channel_records_[victim->first] = record_of(victim->second->comm);
   std::erase_if(board_watch_, [&](const BoardWatch& bw) { return bw.c == &victim->second->comm; });
   channels_.erase(victim);
 }
@@ -218,9 +219,11 @@ namespace {
 constexpr std::uint32_t kBridgeTag = 0x42524447u & ~kFromFreed;  // "BRDG"
 }  // namespace
 
-FtManager::ChannelRecord FtManager::record_of(const CommFt& s) {
+FtManager::ChannelRecord FtManager::record_of(const ftmpi_comm_s& c) {
+  const CommFt& s = *c.ft;
   ChannelRecord rec;
   rec.creation = s.creation;
+  rec.idup_seq = c.idup_seq;
   rec.next_instance = s.next_instance;
   for (auto id = s.keyed_started.rbegin(); id != s.keyed_started.rend(); ++id) {
     auto a = s.agreements.find(*id);
@@ -239,6 +242,7 @@ FtManager::ChannelRecord FtManager::record_of(const CommFt& s) {
 void FtManager::restore_record(ftmpi_comm_s* c, ChannelRecord& r) {
   c->ft->creation = r.creation;
   c->ft->next_instance = r.next_instance;
+  c->idup_seq = r.idup_seq;
   for (ChannelRecord::Decision& d : r.last) {
     // The decision, for a survivor still deciding it: an instance that adopted it (a decided UP from this
     // member itself; what it would send is not needed, so it is dropped).
@@ -305,7 +309,7 @@ void FtManager::compact_bridge() {
     if (idle && (victim == bridges_.end() || c->second->last_used < victim->second->last_used)) victim = c;
   }
   if (victim == bridges_.end()) return;  // every bridge is in use: grow
-  bridge_records_[victim->first] = record_of(*victim->second->comm.ft);
+  bridge_records_[victim->first] = record_of(victim->second->comm);
   bridge_record_order_.push_back(victim->first);
   // Beyond kBridgeRecordsKept the oldest record is forgotten (docs/fault-tolerance.md "Bridges": a member still
   // deciding that bridge after a failure would wait for this one; bridge_succeeded drops most records first).
@@ -1123,6 +1127,9 @@ void FtManager::on_stale_ft_frame(int src_world, std::uint32_t context, int kind
     return;
   }
   if (kind != kAgree) return;
+  // A zombie's frame that is stale here is for a communicator whose zombie this process dropped already
+  // (ft/frame_route.h), not for the one retired here last.
+  if (from_freed(payload) && route_freed_frame(true, false, false, true) == FreedFrameRoute::drop) return;
   if (auto z = zombies_.find(context); z != zombies_.end())
     handle_agree(&z->second->comm, src_world, payload);
   else if (has_key_trailer(payload))
@@ -1145,13 +1152,23 @@ void FtManager::on_ft_frame(int src_world, std::uint32_t context, int kind, std:
   // Frames of a communicator retired here come through on_stale_ft_frame (p2p/stale_filter.h): this one
   // is for the communicator on `context` now, or for a future one (a fast peer that reused the id).
   auto it = by_ctx_.find(context);
-  if (kind == kAgree && from_freed(payload)) {  // never kept for a future communicator on the slot
-    if (it != by_ctx_.end()) {
-      handle_agree(it->second->is_inter() ? span(it->second) : it->second, src_world, payload);
-    } else if (auto z = zombies_.find(context); z != zombies_.end()) {
-      handle_agree(&z->second->comm, src_world, payload);
+  if (kind == kAgree && from_freed(payload)) {  // a zombie's: which communicator it is for (ft/frame_route.h)
+    auto notices = early_retired_.find(context);
+    const bool sender_retired_next = notices != early_retired_.end() &&
+                                     std::find(notices->second.begin(), notices->second.end(), src_world) != notices->second.end();
+    auto z = zombies_.find(context);
+    switch (route_freed_frame(false, it != by_ctx_.end(), sender_retired_next, z != zombies_.end())) {
+      case FreedFrameRoute::current:
+        handle_agree(it->second->is_inter() ? span(it->second) : it->second, src_world, payload);
+        return;
+      case FreedFrameRoute::zombie:
+        handle_agree(&z->second->comm, src_world, payload);
+        return;
+      case FreedFrameRoute::next:
+        break;  // kept below, replayed after the notice when the communicator is registered
+      case FreedFrameRoute::drop:
+        return;
     }
-    return;
   }
   if (it == by_ctx_.end()) {
     // The communicator does not exist here yet (a fast peer created and revoked it): keep the frame.

@@ -291,6 +291,7 @@ class FtManager final : public p2p::FtHandler {
   struct ChannelRecord {
     CreationKeys creation;
     std::uint64_t next_instance = 0;
+    std::uint32_t idup_seq = 0;  // the channel's count of non-blocking creations (keys of their rounds, api/famp_comm.cpp)
     struct Decision {
       std::uint64_t id;
       Bits value;
@@ -327,7 +328,7 @@ class FtManager final : public p2p::FtHandler {
   void compact_bridge();
   // A compacted channel's or bridge's record (the creation keys, the next sequential instance, the last decided
   // keyed and sequential instances), and its FT state made live again from one (`c` fresh: no instance yet).
-  static ChannelRecord record_of(const CommFt& s);
+  static ChannelRecord record_of(const ftmpi_comm_s& c);
   void restore_record(ftmpi_comm_s* c, ChannelRecord& r);
   // A bridge frame (kBridgeAgree, or kBridgeHello when `hello`): routed by its key to the live bridge, a record
   // made live again, this member's refusal, or kept for a bridge not made here yet; a frame of a bridge this

@@ -3,9 +3,9 @@
  * of G's members (FtManager::channel). While its request is pending, G makes 300
  * distinct MPI_Comm_create_group channels (tags 100..399): beyond 256 live channels the least recently used
  * idle one is compacted into a record, and the FA-MPI channel is the oldest — idle once its agreement decided
- * (during the loop). (MPI_Comm_igroup_sync holds its channel the same way, but it cannot stay pending across
- * blocking creations: both claim the lowest free context id — MPI_ERR_INTERN, "context id already in use" —
- * so it is waited for first here.) Before the fix the operations then read a freed channel and a freed agreement
+ * (during the loop). An MPI_Comm_igroup_sync over G stays pending across the loop too (it holds its channel the
+ * same way; until skipfree2 it could not: it and the blocking creations claimed the same lowest free context id,
+ * MPI_ERR_INTERN "context id already in use"; its ids now come from the non-blocking pool). Before the fix the operations then read a freed channel and a freed agreement
  * (use after free: a wrong outcome or a crash, or nothing visible — an ASan build sees it); now they hold it.
  * Rank size-1 is outside G: it only takes part in the TryBlock's start and commit.
  * PASS: the isync completes with MPI_SUCCESS, the igroup_sync gives a communicator of |G| members that works,
@@ -35,14 +35,14 @@ int main(int argc, char **argv) {
       MPI_Comm c = MPI_COMM_NULL;
       CHECK_MPI(MPI_TryBlock_group_isync(g, tb, MPI_TIMEOUT_ZERO, &q[0]));
       CHECK_MPI(MPI_Comm_igroup_sync(MPI_COMM_WORLD, 7 + round, g, MPI_TIMEOUT_ZERO, &c, &q[1]));
-      int rc = MPI_Wait(&q[1], MPI_STATUS_IGNORE);
-      CHECK(rc == MPI_SUCCESS && c != MPI_COMM_NULL, "round %d: igroup_sync gave %s", round, ft_class_name(rc));
       for (int k = 0; k < CHANNELS; k++) {
         MPI_Comm d = MPI_COMM_NULL;
         CHECK_MPI(MPI_Comm_create_group(MPI_COMM_WORLD, g, 100 + k + round * CHANNELS, &d));
         CHECK(d != MPI_COMM_NULL, "create_group %d: no communicator", k);
         CHECK_MPI(MPI_Comm_free(&d));
       }
+      int rc = MPI_Wait(&q[1], MPI_STATUS_IGNORE);
+      CHECK(rc == MPI_SUCCESS && c != MPI_COMM_NULL, "round %d: igroup_sync gave %s", round, ft_class_name(rc));
       rc = MPI_Wait(&q[0], MPI_STATUS_IGNORE);
       CHECK(rc == MPI_SUCCESS, "round %d: group_isync gave %s", round, ft_class_name(rc));
       CHECK_MPI(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));

@@ -12,8 +12,10 @@
  *             MPI_ERR_REVOKED (they wait in the creation's agreement when the revoke comes; before the fix
  *             nothing released them: the channel a create_group agrees on was not reached by a revoke).
  *   skip_free: the same, and the revoker frees the parent right after its revoke (it must still veto when
- *             the others ask). NOT registered in CTest: it still hangs in 12 runs of 46 under load (after the ftgroup2 fix; a member
- *             never decides the vetoed round; docs/fault-tolerance.md, "left open").
+ *             the others ask, from its freed parent's channel). Hung ~1 run in 3 under load until skipfree2: a fast
+ *             revoker that created, revoked and freed the next trial's parent (same context id, same channel key)
+ *             before a slower member registered it had its veto taken by that member's zombie of the previous
+ *             parent (ft/frame_route.h).
  *   thread:   (MPI_THREAD_MULTIPLE) a second thread of member `who` revokes the parent after a pseudo-random
  *             number of its main thread's calls and a pseudo-random pause: the revoke lands anywhere.
  *   outsider: (MPI_THREAD_MULTIPLE) the outsider (odd trials; in even trials a second thread of member `who`) revokes the parent after a

@@ -16,7 +16,10 @@
 // revoke while it waits in a round sends every other process a notice (kChannelRevoke); a process that does
 // not hold the channel makes it when it has both seen the revoke and received a notice or a frame, and vetoes
 // then. The same sweeps run in this mode (the revoker may skip every creation: it then holds nothing), and a
-// mutation without the notices hangs.
+// mutation without the notices hangs. A revoker that also frees the parent right after its revoke
+// (`ft_group_revoke skip_free`) runs the same schedules here: its freed parent's channel still vetoes when a notice
+// or a frame comes (FtManager::make_channel), exactly as a held one. What freeing adds is which communicator its
+// later frames are given to when the parent's context id comes back: tests/sim/slot_route_sim_test.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
