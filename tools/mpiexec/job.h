@@ -156,6 +156,8 @@ class Job final : public RankRestarter {
   // host (every live rank fails at once and restarts here) and returns true; false for any other sender.
   bool reinit_signal_from_rank(const JobSignal& s);
   Result<pid_t> restart(int rank, int epoch, const std::vector<int>& failed) override;
+  std::string last_restart_how() const override { return last_restart_how_; }
+  std::string last_restart_how_;
   // `from_template`: forked by the respawn template when it can (template_process.h), else fork+exec.
   Result<Started> start_process(std::vector<std::string> env, bool from_template = false);
   // --spares N: warm processes started with the job, waiting inside MPI_Init (models/reinit/spare.h)

@@ -275,8 +275,7 @@ Result<pid_t> Job::restart(int r, int epoch, const std::vector<int>& failed) {
   streams_.emplace_back(r, 1, s.out_fd, opt_.tag_output);
   streams_.emplace_back(r, 2, s.err_fd, opt_.tag_output);
   server_->rank_back(r);
-  log::debug("mpiexec: rank %d restarted as pid %d (epoch %d%s)", r, static_cast<int>(rec.pid), epoch,
-             adopted ? ", a spare" : template_.forked() != forked_before ? ", forked by the template" : "");
+  last_restart_how_ = adopted ? "a warm spare" : template_.forked() != forked_before ? "the respawn template" : "fork+exec";
   return s.pid;
 }
 
