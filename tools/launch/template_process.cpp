@@ -83,6 +83,11 @@ void TemplateProcess::poll_ready() {
 Result<pid_t> TemplateProcess::fork_rank(const SpawnRequest& req, int timeout_ms) {
   if (pid_ <= 0) return Status(Errc::other, "no template");
   if (!req.cwd.empty()) return Status(Errc::other, "a working directory of its own");
+  // Ended and not reaped yet (ftmpid reaps only its ranks; mpiexec's SIGCHLD may not be read yet).
+  if (int st = 0; waitpid(pid_, &st, WNOHANG) == pid_) {
+    release();  // its group (a waiting child) still goes
+    return Status(Errc::other, "the template ended");
+  }
   poll_ready();
   if (!ready_) return Status(Errc::other, pid_ > 0 ? "the template is not ready yet" : "the template ended");
   reinit::ForkCommand cmd;
@@ -128,7 +133,7 @@ Result<pid_t> TemplateProcess::fork_rank(const SpawnRequest& req, int timeout_ms
     if (r <= 0) {
       // Its waiting child answers before it leaves the template's group: after the group's SIGKILL, an
       // answer not there yet means the child died with it; one that is there names a child to kill too.
-      if (kill(-pid_, SIGKILL) != 0) kill(pid_, SIGKILL);
+      kill(-pid_, SIGKILL);
       ssize_t late = ::recv(fd_, buf, sizeof buf - 1, MSG_DONTWAIT);
       if (late > 4 && std::string_view(buf, 4) == "pid=") {
         long stray = std::strtol(std::string(buf + 4, static_cast<std::size_t>(late - 4)).c_str(), nullptr, 10);
@@ -163,8 +168,9 @@ void TemplateProcess::release() {
   fd_ = -1;
   ready_ = false;
   if (pid_ > 0) {
-    // The group: the template and its waiting child (our child too: clone(CLONE_PARENT)).
-    if (kill(-pid_, SIGKILL) != 0) kill(pid_, SIGKILL);
+    // The group (pgid == pid_: spawn_rank): the template and its waiting child (our child too:
+    // clone(CLONE_PARENT)). Never kill(pid_) alone: the template may be reaped already and its pid reused.
+    kill(-pid_, SIGKILL);
     while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
     }
     while (waitpid(-pid_, nullptr, 0) > 0 || errno == EINTR) {

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -142,9 +143,17 @@ void become_rank(const ForkCommand& cmd, const int* fds, pid_t launcher) {
 
 // A waiting child: reads commands until one can be carried out, answers "pid=" and tells the template
 // (`taken`) that it is gone, then returns as the rank.
-void wait_for_command(int fd, int taken, pid_t launcher) {
+void wait_for_command(int fd, int taken, int template_alive, pid_t launcher) {
   std::string buf(kTemplateMaxMessage, '\0');
   for (;;) {
+    // The template's death (end of file on `template_alive`) ends a child still waiting: a template killed
+    // means fork+exec from then on, not one more rank from its orphan.
+    pollfd p[2] = {{fd, POLLIN, 0}, {template_alive, POLLIN, 0}};
+    if (::poll(p, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      _exit(0);
+    }
+    if (p[1].revents != 0 && p[0].revents == 0) _exit(0);
     iovec iov{buf.data(), buf.size()};
     alignas(cmsghdr) char cbuf[CMSG_SPACE(sizeof(int) * 5)];
     msghdr mh{};
@@ -152,8 +161,8 @@ void wait_for_command(int fd, int taken, pid_t launcher) {
     mh.msg_iovlen = 1;
     mh.msg_control = cbuf;
     mh.msg_controllen = sizeof cbuf;
-    ssize_t n = ::recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
-    if (n < 0 && errno == EINTR) continue;
+    ssize_t n = ::recvmsg(fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (n <= 0) _exit(0);  // the launcher closed its end: the job is over
     int fds[5] = {-1, -1, -1, -1, -1};
     int nfds = 0;
@@ -197,7 +206,13 @@ void serve_as_template(int fd) {
     send_text(fd, "refused why=no-PR_GET_TID_ADDRESS");
     _exit(0);
   }
-  // One child waits for a command at any time; when it takes one, the next is made.
+  // One child waits for a command at any time; when it takes one, the next is made. `alive`: the template
+  // holds the write end for as long as it lives; the children watch the read end.
+  int alive[2];
+  if (pipe2(alive, O_CLOEXEC) != 0) {
+    send_text(fd, "refused why=no-pipe");
+    _exit(0);
+  }
   bool ready_sent = false;
   int lost = 0;  // waiting children that ended without a command (killed): after 3, give up
   for (;;) {
@@ -207,7 +222,8 @@ void serve_as_template(int fd) {
     if (c == 0) {
       prctl(PR_SET_PDEATHSIG, SIGKILL);  // its parent is the launcher
       ::close(taken[0]);
-      wait_for_command(fd, taken[1], launcher);
+      ::close(alive[1]);
+      wait_for_command(fd, taken[1], alive[0], launcher);
       return;  // the program's start-up goes on, as the rank
     }
     ::close(taken[1]);

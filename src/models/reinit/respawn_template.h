@@ -28,7 +28,9 @@
 // Safety. The template holds no MPI state and runs no thread; it refuses to serve (and exits) when the
 // process already has more than one thread or the kernel cannot tell it its tid address (glibc's fork
 // bookkeeping is redone by hand for the clone: clone_sibling). The waiting child is in the template's
-// process group until it has answered, so a launcher that gave up on an answer kills both with one killpg.
+// process group until it has answered, so a launcher that gave up on an answer kills both with one killpg;
+// it also ends when the template does (a pipe whose write end only the template holds), so a killed template
+// never serves one more command through its orphan.
 // A command that cannot be carried out is answered "err=" and leaves nothing behind.
 #pragma once
 #include <sys/types.h>
