@@ -107,6 +107,10 @@ void Daemon::start_template() {
   req.env = spec_.env;
   req.env.push_back("FTMPI_NUM_CORES=" + std::to_string(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))));
   Status st = template_.start(std::move(req));
+  if (st.code() == Errc::unsupported) {
+    log::debug("ftmpid: host %s: no respawn template: %s", host_.c_str(), st.message().c_str());
+    return;
+  }
   if (!st.ok()) {
     say("warning: host %s: cannot start the respawn template: %s (failed ranks are restarted by fork+exec)",
         host_.c_str(), st.message().c_str());

@@ -1,5 +1,6 @@
 #include "template_process.h"
 
+#include <elf.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -8,13 +9,58 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "models/reinit/respawn_template.h"
 #include "util/kv_line.h"
 
 namespace ftmpi::mpiexec {
+
+bool program_loads_libmpi(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  auto at = [&](void* buf, std::size_t n, std::uint64_t off) {
+    return ::pread(fd, buf, n, static_cast<off_t>(off)) == static_cast<ssize_t>(n);
+  };
+  bool found = false;
+  Elf64_Ehdr h{};
+  if (at(&h, sizeof h, 0) && std::memcmp(h.e_ident, ELFMAG, SELFMAG) == 0 && h.e_ident[EI_CLASS] == ELFCLASS64 &&
+      h.e_phentsize == sizeof(Elf64_Phdr) && h.e_phnum > 0 && h.e_phnum < 256) {
+    std::vector<Elf64_Phdr> ph(h.e_phnum);
+    if (at(ph.data(), ph.size() * sizeof(Elf64_Phdr), h.e_phoff)) {
+      // The dynamic section's DT_NEEDED names, in its string table (found through the PT_LOAD holding it).
+      std::vector<Elf64_Dyn> dyn;
+      for (const Elf64_Phdr& p : ph)
+        if (p.p_type == PT_DYNAMIC && p.p_filesz < (1u << 20)) {
+          dyn.resize(p.p_filesz / sizeof(Elf64_Dyn));
+          if (!at(dyn.data(), dyn.size() * sizeof(Elf64_Dyn), p.p_offset)) dyn.clear();
+        }
+      std::uint64_t strtab = 0, strsz = 0;
+      for (const Elf64_Dyn& d : dyn) {
+        if (d.d_tag == DT_STRTAB) strtab = d.d_un.d_ptr;
+        if (d.d_tag == DT_STRSZ) strsz = d.d_un.d_val;
+      }
+      std::string strings;
+      for (const Elf64_Phdr& p : ph)
+        if (p.p_type == PT_LOAD && strtab >= p.p_vaddr && strtab + strsz <= p.p_vaddr + p.p_filesz && strsz > 0 &&
+            strsz < (1u << 22)) {
+          strings.resize(strsz);
+          if (!at(strings.data(), strsz, strtab - p.p_vaddr + p.p_offset)) strings.clear();
+          break;
+        }
+      for (const Elf64_Dyn& d : dyn)
+        if (d.d_tag == DT_NEEDED && d.d_un.d_val < strings.size()) {
+          std::string name(strings.c_str() + d.d_un.d_val);
+          if (name == "libmpi.so.0" || name == "libmpi_fortran.so.0") found = true;
+        }
+    }
+  }
+  ::close(fd);
+  return found;
+}
 
 bool template_enabled() {
   const char* s = std::getenv("FTMPI_REINIT_TEMPLATE");
@@ -23,6 +69,8 @@ bool template_enabled() {
 
 Status TemplateProcess::start(SpawnRequest req) {
   release();
+  if (!program_loads_libmpi(req.path))
+    return Status(Errc::unsupported, "'" + req.path + "' does not load libmpi.so.0 itself (a script, or not this MPI's program)");
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
     return Status(Errc::other, std::string("socketpair: ") + strerror(errno));

@@ -17,7 +17,8 @@
 // timeout is killed (with its process group) and forgotten.
 //
 // Not used for: processes of MPI_Comm_spawn (another program), ranks with a working directory of their
-// own (req.cwd), or a program that does not load this libmpi (no "ready": never used, killed at the end).
+// own (req.cwd), or a program that does not load this libmpi (program_loads_libmpi; one that still never
+// says "ready" is never used and is killed at the end).
 #pragma once
 #include <sys/types.h>
 
@@ -30,6 +31,10 @@ namespace ftmpi::mpiexec {
 
 // FTMPI_REINIT_TEMPLATE=0 in the launcher's environment turns templates off.
 bool template_enabled();
+// `path` is a 64-bit ELF program whose DT_NEEDED names this libmpi (libmpi.so.0, or libmpi_fortran.so.0):
+// only such a program stops in libmpi's constructor as a template. Any other (a script, a wrapper such as
+// valgrind, another MPI's program) would run to its end as the template, side effects included: no template.
+bool program_loads_libmpi(const std::string& path);
 
 class TemplateProcess {
  public:
@@ -40,13 +45,14 @@ class TemplateProcess {
 
   // Spawn the template: `req` as a rank's (path, argv, env, cwd) with PMI_RANK, FTMPI_LOCAL_RANK,
   // FTMPI_SPARE, FTMPI_INJECT_AT, PMI_FD and FTMPI_CTRL_FD removed here; its fds are ignored.
+  // Errc::unsupported (nothing started) when the program does not load libmpi itself.
   Status start(SpawnRequest req);
   bool running() const { return pid_ > 0; }
   pid_t pid() const { return pid_; }
   // `pid` is the template and ended (reaped by the caller): forget it. False if it is not the template.
   bool reaped(pid_t pid);
   // Fork a rank from the template (see the contract above). `req.path`/`argv` must be the template's.
-  Result<pid_t> fork_rank(const SpawnRequest& req, int timeout_ms = 1000);
+  Result<pid_t> fork_rank(const SpawnRequest& req, int timeout_ms = 300);
   // End of the job (or giving up on it): SIGKILL to its group (the template and its waiting child), both
   // reaped, socket closed.
   void release();

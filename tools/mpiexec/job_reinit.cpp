@@ -220,6 +220,10 @@ void Job::launch_template() {
   req.env = rank_environment(0, -1);
   add_restart_answers(req.env);
   Status st = template_.start(std::move(req));
+  if (st.code() == Errc::unsupported) {
+    log::debug("mpiexec: no respawn template: %s", st.message().c_str());
+    return;
+  }
   if (!st.ok()) {
     say("warning: cannot start the respawn template: %s (failed ranks are restarted by fork+exec)",
         st.message().c_str());
