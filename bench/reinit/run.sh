@@ -31,7 +31,7 @@ BASE_ENV=${BASE_ENV:-}
 BASE_MPIEXEC=${BASE_MPIEXEC:-$MPIEXEC}
 printf "%6s %14s %14s %14s %8s %8s %14s %14s\n" ranks "reinit(ms)" "spare(ms)" "relaunch(ms)" speedup "spare-x" "base(ms)" "base-spare(ms)"
 for n in $SIZES; do
-  : > "$TMP/re.$n"; : > "$TMP/sp.$n"; : > "$TMP/bs.$n"; : > "$TMP/bsp.$n"; : > "$TMP/rl.$n"; : > "$TMP/breakdown.$n"; : > "$TMP/breakdown_sp.$n"
+  : > "$TMP/re.$n"; : > "$TMP/sp.$n"; : > "$TMP/bs.$n"; : > "$TMP/bsp.$n"; : > "$TMP/rl.$n"; : > "$TMP/breakdown.$n"; : > "$TMP/breakdown_sp.$n"; : > "$TMP/breakdown_bs.$n"
   for i in $(seq "$REPS"); do
     rm -rf "$D"; mkdir -p "$D"
     "$MPIEXEC" -n "$n" --with-ft reinit $REINIT_ARGS --timeout 60 "$EXE" reinit "$D" > "$TMP/out" 2> "$TMP/err" || true
@@ -47,6 +47,7 @@ for n in $SIZES; do
       rm -rf "$D"; mkdir -p "$D"
       env $BASE_ENV "$BASE_MPIEXEC" -n "$n" --with-ft reinit $REINIT_ARGS --timeout 60 "$EXE" reinit "$D" > "$TMP/out" 2> "$TMP/err" || true
       sed -n 's/^RECOVERY n=[0-9]* ms=//p' "$TMP/out" >> "$TMP/bs.$n"
+      grep 'epoch 1 ' "$TMP/err" >> "$TMP/breakdown_bs.$n" || true
       if [ "$SPARES_TOO" = 1 ]; then
         rm -rf "$D"; mkdir -p "$D"
         env $BASE_ENV "$BASE_MPIEXEC" -n "$n" --with-ft reinit --spares 1 $REINIT_ARGS --timeout 60 "$EXE" reinit "$D" > "$TMP/out" 2> "$TMP/err" || true
@@ -66,4 +67,5 @@ done
 for n in $SIZES; do
   echo "breakdown n=$n (mpiexec, every run):"; sed 's/^/  /' "$TMP/breakdown.$n"
   if [ "$SPARES_TOO" = 1 ]; then echo "breakdown n=$n --spares 1:"; sed 's/^/  /' "$TMP/breakdown_sp.$n"; fi
+  if [ -s "$TMP/breakdown_bs.$n" ]; then echo "breakdown n=$n base:"; sed 's/^/  /' "$TMP/breakdown_bs.$n"; fi
 done

@@ -14,6 +14,9 @@
 #   cross   2 hosts x 2 ranks, --spares 1: ranks 0 and 1 (both of h1) are killed at once; one takes h1's
 #           spare, the other h2's (its links are then TCP)
 #   badinput --spares without --with-ft reinit, and a negative count, on several hosts: usage errors (exit 2)
+#   template 2 hosts x 2 ranks, no spares: rank 2 (on h2) is SIGKILLed and restarted by h2's respawn template
+#           (tools/launch/template_process.h; its parent is h2's daemon, the timeline says so); then h2's
+#           template is SIGKILLed and rank 3 (on h2) is killed: restarted by fork+exec, the job goes on
 # Every case: the job ends with status 0 and the right result (PASS line), no process left on any host,
 # no /dev/shm segment of the job left.
 # Usage: reinit_spares_test.sh CASE MPIEXEC PROGRAM. Exit 0 PASS, 1 FAIL, 77 SKIP.
@@ -62,6 +65,20 @@ wait_spares() {
   echo "$s"
   return 1
 }
+# The respawn template on host $1 (FTMPI_TEMPLATE_FD in its start-up environment, leader of its process
+# group: its waiting child is in that group too); waits up to 20 s.
+wait_template() {
+  local p
+  for _ in $(seq 1 400); do
+    for p in $(ip netns pids "$1" 2>/dev/null); do
+      tr '\0' '\n' </proc/$p/environ 2>/dev/null | grep -q '^FTMPI_TEMPLATE_FD=' || continue
+      [ "$(ps -o pgid= -p "$p" | tr -d ' ')" = "$p" ] && { echo "$p"; return 0; }
+    done
+    kill -0 "$MPID" 2>/dev/null || break
+    sleep 0.05
+  done
+  return 1
+}
 # The pid of rank $1's latest process.
 pid_of() { sed -n "s/^rank $1 state [0-9]* host [^ ]* pid \\([0-9]*\\) .*/\\1/p" "$TMP/out" | tail -n 1; }
 # Wait (up to 30 s) until rank $1 has printed $2 entries into the restart point.
@@ -75,7 +92,7 @@ wait_entries() {
 }
 start_job() {  # HOSTS NP
   mkdir -p "$TMP/ck"
-  "$MPIEXEC" --rsh-agent "$NETNS_AGENT" --with-ft reinit --spares 1 --host "$1" -n "$2" --timeout 80 \
+  "$MPIEXEC" --rsh-agent "$NETNS_AGENT" --with-ft reinit --spares "${SPARES:-1}" --host "$1" -n "$2" --timeout 80 \
     -x REINIT_HOST_STEPS=120 "$PROG" "$TMP/ck" wait </dev/null >"$TMP/out" 2>"$TMP/err" &
   MPID=$!
   for _ in $(seq 1 800); do [ -e "$TMP/ck/started" ] && break; kill -0 $MPID 2>/dev/null || break; sleep 0.05; done
@@ -162,6 +179,27 @@ cross)
   check_spare "$on1" "$H1" "$sp1"
   check_spare "$on2" "$H2" "$sp2"
   for r in 2 3; do grep -q "^rank $r state 2 host $H2 " "$TMP/out" || fail "rank $r did not roll back (REINITED) on $H2"; done
+  ;;
+template)
+  SPARES=0 start_job "$H1:2,$H2:2" 4
+  MPIEXEC_PID=$MPID
+  t2=$(wait_template "$H2") || fail "no respawn template on $H2"
+  n2=$(grep -c "^rank 2 state" "$TMP/out")
+  kill -9 "$(pid_of 2)"
+  wait_entries 2 $((n2 + 1)) || fail "rank 2 did not come back"
+  p2=$(pid_of 2)
+  [ "$(ps -o ppid= -p "$p2" | tr -d ' ')" = "$(ps -o ppid= -p "$t2" | tr -d ' ')" ] || fail "rank 2's new process $p2 is not a child of $H2's daemon"
+  kill -9 "$t2"
+  for _ in $(seq 1 100); do kill -0 "$t2" 2>/dev/null || break; sleep 0.02; done
+  n3=$(grep -c "^rank 3 state" "$TMP/out")
+  kill -9 "$(pid_of 3)"
+  wait_entries 3 $((n3 + 1)) || fail "rank 3 did not come back"
+  p3=$(pid_of 3)
+  end_job
+  grep -q "^rank 2 state 3 host $H2 pid $p2 " "$TMP/out" || fail "rank 2 did not come back RESTARTED on $H2"
+  grep -q "^rank 3 state 3 host $H2 pid $p3 " "$TMP/out" || fail "rank 3 did not come back RESTARTED on $H2"
+  grep -q "rank 2 started as pid $p2 on host $H2 (no spare there; forked by the respawn template)" "$TMP/err" || fail "the timeline does not say rank 2 was forked by $H2's template"
+  grep -q "rank 3 started as pid $p3 on host $H2 (no spare there; fork+exec)" "$TMP/err" || fail "rank 3 was not restarted by fork+exec after the template was killed"
   ;;
 badinput)
   MPIEXEC_PID=none

@@ -56,6 +56,7 @@ Daemon::Daemon(DaemonOptions o) : o_(std::move(o)) {
 
 Daemon::~Daemon() {
   spares_.release();
+  template_.release();
   for (Rank& r : ranks_) {
     if (r.pidfd >= 0) ::close(r.pidfd);
     if (r.pmi_fd >= 0) ::close(r.pmi_fd);
@@ -175,6 +176,7 @@ void Daemon::launch(const Frame& f) {
   // Reinit --spares N: N warm processes on this host, started after its ranks (daemon_reinit.cpp).
   spares_.set_target(reinit_ ? static_cast<int>(f.num("spares", 0)) : 0);
   fill_spares();
+  if (reinit_ && f.num("template", 0) == 1) start_template();
 }
 
 Result<WarmProcess> Daemon::spawn_process(const RankStart& how, int rank) {
@@ -215,7 +217,12 @@ Result<WarmProcess> Daemon::spawn_process(const RankStart& how, int rank) {
   req.stdin_fd = in[0];
   req.stdout_fd = oc.write_end;
   req.stderr_fd = err[1];
-  Result<pid_t> pid = ok ? spawn_rank(req) : Result<pid_t>(Status(Errc::other, strerror(errno)));
+  Result<pid_t> pid = Status(Errc::other, strerror(errno));
+  if (ok && how.from_template && template_.running()) {
+    pid = template_.fork_rank(req);
+    if (!pid.ok()) log::debug("ftmpid: respawn template not used (%s): fork+exec", pid.status().message().c_str());
+  }
+  if (ok && !pid.ok()) pid = spawn_rank(req);
   for (int fd : {sv[1], oc.write_end, err[1], cv[1], in[0]})
     if (fd >= 0) ::close(fd);
   int pidfd = pid.ok() ? pidfd_open(pid.value()) : -1;
@@ -563,6 +570,7 @@ void Daemon::fence(const char* why) {
   say("host %s: %s; killing its %d rank%s and exiting", host_.c_str(), why, n, n == 1 ? "" : "s");
   kill_ranks(SIGKILL);
   spares_.release();
+  template_.release();
   for (Rank& r : ranks_)
     if (r.alive) {
       waitpid(r.pid, nullptr, 0);
@@ -685,6 +693,7 @@ void Daemon::handle_own(Frame& f) {
   } else if (t == "end") {
     ending_ = true;
     spares_.release();  // unused spares go with the job (their output, if any, is discarded)
+    template_.release();
   }
 }
 

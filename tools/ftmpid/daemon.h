@@ -34,6 +34,7 @@
 #include "silence_judge.h"
 #include "spare_pool.h"
 #include "stop_judge.h"
+#include "template_process.h"
 #include "stall_meter.h"
 #include "tree_liveness.h"
 #include "tree_shape.h"
@@ -129,6 +130,7 @@ class Daemon {
     int pmi_rank = 0;                        // PMI_RANK: its rank in its own MPI_COMM_WORLD
     int local_rank = 0, local_size = 1;      // among its part's processes on this host
     std::vector<std::string> extra = {};     // NAME=VALUE set last (Reinit: the epoch and failed ranks)
+    bool from_template = false;              // Reinit restart: forked by the respawn template if it can
   };
   // Fork `r` (r.rank set); false (an exit frame sent up, status 127) if it could not be started.
   bool start_rank(Rank& r, const RankStart& how);
@@ -141,6 +143,10 @@ class Daemon {
   void fill_spares();
   void on_spare_ended(pid_t pid);
   SparePool spares_;
+  // Reinit's respawn template on this host (launch template=1; template_process.h): started after the
+  // spares, forks restarted ranks; released with them.
+  void start_template();
+  TemplateProcess template_;
   // MPI_Comm_spawn across hosts (daemon_spawn.cpp): the "spawn" frame starts processes of a spawned part
   // here, or answers "spawn_failed" when the program cannot be found on this host (nothing started).
   void spawn_part(const Frame& f);

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -65,8 +66,10 @@ void Daemon::restart_rank(const Frame& f) {
     RankStart how{spec_.path, spec_.argv, spec_.env, no_inject, no_cwd, spec_.pty, false, rank, local,
                   static_cast<int>(ranks_.size())};
     how.extra = {"FTMPI_REINIT_EPOCH=" + std::to_string(epoch), "FTMPI_REINIT_FAILED=" + f.payload};
+    how.from_template = true;
+    const int forked_before = template_.forked();
     if (!start_rank(*slot, how)) return;  // its exit (127) went up
-    done.set("pid", slot->pid).set("spare", 0);
+    done.set("pid", slot->pid).set("spare", 0).set("template", template_.forked() != forked_before ? 1 : 0);
   }
   send_up(done);
 }
@@ -94,6 +97,26 @@ void Daemon::fill_spares() {
     up.set("ev", "up").set("pid", p.pid).set("node", o_.node);
     send_up(up);
   }
+}
+
+void Daemon::start_template() {
+  if (!template_enabled()) return;
+  SpawnRequest req;
+  req.path = spec_.path;
+  req.argv = spec_.argv;
+  req.env = spec_.env;
+  req.env.push_back("FTMPI_NUM_CORES=" + std::to_string(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))));
+  Status st = template_.start(std::move(req));
+  if (st.code() == Errc::unsupported) {
+    log::debug("ftmpid: host %s: no respawn template: %s", host_.c_str(), st.message().c_str());
+    return;
+  }
+  if (!st.ok()) {
+    say("warning: host %s: cannot start the respawn template: %s (failed ranks are restarted by fork+exec)",
+        host_.c_str(), st.message().c_str());
+    return;
+  }
+  log::debug("ftmpid: host %s: respawn template pid %d", host_.c_str(), static_cast<int>(template_.pid()));
 }
 
 void Daemon::on_spare_ended(pid_t pid) {

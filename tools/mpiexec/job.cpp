@@ -291,7 +291,10 @@ int Job::run() {
     fail_job(kExitUsage, "");
   }
   if (stdin_pipe_ < 0) forward_stdin_ = false;
-  if (reinit_ && end_.running()) launch_spares();
+  if (reinit_ && end_.running()) {
+    launch_spares();
+    launch_template();
+  }
   supervise();
   release_spares();
   remove_job_shm_segments(kvsname_);
@@ -432,6 +435,7 @@ void Job::reap_children() {
     }
     int r = find_rank_by_pid(pid);
     if (r >= 0) on_rank_exit(r, st);
+    else if (template_.reaped(pid)) log::debug("mpiexec: the respawn template (pid %d) ended (status 0x%x)", static_cast<int>(pid), st);
     else reap_spare(pid, st);
   }
 }

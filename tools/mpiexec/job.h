@@ -32,6 +32,7 @@
 #include "life_watch.h"
 #include "respawn.h"
 #include "spare_pool.h"
+#include "template_process.h"
 #include "models/reinit/fence_board.h"
 
 namespace ftmpi::mpiexec {
@@ -155,7 +156,10 @@ class Job final : public RankRestarter {
   // host (every live rank fails at once and restarts here) and returns true; false for any other sender.
   bool reinit_signal_from_rank(const JobSignal& s);
   Result<pid_t> restart(int rank, int epoch, const std::vector<int>& failed) override;
-  Result<Started> start_process(std::vector<std::string> env);
+  std::string last_restart_how() const override { return last_restart_how_; }
+  std::string last_restart_how_;
+  // `from_template`: forked by the respawn template when it can (template_process.h), else fork+exec.
+  Result<Started> start_process(std::vector<std::string> env, bool from_template = false);
   // --spares N: warm processes started with the job, waiting inside MPI_Init (models/reinit/spare.h)
   // until a failed rank's number is handed to one of them (`cmd=adopt`) instead of a fork+exec+init.
   void launch_spares();
@@ -163,6 +167,10 @@ class Job final : public RankRestarter {
   bool reap_spare(pid_t pid, int wait_status);  // a spare ended before it was used: false if not a spare
   void release_spares();                         // end of the job: the unused spares go (SIGKILL, reaped)
   SparePool spares_;
+  // The respawn template (Reinit, on by default, FTMPI_REINIT_TEMPLATE=0: off): started with the spares,
+  // forks restarted ranks; released with them.
+  void launch_template();
+  TemplateProcess template_;
 
   Options opt_;
   std::string program_path_;

@@ -132,7 +132,7 @@ bool Job::reinit_signal_from_rank(const JobSignal& s) {
   return true;
 }
 
-Result<Job::Started> Job::start_process(std::vector<std::string> env) {
+Result<Job::Started> Job::start_process(std::vector<std::string> env, bool from_template) {
   int sv[2] = {-1, -1}, err[2] = {-1, -1}, cv[2] = {-1, -1};
   OutputChannel out;
   bool have_out = open_output_channel(!opt_.output_pipe, out);
@@ -156,7 +156,13 @@ Result<Job::Started> Job::start_process(std::vector<std::string> env) {
   req.ctrl_fd = cv[1];
   req.stdout_fd = out.write_end;
   req.stderr_fd = err[1];
-  auto pid = spawn_rank(req);
+  Result<pid_t> pid = Status(Errc::other, "no template");
+  if (from_template && template_.running()) {
+    pid = template_.fork_rank(req);
+    if (!pid.ok())
+      log::debug("mpiexec: respawn template not used (%s): fork+exec", pid.status().message().c_str());
+  }
+  if (!pid.ok()) pid = spawn_rank(req);
   ::close(sv[1]);
   ::close(cv[1]);
   ::close(out.write_end);
@@ -200,13 +206,38 @@ bool Job::reap_spare(pid_t pid, int wait_status) {
   return true;
 }
 
-void Job::release_spares() { spares_.release(); }
+void Job::release_spares() {
+  spares_.release();
+  template_.release();
+}
+
+void Job::launch_template() {
+  if (!template_enabled()) return;
+  // Its environment is a rank's with the restart answers (the rank's own part comes with each command).
+  SpawnRequest req;
+  req.path = program_path_;
+  req.argv = opt_.program;
+  req.env = rank_environment(0, -1);
+  add_restart_answers(req.env);
+  Status st = template_.start(std::move(req));
+  if (st.code() == Errc::unsupported) {
+    log::debug("mpiexec: no respawn template: %s", st.message().c_str());
+    return;
+  }
+  if (!st.ok()) {
+    say("warning: cannot start the respawn template: %s (failed ranks are restarted by fork+exec)",
+        st.message().c_str());
+    return;
+  }
+  log::debug("mpiexec: the respawn template is pid %d", static_cast<int>(template_.pid()));
+}
 
 Result<pid_t> Job::restart(int r, int epoch, const std::vector<int>& failed) {
   std::string failed_list;
   for (int f : failed) failed_list += (failed_list.empty() ? "" : ",") + std::to_string(f);
   Started s;
   bool adopted = false;
+  const int forked_before = template_.forked();
   if (auto spare = spares_.take()) {
     // A warm spare takes the rank over: no fork, exec, dynamic loading or program start-up on the
     // recovery path. It reads this one line inside MPI_Init and goes on as a restarted process.
@@ -217,7 +248,7 @@ Result<pid_t> Job::restart(int r, int epoch, const std::vector<int>& failed) {
     env.push_back("FTMPI_REINIT_EPOCH=" + std::to_string(epoch));
     env.push_back("FTMPI_REINIT_FAILED=" + failed_list);
     add_restart_answers(env);
-    auto started = start_process(std::move(env));
+    auto started = start_process(std::move(env), true);
     if (!started.ok()) return started.status();
     s = started.value();
   }
@@ -248,8 +279,7 @@ Result<pid_t> Job::restart(int r, int epoch, const std::vector<int>& failed) {
   streams_.emplace_back(r, 1, s.out_fd, opt_.tag_output);
   streams_.emplace_back(r, 2, s.err_fd, opt_.tag_output);
   server_->rank_back(r);
-  log::debug("mpiexec: rank %d restarted as pid %d (epoch %d%s)", r, static_cast<int>(rec.pid), epoch,
-             adopted ? ", a spare" : "");
+  last_restart_how_ = adopted ? "a warm spare" : template_.forked() != forked_before ? "the respawn template" : "fork+exec";
   return s.pid;
 }
 

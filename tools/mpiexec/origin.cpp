@@ -26,6 +26,7 @@
 #include "net_addr.h"
 #include "output_forwarder.h"
 #include "say.h"
+#include "template_process.h"
 #include "util/log.h"
 
 namespace ftmpi::mpiexec {
@@ -543,6 +544,7 @@ void Origin::on_hello(const Frame& f, int via_slot) {
   l.set("pty", opt_.output_pipe ? 0 : 1);
   if (reinit_) l.set("reinit", 1);
   if (reinit_ && opt_.ft.spares > 0) l.set("spares", opt_.ft.spares);  // per host (origin_reinit.cpp)
+  if (reinit_ && template_enabled()) l.set("template", 1);  // a respawn template per host (template_process.h)
   if (forward_stdin_ && e.first_rank == 0 && e.nranks > 0) l.set("stdin", 1);
   std::vector<std::string> items;
   items.push_back("path=" + program_path_);

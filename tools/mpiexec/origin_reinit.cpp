@@ -186,8 +186,8 @@ void Origin::on_restarted(const Frame& f) {
     say("reinit: t=%.3fs rank %d taken over by warm spare pid %lld on host %s", t, r, f.num("pid", 0),
         host_name(rec.host).c_str());
   else
-    say("reinit: t=%.3fs rank %d started as pid %lld on host %s (no spare there)", t, r, f.num("pid", 0),
-        host_name(rec.host).c_str());
+    say("reinit: t=%.3fs rank %d started as pid %lld on host %s (no spare there; %s)", t, r, f.num("pid", 0),
+        host_name(rec.host).c_str(), f.num("template", 0) == 1 ? "forked by the respawn template" : "fork+exec");
 }
 
 }  // namespace ftmpi::mpiexec

@@ -120,9 +120,10 @@ void ReinitDriver::run(const std::vector<reinit::CoordAction>& actions) {
           return;
         }
         t_restarted_ = realtime_seconds();
+        const std::string how = hooks_.restarter->last_restart_how();
         if (pid.value() > 0)
-          say("reinit: t=%.3fs rank %d restarted as pid %d for epoch %d (restart %d)", since_start(), a.rank,
-              static_cast<int>(pid.value()), a.epoch, coord_.restarts());
+          say("reinit: t=%.3fs rank %d restarted as pid %d for epoch %d (restart %d%s%s)", since_start(), a.rank,
+              static_cast<int>(pid.value()), a.epoch, coord_.restarts(), how.empty() ? "" : ", by ", how.c_str());
         else  // a host daemon forks it
           say("reinit: t=%.3fs rank %d restarted for epoch %d (restart %d)", since_start(), a.rank, a.epoch,
               coord_.restarts());

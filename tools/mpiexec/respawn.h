@@ -26,6 +26,9 @@ class RankRestarter {
   // (FTMPI_REINIT_EPOCH), knowing which ranks failed (FTMPI_REINIT_FAILED). Returns its pid (0: started
   // by a host daemon, pid not known to the caller).
   virtual Result<pid_t> restart(int rank, int epoch, const std::vector<int>& failed) = 0;
+  // How the last restart started its process, for the timeline ("a warm spare", "the respawn template",
+  // "fork+exec"); empty: not known here (a host daemon's restart).
+  virtual std::string last_restart_how() const { return {}; }
 };
 
 // Reinit bookkeeping of one job: feeds deaths and control lines to the coordinator, carries out its
