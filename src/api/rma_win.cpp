@@ -3,8 +3,8 @@
 // name, attributes, error handlers, invalidate / get_failed. The operations and synchronisation calls are in
 // rma_ops.cpp; the machinery in src/rma/ (model: rma/window.h).
 //
-// Creation is collective: two private communicators (MPI_Comm_split of the user's, which copies no
-// attributes), an allgather of every rank's size and displacement unit (origin-side range checks),
+// Creation is collective: one private communicator (MPI_Comm_split of the user's, which copies no
+// attributes; requests and replies are two tag spaces of it, rma/wire.h), an allgather of every rank's size and displacement unit (origin-side range checks),
 // memory (allocate: this process's heap; allocate_shared: one POSIX shared-memory segment mapped by every
 // member, unlinked as soon as all mapped it, so nothing stays in /dev/shm), then the target Service.
 #include <fcntl.h>
@@ -93,28 +93,21 @@ int make_window(MPI_Comm comm, MPI_Info info, Flavor flavor, MPI_Aint size, int 
   if (size < 0) return ret(comm, Status(Errc::size, "negative window size"), fn);
   if (disp_unit <= 0) return ret(comm, Status(Errc::disp, "displacement unit must be positive"), fn);
   if (info != MPI_INFO_NULL && !ftmpi::api::valid_info(info)) return ret(comm, Status(Errc::info, "invalid info"), fn);
-  MPI_Comm req = MPI_COMM_NULL, rep = MPI_COMM_NULL;
+  // One private communicator: requests and replies are two tag spaces of it (rma/wire.h).
+  MPI_Comm req = MPI_COMM_NULL;
   int rc = PMPI_Comm_split(comm, 0, comm->rank, &req);
   if (rc != MPI_SUCCESS) return rc;
-  rc = PMPI_Comm_split(comm, 0, comm->rank, &rep);
-  if (rc != MPI_SUCCESS) {
-    PMPI_Comm_free(&req);
-    return rc;
-  }
   PMPI_Comm_set_errhandler(req, MPI_ERRORS_RETURN);
-  PMPI_Comm_set_errhandler(rep, MPI_ERRORS_RETURN);
-  PMPI_Comm_set_name(req, "ftmpi-window-req");
-  PMPI_Comm_set_name(rep, "ftmpi-window-rep");
+  PMPI_Comm_set_name(req, "ftmpi-window");
   std::vector<SizeUnit> all(static_cast<std::size_t>(comm->size));
   SizeUnit mine{size, disp_unit};
   rc = PMPI_Allgather(&mine, 2, MPI_INT64_T, all.data(), 2, MPI_INT64_T, req);
   if (rc != MPI_SUCCESS) {
     PMPI_Comm_free(&req);
-    PMPI_Comm_free(&rep);
     const Errc e = rc == MPI_ERR_PROC_FAILED ? Errc::proc_failed : rc == MPI_ERR_REVOKED ? Errc::revoked : Errc::other;
     return ret(comm, Status(e, "window creation: exchange of sizes failed"), fn);
   }
-  auto* w = new ftmpi_win_s(rt().engine(), &rt().failures(), req, rep, rt().progress());
+  auto* w = new ftmpi_win_s(rt().engine(), &rt().failures(), req, req, rt().progress());
   w->flavor = flavor;
   w->bytes = static_cast<std::size_t>(size);
   w->disp_unit = disp_unit;
@@ -136,8 +129,8 @@ int make_window(MPI_Comm comm, MPI_Info info, Flavor flavor, MPI_Aint size, int 
 
 void release_window(ftmpi_win_s* w) {
   MPI_Comm req = w->req_comm(), rep = w->rep_comm();
+  if (rep != req) PMPI_Comm_free(&rep);
   PMPI_Comm_free(&req);
-  PMPI_Comm_free(&rep);
   if (w->owned_mem) std::free(w->owned_mem);
   if (w->shm_map) munmap(w->shm_map, w->shm_len);
   for (const auto& m : w->mappings) munmap(m.addr, m.len);
@@ -737,7 +730,7 @@ extern "C" int PMPI_Win_invalidate(MPI_Win win) {
   FTMPI_CHECK_WIN(win, "MPI_Win_invalidate");
   win->invalidate();
   int rc = PMPIX_Comm_revoke(win->req_comm());
-  if (rc == MPI_SUCCESS) rc = PMPIX_Comm_revoke(win->rep_comm());
+  if (rc == MPI_SUCCESS && win->rep_comm() != win->req_comm()) rc = PMPIX_Comm_revoke(win->rep_comm());
   if (rc != MPI_SUCCESS)
     return win_ret(win, Status(Errc::other, "MPI_Win_invalidate: revoking the window failed"), "MPI_Win_invalidate");
   return MPI_SUCCESS;

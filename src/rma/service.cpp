@@ -54,7 +54,7 @@ void scatter(std::byte* base, const OpHdr& h, const WireBlock* blocks, const std
 
 bool Service::post_listen() {
   inbox_.resize(kInbox);
-  p2p::RecvArgs a{inbox_.data(), kInbox, byte_type(), -1 /* MPI_ANY_SOURCE */, -1 /* MPI_ANY_TAG */, w_->req_};
+  p2p::RecvArgs a{inbox_.data(), kInbox, byte_type(), -1 /* MPI_ANY_SOURCE */, kRequestTag, w_->req_};
   Status st = w_->engine_.irecv(a, &listen_);
   if (!st.ok()) {
     listen_ = nullptr;

@@ -142,7 +142,7 @@ Status Window::send_op(OpHdr h, const Target& t, const void* obuf, std::size_t o
     if (h.data_bytes) dt::pack(obuf, ocount, otype, p);
   };
   if (!ext) fill(pend->buf.data() + sizeof(OpHdr));
-  p2p::SendArgs a{pend->buf.data(), pend->buf.size(), byte_type(), t.rank, 0, req_};
+  p2p::SendArgs a{pend->buf.data(), pend->buf.size(), byte_type(), t.rank, kRequestTag, req_};
   FTMPI_TRY(engine_.isend(a, &pend->send));
   if (ext) {
     if (blocks.empty()) {  // data only: straight from the origin buffer (the engine packs if it must)
@@ -311,7 +311,7 @@ std::shared_ptr<Pending> Window::issue_ctrl(int target, OpCode op, bool exclusiv
   if (st.ok()) {
     pend->buf.resize(sizeof h);
     std::memcpy(pend->buf.data(), &h, sizeof h);
-    p2p::SendArgs a{pend->buf.data(), sizeof h, byte_type(), target, 0, req_};
+    p2p::SendArgs a{pend->buf.data(), sizeof h, byte_type(), target, kRequestTag, req_};
     st = engine_.isend(a, &pend->send);
   }
   if (!st.ok()) pend->error = st;

@@ -1,8 +1,9 @@
 // One-sided communication (MPI-3.1 chapter 11): a window and its two halves.
 //
 // Model. Every operation is an active message (rma/wire.h) carried by the point-to-point engine on the
-// window's private communicators (`req` and `rep`, duplicates of the user's communicator made at
-// creation). The *origin* half turns MPI_Put/Get/Accumulate/... and the synchronisation calls into those
+// window's private communicator (`req` and `rep`: the requests' and the replies' tag spaces, rma/wire.h;
+// MPI_Win_create and friends pass one duplicate of the user's communicator as both, so a window costs one
+// context id slot). The *origin* half turns MPI_Put/Get/Accumulate/... and the synchronisation calls into those
 // messages and waits for their replies. The *target* half is the window's Service, a GenericOp that the
 // engine advances on every progress pass: it keeps one ANY_SOURCE receive posted on `req` and executes the
 // operations it receives on the local window memory, one at a time, in arrival order.
@@ -33,7 +34,7 @@
 // toward a dead target fails (MPI_ERR_PROC_FAILED) and the error is reported at the synchronisation that
 // completes it (flush, unlock, fence, complete, the request of an R* operation). A lock whose holder dies
 // is released by the target's Service when the failure is announced (waiting requests are then
-// granted). MPI_Win_invalidate / MPIX_Win_revoke revokes both private communicators: every pending
+// granted). MPI_Win_invalidate / MPIX_Win_revoke revokes the private communicator: every pending
 // operation and epoch, at every member, completes with MPI_ERR_REVOKED; later calls fail the same way.
 //
 // Threading: all of it runs under the API lock (single application thread at a time), like the engine.

@@ -1,7 +1,8 @@
 // The active messages of one-sided communication (src/rma/window.h), as they travel between an origin and
-// a target over the window's two private communicators:
+// a target over the window's private communicator (one: `req` and `rep` below are two tag spaces of it, so
+// a window costs one context id slot, and 1000 windows at once fit; MPICH's rma/window_creation):
 //
-//   * `req` (the target's service listens on it with one posted ANY_SOURCE/ANY_TAG receive): one message per
+//   * `req` (tag kRequestTag; the target's service listens with one posted ANY_SOURCE receive): one message per
 //     operation or synchronisation, an OpHdr followed by its inline part. The inline part is the target
 //     type's runs (target_blocks Block each, when the target type is not contiguous) and then the packed
 //     origin data. When header + inline part would exceed kInlineMax, the header carries `ext_tag` and
@@ -13,6 +14,8 @@
 //
 // Tags: an origin numbers its operations; reply tags are even (2k), extension tags odd (2k+1), so a reply
 // to this process and a put extension from the same peer never match each other. kPostTag is 0.
+// kRequestTag is above every reply and extension tag (those stay below 2^25 + 2), so the service's
+// ANY_SOURCE receive takes requests only.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +27,7 @@ enum class OpCode : std::uint8_t {
 };
 
 inline constexpr int kPostTag = 0;
+inline constexpr int kRequestTag = 1 << 30;
 inline constexpr std::size_t kInlineMax = 12 * 1024;  // below the engine's 16 KiB eager limit
 
 struct OpHdr {
