@@ -2,58 +2,47 @@
 
 #include <cstring>
 
+#include "util/byte_io.h"
+
 namespace ftmpi::ft {
-namespace {
-template <class T>
-void put(std::vector<std::byte>& out, T v) {
-  const auto* p = reinterpret_cast<const std::byte*>(&v);
-  out.insert(out.end(), p, p + sizeof v);
-}
-template <class T>
-T get(std::span<const std::byte> in, std::size_t at) {
-  T v;
-  std::memcpy(&v, in.data() + at, sizeof v);
-  return v;
-}
-}  // namespace
 
 bool has_key_trailer(std::span<const std::byte> payload) {
-  return payload.size() >= 20 && get<std::uint32_t>(payload, payload.size() - 4) == kChannelKeyMagic;
+  return payload.size() >= 20 && util::get_pod<std::uint32_t>(payload, payload.size() - 4) == kChannelKeyMagic;
 }
 
 void append_key(std::vector<std::byte>& out, const ChannelKey& k) {
-  put(out, k.parent_ctx);
-  put(out, k.parent_witness);
-  for (std::uint32_t w : k.words) put(out, w);
-  for (int m : k.members) put(out, static_cast<std::int32_t>(m));
-  put(out, static_cast<std::uint32_t>(k.words.size()));
-  put(out, static_cast<std::uint32_t>(k.members.size()));
-  put(out, kChannelKeyMagic);
+  util::put_pod(out, k.parent_ctx);
+  util::put_pod(out, k.parent_witness);
+  for (std::uint32_t w : k.words) util::put_pod(out, w);
+  for (int m : k.members) util::put_pod(out, static_cast<std::int32_t>(m));
+  util::put_pod(out, static_cast<std::uint32_t>(k.words.size()));
+  util::put_pod(out, static_cast<std::uint32_t>(k.members.size()));
+  util::put_pod(out, kChannelKeyMagic);
 }
 
 bool split_key(std::span<const std::byte> payload, std::span<const std::byte>* head, ChannelKey* k) {
   constexpr std::size_t kTail = 3 * sizeof(std::uint32_t), kFixed = 2 * sizeof(std::uint32_t);
   if (payload.size() < kTail + kFixed) return false;
   const std::size_t end = payload.size();
-  if (get<std::uint32_t>(payload, end - 4) != kChannelKeyMagic) return false;
-  const std::uint32_t n_words = get<std::uint32_t>(payload, end - 12);
-  const std::uint32_t n_members = get<std::uint32_t>(payload, end - 8);
+  if (util::get_pod<std::uint32_t>(payload, end - 4) != kChannelKeyMagic) return false;
+  const std::uint32_t n_words = util::get_pod<std::uint32_t>(payload, end - 12);
+  const std::uint32_t n_members = util::get_pod<std::uint32_t>(payload, end - 8);
   if (n_words > kChannelKeyMaxWords || n_members > kChannelKeyMaxMembers) return false;
   const std::size_t len = kFixed + 4 * (std::size_t{n_words} + n_members) + kTail;
   if (len > end) return false;
   std::size_t at = end - len;
   *head = payload.first(at);
-  k->parent_ctx = get<std::uint32_t>(payload, at);
-  k->parent_witness = get<std::int32_t>(payload, at + 4);
+  k->parent_ctx = util::get_pod<std::uint32_t>(payload, at);
+  k->parent_witness = util::get_pod<std::int32_t>(payload, at + 4);
   at += kFixed;
   k->words.resize(n_words);
   for (auto& w : k->words) {
-    w = get<std::uint32_t>(payload, at);
+    w = util::get_pod<std::uint32_t>(payload, at);
     at += 4;
   }
   k->members.resize(n_members);
   for (std::size_t i = 0; i < n_members; ++i) {
-    k->members[i] = get<std::int32_t>(payload, at);
+    k->members[i] = util::get_pod<std::int32_t>(payload, at);
     if (k->members[i] < 0 || (i > 0 && k->members[i] <= k->members[i - 1])) return false;  // sorted, distinct
     at += 4;
   }

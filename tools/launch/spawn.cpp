@@ -1,4 +1,5 @@
 #include "spawn.h"
+#include "util/child_setup.h"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -25,35 +26,14 @@ bool executable_file(const std::string& p) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(127);  // mpiexec already died
 
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
-  for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGQUIT}) signal(s, SIG_DFL);
+  util::reset_launcher_signals();
 
   int in = req.stdin_fd >= 0 ? req.stdin_fd : open("/dev/null", O_RDONLY);
   if (in < 0 || dup2(in, 0) < 0 || dup2(req.stdout_fd, 1) < 0 || dup2(req.stderr_fd, 2) < 0) _exit(127);
   // The PMI socket and the control channel must survive exec: clear their close-on-exec flags. Descriptors mpiexec itself
   // inherited (a make jobserver, a test harness's pipes) are not the rank's business: close them.
-  int keep[2] = {req.pmi_fd, req.ctrl_fd};
-  if (keep[1] >= 0 && keep[1] < keep[0]) {
-    keep[1] = req.pmi_fd;
-    keep[0] = req.ctrl_fd;
-  }
-  unsigned next = 3;  // first fd not yet known to be closed or kept
-  for (int fd : keep) {
-    if (fd < 0) continue;
-    fcntl(fd, F_SETFD, 0);
-    if (static_cast<unsigned>(fd) > next) close_range(next, static_cast<unsigned>(fd) - 1, 0);
-    next = static_cast<unsigned>(fd) + 1;
-  }
-  close_range(next, ~0U, 0);
-
-  if (req.cpu >= 0) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(req.cpu, &set);
-    sched_setaffinity(0, sizeof set, &set);  // best effort: a failure leaves the rank unbound
-  }
+  util::keep_only_fds(req.pmi_fd, req.ctrl_fd);
+  util::bind_to_cpu(req.cpu);  // best effort: a failure leaves the rank unbound
   if (!req.cwd.empty() && chdir(req.cwd.c_str()) != 0) {
     const char* m = "mpiexec: cannot change to the spawned process's working directory\n";
     (void)!write(2, m, strlen(m));

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "util/child_setup.h"
 #include "util/kv_line.h"
 
 extern char** environ;
@@ -103,10 +104,7 @@ void become_rank(const ForkCommand& cmd, const int* fds, pid_t launcher) {
   setpgid(0, 0);  // the launcher does it too, first come first served
   if (getppid() != launcher) _exit(127);
 
-  sigset_t none;
-  sigemptyset(&none);
-  for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGQUIT}) signal(s, SIG_DFL);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
+  util::reset_launcher_signals();
 
   // Descriptors: out, err, pmi, [ctrl], [in]. Received ones are >= 3 (0-2 are the template's).
   int k = 0;
@@ -114,23 +112,8 @@ void become_rank(const ForkCommand& cmd, const int* fds, pid_t launcher) {
   const int ctrl = cmd.has_ctrl ? fds[k++] : -1;
   const int in = cmd.has_stdin ? fds[k++] : -1;
   if ((in >= 0 && dup2(in, 0) < 0) || dup2(out, 1) < 0 || dup2(err, 2) < 0) _exit(127);
-  int keep[2] = {pmi, ctrl};
-  if (keep[1] >= 0 && keep[1] < keep[0]) std::swap(keep[0], keep[1]);
-  unsigned next = 3;
-  for (int fd : keep) {
-    if (fd < 0) continue;
-    fcntl(fd, F_SETFD, 0);  // as a fresh rank's: open across a later exec
-    if (static_cast<unsigned>(fd) > next) close_range(next, static_cast<unsigned>(fd) - 1, 0);
-    next = static_cast<unsigned>(fd) + 1;
-  }
-  close_range(next, ~0U, 0);
-
-  if (cmd.cpu >= 0) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cmd.cpu, &set);
-    sched_setaffinity(0, sizeof set, &set);
-  }
+  util::keep_only_fds(pmi, ctrl);  // as a fresh rank's: open across a later exec
+  util::bind_to_cpu(cmd.cpu);
 
   std::vector<std::string> env = cmd.env;
   place_channel_fds(env, pmi, ctrl);
