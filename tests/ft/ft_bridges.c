@@ -42,17 +42,6 @@ static int g_rank;
 static atomic_int calls_done;
 static int kill_after;
 
-static long rss_kb(void) {
-  FILE *f = fopen("/proc/self/status", "r");
-  char line[256];
-  long kb = -1;
-  if (!f) return -1;
-  while (fgets(line, sizeof line, f))
-    if (strncmp(line, "VmRSS:", 6) == 0) kb = strtol(line + 6, NULL, 10);
-  fclose(f);
-  return kb;
-}
-
 /* The intercommunicator works: the remote group's size by an allreduce, and a message with my partner. */
 static void check_inter(MPI_Comm inter, int t) {
   int rn = 0, r = -1, one = 1, sum = 0;
@@ -147,7 +136,7 @@ int main(int argc, char **argv) {
     long rss_third = 0;
     int ok = 0, cls = MPI_SUCCESS;
     for (; ok < MANY; ok++) {
-      if (ok == MANY / 3) rss_third = rss_kb();
+      if (ok == MANY / 3) rss_third = ft_rss_kb();
       MPI_Comm inter = MPI_COMM_NULL;
       const int rc = create(local[ok % nlocal], ok % 32767, &inter);
       if (rc != MPI_SUCCESS) {
@@ -160,7 +149,7 @@ int main(int argc, char **argv) {
       atomic_fetch_add(&calls_done, 1);
     }
     if (!kill) {
-      const long grown = rss_kb() - rss_third;
+      const long grown = ft_rss_kb() - rss_third;
       if (g_rank == 0)
         printf("%s: %d intercommunicators (distinct bridges) over %d local communicators per side, resident set +%ld kB over the last two thirds\n",
                mode, MANY, nlocal, grown);

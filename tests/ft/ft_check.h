@@ -15,6 +15,9 @@
 
 #include <mpi-ext.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -71,6 +74,18 @@ static inline void ft_sleep_ms(int ms) {
 static inline void ft_spin_us(int us) {
   for (volatile int i = 0; i < us * 100; i++) {
   }
+}
+
+/* This process's resident set in kB (/proc/self/status VmRSS), or -1 (the leak tests' growth bounds). */
+static inline long ft_rss_kb(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  long kb = -1;
+  if (!f) return -1;
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, "VmRSS:", 6) == 0) kb = strtol(line + 6, NULL, 10);
+  fclose(f);
+  return kb;
 }
 
 /* A well-mixed 32-bit hash (for per-trial schedules every rank derives alike). */

@@ -33,17 +33,6 @@ static void *killer(void *arg) {
   return NULL;
 }
 
-static long rss_kb(void) {
-  FILE *f = fopen("/proc/self/status", "r");
-  char line[256];
-  long kb = -1;
-  if (!f) return -1;
-  while (fgets(line, sizeof line, f))
-    if (strncmp(line, "VmRSS:", 6) == 0) kb = strtol(line + 6, NULL, 10);
-  fclose(f);
-  return kb;
-}
-
 /* The new communicator works: an allreduce of the world ranks of its members. */
 static void check_comm(MPI_Comm c, int expect_sum) {
   int me = ft_world_rank(), sum = -1;
@@ -87,7 +76,7 @@ int main(int argc, char **argv) {
     long rss_third = 0;
     int ok = 0, cls = MPI_SUCCESS;
     for (; ok < MANY; ok++) {
-      if (ok == MANY / 3) rss_third = rss_kb();
+      if (ok == MANY / 3) rss_third = ft_rss_kb();
       const int tag = ok % 5 == 4 ? (ok * 7919) % (ok + 1) : ok;  /* every 5th: an earlier tag again */
       MPI_Comm c = MPI_COMM_NULL;
       const int rc = MPI_Comm_create_group(MPI_COMM_WORLD, world, 1000 + tag, &c);
@@ -101,7 +90,7 @@ int main(int argc, char **argv) {
       atomic_fetch_add(&calls_done, 1);
     }
     if (!kill) {
-      const long grown = rss_kb() - rss_third;
+      const long grown = ft_rss_kb() - rss_third;
       if (rank == 0) printf("many: %d creations over distinct channels, resident set +%ld kB over the last two thirds\n", MANY, grown);
       CHECK(cls == MPI_SUCCESS, "call %d failed: %s", ok, ft_class_name(cls));
       CHECK(grown < GROW_KB, "resident set grew by %ld kB over %d creations", grown, MANY - MANY / 3);
