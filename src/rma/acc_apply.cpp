@@ -136,13 +136,38 @@ void acc_apply(std::byte* base, const TargetShape& s, const dt::Datatype* unit, 
   if (n == 0) return;
   const Cls c = cls_of(unit->basic);
   const bool has_in = in != nullptr && op != OpKind::no_op;
+  const bool atomic_capable = atomics && atomic_unit(unit);
+  const dt::Op* o = op_of(op);
   auto run = [&](std::byte* p, std::size_t len) {
+    // A run none of whose elements is atomic (plain memory, a unit of another size, or a misaligned start,
+    // which misaligns every element of the run alike): the caller holds the AccLock, so the whole run is
+    // one typed reduction (the kernels of dt::apply_packed) instead of one call per element.
+    if (!atomic_capable || (reinterpret_cast<std::uintptr_t>(p) & (n - 1)) != 0) {
+      const std::size_t m = len / n;
+      if (m == 0) return;
+      if (out) {
+        std::memcpy(out, p, m * n);
+        out += m * n;
+      }
+      if (has_in) {
+        if (op == OpKind::replace)
+          std::memmove(p, in, m * n);
+        else
+          dt::apply_packed(o, in, p, m, unit);
+        in += m * n;
+      }
+      return;
+    }
     for (std::size_t k = 0; k + n <= len; k += n) {
       one(p + k, has_in ? in : nullptr, unit, op, out, atomics, c);
       if (has_in) in += n;
       if (out) out += n;
     }
   };
+  if (s.nblocks == 0 && s.extent == static_cast<std::int64_t>(s.type_size)) {  // one contiguous run
+    run(base, s.count * s.type_size);
+    return;
+  }
   for (std::size_t i = 0; i < s.count; ++i) {
     std::byte* e = base + static_cast<std::int64_t>(i) * s.extent;
     if (s.nblocks == 0) {
