@@ -20,7 +20,8 @@
 // operations may run concurrently on them).
 //
 // Cost: one atomic instruction per element on the lock-free path (MPI_SUM on int/long: lock xadd; on
-// double: a cmpxchg loop); the generic reduction (dt::apply_packed) per element otherwise.
+// double: a cmpxchg loop), and for the atomic elements of a locked operation; a run of non-atomic elements
+// (back-to-back elements are one run) is one typed reduction (dt::apply_packed over the run).
 #pragma once
 #include <cstddef>
 #include <cstdint>
