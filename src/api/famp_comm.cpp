@@ -9,6 +9,7 @@
 #include "api/famp_state.h"
 #include "comm/comm_ops.h"
 #include "comm/context_alloc.h"
+#include "comm/pool_rounds.h"
 #include "ft/ft_manager.h"
 #include "models/famp/split.h"
 
@@ -28,33 +29,18 @@ namespace {
 // (`on_channel`) is held while the operation lives: it keeps `c` and an instance of it across progress
 // passes, and a pass may make another channel live and compact an idle one (FtManager::hold_channel).
 //
-// Context ids. The operation completes in the progress loop, so other creations may run meanwhile on this
-// process — a blocking MPI_Comm_create_group or MPI_Comm_dup on the same parent, an MPI_Comm_idup, another
-// FA-MPI creation (MPI lets a program have several outstanding on one communicator, started in the same order
-// everywhere). It therefore offers no slot of the blocking allocator's (which a blocking creation could claim
-// before this decision: MPI_ERR_INTERN "context id already in use", until skipfree2), but, like MPI_Comm_idup
-// (comm/comm_idup.h), slots of the non-blocking pool that it takes out of the pool (reserves) for its round:
-// words w..w+n-1 of the pool (n: enough for one slot per member and group kind), w a hash of (the operation's
-// number on its agreement object, the round). Nothing else offers or claims a reserved slot, so the slots
-// decided are free at every member of every new communicator. A round whose AND has too few common slots
-// (another operation holds those words at some member) gives its slots back and runs the next round in other
-// words — every member sees the same decision, so all do — after kMaxRounds rounds: out of ids. Rounds are
-// keyed agreement instances numbered like MPI_Comm_idup's and drawn from the same counter (the parent's, or the
-// channel's), so the two never share an instance and members may start them in any order relative to other
-// agreements. Each member keeps the slots of its own new communicators and gives the others back.
+// Context ids: each round reserves slots of the non-blocking pool and agrees on them (comm/pool_rounds.h: why,
+// and how rounds are keyed); the members keep the slots of their own new communicators and give the rest back.
 class SplitOp final : public ftmpi::p2p::GenericOp {
  public:
   SplitOp(ftmpi_comm_s* c, bool on_channel, ftmpi_comm_s* parent, std::vector<SplitRequest> asks, MPI_Comm* out, bool sync)
       : hold_(rt().ft(), on_channel ? c : nullptr), c_(c), parent_(parent), asks_(std::move(asks)), out_(out), sync_(sync),
-        inter_(parent->is_inter()) {
-    ftmpi_comm_s* counter = on_channel ? c : parent;  // (an intercommunicator's idups count on it too)
-    seq_ = counter->idup_seq++;
-    const std::size_t slots = static_cast<std::size_t>(c->size) * (inter_ ? 2 : 1);
-    words_ = std::min(Alloc::kAsyncWords, std::max<std::size_t>(1, (slots + 63) / 64));
+        inter_(parent->is_inter()),
+        // (counted on the channel, or the parent: an intercommunicator's idups count on it too)
+        rounds_(rt().contexts(), rt().ft(), c, on_channel ? c : parent, static_cast<std::size_t>(c->size) * (inter_ ? 2 : 1)) {
     for (std::size_t i = 0; i < asks_.size(); ++i) out_[i] = MPI_COMM_NULL;
     start_round();
   }
-  ~SplitOp() override { rt().contexts().give_back_async_mask(reserved_); }
   bool progress() override {
     for (;;) {
       if (!a_->decided()) return false;
@@ -62,9 +48,7 @@ class SplitOp final : public ftmpi::p2p::GenericOp {
       const ftmpi::famp::SplitOutcome o =
           ftmpi::famp::decode_split(a_->value(), a_->failed(), Alloc::kWords, c_->size, MPI_UNDEFINED, inter_ ? 2 : 1);
       if (o.ok) return build(o);
-      rt().contexts().give_back_async_mask(reserved_);  // too few common slots: the next round, elsewhere
-      reserved_ = Alloc::Mask{};
-      if (++round_ >= kMaxRounds) {
+      if (!rounds_.retry()) {  // too few common slots: the next round, elsewhere
         result = Status(Errc::no_mem, "out of communicator context ids");
         return true;
       }
@@ -74,25 +58,17 @@ class SplitOp final : public ftmpi::p2p::GenericOp {
 
  private:
   using Alloc = ftmpi::comm::ContextAllocator;
-  static constexpr std::uint32_t kMaxRounds = 128;
 
   void start_round() {
-    std::uint64_t h = (std::uint64_t{c_->ctx_pt2pt} << 32 | seq_) ^ (0x9e3779b97f4a7c15ull * (round_ + 1));
-    h ^= h >> 31;
-    h *= 0xbf58476d1ce4e5b9ull;
-    h ^= h >> 29;
-    reserved_ = rt().contexts().reserve_async_mask(static_cast<std::size_t>(h % Alloc::kAsyncWords), words_);
-    // The key's layout is MPI_Comm_idup's (comm/comm_idup.cpp): its number and round; bit 30 clear.
-    const auto key = static_cast<std::uint32_t>(((seq_ & 0x7fffffu) << 7) | (round_ & 0x7fu));
-    a_ = &rt().ft().start_keyed_agreement(
-        c_, key, ftmpi::famp::encode_split(std::vector<std::uint64_t>(reserved_.begin(), reserved_.end()), c_->rank, c_->size, asks_));
+    a_ = &rounds_.begin([this](const Alloc::Mask& m) {
+      return ftmpi::famp::encode_split(std::vector<std::uint64_t>(m.begin(), m.end()), c_->rank, c_->size, asks_);
+    });
   }
 
   // The decided communicators this member belongs to, from the decided (async mask) ids; every other reserved
   // slot goes back to the pool.
   bool build(const ftmpi::famp::SplitOutcome& o) {
-    Alloc::Mask give = reserved_;
-    reserved_ = Alloc::Mask{};
+    Alloc::Mask give = rounds_.take();
     for (std::size_t i = 0; i < asks_.size(); ++i) {
       if (asks_[i].color == MPI_UNDEFINED) continue;
       auto g = std::find_if(o.groups.begin(), o.groups.end(), [&](const auto& x) { return x.color == asks_[i].color; });
@@ -145,10 +121,7 @@ class SplitOp final : public ftmpi::p2p::GenericOp {
   MPI_Comm* out_;
   bool sync_;
   bool inter_;
-  std::uint32_t seq_ = 0;    // this operation's number on its counter (the rounds' keys)
-  std::uint32_t round_ = 0;
-  std::size_t words_ = 1;    // pool words reserved per round
-  Alloc::Mask reserved_{};   // this round's slots, out of the pool
+  ftmpi::comm::PoolRounds rounds_;
   const ftmpi::ft::Agreement* a_ = nullptr;
 };
 

@@ -42,6 +42,7 @@
 #include "comm/comm_ctors.h"
 #include "comm/comm_ops.h"
 #include "comm/context_alloc.h"
+#include "comm/pool_rounds.h"
 #include "dpm/dpm.h"
 #include "ft/ft_manager.h"
 #include "models/famp/split.h"
@@ -58,7 +59,9 @@ using ftmpi::p2p::Request;
 namespace {
 
 // Step 1 as a GenericOp. The output lives in a shared box: a caller that timed out abandons it, and the
-// communicator built afterwards is freed here.
+// communicator built afterwards is freed here. Its context id comes from the non-blocking pool, reserved round
+// by round (comm/pool_rounds.h): another thread's blocking creation may run while the agreement is in flight
+// (MPI_ERR_INTERN "context id already in use" when it offered the blocking allocator's slots unreserved).
 struct SurvivorsBox {
   ftmpi_comm_s* comm = nullptr;
   ftmpi::ft::RankSet failed;
@@ -67,28 +70,45 @@ struct SurvivorsBox {
 
 class SurvivorsOp final : public ftmpi::p2p::GenericOp {
  public:
-  SurvivorsOp(ftmpi_comm_s* c, std::shared_ptr<SurvivorsBox> box) : c_(c), box_(std::move(box)) {
-    const auto& m = rt().contexts().free_mask();
-    mask_words_ = m.size();
-    a_ = &rt().ft().start_agreement(
-        c, ftmpi::famp::encode_split(std::vector<std::uint64_t>(m.begin(), m.end()), c->rank, c->size, {SplitRequest{0, c->rank}}));
+  SurvivorsOp(ftmpi_comm_s* c, std::shared_ptr<SurvivorsBox> box)
+      : c_(c), box_(std::move(box)), rounds_(rt().contexts(), rt().ft(), c, c, 1) {
+    start_round();
   }
   bool progress() override {
-    if (!a_->decided()) return false;
-    rt().ft().adopt_failed(c_, a_->failed());
-    const auto o = ftmpi::famp::decode_split(a_->value(), a_->failed(), mask_words_, c_->size, MPI_UNDEFINED);
-    box_->failed = a_->failed();
-    if (!o.ok || o.groups.size() != 1) {
-      result = Status(Errc::no_mem, "out of communicator context ids");
-      return true;
+    for (;;) {
+      if (!a_->decided()) return false;
+      rt().ft().adopt_failed(c_, a_->failed());
+      const auto o = ftmpi::famp::decode_split(a_->value(), a_->failed(), Alloc::kWords, c_->size, MPI_UNDEFINED);
+      box_->failed = a_->failed();
+      if (o.ok && o.groups.size() == 1) return build(o.groups[0]);
+      if (o.ok) {  // (cannot happen: one color, every survivor asks for it)
+        result = Status(Errc::intern, "the survivors' agreement decided no single group");
+        return true;
+      }
+      if (!rounds_.retry()) {  // too few common slots: the next round, elsewhere
+        result = Status(Errc::no_mem, "out of communicator context ids");
+        return true;
+      }
+      start_round();
     }
-    if (Status st = rt().contexts().claim(o.groups[0].context); !st.ok()) {
-      result = st;
-      return true;
-    }
+  }
+
+ private:
+  using Alloc = ftmpi::comm::ContextAllocator;
+
+  void start_round() {
+    a_ = &rounds_.begin([this](const Alloc::Mask& m) {
+      return ftmpi::famp::encode_split(std::vector<std::uint64_t>(m.begin(), m.end()), c_->rank, c_->size, {SplitRequest{0, c_->rank}});
+    });
+  }
+
+  bool build(const ftmpi::famp::SplitGroup& g) {
+    Alloc::Mask give = rounds_.take();
+    Alloc::mask_drop(give, g.context);
+    rt().contexts().give_back_async_mask(give);
     std::vector<int> world;
-    for (int r : o.groups[0].members) world.push_back(c_->world_rank(r));
-    ftmpi_comm_s* n = ftmpi::comm::make_comm(ftmpi::comm::make_group(std::move(world), rt().world_rank()), o.groups[0].context, c_);
+    for (int r : g.members) world.push_back(c_->world_rank(r));
+    ftmpi_comm_s* n = ftmpi::comm::make_comm(ftmpi::comm::make_group(std::move(world), rt().world_rank()), Alloc::async_id_of(g.context), c_);
     rt().ft().register_comm(n);
     if (box_->abandoned) {
       (void)ftmpi::comm::free(rt(), n);
@@ -98,10 +118,9 @@ class SurvivorsOp final : public ftmpi::p2p::GenericOp {
     return true;
   }
 
- private:
   ftmpi_comm_s* c_;
   std::shared_ptr<SurvivorsBox> box_;
-  std::size_t mask_words_ = 0;
+  ftmpi::comm::PoolRounds rounds_;  // counted on c_ (as MPI_Comm_idup on it)
   const ftmpi::ft::Agreement* a_ = nullptr;
 };
 

@@ -5,11 +5,13 @@
 //  * MPI_Comm_agreement never reports a process failure; MPIX_Comm_agree returns MPI_ERR_PROC_FAILED, at
 //    every process alike, when the agreed failed set holds a member not acknowledged before the call by
 //    every contributor (ft/agree_outcome.h; the flag is still the agreed value).
+#include <optional>
 #include <vector>
 
 #include "api/common.h"
 #include "comm/comm_ops.h"
 #include "comm/context_alloc.h"
+#include "comm/pool_rounds.h"
 #include "ft/agree_outcome.h"
 #include "ft/ft_manager.h"
 #include "mpi-ext.h"
@@ -116,72 +118,88 @@ int agree(MPI_Comm comm, int* flag, bool report, const char* fn) {
 
 // --- shrink -------------------------------------------------------------------------------------------
 
-// Agree on the failed set and on a context id (the AND of every survivor's free-id mask), then build the
-// same communicator everywhere: the survivors in their old order, the parent's error handler.
-// Intercommunicator: one agreement over both groups (the span), two ids (the lowest two free everywhere:
-// the new intercommunicator's, and its hidden local communicator's — the same on both sides, whose groups
-// are disjoint); the result has the surviving local processes as its local group and the surviving remote
-// ones as its remote group, in their old order. If no process of the remote group survived, no
-// communicator can be built: MPI_ERR_PROC_FAILED (and MPI_COMM_NULL) at the survivors, who are all local.
+// Agree on the failed set and on a context id, then build the same communicator everywhere: the survivors
+// in their old order, the parent's error handler. The ids come from the non-blocking pool, reserved round by
+// round (comm/pool_rounds.h): the shrink completes in the progress loop, and blocking creations may run
+// meanwhile here (MPIX_Comm_ishrink pending; another thread's, next to a blocking shrink) — offering the blocking
+// allocator's free slots unreserved gave MPI_ERR_INTERN "context id already in use" when one of them claimed
+// the slot the shrink decided (ft_pending_shrink). A round's AND with too few common slots runs another round.
+// Intercommunicator: one agreement over both groups (the span), two ids (the lowest two common slots: the new
+// intercommunicator's, and its hidden local communicator's — the same on both sides, whose groups are
+// disjoint); the result has the surviving local processes as its local group and the surviving remote ones as
+// its remote group, in their old order. If no process of the remote group survived, no communicator can be
+// built: MPI_ERR_PROC_FAILED (and MPI_COMM_NULL) at the survivors, who are all local.
 class Shrink final : public ftmpi::p2p::GenericOp {
  public:
   Shrink(ftmpi_comm_s* c, MPI_Comm* out)
-      : c_(c), on_(agreement_comm(c)), out_(out), a_(rt().ft().start_agreement(on_, mask_bits(rt().contexts().free_mask()))) {}
+      : c_(c), on_(agreement_comm(c)), out_(out), rounds_(rt().contexts(), rt().ft(), on_, c, c->is_inter() ? 2 : 1) {
+    start_round();
+  }
   bool progress() override {
-    if (!a_.decided()) return false;
-    rt().ft().adopt_failed(on_, a_.failed());
-    ftmpi::comm::ContextAllocator::Mask common{};
-    for (std::size_t i = 0; i < common.size() && i < a_.value().size(); ++i) common[i] = a_.value()[i];
-    auto slot = ftmpi::comm::ContextAllocator::lowest_common(common);
-    if (!slot.ok()) {
-      result = slot.status();
-      return true;
+    for (;;) {
+      if (!a_->decided()) return false;
+      rt().ft().adopt_failed(on_, a_->failed());
+      Alloc::Mask common{};
+      for (std::size_t i = 0; i < common.size() && i < a_->value().size(); ++i) common[i] = a_->value()[i];
+      auto first = Alloc::lowest_common(common);
+      std::optional<std::uint32_t> second;
+      if (first.ok() && c_->is_inter()) {
+        Alloc::mask_drop(common, first.value());
+        if (auto s = Alloc::lowest_common(common); s.ok()) second = s.value();
+      }
+      if (first.ok() && (second || !c_->is_inter())) return build(first.value(), second);
+      if (!rounds_.retry()) {  // too few common slots: the next round, elsewhere
+        result = Status(Errc::no_mem, "out of communicator context ids");
+        return true;
+      }
+      start_round();
     }
-    std::uint32_t ctx = slot.value();
-    if (c_->is_inter()) return finish_inter(common, ctx);
-    if (Status st = rt().contexts().claim(ctx); !st.ok()) {
-      result = st;
-      return true;
-    }
-    std::vector<int> world;
-    for (int r = 0; r < c_->size; ++r)
-      if (!a_.failed().contains(r)) world.push_back(c_->world_rank(r));
-    ftmpi_comm_s* n = ftmpi::comm::make_comm(ftmpi::comm::make_group(std::move(world), rt().world_rank()), ctx, c_);
-    rt().ft().register_comm(n);
-    *out_ = n;
-    return true;
   }
 
  private:
-  bool finish_inter(ftmpi::comm::ContextAllocator::Mask& common, std::uint32_t ctx) {
-    const std::uint32_t slot = ctx / 2;
-    common[slot / 64] &= ~(std::uint64_t{1} << (slot % 64));
-    auto second = ftmpi::comm::ContextAllocator::lowest_common(common);
-    if (!second.ok()) {
-      result = second.status();
-      return true;
+  using Alloc = ftmpi::comm::ContextAllocator;
+
+  void start_round() {
+    a_ = &rounds_.begin([](const Alloc::Mask& m) { return Bits(m.begin(), m.end()); });
+  }
+
+  // The decided mask ids (`second`: an intercommunicator's hidden local communicator): kept; every other
+  // reserved slot goes back to the pool.
+  bool build(std::uint32_t first, std::optional<std::uint32_t> second) {
+    Alloc::Mask give = rounds_.take();
+    if (c_->is_inter()) {
+      if (finish_inter(Alloc::async_id_of(first), Alloc::async_id_of(*second))) {
+        Alloc::mask_drop(give, first);
+        Alloc::mask_drop(give, *second);
+      }
+    } else {
+      Alloc::mask_drop(give, first);
+      std::vector<int> world;
+      for (int r = 0; r < c_->size; ++r)
+        if (!a_->failed().contains(r)) world.push_back(c_->world_rank(r));
+      ftmpi_comm_s* n = ftmpi::comm::make_comm(ftmpi::comm::make_group(std::move(world), rt().world_rank()),
+                                               Alloc::async_id_of(first), c_);
+      rt().ft().register_comm(n);
+      *out_ = n;
     }
+    rt().contexts().give_back_async_mask(give);
+    return true;
+  }
+
+  // False (no communicator, result set) when every remote process failed.
+  bool finish_inter(std::uint32_t ctx, std::uint32_t local_ctx) {
     auto survivors = [this](const ftmpi_group_s* g) {
       std::vector<int> w;
       for (int x : g->world_ranks)
-        if (!a_.failed().contains(on_->group->rank_of_world(x))) w.push_back(x);
+        if (!a_->failed().contains(on_->group->rank_of_world(x))) w.push_back(x);
       return w;
     };
     std::vector<int> local = survivors(c_->group), remote = survivors(c_->remote_group);
     if (remote.empty()) {
       result = Status(Errc::proc_failed, "every process of the intercommunicator's remote group failed (shrink)");
-      return true;
+      return false;
     }
-    if (Status st = rt().contexts().claim(ctx); !st.ok()) {
-      result = st;
-      return true;
-    }
-    if (Status st = rt().contexts().claim(second.value()); !st.ok()) {
-      rt().contexts().release(ctx);
-      result = st;
-      return true;
-    }
-    ftmpi_comm_s* hidden = ftmpi::comm::make_comm(ftmpi::comm::make_group(local, rt().world_rank()), second.value(), c_);
+    ftmpi_comm_s* hidden = ftmpi::comm::make_comm(ftmpi::comm::make_group(local, rt().world_rank()), local_ctx, c_);
     rt().ft().register_comm(hidden);
     ftmpi_comm_s* n = ftmpi::comm::make_comm(ftmpi::comm::make_group(std::move(local), rt().world_rank()), ctx, c_);
     n->remote_group = ftmpi::comm::make_group(std::move(remote), rt().world_rank());
@@ -190,11 +208,11 @@ class Shrink final : public ftmpi::p2p::GenericOp {
     *out_ = n;
     return true;
   }
-  static Bits mask_bits(const ftmpi::comm::ContextAllocator::Mask& m) { return Bits(m.begin(), m.end()); }
   ftmpi_comm_s* c_;
   ftmpi_comm_s* on_;  // agreement_comm(c_)
   MPI_Comm* out_;
-  const Agreement& a_;
+  ftmpi::comm::PoolRounds rounds_;  // counted on c_ (as MPI_Comm_idup on it)
+  const Agreement* a_ = nullptr;
 };
 
 int ishrink(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request, bool need_revoked, const char* fn) {

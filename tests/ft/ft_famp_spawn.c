@@ -16,12 +16,17 @@
  *               every parent (MPI_ERR_SPAWN or MPI_ERR_PROC_FAILED), every errcode that class and no
  *               communicator; MPI_Comm_spawn_local gives an error and no communicator; a later spawn works.
  *               Never a hang (each call well under the time limit).
+ *  threads      MPI_THREAD_MULTIPLE: a second thread dups a duplicate of MPI_COMM_WORLD (then an Allreduce over
+ *               the copy) in a loop while the main thread runs MPI_Comm_spawn_merge_local rounds: step 1's
+ *               agreement on a context id must not collide with the dups' (MPI_ERR_INTERN "context id already
+ *               in use" before it took its ids from the non-blocking pool, ishrinkid).
  *  bad          bad input: no roots, a root out of range, a negative timeout, a NULL request: clear errors;
  *               MPI_Comm_isplit_multi_sync over two input communicators: MPI_ERR_UNSUPPORTED_OPERATION.
  *
  * Children are this program with argv "child <kind>" (kind: plain, merge, die). */
 #include "ft_check.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,6 +156,43 @@ static void bad(char* self) {
   CHECK_CLASS(MPI_Comm_isplit_multi_sync(2, in2, 1, &color, &key, no_limit(), outs, 0, &req), MPI_ERR_UNSUPPORTED_OPERATION);
 }
 
+#define THREAD_DUPS 150
+#define THREAD_SPAWNS 4
+
+static void* dup_loop(void* arg) {
+  MPI_Comm base = *(MPI_Comm*)arg;
+  int n = 0;
+  MPI_Comm_size(base, &n);
+  for (int i = 0; i < THREAD_DUPS; i++) {
+    MPI_Comm d = MPI_COMM_NULL;
+    CHECK_MPI(MPI_Comm_dup(base, &d));
+    MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN);
+    int v = i + 1, sum = 0;
+    CHECK_MPI(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, d));
+    CHECK(sum == v * n, "dup %d: allreduce gave %d, want %d", i, sum, v * n);
+    CHECK_MPI(MPI_Comm_free(&d));
+  }
+  return NULL;
+}
+
+static void threads(char* self, int size) {
+  char* merge[] = {"child", "merge", NULL};
+  MPI_Comm base;
+  CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &base));
+  MPI_Comm_set_errhandler(base, MPI_ERRORS_RETURN);
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, dup_loop, &base) == 0, "pthread_create");
+  for (int i = 0; i < THREAD_SPAWNS; i++) {
+    int root = i % size, codes[2] = {-1, -1};
+    MPI_Comm merged = MPI_COMM_NULL;
+    const int rc = MPI_Comm_spawn_merge_local(self, merge, 2, MPI_INFO_NULL, 1, &root, MPI_COMM_WORLD, &merged, no_limit(), codes);
+    CHECK(rc == MPI_SUCCESS, "spawn_merge_local %d: %s (%d)", i, ft_class_name(rc), rc);
+    check_merged(merged, size + 2);
+  }
+  CHECK(pthread_join(t, NULL) == 0, "pthread_join");
+  CHECK_MPI(MPI_Comm_free(&base));
+}
+
 static void child(const char* kind, MPI_Comm parent) {
   MPI_Comm_set_errhandler(parent, MPI_ERRORS_RETURN);
   int rank, rsize;
@@ -170,7 +212,16 @@ static void child(const char* kind, MPI_Comm parent) {
 int main(int argc, char** argv) {
   if (argc > 2 && strcmp(argv[1], "child") == 0 && strcmp(argv[2], "die") == 0) ft_die(); /* dies at start */
   int rank, size;
-  ft_init(&argc, &argv, &rank, &size);
+  if (argc > 1 && strcmp(argv[1], "threads") == 0) {  /* (its children take ft_init's plain MPI_Init) */
+    int provided = 0;
+    CHECK_MPI(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
+    CHECK(provided == MPI_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE not provided (%d)", provided);
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  } else {
+    ft_init(&argc, &argv, &rank, &size);
+  }
   MPI_Comm parent;
   MPI_Comm_get_parent(&parent);
   if (parent != MPI_COMM_NULL) {
@@ -195,6 +246,8 @@ int main(int argc, char** argv) {
     child_dies(argv[0]);
   } else if (strcmp(mode, "bad") == 0) {
     bad(argv[0]);
+  } else if (strcmp(mode, "threads") == 0) {
+    threads(argv[0], size);
   } else {
     CHECK(0, "unknown mode %s", mode);
   }
