@@ -48,8 +48,8 @@ class SplitOp final : public ftmpi::p2p::GenericOp {
       const ftmpi::famp::SplitOutcome o =
           ftmpi::famp::decode_split(a_->value(), a_->failed(), Alloc::kWords, c_->size, MPI_UNDEFINED, inter_ ? 2 : 1);
       if (o.ok) return build(o);
-      if (!rounds_.retry()) {  // too few common slots: the next round, elsewhere
-        result = Status(Errc::no_mem, "out of communicator context ids");
+      if (Status st = rounds_.retry(); !st.ok()) {  // too few common slots: the next round, elsewhere
+        result = std::move(st);
         return true;
       }
       start_round();

@@ -85,8 +85,8 @@ class SurvivorsOp final : public ftmpi::p2p::GenericOp {
         result = Status(Errc::intern, "the survivors' agreement decided no single group");
         return true;
       }
-      if (!rounds_.retry()) {  // too few common slots: the next round, elsewhere
-        result = Status(Errc::no_mem, "out of communicator context ids");
+      if (Status st = rounds_.retry(); !st.ok()) {  // too few common slots: the next round, elsewhere
+        result = std::move(st);
         return true;
       }
       start_round();

@@ -148,8 +148,8 @@ class Shrink final : public ftmpi::p2p::GenericOp {
         if (auto s = Alloc::lowest_common(common); s.ok()) second = s.value();
       }
       if (first.ok() && (second || !c_->is_inter())) return build(first.value(), second);
-      if (!rounds_.retry()) {  // too few common slots: the next round, elsewhere
-        result = Status(Errc::no_mem, "out of communicator context ids");
+      if (Status st = rounds_.retry(); !st.ok()) {  // too few common slots: the next round, elsewhere
+        result = std::move(st);
         return true;
       }
       start_round();

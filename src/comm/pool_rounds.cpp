@@ -28,10 +28,11 @@ const ft::Agreement& PoolRounds::start(std::span<const std::uint64_t> contributi
   return ft_.start_keyed_agreement(on_, key, contribution);
 }
 
-bool PoolRounds::retry() {
+Status PoolRounds::retry() {
   ids_.give_back_async_mask(reserved_);
   reserved_ = Mask{};
-  return ++round_ < kMaxRounds;
+  if (++round_ < kMaxRounds) return Status();
+  return Status(Errc::no_mem, "out of communicator context ids");
 }
 
 PoolRounds::Mask PoolRounds::take() {

@@ -55,9 +55,9 @@ class PoolRounds {
     const auto contribution = encode(static_cast<const Mask&>(reserved_));
     return start(std::span<const std::uint64_t>(contribution.data(), contribution.size()));
   }
-  // The current round decided too few common slots: its slots go back to the pool. False when kMaxRounds
-  // rounds have run (out of ids); otherwise call begin() again for the next round.
-  bool retry();
+  // The current round decided too few common slots: its slots go back to the pool. An error ("out of
+  // communicator context ids") when kMaxRounds rounds have run; otherwise call begin() again for the next round.
+  Status retry();
   // The current round decided: the caller takes its reserved slots; it keeps the ones its new communicators
   // use and gives the others back (ContextAllocator::give_back_async_mask).
   Mask take();

@@ -139,6 +139,16 @@ struct Engine::Impl {
   bool single_copy(Request* r, const Envelope& env, int src_world, std::byte* dst, std::size_t n, RndvPath* path);
   // fin for a single copy read whole, and the receive's completion.
   void single_copy_done(Request* r, const Envelope& env, int src_world, std::size_t n);
+  // A control frame of `kind` answering the sender's request `to` (this epoch, its context and sreq; the
+  // caller fills in what else the kind carries): cts, fin, sync_ack, cancel_ack.
+  Envelope reply_to(const Envelope& to, FrameKind kind) const {
+    Envelope e{};
+    e.epoch = job_epoch;
+    e.kind = kind;
+    e.context = to.context;
+    e.sreq = to.sreq;
+    return e;
+  }
   // The pipelined rendezvous (cts, then data frames through the ring).
   void start_pipelined(Request* r, const Envelope& env, int src_world, std::size_t n, RndvPath* path);
   bool split_auto = true;         // FTMPI_RNDV_SPLIT (default 1; 0: the automatic choice never splits)

@@ -122,12 +122,8 @@ void Engine::Impl::on_cancel(int src, const Envelope& env) {
            (x.env.kind == FrameKind::rts || (x.env.flags & kFlagSync) != 0);
   });
   if (u != nullptr) matcher.recycle(u);
-  Envelope a{};
-  a.epoch = job_epoch;
-  a.kind = FrameKind::cancel_ack;
+  Envelope a = reply_to(env, FrameKind::cancel_ack);
   a.flags = u != nullptr ? 0 : kFlagDeclined;
-  a.context = env.context;
-  a.sreq = env.sreq;
   send_frame(src, a, nullptr, 0, nullptr);
 }
 
@@ -153,11 +149,7 @@ void Engine::Impl::deliver_eager(Request* r, const Envelope& env, int src_world,
   if (data.size() > r->bytes_total)
     r->error = Status(Errc::truncate, "message truncated: receive buffer too small");
   if (env.flags & kFlagSync) {
-    Envelope ack{};
-    ack.epoch = job_epoch;
-    ack.kind = FrameKind::sync_ack;
-    ack.context = env.context;
-    ack.sreq = env.sreq;
+    Envelope ack = reply_to(env, FrameKind::sync_ack);
     send_frame(src_world, ack, nullptr, 0, nullptr);
   }
   finish_recv(r);
@@ -214,11 +206,7 @@ void Engine::Impl::start_rndv_recv(Request* r, const Envelope& env, int src_worl
   if (n && !chunked && !dst) {
     // No memory for the staging copy of a non-contiguous receive (a message of gigabytes): a clear-to-send
     // for 0 bytes completes the sender, and this receive fails instead of waiting forever.
-    Envelope cts{};
-    cts.epoch = job_epoch;
-    cts.kind = FrameKind::cts;
-    cts.context = env.context;
-    cts.sreq = env.sreq;
+    Envelope cts = reply_to(env, FrameKind::cts);
     send_frame(src_world, cts, nullptr, 0, nullptr);
     fail(r, Status(Errc::no_mem, "out of memory for the receive staging buffer"));
     return;
@@ -254,11 +242,7 @@ bool Engine::Impl::single_copy(Request* r, const Envelope& env, int src_world, s
 }
 
 void Engine::Impl::single_copy_done(Request* r, const Envelope& env, int src_world, std::size_t n) {
-  Envelope fin{};
-  fin.epoch = job_epoch;
-  fin.kind = FrameKind::fin;
-  fin.context = env.context;
-  fin.sreq = env.sreq;
+  Envelope fin = reply_to(env, FrameKind::fin);
   send_frame(src_world, fin, nullptr, 0, nullptr);
   r->status.bytes = n;
   finish_recv(r);
@@ -302,11 +286,7 @@ void Engine::Impl::start_pipelined(Request* r, const Envelope& env, int src_worl
   track(r);
   if (path) path->ring_begin(rndv_ticks());  // ended in complete_slow (ring_end)
   r->status.bytes = n;
-  Envelope cts{};
-  cts.epoch = job_epoch;
-  cts.kind = FrameKind::cts;
-  cts.context = env.context;
-  cts.sreq = env.sreq;
+  Envelope cts = reply_to(env, FrameKind::cts);
   cts.rreq = RequestPool::id_of(r);
   cts.len = n;
   send_frame(src_world, cts, nullptr, 0, nullptr);
@@ -333,14 +313,10 @@ bool Engine::Impl::start_split_recv(Request* r, const Envelope& env, int src_wor
   r->remote_id = env.sreq;
   r->status.bytes = n;
   track(r);
-  Envelope cts{};
-  cts.epoch = job_epoch;
-  cts.kind = FrameKind::cts;
+  Envelope cts = reply_to(env, FrameKind::cts);
   cts.flags = kFlagSplit;
-  cts.context = env.context;
   cts.tag = static_cast<std::int32_t>(h);
   cts.reserved2 = tok;
-  cts.sreq = env.sreq;
   cts.rreq = RequestPool::id_of(r);
   cts.len = n;
   cts.addr = reinterpret_cast<std::uint64_t>(dst);
@@ -353,11 +329,7 @@ bool Engine::Impl::start_split_recv(Request* r, const Envelope& env, int src_wor
     r->split |= split::kOwnFailed;
     log::debug("split rendezvous: reading from rank %d failed (%s)", src_world, st.message().c_str());
   }
-  Envelope fin{};
-  fin.epoch = job_epoch;
-  fin.kind = FrameKind::fin;
-  fin.context = env.context;
-  fin.sreq = env.sreq;
+  Envelope fin = reply_to(env, FrameKind::fin);
   send_frame(src_world, fin, nullptr, 0, nullptr);
   return true;
 }

@@ -157,16 +157,7 @@ int main(int argc, char **argv) {
       CHECK(grown < (spread ? SPREAD_KB : GROW_KB), "resident set grew by %ld kB over %d creations", grown, MANY - MANY / 3);
     } else {
       CHECK(ok < MANY, "no failure seen");
-      MPI_Comm survivors;
-      CHECK_MPI(MPIX_Comm_shrink(MPI_COMM_WORLD, &survivors));
-      int mine[2] = {ok, cls}, all[8];
-      CHECK_MPI(MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, survivors));
-      for (int p = 0; p < 3; p++)
-        CHECK(all[2 * p] == all[0] && all[2 * p + 1] == MPI_ERR_PROC_FAILED,
-              "survivor %d made %d intercommunicators then %s, survivor 0 made %d then %s: not uniform", p,
-              all[2 * p], ft_class_name(all[2 * p + 1]), all[0], ft_class_name(all[1]));
-      if (g_rank == 0) printf("many_kill: %d intercommunicators before the kill\n", all[0]);
-      CHECK_MPI(MPI_Comm_free(&survivors));
+      ft_check_uniform_stop(ok, cls, "intercommunicators");
     }
     for (int l = 0; l < nlocal; l++) MPI_Comm_free(&local[l]);
   }

@@ -88,6 +88,21 @@ static inline long ft_rss_kb(void) {
   return kb;
 }
 
+/* After one of 4 ranks was killed mid-loop: every survivor made the same number `made` of `what` and then failed
+ * with MPI_ERR_PROC_FAILED (`cls`), checked over the survivors' shrunk MPI_COMM_WORLD; the count goes to stdout. */
+static inline void ft_check_uniform_stop(int made, int cls, const char *what) {
+  MPI_Comm survivors;
+  CHECK_MPI(MPIX_Comm_shrink(MPI_COMM_WORLD, &survivors));
+  int mine[2] = {made, cls}, all[8];
+  CHECK_MPI(MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, survivors));
+  for (int p = 0; p < 3; p++)
+    CHECK(all[2 * p] == all[0] && all[2 * p + 1] == MPI_ERR_PROC_FAILED,
+          "survivor %d made %d %s then %s, survivor 0 made %d then %s: not uniform", p, all[2 * p], what,
+          ft_class_name(all[2 * p + 1]), all[0], ft_class_name(all[1]));
+  if (ft_world_rank() == 0) printf("many_kill: %d %s before the kill\n", all[0], what);
+  CHECK_MPI(MPI_Comm_free(&survivors));
+}
+
 /* A well-mixed 32-bit hash (for per-trial schedules every rank derives alike). */
 static inline unsigned ft_mix(unsigned x) {
   x ^= x >> 16;
