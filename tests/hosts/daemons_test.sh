@@ -230,6 +230,18 @@ tree_leak)
   expect_rc 143
   kill -0 "$D" 2>/dev/null && fail "H1's daemon outlived the job"
   expect_no_leftovers ;;
+mpmd)
+  # Several programs in one job across hosts (mpiexec prog : prog2), 2 ranks per host (-ppn): each daemon
+  # starts its ranks as their own program, with their own arguments, settings and MPI_APPNUM.
+  ln -s "$BIN/launcher_mpmd" "$TMP/second"
+  run "${MX[@]}" --host "$H1,$H2,$H3" -ppn 2 --display-map -genv FOO g -n 3 "$BIN/launcher_mpmd" a "$TOKEN" \
+      : -n 3 -env FOO own "$TMP/second" b "$TOKEN"
+  expect_rc 0
+  [ "$(grep -c ' of 6 .* sum ok$' "$TMP/out")" = 6 ] || fail "expected 6 ranks of one MPI_COMM_WORLD"
+  for r in 0 1 2; do expect_out "^rank $r of 6 prog launcher_mpmd arg a appnum 0 foo g .* host ft${S}h$((r / 2 + 1)) "; done
+  for r in 3 4 5; do expect_out "^rank $r of 6 prog second arg b appnum 1 foo own .* host ft${S}h$((r / 2 + 1)) "; done
+  expect_err "map: host $H2: rank 2 .*launcher_mpmd, rank 3 .*second$"
+  expect_no_leftovers ;;
 mpi_work)
   # Ranks talk across hosts over TCP: ring, 8 MiB exchanges, collectives; 2 ranks per host.
   run "${MX[@]}" --host "$H1:2,$H2:2,$H3:2" "$BIN/hosts_mpi" work

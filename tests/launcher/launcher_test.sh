@@ -35,6 +35,63 @@ expect_no_leftovers() {
 count_err_lines() { grep -c "^mpiexec:" "$TMP/err"; }
 
 case "$CASE" in
+mpmd)
+  # Several programs in one MPI_COMM_WORLD (MPI-3.1 §10.3): ranks in command-line order, MPI_APPNUM the
+  # program's position, each program's own arguments, -env/-x settings and -wdir.
+  MPMD=$BIN/launcher_mpmd
+  ln -s "$MPMD" "$TMP/other_prog"  # a symbolic link: its libmpi is found from the real file
+  mkdir -p "$TMP/wd"
+  run "$MPIEXEC" -genv FOO all -n 2 "$MPMD" a "$TOKEN" : -n 1 -env FOO own "$TMP/other_prog" b "$TOKEN" \
+      : -np 2 -x FOO=x -wdir "$TMP/wd" "$MPMD" c "$TOKEN"
+  expect_rc 0
+  [ "$(grep -c ' of 5 .* sum ok$' "$TMP/out")" = 5 ] || fail "expected 5 ranks of one MPI_COMM_WORLD"
+  expect_out "^rank 0 of 5 prog launcher_mpmd arg a appnum 0 foo all cwd $PWD "
+  expect_out "^rank 1 of 5 prog launcher_mpmd arg a appnum 0 foo all "
+  expect_out "^rank 2 of 5 prog other_prog arg b appnum 1 foo own "
+  expect_out "^rank 3 of 5 prog launcher_mpmd arg c appnum 2 foo x cwd $TMP/wd "
+  expect_out "^rank 4 of 5 prog launcher_mpmd arg c appnum 2 foo x cwd $TMP/wd "
+  # One program: MPI_APPNUM 0, as before.
+  run "$MPIEXEC" -n 2 "$MPMD" solo "$TOKEN"
+  expect_rc 0; expect_out "^rank 1 of 2 prog launcher_mpmd arg solo appnum 0 foo - "
+  # A relative program found from the context's -wdir when not from mpiexec's directory.
+  ln -s "$MPMD" "$TMP/wd/rel_prog"
+  run "$MPIEXEC" -n 1 "$MPMD" r0 "$TOKEN" : -n 1 -wdir "$TMP/wd" ./rel_prog r1 "$TOKEN"
+  expect_rc 0; expect_out "^rank 1 of 2 prog rel_prog arg r1 appnum 1 "
+  # A failing second program ends the job as any rank does, with its exit status.
+  run "$MPIEXEC" -n 1 "$MPMD" ok "$TOKEN" : -n 1 "$HELPER" exit 1 3 "$TOKEN"
+  expect_rc 3
+  expect_no_leftovers ;;
+mpmd_options)
+  MPMD=$BIN/launcher_mpmd
+  # Usage errors: nothing after ':', a job-wide option after ':', a missing second program, --spares.
+  for bad in "-n 1 $MPMD :" "-n 1 $MPMD : --tag-output $MPMD" "-n 1 $MPMD : -n 2" \
+             "--with-ft reinit --spares 1 -n 1 $MPMD : -n 1 $MPMD" "-n 1 $MPMD : -genv A b $MPMD" \
+             "-n 1 $MPMD : -n 1 /nonexistent/prog"; do
+    run "$MPIEXEC" $bad
+    expect_rc 2
+    [ "$(count_err_lines)" = 1 ] || fail "'$bad': expected one error line"
+  done
+  # -ppn / --npernode / --map-by ppr:N:node without -n: N ranks (one host).
+  for opt in "-ppn 3" "--npernode 3" "--map-by ppr:3:node"; do
+    run "$MPIEXEC" $opt "$MPMD" p "$TOKEN"
+    expect_rc 0
+    [ "$(grep -c ' of 3 .* sum ok$' "$TMP/out")" = 3 ] || fail "$opt: expected 3 ranks"
+  done
+  # --display-map and --report-bindings on stderr; --prefix, --use-hwthread-cpus, -genvall accepted.
+  run "$MPIEXEC" --display-map --report-bindings --prefix /usr --use-hwthread-cpus -genvall --bind-to core \
+      -n 1 "$MPMD" m "$TOKEN" : -n 1 "$MPMD" n "$TOKEN"
+  expect_rc 0
+  expect_err "^mpiexec: map: host .*: rank 0 .*launcher_mpmd, rank 1 .*launcher_mpmd$"
+  expect_err "^mpiexec: rank 1 \(.*launcher_mpmd\) bound to CPU [0-9]+$"
+  # MPICH's forms: -l (Hydra's "[rank] " prefix), -f with "host:N" lines, -hosts; hosts without -n: a rank a slot.
+  run "$MPIEXEC" -l -n 2 "$MPMD" t "$TOKEN"
+  expect_rc 0; expect_out "^\[1\] rank 1 of 2 "
+  printf 'localhost:3\n' >"$TMP/hf"
+  run "$MPIEXEC" -f "$TMP/hf" "$MPMD" f "$TOKEN"
+  expect_rc 0; [ "$(grep -c ' of 3 .* sum ok$' "$TMP/out")" = 3 ] || fail "-f host:3: expected 3 ranks"
+  run "$MPIEXEC" -hosts localhost:2 "$MPMD" h "$TOKEN"
+  expect_rc 0; [ "$(grep -c ' of 2 .* sum ok$' "$TMP/out")" = 2 ] || fail "-hosts localhost:2: expected 2 ranks"
+  expect_no_leftovers ;;
 init_error)
   # MPI-4 §9.3: an error in MPI_Init is raised on the initial error handler. MPI_ERRORS_ARE_FATAL (default):
   # the message, then the job ends (MPI_Init never returns); MPI_ERRORS_RETURN: MPI_Init returns the class.

@@ -156,6 +156,15 @@ void Daemon::launch(const Frame& f) {
     if (eq == std::string::npos) continue;
     std::string k = item.substr(0, eq), v = item.substr(eq + 1);
     if (k == "path") spec_.path = v;
+    else if (k == "app") {  // "first:n", then that program's apath/aarg/acwd/aenv items
+      AppSpec a;
+      a.first = std::atoi(v.c_str());
+      a.n = std::atoi(v.c_str() + std::min(v.size(), v.find(':') + 1));
+      spec_.apps.push_back(std::move(a));
+    } else if (!spec_.apps.empty() && k == "apath") spec_.apps.back().path = v;
+    else if (!spec_.apps.empty() && k == "aarg") spec_.apps.back().argv.push_back(v);
+    else if (!spec_.apps.empty() && k == "acwd") spec_.apps.back().cwd = v;
+    else if (!spec_.apps.empty() && k == "aenv") spec_.apps.back().env.push_back(v);
     else if (k == "cwd") cwd = v;
     else if (k == "arg") spec_.argv.push_back(v);
     else if (k == "env") spec_.env.push_back(v);
@@ -170,7 +179,10 @@ void Daemon::launch(const Frame& f) {
     Rank& r = ranks_[static_cast<std::size_t>(i)];
     r.rank = first + i;
     const std::string no_cwd;
-    RankStart how{spec_.path, spec_.argv, spec_.env, spec_.inject, no_cwd, spec_.pty, forward_stdin, r.rank, i, n};
+    const AppSpec* app = spec_.app_of(r.rank);
+    RankStart how{app ? app->path : spec_.path, app ? app->argv : spec_.argv, spec_.env, spec_.inject,
+                  app ? app->cwd : no_cwd, spec_.pty, forward_stdin, r.rank, i, n};
+    if (app) how.extra = app->env;
     start_rank(r, how);
   }
   // Reinit --spares N: N warm processes on this host, started after its ranks (daemon_reinit.cpp).

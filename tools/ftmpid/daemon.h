@@ -179,10 +179,24 @@ class Daemon {
   bool ft_ = false;
   bool reinit_ = false;
   bool launched_ = false;
+  // One program of a job of several (mpiexec's `prog1 : prog2`): its ranks [first, first + n), and what
+  // differs from the job's program: path, arguments, directory, NAME=VALUE settings (MPI_APPNUM's included).
+  struct AppSpec {
+    int first = 0, n = 0;
+    std::string path, cwd;
+    std::vector<std::string> argv, env;
+  };
   struct LaunchSpec {  // from the launch frame, for restarts
     std::string path;
     std::vector<std::string> argv, env, inject;
     bool pty = true;
+    std::vector<AppSpec> apps;  // empty: every rank runs path/argv
+    // The program of `rank` (nullptr: path/argv, with no settings of its own).
+    const AppSpec* app_of(int rank) const {
+      for (const AppSpec& a : apps)
+        if (rank >= a.first && rank < a.first + a.n) return &a;
+      return nullptr;
+    }
   } spec_;
   bool ending_ = false;   // the origin said end
   bool halting_ = false;

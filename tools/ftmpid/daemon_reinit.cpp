@@ -63,10 +63,13 @@ void Daemon::restart_rank(const Frame& f) {
     int local = static_cast<int>(slot - ranks_.data());
     const std::string no_cwd;
     const std::vector<std::string> no_inject;  // an injection fires at the first launch only
-    RankStart how{spec_.path, spec_.argv, spec_.env, no_inject, no_cwd, spec_.pty, false, rank, local,
-                  static_cast<int>(ranks_.size())};
-    how.extra = {"FTMPI_REINIT_EPOCH=" + std::to_string(epoch), "FTMPI_REINIT_FAILED=" + f.payload};
-    how.from_template = true;
+    const AppSpec* app = spec_.app_of(rank);  // its program (the template is used by a job of one program)
+    RankStart how{app ? app->path : spec_.path, app ? app->argv : spec_.argv, spec_.env, no_inject,
+                  app ? app->cwd : no_cwd, spec_.pty, false, rank, local, static_cast<int>(ranks_.size())};
+    if (app) how.extra = app->env;
+    how.extra.push_back("FTMPI_REINIT_EPOCH=" + std::to_string(epoch));
+    how.extra.push_back("FTMPI_REINIT_FAILED=" + f.payload);
+    how.from_template = spec_.apps.size() <= 1;
     const int forked_before = template_.forked();
     if (!start_rank(*slot, how)) return;  // its exit (127) went up
     done.set("pid", slot->pid).set("spare", 0).set("template", template_.forked() != forked_before ? 1 : 0);

@@ -97,6 +97,11 @@ Result<HostLayout> parse_hosts(const std::vector<std::string>& host_args, const 
       if (!(words >> name)) continue;  // blank or comment line
       int slots = 1;
       std::string where = hostfile + ":" + std::to_string(lineno);
+      if (std::size_t colon = name.rfind(':'); colon != std::string::npos) {  // MPICH's "host:N" lines
+        if (!parse_slots(std::string_view(name).substr(colon + 1), slots))
+          return Status(Errc::arg, "bad slot count in '" + name + "' (" + where + ")");
+        name.resize(colon);
+      }
       if (!valid_host_name(name)) return Status(Errc::arg, "bad host name '" + name + "' (" + where + ")");
       while (words >> word) {
         std::size_t eq = word.find('=');

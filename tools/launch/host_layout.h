@@ -1,4 +1,5 @@
-// Which ranks run on which host: --host a,b:2,c and --hostfile ("host slots=N" lines, Open MPI syntax)
+// Which ranks run on which host: --host a,b:2,c and --hostfile ("host slots=N" lines, Open MPI syntax, or
+// MPICH's "host:N")
 // give hosts with slots; duplicates merge (their slots add up). Ranks fill the slots in host order, and if
 // the job has more ranks than slots the slots are filled again, round after round; every host holds one
 // contiguous block of ranks (rank r's host is found by range), which PMI_process_mapping describes.

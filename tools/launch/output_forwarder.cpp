@@ -30,11 +30,17 @@ void write_all(int fd, const char* p, std::size_t n) {
 
 }  // namespace
 
-RankStream::RankStream(int rank, int target_fd, int pipe_fd, bool tag)
-    : rank_(rank), target_(target_fd), fd_(pipe_fd), tag_(tag) {
-  if (tag_)
-    prefix_ = "[1," + std::to_string(rank_) + "]" + (target_fd == 2 ? "<stderr>: " : "<stdout>: ");
+std::string tag_prefix(TagStyle style, int rank, int fd) {
+  switch (style) {
+    case TagStyle::none: return {};
+    case TagStyle::open_mpi: return "[1," + std::to_string(rank) + "]" + (fd == 2 ? "<stderr>: " : "<stdout>: ");
+    case TagStyle::hydra: return "[" + std::to_string(rank) + "] ";
+  }
+  return {};
 }
+
+RankStream::RankStream(int rank, int target_fd, int pipe_fd, TagStyle tag)
+    : rank_(rank), target_(target_fd), fd_(pipe_fd), tag_(tag != TagStyle::none), prefix_(tag_prefix(tag, rank, target_fd)) {}
 
 RankStream::RankStream(int rank, int pipe_fd, Sink sink)
     : rank_(rank), target_(-1), fd_(pipe_fd), tag_(false), sink_(std::move(sink)) {}

@@ -1,5 +1,6 @@
 // Forwards the ranks' stdout/stderr pipes to mpiexec's own stdout/stderr, whole lines only, so that
-// lines of different ranks never mix; optionally tagged "[1,<rank>]<stdout>: " like Open MPI.
+// lines of different ranks never mix; optionally tagged "[1,<rank>]<stdout>: " like Open MPI (--tag-output) or
+// "[<rank>] " like MPICH's Hydra (-l, -prepend-rank).
 #pragma once
 #include <cstddef>
 #include <functional>
@@ -7,10 +8,14 @@
 
 namespace ftmpi::mpiexec {
 
+enum class TagStyle { none, open_mpi, hydra };
+// The prefix of each line of `rank`'s stream `fd` (1 stdout, 2 stderr) in `style` ("" for none).
+std::string tag_prefix(TagStyle style, int rank, int fd);
+
 // One rank's stdout or stderr pipe (read end, non-blocking).
 class RankStream {
  public:
-  RankStream(int rank, int target_fd, int pipe_fd, bool tag);
+  RankStream(int rank, int target_fd, int pipe_fd, TagStyle tag);
   // Whole lines go to `sink` instead of an fd (the host daemon sends them up its tree link; the origin
   // tags and writes them with write_lines()).
   using Sink = std::function<void(const char* data, std::size_t n)>;

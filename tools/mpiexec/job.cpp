@@ -171,6 +171,7 @@ std::vector<std::string> Job::rank_environment(int rank, int cpu) const {
   if (cpu >= 0) set("FTMPI_BOUND_CPU", std::to_string(cpu));
   if (ft_) set("FTMPI_CTRL_FD", "-1");  // replaced by launch() once the socket exists
   if (!board_name_.empty()) set("FTMPI_REINIT_BOARD", board_name_);
+  apply_app_environment(opt_, rank, env);
   for (const InjectSpec& s : opt_.ft.injections)
     if (s.kind == InjectSpec::Kind::at && s.rank == rank)
       set("FTMPI_INJECT_AT", s.function + ":" + std::to_string(s.call));
@@ -192,7 +193,12 @@ bool Job::launch() {
   streams_.reserve(2 * static_cast<std::size_t>(opt_.np));
   for (int r = 0; r < opt_.np; ++r) {
     int cpu = bind ? cpus[static_cast<std::size_t>(r) % cpus.size()] : -1;
-    if (!start_process(r, program_path_, opt_.program, rank_environment(r, cpu), cpu, r == 0 && forward_stdin_, "")) {
+    const AppContext& app = opt_.app(r);
+    if (opt_.report_bindings) {
+      if (cpu >= 0) say("rank %d (%s) bound to CPU %d", r, app.argv[0].c_str(), cpu);
+      else say("rank %d (%s) not bound", r, app.argv[0].c_str());
+    }
+    if (!start_process(r, app.path, app.argv, rank_environment(r, cpu), cpu, r == 0 && forward_stdin_, app.wdir)) {
       ranks_.resize(static_cast<std::size_t>(r));  // only launched ranks are supervised
       return false;
     }

@@ -159,7 +159,8 @@ class Job final : public RankRestarter {
   std::string last_restart_how() const override { return last_restart_how_; }
   std::string last_restart_how_;
   // `from_template`: forked by the respawn template when it can (template_process.h), else fork+exec.
-  Result<Started> start_process(std::vector<std::string> env, bool from_template = false);
+  // A process of application context `app` (a restart of one of its ranks, or a spare: context 0).
+  Result<Started> start_process(int app, std::vector<std::string> env, bool from_template = false);
   // --spares N: warm processes started with the job, waiting inside MPI_Init (models/reinit/spare.h)
   // until a failed rank's number is handed to one of them (`cmd=adopt`) instead of a fork+exec+init.
   void launch_spares();

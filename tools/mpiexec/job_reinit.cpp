@@ -132,7 +132,7 @@ bool Job::reinit_signal_from_rank(const JobSignal& s) {
   return true;
 }
 
-Result<Job::Started> Job::start_process(std::vector<std::string> env, bool from_template) {
+Result<Job::Started> Job::start_process(int app, std::vector<std::string> env, bool from_template) {
   int sv[2] = {-1, -1}, err[2] = {-1, -1}, cv[2] = {-1, -1};
   OutputChannel out;
   bool have_out = open_output_channel(!opt_.output_pipe, out);
@@ -143,9 +143,11 @@ Result<Job::Started> Job::start_process(std::vector<std::string> env, bool from_
       if (fd >= 0) ::close(fd);
     return Status(Errc::other, std::string("cannot create its pipes: ") + strerror(e));
   }
+  const AppContext& a = opt_.apps[static_cast<std::size_t>(app)];
   SpawnRequest req;
-  req.path = program_path_;
-  req.argv = opt_.program;
+  req.path = a.path;
+  req.argv = a.argv;
+  req.cwd = a.wdir;
   req.env = std::move(env);
   std::erase_if(req.env, [](const std::string& e) { return e.rfind("FTMPI_INJECT_AT=", 0) == 0; });  // once only
   for (std::string& e : req.env) {
@@ -190,7 +192,7 @@ void Job::launch_spares() {
   const int before = spares_.size();
   std::vector<std::string> base = rank_environment(0, -1);
   add_restart_answers(base);
-  spares_.fill(base, [this](std::vector<std::string> env) { return start_process(std::move(env)); },
+  spares_.fill(base, [this](std::vector<std::string> env) { return start_process(0, std::move(env)); },
                &error);
   if (!error.empty())
     say("warning: cannot start spare process %d: %s (failed ranks are restarted by fork+exec)", spares_.size(),
@@ -212,11 +214,12 @@ void Job::release_spares() {
 }
 
 void Job::launch_template() {
-  if (!template_enabled()) return;
+  if (!template_enabled() || !opt_.single_program()) return;
   // Its environment is a rank's with the restart answers (the rank's own part comes with each command).
   SpawnRequest req;
-  req.path = program_path_;
-  req.argv = opt_.program;
+  req.path = opt_.apps.front().path;
+  req.argv = opt_.apps.front().argv;
+  req.cwd = opt_.apps.front().wdir;
   req.env = rank_environment(0, -1);
   add_restart_answers(req.env);
   Status st = template_.start(std::move(req));
@@ -248,7 +251,8 @@ Result<pid_t> Job::restart(int r, int epoch, const std::vector<int>& failed) {
     env.push_back("FTMPI_REINIT_EPOCH=" + std::to_string(epoch));
     env.push_back("FTMPI_REINIT_FAILED=" + failed_list);
     add_restart_answers(env);
-    auto started = start_process(std::move(env), true);
+    // The respawn template is a process of the first program: only a job of one program uses it.
+    auto started = start_process(opt_.app_of(r), std::move(env), opt_.single_program());
     if (!started.ok()) return started.status();
     s = started.value();
   }

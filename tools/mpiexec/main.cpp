@@ -36,6 +36,23 @@ void ensure_std_fds() {
     }
 }
 
+// --display-map: which ranks of which program run on which host (ranks [first, first + n) of a host).
+void display_map(const ftmpi::mpiexec::Options& o, const std::string& host, int first, int n) {
+  std::string line = "mpiexec: map: host " + host + ": ";
+  if (n == 0) line += "no ranks";
+  for (int r = first; r < first + n;) {
+    const int k = o.app_of(r);
+    int end = r;
+    while (end + 1 < first + n && o.app_of(end + 1) == k) ++end;
+    if (r > first) line += ", ";
+    line += (r == end ? "rank " + std::to_string(r) : "ranks " + std::to_string(r) + "-" + std::to_string(end)) + " " +
+            o.apps[static_cast<std::size_t>(k)].argv[0];
+    r = end + 1;
+  }
+  line += "\n";
+  (void)!::write(2, line.data(), line.size());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -71,10 +88,30 @@ int main(int argc, char** argv) {
     for (const HostEntry& h : layout->hosts) known = known || h.name == s.host;
     if (!known) return usage_error("--inject names host '" + s.host + "', which is not a host of the job");
   }
-  auto path = resolve_program(o.program[0]);
-  if (!path.ok()) return usage_error(path.status().message());
+  // -ppn / --npernode / --map-by ppr:N:node: N ranks per host; without -n, N on each host (one host when
+  // none is given).
+  if (o.per_host > 0) {
+    if (layout->hosts.empty()) {
+      if (!o.np_given) o.np = o.apps.front().np = o.per_host;
+    } else {
+      for (HostEntry& h : layout->hosts) h.slots = o.per_host;
+    }
+  }
+  // Hosts given without -n: one rank per slot, as Open MPI does (also when every host is this machine).
+  if (!o.np_given && !layout->hosts.empty()) o.np = o.apps.front().np = layout->total_slots();
   // What can be checked before forking is checked now: one clear line instead of N failed children.
-  if (ftmpi::Status st = check_executable_format(path.value()); !st.ok()) return usage_error(st.message());
+  for (AppContext& app : o.apps) {
+    // A relative program is found from mpiexec's directory, else from the program's -wdir; it is run by
+    // its absolute name, since its ranks may start in another directory.
+    auto path = resolve_program(app.argv[0]);
+    if (!path.ok() && !app.wdir.empty() && app.argv[0].find('/') != std::string::npos && app.argv[0][0] != '/')
+      if (auto in_wdir = resolve_program(app.wdir + "/" + app.argv[0]); in_wdir.ok()) path = in_wdir;
+    if (!path.ok()) return usage_error(path.status().message());
+    if (char abs[PATH_MAX]; path.value()[0] != '/' && realpath(path.value().c_str(), abs)) path = std::string(abs);
+    if (ftmpi::Status st = check_executable_format(path.value()); !st.ok()) return usage_error(st.message());
+    app.path = path.value();
+  }
+  const std::string path = o.apps.front().path;
   if (ftmpi::Status st = check_job_fits(o.np, o.ft.enabled()); !st.ok()) return usage_error(st.message());
 
   // A name service shared with other jobs (src/dpm/name_dir.h): the job holds a slot in it while it runs.
@@ -100,14 +137,20 @@ int main(int argc, char** argv) {
   if (several) {
     // Reinit across hosts restarts ranks through their daemons, --spares N keeps N warm spare processes
     // on every host (origin_reinit.cpp, tools/ftmpid/daemon_reinit.cpp).
-    if (!o.np_given) o.np = layout->total_slots();
     place_ranks(layout.value(), o.np);
     for (const InjectSpec& s : o.ft.injections)
       if (s.host.empty() && s.rank >= o.np)
         return usage_error("--inject names rank " + std::to_string(s.rank) + " but the job has " + std::to_string(o.np) + " ranks");
-    Origin origin(std::move(o), path.value(), std::move(layout.value()));
+    if (o.display_map)
+      for (const HostEntry& h : layout->hosts) display_map(o, h.name, h.first_rank, h.nranks);
+    Origin origin(std::move(o), path, std::move(layout.value()));
     return origin.run();
   }
-  Job job(std::move(o), path.value());
+  if (o.display_map) {
+    char host[256] = "localhost";
+    gethostname(host, sizeof host - 1);
+    display_map(o, host, 0, o.np);
+  }
+  Job job(std::move(o), path);
   return job.run();
 }

@@ -57,7 +57,8 @@ enum class Opt {
   np, oversubscribe, allow_root, bind_to, x, tag_output, timeout, transport, host, hostfile, help, version,
   with_ft, am, initial_errhandler, detector_period, detector_timeout, inject, max_restarts, spares, output_pipe,
   startup_timeout, rsh_agent, tree_fanout, status, halt, tcp_if, universe_size, async_progress, name_service, ompi_server,
-  map_by, disable_auto_cleanup,
+  map_by, disable_auto_cleanup, wdir, per_host, report_bindings, display_map, prefix, hwthread_cpus, envall,
+  prepend_rank,
 };
 
 struct OptSpec {
@@ -79,11 +80,15 @@ constexpr OptSpec kOptions[] = {
     {"disable-auto-cleanup", Opt::disable_auto_cleanup, false},
     {"x", Opt::x, true},
     {"tag-output", Opt::tag_output, false},
+    {"l", Opt::prepend_rank, false},
+    {"prepend-rank", Opt::prepend_rank, false},
     {"timeout", Opt::timeout, true},
     {"transport", Opt::transport, true},
     {"host", Opt::host, true},
     {"H", Opt::host, true},
     {"hostfile", Opt::hostfile, true},
+    {"f", Opt::hostfile, true},      // MPICH Hydra's -f FILE
+    {"hosts", Opt::host, true},      // MPICH Hydra's -hosts a,b:2
     {"machinefile", Opt::hostfile, true},
     {"h", Opt::help, false},
     {"help", Opt::help, false},
@@ -106,6 +111,15 @@ constexpr OptSpec kOptions[] = {
     {"halt", Opt::halt, true},
     {"tcp-if", Opt::tcp_if, true},
     {"async-progress", Opt::async_progress, false},
+    {"wdir", Opt::wdir, true},
+    {"ppn", Opt::per_host, true},
+    {"npernode", Opt::per_host, true},
+    {"report-bindings", Opt::report_bindings, false},
+    {"display-map", Opt::display_map, false},
+    {"prefix", Opt::prefix, true},
+    {"use-hwthread-cpus", Opt::hwthread_cpus, false},
+    {"genvall", Opt::envall, false},
+    {"envall", Opt::envall, false},
 };
 
 const OptSpec* find_option(std::string_view name) {
@@ -147,11 +161,19 @@ std::string apply(Options& o, const OptSpec& spec, const std::string& shown, con
       // fills the slots in order, which is what mapping by slot or by any object inside a host gives; a
       // mapping across hosts (node, ppr, seq, rankfile) would differ and is refused.
       const std::string object = lowercase(v.substr(0, v.find(':')));
+      if (object == "ppr") {  // ppr:N:node (N ranks per host), as -ppn / --npernode
+        const std::vector<std::string> parts = split(lowercase(v), ':');
+        auto n = parts.size() >= 3 ? parse_int(parts[1], 1, 1 << 16) : std::nullopt;
+        if (!n || parts[2] != "node")
+          return bad("ppr needs the form ppr:N:node (N ranks per host; ftmpi maps per host only)");
+        o.per_host = *n;
+        return {};
+      }
       if (!(object.empty() || object == "slot" || object == "core" || object == "hwthread" || object == "socket" ||
             object == "package" || object == "numa" || object == "l1cache" || object == "l2cache" ||
             object == "l3cache" || object == "board"))
-        return bad("ftmpi places ranks in slot order: expected slot, core, hwthread, socket, package, numa or "
-                   "an l*cache, with any :MODIFIERS (e.g. :OVERSUBSCRIBE)");
+        return bad("ftmpi places ranks in slot order: expected slot, core, hwthread, socket, package, numa, "
+                   "an l*cache or ppr:N:node, with any :MODIFIERS (e.g. :OVERSUBSCRIBE)");
       return {};
     }
     case Opt::disable_auto_cleanup:  // MPICH Hydra's switch for ULFM runs: a failed process does not end the job
@@ -170,7 +192,25 @@ std::string apply(Options& o, const OptSpec& spec, const std::string& shown, con
       else o.env.emplace_back(name, v.substr(eq + 1));
       return {};
     }
-    case Opt::tag_output: o.tag_output = true; return {};
+    case Opt::tag_output: o.tag_output = TagStyle::open_mpi; return {};
+    case Opt::prepend_rank: o.tag_output = TagStyle::hydra; return {};
+    case Opt::wdir:
+      if (v.empty()) return bad("expected a directory");
+      o.wdir = v;
+      return {};
+    case Opt::per_host: {
+      auto n = parse_int(v, 1, 1 << 16);
+      if (!n) return bad("expected a number of ranks per host >= 1");
+      o.per_host = *n;
+      return {};
+    }
+    case Opt::report_bindings: o.report_bindings = true; return {};
+    case Opt::display_map: o.display_map = true; return {};
+    case Opt::prefix:  // Open MPI's install prefix on remote hosts: ftmpid is found next to mpiexec
+      if (v.empty()) return bad("expected a directory");
+      return {};
+    case Opt::hwthread_cpus: return {};  // slots are the CPUs the kernel lists (hardware threads) already
+    case Opt::envall: return {};         // Hydra's -genvall / -envall: every rank gets mpiexec's environment already
     case Opt::async_progress: o.env.emplace_back("FTMPI_ASYNC_PROGRESS", "1"); return {};
     case Opt::timeout: {
       auto s = parse_seconds(v);
@@ -392,10 +432,99 @@ std::optional<InjectSpec> parse_inject_spec(const std::string& spec, std::string
   return out;
 }
 
+namespace {
+
+// Hydra's two-word environment options: -env NAME VALUE (this context) and -genv NAME VALUE (every rank).
+bool is_env_pair_option(const std::string& word, bool* global) {
+  *global = word == "-genv" || word == "--genv";
+  return *global || word == "-env" || word == "--env";
+}
+
+// The options an application context after ':' may carry (MPI-3.1 §10.3: -n and the context's own
+// settings); parsed from argv[*i] on, up to its program. Returns an error message, or empty.
+std::string parse_context_options(int argc, char** argv, int* i, AppContext& app) {
+  for (; *i < argc; ++*i) {
+    const std::string word = argv[*i];
+    if (word == "--") { ++*i; break; }
+    if (word.size() < 2 || word[0] != '-') break;  // the program
+    bool global = false;
+    if (is_env_pair_option(word, &global)) {
+      if (global) return "option " + word + " applies to every rank: give it before the first program";
+      if (*i + 2 >= argc) return "option " + word + " needs a name and a value";
+      if (!valid_env_name(argv[*i + 1])) return "bad name '" + std::string(argv[*i + 1]) + "' for " + word;
+      app.env.emplace_back(argv[*i + 1], std::string(argv[*i + 2]));
+      *i += 2;
+      continue;
+    }
+    std::string body = word.substr(word[1] == '-' ? 2 : 1), value;
+    const std::size_t eq = body.find('=');
+    const bool inline_value = eq != std::string::npos && word[1] == '-';
+    if (inline_value) {
+      value = body.substr(eq + 1);
+      body = body.substr(0, eq);
+    }
+    const OptSpec* spec = find_option(body);
+    if (!spec || !(spec->opt == Opt::np || spec->opt == Opt::x || spec->opt == Opt::wdir))
+      return "option " + word.substr(0, word.find('=')) +
+             " cannot be given for one program (after ':'): give it before the first program";
+    if (!inline_value) {
+      if (*i + 1 >= argc) return "option " + word + " needs a value";
+      value = argv[++*i];
+    }
+    Options scratch;  // the shared parser fills an Options: keep the context's part of it
+    ParsedCommandLine::Action act = ParsedCommandLine::Action::run;
+    int job = 0;
+    if (std::string err = apply(scratch, *spec, word.substr(0, word.find('=')), value, act, job); !err.empty()) return err;
+    if (spec->opt == Opt::np) {
+      app.np = scratch.np;
+      app.np_given = true;
+    } else if (spec->opt == Opt::x) {
+      app.env.push_back(scratch.env.front());
+    } else {
+      app.wdir = scratch.wdir;
+    }
+  }
+  return {};
+}
+
+// The program and its arguments: the words up to the next ':' (or the end).
+void take_program(int argc, char** argv, int* i, AppContext& app) {
+  for (; *i < argc && std::string_view(argv[*i]) != ":"; ++*i) app.argv.emplace_back(argv[*i]);
+}
+
+}  // namespace
+
+int Options::app_of(int rank) const {
+  int first = 0;
+  for (std::size_t k = 0; k < apps.size(); ++k) {
+    first += apps[k].np;
+    if (rank < first) return static_cast<int>(k);
+  }
+  return apps.empty() ? 0 : static_cast<int>(apps.size()) - 1;
+}
+
+bool Options::single_program() const { return apps.size() <= 1; }
+
+void apply_app_environment(const Options& o, int rank, std::vector<std::string>& env) {
+  auto set = [&env](const std::string& name, const std::string& value) {
+    const std::string prefix = name + "=";
+    std::erase_if(env, [&](const std::string& e) { return e.rfind(prefix, 0) == 0; });
+    env.push_back(prefix + value);
+  };
+  const int k = o.app_of(rank);
+  if (!o.apps.empty())
+    for (const auto& [name, value] : o.apps[static_cast<std::size_t>(k)].env) {
+      if (value) set(name, *value);
+      else if (const char* v = getenv(name.c_str())) set(name, v);
+    }
+  set("FTMPI_APPNUM", std::to_string(k));  // MPI_APPNUM (MPI-3.1 §10.5.3)
+}
+
 ParsedCommandLine parse_command_line(int argc, char** argv) {
   ParsedCommandLine r;
   r.action = ParsedCommandLine::Action::run;
   Options& o = r.options;
+  AppContext first;  // the first context's own settings (-env) given among the job-wide options
   int i = 1;
   for (; i < argc; ++i) {
     std::string word = argv[i];
@@ -414,6 +543,16 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
         r.error = err;
         return r;
       }
+      continue;
+    }
+    if (bool global = false; is_env_pair_option(word, &global)) {  // Hydra's -genv / -env NAME VALUE
+      if (i + 2 >= argc || !valid_env_name(argv[i + 1])) {
+        r.action = ParsedCommandLine::Action::error;
+        r.error = "option " + word + " needs a variable name and a value";
+        return r;
+      }
+      (global ? o.env : first.env).emplace_back(argv[i + 1], std::string(argv[i + 2]));
+      i += 2;
       continue;
     }
     std::string body = word.substr(word[1] == '-' ? 2 : 1);
@@ -458,12 +597,46 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
     const char* env = getenv("FTMPI_RSH_AGENT");
     o.rsh_agent = env && *env ? env : "ssh";
   }
-  for (; i < argc; ++i) o.program.emplace_back(argv[i]);
-  if (o.program.empty()) {
+  // The application contexts: the first one's program, then "-n N prog2 args" after each ':'.
+  first.np = o.np;
+  first.np_given = o.np_given;
+  take_program(argc, argv, &i, first);
+  if (first.argv.empty()) {
     r.action = ParsedCommandLine::Action::error;
-    r.error = "no program to run (usage: mpiexec [options] program [args...])";
+    r.error = "no program to run (usage: mpiexec [options] program [args...] [: [-n N] program [args...]]...)";
     return r;
   }
+  o.apps.push_back(std::move(first));
+  while (i < argc) {  // argv[i] is ':'
+    ++i;
+    AppContext app;
+    if (std::string err = parse_context_options(argc, argv, &i, app); !err.empty()) {
+      r.action = ParsedCommandLine::Action::error;
+      r.error = err;
+      return r;
+    }
+    take_program(argc, argv, &i, app);
+    if (app.argv.empty()) {
+      r.action = ParsedCommandLine::Action::error;
+      r.error = "no program after ':' (usage: mpiexec [options] program [args...] : [-n N] program [args...])";
+      return r;
+    }
+    o.apps.push_back(std::move(app));
+  }
+  if (o.apps.size() > 1) {
+    long total = 0;
+    for (const AppContext& a : o.apps) total += a.np;
+    if (total > (1 << 20)) {
+      r.action = ParsedCommandLine::Action::error;
+      r.error = "too many processes: " + std::to_string(total);
+      return r;
+    }
+    o.np = static_cast<int>(total);
+    o.np_given = true;
+  }
+  for (AppContext& a : o.apps)
+    if (a.wdir.empty()) a.wdir = o.wdir;
+  o.program = o.apps.front().argv;
   // MPIEXEC_TIMEOUT (as MPICH's mpiexec honours it) when --timeout is not given: the option wins.
   if (!o.timeout_given)
     if (const char* env = getenv("MPIEXEC_TIMEOUT"); env && *env) {
@@ -479,6 +652,12 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
     r.action = ParsedCommandLine::Action::error;
     r.error = "--detector-timeout (" + std::to_string(o.ft.timeout_ms()) + " ms) must be longer than --detector-period (" +
               std::to_string(o.ft.period_ms()) + " ms)";
+    return r;
+  }
+  if (o.ft.spares > 0 && !o.single_program()) {
+    r.action = ParsedCommandLine::Action::error;
+    r.error = "--spares needs a single program (a spare stands in for any rank; this job runs " +
+              std::to_string(o.apps.size()) + " programs)";
     return r;
   }
   if (o.ft.spares > 0 && !o.ft.reinit()) {
@@ -498,9 +677,12 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
 
 const char* usage_text() {
   return R"(Usage: mpiexec [options] program [args...]        (mpirun is the same program)
+       mpiexec [options] [-n N] prog1 [args...] : [-n M] prog2 [args...] ...
 
 Start N copies of program on this host or on several hosts (one ftmpid daemon per host, started
-through the rsh agent), connected by ftmpi's PMI-1 bootstrap.
+through the rsh agent), connected by ftmpi's PMI-1 bootstrap. With ':' several programs form one
+MPI_COMM_WORLD (ranks in command-line order; MPI_APPNUM is the program's position, from 0); after
+each ':' only -n/-np, -x, -env and -wdir may be given (for that program).
 
   -n, -np N                 number of ranks (default 1)
   --oversubscribe           allow more ranks than cores (always allowed; accepted for compatibility)
@@ -510,10 +692,20 @@ through the rsh agent), connected by ftmpi's PMI-1 bootstrap.
   --allow-run-as-root       accepted for compatibility (running as root is always allowed)
   --bind-to core|none       bind rank i to core i (default when ranks <= cores) or not at all
   --map-by OBJ[:MODS]       Open MPI's mapping: slot, core, hwthread, socket, package, numa, l*cache (all
-                            mean slot order here), any modifiers (:OVERSUBSCRIBE); node, ppr... are refused
+                            mean slot order here), any modifiers (:OVERSUBSCRIBE); ppr:N:node = -ppn N;
+                            node, seq, rankfile are refused
   -disable-auto-cleanup     MPICH Hydra's ULFM switch: = --with-ft ulfm
   -x VAR[=value]            export VAR (with mpiexec's value, or the one given) to every rank; repeatable
+  -genv VAR VALUE           MPICH's form: set VAR to VALUE for every rank (-genvall, -envall accepted)
+  -env VAR VALUE            set VAR for the ranks of this program only
+  -wdir, --wdir DIR         working directory of the ranks (before the first program: of every program)
+  -ppn, --npernode N        N ranks per host (also --map-by ppr:N:node); without -n: N on each host
+  --report-bindings         print each rank's CPU binding on stderr at launch
+  --display-map             print which ranks (and programs) run on which host on stderr at launch
+  --prefix DIR, --use-hwthread-cpus   accepted for compatibility (ftmpid is found next to mpiexec;
+                            slots are the CPUs the kernel lists)
   --tag-output              prefix every output line with [1,<rank>]<stdout>: or [1,<rank>]<stderr>:
+  -l, -prepend-rank         MPICH's form: prefix every output line with [<rank>]
   --timeout SECONDS         kill the job after SECONDS and exit with status 124 (default: the
                             environment variable MPIEXEC_TIMEOUT, if set; the option wins)
   --output-pipe             rank stdout is a pipe (block-buffered stdio) instead of a pseudo-terminal
@@ -523,7 +715,8 @@ through the rsh agent), connected by ftmpi's PMI-1 bootstrap.
   --tcp-if NAME|CIDR[,...]  interfaces for TCP between hosts (default: every usable one; exported as
                             FTMPI_TCP_IF); also --mca btl_tcp_if_include NAME|CIDR
   -H, --host LIST           hosts to use: a,b:2,c (host:slots); ranks fill the slots in order
-  --hostfile FILE           file of hosts to use, one "host [slots=N]" per line
+  --hostfile, -f FILE       file of hosts to use, one "host [slots=N]" (or MPICH's "host:N") per line;
+                            -hosts LIST is --host
   --rsh-agent CMD           how to start a daemon on another host, called as CMD HOST COMMAND...
                             (default ssh; also --mca plm_rsh_agent CMD and FTMPI_RSH_AGENT)
   --tree-fanout K           each daemon (and mpiexec) has at most K child daemons (default 32)

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "output_forwarder.h"
+
 namespace ftmpi::mpiexec {
 
 // One --inject SPEC: either "rank=R,after=SECONDS[,signal=KILL|STOP|TERM]" (the launcher signals the rank)
@@ -22,6 +24,20 @@ struct InjectSpec {
 };
 
 enum class BindTo { unset, core, none };
+
+// -x VAR (value taken from mpiexec's environment) or -x VAR=value / -env VAR value: one setting.
+using EnvSetting = std::pair<std::string, std::optional<std::string>>;
+
+// One application context of the command line (MPI-3.1 §10.3 "mpiexec": `mpiexec -n 2 a : -n 3 b args`): its
+// ranks follow the previous context's, and MPI_APPNUM is its position (0-based).
+struct AppContext {
+  int np = 1;
+  bool np_given = false;
+  std::vector<std::string> argv;  // program and its arguments (argv[0] as typed)
+  std::vector<EnvSetting> env;    // its own -x / -env settings, applied after the job-wide ones
+  std::string wdir;               // -wdir / --wdir: its working directory (empty: mpiexec's)
+  std::string path;               // the resolved executable (filled by main before the job starts)
+};
 
 inline constexpr int kDefaultDetectorPeriodMs = 100;
 inline constexpr int kDefaultDetectorTimeoutMs = 1000;
@@ -66,9 +82,9 @@ struct Options {
   std::string dpm_secret;
   bool allow_run_as_root = false;
   BindTo bind_to = BindTo::unset;
-  // -x VAR (value taken from mpiexec's environment) or -x VAR=value, in order.
-  std::vector<std::pair<std::string, std::optional<std::string>>> env;
-  bool tag_output = false;
+  // Job-wide -x VAR[=value] and -genv VAR value settings, in order.
+  std::vector<EnvSetting> env;
+  TagStyle tag_output = TagStyle::none;  // --tag-output (Open MPI's tags), -l / -prepend-rank (Hydra's)
   bool output_pipe = false;    // --output-pipe: rank stdout is a pipe, not a pseudo-terminal
   double timeout_seconds = 0;  // 0: no timeout (--timeout, else MPIEXEC_TIMEOUT)
   bool timeout_given = false;  // --timeout was on the command line (it wins over MPIEXEC_TIMEOUT)
@@ -83,8 +99,25 @@ struct Options {
   std::string rsh_agent;
   int tree_fanout = 32;
   FtOptions ft;
-  std::vector<std::string> program;  // program and its arguments (program[0] as typed)
+  // -ppn / --npernode N / --map-by ppr:N:node: N ranks per host (0: fill each host's slots).
+  int per_host = 0;
+  bool report_bindings = false;  // --report-bindings: one line per rank on stderr at launch
+  bool display_map = false;      // --display-map: the hosts and their ranks on stderr at launch
+  std::string wdir;              // -wdir / --wdir for every context that gives none
+  // The application contexts, at least one; np is the sum of their np, program the first one's argv.
+  std::vector<AppContext> apps;
+  std::vector<std::string> program;  // apps[0].argv (program[0] as typed)
+
+  // Which context rank r (0 <= r < np) belongs to.
+  int app_of(int rank) const;
+  const AppContext& app(int rank) const { return apps[static_cast<std::size_t>(app_of(rank))]; }
+  // Every context runs the same program with the same arguments, environment and directory (a spare or
+  // the respawn template can then stand in for any rank).
+  bool single_program() const;
 };
+
+// `env` (NAME=VALUE strings) with rank r's context applied: its -x/-env settings, its FTMPI_APPNUM.
+void apply_app_environment(const Options& o, int rank, std::vector<std::string>& env);
 
 struct ParsedCommandLine {
   enum class Action { run, help, version, error, status, halt };

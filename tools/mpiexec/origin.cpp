@@ -216,10 +216,7 @@ int Origin::run() {
   return end_.exit_status();
 }
 
-std::string Origin::tag_prefix(int rank, int fd) const {
-  if (!opt_.tag_output) return {};
-  return "[1," + std::to_string(rank) + "]" + (fd == 2 ? "<stderr>: " : "<stdout>: ");
-}
+std::string Origin::tag_prefix(int rank, int fd) const { return mpiexec::tag_prefix(opt_.tag_output, rank, fd); }
 
 void Origin::send_to(int node, const Frame& f0) {
   Frame f = f0;
@@ -544,7 +541,7 @@ void Origin::on_hello(const Frame& f, int via_slot) {
   l.set("pty", opt_.output_pipe ? 0 : 1);
   if (reinit_) l.set("reinit", 1);
   if (reinit_ && opt_.ft.spares > 0) l.set("spares", opt_.ft.spares);  // per host (origin_reinit.cpp)
-  if (reinit_ && template_enabled()) l.set("template", 1);  // a respawn template per host (template_process.h)
+  if (reinit_ && template_enabled() && opt_.single_program()) l.set("template", 1);  // a respawn template per host (template_process.h)
   if (forward_stdin_ && e.first_rank == 0 && e.nranks > 0) l.set("stdin", 1);
   std::vector<std::string> items;
   items.push_back("path=" + program_path_);
@@ -552,6 +549,19 @@ void Origin::on_hello(const Frame& f, int via_slot) {
   if (getcwd(cwd, sizeof cwd)) items.push_back(std::string("cwd=") + cwd);
   for (const std::string& a : opt_.program) items.push_back("arg=" + a);
   for (const std::string& e2 : job_environment(opt_)) items.push_back("env=" + e2);
+  {  // each program's ranks and what is its own (its -env settings, MPI_APPNUM; a job of several programs)
+    int first = 0;
+    for (const AppContext& app : opt_.apps) {
+      items.push_back("app=" + std::to_string(first) + ":" + std::to_string(app.np));
+      items.push_back("apath=" + app.path);
+      if (!app.wdir.empty()) items.push_back("acwd=" + app.wdir);
+      for (const std::string& a : app.argv) items.push_back("aarg=" + a);
+      std::vector<std::string> own;
+      apply_app_environment(opt_, first, own);
+      for (const std::string& e2 : own) items.push_back("aenv=" + e2);
+      first += app.np;
+    }
+  }
   for (const InjectSpec& s : opt_.ft.injections)
     if (s.kind == InjectSpec::Kind::at)
       items.push_back("inject_at=" + std::to_string(s.rank) + ":" + s.function + ":" + std::to_string(s.call));
