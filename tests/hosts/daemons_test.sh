@@ -46,6 +46,9 @@ start)
   expect_rc 0
   expect_out "^rank 0 on $H1 local 0 of 1$"; expect_out "^rank 1 on $H2 local 0 of 2$"
   expect_out "^rank 2 on $H2 local 1 of 2$"; expect_out "^rank 3 on $H3 local 0 of 1$"
+  run "${MX[@]}" --host "$H1,$H2:2" sh -c 'echo "ompi $OMPI_COMM_WORLD_RANK of $OMPI_COMM_WORLD_SIZE local $OMPI_COMM_WORLD_LOCAL_RANK of $OMPI_COMM_WORLD_LOCAL_SIZE hydra $MPI_LOCALRANKID of $MPI_LOCALNRANKS"'
+  expect_rc 0
+  expect_out "^ompi 2 of 3 local 1 of 2 hydra 1 of 2$"
   run "${MX[@]}" --host "$NETNS_HOSTS" -n 9 --tag-output "$PROBE" --token "$TOKEN"
   expect_rc 0
   [ "$(grep -c 'of 9 ok' "$TMP/out")" = 9 ] || fail "expected 9 ok lines"

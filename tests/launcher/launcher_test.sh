@@ -199,6 +199,12 @@ env_passing)
   done
   run "$MPIEXEC" -n 2 "$HELPER" env PMI_RANK "$TOKEN"
   expect_out '^rank 1 PMI_RANK=1$'
+  # the other MPIs' names for the rank (job scripts read them): Open MPI's OMPI_COMM_WORLD_*, Hydra's MPI_LOCAL*
+  for kv in OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=3 OMPI_COMM_WORLD_LOCAL_RANK=1 OMPI_COMM_WORLD_LOCAL_SIZE=3 \
+            MPI_LOCALRANKID=1 MPI_LOCALNRANKS=3; do
+    run "$MPIEXEC" -n 3 "$HELPER" env "${kv%%=*}" "$TOKEN"
+    expect_out "^rank 1 ${kv}\$"
+  done
   run "$MPIEXEC" -n 2 --bind-to none "$HELPER" env FTMPI_BOUND_CPU "$TOKEN"
   expect_out 'FTMPI_BOUND_CPU=\(unset\)'
   # default binding: one rank on one CPU, and the CPU it is bound to is the one it was told

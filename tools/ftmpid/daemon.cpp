@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "net_addr.h"
+#include "rank_env.h"
 #include "tree_membership.h"
 #include "rank_stdout.h"
 #include "say.h"
@@ -212,6 +213,10 @@ Result<WarmProcess> Daemon::spawn_process(const RankStart& how, int rank) {
   if (how.pmi_rank >= 0) {  // a spare (pmi_rank -1) learns its rank when adopted (spare_pool.h)
     set("PMI_RANK", std::to_string(how.pmi_rank));
     set("FTMPI_LOCAL_RANK", std::to_string(how.local_rank));
+    int size = 0;  // its MPI_COMM_WORLD's (the job's, or a spawned part's)
+    for (const std::string& e : req.env)
+      if (e.rfind("PMI_SIZE=", 0) == 0) size = std::atoi(e.c_str() + 9);
+    set_foreign_rank_env(req.env, how.pmi_rank, size, how.local_rank, how.local_size);
   }
   set("FTMPI_LOCAL_SIZE", std::to_string(how.local_size));
   set("FTMPI_NUM_CORES", std::to_string(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))));

@@ -6,6 +6,8 @@
 
 #include <cerrno>
 
+#include "rank_env.h"
+
 namespace ftmpi::mpiexec {
 
 void WarmProcess::close_fds() {
@@ -18,7 +20,7 @@ void WarmProcess::close_fds() {
 
 std::vector<std::string> SparePool::spare_environment(std::vector<std::string> env, int index) {
   std::erase_if(env, [](const std::string& e) {
-    return e.rfind("PMI_RANK=", 0) == 0 || e.rfind("FTMPI_LOCAL_RANK=", 0) == 0 ||
+    return e.rfind("PMI_RANK=", 0) == 0 || e.rfind("FTMPI_LOCAL_RANK=", 0) == 0 || is_foreign_rank_env(e) ||
            e.rfind("FTMPI_INJECT_AT=", 0) == 0 || e.rfind("FTMPI_SPARE=", 0) == 0;
   });
   env.push_back("FTMPI_SPARE=" + std::to_string(index));

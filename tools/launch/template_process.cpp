@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "models/reinit/respawn_template.h"
+#include "rank_env.h"
 #include "util/kv_line.h"
 
 namespace ftmpi::mpiexec {
@@ -84,7 +85,7 @@ Status TemplateProcess::start(SpawnRequest req) {
     for (const char* p : {"PMI_RANK=", "FTMPI_LOCAL_RANK=", "FTMPI_SPARE=", "FTMPI_INJECT_AT=", "PMI_FD=",
                           "FTMPI_CTRL_FD=", "FTMPI_TEMPLATE_FD="})
       if (e.rfind(p, 0) == 0) return true;
-    return false;
+    return is_foreign_rank_env(e);
   });
   req.env.push_back(std::string(reinit::kTemplateFdEnv) + "=" + std::to_string(sv[1]));
   req.pmi_fd = -1;

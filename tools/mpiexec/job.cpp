@@ -1,4 +1,5 @@
 #include "job.h"
+
 #include "host_layout.h"
 
 #include <fcntl.h>
@@ -19,6 +20,7 @@
 #include <cstring>
 
 #include "boot/process_mapping.h"
+#include "rank_env.h"
 #include "rank_stdout.h"
 #include "say.h"
 #include "shm_cleanup.h"
@@ -167,6 +169,7 @@ std::vector<std::string> Job::rank_environment(int rank, int cpu) const {
   set("PMI_RANK", std::to_string(rank));
   set("FTMPI_LOCAL_RANK", std::to_string(rank));
   set("FTMPI_LOCAL_SIZE", std::to_string(opt_.np));
+  set_foreign_rank_env(env, rank, opt_.np, rank, opt_.np);
   set("FTMPI_NUM_CORES", std::to_string(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))));
   if (cpu >= 0) set("FTMPI_BOUND_CPU", std::to_string(cpu));
   if (ft_) set("FTMPI_CTRL_FD", "-1");  // replaced by launch() once the socket exists

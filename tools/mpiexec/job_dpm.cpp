@@ -9,6 +9,7 @@
 #include "dpm/spawn_spec.h"
 #include "exec_check.h"
 #include "job.h"
+#include "rank_env.h"
 #include "say.h"
 #include "spawn.h"
 #include "spawn_program.h"
@@ -98,6 +99,7 @@ void Job::do_spawn(int gid, const boot::pmi::Message& m) {
       set(env, "PMI_SPAWNED", "1");
       set(env, "FTMPI_LOCAL_RANK", std::to_string(local));
       set(env, "FTMPI_LOCAL_SIZE", std::to_string(total));
+      set_foreign_rank_env(env, local, total, local, total);
       set(env, "FTMPI_NUM_CORES", std::to_string(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))));
       set(env, "FTMPI_GID_BASE", std::to_string(base));
       set(env, "FTMPI_PARENT_PORT", port.value());

@@ -39,6 +39,11 @@ Result<double> wait_for_adoption() {
   const std::string r = std::to_string(rank);
   setenv("PMI_RANK", r.c_str(), 1);
   setenv("FTMPI_LOCAL_RANK", r.c_str(), 1);
+  // The other MPIs' names for it (tools/launch/rank_env.h), as a rank started with it has them.
+  setenv("OMPI_COMM_WORLD_RANK", r.c_str(), 1);
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", r.c_str(), 1);
+  setenv("OMPI_COMM_WORLD_NODE_RANK", r.c_str(), 1);
+  setenv("MPI_LOCALRANKID", r.c_str(), 1);
   setenv("FTMPI_REINIT_EPOCH", std::to_string(epoch).c_str(), 1);
   setenv("FTMPI_REINIT_FAILED", std::string(failed.data() ? failed : std::string_view()).c_str(), 1);
   unsetenv("FTMPI_SPARE");
