@@ -59,6 +59,10 @@ int main(int argc, char** argv) {
   using namespace ftmpi::mpiexec;
   ensure_std_fds();
   ParsedCommandLine cl = parse_command_line(argc, argv);
+  for (const std::string& w : cl.warnings) {
+    std::string line = "mpiexec: " + w + "\n";
+    (void)!::write(2, line.data(), line.size());
+  }
   switch (cl.action) {
     case ParsedCommandLine::Action::help:
       fputs(usage_text(), stdout);

@@ -314,9 +314,10 @@ std::optional<bool> parse_mca_bool(const std::string& raw) {
   return std::nullopt;
 }
 
-// Open MPI's --mca NAME VALUE: the few parameters that mean something to ftmpi, and the ones run lines
-// carry that are accepted and ignored.
-std::string apply_mca(Options& o, const std::string& name, const std::string& value) {
+// Open MPI's --mca NAME VALUE: the few parameters that mean something to ftmpi (a bad value is an error),
+// the ones run lines commonly carry (accepted and ignored), and any other (ignored with a warning in
+// `warnings`: Open MPI itself runs a job whatever unknown parameters its command line names).
+std::string apply_mca(Options& o, const std::string& name, const std::string& value, std::vector<std::string>& warnings) {
   if (name == "plm_rsh_agent" || name == "orte_rsh_agent" || name == "pls_rsh_agent") {
     if (value.find_first_not_of(" \t") == std::string::npos) return "bad value '' for --mca " + name + ": expected a command";
     o.rsh_agent = value;
@@ -359,11 +360,17 @@ std::string apply_mca(Options& o, const std::string& name, const std::string& va
     if (!parse_mca_bool(value)) return "bad value '" + value + "' for --mca " + name + ": expected true or false";
     return {};
   }
-  if (name == "pml" || name == "btl" || name == "plm_slurm_args" || name == "plm_rsh_no_tree_spawn" ||
-      name == "oob_tcp_if_include" || name == "rmaps_base_oversubscribe" || name == "mpi_ft_verbose")
-    return {};
-  return "unsupported MCA parameter '" + name +
-         "' (ftmpi knows plm_rsh_agent, btl_tcp_if_include, orte_enable_recovery and the mpi_ft_* of ULFM)";
+  static constexpr const char* kIgnored[] = {
+      "pml", "btl", "osc", "coll", "mtl", "plm_slurm_args", "plm_rsh_no_tree_spawn", "oob_tcp_if_include",
+      "rmaps_base_oversubscribe", "mpi_ft_verbose", "btl_vader_single_copy_mechanism", "btl_sm_single_copy_mechanism",
+      "mpi_warn_on_fork", "orte_base_help_aggregate", "btl_base_warn_component_unused", "mpi_yield_when_idle",
+      "hwloc_base_binding_policy", "rmaps_base_mapping_policy", "mpi_leave_pinned", "opal_cuda_support",
+      "orte_allowed_exit_without_sync", "plm_rsh_agent_args", "orte_tmpdir_base", "btl_openib_allow_ib"};
+  for (const char* n : kIgnored)
+    if (name == n) return {};
+  warnings.push_back("warning: MCA parameter '" + name + "' has no meaning in ftmpi: ignored (ftmpi knows "
+                     "plm_rsh_agent, btl_tcp_if_include, orte_enable_recovery and the mpi_ft_* of ULFM)");
+  return {};
 }
 
 }  // namespace
@@ -536,7 +543,7 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
         r.error = "option " + word + " needs a parameter name and a value";
         return r;
       }
-      std::string err = apply_mca(o, argv[i + 1], argv[i + 2]);
+      std::string err = apply_mca(o, argv[i + 1], argv[i + 2], r.warnings);
       i += 2;
       if (!err.empty()) {
         r.action = ParsedCommandLine::Action::error;
@@ -736,7 +743,7 @@ each ':' only -n/-np, -x, -env and -wdir may be given (for that program).
   --mca KEY VALUE           Open MPI parameters: plm_rsh_agent CMD (= --rsh-agent), btl_tcp_if_include X
                             (= --tcp-if), orte_enable_recovery 1 (= --with-ft reinit), mpi_ft_enable
                             true (= --with-ft ulfm), mpi_ft_detector_period/_timeout SECONDS; pml, btl,
-                            plm_slurm_args and a few more are accepted and ignored
+                            plm_slurm_args and a few more are accepted and ignored, any other with a warning
   -h, --help                this text
   --version                 print the version
 

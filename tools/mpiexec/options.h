@@ -125,6 +125,7 @@ struct ParsedCommandLine {
   int job_id = 0;  // Action::status / halt: the job (mpiexec's pid)
   Options options;
   std::string error;  // for Action::error: one line, without "mpiexec: " prefix
+  std::vector<std::string> warnings;  // lines for stderr (without "mpiexec: "), the job runs anyway
 };
 
 // Parse argv (argv[0] is mpiexec itself). Options end at the first word that is not an option (the
