@@ -244,6 +244,15 @@ mpmd)
   for r in 0 1 2; do expect_out "^rank $r of 6 prog launcher_mpmd arg a appnum 0 foo g .* host ft${S}h$((r / 2 + 1)) "; done
   for r in 3 4 5; do expect_out "^rank $r of 6 prog second arg b appnum 1 foo own .* host ft${S}h$((r / 2 + 1)) "; done
   expect_err "map: host $H2: rank 2 .*launcher_mpmd, rank 3 .*second$"
+  # SIGUSR1 to mpiexec reaches every rank on every host (through the daemons); the job goes on.
+  start "${MX[@]}" --host "$H1,$H2" sh -c 'trap "echo rank \$PMI_RANK got USR1" USR1; echo ready
+    i=0; while [ $i -lt 100 ] && [ ! -e "$0/stop" ]; do sleep 0.05; i=$((i+1)); done; echo done' "$TMP" "$TOKEN"
+  for _ in $(seq 50); do [ "$(grep -c ready "$TMP/out")" = 2 ] && break; sleep 0.1; done
+  kill -USR1 "$(mpiexec_pid)"; sleep 0.5; touch "$TMP/stop"
+  finish
+  expect_rc 0
+  for r in 0 1; do expect_out "^rank $r got USR1$"; done
+  [ "$(grep -c '^done$' "$TMP/out")" = 2 ] || fail "the ranks did not finish after SIGUSR1"
   expect_no_leftovers ;;
 mpi_work)
   # Ranks talk across hosts over TCP: ring, 8 MiB exchanges, collectives; 2 ranks per host.

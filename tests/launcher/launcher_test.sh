@@ -294,6 +294,21 @@ sigint)
   RC=$?
   expect_rc 143
   expect_no_leftovers
+  # SIGUSR1 and SIGUSR2 are passed on to every rank and the job goes on (as Open MPI and Hydra do: a batch
+  # system's warning before its time limit); the ranks trap them and finish normally.
+  "$MPIEXEC" -n 2 sh -c 'trap "echo rank \$PMI_RANK got USR1" USR1; trap "echo rank \$PMI_RANK got USR2" USR2
+    echo ready; i=0; while [ $i -lt 100 ] && [ ! -e "$0/stop" ]; do sleep 0.05; i=$((i+1)); done; echo done' \
+    "$TMP" "$TOKEN" </dev/null >"$TMP/out" 2>"$TMP/err" &
+  pid=$!
+  for _ in $(seq 50); do [ "$(grep -c ready "$TMP/out")" = 2 ] && break; sleep 0.1; done
+  kill -USR1 $pid; sleep 0.3; kill -USR2 $pid; sleep 0.3; touch "$TMP/stop"
+  wait $pid
+  RC=$?
+  expect_rc 0
+  for r in 0 1; do expect_out "^rank $r got USR1$"; expect_out "^rank $r got USR2$"; done
+  [ "$(grep -c '^done$' "$TMP/out")" = 2 ] || fail "the ranks did not finish after the signals"
+  rm -f "$TMP/stop"
+  expect_no_leftovers
   # mpiexec killed outright: its ranks must die with it (PR_SET_PDEATHSIG)
   "$MPIEXEC" -n 2 "$HELPER" sleep 30 "$TOKEN" </dev/null >"$TMP/out" 2>"$TMP/err" &
   pid=$!

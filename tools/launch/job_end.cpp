@@ -15,16 +15,18 @@ int open_job_signalfd() {
   signal(SIGPIPE, SIG_IGN);
   sigset_t set;
   sigemptyset(&set);
-  for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&set, s);
+  for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2}) sigaddset(&set, s);
+  static_assert(SIGUSR1 == 10 && SIGUSR2 == 12, "forwarded_signal() spells them by number");
   if (sigprocmask(SIG_BLOCK, &set, nullptr) != 0) return -1;
   return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 }
 
-void read_job_signals(int fd, std::vector<JobSignal>& terminate, bool& child) {
+void read_job_signals(int fd, std::vector<JobSignal>& terminate, std::vector<int>& forward, bool& child) {
   signalfd_siginfo si;
   while (::read(fd, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
     int sig = static_cast<int>(si.ssi_signo);
     if (sig == SIGCHLD) child = true;
+    else if (forwarded_signal(sig)) forward.push_back(sig);
     else terminate.push_back({sig, static_cast<pid_t>(si.ssi_pid)});
   }
 }

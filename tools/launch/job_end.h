@@ -13,17 +13,20 @@
 
 namespace ftmpi::mpiexec {
 
-// Ignores SIGPIPE, blocks SIGCHLD, SIGINT, SIGTERM, SIGHUP and SIGQUIT and returns a non-blocking
-// signalfd for them, or -1 (errno set).
+// Ignores SIGPIPE, blocks SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 and returns a
+// non-blocking signalfd for them, or -1 (errno set).
 int open_job_signalfd();
+// Signals mpiexec passes on to every rank without ending the job, as Open MPI's mpirun and MPICH's Hydra do
+// (a batch system's "time is nearly up" SIGUSR1, for a checkpoint).
+inline bool forwarded_signal(int sig) { return sig == 10 /* SIGUSR1 */ || sig == 12 /* SIGUSR2 */; }
 // A terminating signal mpiexec received, and who sent it (the sender's pid; 0 from the kernel or unknown).
 struct JobSignal {
   int sig = 0;
   pid_t from = 0;
 };
-// Reads every pending signal of that fd: the terminating ones, in order, go to `terminate`; a SIGCHLD
-// among them sets `child`.
-void read_job_signals(int fd, std::vector<JobSignal>& terminate, bool& child);
+// Reads every pending signal of that fd: the terminating ones, in order, go to `terminate`, the forwarded ones
+// (forwarded_signal) to `forward`; a SIGCHLD among them sets `child`.
+void read_job_signals(int fd, std::vector<JobSignal>& terminate, std::vector<int>& forward, bool& child);
 
 class JobEnd {
  public:

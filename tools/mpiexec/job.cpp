@@ -426,8 +426,11 @@ void Job::supervise() {
 
 void Job::on_signalfd() {
   std::vector<JobSignal> sigs;
+  std::vector<int> forward;
   bool child = false;
-  read_job_signals(sigfd_, sigs, child);
+  read_job_signals(sigfd_, sigs, forward, child);
+  for (int sig : forward)
+    if (end_.running()) signal_all(sig);
   for (const JobSignal& s : sigs)
     if (!reinit_signal_from_rank(s)) signal_all(end_.on_signal(s.sig, Clock::now()));
   if (child) reap_children();

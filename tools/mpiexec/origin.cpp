@@ -709,8 +709,11 @@ void Origin::drain_links() {
 
 void Origin::on_signalfd() {
   std::vector<JobSignal> sigs;
+  std::vector<int> forward;
   bool child = false;
-  read_job_signals(sigfd_, sigs, child);
+  read_job_signals(sigfd_, sigs, forward, child);
+  for (int sig : forward)
+    if (end_.running()) signal_ranks(sig, false);  // every host's daemon passes it on to its ranks
   for (const JobSignal& s : sigs) signal_ranks(end_.on_signal(s.sig, SteadyClock::now()), false);
   if (child) reap_agents();
 }
