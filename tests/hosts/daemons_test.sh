@@ -237,13 +237,14 @@ mpmd)
   # Several programs in one job across hosts (mpiexec prog : prog2), 2 ranks per host (-ppn): each daemon
   # starts its ranks as their own program, with their own arguments, settings and MPI_APPNUM.
   ln -s "$BIN/launcher_mpmd" "$TMP/second"
-  run "${MX[@]}" --host "$H1,$H2,$H3" -ppn 2 --display-map -genv FOO g -n 3 "$BIN/launcher_mpmd" a "$TOKEN" \
+  run "${MX[@]}" --host "$H1,$H2,$H3" -ppn 2 --display-map --report-bindings -genv FOO g -n 3 "$BIN/launcher_mpmd" a "$TOKEN" \
       : -n 3 -env FOO own "$TMP/second" b "$TOKEN"
   expect_rc 0
   [ "$(grep -c ' of 6 .* sum ok$' "$TMP/out")" = 6 ] || fail "expected 6 ranks of one MPI_COMM_WORLD"
   for r in 0 1 2; do expect_out "^rank $r of 6 prog launcher_mpmd arg a appnum 0 foo g .* host ft${S}h$((r / 2 + 1)) "; done
   for r in 3 4 5; do expect_out "^rank $r of 6 prog second arg b appnum 1 foo own .* host ft${S}h$((r / 2 + 1)) "; done
   expect_err "map: host $H2: rank 2 .*launcher_mpmd, rank 3 .*second$"
+  expect_err "rank 5 \\(.*second\\) on host $H3 not bound$"
   # SIGUSR1 to mpiexec reaches every rank on every host (through the daemons); the job goes on.
   start "${MX[@]}" --host "$H1,$H2" sh -c 'trap "echo rank \$PMI_RANK got USR1" USR1; echo ready
     i=0; while [ $i -lt 100 ] && [ ! -e "$0/stop" ]; do sleep 0.05; i=$((i+1)); done; echo done' "$TMP" "$TOKEN"

@@ -180,9 +180,10 @@ std::string apply(Options& o, const OptSpec& spec, const std::string& shown, con
       if (o.ft.mode == "no") o.ft.mode = "ulfm";
       return {};
     case Opt::bind_to:
-      if (v == "core" || v == "cores") o.bind_to = BindTo::core;
+      // hwthread: the CPUs ftmpi binds to are the ones the kernel lists, i.e. hardware threads already.
+      if (v == "core" || v == "cores" || v == "hwthread" || v == "hwthreads") o.bind_to = BindTo::core;
       else if (v == "none") o.bind_to = BindTo::none;
-      else return bad("expected core or none");
+      else return bad("expected core, hwthread or none");
       return {};
     case Opt::x: {
       std::size_t eq = v.find('=');
@@ -697,7 +698,7 @@ each ':' only -n/-np, -x, -env and -wdir may be given (for that program).
   --name-service DIR        share ports and names (MPI_Open_port, MPI_Publish_name) with other mpiexec
                             jobs given the same DIR (also FTMPI_NAME_SERVICE=DIR, --ompi-server file:DIR)
   --allow-run-as-root       accepted for compatibility (running as root is always allowed)
-  --bind-to core|none       bind rank i to core i (default when ranks <= cores) or not at all
+  --bind-to core|hwthread|none   bind rank i to CPU i (default when ranks <= CPUs) or not at all
   --map-by OBJ[:MODS]       Open MPI's mapping: slot, core, hwthread, socket, package, numa, l*cache (all
                             mean slot order here), any modifiers (:OVERSUBSCRIBE); ppr:N:node = -ppn N;
                             node, seq, rankfile are refused

@@ -535,7 +535,11 @@ void Origin::on_hello(const Frame& f, int via_slot) {
   if (!end_.running())
     for (int r = e.first_rank; r < e.first_rank + e.nranks; ++r)
       if (ranks_[static_cast<std::size_t>(r)].alive()) ranks_[static_cast<std::size_t>(r)].state = RankRecord::State::exited;
-  for (int r = e.first_rank; r < e.first_rank + e.nranks; ++r) ranks_[static_cast<std::size_t>(r)].started = SteadyClock::now();
+  for (int r = e.first_rank; r < e.first_rank + e.nranks; ++r) {
+    ranks_[static_cast<std::size_t>(r)].started = SteadyClock::now();
+    if (opt_.report_bindings && end_.running())  // a host's daemon starts its ranks unbound (docs/hosts.md)
+      say("rank %d (%s) on host %s not bound", r, opt_.app(r).argv[0].c_str(), e.name.c_str());
+  }
   Frame l("launch");
   l.set("first", e.first_rank).set("n", end_.running() ? e.nranks : 0).set("ft", ft_ ? 1 : 0);
   l.set("pty", opt_.output_pipe ? 0 : 1);
