@@ -532,6 +532,11 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
   ParsedCommandLine r;
   r.action = ParsedCommandLine::Action::run;
   Options& o = r.options;
+  auto usage_error = [&r](std::string why) {  // the line said without the "mpiexec: " prefix
+    r.action = ParsedCommandLine::Action::error;
+    r.error = std::move(why);
+    return r;
+  };
   AppContext first;  // the first context's own settings (-env) given among the job-wide options
   int i = 1;
   for (; i < argc; ++i) {
@@ -539,26 +544,15 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
     if (word == "--") { ++i; break; }
     if (word.size() < 2 || word[0] != '-') break;  // the program
     if (word == "--mca" || word == "-mca" || word == "--gmca" || word == "-gmca") {  // Open MPI's two-value form: --mca KEY VALUE
-      if (i + 2 >= argc) {
-        r.action = ParsedCommandLine::Action::error;
-        r.error = "option " + word + " needs a parameter name and a value";
-        return r;
-      }
+      if (i + 2 >= argc) return usage_error("option " + word + " needs a parameter name and a value");
       std::string err = apply_mca(o, argv[i + 1], argv[i + 2], r.warnings);
       i += 2;
-      if (!err.empty()) {
-        r.action = ParsedCommandLine::Action::error;
-        r.error = err;
-        return r;
-      }
+      if (!err.empty()) return usage_error(err);
       continue;
     }
     if (bool global = false; is_env_pair_option(word, &global)) {  // Hydra's -genv / -env NAME VALUE
-      if (i + 2 >= argc || !valid_env_name(argv[i + 1])) {
-        r.action = ParsedCommandLine::Action::error;
-        r.error = "option " + word + " needs a variable name and a value";
-        return r;
-      }
+      if (i + 2 >= argc || !valid_env_name(argv[i + 1]))
+        return usage_error("option " + word + " needs a variable name and a value");
       (global ? o.env : first.env).emplace_back(argv[i + 1], std::string(argv[i + 2]));
       i += 2;
       continue;
@@ -573,31 +567,17 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
       inline_value = true;
     }
     const OptSpec* spec = find_option(body);
-    if (!spec) {
-      r.action = ParsedCommandLine::Action::error;
-      r.error = "unknown option '" + word + "' (see mpiexec --help)";
-      return r;
-    }
+    if (!spec) return usage_error("unknown option '" + word + "' (see mpiexec --help)");
     std::string shown = word.substr(0, word.find('='));
     if (spec->takes_value && !inline_value) {
-      if (i + 1 >= argc) {
-        r.action = ParsedCommandLine::Action::error;
-        r.error = "option " + shown + " needs a value";
-        return r;
-      }
+      if (i + 1 >= argc) return usage_error("option " + shown + " needs a value");
       value = argv[++i];
     } else if (!spec->takes_value && inline_value) {
-      r.action = ParsedCommandLine::Action::error;
-      r.error = "option " + shown + " takes no value";
-      return r;
+      return usage_error("option " + shown + " takes no value");
     }
     ParsedCommandLine::Action act = r.action;
     std::string err = apply(o, *spec, shown, value, act, r.job_id);
-    if (!err.empty()) {
-      r.action = ParsedCommandLine::Action::error;
-      r.error = err;
-      return r;
-    }
+    if (!err.empty()) return usage_error(err);
     if (act != ParsedCommandLine::Action::run) r.action = act;
   }
   if (r.action != ParsedCommandLine::Action::run) return r;  // --help / --version / --status / --halt win
@@ -609,36 +589,22 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
   first.np = o.np;
   first.np_given = o.np_given;
   take_program(argc, argv, &i, first);
-  if (first.argv.empty()) {
-    r.action = ParsedCommandLine::Action::error;
-    r.error = "no program to run (usage: mpiexec [options] program [args...] [: [-n N] program [args...]]...)";
-    return r;
-  }
+  if (first.argv.empty())
+    return usage_error("no program to run (usage: mpiexec [options] program [args...] [: [-n N] program [args...]]...)");
   o.apps.push_back(std::move(first));
   while (i < argc) {  // argv[i] is ':'
     ++i;
     AppContext app;
-    if (std::string err = parse_context_options(argc, argv, &i, app); !err.empty()) {
-      r.action = ParsedCommandLine::Action::error;
-      r.error = err;
-      return r;
-    }
+    if (std::string err = parse_context_options(argc, argv, &i, app); !err.empty()) return usage_error(err);
     take_program(argc, argv, &i, app);
-    if (app.argv.empty()) {
-      r.action = ParsedCommandLine::Action::error;
-      r.error = "no program after ':' (usage: mpiexec [options] program [args...] : [-n N] program [args...])";
-      return r;
-    }
+    if (app.argv.empty())
+      return usage_error("no program after ':' (usage: mpiexec [options] program [args...] : [-n N] program [args...])");
     o.apps.push_back(std::move(app));
   }
   if (o.apps.size() > 1) {
     long total = 0;
     for (const AppContext& a : o.apps) total += a.np;
-    if (total > (1 << 20)) {
-      r.action = ParsedCommandLine::Action::error;
-      r.error = "too many processes: " + std::to_string(total);
-      return r;
-    }
+    if (total > (1 << 20)) return usage_error("too many processes: " + std::to_string(total));
     o.np = static_cast<int>(total);
     o.np_given = true;
   }
@@ -649,36 +615,24 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
   if (!o.timeout_given)
     if (const char* env = getenv("MPIEXEC_TIMEOUT"); env && *env) {
       auto s = parse_seconds(env);
-      if (!s) {
-        r.action = ParsedCommandLine::Action::error;
-        r.error = std::string("bad value '") + env + "' for MPIEXEC_TIMEOUT: expected a positive number of seconds";
-        return r;
-      }
+      if (!s)
+        return usage_error(std::string("bad value '") + env + "' for MPIEXEC_TIMEOUT: expected a positive number of seconds");
       o.timeout_seconds = *s;
     }
   if (o.ft.enabled() && o.ft.timeout_ms() <= o.ft.period_ms()) {
-    r.action = ParsedCommandLine::Action::error;
-    r.error = "--detector-timeout (" + std::to_string(o.ft.timeout_ms()) + " ms) must be longer than --detector-period (" +
-              std::to_string(o.ft.period_ms()) + " ms)";
-    return r;
+    return usage_error("--detector-timeout (" + std::to_string(o.ft.timeout_ms()) + " ms) must be longer than --detector-period (" +
+              std::to_string(o.ft.period_ms()) + " ms)");
   }
   if (o.ft.spares > 0 && !o.single_program()) {
-    r.action = ParsedCommandLine::Action::error;
-    r.error = "--spares needs a single program (a spare stands in for any rank; this job runs " +
-              std::to_string(o.apps.size()) + " programs)";
-    return r;
+    return usage_error("--spares needs a single program (a spare stands in for any rank; this job runs " +
+              std::to_string(o.apps.size()) + " programs)");
   }
-  if (o.ft.spares > 0 && !o.ft.reinit()) {
-    r.action = ParsedCommandLine::Action::error;
-    r.error = "--spares needs --with-ft reinit (a spare process takes over a failed rank)";
-    return r;
-  }
+  if (o.ft.spares > 0 && !o.ft.reinit())
+    return usage_error("--spares needs --with-ft reinit (a spare process takes over a failed rank)");
   for (const InjectSpec& s : o.ft.injections)
     if (s.host.empty() && s.rank >= o.np) {
-      r.action = ParsedCommandLine::Action::error;
-      r.error = "--inject names rank " + std::to_string(s.rank) + " but the job has " + std::to_string(o.np) +
-                " ranks";
-      return r;
+      return usage_error("--inject names rank " + std::to_string(s.rank) + " but the job has " + std::to_string(o.np) +
+                " ranks");
     }
   return r;
 }
