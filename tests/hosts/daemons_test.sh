@@ -253,7 +253,12 @@ mpmd)
   finish
   expect_rc 0
   for r in 0 1; do expect_out "^rank $r got USR1$"; done
+
   [ "$(grep -c '^done$' "$TMP/out")" = 2 ] || fail "the ranks did not finish after SIGUSR1"
+  # --output-filename: the origin writes every host's ranks' lines to DIR/1/rank.N/
+  run "${MX[@]}" --host "$H1,$H2" --output-filename "$TMP/of" sh -c 'echo "out $PMI_RANK on $(hostname)"' "$TOKEN"
+  expect_rc 0
+  [ "$(cat "$TMP/of/1/rank.1/stdout")" = "out 1 on $H2" ] || fail "--output-filename: rank.1/stdout"
   expect_no_leftovers ;;
 mpi_work)
   # Ranks talk across hosts over TCP: ring, 8 MiB exchanges, collectives; 2 ranks per host.

@@ -91,6 +91,14 @@ mpmd_options)
   expect_rc 0; [ "$(grep -c ' of 3 .* sum ok$' "$TMP/out")" = 3 ] || fail "-f host:3: expected 3 ranks"
   run "$MPIEXEC" -hosts localhost:2 "$MPMD" h "$TOKEN"
   expect_rc 0; [ "$(grep -c ' of 2 .* sum ok$' "$TMP/out")" = 2 ] || fail "-hosts localhost:2: expected 2 ranks"
+  # --output-filename DIR (Open MPI 4's layout DIR/1/rank.N/stdout|stderr, N zero-filled) and :nojobid,nocopy
+  run "$MPIEXEC" -n 11 --output-filename "$TMP/of" sh -c 'echo "out $PMI_RANK"; echo "err $PMI_RANK" >&2' "$TOKEN"
+  expect_rc 0; expect_out "^out 10$"
+  [ "$(cat "$TMP/of/1/rank.03/stdout")" = "out 3" ] || fail "rank.03/stdout"
+  [ "$(cat "$TMP/of/1/rank.10/stderr")" = "err 10" ] || fail "rank.10/stderr"
+  run "$MPIEXEC" -n 2 --output-filename "$TMP/of2:nojobid,nocopy" sh -c 'echo "out $PMI_RANK"' "$TOKEN"
+  expect_rc 0; [ -s "$TMP/out" ] && fail ":nocopy still wrote to mpiexec's stdout"
+  [ "$(cat "$TMP/of2/rank.1/stdout")" = "out 1" ] || fail ":nojobid: rank.1/stdout"
   expect_no_leftovers ;;
 init_error)
   # MPI-4 §9.3: an error in MPI_Init is raised on the initial error handler. MPI_ERRORS_ARE_FATAL (default):

@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "output_files.h"
+
 namespace ftmpi::mpiexec {
 namespace {
 
@@ -39,15 +41,16 @@ std::string tag_prefix(TagStyle style, int rank, int fd) {
   return {};
 }
 
-RankStream::RankStream(int rank, int target_fd, int pipe_fd, TagStyle tag)
-    : rank_(rank), target_(target_fd), fd_(pipe_fd), tag_(tag != TagStyle::none), prefix_(tag_prefix(tag, rank, target_fd)) {}
+RankStream::RankStream(int rank, int target_fd, int pipe_fd, TagStyle tag, OutputFiles* files)
+    : rank_(rank), target_(target_fd), fd_(pipe_fd), tag_(tag != TagStyle::none), prefix_(tag_prefix(tag, rank, target_fd)),
+      files_(files) {}
 
 RankStream::RankStream(int rank, int pipe_fd, Sink sink)
     : rank_(rank), target_(-1), fd_(pipe_fd), tag_(false), sink_(std::move(sink)) {}
 
 RankStream::RankStream(RankStream&& o) noexcept
     : rank_(o.rank_), target_(o.target_), fd_(o.fd_), tag_(o.tag_), prefix_(std::move(o.prefix_)),
-      partial_(std::move(o.partial_)), sink_(std::move(o.sink_)) {
+      partial_(std::move(o.partial_)), sink_(std::move(o.sink_)), files_(o.files_) {
   o.fd_ = -1;
 }
 
@@ -61,6 +64,8 @@ void RankStream::emit(const char* data, std::size_t n) {
     sink_(data, n);
     return;
   }
+  if (files_) files_->write(rank_, target_, data, n);
+  if (files_ && !files_->copy()) return;
   static const std::string kUntagged;
   write_lines(target_, tag_ ? prefix_ : kUntagged, data, n);
 }

@@ -8,6 +8,8 @@
 
 namespace ftmpi::mpiexec {
 
+class OutputFiles;  // output_files.h
+
 enum class TagStyle { none, open_mpi, hydra };
 // The prefix of each line of `rank`'s stream `fd` (1 stdout, 2 stderr) in `style` ("" for none).
 std::string tag_prefix(TagStyle style, int rank, int fd);
@@ -15,7 +17,9 @@ std::string tag_prefix(TagStyle style, int rank, int fd);
 // One rank's stdout or stderr pipe (read end, non-blocking).
 class RankStream {
  public:
-  RankStream(int rank, int target_fd, int pipe_fd, TagStyle tag);
+  // `files` (not owned; outlives the stream; may be null): --output-filename, which also decides whether the
+  // lines still go to `target_fd`.
+  RankStream(int rank, int target_fd, int pipe_fd, TagStyle tag, OutputFiles* files = nullptr);
   // Whole lines go to `sink` instead of an fd (the host daemon sends them up its tree link; the origin
   // tags and writes them with write_lines()).
   using Sink = std::function<void(const char* data, std::size_t n)>;
@@ -43,6 +47,7 @@ class RankStream {
   std::string prefix_;
   std::string partial_;
   Sink sink_;
+  OutputFiles* files_ = nullptr;
 };
 
 // Write `n` bytes of whole lines to `fd`, each line prefixed with `prefix` (none if empty), blocking

@@ -70,6 +70,7 @@ Job::Job(Options options, std::string program_path)
   parts_.push_back({0, opt_.np, std::make_unique<boot::PmiServer>(opt_.np, kvsname_)});
   server_ = parts_.back().server.get();
   next_gid_ = opt_.np;
+  if (opt_.output_files) outfiles_ = std::make_unique<OutputFiles>(*opt_.output_files, opt_.np);
   broker_ = std::make_unique<DpmBroker>("ftmpi-port-" + std::to_string(getpid()) + "-");
   broker_->set_id_limit(next_gid_);
   // The TCP job secret (rank 0 publishes one too, replacing it): present even if rank 0 dies first.
@@ -267,8 +268,10 @@ bool Job::start_process(int r, const std::string& path, const std::vector<std::s
     set_nonblocking(cv[0]);
     ctrl_[static_cast<std::size_t>(r)].fd = cv[0];
   }
-  streams_.emplace_back(r, 1, out[0], opt_.tag_output);
-  streams_.emplace_back(r, 2, err[0], opt_.tag_output);
+  // A rank of the job (not a spawned process) also writes to its --output-filename files.
+  OutputFiles* files = r < opt_.np ? outfiles_.get() : nullptr;
+  streams_.emplace_back(r, 1, out[0], opt_.tag_output, files);
+  streams_.emplace_back(r, 2, err[0], opt_.tag_output, files);
   if (in[1] >= 0) {
     set_nonblocking(in[1]);
     stdin_pipe_ = in[1];

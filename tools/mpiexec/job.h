@@ -182,6 +182,8 @@ class Job final : public RankRestarter {
   int next_gid_ = 0;  // the next process id to hand out
   RankTable ranks_;
   std::vector<PmiConn> pmi_;
+  // --output-filename (null without it); declared before streams_, which point to it, so that it outlives them.
+  std::unique_ptr<OutputFiles> outfiles_;
   std::vector<RankStream> streams_;  // 2 per rank: stdout at 2*r, stderr at 2*r+1
 
   int sigfd_ = -1;

@@ -280,8 +280,8 @@ Result<pid_t> Job::restart(int r, int epoch, const std::vector<int>& failed) {
     if (!c.flush()) c.close();
   }
   // The old process's streams drain to EOF on their own; the new ones are appended.
-  streams_.emplace_back(r, 1, s.out_fd, opt_.tag_output);
-  streams_.emplace_back(r, 2, s.err_fd, opt_.tag_output);
+  streams_.emplace_back(r, 1, s.out_fd, opt_.tag_output, outfiles_.get());
+  streams_.emplace_back(r, 2, s.err_fd, opt_.tag_output, outfiles_.get());
   server_->rank_back(r);
   last_restart_how_ = adopted ? "a warm spare" : template_.forked() != forked_before ? "the respawn template" : "fork+exec";
   return s.pid;

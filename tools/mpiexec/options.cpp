@@ -58,7 +58,7 @@ enum class Opt {
   with_ft, am, initial_errhandler, detector_period, detector_timeout, inject, max_restarts, spares, output_pipe,
   startup_timeout, rsh_agent, tree_fanout, status, halt, tcp_if, universe_size, async_progress, name_service, ompi_server,
   map_by, disable_auto_cleanup, wdir, per_host, report_bindings, display_map, prefix, hwthread_cpus, envall,
-  prepend_rank,
+  prepend_rank, output_filename,
 };
 
 struct OptSpec {
@@ -116,6 +116,7 @@ constexpr OptSpec kOptions[] = {
     {"npernode", Opt::per_host, true},
     {"report-bindings", Opt::report_bindings, false},
     {"display-map", Opt::display_map, false},
+    {"output-filename", Opt::output_filename, true},
     {"prefix", Opt::prefix, true},
     {"use-hwthread-cpus", Opt::hwthread_cpus, false},
     {"genvall", Opt::envall, false},
@@ -207,6 +208,13 @@ std::string apply(Options& o, const OptSpec& spec, const std::string& shown, con
     }
     case Opt::report_bindings: o.report_bindings = true; return {};
     case Opt::display_map: o.display_map = true; return {};
+    case Opt::output_filename: {
+      std::string why;
+      auto spec = parse_output_files(v, why);
+      if (!spec) return bad(why.c_str());
+      o.output_files = std::move(spec);
+      return {};
+    }
     case Opt::prefix:  // Open MPI's install prefix on remote hosts: ftmpid is found next to mpiexec
       if (v.empty()) return bad("expected a directory");
       return {};
@@ -664,6 +672,8 @@ each ':' only -n/-np, -x, -env and -wdir may be given (for that program).
   -ppn, --npernode N        N ranks per host (also --map-by ppr:N:node); without -n: N on each host
   --report-bindings         print each rank's CPU binding on stderr at launch
   --display-map             print which ranks (and programs) run on which host on stderr at launch
+  --output-filename DIR[:nojobid][:nocopy]   also write each rank's stdout/stderr to
+                            DIR/1/rank.N/stdout|stderr (Open MPI 4's layout; nocopy: files only)
   --prefix DIR, --use-hwthread-cpus   accepted for compatibility (ftmpid is found next to mpiexec;
                             slots are the CPUs the kernel lists)
   --tag-output              prefix every output line with [1,<rank>]<stdout>: or [1,<rank>]<stderr>:

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "output_files.h"
 #include "output_forwarder.h"
 
 namespace ftmpi::mpiexec {
@@ -101,6 +102,7 @@ struct Options {
   FtOptions ft;
   // -ppn / --npernode N / --map-by ppr:N:node: N ranks per host (0: fill each host's slots).
   int per_host = 0;
+  std::optional<OutputFileSpec> output_files;  // --output-filename DIR[:nojobid][:nocopy]
   bool report_bindings = false;  // --report-bindings: one line per rank on stderr at launch
   bool display_map = false;      // --display-map: the hosts and their ranks on stderr at launch
   std::string wdir;              // -wdir / --wdir for every context that gives none

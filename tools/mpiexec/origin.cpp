@@ -87,6 +87,7 @@ Origin::Origin(Options options, std::string program_path, HostLayout layout)
     : opt_(std::move(options)), program_path_(std::move(program_path)), layout_(std::move(layout)),
       ft_(opt_.ft.enabled()) {
   shape_.fanout = opt_.tree_fanout;
+  if (opt_.output_files) outfiles_ = std::make_unique<OutputFiles>(*opt_.output_files, opt_.np);
   shape_.nodes = static_cast<int>(layout_.hosts.size()) + 1;
   key_ = random_hex(4);
   kvsname_ = "ftmpi-" + std::to_string(getpid()) + "-" + random_hex(1);
@@ -605,7 +606,8 @@ void Origin::on_frame(Frame& f, int via_slot) {
   else if (t == "out") {
     int r = static_cast<int>(f.num("rank"));
     int fd = f.num("fd") == 2 ? 2 : 1;
-    write_lines(fd, tag_prefix(r, fd), f.payload.data(), f.payload.size());
+    if (outfiles_ && r >= 0 && r < opt_.np) outfiles_->write(r, fd, f.payload.data(), f.payload.size());
+    if (!outfiles_ || outfiles_->copy()) write_lines(fd, tag_prefix(r, fd), f.payload.data(), f.payload.size());
   } else if (t == "exit") {
     on_rank_exit(static_cast<int>(f.num("rank")), static_cast<int>(f.num("status", 0)), f.get("verdict") == "hung");
   } else if (t == "stdin_ack") {

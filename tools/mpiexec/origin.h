@@ -136,6 +136,7 @@ class Origin final : private RankRestarter {
 
   Options opt_;
   std::string program_path_;
+  std::unique_ptr<OutputFiles> outfiles_;  // --output-filename (null without it): every host's ranks' lines
   HostLayout layout_;
   TreeShape shape_;
   std::string key_;
