@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <string_view>
 
 #include "ft/agree_wire.h"
 #include "ft/bridge.h"
@@ -28,10 +27,8 @@ FtManager::FtManager(Runtime& rt, FailureState& failures, bool ft_mode)
   // FTMPI_REVOKE_RADIX: the revoke tree's fan-out (ft/revoke.h; tests make it binary to get inner nodes).
   if (const char* r = std::getenv("FTMPI_REVOKE_RADIX")) {
     const long v = std::strtol(r, nullptr, 10);
-    if (v >= 2 && v <= 1 << 20) {
-      revoke_radix_ = static_cast<int>(v);
-      revoke_radix_set_ = true;
-    } else log::warn("FTMPI_REVOKE_RADIX=%s ignored (want an integer >= 2)", r);
+    if (v >= 2 && v <= 1 << 20) revoke_radix_ = static_cast<int>(v);
+    else log::warn("FTMPI_REVOKE_RADIX=%s ignored (want an integer >= 2)", r);
   }
   // FTMPI_BRIDGES_LIVE: live bridges kept before compacting (tests make it 1, so that a member still deciding a
   // bridge after a failure reaches one that compacted it).
@@ -618,7 +615,7 @@ void FtManager::revoke(ftmpi_comm_s* c, int from, int origin, int radix) {
   CommFt& s = state(c);
   if (!s.revoke) {
     const int members = c->size + (c->is_inter() ? c->remote_group->size() : 0);
-    s.revoke = std::make_unique<RevokeBroadcast>(c->rank, members, revoke_radix_for(c, members));
+    s.revoke = std::make_unique<RevokeBroadcast>(c->rank, members, revoke_radix_);
     for (int m : failed_members(c, true)) s.revoke->on_failure(m);
     for (int m : s.retired_members) s.revoke->on_retired(m);
   }
@@ -668,16 +665,6 @@ void FtManager::revoke(ftmpi_comm_s* c, int from, int origin, int radix) {
   //    cut it — sent above, before the purge (nothing the purge does changes what is sent).
 }
 
-int FtManager::revoke_radix_for(const ftmpi_comm_s* c, int members) {
-  if (revoke_radix_set_ || members <= 2) return revoke_radix_;
-  const int me = rt_.world_rank();
-  for (int m = 0; m < members; ++m) {
-    const int w = member_world(c, m);
-    if (w != me && std::string_view(rt_.router().for_peer(w).name()) != "shm") return revoke_radix_;
-  }
-  return members;  // a star: one hop, every frame written by the revoker, one host bell (flush_revoke)
-}
-
 void FtManager::flush_revoke(ftmpi_comm_s* c) {
   if (!c->ft || !c->ft->revoke) return;
   std::vector<RevokeOut> out = c->ft->revoke->take_outgoing();
@@ -690,18 +677,11 @@ void FtManager::flush_revoke(ftmpi_comm_s* c) {
     const auto* p = reinterpret_cast<const std::byte*>(&rec.world_rank);
     frame.insert(frame.end(), p, p + sizeof(std::int32_t));
   }
-  // Several frames (a star's, a flood's): every frame is published before any sleeping receiver is woken,
-  // and the sleepers are woken together (shared memory: one host bell instead of a futex wake per frame).
-  const bool hold = out.size() >= 2;
-  if (hold)
-    for (transport::Transport* t : rt_.router().transports()) t->hold_wakes();
   for (const RevokeOut& o : out) {
     const std::int32_t head[2] = {o.origin, o.radix};
     std::memcpy(frame.data(), head, sizeof head);
     rt_.engine().send_ft_frame(member_world(c, o.dest), c->ctx_pt2pt, kRevoke, frame);
   }
-  if (hold)
-    for (transport::Transport* t : rt_.router().transports()) t->release_wakes();
 }
 
 void FtManager::on_retire_notice(int world, std::uint32_t context) {

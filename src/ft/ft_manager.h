@@ -247,16 +247,10 @@ class FtManager final : public p2p::FtHandler {
   bool ft_mode_;
   Service* service_ = nullptr;
   // Fan-out of the revoke tree (ft/revoke.h): a k-nomial tree of this radix, log_radix(n) hops, at most
-  // (radix-1)·log_radix(n) frames sent by one process. 4: at 16 members 2 hops and 6 frames from the revoker.
-  // A communicator whose members are all on this host's shared memory gets a star instead (revoke_radix_for:
-  // the revoker writes every frame with its wakes held, then one host bell wakes every sleeper; with a
-  // doorbell wake per frame a star kept the revoker ~1 ms in the call at 16 oversubscribed ranks).
-  // FTMPI_REVOKE_RADIX overrides both (revoke_radix_set_).
+  // (radix-1)·log_radix(n) frames sent by one process. 4: at 16 members 2 hops and 6 frames from the revoker
+  // (a star, radix ≥ n, kept the revoker ~1 ms in the call at 16 oversubscribed ranks, waking 15 sleepers,
+  // for no gain in the time to the last rank). FTMPI_REVOKE_RADIX overrides it.
   int revoke_radix_ = 4;
-  bool revoke_radix_set_ = false;
-  // The radix of the tree a revoke of `c` started here uses: a star (radix = members) when every member is
-  // reached through shared memory, revoke_radix_ otherwise.
-  int revoke_radix_for(const ftmpi_comm_s* c, int members);
   std::size_t fenced_upto_ = 0;  // failure records already fenced (no-daemon FT mode)
   std::uint64_t fed_set_version_ = 0;  // FailureState::set_version() on_failures last fed to the communicators
   std::unordered_map<std::uint32_t, ftmpi_comm_s*> by_ctx_;

@@ -104,14 +104,6 @@ class Transport {
   // thread calls it after publishing a failure notice.
   virtual void wake_self() {}
 
-  // Batched wake-ups, for a frame sent to many peers at once (a revoke on one host, ft/ft_manager.cpp
-  // flush_revoke). Between hold_wakes() and release_wakes(), a frame published to a sleeping peer does not wake
-  // it; release_wakes() wakes every such peer still asleep (shared memory: the host bell, one system call for
-  // all, shm/shm_doorbell.h). Every frame is then in place before the first receiver runs. Progress-loop
-  // thread, not nested, no poll() in between. Default (sockets wake by themselves): nothing to hold.
-  virtual void hold_wakes() {}
-  virtual void release_wakes() {}
-
   // Fault-tolerant mode without an ftmpi daemon: `peer` is declared failed though it may still run (a
   // hung or cut-off rank); end the connection to it so that it cannot go on as a member (it sees EOF when it
   // resumes). Progress-loop thread. Default: nothing (shared memory: the detector kills a same-host peer).

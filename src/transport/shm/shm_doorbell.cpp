@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <mutex>
@@ -59,48 +58,12 @@ bool set_sleeping(SegmentHeader& hdr, bool on) {
   return true;
 }
 
-bool host_bell_supported() {
-  // An empty vector is EINVAL where the call exists, ENOSYS where it does not (seccomp filters may say EPERM).
-  static const bool ok = [] {
-    errno = 0;
-    const long r = ::syscall(SYS_futex_waitv, nullptr, 0, 0, nullptr, CLOCK_MONOTONIC);
-    return r < 0 && errno == EINVAL;
-  }();
-  return ok;
-}
-
-void ring_host_bell(SegmentHeader& bell_owner) {
-  atomic_at(bell_owner.bell).fetch_add(1, std::memory_order_seq_cst);
-  futex(&bell_owner.bell, FUTEX_WAKE, INT_MAX, nullptr);
-}
-
-void futex_wait_doorbell(SegmentHeader& hdr, std::uint32_t seen, std::uint32_t* bell, std::uint32_t bell_seen,
-                         int timeout_us) {
+void futex_wait_doorbell(SegmentHeader& hdr, std::uint32_t seen, int timeout_us) {
   struct timespec ts;
   ts.tv_sec = timeout_us / 1000000;
   ts.tv_nsec = static_cast<long>(timeout_us % 1000000) * 1000;
-  // EAGAIN (doorbell or bell moved), EINTR and ETIMEDOUT all mean "go and look": the caller re-polls.
-  if (bell == nullptr) {
-    futex(&hdr.doorbell, FUTEX_WAIT, seen, &ts);
-    return;
-  }
-  // futex_waitv takes an absolute CLOCK_MONOTONIC deadline; both words are process-shared (no private flag).
-  struct timespec deadline;
-  clock_gettime(CLOCK_MONOTONIC, &deadline);
-  deadline.tv_sec += ts.tv_sec;
-  deadline.tv_nsec += ts.tv_nsec;
-  if (deadline.tv_nsec >= 1000000000L) {
-    deadline.tv_sec += 1;
-    deadline.tv_nsec -= 1000000000L;
-  }
-  struct futex_waitv w[2] = {};
-  w[0].val = seen;
-  w[0].uaddr = reinterpret_cast<std::uintptr_t>(&hdr.doorbell);
-  w[0].flags = FUTEX_32;
-  w[1].val = bell_seen;
-  w[1].uaddr = reinterpret_cast<std::uintptr_t>(bell);
-  w[1].flags = FUTEX_32;
-  ::syscall(SYS_futex_waitv, w, 2, 0, &deadline, CLOCK_MONOTONIC);
+  // EAGAIN (doorbell moved), EINTR and ETIMEDOUT all mean "go and look": the caller re-polls.
+  futex(&hdr.doorbell, FUTEX_WAIT, seen, &ts);
 }
 
 }  // namespace ftmpi::transport::shm

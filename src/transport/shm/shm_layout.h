@@ -1,7 +1,7 @@
 // The bytes of one rank's shared-memory receive segment, as every process of the job sees them.
 //
-//   [0, kPage)                    SegmentHeader: identity (written once by the owner before fence 1),
-//                                 the futex doorbell (sleeping flag + doorbell word) and the host bell
+//   [0, kPage)                    SegmentHeader: identity (written once by the owner before fence 1)
+//                                 and the futex doorbell (sleeping flag + doorbell word)
 //   [kPage, cells_offset)         one RingControl (head, tail, split gates: four cache lines) per potential sender
 //   [cells_offset, total)         one byte ring of `cells` * `cell_bytes` bytes per potential sender
 //
@@ -22,7 +22,7 @@ namespace ftmpi::transport::shm {
 inline constexpr std::size_t kCacheLine = 64;
 inline constexpr std::size_t kPage = 4096;
 inline constexpr std::uint64_t kSegmentMagic = 0x66746d7069736d31ull;  // "ftmpism1"
-inline constexpr std::uint32_t kLayoutVersion = 6;  // 3: byte ring of packed frames; 4: owner_flags; 5: gates; 6: host bell
+inline constexpr std::uint32_t kLayoutVersion = 5;  // 3: byte ring of packed frames; 4: owner_flags; 5: gates
 
 // Ring length (cells * cell_bytes bytes) and largest frame (cell_bytes); identical on every rank of a job
 // (checked at attach).
@@ -124,13 +124,6 @@ struct SegmentHeader {
   // brings it to the number of local peers removes the segment's name, so that a job killed right after
   // start-up (mpiexec and all) leaves nothing in /dev/shm even before the owner's unlink after fence 2.
   alignas(kCacheLine) std::uint32_t attached;
-  // Line 3: the host bell (shm_doorbell.h "Host bell"). `bell` is a futex word that every sleeping rank of
-  // the host waits on next to its own doorbell; only the segment of the host's lowest attached rank (the
-  // bell's owner) has its `bell` used. `bell_pid` is written once by this segment's owner when it chose its
-  // bell (attach): the owner_pid of the segment whose `bell` it waits on, 0 while it waits on none. A sender
-  // may ring the bell instead of this owner's doorbell only when its own bell has that owner_pid.
-  alignas(kCacheLine) std::uint32_t bell;
-  std::int32_t bell_pid;
 };
 static_assert(sizeof(SegmentHeader) <= kPage);
 

@@ -152,7 +152,7 @@ class ShmTransportImpl final : public ShmTransport {
       return try_send_slow(peer, l, hdr, payload);
     if (!l.out.try_push(hdr, payload)) [[unlikely]]
       return try_send_grown(peer, l, hdr, payload);
-    if (shm::peer_sleeping(*l.peer_header, l.fenced)) [[unlikely]] ring_peer(l);
+    shm::ring_doorbell_if_sleeping(*l.peer_header, l.fenced);
     return true;
   }
 
@@ -199,26 +199,6 @@ class ShmTransportImpl final : public ShmTransport {
   void set_wake_check(WakeCheck fn, void* arg) override {
     wake_check_ = fn;
     wake_arg_ = arg;
-  }
-
-  void hold_wakes() override { holding_ = true; }
-  void release_wakes() override {
-    holding_ = false;
-    if (held_.empty()) return;
-    // The bell when it wakes at least as many of the held sleepers as it wakes others (shm_doorbell.h).
-    int on_bell = 0;
-    if (bell_ != nullptr)
-      for (Link* l : held_)
-        if (std::atomic_ref<std::int32_t>(l->peer_header->bell_pid).load(std::memory_order_relaxed) == bell_pid_) ++on_bell;
-    const bool bell = on_bell >= 2 && 2 * on_bell >= attached_peers_;
-    if (bell) shm::ring_host_bell(*bell_owner_);
-    for (Link* l : held_) {
-      l->held = false;
-      if (bell && std::atomic_ref<std::int32_t>(l->peer_header->bell_pid).load(std::memory_order_relaxed) == bell_pid_)
-        continue;
-      shm::ring_doorbell(*l->peer_header);
-    }
-    held_.clear();
   }
 
   // The same permission as a read (the kernel checks ptrace access either way), probed once by the read.
@@ -277,7 +257,7 @@ class ShmTransportImpl final : public ShmTransport {
   void wait(int timeout_us) override {
     if (wake_pending_.exchange(false, std::memory_order_acq_rel)) return;
     if (timeout_us <= 0) return;
-    shm::sleep_on_doorbell(header_of(own_), bell_, timeout_us, [&] {
+    shm::sleep_on_doorbell(header_of(own_), timeout_us, [&] {
       if (wake_pending_.load(std::memory_order_relaxed)) return true;
       if (wake_check_ != nullptr && wake_check_(wake_arg_)) return true;
       for (const Inbound& in : inbound_)
@@ -299,7 +279,6 @@ class ShmTransportImpl final : public ShmTransport {
     // A fence after each frame (shm_doorbell.h): false when this process and the owner use the asymmetric
     // fence (membarrier) instead.
     bool fenced = true;
-    bool held = false;  // in held_: sent to while asleep, wakes held (hold_wakes)
   };
   struct Inbound {
     int src;
@@ -313,7 +292,7 @@ class ShmTransportImpl final : public ShmTransport {
     if (!l.out.attached() || hdr.size() > kMaxHeader || payload.size() > max_payload_) return false;
     if (!l.reserved) reserve_ring(peer, l);
     if (!l.out.try_push(hdr, payload)) return try_send_grown(peer, l, hdr, payload);
-    if (shm::peer_sleeping(*l.peer_header, l.fenced)) ring_peer(l);
+    shm::ring_doorbell_if_sleeping(*l.peer_header, l.fenced);
     return true;
   }
   // A push failed: if the reservation frontier stopped it (not a full ring), reserve further and push again.
@@ -322,22 +301,9 @@ class ShmTransportImpl final : public ShmTransport {
     if (!l.out.stopped_by_frontier()) return false;  // the ring is full: the consumer has to drain first
     grow_ring(peer, l);
     if (!l.out.try_push(hdr, payload)) return false;
-    if (shm::peer_sleeping(*l.peer_header, l.fenced)) ring_peer(l);
+    shm::ring_doorbell_if_sleeping(*l.peer_header, l.fenced);
     return true;
   }
-  // A frame went to a sleeping peer: wake it now, or once wakes are released.
-  [[gnu::noinline]] void ring_peer(Link& l) {
-    if (!holding_) {
-      shm::ring_doorbell(*l.peer_header);
-      return;
-    }
-    if (!l.held) {
-      l.held = true;
-      held_.push_back(&l);
-    }
-  }
-  // After attach: wait on the bell of the lowest attached rank's segment (shm_doorbell.h "Host bell"), once.
-  void choose_bell();
   Status map_peer(int peer, Link& link);
   void add_inbound(int src) {
     inbound_.push_back(
@@ -366,14 +332,6 @@ class ShmTransportImpl final : public ShmTransport {
   const bool by_chunks_;           // ShmOptions::reserve_by_chunks
   WakeCheck wake_check_ = nullptr;  // coll/shm_area.h
   void* wake_arg_ = nullptr;
-  // The host bell (shm_doorbell.h): the `bell` word we wait on next to our doorbell (nullptr: none), its
-  // segment's header and owner pid; attached peers (the bell's rule); wakes held (hold_wakes).
-  std::uint32_t* bell_ = nullptr;
-  SegmentHeader* bell_owner_ = nullptr;
-  std::int32_t bell_pid_ = 0;
-  int attached_peers_ = 0;
-  bool holding_ = false;
-  std::vector<Link*> held_;
 };
 
 Status ShmTransportImpl::map_peer(int peer, Link& link) {
@@ -470,25 +428,7 @@ Status ShmTransportImpl::attach(std::span<const int> local_world_ranks) {
     if (peer != rank_) add_inbound(peer);
   }
   probe_remote_read();
-  choose_bell();
   return Status::Ok();
-}
-
-void ShmTransportImpl::choose_bell() {
-  attached_peers_ = 0;
-  for (const Link& l : links_)
-    if (l.peer_header != nullptr && l.peer_header != &header_of(own_)) ++attached_peers_;
-  // Once per transport (the choice is published for senders), never for a Reinit rollback's links (they reach
-  // some ranks only, and other ranks' segments of the same processes choose theirs apart).
-  if (bell_ != nullptr || by_chunks_ || !shm::host_bell_supported()) return;
-  for (Link& l : links_) {
-    if (l.peer_header == nullptr) continue;
-    bell_owner_ = l.peer_header;  // links_ is by world rank: the lowest attached one (maybe our own)
-    bell_ = &l.peer_header->bell;
-    bell_pid_ = l.peer_header->owner_pid;
-    std::atomic_ref<std::int32_t>(header_of(own_).bell_pid).store(bell_pid_, std::memory_order_relaxed);
-    return;
-  }
 }
 
 // process_vm_readv may be forbidden (seccomp in containers: EPERM/ENOSYS; Yama ptrace_scope). Read one
