@@ -315,7 +315,9 @@ class FtManager final : public p2p::FtHandler {
   // another member (handle_agree: somebody runs the round and waits for us), a creation on `c` here
   // (start_creation_round), the free of `c` (unregister_comm), MPI_Finalize (start_deferred_vetoes). For the
   // creation rule this is the member seeing the revoke later (the rule allows any delay; it starts no round of
-  // its own meanwhile, as begin_round answers "revoked"), so the uniformity and no-hang arguments stand.
+  // its own meanwhile, as begin_round answers "revoked"), so the uniformity and no-hang arguments stand. The
+  // deadline is seen by a progress pass: a process that left MPI after the revoke starts the veto at its next
+  // MPI call (or MPI_Finalize), as it would only then have seen a revoke frame arriving meanwhile.
   static constexpr long long kVetoDelayNs = 2'000'000;
   void defer_veto(ftmpi_comm_s* c, std::optional<std::uint32_t> key);
   void start_deferred_veto(ftmpi_comm_s* c);
