@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 #include <memory>
 #include <vector>
@@ -44,6 +45,9 @@ struct CommFt {
   // revoke rule (ft/creation_keys.h); `creating`: creations in progress here (a channel is not dropped then).
   CreationKeys creation;
   int creating = 0;
+  // The veto a revoke owes (creation.on_revoke()'s key), not started yet: FtManager::defer_veto.
+  std::optional<std::uint32_t> deferred_veto;
+  long long veto_due_ns = 0;  // CLOCK_MONOTONIC: started by then at the latest
   // An agreement channel's holders beyond a call (FtManager::hold_channel, ChannelHold): FA-MPI operations
   // that keep the channel's pointer and an instance of it until they are released. Not compacted while > 0.
   int held = 0;

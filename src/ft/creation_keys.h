@@ -23,7 +23,10 @@
 // inside a round (started, not decided) when it sees the revoke keeps waiting for that round's decision and
 // vetoes the next key when the round ends (end_round). A round's decision with the flag cleared ends the
 // creation with Errc::revoked and counts as seeing the revoke, without a veto: every survivor contributed to
-// that round and reads the same decision, so nobody starts the next key. Then:
+// that round and reads the same decision, so nobody starts the next key. (The library may start the veto that
+// on_revoke() returns later, FtManager::defer_veto: that is the member seeing the revoke later, as long as the
+// veto is started eventually and before any round of its own — tests/sim/creation_sim_test.cpp, defer mode.)
+// Then:
 //  * Uniform outcome. Every member either starts or vetoes each key, never both (it starts only before the
 //    revoke, vetoes only after, once). A key's decision is the same at every survivor (agreement), so every
 //    member that ends a creation ends it with the decided outcome: the communicator (decided before any

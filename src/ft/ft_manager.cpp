@@ -547,6 +547,7 @@ ftmpi_comm_s* FtManager::span(ftmpi_comm_s* inter) {
 }
 
 void FtManager::unregister_comm(ftmpi_comm_s* c) {
+  start_deferred_veto(c);  // before the retire notices and the zombie (defer_veto)
   rt_.engine().forget_given_up(c->ctx_coll);
   if (!c->is_inter()) {
     if (c->revoked.load()) revoked_retired_.insert(c->ctx_pt2pt);  // (handle_channel_notice)
@@ -643,7 +644,10 @@ void FtManager::revoke(ftmpi_comm_s* c, int from, int origin, int radix) {
     }
     // The creation rule (ft/creation_keys.h): veto the creation round this process would start next (an
     // intercommunicator's constructors agree on its span).
-    veto_creation(c, s.creation.on_revoke());
+    if (c->is_inter())
+      veto_creation(c, s.creation.on_revoke());
+    else
+      defer_veto(c, s.creation.on_revoke());  // off the revoke's critical path (defer_veto)
     if (!c->is_inter()) {
       // The same rule on the channels of MPI_Comm_create_group calls on c (ft/channel_key.h); compacted ones
       // veto when they are made live again (make_channel), and so do those other members asked about.
@@ -869,6 +873,7 @@ const Agreement& FtManager::start_keyed_agreement(ftmpi_comm_s* c, std::uint32_t
 void FtManager::creation_pin(ftmpi_comm_s* c, int delta) { state(c).creating += delta; }
 
 const Agreement* FtManager::start_creation_round(ftmpi_comm_s* c, std::span<const std::uint64_t> contribution) {
+  start_deferred_veto(c);  // a creation after the revoke: the veto goes first (defer_veto)
   auto key = state(c).creation.begin_round();
   if (!key) return nullptr;
   return &start_keyed_agreement(c, *key, contribution);
@@ -882,6 +887,64 @@ void FtManager::veto_creation(ftmpi_comm_s* c, std::optional<std::uint32_t> key)
   if (!key) return;
   const std::array<std::uint64_t, kCreationWords> veto{};  // every flag cleared: "revoked" (comm::agree_context)
   start_keyed_agreement(c, *key, veto);
+}
+
+namespace {
+// The veto poller: a generic request the progress loop runs while vetoes are deferred (FtManager::defer_veto).
+class VetoPoller final : public p2p::GenericOp {
+ public:
+  explicit VetoPoller(FtManager& m) : m_(m) {}
+  bool progress() override { return m_.poll_deferred_vetoes(); }
+  Status restart() override { return Status::Ok(); }
+
+ private:
+  FtManager& m_;
+};
+
+long long mono_now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+}
+}  // namespace
+
+void FtManager::defer_veto(ftmpi_comm_s* c, std::optional<std::uint32_t> key) {
+  if (!key) return;
+  CommFt& s = state(c);
+  if (s.deferred_veto) {  // (on_revoke answers once: not reached)
+    veto_creation(c, key);
+    return;
+  }
+  s.deferred_veto = key;
+  s.veto_due_ns = mono_now_ns() + kVetoDelayNs;
+  deferred_vetoes_.push_back(c);
+  if (veto_poller_ == nullptr) veto_poller_ = rt_.engine().generic_init(std::make_unique<VetoPoller>(*this));
+  if (veto_poller_->complete) (void)rt_.engine().start(veto_poller_);
+}
+
+void FtManager::start_deferred_veto(ftmpi_comm_s* c) {
+  if (c->ft == nullptr || !c->ft->deferred_veto) return;
+  const std::uint32_t key = *c->ft->deferred_veto;
+  c->ft->deferred_veto.reset();
+  std::erase(deferred_vetoes_, c);
+  veto_creation(c, key);
+}
+
+void FtManager::start_deferred_vetoes() {
+  while (!deferred_vetoes_.empty()) start_deferred_veto(deferred_vetoes_.back());
+}
+
+bool FtManager::poll_deferred_vetoes() {
+  if (deferred_vetoes_.empty()) return true;
+  const long long now = mono_now_ns();
+  for (std::size_t i = deferred_vetoes_.size(); i-- > 0;) {
+    ftmpi_comm_s* c = deferred_vetoes_[i];
+    if (c->ft == nullptr || !c->ft->deferred_veto)
+      deferred_vetoes_.erase(deferred_vetoes_.begin() + static_cast<std::ptrdiff_t>(i));
+    else if (now >= c->ft->veto_due_ns)
+      start_deferred_veto(c);
+  }
+  return deferred_vetoes_.empty();
 }
 
 // --- the board (ft/agree_board.h, ft/shm_board.h) ------------------------------------------------------
@@ -1111,6 +1174,9 @@ void FtManager::handle_agree(ftmpi_comm_s* c, int src_world, std::span<const std
     if (id + kAgreementsKept < c->ft->next_instance && !c->ft->agreements.count(id)) return;  // long forgotten
   }
   if (c->ft->quick_live && id == c->ft->quick_id) promote_quick(*c->ft);
+  // A member runs the round this process owes a veto for (defer_veto): veto first, then take its frame.
+  if (c->ft->deferred_veto && id == (kKeyedInstance | (*c->ft->deferred_veto & (kKeyedInstance - 1))))
+    start_deferred_veto(c);
   Agreement& a = instance(c, id);
   a.on_message(src, m);
   flush(c, a, id);

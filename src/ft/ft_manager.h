@@ -306,6 +306,28 @@ class FtManager final : public p2p::FtHandler {
   std::map<std::uint32_t, std::set<ChannelKey>> channel_notices_;
   std::set<std::uint32_t> revoked_retired_;
   void veto_creation(ftmpi_comm_s* c, std::optional<std::uint32_t> key);
+  // The veto a revoke of intracommunicator `c` owes (ft/creation_keys.h), started later rather than inside
+  // the revoke: every member's veto is a whole agreement (an instance of `c`'s members, ~2 frames per member,
+  // each waking a sleeping rank), and started at the revoke it ran while the revoke was still being delivered,
+  // taking the cores from the ranks not woken yet (16 oversubscribed ranks: ~20 % of the time to the last
+  // one's MPI_ERR_REVOKED, docs/performance.md 2026-11-27 revoke13g). Started at the first of: kVetoDelayNs
+  // after the revoke (the veto poller, a generic request of the progress loop), a frame of that instance from
+  // another member (handle_agree: somebody runs the round and waits for us), a creation on `c` here
+  // (start_creation_round), the free of `c` (unregister_comm), MPI_Finalize (start_deferred_vetoes). For the
+  // creation rule this is the member seeing the revoke later (the rule allows any delay; it starts no round of
+  // its own meanwhile, as begin_round answers "revoked"), so the uniformity and no-hang arguments stand. The
+  // deadline is seen by a progress pass: a process that left MPI after the revoke starts the veto at its next
+  // MPI call (or MPI_Finalize), as it would only then have seen a revoke frame arriving meanwhile.
+  static constexpr long long kVetoDelayNs = 2'000'000;
+  void defer_veto(ftmpi_comm_s* c, std::optional<std::uint32_t> key);
+  void start_deferred_veto(ftmpi_comm_s* c);
+  std::vector<ftmpi_comm_s*> deferred_vetoes_;  // communicators with CommFt::deferred_veto set
+  p2p::Request* veto_poller_ = nullptr;
+ public:
+  // Start every deferred veto now (MPI_Finalize), and the poller's pass (true: none left).
+  void start_deferred_vetoes();
+  bool poll_deferred_vetoes();
+ private:
   // Agreement frames not of the communicator they came on: a channel's (the key trailer says which), or dropped.
   // `stale`: it came for a parent freed here (on_stale_ft_frame).
   void handle_channel_frame(int src_world, std::span<const std::byte> payload, bool stale = false);

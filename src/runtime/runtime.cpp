@@ -488,6 +488,7 @@ Status Runtime::finalize() {
   if (async_) async_->stop();  // MPI_Finalize holds no lock; from here on the library is single-threaded again
   if (contention_waker_) lock_.set_observer(nullptr);
   join_closer();
+  if (ft_) ft_->start_deferred_vetoes();  // a revoke's veto not started yet (ft/ft_manager.h defer_veto) goes out now
   // Drain: frames still waiting for a transport (and buffered sends) must reach their peers first.
   progress_->wait_until([this] { return !engine_->has_backlog() && !engine_->bsend_pending(); });
   // The launcher's barrier tells every rank that all are done. A foreign launcher (Hydra, srun) in FT mode
