@@ -57,7 +57,7 @@ enum class Opt {
   np, oversubscribe, allow_root, bind_to, x, tag_output, timeout, transport, host, hostfile, help, version,
   with_ft, am, initial_errhandler, detector_period, detector_timeout, inject, max_restarts, spares, output_pipe,
   startup_timeout, rsh_agent, tree_fanout, status, halt, tcp_if, universe_size, async_progress, name_service, ompi_server,
-  map_by, disable_auto_cleanup,
+  map_by, disable_auto_cleanup, singleton,
 };
 
 struct OptSpec {
@@ -106,6 +106,7 @@ constexpr OptSpec kOptions[] = {
     {"halt", Opt::halt, true},
     {"tcp-if", Opt::tcp_if, true},
     {"async-progress", Opt::async_progress, false},
+    {"singleton", Opt::singleton, true},
 };
 
 const OptSpec* find_option(std::string_view name) {
@@ -142,6 +143,15 @@ std::string apply(Options& o, const OptSpec& spec, const std::string& shown, con
       o.name_service = v.substr(5);
       return {};
     case Opt::allow_root: o.allow_run_as_root = true; return {};
+    case Opt::singleton: {  // internal: started by a singleton's library (src/boot/launcher_on_demand.h)
+      std::size_t colon = v.find(':');
+      auto pid = parse_int(v.substr(0, colon), 1, 1 << 30);
+      auto fd = colon == std::string::npos ? std::nullopt : parse_int(v.substr(colon + 1), 0, 1 << 20);
+      if (!pid || !fd) return bad("expected PID:FD");
+      o.singleton_pid = *pid;
+      o.singleton_fd = *fd;
+      return {};
+    }
     case Opt::map_by: {
       // Open MPI's --map-by OBJECT[:MODIFIERS] (ULFM users on one machine type --map-by :OVERSUBSCRIBE). ftmpi
       // fills the slots in order, which is what mapping by slot or by any object inside a host gives; a
@@ -464,8 +474,18 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
     r.error = "no program to run (usage: mpiexec [options] program [args...])";
     return r;
   }
-  // MPIEXEC_TIMEOUT (as MPICH's mpiexec honours it) when --timeout is not given: the option wins.
-  if (!o.timeout_given)
+  if (o.singleton_pid > 0) {
+    // The job of a singleton that started this mpiexec: one rank (the singleton), on this host, not fault-tolerant.
+    if (o.np_given || !o.hosts.empty() || !o.hostfile.empty() || o.ft.enabled()) {
+      r.action = ParsedCommandLine::Action::error;
+      r.error = "--singleton goes with no -n, --host, --hostfile or --with-ft";
+      return r;
+    }
+    o.np = 1;
+  }
+  // MPIEXEC_TIMEOUT (as MPICH's mpiexec honours it) when --timeout is not given: the option wins. Not for a
+  // singleton's mpiexec: the singleton was not started under a timeout of its launcher.
+  if (!o.timeout_given && o.singleton_pid == 0)
     if (const char* env = getenv("MPIEXEC_TIMEOUT"); env && *env) {
       auto s = parse_seconds(env);
       if (!s) {

@@ -83,6 +83,11 @@ struct Options {
   std::string rsh_agent;
   int tree_fanout = 32;
   FtOptions ft;
+  // --singleton PID:FD (internal, docs/dpm.md "From a singleton"): adopt process PID, which started this
+  // mpiexec on demand, as rank 0 of a one-rank job whose PMI connection is descriptor FD; program[] is its
+  // command line (for messages). 0 / -1: a normal launch.
+  int singleton_pid = 0;
+  int singleton_fd = -1;
   std::vector<std::string> program;  // program and its arguments (program[0] as typed)
 };
 
