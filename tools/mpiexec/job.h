@@ -177,6 +177,8 @@ class Job final : public RankRestarter {
   // The respawn template (Reinit, on by default, FTMPI_REINIT_TEMPLATE=0: off): started with the spares,
   // forks restarted ranks; released with them.
   void launch_template();
+  // After a committed epoch change: a template lost since it started is replaced (template_process.h renew).
+  void renew_template();
   TemplateProcess template_;
 
   Options opt_;
