@@ -106,8 +106,8 @@ wait_entries() {
 }
 start_job() {  # HOSTS NP
   mkdir -p "$TMP/ck"
-  "$MPIEXEC" --rsh-agent "$NETNS_AGENT" --with-ft reinit --spares "${SPARES:-1}" --host "$1" -n "$2" --timeout 80 \
-    -x REINIT_HOST_STEPS=120 "$PROG" "$TMP/ck" wait </dev/null >"$TMP/out" 2>"$TMP/err" &
+  "$MPIEXEC" --rsh-agent "$NETNS_AGENT" --with-ft reinit --spares "${SPARES:-1}" --host "$1" -n "$2" --timeout 80 ${DETECT:-} \
+    -x REINIT_HOST_STEPS="${STEPS:-120}" "$PROG" "$TMP/ck" wait </dev/null >"$TMP/out" 2>"$TMP/err" &
   MPID=$!
   for _ in $(seq 1 800); do [ -e "$TMP/ck/started" ] && break; kill -0 $MPID 2>/dev/null || break; sleep 0.05; done
   [ -e "$TMP/ck/started" ] || { wait $MPID; MPID=; fail "the job did not reach step 5"; }
@@ -195,7 +195,11 @@ cross)
   for r in 2 3; do grep -q "^rank $r state 2 host $H2 " "$TMP/out" || fail "rank $r did not roll back (REINITED) on $H2"; done
   ;;
 template)
-  SPARES=0 start_job "$H1:2,$H2:2" 4
+  # 400 steps (16 s at least): three kills, a template's replacement and its start-up must fit in the job on a
+  # loaded machine (with 120 the job ended before the second kill in 1 run of 2 next to two busy loops); over
+  # that long a job, a starved launcher's 1 s silence made the daemons give up on it (1 run of 10, load 13):
+  # the detector timeout is 5 s here (the kills are seen by the daemons' pidfds, not by the detector).
+  SPARES=0 STEPS=400 DETECT="--detector-period 250 --detector-timeout 5000" start_job "$H1:2,$H2:2" 4
   MPIEXEC_PID=$MPID
   t2=$(wait_template "$H2") || fail "no respawn template on $H2"
   n2=$(grep -c "^rank 2 state" "$TMP/out")
