@@ -43,6 +43,7 @@ static int child(MPI_Comm parent, const char* role) {
   MPI_Recv(&v, 1, MPI_INT, 0, 1, parent, MPI_STATUS_IGNORE);
   printf("child %d of %d (appnum %d, %s) got %d\n", rank, size, flag ? *app : -1, role, v);
   fflush(stdout);
+  fprintf(stderr, "child %d of %d on stderr\n", rank, size);
   v += 1;
   MPI_Send(&v, 1, MPI_INT, 0, 2, parent);
   MPI_Comm merged;

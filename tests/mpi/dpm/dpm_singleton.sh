@@ -39,6 +39,8 @@ spawn|multiple|names)
     # the children's output goes through the on-demand mpiexec to the singleton's stdout
     grep -q "^child 0 of 2 (appnum 0, child) got 7$" "$TMP/out" || fail "child 0's line missing"
     grep -q "^child 1 of 2 (appnum 0, child) got 17$" "$TMP/out" || fail "child 1's line missing"
+    grep -q "^child 0 of 2 on stderr$" "$TMP/err" || fail "child 0's stderr line missing"
+    grep -q "^child 1 of 2 on stderr$" "$TMP/err" || fail "child 1's stderr line missing"
   elif [ "$CASE" = multiple ]; then
     grep -q "^child 0 of 3 (appnum 0, childA) got 7$" "$TMP/out" || fail "child 0's line missing"
     grep -q "^child 1 of 3 (appnum 1, childB) got 17$" "$TMP/out" || fail "child 1's line missing"
