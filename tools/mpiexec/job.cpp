@@ -693,9 +693,9 @@ void Job::signal_all(int sig) {
   for (const RankRecord& r : ranks_)
     if (r.alive() && r.pid > 0) {
       if (is_adopted(r.rank)) {
-        // The singleton alone (its process group is not ours), unless it is ending itself after MPI_Abort:
-        // its own exit status is what its user sees.
-        if (!r.aborted) adopted_.signal(sig == SIGKILL ? SIGKILL : SIGTERM);
+        // The singleton alone (its process group is not ours). After MPI_Abort it ends itself with its code,
+        // which is what its user sees: only the grace period's SIGKILL, should it not have.
+        if (!r.aborted || sig == SIGKILL) adopted_.signal(sig == SIGKILL ? SIGKILL : SIGTERM);
         continue;
       }
       if (kill(-r.pid, sig) != 0) kill(r.pid, sig);
