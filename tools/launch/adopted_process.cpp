@@ -1,5 +1,6 @@
 #include "adopted_process.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -7,7 +8,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -48,11 +48,19 @@ std::optional<int> AdoptedProcess::exit_status() const {
   if (pid_ <= 0) return std::nullopt;
   // /proc/PID/stat: "pid (comm) state ... exit_code" — the state is field 3 and the exit code (in waitpid's
   // form) field 52; comm may hold spaces and parentheses, so fields are counted after the last ')'.
-  std::ifstream in("/proc/" + std::to_string(pid_) + "/stat");
-  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::size_t close = all.rfind(')');
-  if (close == std::string::npos) return std::nullopt;
-  std::istringstream fields(all.substr(close + 1));
+  // Plain read(2): the process may be reaped between open and read (ESRCH), which a std::ifstream turns into
+  // an exception.
+  const std::string path = "/proc/" + std::to_string(pid_) + "/stat";
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  char buf[2048];
+  ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return std::nullopt;
+  std::string all(buf, static_cast<std::size_t>(n));
+  std::size_t paren = all.rfind(')');
+  if (paren == std::string::npos) return std::nullopt;
+  std::istringstream fields(all.substr(paren + 1));
   std::string f;
   std::string state;
   for (int i = 3; fields >> f; ++i) {
