@@ -2,8 +2,10 @@
 //
 // Implementations: PmiClient (PMI-1 wire protocol to our mpiexec or MPICH's Hydra, boot/pmi_client.*), Pmi2Client
 // (PMI-2 wire protocol, Slurm's srun --mpi=pmi2, boot/pmi2_client.*)
-// and SingletonBootstrap (a program started without a launcher: size 1, a private key-value space).
+// and SingletonBootstrap (a program started without a launcher: size 1, a private key-value space; it starts
+// ftmpi's mpiexec on demand for dynamic processes, boot/launcher_on_demand.h).
 #pragma once
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -74,6 +76,22 @@ class Bootstrap {
   virtual Status fence_while(const std::function<void()>& idle) {
     (void)idle;
     return fence();
+  }
+  // Dynamic processes of a process started without any launcher (a singleton, docs/dpm.md "From a singleton"):
+  // start ftmpi's mpiexec now and become rank 0 of its one-rank job, after which launched_by_ftmpi() is true
+  // and launcher_call works as under `mpiexec -n 1`. Idempotent; a start that failed is not retried (its
+  // error is returned again). Errc::unsupported for bootstraps that have a launcher (ftmpi's: nothing to start,
+  // launched_by_ftmpi() is already true; a foreign one, such as Hydra, stays as it is).
+  virtual Status start_launcher() {
+    return Status(Errc::unsupported, "dynamic processes need ftmpi's mpiexec (this process was started by another launcher)");
+  }
+  // A setting ftmpi's mpiexec gives its processes in their environment (FTMPI_DPM_SECRET, FTMPI_UNIVERSE_SLOT,
+  // FTMPI_NAME_SERVICE): getenv by default; a singleton that started its mpiexec answers what it agreed on
+  // with it (nullopt for the rest).
+  virtual std::optional<std::string> launcher_setting(std::string_view name) const {
+    const char* v = std::getenv(std::string(name).c_str());
+    if (v == nullptr) return std::nullopt;
+    return std::string(v);
   }
 };
 

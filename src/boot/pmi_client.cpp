@@ -342,6 +342,11 @@ void PmiClient::abort(int code, std::string_view message) {
   _exit(status != 0 ? status : 1);  // never report success after an abort
 }
 
+Status PmiClient::tell_abort(int code) {
+  std::lock_guard lk(mu_);
+  return send_line(pmi::encode("abort", {{"exitcode", std::to_string(code)}}));
+}
+
 std::optional<std::string> PmiClient::rank_gone(int rank) {
   if (!launched_by_ftmpi_) return std::nullopt;
   auto v = get("ftmpi-gone." + std::to_string(rank));

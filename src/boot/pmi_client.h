@@ -46,6 +46,9 @@ class PmiClient final : public Bootstrap {
   Result<std::string> get(std::string_view key) override;
   Status fence() override;
   void abort(int code, std::string_view message) override;
+  // Send the abort request only (no message, no wait, no exit): a singleton's launcher learns of its abort
+  // before the end of file its exit makes (boot/singleton.h).
+  Status tell_abort(int code);
   Status finalize() override;
   std::optional<std::string> rank_gone(int rank) override;
   std::optional<std::string> job_attribute(std::string_view name) override;

@@ -81,16 +81,26 @@ void Dpm::leaving() {
 
 void Dpm::setup_universe() {
   if (universe_known_) return;
+  if (!rt_.boot().launched_by_ftmpi()) return;  // read once there is a launcher (a singleton may start one)
   universe_known_ = true;
-  if (!rt_.boot().launched_by_ftmpi()) return;
-  const char* slot = std::getenv("FTMPI_UNIVERSE_SLOT");
-  const char* dir = std::getenv("FTMPI_NAME_SERVICE");
-  if (slot && dir && *dir && std::atoi(slot) > 0 && std::atoi(slot) < kMaxSlots) {
-    slot_ = std::atoi(slot);
+  const boot::Bootstrap& b = rt_.boot();
+  auto slot = b.launcher_setting("FTMPI_UNIVERSE_SLOT");
+  auto dir = b.launcher_setting("FTMPI_NAME_SERVICE");
+  if (slot && dir && !dir->empty() && std::atoi(slot->c_str()) > 0 && std::atoi(slot->c_str()) < kMaxSlots) {
+    slot_ = std::atoi(slot->c_str());
     ubase_ = universe_base(slot_);
-    names_.emplace(dir);
+    names_.emplace(*dir);
   }
-  if (const char* s = std::getenv("FTMPI_DPM_SECRET")) secret_ = s;
+  if (auto s = b.launcher_setting("FTMPI_DPM_SECRET")) secret_ = *s;
+}
+
+Status Dpm::ensure_launcher() {
+  if (rt_.boot().launched_by_ftmpi()) return {};
+  // A singleton in FT mode would need mpiexec's control channel and failure detector from MPI_Init on.
+  if (rt_.ft_mode())
+    return Status(Errc::unsupported, "dynamic processes of a program run without mpiexec are not available in FT mode "
+                                     "(FTMPI_FT is set): start it with mpiexec -n 1 --with-ft ...");
+  return rt_.boot().start_launcher();
 }
 
 Status Dpm::open_if_shared() {
@@ -108,6 +118,7 @@ Status Dpm::open_for(const std::vector<int>& members) {
 
 Status Dpm::ensure_open() {
   if (open_) return {};
+  FTMPI_TRY(ensure_launcher());
   setup_universe();
   if (!rt_.boot().launched_by_ftmpi() || secret_.empty())
     return Status(Errc::unsupported, "dynamic processes need ftmpi's mpiexec (this process was not started by it)");
@@ -169,6 +180,7 @@ Status Dpm::close_port(const std::string& port) {
 }
 
 Status Dpm::publish(const std::string& service, const std::string& port) {
+  FTMPI_TRY(ensure_launcher());
   setup_universe();
   if (names_) return names_->publish(service, port, slot_);
   if (!rt_.boot().launched_by_ftmpi()) return Status(Errc::unsupported, "the name service is ftmpi's mpiexec; this process was not started by it");
@@ -178,6 +190,7 @@ Status Dpm::publish(const std::string& service, const std::string& port) {
 }
 
 Status Dpm::unpublish(const std::string& service, const std::string& port) {
+  FTMPI_TRY(ensure_launcher());
   setup_universe();
   if (names_) return names_->unpublish(service);
   if (!rt_.boot().launched_by_ftmpi()) return Status(Errc::service, "service '" + service + "' is not published");
@@ -187,6 +200,7 @@ Status Dpm::unpublish(const std::string& service, const std::string& port) {
 }
 
 Result<std::string> Dpm::lookup(const std::string& service) {
+  FTMPI_TRY(ensure_launcher());
   setup_universe();
   if (names_) return names_->lookup(service);
   if (!rt_.boot().launched_by_ftmpi()) return Status(Errc::name, "service '" + service + "' is not published");

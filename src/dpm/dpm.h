@@ -130,7 +130,11 @@ class Dpm {
   // The id mpiexec knows a process of this universe by.
   std::string local_id(int id) const { return std::to_string(id - ubase_); }
   void idle();
+  // Read the launcher's settings (secret, name service) once there is a launcher.
   void setup_universe();
+  // A singleton (no launcher) starts ftmpi's mpiexec at its first call that needs one (boot/singleton.h);
+  // no-op when there is one. Errc::unsupported with the reason when none can be had.
+  Status ensure_launcher();
   // After an intercommunicator creation: dial every remote member of another universe (watched so).
   void watch_remote(comm::Communicator* inter);
 

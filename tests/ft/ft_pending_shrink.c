@@ -14,6 +14,10 @@
  *            the main thread loops on dup / create_group / split of a duplicate of MPI_COMM_WORLD.
  *   threadkill: the same with the creations on `live`; the last rank SIGKILLs itself (from its shrink thread)
  *            before its KILL_AT-th shrink.
+ *   lamthread: threadkill in LAM's reliable mode (--with-ft lam), the second thread looping on
+ *            MPI_Comm_split(MPI_COMM_WORLD, 0, rank) instead of a shrink: once the victim is dead, each such split
+ *            runs LAM's survivors step (models/lam/lam_split.cpp), an agreement on a context id like a shrink's
+ *            (before its fix it offered the blocking allocator's free slots without reserving them).
  * Each shrunk communicator must hold exactly the expected processes (group compare: IDENT), and every new
  * communicator must work: an allreduce with a value of its own gives the right sum.
  * PASS: every call succeeds, every check holds, ITERS iterations. */
@@ -26,7 +30,7 @@
 #define ITERS 30
 #define KILL_AT 5
 
-static int rank, size, victim, kill_mode;
+static int rank, size, victim, kill_mode, lam_mode;
 static MPI_Group wg, survivors;
 
 /* Allreduce over c of a value distinct for each kind of communicator (k), checked. */
@@ -81,8 +85,9 @@ static void *shrink_loop(void *arg) {
   for (int it = 0; it < ITERS; it++) {
     if (kill_mode && it == KILL_AT && rank == victim) ft_die();
     MPI_Comm s = MPI_COMM_NULL;
-    const int rc = MPIX_Comm_shrink(MPI_COMM_WORLD, &s);
-    CHECK(rc == MPI_SUCCESS, "iteration %d: MPIX_Comm_shrink: %s (%d)", it, ft_class_name(rc), rc);
+    const int rc = lam_mode ? MPI_Comm_split(MPI_COMM_WORLD, 0, rank, &s) : MPIX_Comm_shrink(MPI_COMM_WORLD, &s);
+    CHECK(rc == MPI_SUCCESS, "iteration %d: %s: %s (%d)", it, lam_mode ? "MPI_Comm_split (LAM)" : "MPIX_Comm_shrink",
+          ft_class_name(rc), rc);
     check_shrunk(s, it);
     CHECK_MPI(MPI_Comm_free(&s));
   }
@@ -90,10 +95,11 @@ static void *shrink_loop(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  CHECK(argc > 1, "usage: ft_pending_shrink nokill|kill|thread|threadkill");
+  CHECK(argc > 1, "usage: ft_pending_shrink nokill|kill|thread|threadkill|lamthread");
   const char *mode = argv[1];
-  const int threads = strncmp(mode, "thread", 6) == 0;
-  kill_mode = strcmp(mode, "kill") == 0 || strcmp(mode, "threadkill") == 0;
+  lam_mode = strcmp(mode, "lamthread") == 0;
+  const int threads = strncmp(mode, "thread", 6) == 0 || lam_mode;
+  kill_mode = strcmp(mode, "kill") == 0 || strcmp(mode, "threadkill") == 0 || lam_mode;
   CHECK(kill_mode || strcmp(mode, "nokill") == 0 || strcmp(mode, "thread") == 0, "unknown mode %s", mode);
   if (threads) {
     int provided = 0;

@@ -16,7 +16,8 @@
 #   badinput --spares without --with-ft reinit, and a negative count, on several hosts: usage errors (exit 2)
 #   template 2 hosts x 2 ranks, no spares: rank 2 (on h2) is SIGKILLed and restarted by h2's respawn template
 #           (tools/launch/template_process.h; its parent is h2's daemon, the timeline says so); then h2's
-#           template is SIGKILLed and rank 3 (on h2) is killed: restarted by fork+exec, the job goes on
+#           template is SIGKILLed and rank 3 (on h2) is killed: restarted by fork+exec, the job goes on; once
+#           that epoch change committed h2's daemon starts a new template, and rank 3 killed again is forked by it
 # Every case: the job ends with status 0 and the right result (PASS line), no process left on any host,
 # no /dev/shm segment of the job left.
 # Usage: reinit_spares_test.sh CASE MPIEXEC PROGRAM. Exit 0 PASS, 1 FAIL, 77 SKIP.
@@ -67,14 +68,27 @@ wait_spares() {
 }
 # The respawn template on host $1 (FTMPI_TEMPLATE_FD in its start-up environment, leader of its process
 # group: its waiting child is in that group too); waits up to 20 s.
+# (Pids in $2, space-separated, are not it: a rank the template forked starts with the template's environment.)
 wait_template() {
   local p
   for _ in $(seq 1 400); do
     for p in $(ip netns pids "$1" 2>/dev/null); do
+      case " ${2:-} " in *" $p "*) continue ;; esac
       tr '\0' '\n' </proc/$p/environ 2>/dev/null | grep -q '^FTMPI_TEMPLATE_FD=' || continue
       [ "$(ps -o pgid= -p "$p" | tr -d ' ')" = "$p" ] && { echo "$p"; return 0; }
     done
     kill -0 "$MPID" 2>/dev/null || break
+    sleep 0.05
+  done
+  return 1
+}
+# Wait (up to 20 s) until template $2 on host $1 is ready: its waiting child (in its process group) exists.
+wait_template_ready() {
+  local p
+  for _ in $(seq 1 400); do
+    for p in $(ip netns pids "$1" 2>/dev/null); do
+      [ "$p" != "$2" ] && [ "$(ps -o pgid= -p "$p" | tr -d ' ')" = "$2" ] && { sleep 0.1; return 0; }
+    done
     sleep 0.05
   done
   return 1
@@ -92,8 +106,8 @@ wait_entries() {
 }
 start_job() {  # HOSTS NP
   mkdir -p "$TMP/ck"
-  "$MPIEXEC" --rsh-agent "$NETNS_AGENT" --with-ft reinit --spares "${SPARES:-1}" --host "$1" -n "$2" --timeout 80 \
-    -x REINIT_HOST_STEPS=120 "$PROG" "$TMP/ck" wait </dev/null >"$TMP/out" 2>"$TMP/err" &
+  "$MPIEXEC" --rsh-agent "$NETNS_AGENT" --with-ft reinit --spares "${SPARES:-1}" --host "$1" -n "$2" --timeout 80 ${DETECT:-} \
+    -x REINIT_HOST_STEPS="${STEPS:-120}" "$PROG" "$TMP/ck" wait </dev/null >"$TMP/out" 2>"$TMP/err" &
   MPID=$!
   for _ in $(seq 1 800); do [ -e "$TMP/ck/started" ] && break; kill -0 $MPID 2>/dev/null || break; sleep 0.05; done
   [ -e "$TMP/ck/started" ] || { wait $MPID; MPID=; fail "the job did not reach step 5"; }
@@ -181,7 +195,11 @@ cross)
   for r in 2 3; do grep -q "^rank $r state 2 host $H2 " "$TMP/out" || fail "rank $r did not roll back (REINITED) on $H2"; done
   ;;
 template)
-  SPARES=0 start_job "$H1:2,$H2:2" 4
+  # 400 steps (16 s at least): three kills, a template's replacement and its start-up must fit in the job on a
+  # loaded machine (with 120 the job ended before the second kill in 1 run of 2 next to two busy loops); over
+  # that long a job, a starved launcher's 1 s silence made the daemons give up on it (1 run of 10, load 13):
+  # the detector timeout is 5 s here (the kills are seen by the daemons' pidfds, not by the detector).
+  SPARES=0 STEPS=400 DETECT="--detector-period 250 --detector-timeout 5000" start_job "$H1:2,$H2:2" 4
   MPIEXEC_PID=$MPID
   t2=$(wait_template "$H2") || fail "no respawn template on $H2"
   n2=$(grep -c "^rank 2 state" "$TMP/out")
@@ -195,11 +213,19 @@ template)
   kill -9 "$(pid_of 3)"
   wait_entries 3 $((n3 + 1)) || fail "rank 3 did not come back"
   p3=$(pid_of 3)
+  # ... and once that epoch change committed, the daemon starts a new template: the next restart is its
+  t3=$(wait_template "$H2" "$t2 $p2") || fail "no new respawn template on $H2 after the rollback"
+  wait_template_ready "$H2" "$t3" || fail "the new respawn template $t3 on $H2 never got ready"
+  n3=$(grep -c "^rank 3 state" "$TMP/out")
+  kill -9 "$p3"
+  wait_entries 3 $((n3 + 1)) || fail "rank 3 did not come back a second time"
+  p3b=$(pid_of 3)
   end_job
   grep -q "^rank 2 state 3 host $H2 pid $p2 " "$TMP/out" || fail "rank 2 did not come back RESTARTED on $H2"
   grep -q "^rank 3 state 3 host $H2 pid $p3 " "$TMP/out" || fail "rank 3 did not come back RESTARTED on $H2"
   grep -q "rank 2 started as pid $p2 on host $H2 (no spare there; forked by the respawn template)" "$TMP/err" || fail "the timeline does not say rank 2 was forked by $H2's template"
   grep -q "rank 3 started as pid $p3 on host $H2 (no spare there; fork+exec)" "$TMP/err" || fail "rank 3 was not restarted by fork+exec after the template was killed"
+  grep -q "rank 3 started as pid $p3b on host $H2 (no spare there; forked by the respawn template)" "$TMP/err" || fail "rank 3's second restart was not forked by $H2's new template"
   ;;
 badinput)
   MPIEXEC_PID=none

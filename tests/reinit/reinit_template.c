@@ -9,6 +9,9 @@
  *   two           ranks 1 and 2 die at step 3 of the first run (two restarts at once: two children)
  *   killtemplate  rank 0 kills the template (SIGKILL) at step 1 of the first run and waits until it is
  *                 gone; then rank n-1 dies at step 3: it is restarted by fork+exec and the job goes on
+ *   renewtemplate as killtemplate; after that rollback the launcher starts a new template (once the epoch
+ *                 change committed): rank 0 waits at step 1 of the second run until it is there and ready
+ *                 (its waiting child exists), then rank n-1 dies again at step 5: the new template forks it
  * Checks, in every entry into the resilient function: every rank's getppid() is the same process (the
  * launcher: Reinit++ programs signal it); a RESTARTED process ran the program's constructor in this very
  * process (its getpid()) and entered main exactly once, with the same argc/argv as the first run; its rank
@@ -84,6 +87,46 @@ static pid_t find_template(void) {
   return found;
 }
 
+static pid_t killed_template = -1;
+
+/* The template `t` is ready: its waiting child (the launcher's child too, in t's process group) exists. */
+static int template_ready(pid_t t) {
+  DIR *d = opendir("/proc");
+  if (!d) return 0;
+  int ready = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) && !ready) {
+    pid_t p = (pid_t)atoi(e->d_name);
+    if (p <= 0 || p == t) continue;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)p);
+    FILE *f = fopen(path, "r");
+    if (!f) continue;
+    int ppid = -1, pgrp = -1;
+    char st;
+    if (fscanf(f, "%*d (%*[^)]) %c %d %d", &st, &ppid, &pgrp) != 3) ppid = -1;
+    fclose(f);
+    ready = ppid == (int)getppid() && pgrp == (int)t;
+  }
+  closedir(d);
+  return ready;
+}
+
+/* After the first rollback: a new template (not the one killed) appears and gets ready. */
+static void wait_new_template(void) {
+  for (int i = 0; i < 3000; ++i) {  /* 30 s */
+    pid_t t = find_template();
+    if (t > 0 && t != killed_template && template_ready(t)) {
+      nap_ms(100);  /* its "ready" datagram follows the waiting child's creation */
+      printf("a new respawn template pid %d\n", (int)t);
+      fflush(stdout);
+      return;
+    }
+    nap_ms(10);
+  }
+  fail("no new respawn template after the rollback");
+}
+
 static void kill_template(void) {
   pid_t t = -1;
   for (int i = 0; i < 200 && t < 0; ++i) {  /* it may still be starting */
@@ -92,6 +135,7 @@ static void kill_template(void) {
   }
   if (t < 0) fail("no respawn template found among the launcher's children");
   kill(t, SIGKILL);
+  killed_template = t;
   for (int i = 0; i < 500; ++i) {  /* until the launcher reaped it */
     if (kill(t, 0) != 0 && errno == ESRCH) {
       printf("killed the respawn template pid %d\n", (int)t);
@@ -125,12 +169,15 @@ static void check_identity(int state) {
 }
 
 static int dies(int restarts, int step) {
+  if (!strcmp(mode, "renewtemplate")) return rank == size - 1 && ((restarts == 0 && step == 3) || (restarts == 1 && step == 5));
   if (step != 3) return 0;
   if (!strcmp(mode, "single") || !strcmp(mode, "killtemplate")) return restarts == 0 && rank == size - 1;
   if (!strcmp(mode, "twice")) return restarts < 2 && rank == size - 1;
   if (!strcmp(mode, "two")) return restarts == 0 && (rank == 1 || rank == 2);
   return 0;
 }
+
+static int renew_mode(void) { return !strcmp(mode, "renewtemplate"); }
 
 static void resilient(void *arg) {
   (void)arg;
@@ -139,7 +186,8 @@ static void resilient(void *arg) {
   last_restarts = restarts;
   check_identity(state);
   for (int step = 0; step < STEPS; ++step) {
-    if (step == 1 && restarts == 0 && rank == 0 && !strcmp(mode, "killtemplate")) kill_template();
+    if (step == 1 && restarts == 0 && rank == 0 && (!strcmp(mode, "killtemplate") || renew_mode())) kill_template();
+    if (step == 1 && restarts == 1 && rank == 0 && renew_mode()) wait_new_template();
     if (dies(restarts, step)) raise(SIGKILL);
     int one = 1, sum = 0;
     MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
@@ -152,7 +200,7 @@ int main(int argc, char **argv) {
   ++main_entries;
   g_argc = argc;
   if (argc != 2) {
-    fprintf(stderr, "usage: reinit_template single|twice|two|killtemplate\n");
+    fprintf(stderr, "usage: reinit_template single|twice|two|killtemplate|renewtemplate\n");
     return 2;
   }
   mode = argv[1];
@@ -162,7 +210,7 @@ int main(int argc, char **argv) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_REINIT_ASYNC);
   MPI_Reinit(resilient, NULL);
   /* two at once: one epoch change, or two when the second death is seen after the first change began */
-  int expect = !strcmp(mode, "twice") ? 2 : 1;
+  int expect = !strcmp(mode, "twice") || renew_mode() ? 2 : 1;
   if (last_restarts != expect && !(!strcmp(mode, "two") && last_restarts == 2)) {
     printf("FAIL reinit_template rank %d: %d rollback(s), expected %d\n", rank, last_restarts, expect);
     fflush(stdout);

@@ -163,3 +163,111 @@ TEST(TemplateProcess, WorkingDirectoryOfItsOwnIsNotForked) {
   EXPECT_FALSE(t.fork_rank(r).ok());  // also without a template
   for (int fd : fds) close(fd);
 }
+
+// Replacement of a lost template (template_renewal.h): bounded by young deaths in a row and by a total.
+TEST(TemplateRenewal, ReplacesALostTemplateButNotOneThatKeepsDyingYoung) {
+  using ftmpi::mpiexec::TemplateRenewal;
+  using namespace std::chrono_literals;
+  TemplateRenewal r;
+  auto t = TemplateRenewal::Clock::now();
+  r.started(t);
+  EXPECT_FALSE(r.due());  // running
+  r.ready();
+  r.lost(t + 10s);        // lived long: not young
+  EXPECT_TRUE(r.due());
+  EXPECT_EQ(r.young_in_a_row(), 0);
+  r.lost(t + 11s);        // once per template
+  r.renewing();
+  EXPECT_FALSE(r.due());
+  for (int i = 0; i < TemplateRenewal::kMaxYoungDeaths; ++i) {
+    r.started(t);
+    r.lost(t + 1ms);      // before "ready": young
+    EXPECT_EQ(r.due(), i + 1 < TemplateRenewal::kMaxYoungDeaths) << i;
+    if (r.due()) r.renewing();
+  }
+  EXPECT_TRUE(r.given_up());
+}
+
+TEST(TemplateRenewal, ALongLifeResetsTheYoungDeathsAndTheTotalIsBounded) {
+  using ftmpi::mpiexec::TemplateRenewal;
+  using namespace std::chrono_literals;
+  TemplateRenewal r;
+  auto t = TemplateRenewal::Clock::now();
+  int renewals = 0;
+  for (int i = 0; i < 2 * TemplateRenewal::kMaxRenewals && !r.given_up(); ++i) {
+    r.started(t);
+    r.ready();
+    // two young deaths, then one that lived: never kMaxYoungDeaths in a row
+    r.lost(i % 3 == 2 ? t + 5s : t + 1ms);
+    EXPECT_LT(r.young_in_a_row(), TemplateRenewal::kMaxYoungDeaths);
+    if (!r.due()) break;
+    r.renewing();
+    ++renewals;
+  }
+  EXPECT_EQ(renewals, TemplateRenewal::kMaxRenewals);
+  EXPECT_TRUE(r.given_up());
+  EXPECT_FALSE(r.due());
+}
+
+TEST(TemplateRenewal, ARefusedTemplateIsNeverReplaced) {
+  ftmpi::mpiexec::TemplateRenewal r;
+  r.started(ftmpi::mpiexec::TemplateRenewal::Clock::now());
+  r.refused();
+  EXPECT_TRUE(r.given_up());
+  EXPECT_FALSE(r.due());
+}
+
+TEST(TemplateProcess, ALostTemplateIsReplacedByRenew) {
+  TemplateProcess t;
+  EXPECT_EQ(t.renew(), TemplateProcess::Renewal::none);  // never started
+  ASSERT_TRUE(t.start(libmpi_program()).ok());
+  EXPECT_EQ(t.renew(), TemplateProcess::Renewal::none);  // running
+  const pid_t first = t.pid();
+  kill(first, SIGKILL);
+  int st = 0;
+  ASSERT_EQ(waitpid(first, &st, 0), first);
+  EXPECT_TRUE(t.reaped(first));
+  EXPECT_FALSE(t.running());
+  ASSERT_EQ(t.renew(), TemplateProcess::Renewal::started);
+  EXPECT_TRUE(t.running());
+  EXPECT_NE(t.pid(), first);
+  EXPECT_EQ(t.renew(), TemplateProcess::Renewal::none);  // running again
+  // The new one forks ranks.
+  int err[2], out = dup(1), pmi = dup(1);
+  ASSERT_EQ(pipe(err), 0);
+  auto pid = fork_when_ready(t, with_fds(libmpi_program(), out, err[1], pmi));
+  close(err[1]);
+  close(err[0]);
+  close(out);
+  close(pmi);
+  ASSERT_TRUE(pid.ok()) << pid.status().message();
+  ASSERT_EQ(waitpid(pid.value(), &st, 0), pid.value());
+  // Released at the job's end: not lost, not replaced.
+  t.release();
+  EXPECT_EQ(t.renew(), TemplateProcess::Renewal::none);
+  EXPECT_FALSE(t.running());
+}
+
+TEST(TemplateProcess, ATemplateThatKeepsDyingYoungIsGivenUp) {
+  TemplateProcess t;
+  ASSERT_TRUE(t.start(libmpi_program()).ok());
+  int given_up = 0, started = 0;
+  for (int i = 0; i < 10 && t.running(); ++i) {
+    const pid_t p = t.pid();
+    kill(p, SIGKILL);  // at once: before it is ready
+    int st = 0;
+    ASSERT_EQ(waitpid(p, &st, 0), p);
+    EXPECT_TRUE(t.reaped(p));
+    while (waitpid(-1, nullptr, WNOHANG) > 0) {  // a waiting child it may have made
+    }
+    switch (t.renew()) {
+      case TemplateProcess::Renewal::started: ++started; break;
+      case TemplateProcess::Renewal::given_up: ++given_up; break;
+      default: break;
+    }
+  }
+  EXPECT_EQ(started, ftmpi::mpiexec::TemplateRenewal::kMaxYoungDeaths - 1);
+  EXPECT_EQ(given_up, 1);
+  EXPECT_FALSE(t.running());
+  EXPECT_EQ(t.renew(), TemplateProcess::Renewal::none);  // said once
+}

@@ -686,8 +686,9 @@ void Daemon::handle_own(Frame& f) {
     }
   } else if (t == "restart") {
     restart_rank(f);
-  } else if (t == "replenish") {  // Reinit: an epoch change committed; the spares used are replaced now
-    fill_spares();
+  } else if (t == "replenish") {  // Reinit: an epoch change committed; the spares used are replaced now,
+    fill_spares();                 // and a respawn template lost meanwhile
+    renew_template();
   } else if (t == "tell") {  // Reinit: one control line for a rank
     Rank* r = find_rank(static_cast<int>(f.num("rank")));
     if (r && r->alive && r->ctrl.fd >= 0) {

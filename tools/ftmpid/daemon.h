@@ -146,6 +146,8 @@ class Daemon {
   // Reinit's respawn template on this host (launch template=1; template_process.h): started after the
   // spares, forks restarted ranks; released with them.
   void start_template();
+  // "replenish" (an epoch change committed): a template lost since it started is replaced (template_process.h).
+  void renew_template();
   TemplateProcess template_;
   // MPI_Comm_spawn across hosts (daemon_spawn.cpp): the "spawn" frame starts processes of a spawned part
   // here, or answers "spawn_failed" when the program cannot be found on this host (nothing started).

@@ -122,6 +122,24 @@ void Daemon::start_template() {
   log::debug("ftmpid: host %s: respawn template pid %d", host_.c_str(), static_cast<int>(template_.pid()));
 }
 
+void Daemon::renew_template() {
+  if (!reinit_ || ending_) return;
+  switch (template_.renew()) {
+    case TemplateProcess::Renewal::none: break;
+    case TemplateProcess::Renewal::started:
+      log::debug("ftmpid: host %s: the respawn template was lost; a new one is pid %d", host_.c_str(),
+                 static_cast<int>(template_.pid()));
+      break;
+    case TemplateProcess::Renewal::failed:
+      log::debug("ftmpid: host %s: the respawn template was lost and a new one could not be started", host_.c_str());
+      break;
+    case TemplateProcess::Renewal::given_up:
+      say("warning: host %s: the respawn template keeps dying: failed ranks are restarted by fork+exec from now on",
+          host_.c_str());
+      break;
+  }
+}
+
 void Daemon::on_spare_ended(pid_t pid) {
   // Taken over since the poll (a restart frame of the same round): it is a rank now, and its end is
   // on_rank_ended's to reap and report.

@@ -10,6 +10,9 @@ std::string RankRecord::cause() const {
     case State::signaled:
       return "was killed by signal " + std::to_string(term_signal) + " (" + strsignal(term_signal) + ")";
     case State::exited:
+      if (exit_unknown)
+        return pmi_initialized && !pmi_finalized ? "ended without calling MPI_Finalize (its exit status is unknown)"
+                                                 : "ended (its exit status is unknown)";
       if (exit_code != 0) return "exited with code " + std::to_string(exit_code);
       if (pmi_initialized && !pmi_finalized) return "exited with code 0 without calling MPI_Finalize";
       return "exited with code 0";

@@ -25,6 +25,7 @@ struct RankRecord {
   bool pmi_initialized = false;  // sent cmd=init: it is an MPI process now
   bool pmi_finalized = false;    // sent cmd=finalize: its exit is never a failure
   bool aborted = false;          // sent cmd=abort
+  bool exit_unknown = false;     // an adopted process (adopted_process.h) whose exit status was lost
   int abort_code = 0;
   Clock::time_point started{}, initialized_at{}, finalized_at{}, ended_at{};
 

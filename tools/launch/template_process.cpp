@@ -70,8 +70,33 @@ bool template_enabled() {
 
 Status TemplateProcess::start(SpawnRequest req) {
   release();
+  renewal_ = TemplateRenewal{};
+  told_given_up_ = false;
   if (!program_loads_libmpi(req.path))
     return Status(Errc::unsupported, "'" + req.path + "' does not load libmpi.so.0 itself (a script, or not this MPI's program)");
+  spec_ = std::move(req);
+  FTMPI_TRY(launch());
+  wanted_ = true;
+  return Status::Ok();
+}
+
+TemplateProcess::Renewal TemplateProcess::renew() {
+  if (!wanted_ || pid_ > 0) return Renewal::none;
+  if (renewal_.given_up()) {
+    if (told_given_up_) return Renewal::none;
+    told_given_up_ = true;
+    return Renewal::given_up;
+  }
+  if (!renewal_.due()) return Renewal::none;
+  renewal_.renewing();
+  if (launch().ok()) return Renewal::started;
+  renewal_.started(TemplateRenewal::Clock::now());
+  renewal_.lost(TemplateRenewal::Clock::now());
+  return Renewal::failed;
+}
+
+Status TemplateProcess::launch() {
+  SpawnRequest req = spec_;
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
     return Status(Errc::other, std::string("socketpair: ") + strerror(errno));
@@ -104,11 +129,13 @@ Status TemplateProcess::start(SpawnRequest req) {
   pid_ = pid.value();
   fd_ = sv[0];
   ready_ = false;
+  renewal_.started(TemplateRenewal::Clock::now());
   return Status::Ok();
 }
 
 bool TemplateProcess::reaped(pid_t pid) {
   if (pid <= 0 || pid != pid_) return false;
+  renewal_.lost(TemplateRenewal::Clock::now());
   pid_ = -1;
   ready_ = false;
   if (fd_ >= 0) ::close(fd_);
@@ -124,9 +151,15 @@ void TemplateProcess::poll_ready() {
   std::string_view m(buf, n > 0 ? static_cast<std::size_t>(n) : 0);
   if (n > 0 && m.substr(0, 6) == "ready ") {
     ready_ = true;
+    renewal_.ready();
     return;
   }
-  release();  // refused, ended, or something else: not usable
+  if (n > 0 && m.substr(0, 8) == "refused ") {  // it will never serve (e.g. not single-threaded)
+    renewal_.refused();
+    drop();
+    return;
+  }
+  lose();  // ended, or something else: not usable
 }
 
 Result<pid_t> TemplateProcess::fork_rank(const SpawnRequest& req, int timeout_ms) {
@@ -134,7 +167,7 @@ Result<pid_t> TemplateProcess::fork_rank(const SpawnRequest& req, int timeout_ms
   if (!req.cwd.empty()) return Status(Errc::other, "a working directory of its own");
   // Ended and not reaped yet (ftmpid reaps only its ranks; mpiexec's SIGCHLD may not be read yet).
   if (int st = 0; waitpid(pid_, &st, WNOHANG) == pid_) {
-    release();  // its group (a waiting child) still goes
+    lose();  // its group (a waiting child) still goes
     return Status(Errc::other, "the template ended");
   }
   poll_ready();
@@ -168,7 +201,7 @@ Result<pid_t> TemplateProcess::fork_rank(const SpawnRequest& req, int timeout_ms
   }
   if (sent < 0) {
     std::string why = std::string("cannot reach the template: ") + strerror(errno);
-    release();
+    lose();
     return Status(Errc::other, why);
   }
   // The answer: "pid=P" from the template's first fork, or "err=...". Nothing within the timeout (a stopped
@@ -188,13 +221,13 @@ Result<pid_t> TemplateProcess::fork_rank(const SpawnRequest& req, int timeout_ms
         long stray = std::strtol(std::string(buf + 4, static_cast<std::size_t>(late - 4)).c_str(), nullptr, 10);
         if (stray > 0) kill(static_cast<pid_t>(stray), SIGKILL);
       }
-      release();
+      lose();
       return Status(Errc::other, "the template did not answer within " + std::to_string(timeout_ms) + " ms");
     }
     ssize_t got = ::recv(fd_, buf, sizeof buf - 1, MSG_DONTWAIT);
     if (got < 0 && (errno == EAGAIN || errno == EINTR)) continue;
     if (got <= 0) {
-      release();
+      lose();
       return Status(Errc::other, "the template ended");
     }
     std::string_view m(buf, static_cast<std::size_t>(got));
@@ -208,11 +241,21 @@ Result<pid_t> TemplateProcess::fork_rank(const SpawnRequest& req, int timeout_ms
     if (m.substr(0, 4) == "err=") return Status(Errc::other, "the template: " + std::string(m.substr(4)));
     break;
   }
-  release();
+  lose();
   return Status(Errc::other, "the template answered something unexpected");
 }
 
+void TemplateProcess::lose() {
+  renewal_.lost(TemplateRenewal::Clock::now());
+  drop();
+}
+
 void TemplateProcess::release() {
+  wanted_ = false;
+  drop();
+}
+
+void TemplateProcess::drop() {
   if (fd_ >= 0) ::close(fd_);  // the template's end of file: it exits by itself
   fd_ = -1;
   ready_ = false;

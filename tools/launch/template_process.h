@@ -16,6 +16,10 @@
 // nothing running: the caller falls back to spawn_rank. A template that does not answer within the
 // timeout is killed (with its process group) and forgotten.
 //
+// Replacement (template_renewal.h). A template lost while the job runs (reaped, found dead, killed for not
+// answering, unreachable) is replaced by renew(), which the caller calls off the critical path (after the
+// epoch change that needed the restart committed); bounded: one that keeps dying young is given up.
+//
 // Not used for: processes of MPI_Comm_spawn (another program), ranks with a working directory of their
 // own (req.cwd), or a program that does not load this libmpi (program_loads_libmpi; one that still never
 // says "ready" is never used and is killed at the end).
@@ -25,6 +29,7 @@
 #include <string>
 
 #include "spawn.h"
+#include "template_renewal.h"
 #include "util/status.h"
 
 namespace ftmpi::mpiexec {
@@ -44,23 +49,37 @@ class TemplateProcess {
   TemplateProcess& operator=(const TemplateProcess&) = delete;
 
   // Spawn the template: `req` as a rank's (path, argv, env, cwd) with PMI_RANK, FTMPI_LOCAL_RANK,
-  // FTMPI_SPARE, FTMPI_INJECT_AT, PMI_FD and FTMPI_CTRL_FD removed here; its fds are ignored.
-  // Errc::unsupported (nothing started) when the program does not load libmpi itself.
+  // FTMPI_SPARE, FTMPI_INJECT_AT, PMI_FD and FTMPI_CTRL_FD removed here; its fds are ignored. `req` is kept
+  // for replacements (renew). Errc::unsupported (nothing started) when the program does not load libmpi itself.
   Status start(SpawnRequest req);
+  // What renew() did: nothing to do (running, never started, released, or given up earlier); started a
+  // replacement; could not start one (counted as a young death); gave up just now (reported once).
+  enum class Renewal { none, started, failed, given_up };
+  // If the template was lost since the last start and the budget allows (template_renewal.h), start a new one
+  // from the same request. Call off the critical path.
+  Renewal renew();
   bool running() const { return pid_ > 0; }
   pid_t pid() const { return pid_; }
   // `pid` is the template and ended (reaped by the caller): forget it. False if it is not the template.
   bool reaped(pid_t pid);
   // Fork a rank from the template (see the contract above). `req.path`/`argv` must be the template's.
   Result<pid_t> fork_rank(const SpawnRequest& req, int timeout_ms = 300);
-  // End of the job (or giving up on it): SIGKILL to its group (the template and its waiting child), both
-  // reaped, socket closed.
+  // End of the job: SIGKILL to its group (the template and its waiting child), both reaped, socket closed;
+  // no replacement after this.
   void release();
+  const TemplateRenewal& renewal() const { return renewal_; }
   // How many ranks it forked (for the logs).
   int forked() const { return forked_; }
 
  private:
   void poll_ready();  // reads "ready"/"refused" if it came
+  Status launch();    // spawn a template from spec_
+  void drop();        // kill and reap the group, close the socket (release() without forgetting the request)
+  void lose();        // the template is unusable (dead, not answering): dropped and counted as lost
+  SpawnRequest spec_;           // the request of start(), for replacements
+  bool wanted_ = false;         // start() succeeded and release() was not called: replace what is lost
+  bool told_given_up_ = false;  // renew() reported Renewal::given_up
+  TemplateRenewal renewal_;
   pid_t pid_ = -1;
   int fd_ = -1;
   bool ready_ = false;

@@ -188,14 +188,22 @@ bool Job::launch() {
   if (opt_.bind_to == BindTo::core) bind = !cpus.empty();
   else if (opt_.bind_to == BindTo::unset) bind = !cpus.empty() && opt_.np <= static_cast<int>(cpus.size());
 
-  // Forward our stdin to rank 0 unless it is a terminal we do not own (reading it would stop us).
-  forward_stdin_ = !isatty(0) || tcgetpgrp(0) == getpgrp();
+  // Forward our stdin to rank 0 unless it is a terminal we do not own (reading it would stop us). An adopted
+  // singleton reads its own stdin.
+  forward_stdin_ = opt_.singleton_pid == 0 && (!isatty(0) || tcgetpgrp(0) == getpgrp());
 
   ranks_.resize(static_cast<std::size_t>(opt_.np));
   pmi_.resize(static_cast<std::size_t>(opt_.np));
   if (ft_) ctrl_.resize(static_cast<std::size_t>(opt_.np));
   streams_.reserve(2 * static_cast<std::size_t>(opt_.np));
   for (int r = 0; r < opt_.np; ++r) {
+    if (is_adopted(r)) {
+      if (!adopt_singleton()) {
+        ranks_.clear();
+        return false;
+      }
+      continue;
+    }
     int cpu = bind ? cpus[static_cast<std::size_t>(r) % cpus.size()] : -1;
     const AppContext& app = opt_.app(r);
     if (opt_.report_bindings) {
@@ -208,6 +216,43 @@ bool Job::launch() {
     }
   }
   return true;
+}
+
+bool Job::adopt_singleton() {
+  RankRecord& rec = ranks_[0];
+  rec.rank = 0;
+  rec.started = Clock::now();
+  rec.pid = opt_.singleton_pid;
+  streams_.emplace_back(0, 1, -1, opt_.tag_output);  // it writes its own output
+  streams_.emplace_back(0, 2, -1, opt_.tag_output);
+  const int fd = opt_.singleton_fd;
+  if (fcntl(fd, F_GETFD) < 0) {
+    say("--singleton: descriptor %d is not open", fd);
+    return false;
+  }
+  fcntl(fd, F_SETFD, FD_CLOEXEC);  // not the spawned processes' business
+  auto w = AdoptedProcess::watch(opt_.singleton_pid);
+  // Its end of the socket still open: the pidfd is the singleton's, not a process that reused its pid.
+  pollfd p{fd, POLLIN, 0};
+  bool hung_up = ::poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR));
+  if (!w.ok() || hung_up) {
+    log::debug("mpiexec: the singleton (pid %d) is gone before its adoption", opt_.singleton_pid);
+    ::close(fd);
+    return false;
+  }
+  adopted_ = std::move(w.value());
+  set_nonblocking(fd);
+  pmi_[0].fd = fd;
+  log::debug("mpiexec: adopted the singleton (pid %d) as rank 0", opt_.singleton_pid);
+  return true;
+}
+
+void Job::on_adopted_end() {
+  std::optional<int> status = adopted_.exit_status();
+  adopted_.release();
+  if (ranks_.empty() || !ranks_[0].alive()) return;
+  ranks_[0].exit_unknown = !status;
+  on_rank_exit(0, status.value_or(0));
 }
 
 bool Job::start_process(int r, const std::string& path, const std::vector<std::string>& argv,
@@ -325,7 +370,7 @@ int Job::run() {
 }
 
 void Job::supervise() {
-  enum class Src { signal, pmi, ctrl, stream, stdin_read, stdin_write, board, life };
+  enum class Src { signal, pmi, ctrl, stream, stdin_read, stdin_write, board, life, adopted };
   struct Tag {
     Src src;
     int index;
@@ -340,7 +385,7 @@ void Job::supervise() {
     if (!draining && all_reaped()) {
       // Nothing may outlive the job: leftover children of the ranks go now, then their output drains.
       for (const RankRecord& r : ranks_)
-        if (r.pid > 0) kill(-r.pid, SIGKILL);
+        if (r.pid > 0 && !is_adopted(r.rank)) kill(-r.pid, SIGKILL);
       release_spares();
       draining = true;
       drain_deadline = now + kDrainLimit;
@@ -374,6 +419,7 @@ void Job::supervise() {
       if (remote_ && remote_->fd() >= 0 && end_.running()) add(remote_->fd(), POLLIN, Src::board, 0);
       if (life_ && life_->fd() >= 0 && end_.running()) add(life_->fd(), POLLIN, Src::life, 0);
     }
+    if (adopted_.fd() >= 0) add(adopted_.fd(), POLLIN, Src::adopted, 0);
 
     int timeout_ms = -1;
     auto consider = [&](Clock::time_point t) {
@@ -419,6 +465,7 @@ void Job::supervise() {
           case Src::stdin_write: on_stdin_writable(); break;
           case Src::board: on_board_readable(); break;
           case Src::life: on_life_readable(); break;
+          case Src::adopted: on_adopted_end(); break;
         }
       }
     }
@@ -660,6 +707,12 @@ void Job::fail_job(int status, const std::string& message) {
 void Job::signal_all(int sig) {
   for (const RankRecord& r : ranks_)
     if (r.alive() && r.pid > 0) {
+      if (is_adopted(r.rank)) {
+        // The singleton alone (its process group is not ours). After MPI_Abort it ends itself with its code,
+        // which is what its user sees: only the grace period's SIGKILL, should it not have.
+        if (!r.aborted || sig == SIGKILL) adopted_.signal(sig == SIGKILL ? SIGKILL : SIGTERM);
+        continue;
+      }
       if (kill(-r.pid, sig) != 0) kill(r.pid, sig);
       if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT) kill(-r.pid, SIGCONT);  // a stopped rank must see it
     }
@@ -671,7 +724,7 @@ bool Job::all_reaped() const {
 
 int Job::find_rank_by_pid(pid_t pid) const {
   for (const RankRecord& r : ranks_)
-    if (r.pid == pid) return r.rank;
+    if (r.pid == pid && !is_adopted(r.rank)) return r.rank;  // the adopted singleton is not our child
   return -1;
 }
 

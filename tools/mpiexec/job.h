@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "adopted_process.h"
 #include "boot/pmi_server.h"
 #include "boot/pmi_wire.h"
 #include "control_channel.h"
@@ -88,6 +89,12 @@ class Job final : public RankRestarter {
 
   bool setup_signals();
   bool launch();
+  // --singleton: rank 0 is the process that started this mpiexec (adopted_process.h); its PMI connection is
+  // opt_.singleton_fd. False (after saying why) if it is gone already.
+  bool adopt_singleton();
+  // The adopted rank 0 ended (its pidfd turned readable).
+  void on_adopted_end();
+  bool is_adopted(int gid) const { return gid == 0 && opt_.singleton_pid > 0; }
   // Fork process `gid` (ranks_/pmi_/ctrl_ hold its slot already) with `env` (PMI_FD and FTMPI_CTRL_FD
   // filled in here). False (after saying why) if it could not be started.
   bool start_process(int gid, const std::string& path, const std::vector<std::string>& argv,
@@ -171,6 +178,8 @@ class Job final : public RankRestarter {
   // The respawn template (Reinit, on by default, FTMPI_REINIT_TEMPLATE=0: off): started with the spares,
   // forks restarted ranks; released with them.
   void launch_template();
+  // After a committed epoch change: a template lost since it started is replaced (template_process.h renew).
+  void renew_template();
   TemplateProcess template_;
 
   Options opt_;
@@ -187,6 +196,7 @@ class Job final : public RankRestarter {
   std::vector<RankStream> streams_;  // 2 per rank: stdout at 2*r, stderr at 2*r+1
 
   int sigfd_ = -1;
+  AdoptedProcess adopted_;  // --singleton: rank 0, watched by pidfd
   bool forward_stdin_ = false;
   bool stdin_eof_ = false;
   int stdin_pipe_ = -1;  // write end towards rank 0, non-blocking

@@ -40,7 +40,9 @@ void Job::reinit_setup() {
   // start-up then competes with the computation, not with the recovery, and the next failure (a cascade)
   // finds a warm process again.
   hooks.committed = [this](int) {
-    if (end_.running()) launch_spares();
+    if (!end_.running()) return;
+    launch_spares();
+    renew_template();
   };
   // Every rank runs on this host: fence 1 of each epoch goes over a shared-memory board among the ranks
   // instead of through this process (models/reinit/fence_board.h). FTMPI_REINIT_BOARD=0 turns it off.
@@ -233,6 +235,23 @@ void Job::launch_template() {
     return;
   }
   log::debug("mpiexec: the respawn template is pid %d", static_cast<int>(template_.pid()));
+}
+
+void Job::renew_template() {
+  switch (template_.renew()) {
+    case TemplateProcess::Renewal::none: break;
+    case TemplateProcess::Renewal::started:
+      log::debug("mpiexec: the respawn template was lost; a new one is pid %d", static_cast<int>(template_.pid()));
+      break;
+    case TemplateProcess::Renewal::failed:
+      log::debug("mpiexec: the respawn template was lost and a new one could not be started");
+      break;
+    case TemplateProcess::Renewal::given_up:
+      say("warning: the respawn template keeps dying (%d times in a row soon after its start, or %d replacements): "
+          "failed ranks are restarted by fork+exec from now on",
+          template_.renewal().young_in_a_row(), template_.renewal().renewals());
+      break;
+  }
 }
 
 Result<pid_t> Job::restart(int r, int epoch, const std::vector<int>& failed) {

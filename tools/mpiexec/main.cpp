@@ -118,6 +118,14 @@ int main(int argc, char** argv) {
   const std::string path = o.apps.front().path;
   if (ftmpi::Status st = check_job_fits(o.np, o.ft.enabled()); !st.ok()) return usage_error(st.message());
 
+  if (o.singleton_pid > 0) {
+    // Started by a singleton for its dynamic processes (src/boot/launcher_on_demand.h): its secret, and no name
+    // service (the singleton's process id, 0, was fixed in its MPI_Init, outside any universe slot).
+    const char* secret = getenv("FTMPI_DPM_SECRET");
+    if (!secret || !*secret) return usage_error("--singleton needs FTMPI_DPM_SECRET in the environment");
+    o.dpm_secret = secret;
+    unsetenv("FTMPI_NAME_SERVICE");
+  }
   // A name service shared with other jobs (src/dpm/name_dir.h): the job holds a slot in it while it runs.
   if (o.name_service.empty())
     if (const char* ns = getenv("FTMPI_NAME_SERVICE"); ns && *ns) o.name_service = ns;

@@ -58,7 +58,7 @@ enum class Opt {
   with_ft, am, initial_errhandler, detector_period, detector_timeout, inject, max_restarts, spares, output_pipe,
   startup_timeout, rsh_agent, tree_fanout, status, halt, tcp_if, universe_size, async_progress, name_service, ompi_server,
   map_by, disable_auto_cleanup, wdir, per_host, report_bindings, display_map, prefix, hwthread_cpus, envall,
-  prepend_rank, output_filename,
+  prepend_rank, output_filename, singleton,
 };
 
 struct OptSpec {
@@ -121,6 +121,7 @@ constexpr OptSpec kOptions[] = {
     {"use-hwthread-cpus", Opt::hwthread_cpus, false},
     {"genvall", Opt::envall, false},
     {"envall", Opt::envall, false},
+    {"singleton", Opt::singleton, true},
 };
 
 const OptSpec* find_option(std::string_view name) {
@@ -157,6 +158,15 @@ std::string apply(Options& o, const OptSpec& spec, const std::string& shown, con
       o.name_service = v.substr(5);
       return {};
     case Opt::allow_root: o.allow_run_as_root = true; return {};
+    case Opt::singleton: {  // internal: started by a singleton's library (src/boot/launcher_on_demand.h)
+      std::size_t colon = v.find(':');
+      auto pid = parse_int(v.substr(0, colon), 1, 1 << 30);
+      auto fd = colon == std::string::npos ? std::nullopt : parse_int(v.substr(colon + 1), 0, 1 << 20);
+      if (!pid || !fd) return bad("expected PID:FD");
+      o.singleton_pid = *pid;
+      o.singleton_fd = *fd;
+      return {};
+    }
     case Opt::map_by: {
       // Open MPI's --map-by OBJECT[:MODIFIERS] (ULFM users on one machine type --map-by :OVERSUBSCRIBE). ftmpi
       // fills the slots in order, which is what mapping by slot or by any object inside a host gives; a
@@ -619,8 +629,16 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
   for (AppContext& a : o.apps)
     if (a.wdir.empty()) a.wdir = o.wdir;
   o.program = o.apps.front().argv;
-  // MPIEXEC_TIMEOUT (as MPICH's mpiexec honours it) when --timeout is not given: the option wins.
-  if (!o.timeout_given)
+  if (o.singleton_pid > 0) {
+    // The job of a singleton that started this mpiexec: one rank (the singleton), on this host, not fault-tolerant.
+    if (o.np_given || !o.hosts.empty() || !o.hostfile.empty() || o.ft.enabled()) {
+      return usage_error("--singleton goes with no -n, --host, --hostfile or --with-ft");
+    }
+    o.np = o.apps.front().np = 1;
+  }
+  // MPIEXEC_TIMEOUT (as MPICH's mpiexec honours it) when --timeout is not given: the option wins. Not for a
+  // singleton's mpiexec: the singleton was not started under a timeout of its launcher.
+  if (!o.timeout_given && o.singleton_pid == 0)
     if (const char* env = getenv("MPIEXEC_TIMEOUT"); env && *env) {
       auto s = parse_seconds(env);
       if (!s)

@@ -100,6 +100,11 @@ struct Options {
   std::string rsh_agent;
   int tree_fanout = 32;
   FtOptions ft;
+  // --singleton PID:FD (internal, docs/dpm.md "From a singleton"): adopt process PID, which started this
+  // mpiexec on demand, as rank 0 of a one-rank job whose PMI connection is descriptor FD; program[] is its
+  // command line (for messages). 0 / -1: a normal launch.
+  int singleton_pid = 0;
+  int singleton_fd = -1;
   // -ppn / --npernode N / --map-by ppr:N:node: N ranks per host (0: fill each host's slots).
   int per_host = 0;
   std::optional<OutputFileSpec> output_files;  // --output-filename DIR[:nojobid][:nocopy]
@@ -113,8 +118,8 @@ struct Options {
   // Which context rank r (0 <= r < np) belongs to.
   int app_of(int rank) const;
   const AppContext& app(int rank) const { return apps[static_cast<std::size_t>(app_of(rank))]; }
-  // Every context runs the same program with the same arguments, environment and directory (a spare or
-  // the respawn template can then stand in for any rank).
+  // The job runs one program (one application context): a spare or the respawn template can then stand
+  // in for any rank.
   bool single_program() const;
 };
 

@@ -28,6 +28,7 @@
 #include "control_channel.h"
 #include "origin.h"
 #include "say.h"
+#include "template_process.h"
 #include "util/log.h"
 
 namespace ftmpi::mpiexec {
@@ -46,8 +47,9 @@ void Origin::reinit_setup() {
     send_to(rec.host + 1, f);
   };
   hooks.fatal = [this](const std::string& why) { fail_job(1, why + "; terminating the job"); };
-  // The spares taken over are replaced once the change is committed (every rank runs again), as on one host.
-  if (opt_.ft.spares > 0)
+  // The spares taken over are replaced once the change is committed (every rank runs again), as on one host,
+  // and so is a respawn template lost meanwhile (template_process.h renew).
+  if (opt_.ft.spares > 0 || template_enabled())
     hooks.committed = [this](int) {
       if (end_.running()) broadcast(Frame("replenish"));
     };

@@ -5,6 +5,7 @@
 #include "comm/comm_ops.h"
 #include "comm/context_alloc.h"
 #include "comm/group.h"
+#include "comm/pool_rounds.h"
 #include "ft/ft_manager.h"
 #include "runtime/runtime.h"
 
@@ -12,24 +13,36 @@ namespace ftmpi::lam {
 namespace {
 
 // The shrink agreement (as MPIX_Comm_shrink, api/ft.cpp), blocking: the survivors of `parent`, in their old
-// order, on an agreed context id.
+// order, on an agreed context id. The id comes from the non-blocking pool, reserved round by round
+// (comm/pool_rounds.h), as the shrink's: the agreement waits in the progress loop, where another thread may run
+// a blocking creation (MPI_Comm_dup, create_group, split) meanwhile — offering the blocking allocator's free
+// slots unreserved let that creation claim the slot the agreement then decided: MPI_ERR_INTERN "context id
+// already in use" (test ft_pending_shrink_lamthread). A round with no common slot runs another round.
 Status survivors(Runtime& rt, Communicator* parent, Communicator** out) {
-  const comm::ContextAllocator::Mask m = rt.contexts().free_mask();
-  const ft::Agreement& a = rt.ft().start_agreement(parent, ft::Bits(m.begin(), m.end()));
-  rt.progress().wait_until([&a] { return a.decided(); });
-  rt.ft().adopt_failed(parent, a.failed());
-  comm::ContextAllocator::Mask common{};
-  for (std::size_t i = 0; i < common.size() && i < a.value().size(); ++i) common[i] = a.value()[i];
-  auto slot = comm::ContextAllocator::lowest_common(common);
-  if (!slot.ok()) return slot.status();
-  FTMPI_TRY(rt.contexts().claim(slot.value()));
-  std::vector<int> world;
-  for (int r = 0; r < parent->size; ++r)
-    if (!a.failed().contains(r)) world.push_back(parent->world_rank(r));
-  Communicator* c = comm::make_comm(comm::make_group(std::move(world), rt.world_rank()), slot.value(), parent);
-  rt.ft().register_comm(c);
-  *out = c;
-  return Status::Ok();
+  using Alloc = comm::ContextAllocator;
+  comm::PoolRounds rounds(rt.contexts(), rt.ft(), parent, parent, 1);
+  for (;;) {
+    const ft::Agreement& a = rounds.begin([](const Alloc::Mask& m) { return ft::Bits(m.begin(), m.end()); });
+    rt.progress().wait_until([&a] { return a.decided(); });
+    rt.ft().adopt_failed(parent, a.failed());
+    Alloc::Mask common{};
+    for (std::size_t i = 0; i < common.size() && i < a.value().size(); ++i) common[i] = a.value()[i];
+    auto slot = Alloc::lowest_common(common);
+    if (!slot.ok()) {
+      FTMPI_TRY(rounds.retry());  // too few common slots: the next round, elsewhere in the pool
+      continue;
+    }
+    Alloc::Mask give = rounds.take();  // every reserved slot but the one decided goes back
+    Alloc::mask_drop(give, slot.value());
+    rt.contexts().give_back_async_mask(give);
+    std::vector<int> world;
+    for (int r = 0; r < parent->size; ++r)
+      if (!a.failed().contains(r)) world.push_back(parent->world_rank(r));
+    Communicator* c = comm::make_comm(comm::make_group(std::move(world), rt.world_rank()), Alloc::async_id_of(slot.value()), parent);
+    rt.ft().register_comm(c);
+    *out = c;
+    return Status::Ok();
+  }
 }
 
 }  // namespace
