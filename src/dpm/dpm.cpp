@@ -190,20 +190,27 @@ Status Dpm::publish(const std::string& service, const std::string& port) {
 }
 
 Status Dpm::unpublish(const std::string& service, const std::string& port) {
-  FTMPI_TRY(ensure_launcher());
+  // Without a name service of ours (a foreign launcher such as Hydra; a singleton that cannot start mpiexec)
+  // nothing was published here: the service is not published, MPI_ERR_SERVICE, with the reason.
+  const Status launcher = ensure_launcher();
+  if (!launcher.ok() && launcher.code() != Errc::unsupported) return launcher;
   setup_universe();
   if (names_) return names_->unpublish(service);
-  if (!rt_.boot().launched_by_ftmpi()) return Status(Errc::service, "service '" + service + "' is not published");
+  if (!rt_.boot().launched_by_ftmpi())
+    return Status(Errc::service, "service '" + service + "' is not published (" + launcher.message() + ")");
   auto m = call(boot::pmi::encode("dpm_unpublish", {{"service", pct_encode(service)}, {"port", pct_encode(port)}}),
                 "dpm_unpublished");
   return m.ok() ? Status::Ok() : m.status();
 }
 
 Result<std::string> Dpm::lookup(const std::string& service) {
-  FTMPI_TRY(ensure_launcher());
+  // As unpublish: without a name service of ours the name is not published (MPI_ERR_NAME), with the reason.
+  const Status launcher = ensure_launcher();
+  if (!launcher.ok() && launcher.code() != Errc::unsupported) return launcher;
   setup_universe();
   if (names_) return names_->lookup(service);
-  if (!rt_.boot().launched_by_ftmpi()) return Status(Errc::name, "service '" + service + "' is not published");
+  if (!rt_.boot().launched_by_ftmpi())
+    return Status(Errc::name, "service '" + service + "' is not published (" + launcher.message() + ")");
   auto m = call(boot::pmi::encode("dpm_lookup", {{"service", pct_encode(service)}}), "dpm_found");
   if (!m.ok()) return m.status();
   return pct_decode(m->get("port").value_or(""));
