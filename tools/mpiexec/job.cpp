@@ -1,5 +1,4 @@
 #include "job.h"
-
 #include "host_layout.h"
 
 #include <fcntl.h>
@@ -64,8 +63,7 @@ int ms_until(Clock::time_point now, Clock::time_point t) {
 
 }  // namespace
 
-Job::Job(Options options, std::string program_path)
-    : opt_(std::move(options)), program_path_(std::move(program_path)), ft_(opt_.ft.enabled()) {
+Job::Job(Options options) : opt_(std::move(options)), ft_(opt_.ft.enabled()) {
   kvsname_ = "ftmpi-" + std::to_string(getpid()) + "-" + random_hex();
   parts_.push_back({0, opt_.np, std::make_unique<boot::PmiServer>(opt_.np, kvsname_)});
   server_ = parts_.back().server.get();

@@ -49,8 +49,8 @@ std::vector<std::string> job_environment(const Options& opt);
 
 class Job final : public RankRestarter {
  public:
-  // `program_path` is the resolved executable; options.program[0] stays the argv[0] ranks see.
-  Job(Options options, std::string program_path);
+  // Every application context's `path` is resolved (main); its argv[0] stays what the ranks see.
+  explicit Job(Options options);
   ~Job() override;
   Job(const Job&) = delete;
   Job& operator=(const Job&) = delete;
@@ -183,7 +183,6 @@ class Job final : public RankRestarter {
   TemplateProcess template_;
 
   Options opt_;
-  std::string program_path_;
   std::string kvsname_;
   boot::PmiServer* server_ = nullptr;  // the first part's
   std::vector<Part> parts_;

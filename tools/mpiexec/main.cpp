@@ -115,7 +115,6 @@ int main(int argc, char** argv) {
     if (ftmpi::Status st = check_executable_format(path.value()); !st.ok()) return usage_error(st.message());
     app.path = path.value();
   }
-  const std::string path = o.apps.front().path;
   if (ftmpi::Status st = check_job_fits(o.np, o.ft.enabled()); !st.ok()) return usage_error(st.message());
 
   if (o.singleton_pid > 0) {
@@ -155,7 +154,7 @@ int main(int argc, char** argv) {
         return usage_error("--inject names rank " + std::to_string(s.rank) + " but the job has " + std::to_string(o.np) + " ranks");
     if (o.display_map)
       for (const HostEntry& h : layout->hosts) display_map(o, h.name, h.first_rank, h.nranks);
-    Origin origin(std::move(o), path, std::move(layout.value()));
+    Origin origin(std::move(o), std::move(layout.value()));
     return origin.run();
   }
   if (o.display_map) {
@@ -163,6 +162,6 @@ int main(int argc, char** argv) {
     gethostname(host, sizeof host - 1);
     display_map(o, host, 0, o.np);
   }
-  Job job(std::move(o), path);
+  Job job(std::move(o));
   return job.run();
 }

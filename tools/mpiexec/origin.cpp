@@ -83,8 +83,8 @@ TreeLiveness::Why why_from(std::string_view w) {
 
 }  // namespace
 
-Origin::Origin(Options options, std::string program_path, HostLayout layout)
-    : opt_(std::move(options)), program_path_(std::move(program_path)), layout_(std::move(layout)),
+Origin::Origin(Options options, HostLayout layout)
+    : opt_(std::move(options)), layout_(std::move(layout)),
       ft_(opt_.ft.enabled()) {
   shape_.fanout = opt_.tree_fanout;
   if (opt_.output_files) outfiles_ = std::make_unique<OutputFiles>(*opt_.output_files, opt_.np);
@@ -549,7 +549,7 @@ void Origin::on_hello(const Frame& f, int via_slot) {
   if (reinit_ && template_enabled() && opt_.single_program()) l.set("template", 1);  // a respawn template per host (template_process.h)
   if (forward_stdin_ && e.first_rank == 0 && e.nranks > 0) l.set("stdin", 1);
   std::vector<std::string> items;
-  items.push_back("path=" + program_path_);
+  items.push_back("path=" + opt_.apps.front().path);
   char cwd[PATH_MAX];
   if (getcwd(cwd, sizeof cwd)) items.push_back(std::string("cwd=") + cwd);
   for (const std::string& a : opt_.program) items.push_back("arg=" + a);

@@ -46,7 +46,7 @@ namespace ftmpi::mpiexec {
 
 class Origin final : private RankRestarter {
  public:
-  Origin(Options options, std::string program_path, HostLayout layout);
+  Origin(Options options, HostLayout layout);
   ~Origin();
   Origin(const Origin&) = delete;
   Origin& operator=(const Origin&) = delete;
@@ -135,7 +135,6 @@ class Origin final : private RankRestarter {
   int slot_of(int node) const;  // index among the origin's children, -1
 
   Options opt_;
-  std::string program_path_;
   std::unique_ptr<OutputFiles> outfiles_;  // --output-filename (null without it): every host's ranks' lines
   HostLayout layout_;
   TreeShape shape_;
