@@ -2,9 +2,9 @@
  * checkpoints to files every step, run inside MPI_Reinit. Ranks kill themselves according to a plan; the
  * launcher restarts them (mpiexec --with-ft reinit) and every rank rolls back into the resilient function.
  *
- * Usage: reinit_loop async|sync SCENARIO CKPT_DIR [mpmd]
- *   mpmd (5th argument): the job is two programs (mpiexec -n N/2 prog ... : -n N/2 prog2 ...); every process,
- *            restarted ones included, must see MPI_APPNUM 0 in the first half of the ranks and 1 in the second
+ * Usage: reinit_loop async|sync SCENARIO CKPT_DIR [mpmd=K]
+ *   mpmd=K (5th argument): the job is two programs (mpiexec -n K prog ... : -n N-K prog2 ...); every process,
+ *            restarted ones included, must see MPI_APPNUM 0 at ranks below K and 1 from rank K on
  *   single   rank 1 dies at step 5
  *   two      ranks 1 and 2 die at step 5 (two failures at once)
  *   during   rank 1 dies at step 5; its restarted process kills rank 3 while the survivors are in the
@@ -217,10 +217,10 @@ int main(int argc, char **argv) {
     if (f && fscanf(f, "%d", &pid) == 1 && pid > 0) kill(pid, SIGKILL);
     if (f) fclose(f);
   }
-  if (argc > 4 && !strcmp(argv[4], "mpmd")) {
+  if (argc > 4 && !strncmp(argv[4], "mpmd=", 5)) {
     int flag = 0, *appnum = NULL;
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &appnum, &flag);
-    if (!flag || *appnum != (rank >= size / 2 ? 1 : 0)) fail("MPI_APPNUM is not this rank's program's position");
+    if (!flag || *appnum != (rank >= atoi(argv[4] + 5) ? 1 : 0)) fail("MPI_APPNUM is not this rank's program's position");
     if (epoch) printf("restarted rank %d: appnum %d\n", rank, *appnum);
   }
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, sync_mode ? MPI_ERRORS_REINIT_SYNC : MPI_ERRORS_REINIT_ASYNC);
