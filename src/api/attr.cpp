@@ -46,9 +46,9 @@ namespace {
 //  MPI_TAG_UB = 2^31-1 (the envelope carries a 32-bit signed tag); MPI_HOST = MPI_PROC_NULL and
 //  MPI_IO = MPI_ANY_SOURCE (every process can do I/O), as MPICH does; MPI_WTIME_IS_GLOBAL = 0;
 //  MPI_UNIVERSE_SIZE = the slots ftmpi's mpiexec gives the job (FTMPI_UNIVERSE_SIZE: cores, --host slots,
-//  --universe-size), else the size of MPI_COMM_WORLD; MPI_APPNUM = the command number of a spawned process
-//  (FTMPI_APPNUM, MPI_Comm_spawn_multiple), else 0; MPI_LASTUSEDCODE = the largest user
-//  error code/class (MPI_ERR_LASTCODE when none).
+//  --universe-size), else the size of MPI_COMM_WORLD; MPI_APPNUM = the position of the process's program
+//  (FTMPI_APPNUM): its command of MPI_Comm_spawn_multiple or its application context of `mpiexec a : b`,
+//  else 0; MPI_LASTUSEDCODE = the largest user error code/class (MPI_ERR_LASTCODE when none).
 struct PredefinedAttrs {
   int tag_ub = 2147483647;
   int host = MPI_PROC_NULL;
