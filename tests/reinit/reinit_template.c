@@ -54,6 +54,18 @@ static void nap_ms(long ms) {
   }
 }
 
+/* Process p's parent and process group from /proc/p/stat; 0 if it cannot be read. */
+static int parent_and_group(pid_t p, int *ppid, int *pgrp) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)p);
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  char st;
+  int ok = fscanf(f, "%*d (%*[^)]) %c %d %d", &st, ppid, pgrp) == 3;
+  fclose(f);
+  return ok;
+}
+
 /* The template: a child of our parent whose start-up environment has FTMPI_TEMPLATE_FD and which leads
  * its own process group (its waiting child is in that group too). */
 static pid_t find_template(void) {
@@ -65,14 +77,8 @@ static pid_t find_template(void) {
     pid_t p = (pid_t)atoi(e->d_name);
     if (p <= 0) continue;
     char path[64], buf[8192];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)p);
-    FILE *f = fopen(path, "r");
-    if (!f) continue;
     int ppid = -1, pgrp = -1;
-    char st;
-    if (fscanf(f, "%*d (%*[^)]) %c %d %d", &st, &ppid, &pgrp) != 3) ppid = -1;
-    fclose(f);
-    if (ppid != (int)getppid() || pgrp != (int)p) continue;
+    if (!parent_and_group(p, &ppid, &pgrp) || ppid != (int)getppid() || pgrp != (int)p) continue;
     snprintf(path, sizeof path, "/proc/%d/environ", (int)p);
     int fd = open(path, O_RDONLY);
     if (fd < 0) continue;
@@ -98,15 +104,8 @@ static int template_ready(pid_t t) {
   while ((e = readdir(d)) && !ready) {
     pid_t p = (pid_t)atoi(e->d_name);
     if (p <= 0 || p == t) continue;
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)p);
-    FILE *f = fopen(path, "r");
-    if (!f) continue;
     int ppid = -1, pgrp = -1;
-    char st;
-    if (fscanf(f, "%*d (%*[^)]) %c %d %d", &st, &ppid, &pgrp) != 3) ppid = -1;
-    fclose(f);
-    ready = ppid == (int)getppid() && pgrp == (int)t;
+    ready = parent_and_group(p, &ppid, &pgrp) && ppid == (int)getppid() && pgrp == (int)t;
   }
   closedir(d);
   return ready;
