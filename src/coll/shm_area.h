@@ -122,9 +122,11 @@ inline constexpr std::size_t kShmMaxBytes = 256;  // largest packed payload of t
 inline constexpr int kShmMaxRanks = 64;           // ack_waiters is one 64-bit mask
 inline constexpr std::uint64_t kShmSlots = 32;    // `in` buffers: a Bcast root may run this far ahead
 inline constexpr std::uint64_t kShmOutSlots = 8;  // `out` buffers (written only once every reader arrived)
-inline constexpr std::uint64_t kShmPrefetchSlots = 2;  // how far ahead Bcast/Reduce ask for in[] lines
+inline constexpr std::uint64_t kShmPrefetchSlots = 2;  // how far ahead a writer asks for its in[] lines
+inline constexpr std::uint64_t kShmReadPrefetchSlots = 8;  // how far ahead a Bcast reader asks for the root's
 inline constexpr std::uint64_t kShmAckEvery = 16;  // `ack` is stored at ops that are multiples of this (<= kShmSlots)
 static_assert(kShmAckEvery <= kShmSlots && kShmSlots % kShmAckEvery == 0);
+static_assert(kShmReadPrefetchSlots < kShmSlots - kShmAckEvery);  // the root is >= 17 ops ahead in a loop
 
 struct alignas(kShmLine) ShmBuf {
   std::atomic<std::uint64_t> seq;  // op number whose bytes `data` holds (0: never written)
@@ -164,9 +166,18 @@ struct alignas(kShmLine) ShmRankArea {
   ShmAgreeEntry agree[kShmAgreeRing];
 };
 
+// The counted ops' line (see "Last arriver" and "In the line").
+struct alignas(kShmLine) ShmCountedLine {
+  std::atomic<std::uint64_t> arrivals;  // arrivals at counted ops
+  std::atomic<std::uint64_t> done;      // the last counted op whose result `bytes` holds (Allreduce in the line)
+  std::byte bytes[48];                  // result at [0, b), member r's contribution at [(r + 1) b, (r + 2) b)
+};
+inline constexpr std::size_t kShmLineBytes = sizeof(ShmCountedLine::bytes);
+static_assert(sizeof(ShmCountedLine) == kShmLine);
+
 struct alignas(kShmLine) ShmAreaHeader {
   alignas(kShmLine) std::atomic<std::uint64_t> ack_waiters;  // bit r: member r waits for acks
-  alignas(kShmLine) std::atomic<std::uint64_t> arrivals;     // arrivals at counted ops (see "Last arriver")
+  ShmCountedLine counted;
   alignas(kShmLine) std::atomic<std::uint64_t> agree_kind;   // the board's kind: 0 not chosen, 1 scanned, 2 counted
   ShmAgreeOutcome agree_outcome[kShmAgreeRing];              // the agreement board's (ft/shm_board.h)
 };
@@ -195,8 +206,10 @@ class ShmArea {
   // this member is the last of the p members to arrive at it.
   std::uint64_t begin_counted() { return ++counted_; }
   bool arrive(std::uint64_t c) {
-    return header().arrivals.fetch_add(1, std::memory_order_acq_rel) + 1 == c * static_cast<std::uint64_t>(p_);
+    return header().counted.arrivals.fetch_add(1, std::memory_order_acq_rel) + 1 == c * static_cast<std::uint64_t>(p_);
   }
+  // An Allreduce of `b` packed bytes fits in the counted line (see "In the line").
+  bool fits_in_line(std::size_t b) const { return (static_cast<std::size_t>(p_) + 1) * b <= kShmLineBytes; }
   // Wait until slot s % kShmSlots may be written (see "Buffer reuse").
   Status window(Runtime& rt, ftmpi_comm_s* comm, std::uint64_t s);
   // Wait until member x's `word` holds s (see "Failures" for the errors).
@@ -209,8 +222,8 @@ class ShmArea {
     transport::shm::prefetch_for_write(
         reinterpret_cast<const std::byte*>(&of(me_).in[(s + kShmPrefetchSlots) % kShmSlots]));
   }
-  void prefetch_slot_of(int x, std::uint64_t s) {
-    __builtin_prefetch(&of(x).in[(s + kShmPrefetchSlots) % kShmSlots], 0, 3);
+  void prefetch_slot_of(int x, std::uint64_t s, std::uint64_t ahead = kShmPrefetchSlots) {
+    __builtin_prefetch(&of(x).in[(s + ahead) % kShmSlots], 0, 3);
   }
   // This member finished op s (publishes `ack` when s is a multiple of kShmAckEvery: see "Buffer reuse").
   void finish(std::uint64_t s) {

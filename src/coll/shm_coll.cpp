@@ -110,7 +110,7 @@ std::optional<Status> shm_bcast(Runtime& rt, ftmpi_comm_s* comm, void* buf, std:
     a.publish(b.seq, s, -1);
   } else {
     ShmBuf& b = a.of(root).in[i];
-    a.prefetch_slot_of(root, s);
+    a.prefetch_slot_of(root, s, kShmReadPrefetchSlots);
     if (!(st = a.wait_for(rt, comm, root, b.seq, s)).ok()) return a.give_up(s, st);
     const std::size_t mine = type->size * count;
     if (b.bytes == mine && type->contiguous) std::memcpy(buf, b.data, mine);
@@ -155,6 +155,27 @@ std::optional<Status> shm_allreduce(Runtime& rt, ftmpi_comm_s* comm, const void*
   if (*got == nullptr) return std::nullopt;
   ShmArea& a = **got;
   Status st;
+  const std::size_t b = type->size * count;
+  if (a.fits_in_line(b)) {  // shm_area.h "In the line"
+    ShmCountedLine& line = a.header().counted;
+    const int p = a.size(), me = a.rank();
+    const std::uint64_t c = a.begin_counted();
+    pack_into(is_in_place(sendbuf) ? recvbuf : sendbuf, count, type, line.bytes + (me + 1) * b);
+    if (a.arrive(c)) {
+      alignas(16) std::byte acc[kShmLineBytes];
+      std::memcpy(acc, line.bytes + p * b, b);
+      for (int r = p - 2; r >= 0; --r) dt::apply_packed(op, line.bytes + (r + 1) * b, acc, count, type);
+      std::memcpy(line.bytes, acc, b);
+      a.publish(line.done, c, -1);
+      unpack_from(acc, count, type, recvbuf);
+    } else if (!(st = a.wait_for(rt, comm, 0, line.done, c)).ok()) {
+      return a.give_up(s, st);
+    } else {
+      unpack_from(line.bytes, count, type, recvbuf);
+    }
+    a.finish(s);
+    return Status{};
+  }
   auto in = contribute(rt, comm, a, s, sendbuf, recvbuf, count, type);
   if (!in.ok()) return in.status();
   ShmBuf& out = a.of(0).out[s % kShmOutSlots];
@@ -175,11 +196,13 @@ std::optional<Status> shm_barrier(Runtime& rt, ftmpi_comm_s* comm) {
   if (!got.ok()) return got.status();
   if (*got == nullptr) return std::nullopt;
   ShmArea& a = **got;
-  // No in-slot is written: no window. The release word is out[s] (written once every member arrived at op s).
-  ShmBuf& out = a.of(0).out[s % kShmOutSlots];
-  if (a.arrive(a.begin_counted())) {
-    a.publish(out.seq, s, -1);
-  } else if (Status st = a.wait_for(rt, comm, 0, out.seq, s); !st.ok()) {
+  // No in-slot is written: no window. The release is the last arrival itself (shm_area.h "In the line").
+  const std::uint64_t c = a.begin_counted();
+  std::atomic<std::uint64_t>& arrivals = a.header().counted.arrivals;
+  if (a.arrive(c)) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // the Dekker side of "Waiting" (cheap after the add)
+    a.ring_others();
+  } else if (Status st = a.wait_for(rt, comm, 0, arrivals, c * static_cast<std::uint64_t>(a.size())); !st.ok()) {
     return a.give_up(s, st);
   }
   a.finish(s);
