@@ -170,7 +170,7 @@ struct alignas(kShmLine) ShmRankArea {
 struct alignas(kShmLine) ShmCountedLine {
   std::atomic<std::uint64_t> arrivals;  // arrivals at counted ops
   std::atomic<std::uint64_t> done;      // the last counted op whose result `bytes` holds (Allreduce in the line)
-  std::byte bytes[48];                  // result at [0, b), member r's contribution at [(r + 1) b, (r + 2) b)
+  std::byte bytes[48];                  // member r's contribution at [r b, (r + 1) b), the result at [48 - b, 48)
 };
 inline constexpr std::size_t kShmLineBytes = sizeof(ShmCountedLine::bytes);
 static_assert(sizeof(ShmCountedLine) == kShmLine);

@@ -160,18 +160,19 @@ std::optional<Status> shm_allreduce(Runtime& rt, ftmpi_comm_s* comm, const void*
     ShmCountedLine& line = a.header().counted;
     const int p = a.size(), me = a.rank();
     const std::uint64_t c = a.begin_counted();
-    pack_into(is_in_place(sendbuf) ? recvbuf : sendbuf, count, type, line.bytes + (me + 1) * b);
+    std::byte* result = line.bytes + kShmLineBytes - b;
+    pack_into(is_in_place(sendbuf) ? recvbuf : sendbuf, count, type, line.bytes + me * b);
     if (a.arrive(c)) {
       alignas(16) std::byte acc[kShmLineBytes];
-      std::memcpy(acc, line.bytes + p * b, b);
-      for (int r = p - 2; r >= 0; --r) dt::apply_packed(op, line.bytes + (r + 1) * b, acc, count, type);
-      std::memcpy(line.bytes, acc, b);
+      std::memcpy(acc, line.bytes + (p - 1) * b, b);
+      for (int r = p - 2; r >= 0; --r) dt::apply_packed(op, line.bytes + r * b, acc, count, type);
+      std::memcpy(result, acc, b);
       a.publish(line.done, c, -1);
       unpack_from(acc, count, type, recvbuf);
     } else if (!(st = a.wait_for(rt, comm, 0, line.done, c)).ok()) {
       return a.give_up(s, st);
     } else {
-      unpack_from(line.bytes, count, type, recvbuf);
+      unpack_from(result, count, type, recvbuf);
     }
     a.finish(s);
     return Status{};
