@@ -18,7 +18,8 @@
 //   Reduce     every rank writes in[s]; the root reduces them in rank order (non-commutative ops too).
 //   Allreduce  every rank writes in[s], then arrives (below); the last arriver reduces them in rank order
 //              into out[s] of rank 0's area (any member may write it) and publishes it; the others read it.
-//   Barrier    Allreduce without data: no in[s] (so no window), the last arriver publishes out[s].
+//              Up to 48 / (p + 1) bytes (16 at 2 ranks, 8 at 4): the same in the counted line (below).
+//   Barrier    arrive (below); the last arrival is the release: no in[s] (so no window), no out[s].
 // Last arriver. Barrier and Allreduce are *counted* ops, numbered c = 1, 2, ... per member (each member
 // counts the same calls). Arriving at counted op c is a fetch_add(1) on the area's `arrivals` word (acq_rel);
 // the member whose add brings it to c * p is the last: every other member's contribution to op c is
@@ -31,6 +32,32 @@
 // docs/performance.md "Collectives", 2026-11-26 21:40). A member that fails before arriving leaves the count
 // short: the others wait until the failure or revoke reaches them (see Failures), as they waited for the
 // leader before; out[s] is written once every member arrived at op s, as before, so its reuse rule holds.
+// In the line (2026-11-27, coll13s). The arrivals word shares its cache line (ShmCountedLine) with a `done`
+// word and 48 bytes: member r's contribution to a small Allreduce of b bytes at [r b, (r + 1) b), the result
+// at [48 - b, 48). Each member stores its contribution there, then adds to `arrivals` (the add needs the
+// line anyway, so the contribution travels with it); the last arriver finds every contribution in the line
+// it now holds, reduces in rank order, stores the result and `done` = c (release), and the others wait for
+// `done` >= c and read the result from the line. A Barrier waits for `arrivals` >= c * p itself: the last
+// add is the release (after it a seq_cst fence, then the doorbells, as publish() does). Why: at 2 ranks
+// the leader-based form cost the last arriver the add (one line transfer), then a read of the other's in[s]
+// (a second), then its store to out[s], which the other polls (a third); now the add and the others'
+// re-read of the line are all, i.e. the minimum for an operation whose last contribution decides the
+// result. Measured, 2 ranks bound, slow placement (~160 ns probe): Allreduce 8 B 0.29-0.44 -> 0.20-0.24 us,
+// Barrier 0.22-0.25 -> 0.16-0.18; fast placement no worse (docs/performance.md, coll13s). A 2-member
+// exchange (each publishes its own line and reads the other's) was measured first and was no better in the
+// slow placement and ~30 % slower in the fast one: the waiter's poll pulls the writer's line back before
+// the store, so it paid two transfers too, and the last arriver had to read the other's line as well.
+// Reuse, for any mix of sizes and of counted ops (Barrier, Allreduce in or out of the line): (1) a member
+// writes its contribution to op c + 1 only after it saw op c complete (`done` >= c, or `arrivals` >= c p),
+// i.e. after op c's last arriver read every contribution to op c; (2) the result of op c + 1 is written
+// only once every member arrived at c + 1, i.e. finished op c and its read of op c's result; (3) a
+// contribution [r b', (r + 1) b') of one op never overlaps the result [48 - b, 48) of the one before:
+// r b' + b' <= p b' and p b' + b <= 48 when (p + 1) b' <= 48 and (p + 1) b <= 48. (The first version put
+// the result first and the contributions after it; coll_shm_small's back-to-back 4- and 16-byte
+// Allreduces caught a contribution overwriting a result not yet read.) `done` and `arrivals` only grow, so
+// a waiter for op c never mistakes an older op's value for its own, and a later op cannot have completed
+// before this member arrived at it.
+//
 // Buffer reuse (the window): before writing slot s % kSlots, a member waits until every member's `ack`
 // is >= s - kSlots, i.e. every reader of that slot's previous use (op s - kSlots) has finished. Every
 // member stores `ack` = s when it finished op s, but only when s is a multiple of kShmAckEvery (16): the
@@ -80,6 +107,12 @@
 // writer's slot of op s + 2, so the transfers overlap the calls. Measured (2 ranks bound, slow placement,
 // 8-byte Bcast): 0.15-0.25 -> 0.11-0.13 us (Open MPI 0.12-0.13); reader alone 0.155; distance 4 no better;
 // fast placement unchanged (docs/performance.md, 2026-11-27 small13g).
+// The Bcast reader now asks for the root's slot of op s + 8 (kShmReadPrefetchSlots; the writer stays at
+// 2): in a loop the root is 17-32 ops ahead (see "Buffer reuse"), so that slot is written already, and at
+// 2 ahead the reader waited for most of a line transfer per op (a transfer takes longer than an op).
+// Measured (coll13s), 2 ranks bound, 8 B: slow placement 0.13-0.19 -> 0.06-0.07 us, fast 0.06 -> 0.03-0.05;
+// a reader that is not behind may pull a line the root has yet to write, which costs the root one more
+// transfer then and moves nothing wrong (a hint).
 //
 // Why kSlots = 32: with 8 ranks on 2 cores (oversubscribed) a window of 8 made a Bcast loop ~8x slower than
 // the point-to-point tree, whose rings buffer 64 messages: every reader must run once per window.
@@ -123,7 +156,7 @@ inline constexpr int kShmMaxRanks = 64;           // ack_waiters is one 64-bit m
 inline constexpr std::uint64_t kShmSlots = 32;    // `in` buffers: a Bcast root may run this far ahead
 inline constexpr std::uint64_t kShmOutSlots = 8;  // `out` buffers (written only once every reader arrived)
 inline constexpr std::uint64_t kShmPrefetchSlots = 2;  // how far ahead a writer asks for its in[] lines
-inline constexpr std::uint64_t kShmReadPrefetchSlots = 8;  // how far ahead a Bcast reader asks for the root's
+inline constexpr std::uint64_t kShmReadPrefetchSlots = 8;  // how far ahead a Bcast reader asks for the root's (see "Prefetch")
 inline constexpr std::uint64_t kShmAckEvery = 16;  // `ack` is stored at ops that are multiples of this (<= kShmSlots)
 static_assert(kShmAckEvery <= kShmSlots && kShmSlots % kShmAckEvery == 0);
 static_assert(kShmReadPrefetchSlots < kShmSlots - kShmAckEvery);  // the root is >= 17 ops ahead in a loop

@@ -90,6 +90,32 @@ void reduce_all(ShmArea& a, std::uint64_t s, std::byte* acc, std::size_t count, 
   for (int r = p - 2; r >= 0; --r) dt::apply_packed(op, a.of(r).in[i].data, acc, count, type);
 }
 
+// An Allreduce whose contributions and result fit in the counted line (shm_area.h "In the line"): every
+// member stores its packed contribution at [r b, (r + 1) b) and arrives; the last arriver reduces in rank
+// order (as reduce_all), stores the result at [48 - b, 48) and publishes `done`; the others read it.
+Status allreduce_in_line(Runtime& rt, ftmpi_comm_s* comm, ShmArea& a, std::uint64_t s, const void* sendbuf,
+                         void* recvbuf, std::size_t count, const ftmpi_datatype_s* type, const ftmpi_op_s* op) {
+  ShmCountedLine& line = a.header().counted;
+  const int p = a.size();
+  const std::size_t b = type->size * count;
+  const std::uint64_t c = a.begin_counted();
+  std::byte* result = line.bytes + kShmLineBytes - b;
+  pack_into(is_in_place(sendbuf) ? recvbuf : sendbuf, count, type, line.bytes + a.rank() * b);
+  if (a.arrive(c)) {
+    alignas(16) std::byte acc[kShmLineBytes];
+    std::memcpy(acc, line.bytes + (p - 1) * b, b);
+    for (int r = p - 2; r >= 0; --r) dt::apply_packed(op, line.bytes + r * b, acc, count, type);
+    std::memcpy(result, acc, b);
+    a.publish(line.done, c, -1);
+    unpack_from(acc, count, type, recvbuf);
+  } else {
+    if (Status st = a.wait_for(rt, comm, 0, line.done, c); !st.ok()) return a.give_up(s, st);
+    unpack_from(result, count, type, recvbuf);
+  }
+  a.finish(s);
+  return Status{};
+}
+
 }  // namespace
 
 std::optional<Status> shm_bcast(Runtime& rt, ftmpi_comm_s* comm, void* buf, std::size_t count,
@@ -155,28 +181,7 @@ std::optional<Status> shm_allreduce(Runtime& rt, ftmpi_comm_s* comm, const void*
   if (*got == nullptr) return std::nullopt;
   ShmArea& a = **got;
   Status st;
-  const std::size_t b = type->size * count;
-  if (a.fits_in_line(b)) {  // shm_area.h "In the line"
-    ShmCountedLine& line = a.header().counted;
-    const int p = a.size(), me = a.rank();
-    const std::uint64_t c = a.begin_counted();
-    std::byte* result = line.bytes + kShmLineBytes - b;
-    pack_into(is_in_place(sendbuf) ? recvbuf : sendbuf, count, type, line.bytes + me * b);
-    if (a.arrive(c)) {
-      alignas(16) std::byte acc[kShmLineBytes];
-      std::memcpy(acc, line.bytes + (p - 1) * b, b);
-      for (int r = p - 2; r >= 0; --r) dt::apply_packed(op, line.bytes + r * b, acc, count, type);
-      std::memcpy(result, acc, b);
-      a.publish(line.done, c, -1);
-      unpack_from(acc, count, type, recvbuf);
-    } else if (!(st = a.wait_for(rt, comm, 0, line.done, c)).ok()) {
-      return a.give_up(s, st);
-    } else {
-      unpack_from(result, count, type, recvbuf);
-    }
-    a.finish(s);
-    return Status{};
-  }
+  if (a.fits_in_line(type->size * count)) return allreduce_in_line(rt, comm, a, s, sendbuf, recvbuf, count, type, op);
   auto in = contribute(rt, comm, a, s, sendbuf, recvbuf, count, type);
   if (!in.ok()) return in.status();
   ShmBuf& out = a.of(0).out[s % kShmOutSlots];
