@@ -18,7 +18,7 @@
 //   Reduce     every rank writes in[s]; the root reduces them in rank order (non-commutative ops too).
 //   Allreduce  every rank writes in[s], then arrives (below); the last arriver reduces them in rank order
 //              into out[s] of rank 0's area (any member may write it) and publishes it; the others read it.
-//              Up to 48 / (p + 1) bytes (16 at 2 ranks, 8 at 4): the same in the counted line (below).
+//              Up to 24 / p bytes (12 at 2 ranks): in the counted line, every member reduces (below).
 //   Barrier    arrive (below); the last arrival is the release: no in[s] (so no window), no out[s].
 // Last arriver. Barrier and Allreduce are *counted* ops, numbered c = 1, 2, ... per member (each member
 // counts the same calls). Arriving at counted op c is a fetch_add(1) on the area's `arrivals` word (acq_rel);
@@ -32,31 +32,29 @@
 // docs/performance.md "Collectives", 2026-11-26 21:40). A member that fails before arriving leaves the count
 // short: the others wait until the failure or revoke reaches them (see Failures), as they waited for the
 // leader before; out[s] is written once every member arrived at op s, as before, so its reuse rule holds.
-// In the line (2026-11-27, coll13s). The arrivals word shares its cache line (ShmCountedLine) with a `done`
-// word and 48 bytes: member r's contribution to a small Allreduce of b bytes at [r b, (r + 1) b), the result
-// at [48 - b, 48). Each member stores its contribution there, then adds to `arrivals` (the add needs the
-// line anyway, so the contribution travels with it); the last arriver finds every contribution in the line
-// it now holds, reduces in rank order, stores the result and `done` = c (release), and the others wait for
-// `done` >= c and read the result from the line. A Barrier waits for `arrivals` >= c * p itself: the last
-// add is the release (after it a seq_cst fence, then the doorbells, as publish() does). Why: at 2 ranks
-// the leader-based form cost the last arriver the add (one line transfer), then a read of the other's in[s]
-// (a second), then its store to out[s], which the other polls (a third); now the add and the others'
-// re-read of the line are all, i.e. the minimum for an operation whose last contribution decides the
-// result. Measured, 2 ranks bound, slow placement (~160 ns probe): Allreduce 8 B 0.29-0.44 -> 0.20-0.24 us,
-// Barrier 0.22-0.25 -> 0.16-0.18; fast placement no worse (docs/performance.md, coll13s). A 2-member
-// exchange (each publishes its own line and reads the other's) was measured first and was no better in the
-// slow placement and ~30 % slower in the fast one: the waiter's poll pulls the writer's line back before
-// the store, so it paid two transfers too, and the last arriver had to read the other's line as well.
-// Reuse, for any mix of sizes and of counted ops (Barrier, Allreduce in or out of the line): (1) a member
-// writes its contribution to op c + 1 only after it saw op c complete (`done` >= c, or `arrivals` >= c p),
-// i.e. after op c's last arriver read every contribution to op c; (2) the result of op c + 1 is written
-// only once every member arrived at c + 1, i.e. finished op c and its read of op c's result; (3) a
-// contribution [r b', (r + 1) b') of one op never overlaps the result [48 - b, 48) of the one before:
-// r b' + b' <= p b' and p b' + b <= 48 when (p + 1) b' <= 48 and (p + 1) b <= 48. (The first version put
-// the result first and the contributions after it; coll_shm_small's back-to-back 4- and 16-byte
-// Allreduces caught a contribution overwriting a result not yet read.) `done` and `arrivals` only grow, so
-// a waiter for op c never mistakes an older op's value for its own, and a later op cannot have completed
-// before this member arrived at it.
+// In the line (2026-11-27, coll13s). The arrivals word shares its cache line (ShmCountedLine) with 48 bytes
+// in two halves of 24: counted op c's contributions to a small Allreduce (p * b <= 24 bytes: 12 at 2 ranks,
+// 6 at 4) go to half c % 2, member r's at [r b, (r + 1) b). Each member stores its contribution there, then
+// adds to `arrivals` (the add needs the line anyway, so the contribution travels with it), then waits until
+// `arrivals` >= c * p, i.e. every member arrived; each member then reduces the p contributions itself, in
+// rank order, from the line it now holds: the same inputs, order and code, so the same bits at every member
+// (a user op is called at every member instead of once). A Barrier is the same without data: the last add
+// is the release. The last arriver rings the sleepers after a seq_cst fence (the Dekker side of
+// "Waiting", as publish()). Why: at 2 ranks the leader-based form cost the last arriver the add (one line
+// transfer), a read of the other's in[s] (a second) and a store to out[s], which the other polls (a third
+// on the other's path); now the critical path is the last add and the others' re-read of that line, the
+// same as a Barrier. Measured, 2 ranks bound, 8 B (docs/performance.md, coll13s): slow placement Allreduce
+// 0.29-0.51 -> 0.22-0.24 us, Barrier 0.21-0.25 -> 0.16-0.19; fast placement see there. Tried first and
+// dropped: (a) a 2-member exchange (each publishes its own line and reads the other's): no better in the slow
+// placement, 20-40 % slower in the fast one (a waiter's poll pulls the writer's line back before its
+// store, so that store needs a second transfer); (b) the last arriver reducing into the line and
+// publishing a `done` word there: as fast in the slow placement, but ~25 % slower than before in the fast
+// one (the others' polls took the line back between the add and the result's store); (c) a fence-free
+// publish toward members that sleep with the asymmetric fence: no difference (as small13g found).
+// Reuse, for any mix of counted ops (Barrier, Allreduce in or out of the line): a member writes half h at
+// counted op c' only after it finished op c' - 1, so op c' - 1 completed, so every member arrived at it and
+// so had finished op c' - 2, the previous op whose contributions were in half h, and its reads of them.
+// `arrivals` only grows, so a waiter for op c never mistakes an older op's count for its own.
 //
 // Buffer reuse (the window): before writing slot s % kSlots, a member waits until every member's `ack`
 // is >= s - kSlots, i.e. every reader of that slot's previous use (op s - kSlots) has finished. Every
@@ -202,10 +200,10 @@ struct alignas(kShmLine) ShmRankArea {
 // The counted ops' line (see "Last arriver" and "In the line").
 struct alignas(kShmLine) ShmCountedLine {
   std::atomic<std::uint64_t> arrivals;  // arrivals at counted ops
-  std::atomic<std::uint64_t> done;      // the last counted op whose result `bytes` holds (Allreduce in the line)
-  std::byte bytes[48];                  // member r's contribution at [r b, (r + 1) b), the result at [48 - b, 48)
+  std::uint64_t unused;
+  std::byte bytes[48];                  // counted op c's contributions in half c % 2, member r's at [r b, (r + 1) b)
 };
-inline constexpr std::size_t kShmLineBytes = sizeof(ShmCountedLine::bytes);
+inline constexpr std::size_t kShmLineHalf = sizeof(ShmCountedLine::bytes) / 2;
 static_assert(sizeof(ShmCountedLine) == kShmLine);
 
 struct alignas(kShmLine) ShmAreaHeader {
@@ -242,7 +240,7 @@ class ShmArea {
     return header().counted.arrivals.fetch_add(1, std::memory_order_acq_rel) + 1 == c * static_cast<std::uint64_t>(p_);
   }
   // An Allreduce of `b` packed bytes fits in the counted line (see "In the line").
-  bool fits_in_line(std::size_t b) const { return (static_cast<std::size_t>(p_) + 1) * b <= kShmLineBytes; }
+  bool fits_in_line(std::size_t b) const { return static_cast<std::size_t>(p_) * b <= kShmLineHalf; }
   // Wait until slot s % kShmSlots may be written (see "Buffer reuse").
   Status window(Runtime& rt, ftmpi_comm_s* comm, std::uint64_t s);
   // Wait until member x's `word` holds s (see "Failures" for the errors).

@@ -90,28 +90,28 @@ void reduce_all(ShmArea& a, std::uint64_t s, std::byte* acc, std::size_t count, 
   for (int r = p - 2; r >= 0; --r) dt::apply_packed(op, a.of(r).in[i].data, acc, count, type);
 }
 
-// An Allreduce whose contributions and result fit in the counted line (shm_area.h "In the line"): every
-// member stores its packed contribution at [r b, (r + 1) b) and arrives; the last arriver reduces in rank
-// order (as reduce_all), stores the result at [48 - b, 48) and publishes `done`; the others read it.
+// An Allreduce whose contributions fit twice in the counted line (shm_area.h "In the line"): counted op c's
+// contributions go to half c % 2, member r's at [r b, (r + 1) b) of it; every member arrives, waits until
+// all did (as a Barrier) and reduces them itself, in rank order (as reduce_all): the same bits everywhere.
 Status allreduce_in_line(Runtime& rt, ftmpi_comm_s* comm, ShmArea& a, std::uint64_t s, const void* sendbuf,
                          void* recvbuf, std::size_t count, const ftmpi_datatype_s* type, const ftmpi_op_s* op) {
-  ShmCountedLine& line = a.header().counted;
   const int p = a.size();
   const std::size_t b = type->size * count;
   const std::uint64_t c = a.begin_counted();
-  std::byte* result = line.bytes + kShmLineBytes - b;
-  pack_into(is_in_place(sendbuf) ? recvbuf : sendbuf, count, type, line.bytes + a.rank() * b);
-  if (a.arrive(c)) {
-    alignas(16) std::byte acc[kShmLineBytes];
-    std::memcpy(acc, line.bytes + (p - 1) * b, b);
-    for (int r = p - 2; r >= 0; --r) dt::apply_packed(op, line.bytes + r * b, acc, count, type);
-    std::memcpy(result, acc, b);
-    a.publish(line.done, c, -1);
-    unpack_from(acc, count, type, recvbuf);
+  ShmCountedLine& line = a.header().counted;
+  std::byte* half = line.bytes + (c % 2) * kShmLineHalf;
+  pack_into(is_in_place(sendbuf) ? recvbuf : sendbuf, count, type, half + a.rank() * b);
+  if (!a.arrive(c)) {
+    if (Status st = a.wait_for(rt, comm, 0, line.arrivals, c * static_cast<std::uint64_t>(p)); !st.ok())
+      return a.give_up(s, st);
   } else {
-    if (Status st = a.wait_for(rt, comm, 0, line.done, c); !st.ok()) return a.give_up(s, st);
-    unpack_from(result, count, type, recvbuf);
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // as shm_barrier
+    a.ring_others();
   }
+  alignas(16) std::byte acc[kShmLineHalf];
+  std::memcpy(acc, half + (p - 1) * b, b);
+  for (int r = p - 2; r >= 0; --r) dt::apply_packed(op, half + r * b, acc, count, type);
+  unpack_from(acc, count, type, recvbuf);
   a.finish(s);
   return Status{};
 }

@@ -23,6 +23,16 @@ static void matmul(void *in, void *inout, int *len, MPI_Datatype *t) {
   }
 }
 
+/* (a, b) stands for x -> a x + b; in o inout = in after inout: not commutative */
+static void compose(void *in, void *inout, int *len, MPI_Datatype *t) {
+  (void)t;
+  int *f = in, *g = inout;
+  for (int i = 0; i < *len; i++, f += 2, g += 2) {
+    int a = f[0] * g[0], b = f[0] * g[1] + f[1];
+    g[0] = a; g[1] = b;
+  }
+}
+
 static void mine_matrix(int rank, int k, int m[4]) {
   m[0] = 1; m[1] = (rank + k) % 3; m[2] = rank % 2; m[3] = 1;
 }
@@ -48,6 +58,11 @@ static void run(MPI_Comm comm, int rounds) {
   MPI_Datatype mat, vec;
   CHECK_MPI(MPI_Type_contiguous(4, MPI_INT, &mat));
   CHECK_MPI(MPI_Type_commit(&mat));
+  MPI_Op affop;
+  MPI_Datatype aff;
+  CHECK_MPI(MPI_Op_create(compose, 0, &affop));
+  CHECK_MPI(MPI_Type_contiguous(2, MPI_INT, &aff));
+  CHECK_MPI(MPI_Type_commit(&aff));
   CHECK_MPI(MPI_Type_vector(8, 1, 2, MPI_INT, &vec)); /* 8 ints, every other one: 32 bytes of data */
   CHECK_MPI(MPI_Type_commit(&vec));
   unsigned char buf[300];
@@ -109,9 +124,9 @@ static void run(MPI_Comm comm, int rounds) {
       CHECK_MPI(MPI_Reduce(&v, &sum, 1, MPI_INT, MPI_SUM, 0, comm));
       if (rank == 0) CHECK(sum == size * (size - 1) / 2 + size * (j + k), "run-ahead Reduce %d", j);
     }
-    /* the counted line (coll/shm_area.h "In the line": Allreduces of (size + 1) * bytes <= 48 and every
-       Barrier): back to back, one rank late in turn, each result checked, rank order for a
-       non-commutative op (16 bytes: in the line at 2 ranks only) */
+    /* the counted line (coll/shm_area.h "In the line": Allreduces of size * bytes <= 24 and every
+       Barrier): back to back, one rank late in turn, each result checked, rank order for non-commutative
+       ops (8 bytes: in the line at 2 and 3 ranks; 16 bytes: never), sizes mixed */
     for (int j = 0; j < 40; j++) {
       if (j % 7 == 0 && rank == (j + k) % size) {
         volatile double x = 0;
@@ -120,10 +135,21 @@ static void run(MPI_Comm comm, int rounds) {
       int v = rank * 3 + j, sum = -1;
       CHECK_MPI(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, comm));
       CHECK(sum == 3 * size * (size - 1) / 2 + size * j, "line Allreduce %d: %d", j, sum);
-      double d[2] = {rank + 0.5 + j, -rank - j}, e[2] = {0, 0};
-      CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, d, 2, MPI_DOUBLE, MPI_MAX, comm));
-      e[0] = d[0]; e[1] = d[1];
-      CHECK(e[0] == size - 0.5 + j && e[1] == -j, "line Allreduce in place %d", j);
+      double d = rank + 0.5 + j;
+      CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &d, 1, MPI_DOUBLE, MPI_MAX, comm));
+      CHECK(d == size - 0.5 + j, "line Allreduce in place %d", j);
+      int three[3] = {rank - j, rank, -rank}, least[3];
+      CHECK_MPI(MPI_Allreduce(three, least, 3, MPI_INT, MPI_MIN, comm)); /* 12 bytes: in the line at 2 ranks */
+      CHECK(least[0] == -j && least[1] == 0 && least[2] == 1 - size, "line Allreduce of 3 ints %d", j);
+      int f[2] = {1 + (rank + j) % 2, rank + 1}, g[2] = {1, 0}, fw[2] = {1, 0};
+      for (int q = 0; q < size; q++) { /* fw = f_0 o f_1 o ... o f_{size-1}, built as fw o f_q */
+        int a0 = 1 + (q + j) % 2, b0 = q + 1;
+        fw[1] = fw[0] * b0 + fw[1];
+        fw[0] = fw[0] * a0;
+      }
+      CHECK_MPI(MPI_Allreduce(f, g, 1, aff, affop, comm));
+      CHECK(g[0] == fw[0] && g[1] == fw[1], "line non-commutative Allreduce %d: (%d, %d) want (%d, %d)", j, g[0],
+            g[1], fw[0], fw[1]);
       int a[4], o[4] = {0, 0, 0, 0}, want[4];
       mine_matrix(rank, j, a);
       rank_order_product(size, j, want);
@@ -134,6 +160,8 @@ static void run(MPI_Comm comm, int rounds) {
     CHECK_MPI(MPI_Barrier(comm));
   }
   MPI_Type_free(&vec);
+  MPI_Type_free(&aff);
+  MPI_Op_free(&affop);
   MPI_Type_free(&mat);
   MPI_Op_free(&noncomm);
 }
