@@ -43,8 +43,10 @@
 // "Waiting", as publish()). Why: at 2 ranks the leader-based form cost the last arriver the add (one line
 // transfer), a read of the other's in[s] (a second) and a store to out[s], which the other polls (a third
 // on the other's path); now the critical path is the last add and the others' re-read of that line, the
-// same as a Barrier. Measured, 2 ranks bound, 8 B (docs/performance.md, coll13s): slow placement Allreduce
-// 0.29-0.51 -> 0.22-0.24 us, Barrier 0.21-0.25 -> 0.16-0.19; fast placement see there. Tried first and
+// same as a Barrier. Measured, 2 ranks bound, 8 B, medians (docs/performance.md, coll13s): slow placement
+// Allreduce 0.33-0.47 -> 0.22-0.25 us, Barrier 0.22-0.28 -> 0.17-0.18; fast placement Allreduce 0.16-0.19
+// -> 0.11-0.17 in one sub-regime but 0.09-0.11 -> 0.125-0.13 in another (the one open cost: still ~0.6x
+// Open MPI there), Barrier no worse in either. Tried first and
 // dropped: (a) a 2-member exchange (each publishes its own line and reads the other's): no better in the slow
 // placement, 20-40 % slower in the fast one (a waiter's poll pulls the writer's line back before its
 // store, so that store needs a second transfer); (b) the last arriver reducing into the line and
@@ -108,9 +110,11 @@
 // The Bcast reader now asks for the root's slot of op s + 8 (kShmReadPrefetchSlots; the writer stays at
 // 2): in a loop the root is 17-32 ops ahead (see "Buffer reuse"), so that slot is written already, and at
 // 2 ahead the reader waited for most of a line transfer per op (a transfer takes longer than an op).
-// Measured (coll13s), 2 ranks bound, 8 B: slow placement 0.13-0.19 -> 0.06-0.07 us, fast 0.06 -> 0.03-0.05;
-// a reader that is not behind may pull a line the root has yet to write, which costs the root one more
-// transfer then and moves nothing wrong (a hint).
+// Measured (coll13s), 2 ranks bound, 8 B, medians: slow placement 0.186 -> 0.137 and 0.143 -> 0.128 us in
+// two sub-regimes (Open MPI 0.163 / 0.137), fast 0.055 -> 0.030 in one and unchanged (0.064) in another;
+// reader distance 4, writer distance 4 and a Reduce root at distance 8 measured no different. A reader that
+// is not behind may pull a line the root has yet to write, which costs the root one more transfer then and
+// moves nothing wrong (a hint).
 //
 // Why kSlots = 32: with 8 ranks on 2 cores (oversubscribed) a window of 8 made a Bcast loop ~8x slower than
 // the point-to-point tree, whose rings buffer 64 messages: every reader must run once per window.
