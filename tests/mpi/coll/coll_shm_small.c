@@ -6,7 +6,9 @@
  *  - Allreduce and Reduce with MPI_SUM on ints, MPI_IN_PLACE, and a non-commutative user op (2x2 integer
  *    matrix product: the result must be the product in rank order);
  *  - more collectives in flight than the area has slots (a Bcast root runs ahead of its readers), then a
- *    Barrier; back-to-back Allreduces of 4-16 bytes and Barriers (the area's counted line), one rank late; the same on a duplicated communicator interleaved with MPI_COMM_WORLD, and on a split.
+ *    Barrier; back-to-back Allreduces of 4-16 bytes and Barriers, one rank late in turn (the area's counted
+ *    line, coll/shm_area.h "In the line"); the same on a duplicated communicator interleaved with
+ *    MPI_COMM_WORLD, and on a split.
  * PASS: every value right at every rank. */
 #include <stdlib.h>
 #include <string.h>
