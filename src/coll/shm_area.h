@@ -18,7 +18,8 @@
 //   Reduce     every rank writes in[s]; the root reduces them in rank order (non-commutative ops too).
 //   Allreduce  every rank writes in[s], then arrives (below); the last arriver reduces them in rank order
 //              into out[s] of rank 0's area (any member may write it) and publishes it; the others read it.
-//   Barrier    Allreduce without data: no in[s] (so no window), the last arriver publishes out[s].
+//              Up to 24 / p bytes (12 at 2 ranks): in the counted line, every member reduces (below).
+//   Barrier    arrive (below); the last arrival is the release: no in[s] (so no window), no out[s].
 // Last arriver. Barrier and Allreduce are *counted* ops, numbered c = 1, 2, ... per member (each member
 // counts the same calls). Arriving at counted op c is a fetch_add(1) on the area's `arrivals` word (acq_rel);
 // the member whose add brings it to c * p is the last: every other member's contribution to op c is
@@ -31,6 +32,32 @@
 // docs/performance.md "Collectives", 2026-11-26 21:40). A member that fails before arriving leaves the count
 // short: the others wait until the failure or revoke reaches them (see Failures), as they waited for the
 // leader before; out[s] is written once every member arrived at op s, as before, so its reuse rule holds.
+// In the line (2026-11-27, coll13s). The arrivals word shares its cache line (ShmCountedLine) with 48 bytes
+// in two halves of 24: counted op c's contributions to a small Allreduce (p * b <= 24 bytes: 12 at 2 ranks,
+// 6 at 4) go to half c % 2, member r's at [r b, (r + 1) b). Each member stores its contribution there, then
+// adds to `arrivals` (the add needs the line anyway, so the contribution travels with it), then waits until
+// `arrivals` >= c * p, i.e. every member arrived; each member then reduces the p contributions itself, in
+// rank order, from the line it now holds: the same inputs, order and code, so the same bits at every member
+// (a user op is called at every member instead of once). A Barrier is the same without data: the last add
+// is the release. The last arriver rings the sleepers after a seq_cst fence (the Dekker side of
+// "Waiting", as publish()). Why: at 2 ranks the leader-based form cost the last arriver the add (one line
+// transfer), a read of the other's in[s] (a second) and a store to out[s], which the other polls (a third
+// on the other's path); now the critical path is the last add and the others' re-read of that line, the
+// same as a Barrier. Measured, 2 ranks bound, 8 B, medians (docs/performance.md, coll13s): slow placement
+// Allreduce 0.33-0.47 -> 0.22-0.25 us, Barrier 0.22-0.28 -> 0.17-0.18; fast placement Allreduce 0.16-0.19
+// -> 0.11-0.17 in one sub-regime but 0.09-0.11 -> 0.125-0.13 in another (the one open cost: still ~0.6x
+// Open MPI there), Barrier no worse in either. Tried first and
+// dropped: (a) a 2-member exchange (each publishes its own line and reads the other's): no better in the slow
+// placement, 20-40 % slower in the fast one (a waiter's poll pulls the writer's line back before its
+// store, so that store needs a second transfer); (b) the last arriver reducing into the line and
+// publishing a `done` word there: as fast in the slow placement, but ~25 % slower than before in the fast
+// one (the others' polls took the line back between the add and the result's store); (c) a fence-free
+// publish toward members that sleep with the asymmetric fence: no difference (as small13g found).
+// Reuse, for any mix of counted ops (Barrier, Allreduce in or out of the line): a member writes half h at
+// counted op c' only after it finished op c' - 1, so op c' - 1 completed, so every member arrived at it and
+// so had finished op c' - 2, the previous op whose contributions were in half h, and its reads of them.
+// `arrivals` only grows, so a waiter for op c never mistakes an older op's count for its own.
+//
 // Buffer reuse (the window): before writing slot s % kSlots, a member waits until every member's `ack`
 // is >= s - kSlots, i.e. every reader of that slot's previous use (op s - kSlots) has finished. Every
 // member stores `ack` = s when it finished op s, but only when s is a multiple of kShmAckEvery (16): the
@@ -80,6 +107,14 @@
 // writer's slot of op s + 2, so the transfers overlap the calls. Measured (2 ranks bound, slow placement,
 // 8-byte Bcast): 0.15-0.25 -> 0.11-0.13 us (Open MPI 0.12-0.13); reader alone 0.155; distance 4 no better;
 // fast placement unchanged (docs/performance.md, 2026-11-27 small13g).
+// The Bcast reader now asks for the root's slot of op s + 8 (kShmReadPrefetchSlots; the writer stays at
+// 2): in a loop the root is 17-32 ops ahead (see "Buffer reuse"), so that slot is written already, and at
+// 2 ahead the reader waited for most of a line transfer per op (a transfer takes longer than an op).
+// Measured (coll13s), 2 ranks bound, 8 B, medians: slow placement 0.186 -> 0.137 and 0.143 -> 0.128 us in
+// two sub-regimes (Open MPI 0.163 / 0.137), fast 0.055 -> 0.030 in one and unchanged (0.064) in another;
+// reader distance 4, writer distance 4 and a Reduce root at distance 8 measured no different. A reader that
+// is not behind may pull a line the root has yet to write, which costs the root one more transfer then and
+// moves nothing wrong (a hint).
 //
 // Why kSlots = 32: with 8 ranks on 2 cores (oversubscribed) a window of 8 made a Bcast loop ~8x slower than
 // the point-to-point tree, whose rings buffer 64 messages: every reader must run once per window.
@@ -122,9 +157,11 @@ inline constexpr std::size_t kShmMaxBytes = 256;  // largest packed payload of t
 inline constexpr int kShmMaxRanks = 64;           // ack_waiters is one 64-bit mask
 inline constexpr std::uint64_t kShmSlots = 32;    // `in` buffers: a Bcast root may run this far ahead
 inline constexpr std::uint64_t kShmOutSlots = 8;  // `out` buffers (written only once every reader arrived)
-inline constexpr std::uint64_t kShmPrefetchSlots = 2;  // how far ahead Bcast/Reduce ask for in[] lines
+inline constexpr std::uint64_t kShmPrefetchSlots = 2;  // how far ahead a writer asks for its in[] lines
+inline constexpr std::uint64_t kShmReadPrefetchSlots = 8;  // how far ahead a Bcast reader asks for the root's (see "Prefetch")
 inline constexpr std::uint64_t kShmAckEvery = 16;  // `ack` is stored at ops that are multiples of this (<= kShmSlots)
 static_assert(kShmAckEvery <= kShmSlots && kShmSlots % kShmAckEvery == 0);
+static_assert(kShmReadPrefetchSlots < kShmSlots - kShmAckEvery);  // the root is >= 17 ops ahead in a loop
 
 struct alignas(kShmLine) ShmBuf {
   std::atomic<std::uint64_t> seq;  // op number whose bytes `data` holds (0: never written)
@@ -164,9 +201,18 @@ struct alignas(kShmLine) ShmRankArea {
   ShmAgreeEntry agree[kShmAgreeRing];
 };
 
+// The counted ops' line (see "Last arriver" and "In the line").
+struct alignas(kShmLine) ShmCountedLine {
+  std::atomic<std::uint64_t> arrivals;  // arrivals at counted ops
+  std::uint64_t unused;
+  std::byte bytes[48];                  // counted op c's contributions in half c % 2, member r's at [r b, (r + 1) b)
+};
+inline constexpr std::size_t kShmLineHalf = sizeof(ShmCountedLine::bytes) / 2;
+static_assert(sizeof(ShmCountedLine) == kShmLine);
+
 struct alignas(kShmLine) ShmAreaHeader {
   alignas(kShmLine) std::atomic<std::uint64_t> ack_waiters;  // bit r: member r waits for acks
-  alignas(kShmLine) std::atomic<std::uint64_t> arrivals;     // arrivals at counted ops (see "Last arriver")
+  ShmCountedLine counted;
   alignas(kShmLine) std::atomic<std::uint64_t> agree_kind;   // the board's kind: 0 not chosen, 1 scanned, 2 counted
   ShmAgreeOutcome agree_outcome[kShmAgreeRing];              // the agreement board's (ft/shm_board.h)
 };
@@ -195,8 +241,10 @@ class ShmArea {
   // this member is the last of the p members to arrive at it.
   std::uint64_t begin_counted() { return ++counted_; }
   bool arrive(std::uint64_t c) {
-    return header().arrivals.fetch_add(1, std::memory_order_acq_rel) + 1 == c * static_cast<std::uint64_t>(p_);
+    return header().counted.arrivals.fetch_add(1, std::memory_order_acq_rel) + 1 == c * static_cast<std::uint64_t>(p_);
   }
+  // An Allreduce of `b` packed bytes fits in the counted line (see "In the line").
+  bool fits_in_line(std::size_t b) const { return static_cast<std::size_t>(p_) * b <= kShmLineHalf; }
   // Wait until slot s % kShmSlots may be written (see "Buffer reuse").
   Status window(Runtime& rt, ftmpi_comm_s* comm, std::uint64_t s);
   // Wait until member x's `word` holds s (see "Failures" for the errors).
@@ -209,8 +257,8 @@ class ShmArea {
     transport::shm::prefetch_for_write(
         reinterpret_cast<const std::byte*>(&of(me_).in[(s + kShmPrefetchSlots) % kShmSlots]));
   }
-  void prefetch_slot_of(int x, std::uint64_t s) {
-    __builtin_prefetch(&of(x).in[(s + kShmPrefetchSlots) % kShmSlots], 0, 3);
+  void prefetch_slot_of(int x, std::uint64_t s, std::uint64_t ahead = kShmPrefetchSlots) {
+    __builtin_prefetch(&of(x).in[(s + ahead) % kShmSlots], 0, 3);
   }
   // This member finished op s (publishes `ack` when s is a multiple of kShmAckEvery: see "Buffer reuse").
   void finish(std::uint64_t s) {

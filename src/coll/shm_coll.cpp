@@ -90,6 +90,32 @@ void reduce_all(ShmArea& a, std::uint64_t s, std::byte* acc, std::size_t count, 
   for (int r = p - 2; r >= 0; --r) dt::apply_packed(op, a.of(r).in[i].data, acc, count, type);
 }
 
+// An Allreduce whose contributions fit twice in the counted line (shm_area.h "In the line"): counted op c's
+// contributions go to half c % 2, member r's at [r b, (r + 1) b) of it; every member arrives, waits until
+// all did (as a Barrier) and reduces them itself, in rank order (as reduce_all): the same bits everywhere.
+Status allreduce_in_line(Runtime& rt, ftmpi_comm_s* comm, ShmArea& a, std::uint64_t s, const void* sendbuf,
+                         void* recvbuf, std::size_t count, const ftmpi_datatype_s* type, const ftmpi_op_s* op) {
+  const int p = a.size();
+  const std::size_t b = type->size * count;
+  const std::uint64_t c = a.begin_counted();
+  ShmCountedLine& line = a.header().counted;
+  std::byte* half = line.bytes + (c % 2) * kShmLineHalf;
+  pack_into(is_in_place(sendbuf) ? recvbuf : sendbuf, count, type, half + a.rank() * b);
+  if (!a.arrive(c)) {
+    if (Status st = a.wait_for(rt, comm, 0, line.arrivals, c * static_cast<std::uint64_t>(p)); !st.ok())
+      return a.give_up(s, st);
+  } else {
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // as shm_barrier
+    a.ring_others();
+  }
+  alignas(16) std::byte acc[kShmLineHalf];
+  std::memcpy(acc, half + (p - 1) * b, b);
+  for (int r = p - 2; r >= 0; --r) dt::apply_packed(op, half + r * b, acc, count, type);
+  unpack_from(acc, count, type, recvbuf);
+  a.finish(s);
+  return Status{};
+}
+
 }  // namespace
 
 std::optional<Status> shm_bcast(Runtime& rt, ftmpi_comm_s* comm, void* buf, std::size_t count,
@@ -110,7 +136,7 @@ std::optional<Status> shm_bcast(Runtime& rt, ftmpi_comm_s* comm, void* buf, std:
     a.publish(b.seq, s, -1);
   } else {
     ShmBuf& b = a.of(root).in[i];
-    a.prefetch_slot_of(root, s);
+    a.prefetch_slot_of(root, s, kShmReadPrefetchSlots);
     if (!(st = a.wait_for(rt, comm, root, b.seq, s)).ok()) return a.give_up(s, st);
     const std::size_t mine = type->size * count;
     if (b.bytes == mine && type->contiguous) std::memcpy(buf, b.data, mine);
@@ -155,6 +181,7 @@ std::optional<Status> shm_allreduce(Runtime& rt, ftmpi_comm_s* comm, const void*
   if (*got == nullptr) return std::nullopt;
   ShmArea& a = **got;
   Status st;
+  if (a.fits_in_line(type->size * count)) return allreduce_in_line(rt, comm, a, s, sendbuf, recvbuf, count, type, op);
   auto in = contribute(rt, comm, a, s, sendbuf, recvbuf, count, type);
   if (!in.ok()) return in.status();
   ShmBuf& out = a.of(0).out[s % kShmOutSlots];
@@ -175,11 +202,13 @@ std::optional<Status> shm_barrier(Runtime& rt, ftmpi_comm_s* comm) {
   if (!got.ok()) return got.status();
   if (*got == nullptr) return std::nullopt;
   ShmArea& a = **got;
-  // No in-slot is written: no window. The release word is out[s] (written once every member arrived at op s).
-  ShmBuf& out = a.of(0).out[s % kShmOutSlots];
-  if (a.arrive(a.begin_counted())) {
-    a.publish(out.seq, s, -1);
-  } else if (Status st = a.wait_for(rt, comm, 0, out.seq, s); !st.ok()) {
+  // No in-slot is written: no window. The release is the last arrival itself (shm_area.h "In the line").
+  const std::uint64_t c = a.begin_counted();
+  std::atomic<std::uint64_t>& arrivals = a.header().counted.arrivals;
+  if (a.arrive(c)) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // the Dekker side of "Waiting" (cheap after the add)
+    a.ring_others();
+  } else if (Status st = a.wait_for(rt, comm, 0, arrivals, c * static_cast<std::uint64_t>(a.size())); !st.ok()) {
     return a.give_up(s, st);
   }
   a.finish(s);

@@ -6,7 +6,9 @@
  *  - Allreduce and Reduce with MPI_SUM on ints, MPI_IN_PLACE, and a non-commutative user op (2x2 integer
  *    matrix product: the result must be the product in rank order);
  *  - more collectives in flight than the area has slots (a Bcast root runs ahead of its readers), then a
- *    Barrier; the same on a duplicated communicator interleaved with MPI_COMM_WORLD, and on a split.
+ *    Barrier; back-to-back Allreduces of 4-16 bytes and Barriers, one rank late in turn (the area's counted
+ *    line, coll/shm_area.h "In the line"); the same on a duplicated communicator interleaved with
+ *    MPI_COMM_WORLD, and on a split.
  * PASS: every value right at every rank. */
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +25,30 @@ static void matmul(void *in, void *inout, int *len, MPI_Datatype *t) {
   }
 }
 
+/* (a, b) stands for x -> a x + b; in o inout = in after inout: not commutative */
+static void compose(void *in, void *inout, int *len, MPI_Datatype *t) {
+  (void)t;
+  int *f = in, *g = inout;
+  for (int i = 0; i < *len; i++, f += 2, g += 2) {
+    int a = f[0] * g[0], b = f[0] * g[1] + f[1];
+    g[0] = a; g[1] = b;
+  }
+}
+
 static void mine_matrix(int rank, int k, int m[4]) {
   m[0] = 1; m[1] = (rank + k) % 3; m[2] = rank % 2; m[3] = 1;
+}
+
+/* want = M_0 * M_1 * ... * M_{size-1}, the rank-order product of mine_matrix(q, k) */
+static void rank_order_product(int size, int k, int want[4]) {
+  want[0] = 1; want[1] = 0; want[2] = 0; want[3] = 1;
+  for (int q = 0; q < size; q++) {
+    int b[4], c[4];
+    mine_matrix(q, k, b);
+    c[0] = want[0] * b[0] + want[1] * b[2]; c[1] = want[0] * b[1] + want[1] * b[3];
+    c[2] = want[2] * b[0] + want[3] * b[2]; c[3] = want[2] * b[1] + want[3] * b[3];
+    memcpy(want, c, sizeof c);
+  }
 }
 
 static void run(MPI_Comm comm, int rounds) {
@@ -36,6 +60,11 @@ static void run(MPI_Comm comm, int rounds) {
   MPI_Datatype mat, vec;
   CHECK_MPI(MPI_Type_contiguous(4, MPI_INT, &mat));
   CHECK_MPI(MPI_Type_commit(&mat));
+  MPI_Op affop;
+  MPI_Datatype aff;
+  CHECK_MPI(MPI_Op_create(compose, 0, &affop));
+  CHECK_MPI(MPI_Type_contiguous(2, MPI_INT, &aff));
+  CHECK_MPI(MPI_Type_commit(&aff));
   CHECK_MPI(MPI_Type_vector(8, 1, 2, MPI_INT, &vec)); /* 8 ints, every other one: 32 bytes of data */
   CHECK_MPI(MPI_Type_commit(&vec));
   unsigned char buf[300];
@@ -66,16 +95,10 @@ static void run(MPI_Comm comm, int rounds) {
       CHECK_MPI(MPI_Reduce(rank == root ? MPI_IN_PLACE : s, rank == root ? s : r, m, MPI_INT, MPI_SUM, root, comm));
       if (rank == root) for (int i = 0; i < m; i++) CHECK(s[i] == size * (size - 1) / 2 + size * k, "Reduce %d", i);
 
-      int a[8], out[8], want[4] = {1, 0, 0, 1};
+      int a[8], out[8], want[4];
       mine_matrix(rank, k, a);
       mine_matrix(rank, k, a + 4);
-      for (int q = 0; q < size; q++) { /* want = M_0 * M_1 * ... * M_{p-1} */
-        int b[4], c[4];
-        mine_matrix(q, k, b);
-        c[0] = want[0] * b[0] + want[1] * b[2]; c[1] = want[0] * b[1] + want[1] * b[3];
-        c[2] = want[2] * b[0] + want[3] * b[2]; c[3] = want[2] * b[1] + want[3] * b[3];
-        memcpy(want, c, sizeof c);
-      }
+      rank_order_product(size, k, want);
       CHECK_MPI(MPI_Allreduce(a, out, 2, mat, noncomm, comm));
       for (int i = 0; i < 8; i++) CHECK(out[i] == want[i % 4], "non-commutative Allreduce %d", i);
       memset(out, 0, sizeof out);
@@ -103,9 +126,44 @@ static void run(MPI_Comm comm, int rounds) {
       CHECK_MPI(MPI_Reduce(&v, &sum, 1, MPI_INT, MPI_SUM, 0, comm));
       if (rank == 0) CHECK(sum == size * (size - 1) / 2 + size * (j + k), "run-ahead Reduce %d", j);
     }
+    /* the counted line (coll/shm_area.h "In the line": Allreduces of size * bytes <= 24 and every
+       Barrier): back to back, one rank late in turn, each result checked, rank order for non-commutative
+       ops (8 bytes: in the line at 2 and 3 ranks; 16 bytes: never), sizes mixed */
+    for (int j = 0; j < 40; j++) {
+      if (j % 7 == 0 && rank == (j + k) % size) {
+        volatile double x = 0;
+        for (int i = 0; i < 100000; i++) x += i;
+      }
+      int v = rank * 3 + j, sum = -1;
+      CHECK_MPI(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, comm));
+      CHECK(sum == 3 * size * (size - 1) / 2 + size * j, "line Allreduce %d: %d", j, sum);
+      double d = rank + 0.5 + j;
+      CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &d, 1, MPI_DOUBLE, MPI_MAX, comm));
+      CHECK(d == size - 0.5 + j, "line Allreduce in place %d", j);
+      int three[3] = {rank - j, rank, -rank}, least[3];
+      CHECK_MPI(MPI_Allreduce(three, least, 3, MPI_INT, MPI_MIN, comm)); /* 12 bytes: in the line at 2 ranks */
+      CHECK(least[0] == -j && least[1] == 0 && least[2] == 1 - size, "line Allreduce of 3 ints %d", j);
+      int f[2] = {1 + (rank + j) % 2, rank + 1}, g[2] = {1, 0}, fw[2] = {1, 0};
+      for (int q = 0; q < size; q++) { /* fw = f_0 o f_1 o ... o f_{size-1}, built as fw o f_q */
+        int a0 = 1 + (q + j) % 2, b0 = q + 1;
+        fw[1] = fw[0] * b0 + fw[1];
+        fw[0] = fw[0] * a0;
+      }
+      CHECK_MPI(MPI_Allreduce(f, g, 1, aff, affop, comm));
+      CHECK(g[0] == fw[0] && g[1] == fw[1], "line non-commutative Allreduce %d: (%d, %d) want (%d, %d)", j, g[0],
+            g[1], fw[0], fw[1]);
+      int a[4], o[4] = {0, 0, 0, 0}, want[4];
+      mine_matrix(rank, j, a);
+      rank_order_product(size, j, want);
+      CHECK_MPI(MPI_Allreduce(a, o, 1, mat, noncomm, comm));
+      for (int i = 0; i < 4; i++) CHECK(o[i] == want[i], "line non-commutative Allreduce %d", j);
+      if (j % 3 == 0) CHECK_MPI(MPI_Barrier(comm));
+    }
     CHECK_MPI(MPI_Barrier(comm));
   }
   MPI_Type_free(&vec);
+  MPI_Type_free(&aff);
+  MPI_Op_free(&affop);
   MPI_Type_free(&mat);
   MPI_Op_free(&noncomm);
 }
