@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 
+#include "rma/region_cover.h"
 #include "util/spin_wait.h"
 
 namespace ftmpi::rma {
@@ -128,11 +129,14 @@ int regions_cover(const RegionTable* t, std::uint64_t lo, std::uint64_t hi, bool
     }
     if (__atomic_load_n(&t->overflow, __ATOMIC_RELAXED)) return -1;
     const std::uint32_t n = std::min<std::uint32_t>(__atomic_load_n(&t->n, __ATOMIC_RELAXED), kMaxRegions);
-    int found = 0;
-    for (std::uint32_t i = 0; i < n && !found; ++i)
-      found = lo >= __atomic_load_n(&t->r[i].lo, __ATOMIC_RELAXED) && hi <= __atomic_load_n(&t->r[i].hi, __ATOMIC_RELAXED);
+    // A copy read under the sequence lock; used only once the sequence shows it was not torn.
+    RegionTable::Entry copy[kMaxRegions];
+    for (std::uint32_t i = 0; i < n; ++i) {
+      copy[i].lo = __atomic_load_n(&t->r[i].lo, __ATOMIC_RELAXED);
+      copy[i].hi = __atomic_load_n(&t->r[i].hi, __ATOMIC_RELAXED);
+    }
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    if (__atomic_load_n(&t->seq, __ATOMIC_RELAXED) == s1) return found;
+    if (__atomic_load_n(&t->seq, __ATOMIC_RELAXED) == s1) return regions_hold(copy, n, lo, hi) ? 1 : 0;
   }
 }
 

@@ -12,8 +12,9 @@
 // Dynamic windows. The attached regions of a member live in its RegionTable, kept in the small shared
 // control segment every member of a CMA window has (rma/direct.h's segment: header with the AccLock, the
 // table as its data). The owner rewrites it under a sequence lock at MPI_Win_attach / detach; an origin
-// reads it before each operation to check that the target range is attached (MPI_ERR_RMA_RANGE otherwise,
-// as the Service would say), so a write never lands in memory the target did not expose. More than
+// reads it before each operation to check that the target range is attached, possibly across adjacent
+// regions (MPI_ERR_RMA_RANGE otherwise, as the Service would say), so a write never lands in memory the
+// target did not expose. More than
 // kMaxRegions attached regions: the table says `overflow` (sticky) and origins use messages to that member.
 //
 // Failures. A target that died fails the call with ESRCH: the operation completes in error
@@ -66,7 +67,8 @@ static_assert(sizeof(RegionTable) <= 4096);
 
 // Owner: publish `n` regions (lo_hi: 2n words, lo then hi of each).
 void publish_regions(RegionTable* t, const std::uint64_t* lo_hi, std::size_t n);
-// Origin: 1 when [lo, hi) lies inside one attached region, 0 when not, -1 when the table overflowed.
+// Origin: 1 when [lo, hi) lies in attached regions (one, or several adjacent in memory: rma/region_cover.h),
+// 0 when not, -1 when the table overflowed.
 // `still_alive` is asked while the owner is inside an update (odd sequence) for more than a few spins;
 // false: give up (returns 0).
 int regions_cover(const RegionTable* t, std::uint64_t lo, std::uint64_t hi, bool (*still_alive)(void*), void* ctx);

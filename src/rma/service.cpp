@@ -15,6 +15,7 @@
 #include "datatype/builtin_types.h"
 #include "ft/failure_state.h"
 #include "rma/acc_apply.h"
+#include "rma/region_cover.h"
 #include "rma/window.h"
 
 namespace ftmpi::rma {
@@ -135,7 +136,7 @@ void Service::handle(int src, const std::byte* msg, std::size_t len) {
 }
 
 // Where the target region starts in local memory, after checking that every byte it touches lies in the
-// window (static windows) or in an attached region (dynamic windows).
+// window (static windows) or in attached regions (dynamic windows; several if adjacent in memory).
 Status Service::locate(int src, const OpHdr& h, const WireBlock* blocks, std::byte** base) {
   (void)src;
   std::int64_t lo = 0, hi = static_cast<std::int64_t>(h.type_size);
@@ -156,11 +157,11 @@ Status Service::locate(int src, const OpHdr& h, const WireBlock* blocks, std::by
   }
   if (w_->flavor == Flavor::dynamic) {
     const auto a = static_cast<std::int64_t>(h.disp);
-    for (const Window::Region& r : w_->attached) {
-      if (a + lo >= static_cast<std::int64_t>(r.lo) && a + hi <= static_cast<std::int64_t>(r.hi)) {
-        *base = reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(a));
-        return Status::Ok();
-      }
+    // Several attached regions adjacent in memory hold a range together (rma/region_cover.h).
+    if (a + lo >= 0 && regions_hold(w_->attached.data(), w_->attached.size(), static_cast<std::uint64_t>(a + lo),
+                                    static_cast<std::uint64_t>(a + hi))) {
+      *base = reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(a));
+      return Status::Ok();
     }
     if (h.count == 0) {
       *base = nullptr;
