@@ -503,7 +503,6 @@ std::string parse_context_options(int argc, char** argv, int* i, AppContext& app
     if (std::string err = apply(scratch, *spec, word.substr(0, word.find('=')), value, act, job); !err.empty()) return err;
     if (spec->opt == Opt::np) {
       app.np = scratch.np;
-      app.np_given = true;
     } else if (spec->opt == Opt::x) {
       app.env.push_back(scratch.env.front());
     } else {
@@ -605,7 +604,6 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
   }
   // The application contexts: the first one's program, then "-n N prog2 args" after each ':'.
   first.np = o.np;
-  first.np_given = o.np_given;
   take_program(argc, argv, &i, first);
   if (first.argv.empty())
     return usage_error("no program to run (usage: mpiexec [options] program [args...] [: [-n N] program [args...]]...)");
@@ -628,7 +626,6 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
   }
   for (AppContext& a : o.apps)
     if (a.wdir.empty()) a.wdir = o.wdir;
-  o.program = o.apps.front().argv;
   if (o.singleton_pid > 0) {
     // The job of a singleton that started this mpiexec: one rank (the singleton), on this host, not fault-tolerant.
     if (o.np_given || !o.hosts.empty() || !o.hostfile.empty() || o.ft.enabled()) {

@@ -33,7 +33,6 @@ using EnvSetting = std::pair<std::string, std::optional<std::string>>;
 // ranks follow the previous context's, and MPI_APPNUM is its position (0-based).
 struct AppContext {
   int np = 1;
-  bool np_given = false;
   std::vector<std::string> argv;  // program and its arguments (argv[0] as typed)
   std::vector<EnvSetting> env;    // its own -x / -env settings, applied after the job-wide ones
   std::string wdir;               // -wdir / --wdir: its working directory (empty: mpiexec's)
@@ -101,7 +100,7 @@ struct Options {
   int tree_fanout = 32;
   FtOptions ft;
   // --singleton PID:FD (internal, docs/dpm.md "From a singleton"): adopt process PID, which started this
-  // mpiexec on demand, as rank 0 of a one-rank job whose PMI connection is descriptor FD; program[] is its
+  // mpiexec on demand, as rank 0 of a one-rank job whose PMI connection is descriptor FD; apps[0].argv is its
   // command line (for messages). 0 / -1: a normal launch.
   int singleton_pid = 0;
   int singleton_fd = -1;
@@ -111,9 +110,8 @@ struct Options {
   bool report_bindings = false;  // --report-bindings: one line per rank on stderr at launch
   bool display_map = false;      // --display-map: the hosts and their ranks on stderr at launch
   std::string wdir;              // -wdir / --wdir for every context that gives none
-  // The application contexts, at least one; np is the sum of their np, program the first one's argv.
+  // The application contexts, at least one; np is the sum of their np.
   std::vector<AppContext> apps;
-  std::vector<std::string> program;  // apps[0].argv (program[0] as typed)
 
   // Which context rank r (0 <= r < np) belongs to.
   int app_of(int rank) const;

@@ -552,7 +552,7 @@ void Origin::on_hello(const Frame& f, int via_slot) {
   items.push_back("path=" + opt_.apps.front().path);
   char cwd[PATH_MAX];
   if (getcwd(cwd, sizeof cwd)) items.push_back(std::string("cwd=") + cwd);
-  for (const std::string& a : opt_.program) items.push_back("arg=" + a);
+  for (const std::string& a : opt_.apps.front().argv) items.push_back("arg=" + a);
   for (const std::string& e2 : job_environment(opt_)) items.push_back("env=" + e2);
   {  // each program's ranks and what is its own (its -env settings, MPI_APPNUM; a job of several programs)
     int first = 0;
